@@ -1,0 +1,3 @@
+package main
+
+import _ "github.com/charmbracelet/x/exp/teatest/v2"
