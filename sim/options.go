@@ -1,0 +1,129 @@
+package sim
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"time"
+)
+
+// Options configure a simulated service. The zero value is usable: one
+// "research" run at real-time pace on a random loopback port.
+type Options struct {
+	Addr       string   // listen address; default "127.0.0.1:0" (loopback unless told otherwise)
+	Key        string   // the API key clients must send as "Authorization: Bearer <Key>"; default: a random "fc-" + 32 hex chars
+	Scenarios  []string // one job per entry, in order; default ["research"]
+	Speed      float64  // pacing multiplier; default 1 (research lasts about a minute at 1); e.g. 50 → ~1.2 s
+	Seed       int64    // default 1; same seed → same run (same ids, texts, order, offsets)
+	Events     int      // for scenario "large": number of events (default 20000)
+	MaxCredits int      // for "credit-limit" (default 150); the run's creditsUsed is capped here
+	// RateLimit is the number of requests per minute per key; 0 → 500 (the
+	// free plan), < 0 → unlimited.
+	RateLimit int
+	// RetryAfterHeader makes 429 answers carry a Retry-After header (the real
+	// service usually sends none; the wait is only in the body text).
+	RetryAfterHeader bool
+	// Log, if non-nil, gets one line per request: time, method, path (never
+	// the key), status, duration.
+	Log io.Writer
+	// Now is the clock for the occurredAt base (and createdAt of the jobs);
+	// default time.Now. Pacing always uses the real monotonic clock.
+	Now func() time.Time
+}
+
+// Job is one hosted agent job: its id and the scenario it plays.
+type Job struct {
+	ID       string
+	Scenario string
+}
+
+// Stats are counters for tests.
+type Stats struct {
+	Requests           int            // all requests
+	ByRoute            map[string]int // "GET trace", "GET snapshot", "DELETE agent", "GET status", "GET list", "GET token-usage", "GET crawl-active", ...
+	MaxConcurrentTrace int            // the most trace requests ever in flight at once
+	RateLimited        int            // 429s served (rate limiter and chaos)
+	// Faults counts the faults the chaos scenario injected, by kind
+	// ("429", "500", "502", "503", "truncated", "truncated-eof", "not-json",
+	// "drop", "slow").
+	Faults map[string]int
+}
+
+// Scenario names.
+const (
+	ScenarioResearch    = "research"
+	ScenarioFailure     = "failure"
+	ScenarioRefused     = "refused"
+	ScenarioCreditLimit = "credit-limit"
+	ScenarioCancel      = "cancel"
+	ScenarioFirstGen    = "first-gen"
+	ScenarioLarge       = "large"
+	ScenarioChaos       = "chaos"
+)
+
+var scenarioNames = []string{
+	ScenarioResearch, ScenarioFailure, ScenarioRefused, ScenarioCreditLimit,
+	ScenarioCancel, ScenarioFirstGen, ScenarioLarge, ScenarioChaos,
+}
+
+// Scenarios returns all scenario names, for help and shell completion.
+func Scenarios() []string {
+	return append([]string(nil), scenarioNames...)
+}
+
+// Defaults.
+const (
+	DefaultEvents     = 20000
+	DefaultMaxCredits = 150
+	DefaultRateLimit  = 500
+)
+
+func (o Options) withDefaults() (Options, error) {
+	if o.Addr == "" {
+		o.Addr = "127.0.0.1:0"
+	}
+	if o.Key == "" {
+		var b [16]byte
+		if _, err := rand.Read(b[:]); err != nil {
+			return o, fmt.Errorf("sim: generating a key: %w", err)
+		}
+		o.Key = "fc-" + hex.EncodeToString(b[:])
+	}
+	if len(o.Scenarios) == 0 {
+		o.Scenarios = []string{ScenarioResearch}
+	}
+	for _, sc := range o.Scenarios {
+		if !validScenario(sc) {
+			return o, fmt.Errorf("sim: unknown scenario %q (known: %v)", sc, scenarioNames)
+		}
+	}
+	if o.Speed <= 0 {
+		o.Speed = 1
+	}
+	if o.Seed == 0 {
+		o.Seed = 1
+	}
+	if o.Events <= 0 {
+		o.Events = DefaultEvents
+	}
+	if o.MaxCredits <= 0 {
+		o.MaxCredits = DefaultMaxCredits
+	}
+	if o.RateLimit == 0 {
+		o.RateLimit = DefaultRateLimit
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	return o, nil
+}
+
+func validScenario(s string) bool {
+	for _, n := range scenarioNames {
+		if n == s {
+			return true
+		}
+	}
+	return false
+}
