@@ -89,7 +89,7 @@ func TestJSON(t *testing.T) {
 		{`{"q":"` + strings.Repeat("a", 100) + `"}`, 200, `q="` + strings.Repeat("a", 59) + `…"`},
 		{`{"query":"web scraping api pricing","limit":5}`, 20, `query="web scraping…`},
 		{`{"a":"\u001b[31mred\u001b[0m \u202eevil"}`, 80, `a="red evil"`},
-		{`{"a":1,`, 80, `{"a":1,`},   // not JSON: shown as text
+		{`{"a":1,`, 80, `{"a":1,`},          // not JSON: shown as text
 		{"not json\x1b[2J", 80, `not json`}, // sanitised
 	} {
 		got := JSON(jsontext.Value(tc.in), tc.max)
