@@ -98,8 +98,9 @@ type artChange struct {
 }
 
 type snapshot struct {
-	kind    string
-	content func() string
+	kind     string
+	artifact string
+	content  func() string
 }
 
 type builder struct {
@@ -113,6 +114,7 @@ type builder struct {
 	speed   float64
 	fileURL string // where screenshot files are served: <URL>/files/<jobId>
 	arena   []byte
+	cmul    int // multiplier on usage credits
 }
 
 func newRNG(seed int64, idx int, stream uint64) *rand.Rand {
@@ -130,7 +132,7 @@ const (
 )
 
 func newBuilder(rng *rand.Rand, runID string, base time.Time, speed float64, fileURL string) *builder {
-	return &builder{rng: rng, runID: runID, snaps: map[string]*snapshot{}, base: base, speed: speed, fileURL: fileURL}
+	return &builder{rng: rng, runID: runID, snaps: map[string]*snapshot{}, base: base, speed: speed, fileURL: fileURL, cmul: 1}
 }
 
 func randUUID(r *rand.Rand) uuid.UUID {
@@ -146,6 +148,18 @@ func randUUID(r *rand.Rand) uuid.UUID {
 }
 
 func (b *builder) uuid() string { return randUUID(b.rng).String() }
+
+// appendUUID appends u in its canonical 36-character form.
+func appendUUID(b []byte, u uuid.UUID) []byte {
+	const hexd = "0123456789abcdef"
+	for i, c := range u {
+		if i == 4 || i == 6 || i == 8 || i == 10 {
+			b = append(b, '-')
+		}
+		b = append(b, hexd[c>>4], hexd[c&0xf])
+	}
+	return b
+}
 
 const base62 = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -250,7 +264,7 @@ func (x *actor) finish(outcome string, err obj) int {
 
 func (x *actor) usage(credits int) {
 	i := x.b.add(x.a, x.t, kUsage, nil)
-	x.b.evs[i].credits = int32(credits)
+	x.b.evs[i].credits = int32(credits * x.b.cmul)
 	x.t += time.Millisecond
 }
 
@@ -365,7 +379,7 @@ func (b *builder) resolveArtifacts() {
 		e := &b.evs[i]
 		c := e.art
 		content, items := c.update()
-		b.snaps[e.ref] = &snapshot{kind: c.kind, content: content}
+		b.snaps[e.ref] = &snapshot{kind: c.kind, artifact: c.id, content: content}
 		a := obj{"kind", c.kind, "artifactId", c.id}
 		if c.path != "" {
 			a = append(a, "path", c.path)
@@ -404,7 +418,7 @@ func (b *builder) render() {
 		start := len(b.arena)
 		buf := b.arena
 		buf = append(buf, `{"schemaVersion":1,"eventId":"`...)
-		buf = e.eid.AppendText(buf) // canonical 36-char form
+		buf = appendUUID(buf, e.eid)
 		buf = append(buf, `","runId":"`...)
 		buf = append(buf, b.runID...)
 		buf = append(buf, `","occurredAt":"`...)
@@ -440,8 +454,8 @@ type view struct {
 	usage    []int32
 	browser  []int32
 	snaps    map[string]int32 // snapshotId → event
-	finished int32           // run.finished, -1 when the script has none
-	last     time.Duration   // vis of the last event
+	finished int32            // run.finished, -1 when the script has none
+	last     time.Duration    // vis of the last event
 }
 
 func (b *builder) view() *view {
@@ -463,7 +477,7 @@ func (b *builder) view() *view {
 		}
 		v.order = append(v.order, int32(i))
 	}
-	slices.SortStableFunc(v.order, func(i, j int) int {
+	slices.SortStableFunc(v.order, func(i, j int32) int {
 		a, c := &evs[i], &evs[j]
 		if a.seq != c.seq {
 			return cmp.Compare(a.seq, c.seq)

@@ -1,0 +1,783 @@
+package sim
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/uuid"
+)
+
+// Server is a running simulated service.
+type Server struct {
+	URL  string // base URL, e.g. http://127.0.0.1:41234 (paths are /v2/... under it)
+	Key  string // the API key it accepts
+	Jobs []Job  // one per scenario, in order
+
+	o       Options
+	hs      *http.Server
+	start   time.Time // pacing origin (monotonic)
+	base    time.Time // occurredAt of simulated time 0
+	runs    map[string]*run
+	byIdx   []*run
+	limiter limiter
+	crawls  []byte
+
+	closeOnce sync.Once
+	closeErr  error
+	done      chan struct{}
+
+	mu       sync.Mutex // stats and the log
+	stats    Stats
+	inTrace  int
+	pngOnce  sync.Once
+	pngBytes []byte
+}
+
+type run struct {
+	s         *Server
+	idx       int
+	id        string
+	scenario  string
+	info      jobInfo
+	createdAt time.Time
+
+	mu        sync.Mutex // serialises cancels
+	b         *builder
+	cancelled bool
+	changed   chan struct{} // closed (and replaced) when v changes
+	v         atomic.Pointer[view]
+	vstate    atomic.Pointer[viewState]
+	faults    *faultPlan // chaos only
+}
+
+// viewState is derived once per view: the outcome.
+type viewState struct {
+	outcome string
+	errMsg  string
+}
+
+// Start listens on o.Addr, builds every scenario's run, starts them all and
+// serves until ctx is done or Close is called.
+func Start(ctx context.Context, o Options) (*Server, error) {
+	o, err := o.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	ln, err := net.Listen("tcp", o.Addr)
+	if err != nil {
+		return nil, fmt.Errorf("sim: %w", err)
+	}
+	s := &Server{
+		URL:  "http://" + ln.Addr().String(),
+		Key:  o.Key,
+		o:    o,
+		runs: map[string]*run{},
+		done: make(chan struct{}),
+	}
+	s.limiter.buckets = map[string]*bucket{}
+	s.stats.ByRoute = map[string]int{}
+	s.stats.Faults = map[string]int{}
+	s.base = o.Now().UTC().Truncate(time.Millisecond)
+	s.start = time.Now()
+	for i, sc := range o.Scenarios {
+		id := randUUID(newRNG(o.Seed, i, streamIDs)).String()
+		r := &run{s: s, idx: i, id: id, scenario: sc, changed: make(chan struct{}),
+			createdAt: s.base.Add(time.Duration(i) * time.Millisecond)}
+		b := newBuilder(newRNG(o.Seed, i, streamScript), id, s.base, o.Speed, s.URL+"/files/"+id)
+		r.info = script(sc, b, o, i)
+		r.b = b
+		if r.info.firstGen {
+			r.createdAt = s.base.Add(-47*time.Minute + time.Duration(i)*time.Millisecond)
+		}
+		r.setView(b.view())
+		if sc == ScenarioChaos {
+			r.faults = newFaultPlan(o.Seed, i)
+		}
+		s.runs[id] = r
+		s.byIdx = append(s.byIdx, r)
+		s.Jobs = append(s.Jobs, Job{ID: id, Scenario: sc})
+	}
+	s.crawls = activeCrawls(o.Seed)
+	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = s.hs.Serve(ln) }()
+	go func() {
+		select {
+		case <-ctx.Done():
+			_ = s.Close()
+		case <-s.done:
+		}
+	}()
+	return s, nil
+}
+
+// Close stops serving and closes every connection.
+func (s *Server) Close() error {
+	s.closeOnce.Do(func() {
+		close(s.done)
+		if err := s.hs.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.closeErr = err
+		}
+	})
+	return s.closeErr
+}
+
+// Stats returns a copy of the counters.
+func (s *Server) Stats() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	st := s.stats
+	st.ByRoute = make(map[string]int, len(s.stats.ByRoute))
+	for k, v := range s.stats.ByRoute {
+		st.ByRoute[k] = v
+	}
+	st.Faults = make(map[string]int, len(s.stats.Faults))
+	for k, v := range s.stats.Faults {
+		st.Faults[k] = v
+	}
+	return st
+}
+
+// simNow is the simulated time since the runs started.
+func (s *Server) simNow() time.Duration {
+	return time.Duration(float64(time.Since(s.start)) * s.o.Speed)
+}
+
+func (r *run) setView(v *view) {
+	st := &viewState{}
+	if v.finished >= 0 {
+		var f struct {
+			Outcome string `json:"outcome"`
+			Error   *struct {
+				Message string `json:"message"`
+			} `json:"error"`
+		}
+		if err := json.Unmarshal(v.events[v.finished].b, &f); err == nil {
+			st.outcome = f.Outcome
+			if f.Error != nil {
+				st.errMsg = f.Error.Message
+			}
+		}
+	}
+	r.vstate.Store(st)
+	r.v.Store(v)
+}
+
+// Finished reports whether the job's run is over and every event of it,
+// late ones included, is visible. A first-generation job is always finished.
+func (s *Server) Finished(jobID string) bool {
+	r := s.runs[jobID]
+	if r == nil {
+		return false
+	}
+	v := r.v.Load()
+	return v.finished >= 0 && s.simNow() >= v.last || r.info.firstGen
+}
+
+// WaitFinished blocks until Finished(jobID) or ctx is done.
+func (s *Server) WaitFinished(ctx context.Context, jobID string) error {
+	r := s.runs[jobID]
+	if r == nil {
+		return fmt.Errorf("sim: unknown job %s", jobID)
+	}
+	for {
+		if s.Finished(jobID) {
+			return nil
+		}
+		r.mu.Lock()
+		changed := r.changed
+		r.mu.Unlock()
+		v := r.v.Load()
+		wait := time.Duration(float64(v.last-s.simNow())/s.o.Speed) + time.Millisecond
+		if v.finished < 0 || wait > time.Hour {
+			wait = time.Hour
+		}
+		t := time.NewTimer(max(wait, time.Millisecond))
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-changed:
+		case <-t.C:
+		}
+		t.Stop()
+	}
+}
+
+// ScriptEvent is one served event of a run's script, for tests.
+type ScriptEvent struct {
+	At      time.Duration // simulated time it occurred
+	Visible time.Duration // simulated time from which the trace shows it
+	Agent   string        // agent name
+	Seq     int64         // producerSequence
+	Type    string
+	JSON    []byte // exactly as served
+}
+
+// Script returns every event the job's run will serve (as things stand:
+// a cancel changes it), in serving order, and the run's total credits.
+func (s *Server) Script(jobID string) ([]ScriptEvent, int) {
+	r := s.runs[jobID]
+	if r == nil {
+		return nil, 0
+	}
+	v := r.v.Load()
+	out := make([]ScriptEvent, 0, len(v.order))
+	for _, i := range v.order {
+		e := &v.events[i]
+		out = append(out, ScriptEvent{At: e.at, Visible: e.vis, Agent: r.b.agents[e.agent].name, Seq: e.seq,
+			Type: kindNames[e.kind], JSON: slices.Clone(e.b)})
+	}
+	credits := 0
+	for _, i := range v.usage {
+		credits += int(v.events[i].credits)
+	}
+	if m := r.info.maxCredits; m > 0 {
+		credits = min(credits, m)
+	}
+	return out, credits
+}
+
+// credits used by the run at simulated time now.
+func (r *run) credits(v *view, now time.Duration) int {
+	if r.info.firstGen {
+		return 37
+	}
+	c := 0
+	for _, i := range v.usage {
+		if v.events[i].vis <= now {
+			c += int(v.events[i].credits)
+		}
+	}
+	if m := r.info.maxCredits; m > 0 {
+		c = min(c, m)
+	}
+	return c
+}
+
+// status: processing, completed or failed (a cancelled run reports failed).
+func (r *run) status(v *view, now time.Duration) (status string, st *viewState) {
+	st = r.vstate.Load()
+	if r.info.firstGen {
+		return "completed", st
+	}
+	if v.finished < 0 || v.events[v.finished].vis > now {
+		return "processing", st
+	}
+	if st.outcome == "succeeded" {
+		return "completed", st
+	}
+	return "failed", st
+}
+
+// ---- HTTP ----
+
+type respWriter struct {
+	http.ResponseWriter
+	status  int
+	dropped bool
+}
+
+func (w *respWriter) WriteHeader(code int) {
+	if w.status == 0 {
+		w.status = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *respWriter) Write(p []byte) (int, error) {
+	if w.status == 0 {
+		w.status = http.StatusOK
+	}
+	return w.ResponseWriter.Write(p)
+}
+
+func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	t0 := time.Now()
+	rw := &respWriter{ResponseWriter: w}
+	route := s.serve(rw, req)
+	d := time.Since(t0)
+	s.mu.Lock()
+	s.stats.Requests++
+	s.stats.ByRoute[route]++
+	if rw.status == http.StatusTooManyRequests {
+		s.stats.RateLimited++
+	}
+	if s.o.Log != nil {
+		st := strconv.Itoa(rw.status)
+		if rw.dropped {
+			st = "dropped"
+		}
+		fmt.Fprintf(s.o.Log, "%s %s %s %s %s\n", s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z"), req.Method, logPath(req), st, d.Round(time.Microsecond))
+	}
+	s.mu.Unlock()
+}
+
+// logPath is the path and the query parameters the service knows (never
+// anything else, so a key passed in the query is not logged).
+func logPath(req *http.Request) string {
+	p := req.URL.EscapedPath()
+	q := req.URL.Query()
+	var keep []string
+	for _, k := range []string{"liveView", "before"} {
+		if v, ok := q[k]; ok && len(v) > 0 {
+			keep = append(keep, k+"="+v[0])
+		}
+	}
+	if len(keep) > 0 {
+		p += "?" + strings.Join(keep, "&")
+	}
+	return p
+}
+
+func writeJSON(w http.ResponseWriter, status int, body []byte) {
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(len(body)))
+	w.WriteHeader(status)
+	_, _ = w.Write(body)
+}
+
+// errBody is {"success":false,"error":msg}; upstreamErr is {"error":msg}
+// (trace and snapshot errors pass the upstream body through).
+func errBody(msg string) []byte     { return jsonOf(obj{"success", false, "error", msg}) }
+func upstreamErr(msg string) []byte { return jsonOf(obj{"error", msg}) }
+
+const (
+	msgInvalidJobID   = "Invalid job ID format. Job ID must be a valid UUID."
+	msgJobNotFound    = "Agent job not found"
+	msgTraceFirstGen  = "Trace is only available for Spark 2 extracts"
+	msgSnapFirstGen   = "Snapshots are only available for Spark 2 extracts"
+	msgInvalidSnap    = "Invalid snapshot ID"
+	msgSnapNotFound   = "Snapshot not found"
+	msgTokenMissing   = "Unauthorized: Token missing"
+	msgInvalidToken   = "Unauthorized: Invalid token"
+	msgAlreadyDone    = "Agent already finished"
+	msgAlreadyCancel  = "Agent is already cancelled"
+	msgMethodNotAllow = "Method not allowed"
+)
+
+// validUUID accepts the canonical 36-character form only.
+func validUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	_, err := uuid.Parse(s)
+	return err == nil
+}
+
+// serve routes one request and returns the route's name for the stats.
+func (s *Server) serve(w *respWriter, req *http.Request) string {
+	path := req.URL.Path
+	if rest, ok := strings.CutPrefix(path, "/files/"); ok {
+		return s.serveFile(w, req, rest)
+	}
+	if rest, ok := strings.CutPrefix(path, "/live/"); ok {
+		return s.serveLive(w, req, rest)
+	}
+	rest, ok := strings.CutPrefix(path, "/v2/")
+	if !ok {
+		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+path))
+		return "unmatched"
+	}
+	seg := strings.Split(strings.TrimSuffix(rest, "/"), "/")
+	var route string
+	var allow string
+	switch {
+	case len(seg) == 1 && seg[0] == "agent":
+		route, allow = "GET list", "GET"
+	case len(seg) == 2 && seg[0] == "agent":
+		allow = "GET, DELETE"
+		if req.Method == http.MethodDelete {
+			route = "DELETE agent"
+		} else {
+			route = "GET status"
+		}
+	case len(seg) == 3 && seg[0] == "agent" && seg[2] == "trace":
+		route, allow = "GET trace", "GET"
+	case len(seg) == 4 && seg[0] == "agent" && seg[2] == "snapshots":
+		route, allow = "GET snapshot", "GET"
+	case len(seg) == 2 && seg[0] == "team" && seg[1] == "token-usage":
+		route, allow = "GET token-usage", "GET"
+	case len(seg) == 2 && seg[0] == "crawl" && seg[1] == "active":
+		route, allow = "GET crawl-active", "GET"
+	default:
+		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+path))
+		return "unmatched"
+	}
+	if !slices.Contains(strings.Split(allow, ", "), req.Method) {
+		w.Header().Set("Allow", allow)
+		writeJSON(w, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
+		return req.Method + " " + strings.SplitN(route, " ", 2)[1]
+	}
+	if route == "GET trace" {
+		s.mu.Lock()
+		s.inTrace++
+		s.stats.MaxConcurrentTrace = max(s.stats.MaxConcurrentTrace, s.inTrace)
+		s.mu.Unlock()
+		defer func() {
+			s.mu.Lock()
+			s.inTrace--
+			s.mu.Unlock()
+		}()
+	}
+	auth := req.Header.Get("Authorization")
+	if s.rateLimited(w, auth) {
+		return route
+	}
+	token, isBearer := strings.CutPrefix(auth, "Bearer ")
+	switch {
+	case auth == "":
+		writeJSON(w, http.StatusUnauthorized, errBody(msgTokenMissing))
+		return route
+	case !isBearer || strings.TrimSpace(token) != s.Key:
+		writeJSON(w, http.StatusUnauthorized, errBody(msgInvalidToken))
+		return route
+	}
+	switch route {
+	case "GET list":
+		s.serveList(w, req)
+	case "GET token-usage":
+		writeJSON(w, http.StatusOK, s.tokenUsage())
+	case "GET crawl-active":
+		writeJSON(w, http.StatusOK, s.crawls)
+	default:
+		s.serveJob(w, req, route, seg)
+	}
+	return route
+}
+
+func (s *Server) serveJob(w *respWriter, req *http.Request, route string, seg []string) {
+	id := seg[1]
+	if !validUUID(id) {
+		jobErr(w, route, http.StatusBadRequest, msgInvalidJobID)
+		return
+	}
+	r := s.runs[strings.ToLower(id)]
+	if r == nil {
+		jobErr(w, route, http.StatusNotFound, msgJobNotFound)
+		return
+	}
+	if r.faults != nil && req.Method == http.MethodGet && s.fault(w, req, r, route, seg) {
+		return
+	}
+	s.handleJob(w, req, route, seg, r)
+}
+
+// jobErr writes a job route's error: trace and snapshot errors pass the
+// upstream body through, without a success field.
+func jobErr(w http.ResponseWriter, route string, status int, msg string) {
+	if route == "GET trace" || route == "GET snapshot" {
+		writeJSON(w, status, upstreamErr(msg))
+	} else {
+		writeJSON(w, status, errBody(msg))
+	}
+}
+
+func (s *Server) handleJob(w http.ResponseWriter, req *http.Request, route string, seg []string, r *run) {
+	switch route {
+	case "DELETE agent":
+		s.cancel(w, r)
+	case "GET status":
+		writeJSON(w, http.StatusOK, s.statusBody(r))
+	case "GET trace":
+		if r.info.firstGen {
+			jobErr(w, route, http.StatusBadRequest, msgTraceFirstGen)
+			return
+		}
+		live := strings.EqualFold(req.URL.Query().Get("liveView"), "true")
+		tr := s.trace(r, live)
+		h := w.Header()
+		h.Set("Content-Type", "application/json; charset=utf-8")
+		h.Set("Content-Length", strconv.Itoa(tr.size))
+		w.WriteHeader(http.StatusOK)
+		bw := bufio.NewWriterSize(w, 64<<10)
+		tr.writeTo(bw)
+		_ = bw.Flush()
+	case "GET snapshot":
+		if r.info.firstGen {
+			jobErr(w, route, http.StatusBadRequest, msgSnapFirstGen)
+			return
+		}
+		sid := seg[3]
+		if !validUUID(sid) {
+			jobErr(w, route, http.StatusBadRequest, msgInvalidSnap)
+			return
+		}
+		body, ok := s.snapshot(r, strings.ToLower(sid))
+		if !ok {
+			jobErr(w, route, http.StatusNotFound, msgSnapNotFound)
+			return
+		}
+		writeJSON(w, http.StatusOK, body)
+	}
+}
+
+// traceResp is one trace answer: the visible events in serving order,
+// framed; written straight from the pre-rendered bytes.
+type traceResp struct {
+	head, tail []byte
+	v          *view
+	now        time.Duration
+	size       int
+}
+
+func (s *Server) trace(r *run, live bool) *traceResp {
+	v := r.v.Load()
+	now := s.simNow()
+	t := &traceResp{v: v, now: now}
+	t.head = append(appendField([]byte(`{"success":true`), "id", r.id), `,"events":[`...)
+	t.tail = append([]byte("]"), `,"creditsUsed":`...)
+	t.tail = strconv.AppendInt(t.tail, int64(r.credits(v, now)), 10)
+	if live {
+		t.tail = append(t.tail, `,"activeBrowserSessions":`...)
+		t.tail = appendJSON(t.tail, s.sessions(r, v, now))
+	}
+	t.tail = append(t.tail, '}')
+	n := 0
+	size := 0
+	for _, i := range v.order {
+		if e := &v.events[i]; e.vis <= now {
+			size += len(e.b)
+			n++
+		}
+	}
+	if n > 1 {
+		size += n - 1
+	}
+	t.size = len(t.head) + size + len(t.tail)
+	return t
+}
+
+func (t *traceResp) writeTo(w io.Writer) {
+	_, _ = w.Write(t.head)
+	first := true
+	for _, i := range t.v.order {
+		e := &t.v.events[i]
+		if e.vis > t.now {
+			continue
+		}
+		if !first {
+			_, _ = w.Write([]byte{','})
+		}
+		first = false
+		_, _ = w.Write(e.b)
+	}
+	_, _ = w.Write(t.tail)
+}
+
+// sessions are the browser sessions open at now.
+func (s *Server) sessions(r *run, v *view, now time.Duration) arr {
+	var open []int32
+	for _, i := range v.browser {
+		e := &v.events[i]
+		if e.vis > now {
+			continue
+		}
+		if e.kind == kBrowserStarted {
+			open = append(open, i)
+		} else {
+			open = slices.DeleteFunc(open, func(j int32) bool { return v.events[j].ref == e.ref })
+		}
+	}
+	out := arr{}
+	for _, i := range open {
+		e := &v.events[i]
+		vp := r.b.agents[e.agent].viewport
+		out = append(out, obj{"id", e.ref, "liveViewUrl", s.URL + "/live/" + e.ref, "viewport", obj{"width", vp[0], "height", vp[1]}})
+	}
+	return out
+}
+
+func (s *Server) snapshot(r *run, sid string) ([]byte, bool) {
+	v := r.v.Load()
+	i, ok := v.snaps[sid]
+	if !ok || v.events[i].vis > s.simNow() {
+		return nil, false
+	}
+	sn := r.b.snapshotByID(sid)
+	if sn == nil {
+		return nil, false
+	}
+	return jsonOf(obj{"success", true, "id", r.id, "snapshotId", sid, "snapshot", sn.content()}), true
+}
+
+// snapshotByID reads the builder's snapshot table. The table is complete
+// when Start returns: a cancel adds events but never artifacts, so it is
+// only read afterwards.
+func (b *builder) snapshotByID(id string) *snapshot { return b.snaps[id] }
+
+func compactJSON(s string) []byte {
+	v := jsontext.Value(s)
+	if err := v.Compact(); err != nil {
+		return []byte("null")
+	}
+	return v
+}
+
+const isoMillis = "2006-01-02T15:04:05.000Z"
+
+func (s *Server) statusBody(r *run) []byte {
+	v := r.v.Load()
+	now := s.simNow()
+	st, vs := r.status(v, now)
+	o := obj{"success", true, "status", st}
+	if st != "processing" {
+		o = append(o, "creditsUsed", r.credits(v, now))
+	}
+	o = append(o, "expiresAt", r.createdAt.Add(24*time.Hour).Format(isoMillis), "model", r.info.model)
+	if r.info.effort != "" {
+		o = append(o, "effort", r.info.effort)
+	}
+	switch {
+	case st == "completed" && r.info.firstGen:
+		o = append(o, "data", raw(firstGenResult))
+	case st == "completed":
+		if c := s.latestResult(r, v, now); c != "" {
+			o = append(o, "data", raw(compactJSON(c)))
+		}
+	case st == "failed" && vs.errMsg != "":
+		o = append(o, "error", vs.errMsg)
+	}
+	return jsonOf(o)
+}
+
+// latestResult is the content of the newest visible snapshot of the
+// "result" artifact.
+func (s *Server) latestResult(r *run, v *view, now time.Duration) string {
+	best := int32(-1)
+	for sid, i := range v.snaps {
+		e := &v.events[i]
+		if e.vis > now {
+			continue
+		}
+		if sn := r.b.snapshotByID(sid); sn == nil || sn.artifact != "result" || sn.kind != "json" {
+			continue
+		}
+		if best < 0 || e.at > v.events[best].at {
+			best = i
+		}
+	}
+	if best < 0 {
+		return ""
+	}
+	return r.b.snapshotByID(v.events[best].ref).content()
+}
+
+func (s *Server) cancel(w http.ResponseWriter, r *run) {
+	if r.info.firstGen {
+		writeJSON(w, http.StatusConflict, errBody(msgAlreadyDone))
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	v := r.v.Load()
+	now := s.simNow()
+	if r.cancelled {
+		writeJSON(w, http.StatusConflict, errBody(msgAlreadyCancel))
+		return
+	}
+	if v.finished >= 0 && v.events[v.finished].vis <= now {
+		writeJSON(w, http.StatusConflict, errBody(msgAlreadyDone))
+		return
+	}
+	r.b.rng = newRNG(s.o.Seed, r.idx, streamCancel)
+	r.b.endCancel(now)
+	r.b.finalize()
+	r.setView(r.b.view())
+	r.cancelled = true
+	close(r.changed)
+	r.changed = make(chan struct{})
+	writeJSON(w, http.StatusOK, []byte(`{"success":true}`))
+}
+
+func (s *Server) serveList(w *respWriter, req *http.Request) {
+	before := int64(-1)
+	if q := req.URL.Query().Get("before"); q != "" {
+		n, err := strconv.ParseInt(q, 10, 64)
+		if err != nil || n < 0 {
+			writeJSON(w, http.StatusBadRequest, errBody("Invalid 'before' parameter: expected a unix timestamp in milliseconds"))
+			return
+		}
+		before = n
+	}
+	runs := slices.Clone(s.byIdx)
+	slices.SortStableFunc(runs, func(a, b *run) int { return b.createdAt.Compare(a.createdAt) })
+	now := s.simNow()
+	items := arr{}
+	var next any
+	for _, r := range runs {
+		if before >= 0 && r.createdAt.UnixMilli() >= before {
+			continue
+		}
+		if len(items) == 20 {
+			next = s.URL + "/v2/agent?before=" + strconv.FormatInt(runs[slices.Index(runs, r)-1].createdAt.UnixMilli(), 10)
+			break
+		}
+		st, _ := r.status(r.v.Load(), now)
+		opts := obj{"prompt", r.info.prompt}
+		if len(r.info.urls) > 0 {
+			opts = append(opts, "urls", r.info.urls)
+		}
+		opts = append(opts, "model", r.info.model)
+		if r.info.effort != "" {
+			opts = append(opts, "effort", r.info.effort)
+		}
+		hint := ""
+		if len(r.info.urls) > 0 {
+			hint = strings.TrimPrefix(strings.TrimPrefix(r.info.urls[0], "https://"), "www.")
+		}
+		items = append(items, obj{"id", r.id, "createdAt", r.createdAt.Format(isoMillis), "status", st,
+			"targetHint", hint, "origin", "api", "settings", obj{"hidden", false, "starred", false}, "options", opts})
+	}
+	// "data" is what the API reference shows; the JS SDK's type reads
+	// "agents": both carry the same list.
+	writeJSON(w, http.StatusOK, jsonOf(obj{"success", true, "data", items, "agents", items, "next", next}))
+}
+
+const planTokens = 1_500_000
+
+func (s *Server) tokenUsage() []byte {
+	now := s.simNow()
+	used := 0
+	for _, r := range s.byIdx {
+		used += r.credits(r.v.Load(), now)
+	}
+	start := time.Date(s.base.Year(), s.base.Month(), 1, 0, 0, 0, 0, time.UTC)
+	return jsonOf(obj{"success", true, "data", obj{
+		"remainingTokens", planTokens - 15*used,
+		"planTokens", planTokens,
+		"billingPeriodStart", start.Format(isoMillis),
+		"billingPeriodEnd", start.AddDate(0, 1, 0).Format(isoMillis),
+	}})
+}
+
+func activeCrawls(seed int64) []byte {
+	r := newRNG(seed, -1, streamIDs)
+	team := randUUID(r).String()
+	c1 := obj{"id", randUUID(r).String(), "teamId", team, "url", "https://docs.firecrawl.dev",
+		"options", obj{"scrapeOptions", obj{"formats", []string{"markdown", "links"}, "onlyMainContent", true, "maxAge", 172800000,
+			"blockAds", true, "removeBase64Images", true, "skipTlsVerification", true, "proxy", "auto", "storeInCache", true},
+			"limit", 500, "maxDiscoveryDepth", 3, "sitemap", "include", "crawlEntireDomain", false}}
+	c2 := obj{"id", randUUID(r).String(), "teamId", team, "url", "https://www.python.org/doc/",
+		"options", obj{"scrapeOptions", obj{"formats", arr{"markdown", obj{"type", "json", "prompt", "Extract the page title and the Python versions it mentions",
+			"schema", obj{"type", "object", "properties", obj{"title", obj{"type", "string"}, "versions", obj{"type", "array", "items", obj{"type", "string"}}}}}},
+			"onlyMainContent", false, "excludeTags", []string{"nav", "footer"}, "maxAge", 0, "waitFor", 1000, "timeout", 30000,
+			"location", obj{"country", "US", "languages", []string{"en-US"}}, "blockAds", true, "proxy", "auto"},
+			"limit", 200, "maxDiscoveryDepth", 2, "sitemap", "skip", "prompt", "Only the library reference and the tutorial"}}
+	return jsonOf(obj{"success", true, "crawls", arr{c1, c2}})
+}
