@@ -1,15 +1,17 @@
 // Command firewatch watches a Firecrawl agent run live, from its first trace
-// event to its final outcome.
+// event to its final outcome. The commands live in package cli.
 package main
 
 import (
+	"os"
+
+	// The pinned stack, kept in go.mod for the packages that use it.
 	_ "charm.land/bubbles/v2/key"
 	_ "charm.land/bubbletea/v2"
 	_ "charm.land/glamour/v2"
 	_ "charm.land/lipgloss/v2"
-	_ "github.com/go-json-experiment/json"
-	_ "github.com/google/uuid"
-	_ "github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/cli"
 )
 
-func main() {}
+func main() { os.Exit(cli.Main()) }

@@ -1,0 +1,383 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+)
+
+// newSession checks the flags and prepares what every watch shares: the
+// output mode, colour, the debug log and the --summary target. Files that
+// cannot be created are usage errors (exit 2), found before any request.
+func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
+	w = &watchSession{Opts: o, Store: model.NewStore(), Stdout: a.stdout, Stderr: a.stderr}
+	var closers []func()
+	cleanup = func() {
+		for i := len(closers) - 1; i >= 0; i-- {
+			closers[i]()
+		}
+	}
+	defer func() {
+		if err != nil {
+			cleanup()
+		}
+	}()
+	if o.Debug != "" {
+		f, err := createFile("debug", o.Debug)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		w.Debug = newDebugLog(f)
+		closers = append(closers, func() { _ = w.Debug.Close() })
+		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
+	}
+	if o.Summary != "" && o.Summary != "-" {
+		// Fail now rather than after a long watch; the file is written at
+		// the end.
+		f, err := os.OpenFile(o.Summary, os.O_WRONLY|os.O_CREATE, 0o644)
+		if err != nil {
+			return nil, cleanup, usageErrorf("--summary: %v", err)
+		}
+		_ = f.Close()
+	}
+	termOut, width := isTerminal(a.stdout)
+	if w.Output, err = resolveOutput(w, o.Output, termOut); err != nil {
+		return nil, cleanup, err
+	}
+	if termOut {
+		w.Width = width
+	}
+	w.Color = termOut && !o.NoColor && !noColorEnv() && os.Getenv("TERM") != "dumb"
+	return w, cleanup, nil
+}
+
+// watch follows a run of the service (watch JOB_ID, firewatch JOB_ID).
+func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	// The id is checked before anything else: no request for a bad one.
+	if err := poller.ValidateJobID(jobID); err != nil {
+		return withCode(ExitUsage, err)
+	}
+	key := poller.ResolveAPIKey(o.APIKey)
+	if key == "" {
+		return usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
+	}
+	a.stderr.key = key
+	w, cleanup, err := a.newSession(cmd, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return a.watchLive(cmd.Context(), w, poller.ResolveBaseURL(o.APIURL), key, jobID, nil)
+}
+
+// watchLive watches jobID at baseURL: the code path of watch and demo.
+// hook, if set, runs in its own goroutine once the client exists.
+func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobID string, hook func(context.Context, *poller.Client)) error {
+	o := w.Opts
+	a.stderr.key = key
+	w.Debug.setKey(key)
+	cfg := poller.Config{BaseURL: baseURL, APIKey: key}
+	if w.Debug != nil {
+		cfg.Logf = w.Debug.Printf
+	}
+	client, err := poller.New(cfg)
+	if err != nil {
+		return withCode(ExitUsage, err)
+	}
+	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
+	if o.Record != "" {
+		f, err := createFile("record", o.Record)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		wopts.Record = f
+	}
+	watcher := client.Watch(jobID, wopts)
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
+	w.Debug.Printf("service %s, job %s", baseURL, jobID)
+	if hook != nil {
+		hctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go hook(hctx, client)
+	}
+	return w.run(ctx)
+}
+
+// demo options.
+type demoOptions struct {
+	Scenario string
+	Speed    float64
+	Seed     int64
+}
+
+func scenarioCompletion(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
+	return sim.Scenarios(), cobra.ShellCompDirectiveNoFileComp
+}
+
+func (a *app) demoCommand() *cobra.Command {
+	o := &watchOptions{}
+	d := &demoOptions{}
+	cmd := &cobra.Command{
+		Use:   "demo",
+		Short: "Watch a realistic run of the built-in simulator: no account needed",
+		Long: `Start the simulated service in-process (on loopback, with a random key) and
+watch its run exactly as firewatch watches a real one.
+
+Scenarios: ` + strings.Join(sim.Scenarios(), ", ") + `.
+research (the default) takes about a minute at --speed 1. In plain and JSON
+output the cancel scenario is cancelled by the demo itself after a while.`,
+		Example: `  go run . demo
+  firewatch demo --scenario failure --speed 5
+  firewatch demo --speed 20 --output json | jq -r .type`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.demo(cmd, o, d)) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&d.Scenario, "scenario", sim.ScenarioResearch, "the run to simulate: "+strings.Join(sim.Scenarios(), ", "))
+	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
+	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
+	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
+	o.register(cmd, flagsPolling|flagsOutput)
+	return cmd
+}
+
+func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	if !slices.Contains(sim.Scenarios(), d.Scenario) {
+		return usageErrorf("--scenario %q: it must be one of %s", d.Scenario, strings.Join(sim.Scenarios(), ", "))
+	}
+	if !(d.Speed > 0) || d.Speed > 10000 {
+		return usageErrorf("--speed %v: it must be above 0 and at most 10000", d.Speed)
+	}
+	if !cmd.Flags().Changed("interval") {
+		// Poll as often, relative to the run, as at the real pace.
+		o.Interval = max(MinInterval, time.Duration(float64(defaultInterval)/d.Speed))
+	}
+	w, cleanup, err := a.newSession(cmd, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	ctx := cmd.Context()
+	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed}
+	if w.Debug != nil {
+		sopts.Log = &lineLogger{prefix: "sim: ", d: w.Debug}
+	}
+	srv, err := sim.Start(ctx, sopts)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	job := srv.Jobs[0]
+	w.Debug.Printf("demo: simulator at %s, scenario %s, speed %v, seed %d", srv.URL, d.Scenario, d.Speed, d.Seed)
+
+	var hook func(context.Context, *poller.Client)
+	if d.Scenario == sim.ScenarioCancel && w.Output != OutputTUI {
+		// Nobody is at a keyboard to cancel it: the demo does, as a user
+		// would, a while into the run.
+		after := time.Duration(float64(20*time.Second) / d.Speed)
+		hook = func(ctx context.Context, c *poller.Client) {
+			t := time.NewTimer(after)
+			defer t.Stop()
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+			fmt.Fprintf(w.Stderr, "firewatch: demo: cancelling the run, as a user would (DELETE /v2/agent/%s)\n", job.ID)
+			if err := c.Cancel(ctx, job.ID); err != nil && ctx.Err() == nil {
+				fmt.Fprintf(w.Stderr, "firewatch: demo: %v\n", err)
+			}
+		}
+	}
+	return a.watchLive(ctx, w, srv.URL, srv.Key, job.ID, hook)
+}
+
+// lineLogger turns writes (the simulator's request log) into debug lines.
+type lineLogger struct {
+	prefix string
+	d      *debugLog
+}
+
+func (l *lineLogger) Write(b []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(b), "\n"), "\n") {
+		l.d.Printf("%s%s", l.prefix, line)
+	}
+	return len(b), nil
+}
+
+// replay options.
+type replayOptions struct {
+	Speed   float64
+	Instant bool
+}
+
+func (a *app) replayCommand() *cobra.Command {
+	o := &watchOptions{}
+	r := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Show a recorded run (a --record file or a saved trace body; - for stdin)",
+		Long: `Show a recorded run: a file written by --record, or a saved trace response
+body (curl -H "Authorization: Bearer $FIRECRAWL_API_KEY" \
+  https://api.firecrawl.dev/v2/agent/$JOB/trace > run.json).
+
+With plain and JSON output it is shown at once (--instant); with --speed, or
+in the terminal UI, at its original pace times --speed. The exit code is
+the recorded run's.`,
+		Example: `  firewatch watch $JOB --record run.ndjson
+  firewatch replay run.ndjson --summary -
+  firewatch replay run.ndjson --speed 4 --output plain`,
+		Args: exactlyOne("a FILE (a --record file or a saved trace body; - for stdin)"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.replay(cmd, o, r, args[0])) },
+	}
+	f := cmd.Flags()
+	f.Float64Var(&r.Speed, "speed", 1, "pace multiplier over the recorded pace")
+	f.BoolVar(&r.Instant, "instant", false, "show everything at once (the default for plain and JSON output)")
+	o.register(cmd, flagsOutput)
+	return cmd
+}
+
+func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file string) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	if !(r.Speed > 0) {
+		return usageErrorf("--speed %v: it must be above 0", r.Speed)
+	}
+	var in io.Reader = a.stdin
+	name := "stdin"
+	if file != "-" {
+		f, err := os.Open(file)
+		if err != nil {
+			return usageErrorf("cannot read the recording: %v", err)
+		}
+		defer f.Close()
+		if st, err := f.Stat(); err == nil && st.IsDir() {
+			return usageErrorf("cannot read the recording: %s is a directory", file)
+		}
+		in, name = f, file
+	}
+	w, cleanup, err := a.newSession(cmd, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	instant := r.Instant
+	if !cmd.Flags().Changed("instant") {
+		instant = w.Output != OutputTUI && !cmd.Flags().Changed("speed")
+	}
+	w.Replay = true
+	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
+		err := poller.Replay(ctx, in, poller.ReplayOptions{Speed: r.Speed, Instant: instant}, sink)
+		if err != nil && ctx.Err() == nil {
+			// The file is not one firewatch can read: bad usage.
+			return withCode(ExitUsage, fmt.Errorf("%s: %w", name, err))
+		}
+		return err
+	}
+	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
+	return w.run(cmd.Context())
+}
+
+// serve options.
+type serveOptions struct {
+	sim.Options
+	Scenarios []string
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	so := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the simulated service, for firewatch, the official SDKs and CLI, or tests",
+		Long: `Run the simulated Firecrawl service until interrupted. It first prints
+
+    FIRECRAWL_API_URL=http://127.0.0.1:PORT
+    FIRECRAWL_API_KEY=KEY
+    JOB_ID=<uuid>            (one line per --scenario, in order)
+
+on stdout (ready for eval or a .env file), then one line per request on
+stderr. The key is the simulator's own, not yours. The runs start at once.`,
+		Example: `  firewatch serve --scenario research --scenario failure
+  firewatch serve --addr 127.0.0.1:3002 --key fc-test --rate-limit -1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.serve(cmd, so)) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&so.Addr, "addr", "127.0.0.1:0", "listen address (loopback unless told otherwise)")
+	f.StringArrayVar(&so.Scenarios, "scenario", []string{sim.ScenarioResearch}, "a run to host (repeat for several): "+strings.Join(sim.Scenarios(), ", "))
+	f.Float64Var(&so.Speed, "speed", 1, "pace multiplier")
+	f.Int64Var(&so.Seed, "seed", 1, "the same seed gives the same runs")
+	f.StringVar(&so.Key, "key", "", "the API key to accept (default: a random fc- key)")
+	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
+	f.IntVar(&so.MaxCredits, "max-credits", sim.DefaultMaxCredits, "credit cap of the credit-limit scenario")
+	f.IntVar(&so.RateLimit, "rate-limit", sim.DefaultRateLimit, "requests a minute per key before 429 (-1: no limit)")
+	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
+	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	return cmd
+}
+
+func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
+	for _, sc := range so.Scenarios {
+		if !slices.Contains(sim.Scenarios(), sc) {
+			return usageErrorf("--scenario %q: it must be one of %s", sc, strings.Join(sim.Scenarios(), ", "))
+		}
+	}
+	if !(so.Speed > 0) {
+		return usageErrorf("--speed %v: it must be above 0", so.Speed)
+	}
+	if so.Events < 1 || so.MaxCredits < 1 {
+		return usageErrorf("--events and --max-credits must be at least 1")
+	}
+	if so.RateLimit == 0 {
+		return usageErrorf("--rate-limit 0 would refuse every request; use -1 for no limit")
+	}
+	if host, _, err := net.SplitHostPort(so.Addr); err != nil {
+		return usageErrorf("--addr %q: %v", so.Addr, err)
+	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(a.stderr, "firewatch: serve: listening on %s, which is not loopback: anyone who can reach it can use the simulator\n", so.Addr)
+	}
+	opts := so.Options
+	opts.Scenarios = so.Scenarios
+	opts.Log = a.stderr
+	ctx := cmd.Context()
+	srv, err := sim.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "FIRECRAWL_API_URL=%s\n", srv.URL)
+	fmt.Fprintf(&b, "FIRECRAWL_API_KEY=%s\n", srv.Key)
+	for _, j := range srv.Jobs {
+		fmt.Fprintf(&b, "JOB_ID=%s\n", j.ID)
+	}
+	if _, err := io.WriteString(a.stdout, b.String()); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, errInterrupted) && !errors.Is(c, context.Canceled) {
+		return c
+	}
+	return nil
+}

@@ -1,0 +1,177 @@
+package cli
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
+)
+
+// jsonPrinter writes NDJSON: one line per new event, exactly the object the
+// server sent, in the order first seen. Nothing else goes to stdout;
+// connection trouble, the heartbeat and the closing line go to stderr.
+type jsonPrinter struct {
+	w   *watchSession
+	buf []byte
+}
+
+func newJSONPrinter(w *watchSession) *jsonPrinter { return &jsonPrinter{w: w} }
+
+func (p *jsonPrinter) events(evs []*model.Event) {
+	for _, e := range evs {
+		// One write per line: a reader never sees half a line, and jq
+		// gets each event as soon as it arrives.
+		p.buf = append(eventLine(p.buf[:0], e.Raw), '\n')
+		if _, err := p.w.Stdout.Write(p.buf); err != nil {
+			p.w.Debug.Printf("writing stdout: %v", err)
+		}
+	}
+}
+
+// eventLine appends raw as one line. The server may pretty-print; every
+// newline or carriage return in valid JSON text is white space between
+// tokens (inside strings they must be escaped), so the value is compacted,
+// or when it cannot be (it is kept even if not strictly valid) those bytes
+// become spaces. All fields stay as they were sent.
+func eventLine(dst []byte, raw jsontext.Value) []byte {
+	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
+		return append(dst, raw...)
+	}
+	v := raw.Clone()
+	if err := v.Compact(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true)); err == nil {
+		return append(dst, v...)
+	}
+	start := len(dst)
+	dst = append(dst, raw...)
+	for i := start; i < len(dst); i++ {
+		if dst[i] == '\n' || dst[i] == '\r' {
+			dst[i] = ' '
+		}
+	}
+	return dst
+}
+
+func (p *jsonPrinter) health(msg string) {
+	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", msg)
+}
+
+func (p *jsonPrinter) heartbeat(idle time.Duration) {
+	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", heartbeatText(p.w, idle, false))
+}
+
+func (p *jsonPrinter) end(note string) {
+	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", outcomeLine(p.w, note, false))
+}
+
+// marshalSummary encodes the --summary object.
+func marshalSummary(sum model.Summary, indent bool) ([]byte, error) {
+	var opts []json.Options
+	if indent {
+		opts = append(opts, jsontext.WithIndent("  "))
+	}
+	b, err := json.Marshal(sum, opts...)
+	if err != nil {
+		return nil, fmt.Errorf("encoding the summary: %w", err)
+	}
+	return b, nil
+}
+
+// outcomeLine is the run in one line: "run 3f2a9c1e succeeded in 1m02s ·
+// 312 credits (4,680 tokens)", with the fatal error when it did not
+// succeed, or where it stands and why watching stopped when it has not
+// finished.
+func outcomeLine(w *watchSession, note string, ascii bool) string {
+	s := w.Store
+	r := s.Run()
+	const dot = " · "
+	line := "run"
+	if id := r.ID; id != "" {
+		line += " " + describe.ShortID(id)
+	} else if w.JobID != "" {
+		line += " " + describe.ShortID(w.JobID)
+	}
+	if r.State == model.StateFinished {
+		line += " " + orDash(string(r.Outcome))
+		if d, ok := r.Duration(); ok {
+			line += " in " + describe.Duration(d)
+		}
+		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
+			line += ": " + describe.Error(r.Error)
+		}
+	} else {
+		line += " still running"
+		if r.CancelRequested {
+			line += " (cancel requested)"
+		}
+		if r.Phase != "" {
+			line += dot + string(r.Phase)
+			if r.Message != "" {
+				line += ": " + r.Message
+			}
+		}
+		if note != "" {
+			line += dot + note
+		}
+	}
+	if r.HasCredits {
+		line += dot + describe.Credits(r.CreditsUsed)
+	}
+	line = describe.OneLine(line, describe.MaxDetailWidth)
+	if ascii {
+		line = asciiSymbols(line)
+	}
+	return line
+}
+
+// heartbeatText is "… still running: working — 'Comparing pricing' · 312
+// credits · last event 45s ago".
+func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
+	r := w.Store.Run()
+	var b bytes.Buffer
+	b.WriteString("… still running")
+	if r.State == model.StateFinished {
+		b.Reset()
+		b.WriteString("… finished, waiting for late events")
+	} else if r.CancelRequested {
+		b.WriteString(" (cancel requested)")
+	}
+	if r.Phase != "" {
+		b.WriteString(": " + string(r.Phase))
+		if r.Message != "" {
+			b.WriteString(" — '" + r.Message + "'")
+		}
+	}
+	if r.HasCredits {
+		b.WriteString(" · " + describe.Tokens(r.CreditsUsed) + " credits")
+	}
+	if w.Store.Len() == 0 {
+		b.WriteString(" · no events yet")
+	} else {
+		b.WriteString(" · last event " + describe.Duration(idle.Truncate(time.Second)) + " ago")
+	}
+	line := describe.OneLine(b.String(), describe.MaxDetailWidth)
+	if ascii {
+		line = asciiSymbols(line)
+	}
+	return line
+}
+
+// asciiSymbols is describe.ASCII plus the symbols of this package.
+func asciiSymbols(s string) string {
+	return asciiReplacer.Replace(describe.ASCII(s))
+}
+
+var asciiReplacer = strings.NewReplacer("·", "-", "—", "-", "…", "...")
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}

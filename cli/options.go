@@ -1,0 +1,149 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+)
+
+// Output modes.
+const (
+	OutputAuto  = "auto"
+	OutputTUI   = "tui"
+	OutputPlain = "plain"
+	OutputJSON  = "json"
+)
+
+var outputModes = []string{OutputAuto, OutputTUI, OutputPlain, OutputJSON}
+
+// MinInterval is the shortest --interval accepted.
+const MinInterval = 100 * time.Millisecond
+
+// watchOptions are the flags of watch, demo and replay (each command
+// registers the ones that make sense for it).
+type watchOptions struct {
+	// connection (watch)
+	APIURL string
+	APIKey string
+
+	// polling (watch, demo)
+	Interval time.Duration
+	Tail     int
+	LiveView bool
+	Record   string
+	Timeout  time.Duration
+
+	// output (all three)
+	Output  string
+	Summary string
+	NoColor bool
+	ASCII   bool
+	Debug   string
+
+	// for the terminal UI
+	Mouse        bool
+	ExitOnFinish bool
+
+	// Heartbeat is how long plain output stays silent before it says the run
+	// is still going. Hidden flag, for tests.
+	Heartbeat time.Duration
+}
+
+const (
+	defaultInterval  = 2 * time.Second
+	defaultTail      = 3
+	defaultHeartbeat = 30 * time.Second
+)
+
+// flag groups a command can ask for.
+type flagSet uint
+
+const (
+	flagsConnection flagSet = 1 << iota // --api-url, --api-key
+	flagsPolling                        // --interval, --tail, --live-view, --record, --timeout
+	flagsOutput                         // --output, --summary, --no-color, --ascii, --debug, --mouse, --exit-on-finish
+)
+
+func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
+	f := cmd.Flags()
+	if which&flagsConnection != 0 {
+		f.StringVar(&o.APIURL, "api-url", "", "service base URL (default $FIRECRAWL_API_URL, else https://api.firecrawl.dev)")
+		f.StringVar(&o.APIKey, "api-key", "", "API key; prefer $FIRECRAWL_API_KEY, which stays out of the process list and shell history")
+	}
+	if which&flagsPolling != 0 {
+		f.DurationVar(&o.Interval, "interval", defaultInterval, "time between polls of the trace (at least 100ms)")
+		f.IntVar(&o.Tail, "tail", defaultTail, "after the run finishes, stop once this many polls in a row bring nothing new")
+		f.BoolVar(&o.LiveView, "live-view", false, "ask for the browser sessions' live-view links")
+		f.StringVar(&o.Record, "record", "", "write what was received to `FILE` (NDJSON) for firewatch replay")
+		f.DurationVar(&o.Timeout, "timeout", 0, "give up after this long if the run has not finished (exit 7); 0 waits for ever")
+	}
+	if which&flagsOutput != 0 {
+		f.StringVarP(&o.Output, "output", "o", OutputAuto, "output: auto (tui on a terminal, else plain), tui, plain or json")
+		f.StringVar(&o.Summary, "summary", "", "write the run's summary as JSON to `FILE` when watching ends (- for stdout, last)")
+		f.BoolVar(&o.NoColor, "no-color", false, "no colour (also when NO_COLOR is set)")
+		f.BoolVar(&o.ASCII, "ascii", false, "ASCII symbols only")
+		f.StringVar(&o.Debug, "debug", "", "write a log of what happened to `FILE` (never the key)")
+		f.BoolVar(&o.Mouse, "mouse", false, "terminal UI: turn on the mouse (wheel and click); off keeps text selection working")
+		f.BoolVar(&o.ExitOnFinish, "exit-on-finish", false, "terminal UI: leave once the run has finished and its tail window closed")
+		f.DurationVar(&o.Heartbeat, "heartbeat", defaultHeartbeat, "plain output: say the run is still going after this long without events")
+		_ = f.MarkHidden("heartbeat")
+		_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputModes, cobra.ShellCompDirectiveNoFileComp))
+	}
+}
+
+// check validates flag values (exit 2 on a bad one).
+func (o *watchOptions) check(f *pflag.FlagSet) error {
+	if f.Lookup("interval") != nil && o.Interval < MinInterval {
+		return usageErrorf("--interval %s is too short: the minimum is %s", o.Interval, MinInterval)
+	}
+	if f.Lookup("tail") != nil && o.Tail < 1 {
+		return usageErrorf("--tail %d: it must be at least 1", o.Tail)
+	}
+	if f.Lookup("timeout") != nil && o.Timeout < 0 {
+		return usageErrorf("--timeout %s: it must not be negative", o.Timeout)
+	}
+	if f.Lookup("output") != nil {
+		o.Output = strings.ToLower(strings.TrimSpace(o.Output))
+		ok := false
+		for _, m := range outputModes {
+			ok = ok || o.Output == m
+		}
+		if !ok {
+			return usageErrorf("--output %q: it must be one of %s", o.Output, strings.Join(outputModes, ", "))
+		}
+	}
+	if f.Lookup("heartbeat") != nil && o.Heartbeat <= 0 {
+		return usageErrorf("--heartbeat must be positive")
+	}
+	if o.Record != "" && o.Record == o.Summary {
+		return usageErrorf("--record and --summary name the same file %q", o.Record)
+	}
+	return nil
+}
+
+// noColorEnv reports whether NO_COLOR is set, to anything (even empty).
+func noColorEnv() bool {
+	_, set := os.LookupEnv("NO_COLOR")
+	return set
+}
+
+// createFile opens a file for writing (--record, --summary, --debug); a
+// failure is a usage error (exit 2).
+func createFile(flag, path string) (*os.File, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, usageErrorf("--%s: %v", flag, err)
+	}
+	return f, nil
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}

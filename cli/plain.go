@@ -1,0 +1,337 @@
+package cli
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
+)
+
+// plainPrinter writes one aligned line per event:
+//
+//	12:04:05.123  orchestrator          phase     working: Comparing pricing
+//	12:04:05.480    pricing-researcher  tool      mcp__tools__search query="…" limit=5
+//
+// then a short closing block. Only text that went through describe (which
+// sanitises) reaches the output, and escape sequences are added only for
+// colour on a terminal.
+type plainPrinter struct {
+	w      *watchSession
+	ascii  bool
+	color  bool
+	agentW int // agent column
+	lineW  int // the most cells a line takes
+	buf    strings.Builder
+}
+
+// Column widths.
+const (
+	timeW        = len("15:04:05.000")
+	gap          = "  "
+	maxIndent    = 6   // depth levels indented; deeper ones line up with the sixth
+	pipeLineW    = 200 // line width when stdout is not a terminal
+	minDetailW   = 24
+	defaultTermW = 100
+)
+
+func newPlainPrinter(w *watchSession) *plainPrinter {
+	p := &plainPrinter{w: w, ascii: w.Opts.ASCII, color: w.Color, agentW: 22, lineW: pipeLineW}
+	if w.Width > 0 {
+		p.lineW = w.Width
+		switch {
+		case w.Width < 80:
+			p.agentW = 12
+		case w.Width < 120:
+			p.agentW = 18
+		}
+	}
+	return p
+}
+
+// SGR sequences for colour (only on a terminal, never without colour).
+const (
+	sgrReset  = "\x1b[0m"
+	sgrFaint  = "\x1b[2m"
+	sgrBold   = "\x1b[1m"
+	sgrRed    = "\x1b[31m"
+	sgrGreen  = "\x1b[32m"
+	sgrYellow = "\x1b[33m"
+	sgrCyan   = "\x1b[36m"
+)
+
+func (p *plainPrinter) paint(sgr, s string) {
+	if p.color && sgr != "" && s != "" {
+		p.buf.WriteString(sgr)
+		p.buf.WriteString(s)
+		p.buf.WriteString(sgrReset)
+		return
+	}
+	p.buf.WriteString(s)
+}
+
+func levelColor(l describe.Level) string {
+	switch l {
+	case describe.Good:
+		return sgrGreen
+	case describe.Warn:
+		return sgrYellow
+	case describe.Bad:
+		return sgrRed
+	case describe.Dim:
+		return sgrFaint
+	}
+	return ""
+}
+
+func (p *plainPrinter) sym(s string) string {
+	if p.ascii {
+		return asciiSymbols(s)
+	}
+	return s
+}
+
+func (p *plainPrinter) tail() string { return p.sym("…") }
+
+// events prints one poll's new events. Within a poll they are shown in
+// timeline order (the service lists them grouped by agent), which reads
+// better than the order of the response body; JSON output keeps that order.
+func (p *plainPrinter) events(evs []*model.Event) {
+	evs = slices.Clone(evs)
+	slices.SortStableFunc(evs, func(a, b *model.Event) int { return a.Pos() - b.Pos() })
+	for _, e := range evs {
+		p.buf.Reset()
+		p.line(e)
+		p.buf.WriteByte('\n')
+		p.flush()
+	}
+}
+
+func (p *plainPrinter) flush() {
+	if _, err := p.w.Stdout.Write([]byte(p.buf.String())); err != nil {
+		p.w.Debug.Printf("writing stdout: %v", err)
+	}
+}
+
+func (p *plainPrinter) line(e *model.Event) {
+	s := p.w.Store
+	l := describe.Event(e, s)
+	kind, detail := l.Kind, l.Detail
+	if describe.Width(kind) > describe.KindWidth {
+		// An event type the spec does not name, too long for the column.
+		kind, detail = "event", kind+" "+detail
+	}
+	kind, detail = p.sym(kind), p.sym(detail)
+
+	// time
+	ts := "--:--:--.---"
+	if !e.OccurredAt.IsZero() {
+		ts = e.OccurredAt.Local().Format("15:04:05.000")
+	}
+	p.paint(sgrFaint, ts)
+	p.buf.WriteString(gap)
+
+	// agent, indented by depth
+	name, depth := e.Agent.Name, 0
+	if a := s.Agent(e.Agent.ID); a != nil {
+		if a.Name != "" {
+			name = a.Name
+		}
+		depth = a.Depth
+	}
+	if name == "" {
+		name = describe.ShortID(e.Agent.ID)
+	}
+	agent := strings.Repeat("  ", min(depth, maxIndent)) + describe.OneLine(name, 0)
+	agent = truncate(agent, p.agentW, p.tail())
+	p.paint(boldIf(depth == 0), agent)
+	p.buf.WriteString(strings.Repeat(" ", p.agentW-describe.Width(agent)))
+	p.buf.WriteString(gap)
+
+	// kind
+	kc := levelColor(l.Level)
+	if kc == "" {
+		kc = sgrCyan
+	}
+	p.paint(kc, kind)
+	p.buf.WriteString(strings.Repeat(" ", max(0, describe.KindWidth-describe.Width(kind))))
+	p.buf.WriteString(gap)
+
+	// detail, cut to what is left of the line
+	used := timeW + len(gap) + p.agentW + len(gap) + describe.KindWidth + len(gap)
+	detail = truncate(detail, max(minDetailW, p.lineW-used), p.tail())
+	dc := ""
+	if l.Level == describe.Warn || l.Level == describe.Bad || l.Level == describe.Dim {
+		dc = levelColor(l.Level)
+	}
+	p.paint(dc, detail)
+}
+
+func boldIf(b bool) string {
+	if b {
+		return sgrBold
+	}
+	return ""
+}
+
+// truncate cuts a sanitised single line to n cells, ending with tail.
+func truncate(s string, n int, tail string) string {
+	if describe.Width(s) <= n {
+		return s
+	}
+	return ansi.Truncate(s, n, tail)
+}
+
+func (p *plainPrinter) health(msg string) {
+	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", p.sym(msg))
+}
+
+func (p *plainPrinter) heartbeat(idle time.Duration) {
+	p.buf.Reset()
+	p.paint(sgrFaint, time.Now().Format("15:04:05.000"))
+	p.buf.WriteString(gap)
+	p.paint(sgrFaint, truncate(heartbeatText(p.w, idle, p.ascii), max(minDetailW, p.lineW-timeW-len(gap)), p.tail()))
+	p.buf.WriteByte('\n')
+	p.flush()
+}
+
+// end writes the closing block:
+//
+//	run         3f2a9c1e-…
+//	outcome     succeeded
+//	duration    1m02s
+//	credits     312 credits (4,680 tokens)
+//	agents      5 (1 failed)
+//	tool calls  34 (1 failed, 0 unfinished)
+//	errors      2 (0 fatal)
+func (p *plainPrinter) end(note string) {
+	s := p.w.Store
+	r := s.Run()
+	p.buf.Reset()
+	p.buf.WriteByte('\n')
+	row := func(label, sgr, value string) {
+		p.buf.WriteString(fmt.Sprintf("%-12s", label))
+		p.paint(sgr, truncate(p.sym(describe.OneLine(value, 0)), max(minDetailW, p.lineW-12), p.tail()))
+		p.buf.WriteByte('\n')
+	}
+	id := r.ID
+	if id == "" {
+		id = p.w.JobID
+	}
+	if id != "" {
+		row("run", "", id)
+	}
+	if r.State == model.StateFinished {
+		o := orDash(string(r.Outcome))
+		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
+			o += ": " + describe.Error(r.Error)
+		}
+		row("outcome", levelColor(describe.OutcomeLevel(r.Outcome)), o)
+		if d, ok := r.Duration(); ok {
+			row("duration", "", describe.Duration(d))
+		}
+	} else {
+		st := "still running"
+		if r.CancelRequested {
+			st += " (cancel requested)"
+		}
+		if r.Phase != "" {
+			st += ", " + string(r.Phase)
+			if r.Message != "" {
+				st += ": " + r.Message
+			}
+		}
+		if note != "" {
+			st += " · " + note
+		}
+		row("outcome", sgrYellow, st)
+		if !r.StartedAt.IsZero() && s.Len() > 0 {
+			// Known only from the events: from the start to the latest.
+			var last time.Time
+			for _, e := range s.Timeline() {
+				if e.OccurredAt.After(last) {
+					last = e.OccurredAt
+				}
+			}
+			if last.After(r.StartedAt) {
+				row("duration", "", describe.Duration(last.Sub(r.StartedAt))+" so far")
+			}
+		}
+	}
+	if r.HasCredits {
+		row("credits", "", describe.Credits(r.CreditsUsed))
+	}
+	row("agents", "", agentCounts(s))
+	row("tool calls", "", toolCounts(s))
+	errs, fatal := 0, 0
+	for _, en := range s.Errors() {
+		errs++
+		if en.Fatal {
+			fatal++
+		}
+	}
+	ec := ""
+	if fatal > 0 {
+		ec = sgrRed
+	} else if errs > 0 {
+		ec = sgrYellow
+	}
+	row("errors", ec, fmt.Sprintf("%d (%d fatal)", errs, fatal))
+	if u := s.UnknownEvents(); u > 0 {
+		row("unknown", "", plural(u, "event of a type firewatch does not know", "events of types firewatch does not know"))
+	}
+	if n := len(s.Rejected()); n > 0 {
+		row("set aside", sgrYellow, plural(n, "malformed event", "malformed events"))
+	}
+	if t := p.w.Tokens; t != nil {
+		v := describe.Tokens(t.RemainingTokens) + " tokens left"
+		if t.PlanTokens > 0 {
+			v += " of " + describe.Tokens(t.PlanTokens)
+		}
+		row("team", "", v)
+	}
+	p.flush()
+}
+
+func agentCounts(s *model.Store) string {
+	n, failed, running := 0, 0, 0
+	for _, a := range s.Agents() {
+		n++
+		switch {
+		case a.State != model.StateFinished:
+			running++
+		case a.Outcome != model.OutcomeSucceeded && a.Outcome != model.OutcomeCancelled:
+			failed++
+		}
+	}
+	v := fmt.Sprintf("%d (%d failed", n, failed)
+	if running > 0 {
+		v += fmt.Sprintf(", %d running", running)
+	}
+	return v + ")"
+}
+
+func toolCounts(s *model.Store) string {
+	n, failed, unfinished, running := 0, 0, 0, 0
+	for _, t := range s.ToolCalls() {
+		n++
+		if t.Failed() {
+			failed++
+		}
+		switch t.State {
+		case model.StateUnfinished:
+			unfinished++
+		case model.StateRunning:
+			running++
+		}
+	}
+	v := fmt.Sprintf("%d (%d failed, %d unfinished", n, failed, unfinished)
+	if running > 0 {
+		v += fmt.Sprintf(", %d running", running)
+	}
+	return v + ")"
+}

@@ -1,0 +1,242 @@
+// Package cli is firewatch's command line: the commands (watch, demo,
+// replay, serve, version, completion), their flags and environment, the
+// plain and JSON outputs, the summary and the exit codes.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"runtime"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/poller"
+)
+
+// Main runs firewatch with the process's arguments and streams and returns
+// the exit code. SIGINT and SIGTERM end a watch cleanly (summary written,
+// exit 130); a second one kills the process.
+func Main() int {
+	ctx, stop := signalContext(context.Background())
+	defer stop()
+	return Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
+}
+
+// signalContext is cancelled with cause errInterrupted by the first SIGINT
+// or SIGTERM; after it the signals get their default behaviour back, so a
+// second Ctrl-C ends the process at once.
+func signalContext(parent context.Context) (context.Context, func()) {
+	ctx, cancel := context.WithCancelCause(parent)
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	go func() {
+		select {
+		case <-ch:
+			signal.Stop(ch)
+			cancel(errInterrupted)
+		case <-ctx.Done():
+		}
+	}()
+	return ctx, func() {
+		signal.Stop(ch)
+		cancel(nil)
+	}
+}
+
+// app holds the streams of one invocation.
+type app struct {
+	stdin  io.Reader
+	stdout io.Writer
+	stderr *scrubWriter // scrubs the key once it is known
+}
+
+// Execute runs firewatch with args and returns the exit code.
+func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
+	poller.Version = Version()
+	root := a.rootCommand()
+	root.SetArgs(args)
+	root.SetIn(stdin)
+	root.SetOut(stdout)
+	root.SetErr(a.stderr)
+	err := root.ExecuteContext(ctx)
+	code := codeOf(err)
+	if err != nil {
+		var ee *exitError
+		if !errors.As(err, &ee) || ee.err != nil {
+			fmt.Fprintf(a.stderr, "firewatch: %v\n", err)
+		}
+		if !errors.As(err, &ee) {
+			// cobra's own errors: unknown command or flag, arguments.
+			fmt.Fprintln(a.stderr, "Run 'firewatch --help' for usage.")
+		}
+	}
+	return code
+}
+
+// Version is firewatch's version: the module version it was built at
+// ("v1.2.0" with go install ...@v1.2.0), else "dev" with the VCS revision
+// when known.
+func Version() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "dev"
+	}
+	if v := bi.Main.Version; v != "" && v != "(devel)" {
+		return v
+	}
+	v := "dev"
+	var rev, dirty string
+	for _, s := range bi.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = "-dirty"
+			}
+		}
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	if rev != "" {
+		v += "-" + rev + dirty
+	}
+	return v
+}
+
+const rootLong = `firewatch watches a Firecrawl agent run live, from its first trace event to
+its final outcome: what every agent is doing, the tools it calls, the
+artifacts it writes, what it costs and what went wrong.
+
+  firewatch demo                  see it work against the built-in simulator
+  firewatch JOB_ID                watch a run (FIRECRAWL_API_KEY must be set)
+  firewatch JOB_ID -o json | jq   the events as NDJSON, for scripts
+
+The exit code tells how the run ended: 0 succeeded, 1 failed, 2 bad usage,
+3 cancelled, 4 refused, 5 credit limit, 6 the service refused the request,
+7 --timeout passed, 130 interrupted.`
+
+func (a *app) rootCommand() *cobra.Command {
+	o := &watchOptions{}
+	root := &cobra.Command{
+		Use:   "firewatch [JOB_ID]",
+		Short: "Watch a Firecrawl agent run live",
+		Long:  rootLong,
+		Example: `  go run . demo
+  export FIRECRAWL_API_KEY=fc-...
+  firewatch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
+  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b --output json --summary run.json`,
+		Version:       Version(),
+		Args:          rootArgs,
+		SilenceErrors: true,
+		SilenceUsage:  true,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return cmd.Help()
+			}
+			return runE(a.watch(cmd, o, args[0]))
+		},
+	}
+	o.register(root, flagsConnection|flagsPolling|flagsOutput)
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	root.SetVersionTemplate("firewatch {{.Version}}\n")
+	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
+	root.CompletionOptions.HiddenDefaultCmd = false
+	return root
+}
+
+// rootArgs accepts at most one argument, the job id; a word that is not a
+// command is reported as such rather than as a bad id.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	switch {
+	case len(args) > 1:
+		return usageErrorf("unknown command %q, or too many arguments (firewatch JOB_ID takes one job id)", args[0])
+	case len(args) == 1 && !strings.Contains(args[0], "-") && len(args[0]) < 20:
+		hint := "a job id is a UUID; run firewatch --help for the commands"
+		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
+			hint = "did you mean " + strings.Join(s, " or ") + "?"
+		}
+		return usageErrorf("unknown command %q for firewatch (%s)", args[0], hint)
+	}
+	return nil
+}
+
+func exactlyOne(what string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		switch {
+		case len(args) == 0:
+			return usageErrorf("%s needs %s", cmd.CommandPath(), what)
+		case len(args) > 1:
+			return usageErrorf("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
+		}
+		return nil
+	}
+}
+
+func (a *app) watchCommand() *cobra.Command {
+	o := &watchOptions{}
+	cmd := &cobra.Command{
+		Use:   "watch JOB_ID",
+		Short: "Follow an agent run to its end (also: firewatch JOB_ID)",
+		Long: `Follow an agent run to its end: poll its trace, show every event as it
+arrives and the outcome when it finishes. The exit code says how it ended.
+
+The key comes from FIRECRAWL_API_KEY (or --api-key); the service from
+FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
+		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
+  firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
+  firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
+		Args: exactlyOne("a JOB_ID (the run's UUID)"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.watch(cmd, o, args[0])) },
+	}
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
+	return cmd
+}
+
+func (a *app) versionCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "version",
+		Short: "Print firewatch's version",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			fmt.Fprintf(a.stdout, "firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			return nil
+		},
+	}
+}
+
+// isTerminal reports whether w is a terminal, and its width.
+func isTerminal(w io.Writer) (bool, int) {
+	f, ok := w.(*os.File)
+	if !ok || !term.IsTerminal(f.Fd()) {
+		return false, 0
+	}
+	width, _, err := term.GetSize(f.Fd())
+	if err != nil || width <= 0 {
+		width = defaultTermW
+	}
+	return true, width
+}
+
+// runE wraps a command's own errors: those that carry no exit code are
+// failures of firewatch itself (exit 1), not usage errors.
+func runE(err error) error {
+	if err == nil {
+		return nil
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return withCode(ExitFailed, err)
+}
