@@ -1,0 +1,395 @@
+package poller
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/firewatch/firewatch/model"
+)
+
+// DefaultBaseURL is the service's address when neither the flag nor
+// FIRECRAWL_API_URL gives one.
+const DefaultBaseURL = "https://api.firecrawl.dev"
+
+// Version is firewatch's version, set by the CLI; it goes into the
+// User-Agent header "firewatch/<Version>".
+var Version = "dev"
+
+// Environment variables read by ResolveBaseURL and ResolveAPIKey (the names
+// every official Firecrawl client uses).
+const (
+	EnvBaseURL = "FIRECRAWL_API_URL"
+	EnvAPIKey  = "FIRECRAWL_API_KEY"
+)
+
+// DefaultTimeout is the per-request timeout when Config.Timeout is 0.
+const DefaultTimeout = 30 * time.Second
+
+// Body size limits. A trace of 100 000 events is about 50 MB.
+const (
+	maxTraceBody = 256 << 20
+	maxOtherBody = 64 << 20
+)
+
+// Config configures a Client.
+type Config struct {
+	BaseURL    string        // already resolved by the caller (see ResolveBaseURL); "" means DefaultBaseURL
+	APIKey     string        // sent as "Authorization: Bearer <key>"; "" sends no Authorization header
+	Timeout    time.Duration // per request, reading the body included; default 30s
+	HTTPClient *http.Client  // optional; default: keep-alive transport with gzip
+	// Logf, if set, gets one debug line per request and per decision of
+	// the watch loop. It never receives the key: every line is scrubbed.
+	Logf func(format string, args ...any)
+}
+
+// ResolveBaseURL returns flag if set, else $FIRECRAWL_API_URL, else
+// DefaultBaseURL, without surrounding spaces or trailing slashes.
+func ResolveBaseURL(flag string) string {
+	s := strings.TrimSpace(flag)
+	if s == "" {
+		s = strings.TrimSpace(os.Getenv(EnvBaseURL))
+	}
+	if s == "" {
+		s = DefaultBaseURL
+	}
+	return strings.TrimRight(s, "/")
+}
+
+// ResolveAPIKey returns flag if set, else $FIRECRAWL_API_KEY, without
+// surrounding white space (a key read with $(cat file) keeps its newline).
+func ResolveAPIKey(flag string) string {
+	if s := strings.TrimSpace(flag); s != "" {
+		return s
+	}
+	return strings.TrimSpace(os.Getenv(EnvAPIKey))
+}
+
+// Client talks to the service's v2 endpoints. It is safe for concurrent
+// use; it does not retry by itself (see Watch for the loop that does, and
+// Error.Retryable for callers that want to).
+type Client struct {
+	base    string // scheme://host[:port][/path], no trailing slash, no /v2
+	key     string
+	timeout time.Duration
+	hc      *http.Client
+	logFn   func(format string, args ...any)
+	now     func() time.Time // for Retry-After dates; tests replace it
+}
+
+// New checks cfg and returns a client. It refuses, with an *Error of kind
+// KindInsecure, to send a key over plain http:// to a host that is not
+// loopback (localhost, 127.0.0.0/8, ::1). A base URL that is not an http or
+// https URL is an error. A trailing "/v2" on the base URL is tolerated.
+func New(cfg Config) (*Client, error) {
+	raw := strings.TrimSpace(cfg.BaseURL)
+	if raw == "" {
+		raw = DefaultBaseURL
+	}
+	u, err := url.Parse(raw)
+	shown := truncateRunes(model.Sanitize(scrubKey(raw, cfg.APIKey)), 100)
+	if err != nil {
+		return nil, fmt.Errorf("invalid base URL %q: expected e.g. %s", shown, DefaultBaseURL)
+	}
+	u.Scheme = strings.ToLower(u.Scheme)
+	switch {
+	case u.Scheme != "http" && u.Scheme != "https":
+		return nil, fmt.Errorf("invalid base URL %q: it must start with https:// (or http:// for a local server)", shown)
+	case u.Host == "" || u.Hostname() == "":
+		return nil, fmt.Errorf("invalid base URL %q: no host", shown)
+	case u.User != nil:
+		return nil, fmt.Errorf("invalid base URL: it must not contain a user name or password")
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, fmt.Errorf("invalid base URL %q: it must not have a query or fragment", shown)
+	}
+	if u.Scheme == "http" && cfg.APIKey != "" && !isLoopback(u.Hostname()) {
+		return nil, insecureError(u.Hostname(), cfg.APIKey)
+	}
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	path = strings.TrimSuffix(path, "/v2")
+	c := &Client{
+		base:    u.Scheme + "://" + u.Host + path,
+		key:     cfg.APIKey,
+		timeout: cfg.Timeout,
+		logFn:   cfg.Logf,
+		now:     time.Now,
+	}
+	if c.timeout <= 0 {
+		c.timeout = DefaultTimeout
+	}
+	var hc http.Client
+	if cfg.HTTPClient != nil {
+		hc = *cfg.HTTPClient // a copy: its CheckRedirect is wrapped below
+	} else {
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		tr.MaxIdleConnsPerHost = 4
+		tr.IdleConnTimeout = 90 * time.Second
+		// Compression stays on: the transport asks for gzip and
+		// decompresses it as long as we set no Accept-Encoding ourselves.
+		tr.DisableCompression = false
+		hc.Transport = tr
+	}
+	hc.Timeout = 0 // the per-request timeout is a context deadline
+	next := hc.CheckRedirect
+	hc.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) >= 5 {
+			return errors.New("stopped after 5 redirects")
+		}
+		if req.URL.Scheme != "https" && c.key != "" && !isLoopback(req.URL.Hostname()) {
+			return insecureError(req.URL.Hostname(), c.key)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		return nil
+	}
+	c.hc = &hc
+	return c, nil
+}
+
+func insecureError(host, key string) *Error {
+	host = truncateRunes(model.Sanitize(host), 100)
+	return &Error{
+		Kind:   KindInsecure,
+		detail: fmt.Sprintf("refusing to send the API key over plain http:// to %s; use https:// (plain http is allowed only for localhost)", host),
+		key:    key,
+	}
+}
+
+// isLoopback reports whether host (no port) is localhost or a loopback IP.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// BaseURL is the address the client talks to (without /v2), for display.
+func (c *Client) BaseURL() string { return c.base }
+
+// Timeout is the per-request timeout.
+func (c *Client) Timeout() time.Duration { return c.timeout }
+
+// logf writes a debug line, scrubbed of the key.
+func (c *Client) logf(format string, args ...any) {
+	if c.logFn == nil {
+		return
+	}
+	c.logFn("%s", scrubKey(fmt.Sprintf(format, args...), c.key))
+}
+
+// ValidateJobID checks that id is a UUID (8-4-4-4-12 hex digits) before any
+// request is made. It returns an *Error of kind KindInvalidID.
+func ValidateJobID(id string) error {
+	if isUUID(id) {
+		return nil
+	}
+	e := &Error{Kind: KindInvalidID}
+	switch {
+	case id == "":
+		e.detail = "none given; a job id is a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+	case looksLikeKey(id):
+		// Never echo something that may be the key.
+		e.detail = "that looks like an API key, not a job id (a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b)"
+	default:
+		e.detail = fmt.Sprintf("%q is not a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", truncateRunes(model.Sanitize(id), 60))
+	}
+	return e
+}
+
+func isUUID(s string) bool {
+	if len(s) != 36 {
+		return false
+	}
+	for i := 0; i < 36; i++ {
+		c := s[i]
+		switch i {
+		case 8, 13, 18, 23:
+			if c != '-' {
+				return false
+			}
+		default:
+			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func looksLikeKey(s string) bool {
+	s = strings.ToLower(strings.TrimSpace(s))
+	return strings.HasPrefix(s, "fc-") || strings.HasPrefix(s, "fco_") || strings.HasPrefix(s, "fcmcp_") || strings.HasPrefix(s, "bearer ")
+}
+
+// response is a completed HTTP exchange.
+type response struct {
+	status int
+	header http.Header
+	body   []byte
+}
+
+// do sends one request and reads the whole answer within the per-request
+// timeout. It returns an *Error for transport failures and for non-2xx
+// statuses; the ctx's own error when ctx ended.
+func (c *Client) do(ctx context.Context, op, method, path string, query url.Values, limit int64) (*response, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	u := c.base + path
+	if len(query) > 0 {
+		u += "?" + query.Encode()
+	}
+	rctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errTimeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(rctx, method, u, nil)
+	if err != nil {
+		return nil, &Error{Kind: KindBadRequest, Op: op, Err: scrubErr(err, c.key), key: c.key}
+	}
+	req.Header.Set("User-Agent", "firewatch/"+Version)
+	req.Header.Set("Accept", "application/json")
+	if c.key != "" {
+		req.Header.Set("Authorization", "Bearer "+c.key)
+	}
+	start := time.Now()
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		e := c.transportError(ctx, op, err, false)
+		c.logf("%s %s: %v (%s)", method, path, e, time.Since(start).Round(time.Millisecond))
+		return nil, e
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil {
+		if context.Cause(rctx) == errTimeout && ctx.Err() == nil {
+			err = errTimeout
+		}
+		e := c.transportError(ctx, op, err, true)
+		c.logf("%s %s → %d, then %v after %d bytes (%s)", method, path, resp.StatusCode, e, len(body), time.Since(start).Round(time.Millisecond))
+		return nil, e
+	}
+	if int64(len(body)) > limit {
+		c.logf("%s %s → %d, body over %d MB", method, path, resp.StatusCode, limit>>20)
+		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: fmt.Sprintf("the answer is larger than %d MB", limit>>20), key: c.key}
+	}
+	// Whatever the server echoes, the key goes no further than here.
+	if c.key != "" && bytes.Contains(body, []byte(c.key)) {
+		body = bytes.ReplaceAll(body, []byte(c.key), []byte(redacted))
+	}
+	c.logf("%s %s → %d (%d bytes, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
+	r := &response{status: resp.StatusCode, header: resp.Header, body: body}
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		return nil, c.statusError(op, r)
+	}
+	return r, nil
+}
+
+// statusError builds the *Error of a non-2xx answer: kind from the status
+// and the message, the sanitised message, the delay asked for.
+func (c *Client) statusError(op string, r *response) *Error {
+	msg, retryAfterBody := errorBody(r.body)
+	msg = cleanMessage(msg, c.key)
+	e := &Error{Kind: classify(op, r.status, msg), Op: op, Status: r.status, ServerMessage: msg, key: c.key}
+	if r.status >= 300 && r.status < 400 {
+		e.detail = "unexpected redirect"
+	} else if r.status < 200 {
+		e.detail = "unexpected answer"
+	}
+	e.RetryAfter = retryAfterHeader(r.header.Get("Retry-After"), c.now())
+	if e.RetryAfter == 0 {
+		e.RetryAfter = retryAfterBody
+	}
+	if e.RetryAfter == 0 && e.Kind == KindRateLimited {
+		e.RetryAfter = retryAfterText(msg)
+	}
+	return e
+}
+
+// errorBody reads an error answer: the "error" string (else "message", else
+// error.message), and retry_after_seconds. A short plain-text body (not
+// HTML) is taken as the message. Nothing about its shape is trusted.
+func errorBody(body []byte) (msg string, retryAfter time.Duration) {
+	o, ok := parseObject(body)
+	if !ok {
+		t := strings.TrimSpace(string(body))
+		if len(t) <= 200 && !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+			return t, 0
+		}
+		return "", 0
+	}
+	if s, ok := o.str("error"); ok {
+		msg = s
+	} else if s, ok := o.str("message"); ok {
+		msg = s
+	} else if eo, ok := o.obj("error"); ok {
+		msg, _ = eo.str("message")
+	}
+	if f, ok := o.num("retry_after_seconds"); ok {
+		retryAfter = secondsDur(f)
+	} else if f, ok := o.num("retryAfterSeconds"); ok {
+		retryAfter = secondsDur(f)
+	}
+	return msg, retryAfter
+}
+
+// failure checks a 2xx body that says {"success": false, "error": "..."}:
+// a failure despite the status.
+func (c *Client) failure(op string, status int, o object) error {
+	if ok, present := o.boolean("success"); !present || ok {
+		return nil
+	}
+	msg, _ := o.str("error")
+	if msg == "" {
+		msg, _ = o.str("message")
+	}
+	msg = cleanMessage(msg, c.key)
+	e := &Error{Kind: classifyText(op, msg), Op: op, Status: status, ServerMessage: msg, key: c.key}
+	if e.Kind == KindServer {
+		e.detail = "the answer says it failed"
+	}
+	if e.Kind == KindRateLimited {
+		e.RetryAfter = retryAfterText(msg)
+	}
+	return e
+}
+
+func (c *Client) malformed(op string, status int, what string) *Error {
+	return &Error{Kind: KindMalformed, Op: op, Status: status, detail: what, key: c.key}
+}
+
+func (c *Client) checkJob(op, jobID string) error {
+	if err := ValidateJobID(jobID); err != nil {
+		e := err.(*Error)
+		e.Op = op
+		e.key = c.key
+		return e
+	}
+	return nil
+}
+
+// Trace fetches GET /v2/agent/{jobID}/trace (with liveView=true when asked)
+// and returns the raw body of a 2xx answer, unparsed: decoding is the
+// model's job. Any other status is an *Error.
+func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte, error) {
+	if err := c.checkJob("trace", jobID); err != nil {
+		return nil, err
+	}
+	var q url.Values
+	if liveView {
+		q = url.Values{"liveView": {"true"}}
+	}
+	r, err := c.do(ctx, "trace", http.MethodGet, "/v2/agent/"+jobID+"/trace", q, maxTraceBody)
+	if err != nil {
+		return nil, err
+	}
+	return r.body, nil
+}

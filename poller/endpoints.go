@@ -1,0 +1,459 @@
+package poller
+
+import (
+	"context"
+	"math"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/model"
+)
+
+// Snapshot is the content of one artifact snapshot.
+type Snapshot struct {
+	ID         string // the job id, sanitised
+	SnapshotID string // sanitised
+	// Content is the snapshot as the service sent it: for a json artifact
+	// a JSON text, for markdown, html or text the content itself. It is
+	// NOT sanitised: callers sanitise (or render) it for display. When the
+	// service sends a non-string value, Content is that value's JSON.
+	Content string
+}
+
+// Status is the job's status (GET /v2/agent/{jobId}).
+type Status struct {
+	Status      string         // "processing", "completed", "failed", "cancelled" or anything else; sanitised
+	CreditsUsed *float64       // nil when absent (it is omitted while running)
+	ExpiresAt   *time.Time     // nil when absent
+	Model       string         // sanitised
+	Data        jsontext.Value // the result when completed, raw (not sanitised); nil when absent
+	Error       string         // the job's error message when failed, sanitised
+}
+
+// Terminal reports whether the status says the job is over.
+func (s *Status) Terminal() bool {
+	switch strings.ToLower(s.Status) {
+	case "completed", "failed", "cancelled", "canceled":
+		return true
+	}
+	return false
+}
+
+// RunList is one page of the team's runs, newest first.
+type RunList struct {
+	Runs []RunInfo
+	Next string // the service's next-page URL, sanitised; "" on the last page
+	// NextBefore is the `before` of the next page (from Next, else the
+	// oldest run on this page); zero on the last page. Pass it to Runs.
+	NextBefore time.Time
+}
+
+// RunInfo is one run of the list. Strings are sanitised.
+type RunInfo struct {
+	ID          string
+	CreatedAt   time.Time // zero when absent or unreadable
+	Status      string
+	Prompt      string
+	URLs        []string
+	Model       string
+	Effort      string
+	CreditsUsed *float64
+	Raw         jsontext.Value // the item as received
+}
+
+// TokenUsage is the team's token balance.
+type TokenUsage struct {
+	RemainingTokens    float64
+	PlanTokens         float64
+	BillingPeriodStart time.Time // zero when absent
+	BillingPeriodEnd   time.Time
+}
+
+// Crawl is one active crawl of the team.
+type Crawl struct {
+	ID      string         // sanitised
+	TeamID  string         // sanitised
+	URL     string         // sanitised
+	Options jsontext.Value // raw (scrapeOptions and the rest)
+}
+
+// Snapshot fetches GET /v2/agent/{jobID}/snapshots/{snapshotID}.
+func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snapshot, error) {
+	const op = "snapshot"
+	if err := c.checkJob(op, jobID); err != nil {
+		return nil, err
+	}
+	if snapshotID == "" || snapshotID == "." || snapshotID == ".." || len(snapshotID) > 200 || strings.ContainsFunc(snapshotID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
+		return nil, &Error{Kind: KindInvalidID, Op: op, detail: "not a snapshot id", key: c.key}
+	}
+	r, err := c.do(ctx, op, http.MethodGet, "/v2/agent/"+jobID+"/snapshots/"+url.PathEscape(snapshotID), nil, maxOtherBody)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := parseObject(r.body)
+	if !ok {
+		return nil, c.malformed(op, r.status, "not a JSON object")
+	}
+	if err := c.failure(op, r.status, o); err != nil {
+		return nil, err
+	}
+	s := &Snapshot{ID: jobID, SnapshotID: snapshotID}
+	if v, ok := o.str("id"); ok {
+		s.ID = model.Sanitize(v)
+	}
+	if v, ok := o.str("snapshotId"); ok {
+		s.SnapshotID = model.Sanitize(v)
+	}
+	raw := o["snapshot"]
+	if raw == nil {
+		raw = o["content"]
+	}
+	switch {
+	case raw == nil:
+		return nil, c.malformed(op, r.status, "no snapshot in the answer")
+	case raw.Kind() == '"':
+		s.Content, _ = o.str("snapshot")
+		if _, has := o["snapshot"]; !has {
+			s.Content, _ = o.str("content")
+		}
+	case raw.Kind() == 'n':
+	default:
+		s.Content = string(raw)
+	}
+	return s, nil
+}
+
+// Cancel requests cancellation of the run (DELETE /v2/agent/{jobID}). It
+// returns nil when the service accepted it; a 409 is an *Error of kind
+// KindAlreadyFinished or KindAlreadyCancelled: the service's answer.
+// Cancelling is cooperative: the trace shows run.cancel_requested, then
+// run.finished with outcome cancelled.
+func (c *Client) Cancel(ctx context.Context, jobID string) error {
+	const op = "cancel"
+	if err := c.checkJob(op, jobID); err != nil {
+		return err
+	}
+	r, err := c.do(ctx, op, http.MethodDelete, "/v2/agent/"+jobID, nil, maxOtherBody)
+	if err != nil {
+		return err
+	}
+	// The status is what counts; a body that says otherwise is believed.
+	if o, ok := parseObject(r.body); ok {
+		return c.failure(op, r.status, o)
+	}
+	return nil
+}
+
+// Status fetches GET /v2/agent/{jobID}.
+func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
+	const op = "status"
+	if err := c.checkJob(op, jobID); err != nil {
+		return nil, err
+	}
+	r, err := c.do(ctx, op, http.MethodGet, "/v2/agent/"+jobID, nil, maxOtherBody)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := parseObject(r.body)
+	if !ok {
+		return nil, c.malformed(op, r.status, "not a JSON object")
+	}
+	if err := c.failure(op, r.status, o); err != nil {
+		return nil, err
+	}
+	if d, ok := o.obj("data"); ok && o["status"] == nil && d["status"] != nil {
+		// Some answers nest the job under data.
+		o = d
+	}
+	s := &Status{Data: o.raw("data")}
+	s.Status = o.sanitized("status")
+	s.Model = o.sanitized("model")
+	s.Error = o.sanitized("error")
+	if f, ok := o.num("creditsUsed"); ok {
+		s.CreditsUsed = &f
+	}
+	if t, ok := o.time("expiresAt"); ok {
+		s.ExpiresAt = &t
+	}
+	return s, nil
+}
+
+// Runs lists the team's runs (GET /v2/agent), 20 a page, newest first:
+// the newest page when before is zero, else the runs created before it.
+func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
+	const op = "list runs"
+	var q url.Values
+	if !before.IsZero() {
+		q = url.Values{"before": {strconv.FormatInt(before.UnixMilli(), 10)}}
+	}
+	r, err := c.do(ctx, op, http.MethodGet, "/v2/agent", q, maxOtherBody)
+	if err != nil {
+		return nil, err
+	}
+	var items []jsontext.Value
+	list := &RunList{}
+	if err := unmarshal(r.body, &items); err != nil {
+		o, ok := parseObject(r.body)
+		if !ok {
+			return nil, c.malformed(op, r.status, "not a JSON object")
+		}
+		if err := c.failure(op, r.status, o); err != nil {
+			return nil, err
+		}
+		items = o.array("data", "runs", "agents", "jobs", "items")
+		if items == nil {
+			if d, ok := o.obj("data"); ok {
+				items = d.array("runs", "agents", "jobs", "items", "data")
+				if n := d.sanitized("next"); n != "" {
+					list.Next = n
+				}
+			}
+		}
+		if n := o.sanitized("next"); n != "" {
+			list.Next = n
+		}
+	}
+	for _, it := range items {
+		o, ok := parseObject(it)
+		if !ok {
+			continue
+		}
+		ri := RunInfo{Raw: it}
+		ri.ID = o.sanitized("id")
+		if ri.ID == "" {
+			ri.ID = o.sanitized("jobId")
+		}
+		ri.CreatedAt, _ = o.time("createdAt")
+		ri.Status = o.sanitized("status")
+		if f, ok := o.num("creditsUsed"); ok {
+			ri.CreditsUsed = &f
+		}
+		opts, _ := o.obj("options")
+		for _, src := range []object{opts, o} {
+			if src == nil {
+				continue
+			}
+			if ri.Prompt == "" {
+				ri.Prompt = src.sanitized("prompt")
+			}
+			if ri.Model == "" {
+				ri.Model = src.sanitized("model")
+			}
+			if ri.Effort == "" {
+				ri.Effort = src.sanitized("effort")
+			}
+			if ri.URLs == nil {
+				for _, u := range src.array("urls") {
+					var s string
+					if unmarshal(u, &s) == nil {
+						ri.URLs = append(ri.URLs, model.Sanitize(s))
+					}
+				}
+			}
+		}
+		list.Runs = append(list.Runs, ri)
+	}
+	if list.Next != "" {
+		if u, err := url.Parse(list.Next); err == nil {
+			if ms, err := strconv.ParseInt(u.Query().Get("before"), 10, 64); err == nil {
+				list.NextBefore = time.UnixMilli(ms)
+			}
+		}
+		if list.NextBefore.IsZero() && len(list.Runs) > 0 {
+			list.NextBefore = list.Runs[len(list.Runs)-1].CreatedAt
+		}
+	}
+	return list, nil
+}
+
+// TokenUsage fetches GET /v2/team/token-usage. A 404 (no usage information
+// for the team) is an *Error of kind KindNotFound: hide the figure.
+func (c *Client) TokenUsage(ctx context.Context) (*TokenUsage, error) {
+	const op = "token usage"
+	r, err := c.do(ctx, op, http.MethodGet, "/v2/team/token-usage", nil, maxOtherBody)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := parseObject(r.body)
+	if !ok {
+		return nil, c.malformed(op, r.status, "not a JSON object")
+	}
+	if err := c.failure(op, r.status, o); err != nil {
+		return nil, err
+	}
+	if d, ok := o.obj("data"); ok {
+		o = d
+	}
+	t := &TokenUsage{}
+	var has bool
+	if t.RemainingTokens, has = o.num("remainingTokens"); !has {
+		return nil, c.malformed(op, r.status, "no remainingTokens in the answer")
+	}
+	t.PlanTokens, _ = o.num("planTokens")
+	t.BillingPeriodStart, _ = o.time("billingPeriodStart")
+	t.BillingPeriodEnd, _ = o.time("billingPeriodEnd")
+	return t, nil
+}
+
+// ActiveCrawls fetches GET /v2/crawl/active.
+func (c *Client) ActiveCrawls(ctx context.Context) ([]Crawl, error) {
+	const op = "active crawls"
+	r, err := c.do(ctx, op, http.MethodGet, "/v2/crawl/active", nil, maxOtherBody)
+	if err != nil {
+		return nil, err
+	}
+	o, ok := parseObject(r.body)
+	if !ok {
+		return nil, c.malformed(op, r.status, "not a JSON object")
+	}
+	if err := c.failure(op, r.status, o); err != nil {
+		return nil, err
+	}
+	items := o.array("crawls", "data")
+	crawls := make([]Crawl, 0, len(items))
+	for _, it := range items {
+		co, ok := parseObject(it)
+		if !ok {
+			continue
+		}
+		crawls = append(crawls, Crawl{
+			ID:      co.sanitized("id"),
+			TeamID:  co.sanitized("teamId"),
+			URL:     co.sanitized("url"),
+			Options: co.raw("options"),
+		})
+	}
+	return crawls, nil
+}
+
+// object is a JSON object read leniently: duplicate names allowed (the last
+// wins), invalid UTF-8 allowed; values kept raw and read by kind.
+type object map[string]jsontext.Value
+
+var lenient = json.JoinOptions(jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+
+func unmarshal(b []byte, v any) error { return json.Unmarshal(b, v, lenient) }
+
+func parseObject(b []byte) (object, bool) {
+	var o object
+	if err := unmarshal(b, &o); err != nil || o == nil {
+		return nil, false
+	}
+	return o, true
+}
+
+// str returns a string member, unsanitised.
+func (o object) str(name string) (string, bool) {
+	v := o[name]
+	if v.Kind() != '"' {
+		return "", false
+	}
+	var s string
+	if unmarshal(v, &s) != nil {
+		return "", false
+	}
+	return s, true
+}
+
+func (o object) sanitized(name string) string {
+	s, _ := o.str(name)
+	return model.Sanitize(s)
+}
+
+// num returns a number member, or a string holding one.
+func (o object) num(name string) (float64, bool) {
+	v := o[name]
+	var f float64
+	switch v.Kind() {
+	case '0':
+		if unmarshal(v, &f) != nil {
+			return 0, false
+		}
+	case '"':
+		s, _ := o.str(name)
+		var err error
+		if f, err = strconv.ParseFloat(strings.TrimSpace(s), 64); err != nil {
+			return 0, false
+		}
+	default:
+		return 0, false
+	}
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// boolean returns a boolean member; present is false when absent or not a
+// boolean.
+func (o object) boolean(name string) (v, present bool) {
+	switch o[name].Kind() {
+	case 't':
+		return true, true
+	case 'f':
+		return false, true
+	}
+	return false, false
+}
+
+// time reads an RFC 3339 string, or a Unix time number (milliseconds when
+// large, else seconds).
+func (o object) time(name string) (time.Time, bool) {
+	switch o[name].Kind() {
+	case '"':
+		s, _ := o.str(name)
+		t, err := time.Parse(time.RFC3339Nano, strings.TrimSpace(s))
+		if err != nil {
+			return time.Time{}, false
+		}
+		return t, true
+	case '0':
+		f, ok := o.num(name)
+		if !ok || f <= 0 || f > 1e15 {
+			return time.Time{}, false
+		}
+		if f > 1e11 {
+			return time.UnixMilli(int64(f)), true
+		}
+		return time.Unix(int64(f), 0), true
+	}
+	return time.Time{}, false
+}
+
+func (o object) obj(name string) (object, bool) {
+	v := o[name]
+	if v.Kind() != '{' {
+		return nil, false
+	}
+	return parseObject(v)
+}
+
+// array returns the first of the named members that is an array.
+func (o object) array(names ...string) []jsontext.Value {
+	for _, n := range names {
+		v := o[n]
+		if v.Kind() != '[' {
+			continue
+		}
+		var items []jsontext.Value
+		if unmarshal(v, &items) == nil {
+			return items
+		}
+	}
+	return nil
+}
+
+// raw returns a member's JSON, nil when absent or null.
+func (o object) raw(name string) jsontext.Value {
+	v := o[name]
+	if v == nil || v.Kind() == 'n' {
+		return nil
+	}
+	return v
+}

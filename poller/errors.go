@@ -1,0 +1,538 @@
+package poller
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/firewatch/firewatch/model"
+)
+
+// Kind tells errors apart. Use errors.As to get the *Error and read its Kind.
+type Kind int
+
+const (
+	// KindInvalidID: the job id is not a UUID. ValidateJobID reports it
+	// without making a request; a 400 "Invalid job ID" from the server too.
+	KindInvalidID Kind = iota + 1
+	// KindFirstGeneration: 400 on the trace or a snapshot: the job ran on
+	// the first model generation, which records no trace.
+	KindFirstGeneration
+	// KindUnauthorized: 401 or 403, the key is missing or not accepted.
+	KindUnauthorized
+	// KindNotFound: 404, the job (or snapshot) is unknown or expired
+	// (results are kept for 24 hours).
+	KindNotFound
+	// KindAlreadyFinished: 409 on cancel, the run had already ended.
+	KindAlreadyFinished
+	// KindAlreadyCancelled: 409 on cancel, a cancellation was already
+	// requested.
+	KindAlreadyCancelled
+	// KindRateLimited: 429. RetryAfter holds the delay the server asked for.
+	KindRateLimited
+	// KindServer: 5xx, or an answer no HTTP client should get (an
+	// unfollowed redirect, a 2xx body saying it failed).
+	KindServer
+	// KindNetwork: no answer: connection refused, reset or dropped, DNS, TLS.
+	KindNetwork
+	// KindTimeout: no complete answer within the per-request timeout, or 408.
+	KindTimeout
+	// KindMalformed: a 2xx answer whose body cannot be used (not JSON,
+	// truncated, no events array, too large).
+	KindMalformed
+	// KindInsecure: refused to send the key over plain http:// to a host
+	// that is not loopback (New, or a redirect).
+	KindInsecure
+	// KindBadRequest: any other 4xx (a 400 that is not about the id or the
+	// generation, 402, 410, 422...).
+	KindBadRequest
+)
+
+var kindNames = map[Kind]string{
+	KindInvalidID:        "invalid id",
+	KindFirstGeneration:  "first generation",
+	KindUnauthorized:     "unauthorized",
+	KindNotFound:         "not found",
+	KindAlreadyFinished:  "already finished",
+	KindAlreadyCancelled: "already cancelled",
+	KindRateLimited:      "rate limited",
+	KindServer:           "server error",
+	KindNetwork:          "network",
+	KindTimeout:          "timeout",
+	KindMalformed:        "malformed",
+	KindInsecure:         "insecure",
+	KindBadRequest:       "bad request",
+}
+
+func (k Kind) String() string {
+	if s, ok := kindNames[k]; ok {
+		return s
+	}
+	return "Kind(" + strconv.Itoa(int(k)) + ")"
+}
+
+// Error is every failure of a request the client made (or refused to make).
+// Its strings never contain the API key: ServerMessage is sanitised with
+// model.Sanitize and scrubbed, Err is wrapped so that its message is
+// scrubbed too, and Error() scrubs its whole result.
+type Error struct {
+	Kind          Kind
+	Op            string        // "trace", "snapshot", "cancel", "status", "list runs", "token usage", "active crawls"
+	Status        int           // HTTP status, 0 if none
+	ServerMessage string        // the body's "error" string, sanitised, one line, at most 300 characters
+	RetryAfter    time.Duration // the delay the server asked for (Retry-After header, retry_after_seconds, "retry after Ns"); 0 when none
+	Err           error         // underlying cause (network, decode...), its message scrubbed of the key
+
+	// detail is a human description of the cause for kinds whose fixed
+	// sentence is not enough (network, timeout, malformed, invalid id).
+	detail string
+	key    string // to scrub Error()'s result; never printed
+}
+
+// Error is a sentence a person understands, the server's own message and,
+// where it helps, what to do, e.g.
+//
+//	trace: not found or expired (404): "Agent job not found" — results are kept for 24 hours
+func (e *Error) Error() string {
+	var b strings.Builder
+	if e.Op != "" {
+		b.WriteString(e.Op)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.sentence())
+	if e.Status != 0 {
+		fmt.Fprintf(&b, " (%d)", e.Status)
+	}
+	if e.ServerMessage != "" {
+		fmt.Fprintf(&b, ": %q", e.ServerMessage)
+	}
+	if h := e.hint(); h != "" {
+		b.WriteString(" — ")
+		b.WriteString(h)
+	}
+	return scrubKey(b.String(), e.key)
+}
+
+func (e *Error) sentence() string {
+	switch e.Kind {
+	case KindInvalidID:
+		if e.detail != "" {
+			return "invalid job id: " + e.detail
+		}
+		if e.Op == "snapshot" {
+			return "invalid id"
+		}
+		return "invalid job id"
+	case KindFirstGeneration:
+		return "no trace for this job"
+	case KindUnauthorized:
+		return "unauthorised"
+	case KindNotFound:
+		return "not found or expired"
+	case KindAlreadyFinished:
+		return "the run has already finished"
+	case KindAlreadyCancelled:
+		return "the run is already cancelled"
+	case KindRateLimited:
+		return "rate limited"
+	case KindServer:
+		if e.detail != "" {
+			return "server error: " + e.detail
+		}
+		return "server error"
+	case KindNetwork:
+		return "network error: " + orDefault(e.detail, "no connection")
+	case KindTimeout:
+		if e.Status == 408 {
+			return "the server timed out"
+		}
+		return orDefault(e.detail, "timed out")
+	case KindMalformed:
+		return "malformed response: " + orDefault(e.detail, "the body cannot be used")
+	case KindInsecure:
+		return orDefault(e.detail, "refusing to send the API key over plain http")
+	case KindBadRequest:
+		if e.Status == 400 || e.Status == 0 {
+			return "request refused"
+		}
+		return "request refused by the service"
+	}
+	return "request failed"
+}
+
+func (e *Error) hint() string {
+	switch e.Kind {
+	case KindFirstGeneration:
+		return "traces exist only for runs on the second model generation (Spark 2)"
+	case KindUnauthorized:
+		return "check the API key (FIRECRAWL_API_KEY)"
+	case KindNotFound:
+		if e.Op == "trace" || e.Op == "status" || e.Op == "cancel" || e.Op == "snapshot" {
+			return "results are kept for 24 hours"
+		}
+	case KindRateLimited:
+		if e.RetryAfter > 0 {
+			return "the service asks to wait " + fmtDur(e.RetryAfter)
+		}
+	}
+	return ""
+}
+
+// Unwrap returns the underlying cause.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Retryable reports whether trying again later can succeed: rate limits,
+// 5xx, 408, network errors, timeouts and malformed or truncated bodies.
+func (e *Error) Retryable() bool {
+	switch e.Kind {
+	case KindRateLimited, KindServer, KindNetwork, KindTimeout, KindMalformed:
+		return true
+	}
+	return false
+}
+
+// Refusal reports whether the service refused the request for good: 400,
+// 401, 403, 404 and other 4xx except 408, 409 and 429 (invalid id and
+// first-generation jobs included). The CLI exits 6 on these. A 409 on
+// cancel is an answer (already finished / cancelled), not a refusal.
+func (e *Error) Refusal() bool {
+	switch e.Kind {
+	case KindInvalidID, KindFirstGeneration, KindUnauthorized, KindNotFound, KindBadRequest:
+		return true
+	}
+	return false
+}
+
+// Short is the cause in a few words, for a status line: "rate limited",
+// "server error 503", "network: connection reset", "timed out",
+// "malformed response".
+func (e *Error) Short() string {
+	var s string
+	switch e.Kind {
+	case KindRateLimited:
+		s = "rate limited"
+	case KindServer:
+		if e.Status != 0 {
+			s = "server error " + strconv.Itoa(e.Status)
+		} else {
+			s = "server error"
+		}
+	case KindNetwork:
+		s = "network: " + orDefault(e.detail, "no connection")
+	case KindTimeout:
+		if e.Status == 408 {
+			s = "server timeout 408"
+		} else {
+			s = "timed out"
+		}
+	case KindMalformed:
+		if strings.Contains(e.detail, "truncated") || strings.Contains(e.detail, "ends too early") {
+			s = "truncated response"
+		} else {
+			s = "malformed response"
+		}
+	default:
+		s = e.sentence()
+		if e.Status != 0 {
+			s += " " + strconv.Itoa(e.Status)
+		}
+	}
+	return scrubKey(s, e.key)
+}
+
+func orDefault(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// redacted replaces the key wherever it occurs.
+const redacted = "[redacted]"
+
+// scrubKey removes every occurrence of key from s.
+func scrubKey(s, key string) string {
+	if key == "" || !strings.Contains(s, key) {
+		return s
+	}
+	return strings.ReplaceAll(s, key, redacted)
+}
+
+// scrubbedError carries an underlying error whose message has been scrubbed
+// of the key; Unwrap still gives the original for errors.Is / errors.As.
+type scrubbedError struct {
+	msg string
+	err error
+}
+
+func (s *scrubbedError) Error() string { return s.msg }
+func (s *scrubbedError) Unwrap() error { return s.err }
+
+func scrubErr(err error, key string) error {
+	if err == nil {
+		return nil
+	}
+	msg := err.Error()
+	clean := scrubKey(msg, key)
+	if clean == msg {
+		return err
+	}
+	return &scrubbedError{msg: clean, err: err}
+}
+
+// cleanMessage turns a server string into one safe line: the key scrubbed
+// (before and after sanitising, since removing escape sequences can join
+// the pieces of a key), control characters and escapes removed, white
+// space collapsed, at most maxMessage runes.
+func cleanMessage(s, key string) string {
+	s = scrubKey(s, key)
+	s = model.Sanitize(s)
+	s = strings.Join(strings.Fields(s), " ")
+	s = scrubKey(s, key)
+	return truncateRunes(s, maxMessage)
+}
+
+const maxMessage = 300
+
+func truncateRunes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	i := 0
+	for j := range s {
+		if i == n {
+			return s[:j] + "…"
+		}
+		i++
+	}
+	return s
+}
+
+// classify maps an HTTP status (and the server's message) to a Kind.
+func classify(op string, status int, msg string) Kind {
+	lower := strings.ToLower(msg)
+	switch {
+	case status == 400:
+		switch {
+		case invalidIDText.MatchString(lower):
+			return KindInvalidID
+		case firstGenText.MatchString(lower):
+			return KindFirstGeneration
+		case op == "trace":
+			// The id was checked before the request: a 400 on the trace
+			// is the first-generation answer whatever its wording.
+			return KindFirstGeneration
+		}
+		return KindBadRequest
+	case status == 401 || status == 403:
+		return KindUnauthorized
+	case status == 404:
+		return KindNotFound
+	case status == 408:
+		return KindTimeout
+	case status == 409:
+		if op == "cancel" {
+			if strings.Contains(lower, "cancel") {
+				return KindAlreadyCancelled
+			}
+			return KindAlreadyFinished
+		}
+		return KindBadRequest
+	case status == 429:
+		return KindRateLimited
+	case status >= 500:
+		return KindServer
+	case status >= 400:
+		return KindBadRequest
+	}
+	// 1xx, 3xx (an unfollowed redirect): nothing a client can use; a
+	// proxy in the way may recover.
+	return KindServer
+}
+
+// classifyText is for a 2xx answer whose body says it failed
+// ({"success":false,"error":"..."}): the message is all there is.
+func classifyText(op, msg string) Kind {
+	lower := strings.ToLower(msg)
+	switch {
+	case op == "cancel" && strings.Contains(lower, "already") && strings.Contains(lower, "cancel"):
+		return KindAlreadyCancelled
+	case op == "cancel" && strings.Contains(lower, "already"):
+		return KindAlreadyFinished
+	case invalidIDText.MatchString(lower):
+		return KindInvalidID
+	case firstGenText.MatchString(lower):
+		return KindFirstGeneration
+	case strings.Contains(lower, "unauthori") || strings.Contains(lower, "invalid token") || strings.Contains(lower, "token missing"):
+		return KindUnauthorized
+	case strings.Contains(lower, "not found") || strings.Contains(lower, "could not find") || strings.Contains(lower, "expired"):
+		return KindNotFound
+	case strings.Contains(lower, "rate limit"):
+		return KindRateLimited
+	}
+	return KindServer
+}
+
+var (
+	invalidIDText = regexp.MustCompile(`invalid (job |snapshot )?id|must be a valid uuid`)
+	firstGenText  = regexp.MustCompile(`spark 2|spark-2|second[- ]generation|only available for`)
+	// "please retry after 12s", "retry after 1.5 seconds", "try again in 2 minutes"
+	retryText = regexp.MustCompile(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
+)
+
+// retryAfterText reads the "retry after Ns" of a 429 message.
+func retryAfterText(msg string) time.Duration {
+	m := retryText.FindStringSubmatch(msg)
+	if m == nil {
+		return 0
+	}
+	f, err := strconv.ParseFloat(m[1], 64)
+	if err != nil || f < 0 {
+		return 0
+	}
+	unit := time.Second
+	switch strings.ToLower(m[2]) {
+	case "ms", "millisecond", "milliseconds":
+		unit = time.Millisecond
+	case "m", "min", "mins", "minute", "minutes":
+		unit = time.Minute
+	}
+	return secondsDur(f * float64(unit) / float64(time.Second))
+}
+
+// retryAfterHeader reads a Retry-After header: delta-seconds (fractions
+// accepted) or an HTTP date, relative to now.
+func retryAfterHeader(v string, now time.Time) time.Duration {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0
+	}
+	if f, err := strconv.ParseFloat(v, 64); err == nil {
+		if f <= 0 {
+			return 0
+		}
+		return secondsDur(f)
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		if d := t.Sub(now); d > 0 {
+			return d
+		}
+	}
+	return 0
+}
+
+// secondsDur converts seconds to a Duration, saturating at a day (a
+// nonsense value must not overflow; the watcher clamps anyway).
+func secondsDur(f float64) time.Duration {
+	if f != f || f <= 0 {
+		return 0
+	}
+	if f > 86400 {
+		f = 86400
+	}
+	return time.Duration(f * float64(time.Second))
+}
+
+// transportError turns an error from sending a request or reading its
+// answer into an *Error. A context that ended is returned as it is: it is
+// the caller's own doing.
+func (c *Client) transportError(parent context.Context, op string, err error, reading bool) error {
+	if perr := parent.Err(); perr != nil {
+		return perr
+	}
+	var pe *Error
+	if errors.As(err, &pe) {
+		return pe
+	}
+	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || isTimeout(err) {
+		e.Kind = KindTimeout
+		e.detail = "no answer within " + fmtDur(c.timeout)
+		if reading {
+			e.detail = "the answer did not arrive in full within " + fmtDur(c.timeout)
+		}
+		return e
+	}
+	e.Kind = KindNetwork
+	e.detail = netReason(err, reading)
+	return e
+}
+
+var errTimeout = errors.New("timeout")
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) && ne.Timeout()
+}
+
+// netReason is a network failure in a few words.
+func netReason(err error, reading bool) string {
+	var dns *net.DNSError
+	var cert *tls.CertificateVerificationError
+	var unknownAuth x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var recErr tls.RecordHeaderError
+	switch {
+	case errors.Is(err, syscall.ECONNREFUSED):
+		return "connection refused"
+	case errors.Is(err, syscall.ECONNRESET):
+		return "connection reset"
+	case errors.Is(err, syscall.EPIPE):
+		return "connection broken"
+	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
+		return "host unreachable"
+	case errors.As(err, &dns):
+		return "cannot resolve " + model.Sanitize(dns.Name)
+	case errors.As(err, &cert), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
+		return "TLS certificate not accepted"
+	case errors.As(err, &recErr):
+		return "TLS handshake failed (is it an http:// server?)"
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		if reading {
+			return "connection dropped mid-response"
+		}
+		return "connection closed by the server"
+	}
+	if reading {
+		return "connection dropped mid-response"
+	}
+	// The innermost message, without the "Get \"URL\": " prefix.
+	msg := err.Error()
+	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
+		msg = u.Error()
+	}
+	return truncateRunes(model.Sanitize(msg), 80)
+}
+
+// fmtDur formats a delay for people: 500ms, 1.5s, 12s, 2m, 2m30s.
+func fmtDur(d time.Duration) string {
+	switch {
+	case d <= 0:
+		return "0s"
+	case d < time.Second:
+		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
+	case d < 10*time.Second:
+		s := strconv.FormatFloat(float64(d.Round(100*time.Millisecond))/float64(time.Second), 'f', 1, 64)
+		return strings.TrimSuffix(s, ".0") + "s"
+	case d < 2*time.Minute:
+		return strconv.FormatInt(int64(d.Round(time.Second)/time.Second), 10) + "s"
+	case d < time.Hour:
+		d = d.Round(time.Second)
+		m, s := d/time.Minute, (d%time.Minute)/time.Second
+		if s == 0 {
+			return strconv.FormatInt(int64(m), 10) + "m"
+		}
+		return fmt.Sprintf("%dm%ds", m, s)
+	}
+	return d.Round(time.Minute).String()
+}

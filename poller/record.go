@@ -1,0 +1,260 @@
+package poller
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/model"
+)
+
+// RecordingVersion is the version written in a recording's header line.
+const RecordingVersion = 1
+
+// recorder writes the recording of one watch.
+type recorder struct {
+	w   io.Writer
+	key string
+	err error // the first write error; nothing is written after it
+
+	id, credits, live jsontext.Value // as last written
+	buf               []byte
+}
+
+func (r *recorder) write(line []byte) {
+	if r.err != nil {
+		return
+	}
+	// Belt and braces: the bodies were scrubbed when received.
+	if r.key != "" && bytes.Contains(line, []byte(r.key)) {
+		line = bytes.ReplaceAll(line, []byte(r.key), []byte(redacted))
+	}
+	if _, err := r.w.Write(line); err != nil {
+		r.err = fmt.Errorf("writing the recording: %w", err)
+	}
+}
+
+func (r *recorder) header(jobID, baseURL string, started time.Time) {
+	b := []byte(`{"firewatch":"recording","version":`)
+	b = strconv.AppendInt(b, RecordingVersion, 10)
+	b = append(b, `,"jobId":`...)
+	b, _ = jsontext.AppendQuote(b, jobID)
+	b = append(b, `,"baseUrl":`...)
+	b, _ = jsontext.AppendQuote(b, scrubKey(baseURL, r.key))
+	b = append(b, `,"startedAt":`...)
+	b, _ = jsontext.AppendQuote(b, started.Format(time.RFC3339Nano))
+	b = append(b, "}\n"...)
+	r.write(b)
+}
+
+// poll writes one line when the poll changed something: new (or set aside)
+// events, or a different id, creditsUsed or activeBrowserSessions.
+func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
+	if r.err != nil {
+		return
+	}
+	if len(p.Events) == 0 && len(p.Rejected) == 0 &&
+		bytes.Equal(top.id, r.id) && bytes.Equal(top.credits, r.credits) && bytes.Equal(top.live, r.live) {
+		return
+	}
+	r.id, r.credits, r.live = top.id, top.credits, top.live
+	b := r.buf[:0]
+	b = append(b, `{"receivedAt":`...)
+	b, _ = jsontext.AppendQuote(b, received.Format(time.RFC3339Nano))
+	b = append(b, `,"trace":{`...)
+	sep := false
+	member := func(name string, v jsontext.Value) {
+		if v == nil {
+			return
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":`...)
+		b = append(b, compactJSON(v)...)
+	}
+	member("success", top.success)
+	member("id", top.id)
+	member("creditsUsed", top.credits)
+	member("activeBrowserSessions", top.live)
+	if sep {
+		b = append(b, ',')
+	}
+	b = append(b, `"events":[`...)
+	n := 0
+	for _, e := range p.Events {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, compactJSON(e.Raw)...)
+		n++
+	}
+	for _, e := range p.Rejected {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, compactJSON(e.Raw)...)
+		n++
+	}
+	b = append(b, "]}}\n"...)
+	r.write(b)
+	if cap(b) <= 1<<20 {
+		r.buf = b
+	}
+}
+
+// ReplayOptions configure Replay.
+type ReplayOptions struct {
+	Speed   float64 // pace multiplier; 0 means 1 (the original pace); 2 is twice as fast
+	Instant bool    // no waits at all
+}
+
+// Replay plays back a recording written by a Watcher (see WatchOptions.Record)
+// or a saved trace body (`curl .../trace > run.json`: one JSON object,
+// pretty-printed or not; several concatenated bodies are played as
+// successive polls). It decodes with a fresh model.Decoder and calls sink
+// like Watcher.Run does: one Update per recorded poll, at the recorded pace
+// divided by Speed (or all at once with Instant), then a last Update with
+// Done set. Merging every Update.Poll into a model.Store gives the same
+// Summary as the live watch did.
+//
+// It returns ctx.Err() when ctx ends, and an error naming the line when
+// the input is not a recording or trace body it can read (the updates of
+// the lines before it have been delivered).
+func Replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)) error {
+	return replay(ctx, r, o, sink, realClock{})
+}
+
+func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update), clk clock) error {
+	if sink == nil {
+		sink = func(Update) {}
+	}
+	speed := o.Speed
+	if speed <= 0 || speed != speed {
+		speed = 1
+	}
+	in := jsontext.NewDecoder(r, scanOpts...)
+	dec := model.NewDecoder()
+	h := Health{Replay: true}
+
+	deliver := func(body []byte, line int) error {
+		if _, err := scanTrace(body); err != nil {
+			_, derr := model.DecodeTrace(body)
+			if derr == nil {
+				derr = err
+			}
+			return fmt.Errorf("replay: value %d: %w", line, derr)
+		}
+		p, err := dec.Decode(body)
+		if err != nil {
+			return fmt.Errorf("replay: value %d: %w", line, err)
+		}
+		h.Polls++
+		h.LastGood = clk.Now()
+		if p.Finished {
+			h.Tail = true
+		}
+		sink(Update{Poll: p, Health: h})
+		return nil
+	}
+	done := func() error {
+		h.Done = true
+		h.NextTry = time.Time{}
+		sink(Update{Health: h, Done: true})
+		return nil
+	}
+
+	first, err := in.ReadValue()
+	if err == io.EOF {
+		return errors.New("replay: the input is empty")
+	}
+	if err != nil {
+		return fmt.Errorf("replay: not a recording or a trace body: %w", describeJSON(err))
+	}
+	first = bytes.Clone(first)
+	head, ok := parseObject(first)
+	if !ok {
+		return errors.New("replay: not a recording or a trace body: the input is not a JSON object")
+	}
+	if kind, _ := head.str("firewatch"); kind != "recording" {
+		// Saved trace bodies.
+		for n := 1; ; n++ {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if err := deliver(first, n); err != nil {
+				return err
+			}
+			next, err := in.ReadValue()
+			if err == io.EOF {
+				return done()
+			}
+			if err != nil {
+				return fmt.Errorf("replay: value %d: %w", n+1, describeJSON(err))
+			}
+			first = bytes.Clone(next)
+		}
+	}
+	if v, ok := head.num("version"); !ok || v != RecordingVersion {
+		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads version %d)", model.Sanitize(string(head.raw("version"))), RecordingVersion)
+	}
+
+	var last time.Time
+	for line := 2; ; line++ {
+		v, err := in.ReadValue()
+		if err == io.EOF {
+			return done()
+		}
+		if err != nil {
+			return fmt.Errorf("replay: line %d: %w", line, describeJSON(err))
+		}
+		rec, ok := parseObject(v)
+		if !ok {
+			return fmt.Errorf("replay: line %d: not a JSON object", line)
+		}
+		trace := rec.raw("trace")
+		if trace == nil {
+			continue // a kind of line this version does not know
+		}
+		at, hasAt := rec.time("receivedAt")
+		if hasAt && !last.IsZero() && !o.Instant {
+			if wait := time.Duration(float64(at.Sub(last)) / speed); wait > 0 {
+				h.NextTry = clk.Now().Add(wait)
+				c, stop := clk.After(wait)
+				select {
+				case <-ctx.Done():
+					stop()
+					return ctx.Err()
+				case <-c:
+				}
+				stop()
+			}
+		}
+		if hasAt {
+			last = at
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := deliver(trace, line); err != nil {
+			return err
+		}
+	}
+}
+
+// describeJSON makes a reading error of the input say what it is.
+func describeJSON(err error) error {
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return errors.New("the input ends in the middle of a value (cut short?)")
+	}
+	return err
+}

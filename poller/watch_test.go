@@ -1,0 +1,122 @@
+package poller
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/sim"
+)
+
+func TestWatchResearchReachesTheScript(t *testing.T) {
+	srv := startSim(t, sim.Options{Seed: 7})
+	c := newClient(t, srv, withKey(srv))
+	job := srv.Jobs[0].ID
+	col := watchAll(t, c, job, WatchOptions{})
+	sameSummary(t, "research watch vs script", col.summary(), scriptSummary(t, srv, job))
+	sum := col.summary()
+	if sum.Outcome == nil || *sum.Outcome != model.OutcomeSucceeded {
+		t.Fatalf("outcome %v, want succeeded", sum.Outcome)
+	}
+	if st := srv.Stats(); st.MaxConcurrentTrace != 1 {
+		t.Fatalf("MaxConcurrentTrace = %d", st.MaxConcurrentTrace)
+	}
+}
+
+func TestChaosReachesTheCleanSummary(t *testing.T) {
+	const seed = 11
+	clean := startSim(t, sim.Options{Seed: seed, Scenarios: []string{"research"}, Speed: 200})
+	chaos := startSim(t, sim.Options{Seed: seed, Scenarios: []string{"chaos"}, Speed: 200})
+	cc := newClient(t, clean, withKey(clean))
+	xc := newClient(t, chaos, withKey(chaos))
+
+	var wg sync.WaitGroup
+	var cleanCol, chaosCol *collector
+	wg.Add(2)
+	go func() { defer wg.Done(); cleanCol = watchAll(t, cc, clean.Jobs[0].ID, WatchOptions{}) }()
+	go func() { defer wg.Done(); chaosCol = watchAll(t, xc, chaos.Jobs[0].ID, WatchOptions{}) }()
+	wg.Wait()
+	if t.Failed() {
+		return
+	}
+	sameSummary(t, "chaos vs script", chaosCol.summary(), scriptSummary(t, chaos, chaos.Jobs[0].ID))
+	// The chaos scenario also skews one agent's clock (occurredAt +1.7s
+	// simulated), which moves its events in the merged timeline and the
+	// lists kept in time order, and shifts the millisecond rounding of its
+	// tool calls' durations: the same content otherwise.
+	sameSummary(t, "chaos vs research (clock skew aside)", unskewed(chaosCol.summary()), unskewed(cleanCol.summary()))
+
+	kinds := map[Kind]int{}
+	for _, e := range chaosCol.errs() {
+		kinds[e.Kind]++
+	}
+	t.Logf("faults served: %v; errors seen: %v", chaos.Stats().Faults, kinds)
+	if kinds[KindServer] == 0 || kinds[KindMalformed] == 0 || kinds[KindRateLimited] == 0 {
+		t.Fatalf("the chaos run should have shown server, malformed and rate-limit errors, saw %v", kinds)
+	}
+	if st := chaos.Stats(); st.MaxConcurrentTrace != 1 {
+		t.Fatalf("MaxConcurrentTrace = %d", st.MaxConcurrentTrace)
+	}
+}
+
+func TestNoOverlappingRequestsWhileHammeringPollNow(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"chaos"}, Speed: 200})
+	c := newClient(t, srv, withKey(srv))
+	w := fast(c.Watch(srv.Jobs[0].ID, WatchOptions{Interval: 50 * time.Millisecond}))
+	col := newCollector()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	stop := make(chan struct{})
+	var calls atomic.Int64
+	var hammer sync.WaitGroup
+	for range 4 {
+		hammer.Add(1)
+		go func() {
+			defer hammer.Done()
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				w.PollNow()
+				w.SetLiveView(calls.Add(1)%2 == 0)
+			}
+		}()
+	}
+	err := w.Run(ctx, col.sink)
+	close(stop)
+	hammer.Wait()
+	if err != nil {
+		t.Fatalf("Run: %v", err)
+	}
+	st := srv.Stats()
+	if st.MaxConcurrentTrace != 1 {
+		t.Fatalf("MaxConcurrentTrace = %d, want 1", st.MaxConcurrentTrace)
+	}
+	if calls.Load() < 100 {
+		t.Fatalf("the hammer made only %d calls", calls.Load())
+	}
+	sameSummary(t, "hammered chaos vs script", col.summary(), scriptSummary(t, srv, srv.Jobs[0].ID))
+}
+
+// unskewed drops from a summary what a skewed agent clock changes: the
+// order of the time-ordered lists (put in id order) and tool-call durations.
+func unskewed(s model.Summary) model.Summary {
+	s.ToolCalls = slices.Clone(s.ToolCalls)
+	for i := range s.ToolCalls {
+		s.ToolCalls[i].DurationMs = nil
+	}
+	s.Timeline = slices.Sorted(slices.Values(s.Timeline))
+	slices.SortFunc(s.Agents, func(a, b model.SummaryAgent) int { return strings.Compare(a.ID, b.ID) })
+	slices.SortFunc(s.ToolCalls, func(a, b model.SummaryToolCall) int { return strings.Compare(a.ToolCallID, b.ToolCallID) })
+	slices.SortFunc(s.Artifacts, func(a, b model.SummaryArtifact) int { return strings.Compare(a.ArtifactID, b.ArtifactID) })
+	slices.SortFunc(s.BrowserSessions, func(a, b model.SummarySession) int { return strings.Compare(a.SessionID, b.SessionID) })
+	slices.SortFunc(s.Errors, func(a, b model.SummaryError) int { return strings.Compare(a.EventID, b.EventID) })
+	return s
+}
