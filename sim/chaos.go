@@ -80,8 +80,9 @@ func (s *Server) write429(w http.ResponseWriter, consumed, secs int, reset time.
 // number on that route: even-numbered requests (the first included) are
 // served cleanly; each odd-numbered one gets the next fault of a cycle that
 // holds every fault kind once, in a seeded order, reshuffled every cycle.
-// So in any 18 consecutive requests to one route every kind occurs, and a
-// client that retries always gets through on the next try.
+// So every kind occurs in each block of 18 requests to one route (0-17,
+// 18-35, ...), and a client that retries always gets through on the next
+// try.
 
 var faultKinds = []string{"429", "500", "502", "503", "truncated", "truncated-eof", "not-json", "drop", "slow"}
 

@@ -339,7 +339,7 @@ func research(b *builder) {
 		"Confirmed on the signup pages: Apify's free plan renews $5 of usage every month and ScrapingBee's trial is a one-off 1,000 calls. Neither asks for a credit card.")
 	f.finish("succeeded", nil)
 	p.waitUntil(f.t + b.between(300*ms, 800*ms))
-	p.think(b.between(600*ms, 1200*ms), 2, "The free-tier checker confirmed both free tiers on the signup pages; nothing in the result needs changing.")
+	p.think(b.between(600*ms, 1200*ms), 2, "The free-tier checker confirmed both free tiers on the signup pages. Nothing in the result needs changing, so my part is done.")
 	p.finish("succeeded", nil)
 
 	// docs-analyst: docs pages, one timeout and a successful retry, an HTML

@@ -220,6 +220,7 @@ const largePrompt = "Audit the public documentation of 500 developer APIs: authe
 func large(b *builder, n int) {
 	ms := time.Millisecond
 	const span = 58 * time.Second
+	b.evs = make([]event, 0, n+n/2+64) // served events plus the usage records
 	o := b.actor(b.newAgent("orchestrator", roleOrchestrator, -1), 0)
 	o.emit(kRunStarted, nil)
 	count := 1
