@@ -308,9 +308,10 @@ func large(b *builder, n int) {
 	o.waitUntil(end + 200*ms)
 	o.progress("finalizing", "All auditors finished; writing the summary")
 	o.wait(300 * ms)
-	o.finish("succeeded", nil)
+	fin := o.finish("succeeded", nil)
 	o.wait(100 * ms)
-	o.emit(kRunFinished, runFinishedFrag("succeeded", nil))
+	rf := o.emit(kRunFinished, runFinishedFrag("succeeded", nil))
+	b.evs[fin].vis = b.evs[rf].at + 700*ms // lands after run.finished
 }
 
 // largeResult is the content of the large run's result with k entries,

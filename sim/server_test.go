@@ -463,6 +463,41 @@ func TestCancel(t *testing.T) {
 	}
 }
 
+// Pollers keep reading while a cancel replaces the run's script.
+func TestCancelWhilePolling(t *testing.T) {
+	s := startSim(t, Options{Scenarios: []string{ScenarioResearch}, Speed: 200})
+	id := s.Jobs[0].ID
+	c := newClient(s)
+	stop := make(chan struct{})
+	var wg sync.WaitGroup
+	for _, p := range []string{"/trace?liveView=true", "", "/snapshots/0b6f3a2e-1111-4222-8333-444455556666"} {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				if _, err := c.do("GET", "/v2/agent/"+id+p); err != nil {
+					t.Error(err)
+					return
+				}
+			}
+		})
+	}
+	for len(c.trace(t, id, false).events) < 30 {
+	}
+	if r := c.must(t, "DELETE", "/v2/agent/"+id); r.status != 200 {
+		t.Fatalf("DELETE: %d", r.status)
+	}
+	tr := finalTrace(t, s, id)
+	close(stop)
+	wg.Wait()
+	if f := findType(tr.events, "run.finished"); len(f) != 1 || f[0].Outcome != "cancelled" {
+		t.Errorf("run.finished %v", f)
+	}
+}
+
 func TestCancelFinishedRun(t *testing.T) {
 	s := startSim(t, Options{})
 	id := s.Jobs[0].ID
