@@ -171,14 +171,14 @@ func researchAnswer() string {
 		fmt.Fprintf(&s, "### %s\n\n%s See the [pricing page](%s) and the [API documentation](%s).\n\n", v.name, v.note, v.pricingURL, v.docsURL)
 	}
 	s.WriteString("## Method\n\n")
-	s.WriteString("1. Ranked candidates by how often they appear in 2026 comparison articles.\n")
+	s.WriteString("1. Ranked candidates by how often they appear in recent comparison articles.\n")
 	s.WriteString("2. Extracted plans from each pricing page with a fixed schema.\n")
 	s.WriteString("3. Read rate limits from the API documentation, not from marketing pages.\n")
 	s.WriteString("4. Cross-checked every price against a second source; Zyte's tiered price is given as a range.\n\n")
 	s.WriteString("## Sources\n\n")
 	n := 1
 	for _, v := range vendors {
-		fmt.Fprintf(&s, "%d. [%s pricing](%s)\n%d. [%s API documentation](%s)\n", n, v.name, v.pricingURL, n+1, v.name, v.docsURL)
+		fmt.Fprintf(&s, "%d. [%s pricing](%s)\n%d. [%s documentation](%s)\n", n, v.name, v.pricingURL, n+1, strings.TrimSuffix(v.name, " API")+" API", v.docsURL)
 		n += 2
 	}
 	s.WriteString("\n> Simulated by firewatch's demo service: the vendors are real, the figures are illustrative and not current quotes.\n")
@@ -256,8 +256,8 @@ func research(b *builder) {
 		"The user wants a side-by-side comparison of five web-scraping APIs on three axes: price, rate limits and the free tier. "+
 			"I'll first confirm which vendors are most often ranked in the top five, then split the work: one researcher for pricing pages, "+
 			"one analyst for the API documentation (rate limits and concurrency), and a verifier to cross-check every figure against a second source.")
-	o.tool("mcp__tools__search", obj{"query", "best web scraping API 2026 pricing comparison", "limit", 8},
-		searchResults(b, "", vendors, [2]string{"https://www.scrapingdog.com/blog/best-web-scraping-apis/", "Best Web Scraping APIs in 2026 (Tested & Compared)"},
+	o.tool("mcp__tools__search", obj{"query", "best web scraping API pricing comparison", "limit", 8},
+		searchResults(b, "", vendors, [2]string{"https://www.scrapingdog.com/blog/best-web-scraping-apis/", "Best Web Scraping APIs (Tested & Compared)"},
 			[2]string{"https://research.aimultiple.com/web-scraping-api/", "Web Scraping APIs: Benchmark of 9 Providers"}),
 		b.between(1500*ms, 2400*ms), 3)
 	o.think(b.between(1200*ms, 2000*ms), 3,

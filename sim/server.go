@@ -27,6 +27,7 @@ type Server struct {
 	Jobs []Job  // one per scenario, in order
 
 	o       Options
+	ln      net.Listener
 	hs      *http.Server
 	start   time.Time // pacing origin (monotonic)
 	base    time.Time // occurredAt of simulated time 0
@@ -83,6 +84,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s := &Server{
 		URL:  "http://" + ln.Addr().String(),
 		Key:  o.Key,
+		ln:   ln,
 		o:    o,
 		runs: map[string]*run{},
 		done: make(chan struct{}),
@@ -128,6 +130,11 @@ func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
 		close(s.done)
 		if err := s.hs.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			s.closeErr = err
+		}
+		// Serve may not have taken the listener yet; close it here so that
+		// no connection is accepted after Close returns.
+		if err := s.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) && s.closeErr == nil {
 			s.closeErr = err
 		}
 	})

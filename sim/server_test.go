@@ -86,6 +86,26 @@ func TestContextStopsServer(t *testing.T) {
 	}
 }
 
+// After Close nothing listens: connections are refused at once.
+func TestCloseRefuses(t *testing.T) {
+	for range 20 {
+		s, err := Start(t.Context(), Options{Key: testKey})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+		_, err = http.Get(s.URL + "/v2/agent")
+		if err == nil || !strings.Contains(err.Error(), "connection refused") {
+			t.Fatalf("after Close: %v", err)
+		}
+		if err := s.Close(); err != nil {
+			t.Fatalf("second Close: %v", err)
+		}
+	}
+}
+
 func TestJobErrors(t *testing.T) {
 	s := startSim(t, Options{Scenarios: []string{ScenarioResearch, ScenarioFirstGen}, Speed: 1})
 	c := newClient(s)
