@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -153,7 +154,7 @@ func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
 	if w.Store.Len() == 0 {
 		b.WriteString(" · no events yet")
 	} else {
-		b.WriteString(" · last event " + describe.Duration(idle.Truncate(time.Second)) + " ago")
+		b.WriteString(" · last event " + ago(idle) + " ago")
 	}
 	line := describe.OneLine(b.String(), describe.MaxDetailWidth)
 	if ascii {
@@ -174,4 +175,12 @@ func orDash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// ago is a whole number of seconds under a minute ("45s"), else "1m05s".
+func ago(d time.Duration) string {
+	if d < time.Minute {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	return describe.Duration(d.Truncate(time.Second))
 }

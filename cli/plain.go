@@ -211,6 +211,9 @@ func (p *plainPrinter) heartbeat(idle time.Duration) {
 func (p *plainPrinter) end(note string) {
 	s := p.w.Store
 	r := s.Run()
+	if s.Len() == 0 && note == noteRefused {
+		return // nothing was shown; the service's answer goes to stderr
+	}
 	p.buf.Reset()
 	p.buf.WriteByte('\n')
 	row := func(label, sgr, value string) {

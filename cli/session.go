@@ -144,6 +144,8 @@ func endCause(ctx context.Context, err error) error {
 	return err
 }
 
+const noteRefused = "the service refused the request"
+
 // endNote says, in the plain output's closing block, why watching stopped
 // when the run had not finished.
 func (w *watchSession) endNote(endErr error, code int) string {
@@ -156,7 +158,7 @@ func (w *watchSession) endNote(endErr error, code int) string {
 	case ExitInterrupted:
 		return "interrupted"
 	case ExitRejected:
-		return "the service refused the request"
+		return noteRefused
 	}
 	if endErr == nil {
 		if w.Replay {
@@ -266,7 +268,10 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 		}
 		if u.Err != nil {
 			trouble = true
-			msg := describe.OneLine(u.Health.String(), 200)
+			msg := describe.OneLine(u.Health.Reason, 200)
+			if msg == "" {
+				msg = describe.OneLine(u.Health.String(), 200)
+			}
 			if msg == "" {
 				msg = describe.OneLine(u.Err.Error(), 200)
 			}

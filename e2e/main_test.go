@@ -1,0 +1,217 @@
+// Package e2e runs the built firewatch binary against the simulator, the
+// way people and scripts run it: exit codes, plain and JSON output, the
+// summary, recording and replay, serve, and the key staying secret.
+package e2e
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/sim"
+)
+
+// bin is the firewatch binary built once for all tests.
+var bin string
+
+// moduleRoot is the directory of go.mod.
+var moduleRoot string
+
+func TestMain(m *testing.M) {
+	os.Exit(run(m))
+}
+
+func run(m *testing.M) int {
+	dir, err := os.MkdirTemp("", "firewatch-e2e-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(dir)
+	wd, _ := os.Getwd()
+	moduleRoot = filepath.Dir(wd)
+	bin = filepath.Join(dir, "firewatch")
+	args := []string{"build", "-o", bin}
+	if raceEnabled {
+		// The e2e flows run the cli's goroutines: check them too.
+		args = append(args, "-race")
+	}
+	args = append(args, ".")
+	cmd := exec.Command("go", args...)
+	cmd.Dir = moduleRoot
+	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr
+	if err := cmd.Run(); err != nil {
+		fmt.Fprintln(os.Stderr, "building firewatch:", err)
+		return 1
+	}
+	return m.Run()
+}
+
+// startSim starts the simulator in the test process; it is closed when the
+// test ends. Rate limiting is off unless opts sets it: tests poll fast.
+func startSim(t *testing.T, opts sim.Options) *sim.Server {
+	t.Helper()
+	if opts.Speed == 0 {
+		opts.Speed = 50
+	}
+	if opts.RateLimit == 0 {
+		opts.RateLimit = -1
+	}
+	srv, err := sim.Start(context.Background(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// baseEnv is a clean environment: no FIRECRAWL_* or NO_COLOR from the
+// machine running the tests.
+func baseEnv(extra ...string) []string {
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC", "LANG=C.UTF-8"}
+	return append(env, extra...)
+}
+
+// simEnv points the binary at srv.
+func simEnv(srv *sim.Server, extra ...string) []string {
+	return baseEnv(append([]string{"FIRECRAWL_API_URL=" + srv.URL, "FIRECRAWL_API_KEY=" + srv.Key}, extra...)...)
+}
+
+// syncBuffer is a bytes.Buffer safe for a writer and a reader.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// proc is a running firewatch.
+type proc struct {
+	cmd            *exec.Cmd
+	stdout, stderr *syncBuffer
+	done           chan struct{}
+	code           int
+}
+
+func start(t *testing.T, env []string, args ...string) *proc {
+	t.Helper()
+	p := &proc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
+	p.cmd = exec.Command(bin, args...)
+	p.cmd.Env = env
+	p.cmd.Dir = t.TempDir()
+	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		_ = p.cmd.Wait()
+		p.code = p.cmd.ProcessState.ExitCode()
+		close(p.done)
+	}()
+	t.Cleanup(func() {
+		select {
+		case <-p.done:
+		default:
+			_ = p.cmd.Process.Kill()
+			<-p.done
+		}
+	})
+	return p
+}
+
+// wait waits for the process to exit and returns its exit code.
+func (p *proc) wait(t *testing.T, limit time.Duration) int {
+	t.Helper()
+	select {
+	case <-p.done:
+		return p.code
+	case <-time.After(limit):
+		_ = p.cmd.Process.Kill()
+		<-p.done
+		t.Fatalf("firewatch %s did not exit within %s\nstdout:\n%s\nstderr:\n%s", strings.Join(p.cmd.Args[1:], " "), limit, tailOf(p.stdout.String()), tailOf(p.stderr.String()))
+		return -1
+	}
+}
+
+// waitOutput waits until stdout satisfies cond.
+func (p *proc) waitOutput(t *testing.T, limit time.Duration, what string, cond func(stdout string) bool) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for !cond(p.stdout.String()) {
+		select {
+		case <-p.done:
+			t.Fatalf("firewatch exited (code %d) before %s\nstdout:\n%s\nstderr:\n%s", p.code, what, tailOf(p.stdout.String()), tailOf(p.stderr.String()))
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %s\nstdout:\n%s\nstderr:\n%s", what, limit, tailOf(p.stdout.String()), tailOf(p.stderr.String()))
+		}
+	}
+}
+
+// result is a finished run of the binary.
+type result struct {
+	stdout, stderr string
+	code           int
+	dir            string // its working directory
+}
+
+// runFW runs firewatch to its end (at most limit) in a fresh directory.
+func runFW(t *testing.T, env []string, limit time.Duration, args ...string) result {
+	t.Helper()
+	p := start(t, env, args...)
+	code := p.wait(t, limit)
+	return result{stdout: p.stdout.String(), stderr: p.stderr.String(), code: code, dir: p.cmd.Dir}
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("exit %d\nstdout:\n%s\nstderr:\n%s", r.code, tailOf(r.stdout), tailOf(r.stderr))
+}
+
+func tailOf(s string) string {
+	lines := strings.Split(s, "\n")
+	if len(lines) > 40 {
+		lines = append([]string{fmt.Sprintf("[... %d lines]", len(lines)-40)}, lines[len(lines)-40:]...)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// noKey fails when key occurs in any of the texts.
+func noKey(t *testing.T, key string, named map[string][]byte) {
+	t.Helper()
+	if key == "" {
+		t.Fatal("noKey: empty key")
+	}
+	for name, b := range named {
+		if bytes.Contains(b, []byte(key)) {
+			t.Errorf("the API key appears in %s", name)
+		}
+	}
+}
+
+// readFile reads a file the binary wrote.
+func readFile(t *testing.T, path string) []byte {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
