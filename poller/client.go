@@ -320,6 +320,10 @@ func (c *Client) statusError(op string, r *response) *Error {
 func errorBody(body []byte) (msg string, retryAfter time.Duration) {
 	o, ok := parseObject(body)
 	if !ok {
+		var s string
+		if unmarshal(body, &s) == nil {
+			return s, 0
+		}
 		t := strings.TrimSpace(string(body))
 		if len(t) <= 200 && !strings.HasPrefix(t, "<") && !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
 			return t, 0

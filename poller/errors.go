@@ -425,20 +425,23 @@ func retryAfterHeader(v string, now time.Time) time.Duration {
 	}
 	if t, err := http.ParseTime(v); err == nil {
 		if d := t.Sub(now); d > 0 {
-			return d
+			return min(d, maxServerDelay)
 		}
 	}
 	return 0
 }
 
-// secondsDur converts seconds to a Duration, saturating at a day (a
-// nonsense value must not overflow; the watcher clamps anyway).
+// maxServerDelay bounds a delay read from an answer (a nonsense value must
+// not overflow); the watch loop clamps further, to MaxRetryAfter.
+const maxServerDelay = 24 * time.Hour
+
+// secondsDur converts seconds to a Duration, saturating at maxServerDelay.
 func secondsDur(f float64) time.Duration {
 	if f != f || f <= 0 {
 		return 0
 	}
-	if f > 86400 {
-		f = 86400
+	if f > maxServerDelay.Seconds() {
+		return maxServerDelay
 	}
 	return time.Duration(f * float64(time.Second))
 }

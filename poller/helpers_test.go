@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -302,6 +303,31 @@ func (c *fakeClock) fire(t *testing.T) time.Duration {
 	return d
 }
 
+// step fires the next timer, or reports that the watch is done (the last
+// update has Done set and no timer will come).
+func (c *fakeClock) step(t *testing.T, col *collector) (time.Duration, bool) {
+	t.Helper()
+	deadline := time.NewTimer(10 * time.Second)
+	defer deadline.Stop()
+	for {
+		if us := col.snapshot(); len(us) > 0 && us[len(us)-1].Done {
+			return 0, true
+		}
+		c.mu.Lock()
+		pending := len(c.timers) > 0
+		c.mu.Unlock()
+		if pending {
+			return c.fire(t), false
+		}
+		select {
+		case <-c.pending:
+		case <-col.notify:
+		case <-deadline.C:
+			t.Fatal("neither a timer nor the end")
+		}
+	}
+}
+
 // scripted serves GET .../trace from a fixed list of bodies, one per
 // request (the last one repeats), and 404 on token usage.
 //
@@ -312,7 +338,8 @@ func (c *fakeClock) fire(t *testing.T) time.Duration {
 type scripted struct {
 	mu     sync.Mutex
 	bodies []string
-	n      int
+	n      int // trace requests
+	tokens int // token-usage requests
 	url    string
 }
 
@@ -320,6 +347,9 @@ func newScripted(t *testing.T, bodies ...string) *scripted {
 	s := &scripted{bodies: bodies}
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasSuffix(r.URL.Path, "/team/token-usage") {
+			s.mu.Lock()
+			s.tokens++
+			s.mu.Unlock()
 			w.WriteHeader(http.StatusNotFound)
 			fmt.Fprint(w, `{"success":false,"error":"Could not find token usage information"}`)
 			return
@@ -352,4 +382,85 @@ func ev(id string, seq int, typ, extra string) string {
 
 func traceBody(events ...string) string {
 	return fmt.Sprintf(`{"success":true,"id":"%s","events":[%s],"creditsUsed":3}`, stubJob, strings.Join(events, ","))
+}
+
+func mustDecode(t *testing.T, body []byte) *model.Poll {
+	t.Helper()
+	p, err := model.DecodeTrace(body)
+	if err != nil {
+		t.Fatalf("decoding: %v", err)
+	}
+	return p
+}
+
+// newHeaderRecorder starts a server that sends each request's headers to
+// got and answers 404; the sim does not expose request headers.
+func newHeaderRecorder(t *testing.T, got chan<- http.Header) string {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case got <- r.Header.Clone():
+		default:
+		}
+		w.WriteHeader(http.StatusNotFound)
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// countingTransport measures, on the client side, how many trace requests
+// are in flight at once: from the start of RoundTrip to the body's Close.
+type countingTransport struct {
+	next     http.RoundTripper
+	mu       sync.Mutex
+	inFlight int
+	max      int
+}
+
+func (c *countingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	trace := strings.HasSuffix(req.URL.Path, "/trace")
+	if trace {
+		c.mu.Lock()
+		c.inFlight++
+		c.max = max(c.max, c.inFlight)
+		c.mu.Unlock()
+	}
+	resp, err := c.next.RoundTrip(req)
+	if !trace {
+		return resp, err
+	}
+	if err != nil {
+		c.done()
+		return resp, err
+	}
+	resp.Body = &countedBody{ReadCloser: resp.Body, c: c}
+	return resp, nil
+}
+
+func (c *countingTransport) done() {
+	c.mu.Lock()
+	c.inFlight--
+	c.mu.Unlock()
+}
+
+func (c *countingTransport) maxInFlight() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.max
+}
+
+type countedBody struct {
+	io.ReadCloser
+	c    *countingTransport
+	once sync.Once
+}
+
+func (b *countedBody) Close() error {
+	err := b.ReadCloser.Close()
+	b.once.Do(b.c.done)
+	return err
+}
+
+func countingClient() (*http.Client, *countingTransport) {
+	ct := &countingTransport{next: http.DefaultTransport.(*http.Transport).Clone()}
+	return &http.Client{Transport: ct}, ct
 }

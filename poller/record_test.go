@@ -1,0 +1,273 @@
+package poller
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/sim"
+)
+
+type recLine struct {
+	ReceivedAt string         `json:"receivedAt"`
+	Trace      jsontext.Value `json:"trace"`
+}
+
+// parseRecording checks a recording's shape and returns its header and
+// lines.
+func parseRecording(t *testing.T, b []byte) (object, []recLine) {
+	t.Helper()
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	head, ok := parseObject([]byte(lines[0]))
+	if !ok {
+		t.Fatalf("header %q", lines[0])
+	}
+	var out []recLine
+	for i, l := range lines[1:] {
+		var r recLine
+		if err := unmarshal([]byte(l), &r); err != nil {
+			t.Fatalf("line %d: %v: %q", i+2, err, l)
+		}
+		if _, err := time.Parse(time.RFC3339Nano, r.ReceivedAt); err != nil {
+			t.Fatalf("line %d: receivedAt %q", i+2, r.ReceivedAt)
+		}
+		out = append(out, r)
+	}
+	return head, out
+}
+
+func TestRecordThenReplay(t *testing.T) {
+	for _, scenario := range []string{"research", "chaos"} {
+		t.Run(scenario, func(t *testing.T) {
+			srv := startSim(t, sim.Options{Scenarios: []string{scenario}, Seed: 5, Speed: 200})
+			c := newClient(t, srv, withKey(srv))
+			job := srv.Jobs[0].ID
+			var rec bytes.Buffer
+			live := watchAll(t, c, job, WatchOptions{Record: &rec, LiveView: true})
+			if strings.Contains(rec.String(), srv.Key) {
+				t.Fatal("the recording holds the key")
+			}
+
+			head, lines := parseRecording(t, rec.Bytes())
+			if v, _ := head.str("firewatch"); v != "recording" {
+				t.Fatalf("header %v", head)
+			}
+			if v, _ := head.num("version"); v != 1 {
+				t.Fatalf("version %v", v)
+			}
+			if v, _ := head.str("jobId"); v != job {
+				t.Fatalf("jobId %q", v)
+			}
+			if v, _ := head.str("baseUrl"); v != srv.URL {
+				t.Fatalf("baseUrl %q", v)
+			}
+			if _, ok := head.time("startedAt"); !ok {
+				t.Fatal("no startedAt")
+			}
+
+			// Each event is recorded once, byte for byte: O(events).
+			script, _ := srv.Script(job)
+			served := map[string]bool{}
+			for _, e := range script {
+				served[string(e.JSON)] = true
+			}
+			seen := map[string]bool{}
+			polls := 0
+			for _, u := range live.snapshot() {
+				if u.Poll != nil {
+					polls++
+				}
+			}
+			if len(lines) >= polls {
+				t.Fatalf("%d lines for %d polls: unchanged polls are recorded", len(lines), polls)
+			}
+			for i, l := range lines {
+				o, _ := parseObject(l.Trace)
+				if _, ok := o.num("creditsUsed"); !ok {
+					t.Fatalf("line %d: no creditsUsed", i+2)
+				}
+				if o["activeBrowserSessions"] == nil || o["id"] == nil {
+					t.Fatalf("line %d: no activeBrowserSessions or id", i+2)
+				}
+				for _, e := range o.array("events") {
+					if seen[string(e)] {
+						t.Fatalf("line %d: an event recorded twice", i+2)
+					}
+					if !served[string(e)] {
+						t.Fatalf("line %d: an event not as served: %s", i+2, e)
+					}
+					seen[string(e)] = true
+				}
+			}
+			if len(seen) != len(served) {
+				t.Fatalf("%d events recorded, %d served", len(seen), len(served))
+			}
+
+			replayed := newCollector()
+			if err := Replay(context.Background(), bytes.NewReader(rec.Bytes()), ReplayOptions{Instant: true}, replayed.sink); err != nil {
+				t.Fatalf("Replay: %v", err)
+			}
+			sameSummary(t, "replay vs live", replayed.summary(), live.summary())
+			us := replayed.snapshot()
+			if last := us[len(us)-1]; !last.Done || !last.Health.Replay || len(us) != len(lines)+1 {
+				t.Fatalf("%d updates for %d lines; last %+v", len(us), len(lines), last)
+			}
+		})
+	}
+}
+
+func TestReplayPace(t *testing.T) {
+	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
+	b := ev("0190f3a4-0000-7000-8000-00000000000b", 2, "reasoning.summary", `,"text":"t"`)
+	f := ev("0190f3a4-0000-7000-8000-00000000000f", 3, "run.finished", `,"outcome":"succeeded","error":null`)
+	rec := `{"firewatch":"recording","version":1,"jobId":"` + stubJob + `","baseUrl":"x","startedAt":"2026-03-14T09:00:00Z"}
+{"receivedAt":"2026-03-14T09:00:01Z","trace":{"id":"` + stubJob + `","events":[` + a + `]}}
+{"kind":"something newer","receivedAt":"2026-03-14T09:00:02Z"}
+{"receivedAt":"2026-03-14T09:00:05Z","trace":{"events":[` + b + `]}}
+{"receivedAt":"2026-03-14T09:00:06.5Z","trace":{"events":[` + f + `]}}
+`
+	clk := newFakeClock()
+	col := newCollector()
+	done := make(chan error, 1)
+	go func() {
+		done <- replay(context.Background(), strings.NewReader(rec), ReplayOptions{Speed: 2}, col.sink, clk)
+	}()
+	polled(t, col, 1)
+	for i, want := range []time.Duration{2 * time.Second, 750 * time.Millisecond} {
+		if d := clk.fire(t); d != want {
+			t.Fatalf("wait %d: %v, want %v", i+1, d, want)
+		}
+	}
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	sum := col.summary()
+	if sum.EventCount != 3 || *sum.Outcome != "succeeded" {
+		t.Fatalf("summary %+v", sum)
+	}
+}
+
+func TestReplaySavedTraceBody(t *testing.T) {
+	srv := startSim(t, sim.Options{Seed: 9})
+	c := newClient(t, srv, withKey(srv))
+	job := srv.Jobs[0].ID
+	if err := srv.WaitFinished(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	body, err := c.Trace(context.Background(), job, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scriptSummary(t, srv, job)
+	pretty := jsontext.Value(bytes.Clone(body))
+	if err := pretty.Indent(jsontext.WithIndent("  ")); err != nil {
+		t.Fatal(err)
+	}
+	for name, in := range map[string][]byte{
+		"compact":      body,
+		"pretty":       pretty,
+		"two bodies":   append(append(bytes.Clone(body), '\n'), pretty...),
+		"trailing eol": append(bytes.Clone(pretty), "\n\n"...),
+	} {
+		col := newCollector()
+		if err := Replay(context.Background(), bytes.NewReader(in), ReplayOptions{}, col.sink); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sameSummary(t, name, col.summary(), want)
+	}
+}
+
+func TestReplayBadInput(t *testing.T) {
+	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
+	head := `{"firewatch":"recording","version":1,"jobId":"` + stubJob + `"}` + "\n"
+	good := `{"receivedAt":"2026-03-14T09:00:01Z","trace":{"events":[` + a + `]}}` + "\n"
+	for _, tc := range []struct {
+		in      string
+		updates int
+		msg     string
+	}{
+		{"", 0, "empty"},
+		{"  \n", 0, "empty"},
+		{"hello", 0, "not a recording"},
+		{"[1,2]", 0, "not a JSON object"},
+		{`{"firewatch":"recording","version":7}`, 0, "version 7"},
+		{head + good + `{"receivedAt":"2026-03-14T09:00:02Z","trace":{"ev`, 1, "line 3"},
+		{head + good + `{"receivedAt":"2026-03-14T09:00:02Z","trace":{"nothing":1}}`, 1, "no events array"},
+		{`{"success":true,"events":[` + a + `]} {"success":true,"events":[` + a, 1, "value 2"},
+	} {
+		col := newCollector()
+		err := Replay(context.Background(), strings.NewReader(tc.in), ReplayOptions{Instant: true}, col.sink)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Fatalf("%q: error %v, want one saying %q", tc.in, err, tc.msg)
+		}
+		if n := len(col.snapshot()); n != tc.updates {
+			t.Fatalf("%q: %d updates, want %d", tc.in, n, tc.updates)
+		}
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Replay(ctx, strings.NewReader(head+good), ReplayOptions{}, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled: %v", err)
+	}
+}
+
+type failingWriter struct{ n int }
+
+func (w *failingWriter) Write(p []byte) (int, error) {
+	w.n++
+	if w.n > 1 {
+		return 0, errors.New("no space left on device")
+	}
+	return len(p), nil
+}
+
+func TestRecordingWriteErrorDoesNotStopTheWatch(t *testing.T) {
+	srv := startSim(t, sim.Options{})
+	c := newClient(t, srv, withKey(srv))
+	fw := &failingWriter{}
+	col := watchAll(t, c, srv.Jobs[0].ID, WatchOptions{Record: fw})
+	us := col.snapshot()
+	if h := us[len(us)-1].Health; !strings.Contains(h.RecordError, "no space left") {
+		t.Fatalf("RecordError %q", h.RecordError)
+	}
+	if fw.n != 2 {
+		t.Fatalf("%d writes after the failure", fw.n-2)
+	}
+	sameSummary(t, "watch", col.summary(), scriptSummary(t, srv, srv.Jobs[0].ID))
+}
+
+func TestCompactJSON(t *testing.T) {
+	in := []byte("{\n  \"a\": \"x \\\" \\n y\",\n\t\"b\": [1, 2]\r\n}")
+	got := compactJSON(in)
+	if string(got) != `{"a":"x \" \n y","b":[1,2]}` {
+		t.Fatalf("%s", got)
+	}
+	one := []byte(`{"a": 1}`)
+	if out := compactJSON(one); &out[0] != &one[0] {
+		t.Fatal("a value without newlines is copied")
+	}
+}
+
+func FuzzCompactJSON(f *testing.F) {
+	f.Add([]byte("{\n \"a\" : [ 1 , \"\\\\\" ]\n}"))
+	f.Add([]byte("\"\\u0041\\n\"\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		if !jsontext.Value(b).IsValid(scanOpts...) {
+			return
+		}
+		out := compactJSON(b)
+		if bytes.ContainsAny(out, "\n\r") {
+			t.Fatalf("newline left in %q", out)
+		}
+		x, y := jsontext.Value(bytes.Clone(b)), jsontext.Value(bytes.Clone(out))
+		if x.Compact(scanOpts...) != nil || y.Compact(scanOpts...) != nil || !bytes.Equal(x, y) {
+			t.Fatalf("%q compacted to %q", b, out)
+		}
+	})
+}
