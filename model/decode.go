@@ -7,8 +7,11 @@ import (
 	"hash/maphash"
 	"io"
 	"math"
+	"slices"
 	"strconv"
+	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -32,8 +35,10 @@ type Poll struct {
 	Finished bool       // a run.finished is among Events
 }
 
-// Changed reports whether the poll brought anything a store would merge:
-// events, set-aside events, or a new credits or live-session figure.
+// Changed reports whether the poll brought events or set-aside events the
+// decoder had not reported before. Credits and live sessions are figures of
+// every response and do not count: a poller's "nothing new" tail window
+// goes by this.
 func (p *Poll) Changed() bool { return len(p.Events) > 0 || len(p.Rejected) > 0 }
 
 // DecodeError says what was wrong with a trace body that could not be used
@@ -70,24 +75,92 @@ func (e *DecodeError) Error() string {
 // A Decoder is not safe for concurrent use. Its events may be handed to a
 // Store on another goroutine: the decoder never touches them again.
 type Decoder struct {
-	seed   maphash.Seed
-	known  map[uint64][]*entry // hash of raw bytes → entries with that hash
-	ids    map[string]*entry   // eventId → the entry emitted under it
-	layout []*entry            // the last body's events, in its order
-	intern map[string]string
+	seed      maphash.Seed
+	known     map[uint64]*entry   // hash of raw bytes → entries with that hash (chained)
+	unindexed []*entry            // entries not in known yet: indexed on the next look-up
+	entries   int                 // entries in known and unindexed
+	ids       map[string]struct{} // eventIds of the events produced
+	layout    []*entry            // the last body's events, in its order
+	intern    map[string]string
+
+	// The body being decoded. first: nothing was known before it, so its
+	// values need no look-up (a first body is decoded without hashing).
+	// arena holds the raw bytes of a first body's events (one copy of the
+	// body instead of one per event). added and addedIDs are what it added:
+	// a body that turns out to be unusable (truncated, trailing garbage...)
+	// must leave the decoder as it was, or the events it held would never
+	// be produced.
+	first     bool
+	arena     []byte
+	arenaBase int
+	added     []*entry
+	addedIDs  []string
+	cur       []byte // the raw bytes of the event being decoded
+
+	// agentRefs caches decoded agent identities by their exact bytes: every
+	// event of an agent carries the same object.
+	agentRefs  map[string]agentRef
+	recent     [8]recentAgent
+	recentNext int
+
+	// Events and entries are allocated in slabs: a first body holds tens
+	// of thousands.
+	eventSlab []Event
+	entrySlab []entry
+	strSlab   []byte // short strings; appended to, never changed
 
 	dec     jsontext.Decoder
-	subs    []*jsontext.Decoder
+	buf     bytes.Buffer // dec's input
+	subs    []*subDecoder
 	depth   int
 	scratch []byte
-	lastRun string
+}
+
+type agentRef struct {
+	ref    AgentRef
+	reason string
+}
+
+// recentAgent looks the agent object v up among the last few seen: a trace
+// has a handful of agents, and comparing bytes beats hashing them.
+func (d *Decoder) recentAgent(v []byte) (agentRef, bool) {
+	for i := range d.recent {
+		if d.recent[i].raw == string(v) {
+			return d.recent[i].agentRef, true
+		}
+	}
+	return agentRef{}, false
+}
+
+func (d *Decoder) remember(v []byte, a agentRef) {
+	for i := range d.recent {
+		if d.recent[i].raw == string(v) {
+			return
+		}
+	}
+	d.recent[d.recentNext] = recentAgent{string(v), a}
+	d.recentNext = (d.recentNext + 1) % len(d.recent)
+}
+
+type recentAgent struct {
+	raw string
+	agentRef
+}
+
+// subDecoder reads a nested value (members, items).
+type subDecoder struct {
+	dec jsontext.Decoder
+	buf bytes.Buffer
 }
 
 // entry is one distinct event value (byte sequence) the decoder has seen.
 type entry struct {
 	raw  []byte
+	next *entry // the next entry with the same hash
+	idx  int    // index in the last layout, -1 when not in it
 	kind entryKind
-	idx  int // index in the last layout, -1 when not in it
+	// indexed: in known; dead: added by a Decode that failed.
+	indexed, dead bool
 }
 
 type entryKind uint8
@@ -99,12 +172,14 @@ const (
 	entryDropped
 )
 
+const slabSize = 128
+
 // NewDecoder returns a decoder that has seen nothing yet.
 func NewDecoder() *Decoder {
 	return &Decoder{
 		seed:   maphash.MakeSeed(),
-		known:  make(map[uint64][]*entry),
-		ids:    make(map[string]*entry),
+		known:  make(map[uint64]*entry),
+		ids:    make(map[string]struct{}),
 		intern: make(map[string]string),
 	}
 }
@@ -117,14 +192,107 @@ var decodeOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext
 // Decode reads one trace response body. It returns a *DecodeError when the
 // body cannot be used; a bad event only sets that event aside.
 func (d *Decoder) Decode(body []byte) (*Poll, error) {
+	d.first = d.entries == 0
+	p, layout, err := d.decode(body)
+	if err != nil {
+		d.undo()
+	} else {
+		// Commit the new layout.
+		for _, e := range d.layout {
+			e.idx = -1
+		}
+		for i, e := range layout {
+			e.idx = i
+		}
+		d.layout = layout
+	}
+	clear(d.added)
+	d.added, d.addedIDs, d.arena, d.cur = d.added[:0], d.addedIDs[:0], nil, nil
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// undo forgets what a failed Decode added.
+func (d *Decoder) undo() {
+	for _, e := range d.added {
+		e.dead = true
+		if !e.indexed {
+			continue
+		}
+		h := maphash.Bytes(d.seed, e.raw)
+		if d.known[h] == e {
+			if e.next == nil {
+				delete(d.known, h)
+			} else {
+				d.known[h] = e.next
+			}
+			continue
+		}
+		for pp := d.known[h]; pp != nil; pp = pp.next {
+			if pp.next == e {
+				pp.next = e.next
+				break
+			}
+		}
+	}
+	d.unindexed = slices.DeleteFunc(d.unindexed, func(e *entry) bool { return e.dead })
+	d.entries -= len(d.added)
+	for _, id := range d.addedIDs {
+		delete(d.ids, id)
+	}
+}
+
+// index puts the entries not yet indexed into known.
+func (d *Decoder) index() {
+	if len(d.unindexed) == 0 {
+		return
+	}
+	if len(d.known) == 0 && len(d.unindexed) > 64 {
+		d.known = make(map[uint64]*entry, len(d.unindexed)+len(d.unindexed)/4)
+	}
+	for _, e := range d.unindexed {
+		h := maphash.Bytes(d.seed, e.raw)
+		e.next, e.indexed = d.known[h], true
+		d.known[h] = e
+	}
+	clear(d.unindexed)
+	d.unindexed = d.unindexed[:0]
+}
+
+func (d *Decoder) newEntry(raw []byte) *entry {
+	if len(d.entrySlab) == 0 {
+		d.entrySlab = make([]entry, slabSize)
+	}
+	e := &d.entrySlab[0]
+	d.entrySlab = d.entrySlab[1:]
+	e.raw, e.idx = raw, -1
+	return e
+}
+
+func (d *Decoder) newEvent() *Event {
+	if len(d.eventSlab) == 0 {
+		d.eventSlab = make([]Event, slabSize)
+	}
+	e := &d.eventSlab[0]
+	d.eventSlab = d.eventSlab[1:]
+	return e
+}
+
+func (d *Decoder) decode(body []byte) (*Poll, []*entry, error) {
 	p := &Poll{}
+	var layout []*entry
 	top := jsontext.NewDecoder(bytes.NewBuffer(body), decodeOpts...)
 	tok, err := top.ReadToken()
+	if err == io.EOF {
+		return nil, nil, &DecodeError{Offset: int64(len(body)), Msg: "the body is empty"}
+	}
 	if err != nil {
-		return nil, syntaxErr(body, top, "", err)
+		return nil, nil, syntaxErrAt(top, 0, "", err)
 	}
 	if tok.Kind() != '{' {
-		return nil, &DecodeError{Offset: top.InputOffset() - 1, Msg: fmt.Sprintf("the body is %s, not an object", kindName(tok.Kind()))}
+		return nil, nil, &DecodeError{Offset: int64(skipSpace(body, 0)), Msg: fmt.Sprintf("the body is %s, not an object", kindName(tok.Kind()))}
 	}
 	var serverErr string
 	sawEvents := false
@@ -132,9 +300,9 @@ func (d *Decoder) Decode(body []byte) (*Poll, error) {
 		for dec.PeekKind() == '"' {
 			name, err := dec.ReadToken()
 			if err != nil {
-				return syntaxErr(body, dec, "", err)
+				return syntaxErrAt(dec, base, "", err)
 			}
-			field := name.String()
+			field := fieldName(name.String())
 			switch field {
 			case "events":
 				if sawEvents {
@@ -149,16 +317,17 @@ func (d *Decoder) Decode(body []byte) (*Poll, error) {
 						_, err := dec.ReadValue()
 						return syntaxErrAt(dec, base, field, err)
 					}
-					return &DecodeError{Offset: base + dec.InputOffset(), Field: field, Msg: fmt.Sprintf("events is %s, not an array", kindName(k))}
+					return &DecodeError{Offset: int64(valueStart(body, int(base+dec.InputOffset()))), Field: field, Msg: fmt.Sprintf("events is %s, not an array", kindName(k))}
 				}
 				if base != 0 {
 					// Only the first decoder reads straight from the body.
 					return &DecodeError{Offset: base + dec.InputOffset(), Field: field, Msg: "events appears twice"}
 				}
-				end, err := d.decodeEvents(body, int(dec.InputOffset()), p)
+				l, end, err := d.decodeEvents(body, int(dec.InputOffset()), p)
 				if err != nil {
 					return err
 				}
+				layout = l
 				return errRestart{end}
 			case "id":
 				v, err := dec.ReadValue()
@@ -203,9 +372,10 @@ func (d *Decoder) Decode(body []byte) (*Poll, error) {
 		if tok.Kind() != '}' {
 			return &DecodeError{Offset: base + dec.InputOffset(), Msg: "unexpected " + kindName(tok.Kind())}
 		}
+		end := base + dec.InputOffset()
 		if _, err := dec.ReadToken(); err != io.EOF {
 			if err == nil {
-				err = errors.New("unexpected data after the top-level object")
+				return &DecodeError{Offset: int64(skipSpace(body, int(end))), Msg: "unexpected data after the top-level object"}
 			}
 			return syntaxErrAt(dec, base, "", err)
 		}
@@ -226,16 +396,25 @@ func (d *Decoder) Decode(body []byte) (*Poll, error) {
 		err = readMembers(dec, int64(restart.end)-int64(len(prefix)))
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !sawEvents {
-		e := &DecodeError{Offset: 0, Field: "events", Msg: "the response has no events array", ServerError: serverErr}
-		return nil, e
+		msg := "the response has no events array"
+		if serverErr != "" {
+			msg = "the server answered with an error instead of a trace"
+		}
+		return nil, nil, &DecodeError{Offset: 0, Field: "events", Msg: msg, ServerError: serverErr}
 	}
-	if p.RunID != "" {
-		d.lastRun = p.RunID
+	return p, layout, nil
+}
+
+// fieldName makes a member name from the body fit for an error message.
+func fieldName(s string) string {
+	s = Sanitize(s)
+	if len(s) > 64 {
+		s = strings.ToValidUTF8(s[:64], "") + "…"
 	}
-	return p, nil
+	return s
 }
 
 type errRestart struct{ end int }
@@ -245,17 +424,23 @@ func (errRestart) Error() string { return "restart" }
 // decodeEvents walks the events array that starts at body[start:] (at or
 // before its '['), compares each value with the event expected there from
 // the last body, and decodes only values it has not seen. It returns the
-// offset just past the array's ']'.
-func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) (int, error) {
+// offset just past the array's ']', with the body's layout (the entry of
+// each element, in order) for Decode to commit.
+func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, error) {
 	o := skipSpace(body, start)
 	if o < len(body) && body[o] == ':' {
 		o = skipSpace(body, o+1)
 	}
 	if o >= len(body) || body[o] != '[' {
-		return 0, &DecodeError{Offset: int64(o), Field: "events", Msg: "expected an array"}
+		return nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: "expected an array"}
 	}
 	o = skipSpace(body, o+1)
 	old := d.layout
+	if d.first && len(d.ids) == 0 {
+		// Size the map for a first body (events average a few hundred
+		// bytes).
+		d.ids = make(map[string]struct{}, len(body)/512)
+	}
 	next := make([]*entry, 0, len(old)+16)
 	k := 0 // index in old of the event expected next
 	index := 0
@@ -264,26 +449,48 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) (int, error) {
 	} else {
 		for {
 			if o >= len(body) {
-				return 0, &DecodeError{Offset: int64(o), Field: fmt.Sprintf("events[%d]", index), Msg: "the body ends inside the events array"}
+				return nil, 0, &DecodeError{Offset: int64(o), Field: fmt.Sprintf("events[%d]", index), Msg: msgTruncated}
 			}
 			var e *entry
-			if k < len(old) && bytes.HasPrefix(body[o:], old[k].raw) {
+			// The expected event's bytes, found in place, are that event:
+			// a JSON object, array or string ends where its bytes end. (A
+			// number does not: 1 is a prefix of 12.)
+			if k < len(old) && old[k].raw[0] != '-' && (old[k].raw[0] < '0' || old[k].raw[0] > '9') && bytes.HasPrefix(body[o:], old[k].raw) {
 				e = old[k]
 				o += len(e.raw)
 				k++
 			} else {
-				n, err := d.valueLen(body[o:])
+				var n int
+				var err error
+				if d.first {
+					// Nothing to look up: decode the value straight from
+					// the arena, which tells where it ends.
+					e, n, err = d.addFirst(body, o, index, p)
+				} else {
+					// Measure the value, look it up by its bytes, and
+					// decode it only when it is new. valueEnd only
+					// matches brackets; decodeEvent validates what it
+					// decodes, and a known value was validated when it
+					// was first seen.
+					var ok bool
+					if n, ok = valueEnd(body[o:]); !ok {
+						msg := msgTruncated
+						if o+n < len(body) {
+							msg = fmt.Sprintf("invalid character %q at the start of a value", body[o])
+						}
+						return nil, 0, &DecodeError{Offset: int64(o + n), Field: fmt.Sprintf("events[%d]", index), Msg: msg}
+					}
+					if e = d.lookup(body[o : o+n]); e == nil {
+						e, err = d.add(bytes.Clone(body[o:o+n]), index, p)
+					} else if e.idx >= 0 {
+						k = e.idx + 1
+					}
+				}
 				if err != nil {
-					return 0, &DecodeError{Offset: int64(o) + n, Field: fmt.Sprintf("events[%d]", index), Msg: describeSyntax(err)}
+					off, msg := syntaxDetail(err)
+					return nil, 0, &DecodeError{Offset: int64(o) + off, Field: fmt.Sprintf("events[%d]", index), Msg: msg}
 				}
-				raw := body[o : o+int(n)]
-				e = d.lookup(raw)
-				if e == nil {
-					e = d.add(raw, index, p)
-				} else if e.idx >= 0 {
-					k = e.idx + 1
-				}
-				o += int(n)
+				o += n
 			}
 			next = append(next, e)
 			index++
@@ -297,37 +504,76 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) (int, error) {
 				break
 			}
 			if o >= len(body) {
-				return 0, &DecodeError{Offset: int64(o), Field: "events", Msg: "the body ends inside the events array"}
+				return nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: msgTruncated}
 			}
-			return 0, &DecodeError{Offset: int64(o), Field: "events", Msg: fmt.Sprintf("expected ',' or ']' after events[%d], found %q", index-1, body[o])}
+			return nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: fmt.Sprintf("expected ',' or ']' after events[%d], found %q", index-1, body[o])}
 		}
 	}
-	for _, e := range old {
-		e.idx = -1
-	}
-	for i, e := range next {
-		e.idx = i
-	}
-	d.layout = next
 	p.Total = index
-	return o, nil
+	return next, o, nil
 }
 
-// valueLen returns the length of the JSON value at the start of b.
-func (d *Decoder) valueLen(b []byte) (int64, error) {
-	d.dec.Reset(bytes.NewBuffer(b), decodeOpts...)
-	if _, err := d.dec.ReadValue(); err != nil {
-		var se *jsontext.SyntacticError
-		if errors.As(err, &se) {
-			return se.ByteOffset, err
-		}
-		return d.dec.InputOffset(), err
+// valueEnd returns the length of the JSON value at the start of b by matching
+// brackets outside strings, without validating it. ok is false when b ends
+// first or holds no value there; n is then where it went wrong.
+func valueEnd(b []byte) (n int, ok bool) {
+	if len(b) == 0 {
+		return 0, false
 	}
-	return d.dec.InputOffset(), nil
+	switch b[0] {
+	case '{', '[':
+		depth := 0
+		for i := 0; i < len(b); i++ {
+			switch b[i] {
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				if depth == 0 {
+					return i + 1, true
+				}
+			case '"':
+				j, ok := stringEnd(b, i+1)
+				if !ok {
+					return len(b), false
+				}
+				i = j - 1
+			}
+		}
+		return len(b), false
+	case '"':
+		return stringEnd(b, 1)
+	}
+	i := 0
+	for i < len(b) && (b[i] >= 'a' && b[i] <= 'z' || b[i] >= 'A' && b[i] <= 'Z' || b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '+' || b[i] == '.') {
+		i++
+	}
+	return i, i > 0
+}
+
+// stringEnd returns the index just past the closing quote of the string whose
+// content starts at b[i].
+func stringEnd(b []byte, i int) (int, bool) {
+	for {
+		j := bytes.IndexByte(b[i:], '"')
+		if j < 0 {
+			return len(b), false
+		}
+		j += i
+		k := j
+		for b[k-1] == '\\' {
+			k--
+		}
+		if (j-k)%2 == 0 {
+			return j + 1, true
+		}
+		i = j + 1
+	}
 }
 
 func (d *Decoder) lookup(raw []byte) *entry {
-	for _, e := range d.known[maphash.Bytes(d.seed, raw)] {
+	d.index()
+	for e := d.known[maphash.Bytes(d.seed, raw)]; e != nil; e = e.next {
 		if bytes.Equal(e.raw, raw) {
 			return e
 		}
@@ -335,30 +581,64 @@ func (d *Decoder) lookup(raw []byte) *entry {
 	return nil
 }
 
-// add decodes a value never seen before and records it.
-func (d *Decoder) add(body []byte, index int, p *Poll) *entry {
-	raw := bytes.Clone(body)
-	e := &entry{raw: raw, idx: -1}
-	h := maphash.Bytes(d.seed, raw)
-	d.known[h] = append(d.known[h], e)
+// addFirst decodes the value at body[o:] of a first body, straight from the
+// arena (a copy of the body from the first event on), and records it. It
+// returns the value's length. An error means the value is not JSON: the body
+// cannot be used.
+func (d *Decoder) addFirst(body []byte, o, index int, p *Poll) (*entry, int, error) {
+	if d.arena == nil {
+		d.arena, d.arenaBase = bytes.Clone(body[o:]), o
+	}
+	rest := d.arena[o-d.arenaBase:]
+	ev, reason, n, err := d.decodeEvent(rest)
+	if err != nil {
+		return nil, n, err
+	}
+	raw := rest[:n:n]
+	ev.Raw = raw
+	if reason != "" || ev.Type == TypeUsageRecorded {
+		// A first body's values are not looked up, but a value set aside
+		// or dropped is reported once: did the body have it already?
+		if e := d.lookup(raw); e != nil {
+			return e, n, nil
+		}
+	}
+	return d.record(raw, ev, reason, index, p), n, nil
+}
 
-	ev, reason := d.decodeEvent(raw)
+// add decodes raw, a value not known and the decoder's own copy, and records
+// it. An error means the value is not JSON: the body cannot be used.
+func (d *Decoder) add(raw []byte, index int, p *Poll) (*entry, error) {
+	ev, reason, n, err := d.decodeEvent(raw)
+	if err == nil && n != len(raw) {
+		err = &jsontext.SyntacticError{ByteOffset: int64(n), Err: errors.New("unexpected data after a value")}
+	}
+	if err != nil {
+		return nil, err
+	}
+	return d.record(raw, ev, reason, index, p), nil
+}
+
+// record keeps a new value's entry and reports its event.
+func (d *Decoder) record(raw []byte, ev *Event, reason string, index int, p *Poll) *entry {
+	e := d.newEntry(raw)
+	d.unindexed = append(d.unindexed, e)
+	d.entries++
+	d.added = append(d.added, e)
+	_, dup := d.ids[ev.ID]
 	switch {
 	case reason != "":
 		e.kind = entryRejected
-		id := ""
-		if ev != nil {
-			id = ev.ID
-		}
-		p.Rejected = append(p.Rejected, Rejected{Index: index, EventID: id, Reason: reason, Raw: raw})
+		p.Rejected = append(p.Rejected, Rejected{Index: index, EventID: ev.ID, Reason: reason, Raw: raw})
 	case ev.Type == TypeUsageRecorded:
 		e.kind = entryDropped
 		p.Dropped++
-	case d.ids[ev.ID] != nil:
+	case dup:
 		e.kind = entryDuplicate
 	default:
 		e.kind = entryEvent
-		d.ids[ev.ID] = e
+		d.ids[ev.ID] = struct{}{}
+		d.addedIDs = append(d.addedIDs, ev.ID)
 		p.Events = append(p.Events, ev)
 		if ev.Type == TypeRunFinished {
 			p.Finished = true
@@ -380,22 +660,41 @@ type fields struct {
 	artifact                                         *ArtifactRef
 }
 
-// decodeEvent decodes one event object from raw, which it keeps (raw must
-// not change afterwards). It returns a non-empty reason when the event must
-// be set aside; ev may then still carry the eventId.
-func (d *Decoder) decodeEvent(raw []byte) (ev *Event, reason string) {
-	ev = &Event{Raw: raw}
-	var f fields
+// decodeEvent decodes the event at the start of buf, whose bytes it keeps
+// (they must not change afterwards), and returns its length n. A non-empty
+// reason means the event is set aside (ev then carries what could be read,
+// the eventId perhaps). An error means buf does not start with a JSON value:
+// the whole value is read, bad events included, so that a body is either
+// JSON or an error.
+func (d *Decoder) decodeEvent(buf []byte) (ev *Event, reason string, n int, err error) {
+	ev = d.newEvent()
+	d.cur = buf
+	defer func() { d.cur = nil }()
+	raw := buf
 	dec := &d.dec
-	dec.Reset(bytes.NewBuffer(raw), decodeOpts...)
-	tok, err := dec.ReadToken()
-	if err != nil || tok.Kind() != '{' {
-		return nil, "the event is not an object"
+	d.buf = *bytes.NewBuffer(buf)
+	dec.Reset(&d.buf, decodeOpts...)
+	if buf[0] != '{' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			return nil, "", 0, err
+		}
+		ev.Raw = buf[:len(v):len(v)]
+		return ev, "the event is " + kindName(v.Kind()) + ", not an object", int(dec.InputOffset()), nil
+	}
+	if _, err := dec.ReadToken(); err != nil {
+		return nil, "", 0, err
+	}
+	var f fields
+	bad := func(r string) {
+		if reason == "" {
+			reason = r
+		}
 	}
 	for dec.PeekKind() == '"' {
 		name, err := dec.ReadValue()
 		if err != nil {
-			return ev, "unreadable event: " + describeSyntax(err)
+			return nil, "", 0, err
 		}
 		name = trimValue(name)
 		var key []byte
@@ -405,14 +704,12 @@ func (d *Decoder) decodeEvent(raw []byte) (ev *Event, reason string) {
 			key, _ = jsontext.AppendUnquote(nil, name)
 		}
 		start := dec.InputOffset()
-		v, err := dec.ReadValue()
-		if err != nil {
-			return ev, "unreadable event: " + describeSyntax(err)
+		if _, err := dec.ReadValue(); err != nil {
+			return nil, "", 0, err
 		}
-		end := dec.InputOffset()
 		// Values are sliced from raw itself so that Parameters, Result and
 		// Raw share one allocation.
-		v = trimValue(raw[start:end])
+		v := trimValue(raw[start:dec.InputOffset()])
 		k := v.Kind()
 		switch string(key) {
 		case "schemaVersion":
@@ -421,7 +718,8 @@ func (d *Decoder) decodeEvent(raw []byte) (ev *Event, reason string) {
 			}
 		case "eventId":
 			if k != '"' {
-				return ev, "eventId is " + kindName(k) + ", not a string"
+				bad("eventId is " + kindName(k) + ", not a string")
+				continue
 			}
 			ev.ID, f.hasID = d.str(v), true
 		case "runId":
@@ -434,40 +732,58 @@ func (d *Decoder) decodeEvent(raw []byte) (ev *Event, reason string) {
 			}
 		case "producerSequence":
 			x, ok := integer(v)
-			if !ok {
-				if k == '0' {
-					return ev, "producerSequence is not a whole number"
-				}
-				return ev, "producerSequence is " + kindName(k) + ", not a number"
+			switch {
+			case ok:
+				ev.ProducerSequence, f.hasSeq = x, true
+			case k == '0':
+				bad("producerSequence is not a whole number within ±2⁶³")
+			default:
+				bad("producerSequence is " + kindName(k) + ", not a number")
 			}
-			ev.ProducerSequence, f.hasSeq = x, true
 		case "agent":
 			if k != '{' {
-				return ev, "agent is " + kindName(k) + ", not an object"
+				bad("agent is " + kindName(k) + ", not an object")
+				continue
 			}
-			if r := d.agentRef(v, &ev.Agent); r != "" {
-				return ev, r
+			a, ok := d.recentAgent(v)
+			if !ok {
+				a, ok = d.agentRefs[string(v)]
 			}
-			f.hasAgentID = true
+			if !ok {
+				a.reason = d.agentRef(v, &a.ref)
+				if len(d.agentRefs) < 1<<12 {
+					if d.agentRefs == nil {
+						d.agentRefs = make(map[string]agentRef)
+					}
+					d.agentRefs[string(v)] = a
+				}
+			}
+			d.remember(v, a)
+			if a.reason != "" {
+				bad(a.reason)
+				continue
+			}
+			ev.Agent, f.hasAgentID = a.ref, true
 		case "type":
 			if k != '"' {
-				return ev, "type is " + kindName(k) + ", not a string"
+				bad("type is " + kindName(k) + ", not a string")
+				continue
 			}
-			ev.Type, f.hasType = EventType(d.internStr(v)), true
+			ev.Type, f.hasType = EventType(d.enum(v, typeNames)), true
 		case "reason":
 			f.reason = d.strOf(v)
 		case "outcome":
-			f.outcome = d.internStrOf(v)
+			f.outcome = d.enumOf(v, outcomeNames)
 		case "error":
 			f.err = d.traceError(v)
 		case "durationMs":
 			if x, ok := number(v); ok {
-				f.durationMs = int64(math.Round(x))
+				f.durationMs = clampInt(x)
 			}
 		case "sessionId":
 			f.sessionID = d.strOf(v)
 		case "phase":
-			f.phase = d.internStrOf(v)
+			f.phase = d.enumOf(v, phaseNames)
 		case "message":
 			f.message = d.strOf(v)
 		case "text":
@@ -487,22 +803,74 @@ func (d *Decoder) decodeEvent(raw []byte) (ev *Event, reason string) {
 		}
 	}
 	if _, err := dec.ReadToken(); err != nil {
-		return ev, "unreadable event: " + describeSyntax(err)
+		return nil, "", 0, err
 	}
+	n = int(dec.InputOffset())
+	ev.Raw = buf[:n:n]
 	switch {
+	case reason != "":
 	case !f.hasID:
-		return ev, "missing eventId"
+		reason = "missing eventId"
 	case ev.ID == "":
-		return ev, "eventId is empty"
+		reason = "eventId is empty"
 	case !f.hasAgentID:
-		return ev, "missing agent.id"
+		reason = "missing agent.id"
 	case !f.hasType:
-		return ev, "missing type"
+		reason = "missing type"
 	case !f.hasSeq:
-		return ev, "missing producerSequence"
+		reason = "missing producerSequence"
+	default:
+		ev.Payload = f.payload(ev.Type)
 	}
-	ev.Payload = f.payload(ev.Type)
-	return ev, ""
+	return ev, reason, n, nil
+}
+
+// syntaxDetail is where a syntax error from decodeEvent is, in its value,
+// and what it says.
+func syntaxDetail(err error) (int64, string) {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) {
+		return se.ByteOffset, describeSyntax(err)
+	}
+	return 0, describeSyntax(err)
+}
+
+// The documented values of the open enums: a value among them is the
+// constant itself, no map look-up, no copy.
+var (
+	typeNames = []string{
+		string(TypeRunStarted), string(TypeRunCancelRequested), string(TypeRunFinished),
+		string(TypeAgentStarted), string(TypeAgentFinished),
+		string(TypeBrowserSessionStarted), string(TypeBrowserSessionFinished),
+		string(TypeProgressReported), string(TypeReasoningSummary),
+		string(TypeToolCallStarted), string(TypeToolCallFinished),
+		string(TypeArtifactUpdated), string(TypeErrorOccurred), string(TypeUsageRecorded),
+	}
+	roleNames    = []string{string(RoleOrchestrator), string(RoleSubagent), string(RoleSystem)}
+	outcomeNames = []string{string(OutcomeSucceeded), string(OutcomeFailed), string(OutcomeCancelled), string(OutcomeRefused), string(OutcomeCreditLimitReached)}
+	phaseNames   = []string{string(PhasePlanning), string(PhaseWorking), string(PhaseFinalizing)}
+	kindNames    = []string{string(KindJSON), string(KindMarkdown), string(KindHTML), string(KindScreenshot), string(KindText)}
+	changeNames  = []string{string(ChangeInit), string(ChangePartial), string(ChangeAppend), string(ChangeModify), string(ChangeUpdate)}
+	codeNames    = []string{string(CodeCancelled), string(CodeCreditLimitReached), string(CodeParentFinished), string(CodeRefused), string(CodeInternal)}
+	sourceNames  = []string{string(SourceAgent), string(SourceTool), string(SourceBilling), string(SourceSystem)}
+)
+
+// enum is internStr for a value of an open enum.
+func (d *Decoder) enum(v jsontext.Value, known []string) string {
+	b := d.unquote(v)
+	for _, k := range known {
+		if string(b) == k {
+			return k
+		}
+	}
+	return d.internBytes(b)
+}
+
+func (d *Decoder) enumOf(v jsontext.Value, known []string) string {
+	if v.Kind() != '"' {
+		return ""
+	}
+	return d.enum(v, known)
 }
 
 func (f *fields) payload(t EventType) Payload {
@@ -548,9 +916,8 @@ func (f *fields) payload(t EventType) Payload {
 // members calls fn for each member of the object v, with its value. v must be
 // a valid object (it was read by ReadValue).
 func (d *Decoder) members(v jsontext.Value, fn func(name string, v jsontext.Value)) {
-	dec := d.sub()
+	dec := d.sub(v)
 	defer d.release()
-	dec.Reset(bytes.NewBuffer(v), decodeOpts...)
 	if _, err := dec.ReadToken(); err != nil {
 		return
 	}
@@ -568,13 +935,16 @@ func (d *Decoder) members(v jsontext.Value, fn func(name string, v jsontext.Valu
 	}
 }
 
-// sub hands out a decoder for a nested value; release gives it back.
-func (d *Decoder) sub() *jsontext.Decoder {
+// sub hands out a decoder reading the nested value v; release gives it back.
+func (d *Decoder) sub(v []byte) *jsontext.Decoder {
 	if d.depth == len(d.subs) {
-		d.subs = append(d.subs, new(jsontext.Decoder))
+		d.subs = append(d.subs, new(subDecoder))
 	}
+	sd := d.subs[d.depth]
 	d.depth++
-	return d.subs[d.depth-1]
+	sd.buf = *bytes.NewBuffer(v)
+	sd.dec.Reset(&sd.buf, decodeOpts...)
+	return &sd.dec
 }
 
 func (d *Decoder) release() { d.depth-- }
@@ -590,7 +960,7 @@ func (d *Decoder) agentRef(v jsontext.Value, a *AgentRef) (reason string) {
 			}
 			a.ID, hasID = d.internStr(v), true
 		case "role":
-			a.Role = Role(d.internStrOf(v))
+			a.Role = Role(d.enumOf(v, roleNames))
 		case "name":
 			a.Name = d.internStrOf(v)
 		case "parentId":
@@ -616,9 +986,9 @@ func (d *Decoder) traceError(v jsontext.Value) *TraceError {
 		d.members(v, func(name string, v jsontext.Value) {
 			switch name {
 			case "code":
-				e.Code = ErrorCode(d.internStrOf(v))
+				e.Code = ErrorCode(d.enumOf(v, codeNames))
 			case "source":
-				e.Source = ErrorSource(d.internStrOf(v))
+				e.Source = ErrorSource(d.enumOf(v, sourceNames))
 			case "retryable":
 				e.Retryable = v.Kind() == 't'
 			case "message":
@@ -638,7 +1008,7 @@ func (d *Decoder) artifactRef(v jsontext.Value) *ArtifactRef {
 	d.members(v, func(name string, v jsontext.Value) {
 		switch name {
 		case "kind":
-			a.Kind = ArtifactKind(d.internStrOf(v))
+			a.Kind = ArtifactKind(d.enumOf(v, kindNames))
 		case "artifactId":
 			a.ArtifactID = d.internStrOf(v)
 		case "path":
@@ -646,7 +1016,7 @@ func (d *Decoder) artifactRef(v jsontext.Value) *ArtifactRef {
 		case "snapshotId":
 			a.SnapshotID = d.strOf(v)
 		case "change":
-			a.Change = Change(d.internStrOf(v))
+			a.Change = Change(d.enumOf(v, changeNames))
 		case "changedFields":
 			if v.Kind() == '[' {
 				d.items(v, func(item jsontext.Value) {
@@ -692,9 +1062,9 @@ func (d *Decoder) liveSessions(v jsontext.Value) ([]LiveSession, bool) {
 						x, _ := number(v)
 						switch name {
 						case "width":
-							s.ViewportWidth = int(x)
+							s.ViewportWidth = int(clampInt(x))
 						case "height":
-							s.ViewportHeight = int(x)
+							s.ViewportHeight = int(clampInt(x))
 						}
 					})
 				}
@@ -707,9 +1077,8 @@ func (d *Decoder) liveSessions(v jsontext.Value) ([]LiveSession, bool) {
 
 // items calls fn for each element of the array v.
 func (d *Decoder) items(v jsontext.Value, fn func(v jsontext.Value)) {
-	dec := d.sub()
+	dec := d.sub(v)
 	defer d.release()
-	dec.Reset(bytes.NewBuffer(v), decodeOpts...)
 	if _, err := dec.ReadToken(); err != nil {
 		return
 	}
@@ -728,17 +1097,54 @@ func (d *Decoder) unquote(v jsontext.Value) []byte {
 	if len(v) >= 2 && bytes.IndexByte(v, '\\') < 0 {
 		return v[1 : len(v)-1]
 	}
-	b, err := jsontext.AppendUnquote(d.scratch[:0], v)
-	if err != nil {
-		// Invalid UTF-8 is allowed in; keep what could be read.
-		b = bytes.Trim(v, `"`)
-	}
+	// v was read by the decoder, so the only error left is invalid UTF-8,
+	// which AppendUnquote has already replaced with U+FFFD.
+	b, _ := jsontext.AppendUnquote(d.scratch[:0], v)
 	d.scratch = b
 	return b
 }
 
-// str returns the sanitised content of a JSON string value.
-func (d *Decoder) str(v jsontext.Value) string { return sanitizeBytes(d.unquote(v)) }
+// str returns the sanitised content of a JSON string value. A long one that
+// is the bytes of the event being decoded as they are (no escapes, nothing
+// to sanitise) shares them: they are kept for Raw anyway and never change.
+// Short ones (ids) are copied into a slab, where the store finds them close
+// together when it looks them up.
+func (d *Decoder) str(v jsontext.Value) string {
+	b := d.unquote(v)
+	if len(b) == 0 {
+		return ""
+	}
+	s := unsafe.String(unsafe.SliceData(b), len(b)) // valid while b is
+	switch {
+	case !isSafe(s):
+		return sanitize(s)
+	case len(b) <= 64:
+		return d.short(b)
+	case inside(b, d.cur):
+		return s
+	}
+	return strings.Clone(s)
+}
+
+// short copies b into the string slab.
+func (d *Decoder) short(b []byte) string {
+	if len(d.strSlab)+len(b) > cap(d.strSlab) {
+		d.strSlab = make([]byte, 0, 8<<10)
+	}
+	n := len(d.strSlab)
+	d.strSlab = append(d.strSlab, b...)
+	return unsafe.String(&d.strSlab[n], len(b))
+}
+
+// inside reports whether b lies within buf's memory.
+func inside(b, buf []byte) bool {
+	start := unsafe.SliceData(buf)
+	if start == nil || len(b) == 0 {
+		return false
+	}
+	p, base := uintptr(unsafe.Pointer(unsafe.SliceData(b))), uintptr(unsafe.Pointer(start))
+	return p >= base && p+uintptr(len(b)) <= base+uintptr(len(buf))
+}
 
 // strOf is str for a value that should be a string: other kinds give "".
 func (d *Decoder) strOf(v jsontext.Value) string {
@@ -750,8 +1156,9 @@ func (d *Decoder) strOf(v jsontext.Value) string {
 
 // internStr is str for values that repeat across events (ids of runs and
 // agents, names, enums): each distinct value is stored once.
-func (d *Decoder) internStr(v jsontext.Value) string {
-	b := d.unquote(v)
+func (d *Decoder) internStr(v jsontext.Value) string { return d.internBytes(d.unquote(v)) }
+
+func (d *Decoder) internBytes(b []byte) string {
 	if s, ok := d.intern[string(b)]; ok {
 		return s
 	}
@@ -784,6 +1191,17 @@ func trimValue(v []byte) jsontext.Value {
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
 
+const msgTruncated = "the body ends too early (truncated?)"
+
+// valueStart is the offset of the value of a member whose name ends at o.
+func valueStart(b []byte, o int) int {
+	o = skipSpace(b, o)
+	if o < len(b) && b[o] == ':' {
+		o = skipSpace(b, o+1)
+	}
+	return o
+}
+
 func skipSpace(b []byte, o int) int {
 	for o < len(b) && isSpace(b[o]) {
 		o++
@@ -803,6 +1221,17 @@ func number(v jsontext.Value) (float64, bool) {
 	return f, true
 }
 
+// clampInt rounds x to the nearest int64, clamped to its range.
+func clampInt(x float64) int64 {
+	switch {
+	case x >= math.MaxInt64:
+		return math.MaxInt64
+	case x <= math.MinInt64:
+		return math.MinInt64
+	}
+	return int64(math.Round(x))
+}
+
 // integer reads a JSON number that is a whole number within int64.
 func integer(v jsontext.Value) (int64, bool) {
 	if v.Kind() != '0' {
@@ -812,18 +1241,68 @@ func integer(v jsontext.Value) (int64, bool) {
 		return x, true
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || f != math.Trunc(f) || f > math.MaxInt64 || f < math.MinInt64 {
+	if err != nil || f != math.Trunc(f) || f >= math.MaxInt64 || f < math.MinInt64 {
 		return 0, false
 	}
 	return int64(f), true
 }
 
 func parseTime(b []byte) time.Time {
+	if t, ok := parseUTC(b); ok {
+		return t
+	}
 	t, err := time.Parse(time.RFC3339Nano, string(b))
 	if err != nil {
 		return time.Time{}
 	}
 	return t
+}
+
+// parseUTC parses the form the service writes, 2006-01-02T15:04:05Z with up
+// to nine fractional digits, without time.Parse's generality.
+func parseUTC(b []byte) (time.Time, bool) {
+	if len(b) < 20 || b[len(b)-1] != 'Z' || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	num := func(b []byte) (int, bool) {
+		n := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return 0, false
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n, true
+	}
+	year, ok1 := num(b[0:4])
+	month, ok2 := num(b[5:7])
+	day, ok3 := num(b[8:10])
+	hour, ok4 := num(b[11:13])
+	min, ok5 := num(b[14:16])
+	sec, ok6 := num(b[17:19])
+	if !(ok1 && ok2 && ok3 && ok4 && ok5 && ok6) || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 || min > 59 || sec > 59 {
+		return time.Time{}, false
+	}
+	nsec := 0
+	switch frac := b[19 : len(b)-1]; {
+	case len(frac) == 0:
+	case frac[0] != '.' || len(frac) < 2 || len(frac) > 10:
+		return time.Time{}, false
+	default:
+		n, ok := num(frac[1:])
+		if !ok {
+			return time.Time{}, false
+		}
+		for i := len(frac) - 1; i < 9; i++ {
+			n *= 10
+		}
+		nsec = n
+	}
+	t := time.Date(year, time.Month(month), day, hour, min, sec, nsec, time.UTC)
+	if t.Day() != day {
+		return time.Time{}, false // 31 February and the like
+	}
+	return t, true
 }
 
 func kindName(k jsontext.Kind) string {
@@ -848,20 +1327,16 @@ func kindName(k jsontext.Kind) string {
 
 func describeSyntax(err error) string {
 	if errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF) {
-		return "the body ends too early (truncated?)"
+		return msgTruncated
 	}
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) && se.Err != nil {
 		if errors.Is(se.Err, io.ErrUnexpectedEOF) {
-			return "the body ends too early (truncated?)"
+			return msgTruncated
 		}
-		return se.Err.Error()
+		return Sanitize(se.Err.Error())
 	}
-	return err.Error()
-}
-
-func syntaxErr(body []byte, dec *jsontext.Decoder, field string, err error) error {
-	return syntaxErrAt(dec, 0, field, err)
+	return Sanitize(err.Error())
 }
 
 func syntaxErrAt(dec *jsontext.Decoder, base int64, field string, err error) error {

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Sanitize makes a string from the server safe to show in a terminal:
@@ -21,26 +22,38 @@ import (
 //
 // A string that needs none of this is returned as it is, without copying.
 func Sanitize(s string) string {
-	if isPlain(s) {
+	if isSafe(s) {
 		return s
 	}
 	return sanitize(s)
 }
 
+// sanitizeBytes is Sanitize for bytes; the result never shares b's memory.
 func sanitizeBytes(b []byte) string {
-	if isPlain(b) {
-		return string(b)
+	s := unsafe.String(unsafe.SliceData(b), len(b)) // read only, not kept
+	if isSafe(s) {
+		return strings.Clone(s)
 	}
-	return sanitize(string(b))
+	return sanitize(s)
 }
 
-// isPlain reports whether s is printable ASCII, newlines and tabs only.
-func isPlain[S ~string | ~[]byte](s S) bool {
-	for i := 0; i < len(s); i++ {
+// isSafe reports whether s needs no sanitising: valid UTF-8 without
+// control, format or separator characters other than newline and tab.
+func isSafe(s string) bool {
+	for i := 0; i < len(s); {
 		c := s[i]
-		if (c < 0x20 && c != '\n' && c != '\t') || c >= 0x7f {
+		if c < utf8.RuneSelf {
+			if (c < 0x20 && c != '\n' && c != '\t') || c == 0x7f {
+				return false
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && n == 1 || r <= 0x9f || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r) {
 			return false
 		}
+		i += n
 	}
 	return true
 }
