@@ -171,9 +171,13 @@ type Event struct {
 	Raw jsontext.Value
 
 	// seq is the order in which the store first saw the event; pos is its
-	// index in the timeline.
-	seq int
-	pos int
+	// index in the timeline; tkey is its occurredAt as the timeline orders
+	// it; store is the store that holds it (an event belongs to one store:
+	// another store merging it takes a copy).
+	seq   int
+	pos   int
+	tkey  int64
+	store *Store
 }
 
 // Seq is the order in which the store first saw the event (0, 1, 2, ...).

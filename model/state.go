@@ -49,6 +49,57 @@ type Agent struct {
 	OpenSessions int               // browser sessions still open
 	Errors       int               // error entries (fatal or not) of this agent
 	LastEvent    *Event            // last in producerSequence order
+
+	// CurrentTool is the latest-started tool call still running and
+	// CurrentSession the latest-started browser session still open; nil
+	// when there is none (always nil once the agent or the run is over).
+	CurrentTool    *ToolCall
+	CurrentSession *BrowserSession
+
+	info agentInfo
+	mark int
+}
+
+// EventCount is the number of the agent's events kept.
+func (a *Agent) EventCount() int { return len(a.Events) }
+
+// Activity says in a few words what the agent is doing now: the tool it is
+// calling, else browsing, else what its last event was. It is "" once the
+// agent has finished. The text is made of sanitised strings.
+func (a *Agent) Activity() string {
+	switch {
+	case a.State == StateFinished:
+		return ""
+	case a.CurrentTool != nil:
+		if a.CurrentTool.Name == "" {
+			return "calling a tool"
+		}
+		return "calling " + a.CurrentTool.Name
+	case a.CurrentSession != nil:
+		return "browsing"
+	case a.LastEvent == nil:
+		return ""
+	}
+	switch p := a.LastEvent.Payload.(type) {
+	case AgentStarted:
+		return "starting"
+	case ReasoningSummary:
+		return "thinking"
+	case ProgressReported:
+		if p.Message != "" {
+			return p.Message
+		}
+		return string(p.Phase)
+	case ToolCallFinished:
+		return "finished " + p.ToolName
+	case ArtifactUpdated:
+		return "writing " + p.Artifact.ArtifactID
+	case ErrorOccurred:
+		return "error: " + p.Error.Message
+	case BrowserSessionFinished:
+		return "done browsing"
+	}
+	return string(a.LastEvent.Type)
 }
 
 // ToolCall pairs tool_call.started and tool_call.finished by toolCallId.
@@ -71,7 +122,9 @@ type ToolCall struct {
 	// Artifacts updated with this call as sourceToolCallId.
 	Artifacts []*Artifact
 
-	failed bool
+	failed int8 // resultHasError(Result): 0 not known yet, 1 no, 2 yes
+	pair   pairInfo
+	mark   int
 }
 
 // StartedAt is the start event's time, zero when unknown.
@@ -99,8 +152,21 @@ func (t *ToolCall) Duration() (d time.Duration, ok bool) {
 }
 
 // Failed reports whether the call ended in error: a tool error was reported
-// for it, or its result is an object with a non-null "error" field.
-func (t *ToolCall) Failed() bool { return len(t.Errors) > 0 || t.failed }
+// for it, or its result is an object that says so (a non-null "error",
+// "isError": true or "success": false). The result is looked at on the
+// first call only.
+func (t *ToolCall) Failed() bool {
+	if len(t.Errors) > 0 {
+		return true
+	}
+	if t.failed == 0 {
+		t.failed = 1
+		if resultHasError(t.Result) {
+			t.failed = 2
+		}
+	}
+	return t.failed == 2
+}
 
 // Artifact is one output artifact with its snapshot history.
 type Artifact struct {
@@ -109,6 +175,8 @@ type Artifact struct {
 	Path string       // of the latest version
 	// Versions in timeline order; the last one is the latest.
 	Versions []*ArtifactVersion
+
+	mark int
 }
 
 // Latest is the newest version; never nil for an artifact in the store.
@@ -139,6 +207,9 @@ type BrowserSession struct {
 	// Live is the session's entry in the last response's
 	// activeBrowserSessions, nil when it is not there.
 	Live *LiveSession
+
+	pair pairInfo
+	mark int
 }
 
 // ErrorEntry is a non-fatal error.occurred, or a fatal error: a failed (not
@@ -162,7 +233,7 @@ type Run struct {
 	CancelRequested bool
 	CancelReason    string
 
-	StartedAt  time.Time // run.started, else the earliest event
+	StartedAt  time.Time // run.started (the first), else the earliest occurredAt
 	FinishedAt time.Time // run.finished
 
 	Phase      Phase  // from the latest progress.reported
@@ -172,6 +243,8 @@ type Run struct {
 
 	CreditsUsed float64 // the highest creditsUsed any response reported
 	HasCredits  bool
+
+	startSeen bool // a run.started with a known time gave StartedAt
 }
 
 // TokensPerCredit is the service's billing rate.

@@ -14,25 +14,30 @@ import (
 // one timeline, and the state derived from them, kept up to date by each
 // Merge. It is not safe for concurrent use: one goroutine merges and reads
 // (the UI's update loop, or a printer).
+//
+// Everything a Store derives depends only on the set of events merged (and,
+// for credits, on the highest figure seen), never on how they were split
+// into polls or the order the polls came in. The one exception is an event
+// the server changes in place (same eventId, other content): the first
+// version merged is kept.
 type Store struct {
 	dec *Decoder // for Ingest
 
 	byID     map[string]*Event
 	timeline timeline
 	seen     int // events kept; the next one's seq
+	minTime  time.Time
 
 	agents     map[string]*Agent
+	agentList  []*Agent // in the order first seen
 	agentOrder []*Agent // tree order
 	roots      []*Agent
-	agentInfo  map[*Agent]*agentInfo
 
-	toolCalls map[string]*ToolCall
+	toolCalls map[string]*ToolCall // by pairKey
 	toolOrder []*ToolCall
-	toolInfo  map[*ToolCall]*pairInfo
 
 	sessions     map[string]*BrowserSession
 	sessionOrder []*BrowserSession
-	sessionInfo  map[*BrowserSession]*pairInfo
 
 	artifacts       map[string]*Artifact
 	artifactOrder   []*Artifact
@@ -46,21 +51,23 @@ type Store struct {
 	rejected     []Rejected
 	rejectedSeen map[string]bool
 	unknown      int
-	dropped      int
 
 	run  Run
 	live []LiveSession
+
+	epoch int // of the merge in progress (see changes)
 }
 
 // agentInfo is what the store keeps about an agent beyond its public fields.
 type agentInfo struct {
 	lifecycle  []*Event // agent.started and agent.finished
 	toolErrors []*ErrorEntry
+	fresh      int // events of the merge in progress
 }
 
 // pairInfo holds the start and finish events of a tool call or session
-// (normally one each; duplicates under one id are kept and the earliest
-// used).
+// (normally one each; duplicates under one id are kept and the earliest in
+// the timeline used).
 type pairInfo struct {
 	starts, finishes []*Event
 }
@@ -71,11 +78,8 @@ func NewStore() *Store {
 		dec:             NewDecoder(),
 		byID:            make(map[string]*Event),
 		agents:          make(map[string]*Agent),
-		agentInfo:       make(map[*Agent]*agentInfo),
 		toolCalls:       make(map[string]*ToolCall),
-		toolInfo:        make(map[*ToolCall]*pairInfo),
 		sessions:        make(map[string]*BrowserSession),
-		sessionInfo:     make(map[*BrowserSession]*pairInfo),
 		artifacts:       make(map[string]*Artifact),
 		artifactsByTool: make(map[string][]*Artifact),
 		rejectedSeen:    make(map[string]bool),
@@ -103,7 +107,7 @@ type Delta struct {
 	Rejected  []Rejected    // newly set aside
 
 	TreeChanged  bool // agents added or moved in the tree
-	RunChanged   bool // state, outcome, phase, cancel request
+	RunChanged   bool // state, outcome, phase, cancel request, start or finish
 	Credits      bool // creditsUsed changed
 	LiveSessions bool // the live sessions list was replaced
 }
@@ -114,7 +118,8 @@ func (d *Delta) Empty() bool {
 }
 
 // Ingest decodes a trace response body with the store's own decoder and
-// merges it: the one-goroutine way to use a store.
+// merges it: the one-goroutine way to use a store. A body that cannot be
+// used changes nothing.
 func (s *Store) Ingest(body []byte) (Delta, error) {
 	p, err := s.dec.Decode(body)
 	if err != nil {
@@ -126,12 +131,15 @@ func (s *Store) Ingest(body []byte) (Delta, error) {
 // Merge adds one poll's events. Events already in the store (by eventId) are
 // ignored, so merging the same poll twice changes nothing, and the result
 // does not depend on the order polls are merged in.
+//
+// The store keeps the poll's *Event values (they must not be changed
+// afterwards); an event another store already holds is copied.
 func (s *Store) Merge(p *Poll) Delta {
 	d := Delta{From: len(s.timeline.events)}
 	if p == nil {
 		return d
 	}
-	ch := newChanges()
+	ch := s.newChanges()
 
 	if p.RunID != "" && s.run.ID == "" {
 		s.run.ID = p.RunID
@@ -149,116 +157,150 @@ func (s *Store) Merge(p *Poll) Delta {
 			d.Rejected = append(d.Rejected, r)
 		}
 	}
-	s.dropped += p.Dropped
 
 	// Keep the new events and put each into its agent's order.
-	type placed struct {
-		a *Agent
-		e *Event
+	if len(s.byID) == 0 {
+		s.byID = make(map[string]*Event, len(p.Events))
 	}
-	var added []placed
+	var touched []*Agent
 	newAgents := false
 	for _, e := range p.Events {
-		if e == nil || e.ID == "" || s.byID[e.ID] != nil || e.Type == TypeUsageRecorded {
+		if e == nil || e.ID == "" || e.Agent.ID == "" || s.byID[e.ID] != nil || e.Type == TypeUsageRecorded {
 			continue
 		}
-		e.seq = s.seen
-		e.pos = -1
+		if e.store != nil && e.store != s {
+			c := *e
+			e = &c
+		}
+		e.store, e.seq, e.pos, e.tkey = s, s.seen, -1, timeKey(e.OccurredAt)
 		s.seen++
 		s.byID[e.ID] = e
+		if t := e.OccurredAt; !t.IsZero() && (s.minTime.IsZero() || t.Before(s.minTime)) {
+			s.minTime = t
+		}
 		a := s.agents[e.Agent.ID]
 		if a == nil {
 			a = &Agent{ID: e.Agent.ID, State: StateRunning}
 			s.agents[a.ID] = a
-			s.agentInfo[a] = &agentInfo{}
+			s.agentList = append(s.agentList, a)
 			newAgents = true
 		}
 		insertAgentEvent(a, e)
-		added = append(added, placed{a, e})
+		if info := &a.info; info.fresh == 0 {
+			touched = append(touched, a)
+			info.fresh = 1
+		} else {
+			info.fresh++
+		}
 		d.Events = append(d.Events, e)
 		if s.run.ID == "" && e.RunID != "" {
 			s.run.ID = e.RunID
 		}
 	}
-	if len(added) == 0 {
+	if len(d.Events) == 0 {
 		s.applyLive(p, &d)
 		return d
 	}
 
-	// Find where the timeline must be merged again, then do it.
+	// Find where the timeline must be merged again, then do it. Only each
+	// agent's first new event can move the restart point.
 	tl := &s.timeline
 	oldLen := len(tl.events)
 	from := oldLen
-	for _, pl := range added {
-		i := slices.Index(pl.a.Events, pl.e) // new events are near the end
-		if i > 0 && pl.a.Events[i-1].pos < 0 {
-			continue // covered by the first of its run of new events
+	for _, a := range touched {
+		info := &a.info
+		i := len(a.Events)
+		for n := info.fresh; n > 0; {
+			i--
+			if a.Events[i].pos < 0 {
+				n--
+			}
 		}
-		from = min(from, tl.restartPoint(pl.a, i))
+		info.fresh = 0
+		from = min(from, tl.restartPoint(a, i))
+		ch.agent(a)
 	}
-	affected := make([]*Agent, 0, len(s.agents))
-	for _, a := range s.agents {
-		affected = append(affected, a)
-	}
-	tl.remerge(from, affected, oldLen+len(added))
+	tl.remerge(from, s.agentList, oldLen+len(d.Events))
 	d.From = from
 	finished := s.run.State == StateFinished
-	for _, pl := range added {
-		if pl.e.pos < oldLen || finished {
+	for _, e := range d.Events {
+		if e.pos < oldLen || finished {
 			d.Late++
 		}
 	}
 	moved := from < oldLen
 
-	// Derive: each new event touches the entities it names.
-	for _, pl := range added {
-		s.derive(pl.a, pl.e, ch)
+	// Derive, in timeline order: each new event touches the entities it
+	// names. Lists kept in timeline order then only grow at their end
+	// unless events already placed moved.
+	firstNew := s.seen - len(d.Events)
+	for _, e := range tl.events[from:] {
+		if e.seq >= firstNew {
+			s.derive(s.agents[e.Agent.ID], e, ch)
+		}
 	}
-	if newAgents || ch.identity {
-		s.buildTree()
-		d.TreeChanged = true
-	}
-	s.refresh(ch, moved, &d)
+	s.refresh(ch, moved, newAgents, &d)
 	s.applyLive(p, &d)
 	return d
 }
 
-// changes collects what a merge touched, for refresh.
+// changes collects what a merge touched, for refresh. Each entity is listed
+// once: its mark is set to the merge's epoch when it is added.
 type changes struct {
-	agents    map[*Agent]bool
-	tools     map[*ToolCall]bool
-	sessions  map[*BrowserSession]bool
-	artifacts map[*Artifact]bool
+	epoch     int
+	agents    []*Agent
+	tools     []*ToolCall
+	sessions  []*BrowserSession
+	artifacts []*Artifact
 	run       bool
 	phase     bool
 	errors    bool
-	identity  bool
+	reasoning bool
 	newErrors []*ErrorEntry
 }
 
-func newChanges() *changes {
-	return &changes{
-		agents:    map[*Agent]bool{},
-		tools:     map[*ToolCall]bool{},
-		sessions:  map[*BrowserSession]bool{},
-		artifacts: map[*Artifact]bool{},
+func (s *Store) newChanges() *changes {
+	s.epoch++
+	return &changes{epoch: s.epoch}
+}
+
+func (ch *changes) agent(a *Agent) {
+	if a.mark != ch.epoch {
+		a.mark = ch.epoch
+		ch.agents = append(ch.agents, a)
+	}
+}
+
+func (ch *changes) tool(t *ToolCall) {
+	if t.mark != ch.epoch {
+		t.mark = ch.epoch
+		ch.tools = append(ch.tools, t)
+	}
+}
+
+func (ch *changes) session(b *BrowserSession) {
+	if b.mark != ch.epoch {
+		b.mark = ch.epoch
+		ch.sessions = append(ch.sessions, b)
+	}
+}
+
+func (ch *changes) artifact(a *Artifact) {
+	if a.mark != ch.epoch {
+		a.mark = ch.epoch
+		ch.artifacts = append(ch.artifacts, a)
 	}
 }
 
 // derive records e in the entities it concerns.
 func (s *Store) derive(a *Agent, e *Event, ch *changes) {
-	ch.agents[a] = true
-	if a.Events[0] == e {
-		ch.identity = true
-	}
 	if !e.Type.Known() {
 		s.unknown++
 	}
 	switch pl := e.Payload.(type) {
 	case AgentStarted, AgentFinished:
-		info := s.agentInfo[a]
-		info.lifecycle = append(info.lifecycle, e)
-		if f, ok := pl.(AgentFinished); ok && f.Outcome != OutcomeSucceeded {
+		a.info.lifecycle = append(a.info.lifecycle, e)
+		if f, ok := pl.(AgentFinished); ok && failed(f.Outcome, f.Error) {
 			s.addError(e, f.Error, true, ch)
 		}
 	case RunStarted, RunCancelRequested:
@@ -267,7 +309,7 @@ func (s *Store) derive(a *Agent, e *Event, ch *changes) {
 	case RunFinished:
 		s.runEvents = append(s.runEvents, e)
 		ch.run = true
-		if pl.Outcome != OutcomeSucceeded {
+		if failed(pl.Outcome, pl.Error) {
 			s.addError(e, pl.Error, true, ch)
 		}
 	case ProgressReported:
@@ -275,27 +317,41 @@ func (s *Store) derive(a *Agent, e *Event, ch *changes) {
 		ch.phase = true
 	case ReasoningSummary:
 		s.reasoning = append(s.reasoning, e)
+		ch.reasoning = true
 	case ToolCallStarted:
-		t := s.toolCall(pl.ToolCallID, pl.ToolName, a)
-		s.toolInfo[t].starts = append(s.toolInfo[t].starts, e)
-		ch.tools[t] = true
+		t := s.toolCall(pl.ToolCallID, pl.ToolName, a, e)
+		t.pair.starts = append(t.pair.starts, e)
+		ch.tool(t)
 	case ToolCallFinished:
-		t := s.toolCall(pl.ToolCallID, pl.ToolName, a)
-		s.toolInfo[t].finishes = append(s.toolInfo[t].finishes, e)
-		ch.tools[t] = true
+		t := s.toolCall(pl.ToolCallID, pl.ToolName, a, e)
+		t.pair.finishes = append(t.pair.finishes, e)
+		ch.tool(t)
 	case BrowserSessionStarted:
-		b := s.session(pl.SessionID, a)
-		s.sessionInfo[b].starts = append(s.sessionInfo[b].starts, e)
-		ch.sessions[b] = true
+		b := s.session(pl.SessionID, a, e)
+		b.pair.starts = append(b.pair.starts, e)
+		ch.session(b)
 	case BrowserSessionFinished:
-		b := s.session(pl.SessionID, a)
-		s.sessionInfo[b].finishes = append(s.sessionInfo[b].finishes, e)
-		ch.sessions[b] = true
+		b := s.session(pl.SessionID, a, e)
+		b.pair.finishes = append(b.pair.finishes, e)
+		ch.session(b)
 	case ArtifactUpdated:
-		s.addArtifactVersion(e, ch)
+		s.addArtifactVersion(e, pl.Artifact, ch)
 	case ErrorOccurred:
 		s.addError(e, &pl.Error, false, ch)
 	}
+}
+
+// failed reports whether a run or agent outcome is a failure worth an error
+// entry: not "succeeded", and either a documented failure or carrying an
+// error. (A missing or unknown outcome without an error says nothing.)
+func failed(o Outcome, err *TraceError) bool {
+	switch o {
+	case OutcomeSucceeded:
+		return false
+	case OutcomeFailed, OutcomeCancelled, OutcomeRefused, OutcomeCreditLimitReached:
+		return true
+	}
+	return err != nil
 }
 
 func (s *Store) addError(e *Event, te *TraceError, fatal bool, ch *changes) {
@@ -309,149 +365,182 @@ func (s *Store) addError(e *Event, te *TraceError, fatal bool, ch *changes) {
 	a := s.agents[e.Agent.ID]
 	a.Errors++
 	if !fatal && en.Error.Source == SourceTool {
-		info := s.agentInfo[a]
-		info.toolErrors = append(info.toolErrors, en)
+		a.info.toolErrors = append(a.info.toolErrors, en)
 	}
 }
 
-func (s *Store) toolCall(id, name string, a *Agent) *ToolCall {
-	t := s.toolCalls[id]
+// pairKey is the map key of a tool call or session id. An event without an
+// id cannot be paired with anything: it gets an entity of its own.
+func pairKey(id string, e *Event) string {
+	if id == "" {
+		return "\x00" + e.ID
+	}
+	return id
+}
+
+func (s *Store) toolCall(id, name string, a *Agent, e *Event) *ToolCall {
+	k := pairKey(id, e)
+	t := s.toolCalls[k]
 	if t == nil {
 		t = &ToolCall{ID: id, Name: name, AgentID: a.ID, Agent: a, State: StateRunning}
-		s.toolCalls[id] = t
-		s.toolInfo[t] = &pairInfo{}
+		s.toolCalls[k] = t
 		s.toolOrder = append(s.toolOrder, t)
 		a.ToolCalls = append(a.ToolCalls, t)
 	}
 	return t
 }
 
-func (s *Store) session(id string, a *Agent) *BrowserSession {
-	b := s.sessions[id]
+func (s *Store) session(id string, a *Agent, e *Event) *BrowserSession {
+	k := pairKey(id, e)
+	b := s.sessions[k]
 	if b == nil {
 		b = &BrowserSession{ID: id, AgentID: a.ID, Agent: a, State: StateRunning}
-		s.sessions[id] = b
-		s.sessionInfo[b] = &pairInfo{}
+		s.sessions[k] = b
 		s.sessionOrder = append(s.sessionOrder, b)
 		a.Sessions = append(a.Sessions, b)
 	}
 	return b
 }
 
-func (s *Store) addArtifactVersion(e *Event, ch *changes) {
-	ref := e.Payload.(ArtifactUpdated).Artifact
-	art := s.artifacts[ref.ArtifactID]
+func (s *Store) addArtifactVersion(e *Event, ref ArtifactRef, ch *changes) {
+	k := pairKey(ref.ArtifactID, e)
+	art := s.artifacts[k]
 	if art == nil {
 		art = &Artifact{ID: ref.ArtifactID}
-		s.artifacts[art.ID] = art
+		s.artifacts[k] = art
 		s.artifactOrder = append(s.artifactOrder, art)
 	}
 	art.Versions = append(art.Versions, &ArtifactVersion{Event: e, Ref: ref})
-	ch.artifacts[art] = true
-	if id := ref.SourceToolCallID; id != "" && !slices.Contains(s.artifactsByTool[id], art) {
-		s.artifactsByTool[id] = append(s.artifactsByTool[id], art)
+	ch.artifact(art)
+	if id := ref.SourceToolCallID; id != "" {
+		if !slices.Contains(s.artifactsByTool[id], art) {
+			s.artifactsByTool[id] = append(s.artifactsByTool[id], art)
+		}
+		if t := s.toolCalls[id]; t != nil {
+			ch.tool(t) // its Artifacts changed
+		}
 	}
 }
 
-// byPos sorts events by timeline position.
+// byPos orders events by timeline position.
 func byPos(a, b *Event) int { return a.pos - b.pos }
 
-// refresh recomputes the entities a merge touched, and re-sorts the ordered
-// lists when the merge moved events already placed.
-func (s *Store) refresh(ch *changes, moved bool, d *Delta) {
-	byEvent := func(a, b *ErrorEntry) int { return byPos(a.Event, b.Event) }
+func byFirstVersion(a, b *Artifact) int { return byPos(a.Versions[0].Event, b.Versions[0].Event) }
+func byFirstCall(a, b *ToolCall) int    { return byPos(a.first(), b.first()) }
+func byFirstSession(a, b *BrowserSession) int {
+	return byPos(a.first(), b.first())
+}
+func byErrorEvent(a, b *ErrorEntry) int { return byPos(a.Event, b.Event) }
+
+// sortByPos sorts a list kept in timeline order, when it is not (lists
+// only grow at their end unless events already placed moved).
+func sortByPos[T any](l []T, cmp func(a, b T) int) {
+	if !slices.IsSortedFunc(l, cmp) {
+		slices.SortStableFunc(l, cmp)
+	}
+}
+
+// refresh recomputes the entities a merge touched (everything when the
+// merge moved events already placed).
+func (s *Store) refresh(ch *changes, moved, newAgents bool, d *Delta) {
 	if moved {
-		slices.SortStableFunc(s.reasoning, byPos)
-		for _, a := range s.agents {
-			slices.SortStableFunc(s.agentInfo[a].toolErrors, byEvent)
-			ch.agents[a] = true
+		for _, a := range s.agentList {
+			ch.agent(a)
 		}
 		for _, t := range s.toolOrder {
-			ch.tools[t] = true
+			ch.tool(t)
 		}
 		for _, b := range s.sessionOrder {
-			ch.sessions[b] = true
+			ch.session(b)
 		}
 		for _, art := range s.artifactOrder {
-			ch.artifacts[art] = true
+			ch.artifact(art)
 		}
-		ch.run, ch.phase = true, true
+		ch.run, ch.phase, ch.errors, ch.reasoning = true, true, true, true
 	}
-	if moved || ch.errors {
-		slices.SortStableFunc(s.errors, byEvent)
+	if ch.errors {
+		sortByPos(s.errors, byErrorEvent)
 	}
-	if ch.run || ch.phase {
-		s.refreshRun()
+	if ch.reasoning {
+		sortByPos(s.reasoning, byPos)
+	}
+
+	// The run, then the agents' lifecycles: the states that decide whether
+	// a call or session still running is unfinished.
+	runWasFinished := s.run.State == StateFinished
+	if s.refreshRun(ch) {
 		d.RunChanged = true
-		// The run's end turns running calls and sessions into unfinished.
+	}
+	if runEnded := s.run.State == StateFinished; runEnded != runWasFinished {
 		for _, t := range s.toolOrder {
 			if t.Finished == nil {
-				ch.tools[t] = true
+				ch.tool(t)
 			}
 		}
 		for _, b := range s.sessionOrder {
 			if b.Finished == nil {
-				ch.sessions[b] = true
+				ch.session(b)
 			}
 		}
 	}
-	for a := range ch.agents {
-		if s.refreshAgentLifecycle(a) {
-			// The agent's end turns its running calls into unfinished.
+	treeDirty := newAgents
+	for _, a := range ch.agents {
+		identity, ended := s.refreshAgentLifecycle(a)
+		treeDirty = treeDirty || identity
+		if ended {
 			for _, t := range a.ToolCalls {
-				ch.tools[t] = true
+				ch.tool(t)
 			}
 			for _, b := range a.Sessions {
-				ch.sessions[b] = true
+				ch.session(b)
 			}
 		}
 	}
-	for t := range ch.tools {
+	for _, t := range ch.tools {
 		s.refreshToolCall(t)
-		ch.agents[t.Agent] = true
 		for _, art := range s.artifactsByTool[t.ID] {
-			ch.artifacts[art] = true
+			ch.artifact(art)
 		}
 	}
-	for b := range ch.sessions {
+	for _, b := range ch.sessions {
 		s.refreshSession(b)
-		ch.agents[b.Agent] = true
 	}
-	for art := range ch.artifacts {
+	for _, art := range ch.artifacts {
 		s.refreshArtifact(art)
 	}
-	for a := range ch.agents {
-		s.refreshAgentActivity(a, moved)
+	// Calls and sessions may have changed hands; their agents' activity
+	// follows.
+	for _, t := range ch.tools {
+		ch.agent(t.Agent)
 	}
-	if moved || len(ch.tools) > 0 {
-		slices.SortStableFunc(s.toolOrder, func(a, b *ToolCall) int { return byPos(a.first(), b.first()) })
+	for _, b := range ch.sessions {
+		ch.agent(b.Agent)
 	}
-	if moved || len(ch.sessions) > 0 {
-		slices.SortStableFunc(s.sessionOrder, func(a, b *BrowserSession) int { return byPos(a.first(), b.first()) })
+	for _, a := range ch.agents {
+		s.refreshAgentActivity(a)
 	}
-	if moved || len(ch.artifacts) > 0 {
-		slices.SortStableFunc(s.artifactOrder, func(a, b *Artifact) int { return byPos(a.Versions[0].Event, b.Versions[0].Event) })
+	if treeDirty {
+		s.buildTree()
+		d.TreeChanged = true
+	}
+	if len(ch.tools) > 0 {
+		sortByPos(s.toolOrder, byFirstCall)
+	}
+	if len(ch.sessions) > 0 {
+		sortByPos(s.sessionOrder, byFirstSession)
+	}
+	if len(ch.artifacts) > 0 {
+		sortByPos(s.artifactOrder, byFirstVersion)
 	}
 
 	// The delta, in a deterministic order: by first event.
-	for a := range ch.agents {
-		d.Agents = append(d.Agents, a)
-	}
-	for t := range ch.tools {
-		d.ToolCalls = append(d.ToolCalls, t)
-	}
-	for b := range ch.sessions {
-		d.Sessions = append(d.Sessions, b)
-	}
-	for art := range ch.artifacts {
-		d.Artifacts = append(d.Artifacts, art)
-	}
+	d.Agents, d.ToolCalls, d.Sessions, d.Artifacts = ch.agents, ch.tools, ch.sessions, ch.artifacts
 	slices.SortFunc(d.Agents, func(a, b *Agent) int { return byPos(a.Events[0], b.Events[0]) })
-	slices.SortFunc(d.ToolCalls, func(a, b *ToolCall) int { return byPos(a.first(), b.first()) })
-	slices.SortFunc(d.Sessions, func(a, b *BrowserSession) int { return byPos(a.first(), b.first()) })
-	slices.SortFunc(d.Artifacts, func(a, b *Artifact) int { return byPos(a.Versions[0].Event, b.Versions[0].Event) })
+	slices.SortFunc(d.ToolCalls, byFirstCall)
+	slices.SortFunc(d.Sessions, byFirstSession)
+	slices.SortFunc(d.Artifacts, byFirstVersion)
 	d.Errors = ch.newErrors
-	slices.SortFunc(d.Errors, byEvent)
+	slices.SortFunc(d.Errors, byErrorEvent)
 }
 
 func (t *ToolCall) first() *Event {
@@ -490,76 +579,90 @@ func latest(es []*Event) *Event {
 	return m
 }
 
-func (s *Store) refreshRun() {
+// refreshRun recomputes the run's state; it reports whether anything
+// changed.
+func (s *Store) refreshRun(ch *changes) bool {
 	r := &s.run
-	var started, finished, cancel []*Event
-	for _, e := range s.runEvents {
-		switch e.Type {
-		case TypeRunStarted:
-			started = append(started, e)
-		case TypeRunFinished:
-			finished = append(finished, e)
-		case TypeRunCancelRequested:
-			cancel = append(cancel, e)
-		}
-	}
-	if e := earliest(started); e != nil && !e.OccurredAt.IsZero() {
-		r.StartedAt = e.OccurredAt
-	} else {
-		r.StartedAt = s.earliestTime()
-	}
-	if e := latest(finished); e != nil {
-		f := e.Payload.(RunFinished)
-		r.State, r.Outcome, r.Error, r.Finished, r.FinishedAt = StateFinished, f.Outcome, f.Error, e, e.OccurredAt
-	} else {
-		r.State, r.Outcome, r.Error, r.Finished, r.FinishedAt = StateRunning, "", nil, nil, time.Time{}
-	}
-	r.CancelRequested = len(cancel) > 0
-	r.CancelReason = ""
-	if e := earliest(cancel); e != nil {
-		r.CancelReason = e.Payload.(RunCancelRequested).Reason
-	}
-	slices.SortStableFunc(s.progress, byPos)
-	r.Phase, r.Message, r.PhaseEvent, r.PhasesSeen = "", "", nil, r.PhasesSeen[:0]
-	for _, e := range s.progress {
-		pr := e.Payload.(ProgressReported)
-		r.Phase, r.Message, r.PhaseEvent = pr.Phase, pr.Message, e
-		if pr.Phase != "" && !slices.Contains(r.PhasesSeen, pr.Phase) {
-			r.PhasesSeen = append(r.PhasesSeen, pr.Phase)
-		}
-	}
-}
-
-// earliestTime is the earliest known occurredAt of any event.
-func (s *Store) earliestTime() time.Time {
-	var t time.Time
-	for _, a := range s.agents {
-		// Clocks may disagree inside an agent too; look at all its events
-		// only when its first is unknown.
-		for _, e := range a.Events {
-			if !e.OccurredAt.IsZero() {
-				if t.IsZero() || e.OccurredAt.Before(t) {
-					t = e.OccurredAt
+	before := runKey(r)
+	if ch.run {
+		var start, fin, cancel *Event
+		for _, e := range s.runEvents {
+			switch e.Payload.(type) {
+			case RunStarted:
+				if (start == nil || e.pos < start.pos) && !e.OccurredAt.IsZero() {
+					start = e
 				}
-				break
+			case RunFinished:
+				if fin == nil || e.pos > fin.pos {
+					fin = e
+				}
+			case RunCancelRequested:
+				if cancel == nil || e.pos < cancel.pos {
+					cancel = e
+				}
+			}
+		}
+		r.StartedAt = time.Time{}
+		if start != nil {
+			r.StartedAt = start.OccurredAt
+		}
+		if fin != nil {
+			f := fin.Payload.(RunFinished)
+			r.State, r.Outcome, r.Error, r.Finished, r.FinishedAt = StateFinished, f.Outcome, f.Error, fin, fin.OccurredAt
+		} else {
+			r.State, r.Outcome, r.Error, r.Finished, r.FinishedAt = StateRunning, "", nil, nil, time.Time{}
+		}
+		r.CancelRequested, r.CancelReason = cancel != nil, ""
+		if cancel != nil {
+			r.CancelReason = cancel.Payload.(RunCancelRequested).Reason
+		}
+		r.startSeen = start != nil
+	}
+	if !r.startSeen {
+		// Without a run.started, the run started with its earliest event.
+		r.StartedAt = s.minTime
+	}
+	if ch.phase {
+		sortByPos(s.progress, byPos)
+		r.Phase, r.Message, r.PhaseEvent, r.PhasesSeen = "", "", nil, r.PhasesSeen[:0]
+		for _, e := range s.progress {
+			pr := e.Payload.(ProgressReported)
+			r.Phase, r.Message, r.PhaseEvent = pr.Phase, pr.Message, e
+			if pr.Phase != "" && !slices.Contains(r.PhasesSeen, pr.Phase) {
+				r.PhasesSeen = append(r.PhasesSeen, pr.Phase)
 			}
 		}
 	}
-	return t
+	return ch.run || ch.phase || runKey(r) != before
 }
 
-// refreshAgentLifecycle recomputes identity, state and outcome; it reports
-// whether the agent's finished state changed.
-func (s *Store) refreshAgentLifecycle(a *Agent) bool {
-	info := s.agentInfo[a]
+type runFields struct {
+	state            State
+	outcome          Outcome
+	err              *TraceError
+	cancel           bool
+	start, finish    time.Time
+	phase            Phase
+	message          string
+	finished, phased *Event
+}
+
+func runKey(r *Run) runFields {
+	return runFields{r.State, r.Outcome, r.Error, r.CancelRequested, r.StartedAt, r.FinishedAt, r.Phase, r.Message, r.Finished, r.PhaseEvent}
+}
+
+// refreshAgentLifecycle recomputes identity, state and outcome. It reports
+// whether the identity (role, name, parent, start: what places the agent in
+// the tree) changed, and whether its finished state changed.
+func (s *Store) refreshAgentLifecycle(a *Agent) (identity, ended bool) {
 	var start, fin *Event
-	for _, e := range info.lifecycle {
-		switch e.Type {
-		case TypeAgentStarted:
+	for _, e := range a.info.lifecycle {
+		switch e.Payload.(type) {
+		case AgentStarted:
 			if start == nil || cmpAgentOrder(e, start) < 0 {
 				start = e
 			}
-		case TypeAgentFinished:
+		case AgentFinished:
 			if fin == nil || cmpAgentOrder(e, fin) > 0 {
 				fin = e
 			}
@@ -569,8 +672,12 @@ func (s *Store) refreshAgentLifecycle(a *Agent) bool {
 	if start != nil {
 		id = start
 	}
-	a.Role, a.Name, a.ParentID = id.Agent.Role, id.Agent.Name, id.Agent.ParentID
-	a.StartedAt = id.OccurredAt
+	startedAt := id.OccurredAt
+	if startedAt.IsZero() {
+		startedAt = a.Events[0].OccurredAt
+	}
+	identity = a.Role != id.Agent.Role || a.Name != id.Agent.Name || a.ParentID != id.Agent.ParentID || !a.StartedAt.Equal(startedAt)
+	a.Role, a.Name, a.ParentID, a.StartedAt = id.Agent.Role, id.Agent.Name, id.Agent.ParentID, startedAt
 	was := a.State
 	a.State, a.Outcome, a.DurationMs, a.HasDuration, a.Error, a.FinishedAt = StateRunning, "", 0, false, nil, time.Time{}
 	if fin != nil {
@@ -578,32 +685,34 @@ func (s *Store) refreshAgentLifecycle(a *Agent) bool {
 		a.State, a.Outcome, a.DurationMs, a.HasDuration, a.Error, a.FinishedAt = StateFinished, f.Outcome, f.DurationMs, true, f.Error, fin.OccurredAt
 	}
 	a.LastEvent = a.Events[len(a.Events)-1]
-	return was != a.State
+	return identity, was != a.State
 }
 
 // refreshAgentActivity recounts what the agent has running and links its
 // tool errors to calls.
-func (s *Store) refreshAgentActivity(a *Agent, moved bool) {
-	if moved {
-		slices.SortStableFunc(a.ToolCalls, func(x, y *ToolCall) int { return byPos(x.first(), y.first()) })
-		slices.SortStableFunc(a.Sessions, func(x, y *BrowserSession) int { return byPos(x.first(), y.first()) })
-	}
-	a.RunningTools, a.OpenSessions = 0, 0
+func (s *Store) refreshAgentActivity(a *Agent) {
+	sortByPos(a.ToolCalls, byFirstCall)
+	sortByPos(a.Sessions, byFirstSession)
+	info := &a.info
+	sortByPos(info.toolErrors, byErrorEvent)
+	a.RunningTools, a.OpenSessions, a.CurrentTool, a.CurrentSession = 0, 0, nil, nil
 	for _, t := range a.ToolCalls {
 		if t.State == StateRunning {
 			a.RunningTools++
+			a.CurrentTool = t
 		}
-		t.Errors = t.Errors[:0]
+		t.Errors = nil
 	}
 	for _, b := range a.Sessions {
 		if b.State == StateRunning {
 			a.OpenSessions++
+			a.CurrentSession = b
 		}
 	}
 	// A tool error belongs to the call the agent most recently started
 	// before it (the agent's calls are in start order, which within one
 	// agent is its own order).
-	for _, en := range s.agentInfo[a].toolErrors {
+	for _, en := range info.toolErrors {
 		i := sort.Search(len(a.ToolCalls), func(i int) bool { return a.ToolCalls[i].first().pos >= en.Event.pos })
 		for i--; i >= 0; i-- {
 			if t := a.ToolCalls[i]; t.Started != nil {
@@ -620,20 +729,30 @@ func (s *Store) ended(a *Agent) bool {
 	return s.run.State == StateFinished || a.State == StateFinished
 }
 
+// moveTo moves x from one agent's list to another's (the activity refresh
+// of both puts the lists back in order).
+func moveTo[T comparable](x T, from, to *Agent, list func(*Agent) *[]T) {
+	if from == to {
+		return
+	}
+	l := list(from)
+	*l = slices.DeleteFunc(*l, func(y T) bool { return y == x })
+	*list(to) = append(*list(to), x)
+}
+
 func (s *Store) refreshToolCall(t *ToolCall) {
-	info := s.toolInfo[t]
-	t.Started, t.Finished = earliest(info.starts), earliest(info.finishes)
-	t.Parameters, t.Result = nil, nil
+	t.Started, t.Finished = earliest(t.pair.starts), earliest(t.pair.finishes)
+	t.Parameters, t.Result, t.Name = nil, nil, ""
+	// The start says whose call it is and what it is called; without one,
+	// the finish does.
+	if owner := t.first(); owner.Agent.ID != t.AgentID {
+		a := s.agents[owner.Agent.ID]
+		moveTo(t, t.Agent, a, func(a *Agent) *[]*ToolCall { return &a.ToolCalls })
+		t.Agent, t.AgentID = a, a.ID
+	}
 	if t.Started != nil {
 		st := t.Started.Payload.(ToolCallStarted)
 		t.Parameters, t.Name = st.Parameters, st.ToolName
-		if a := s.agents[t.Started.Agent.ID]; a != t.Agent {
-			// Finished by one agent, started by another: the start wins.
-			t.Agent.ToolCalls = slices.DeleteFunc(t.Agent.ToolCalls, func(x *ToolCall) bool { return x == t })
-			t.Agent, t.AgentID = a, a.ID
-			a.ToolCalls = append(a.ToolCalls, t)
-			slices.SortStableFunc(a.ToolCalls, func(x, y *ToolCall) int { return byPos(x.first(), y.first()) })
-		}
 	}
 	if t.Finished != nil {
 		f := t.Finished.Payload.(ToolCallFinished)
@@ -650,20 +769,21 @@ func (s *Store) refreshToolCall(t *ToolCall) {
 	default:
 		t.State = StateRunning
 	}
-	t.failed = resultHasError(t.Result)
-	t.Artifacts = s.artifactsByTool[t.ID]
+	t.failed = 0 // Failed looks at the result when asked
+	if arts := s.artifactsByTool[t.ID]; t.ID != "" && len(arts) > 0 {
+		sortByPos(arts, byFirstVersion)
+		t.Artifacts = arts
+	} else {
+		t.Artifacts = nil
+	}
 }
 
 func (s *Store) refreshSession(b *BrowserSession) {
-	info := s.sessionInfo[b]
-	b.Started, b.Finished = earliest(info.starts), earliest(info.finishes)
-	if b.Started != nil {
-		if a := s.agents[b.Started.Agent.ID]; a != b.Agent {
-			b.Agent.Sessions = slices.DeleteFunc(b.Agent.Sessions, func(x *BrowserSession) bool { return x == b })
-			b.Agent, b.AgentID = a, a.ID
-			a.Sessions = append(a.Sessions, b)
-			slices.SortStableFunc(a.Sessions, func(x, y *BrowserSession) int { return byPos(x.first(), y.first()) })
-		}
+	b.Started, b.Finished = earliest(b.pair.starts), earliest(b.pair.finishes)
+	if owner := b.first(); owner.Agent.ID != b.AgentID {
+		a := s.agents[owner.Agent.ID]
+		moveTo(b, b.Agent, a, func(a *Agent) *[]*BrowserSession { return &a.Sessions })
+		b.Agent, b.AgentID = a, a.ID
 	}
 	b.DurationMs, b.HasDuration = 0, false
 	switch {
@@ -675,97 +795,105 @@ func (s *Store) refreshSession(b *BrowserSession) {
 	default:
 		b.State = StateRunning
 	}
+	b.Live = nil
+	for i := range s.live {
+		if b.ID != "" && s.live[i].ID == b.ID {
+			b.Live = &s.live[i]
+			break
+		}
+	}
 }
 
 func (s *Store) refreshArtifact(art *Artifact) {
-	slices.SortStableFunc(art.Versions, func(a, b *ArtifactVersion) int { return byPos(a.Event, b.Event) })
+	sortByPos(art.Versions, func(a, b *ArtifactVersion) int { return byPos(a.Event, b.Event) })
+	art.Kind, art.Path = "", ""
 	for _, v := range art.Versions {
 		v.SourceToolCall = nil
 		if id := v.Ref.SourceToolCallID; id != "" {
 			v.SourceToolCall = s.toolCalls[id]
 		}
+		// The latest version that says.
+		if v.Ref.Kind != "" {
+			art.Kind = v.Ref.Kind
+		}
+		if v.Ref.Path != "" {
+			art.Path = v.Ref.Path
+		}
 	}
-	l := art.Latest()
-	art.Kind, art.Path = l.Ref.Kind, l.Ref.Path
 }
 
 // buildTree places every agent in the tree: under its parent when that
-// parent is known and no cycle results, else under the primary root
-// (marked Orphan). The primary root is the earliest orchestrator.
+// parent is known and no cycle results, else under the primary root marked
+// Orphan. The primary root is the earliest orchestrator without a parent;
+// other agents without a parent are roots too. Children are in start order.
 func (s *Store) buildTree() {
-	all := make([]*Agent, 0, len(s.agents))
-	for _, a := range s.agents {
-		a.Parent, a.Children, a.Depth, a.Orphan = nil, a.Children[:0], 0, false
-		all = append(all, a)
-	}
-	byStart := func(a, b *Agent) int {
+	all := slices.Clone(s.agentList)
+	slices.SortFunc(all, func(a, b *Agent) int {
 		if c := a.StartedAt.Compare(b.StartedAt); c != 0 {
 			return c
 		}
 		return strings.Compare(a.ID, b.ID)
+	})
+	children := make(map[string][]*Agent, len(all))
+	for _, a := range all {
+		a.Parent, a.Children, a.Depth, a.Orphan = nil, nil, 0, false
+		if a.ParentID != "" && a.ParentID != a.ID {
+			children[a.ParentID] = append(children[a.ParentID], a)
+		}
 	}
-	slices.SortFunc(all, byStart)
-
+	isRoot := func(a *Agent) bool { return a.ParentID == "" || (a.ParentID == a.ID && a.Role == RoleOrchestrator) }
 	var primary *Agent
 	for _, a := range all {
-		if a.Role == RoleOrchestrator && (a.ParentID == "" || a.ParentID == a.ID) {
+		if a.Role == RoleOrchestrator && isRoot(a) {
 			primary = a
 			break
 		}
 	}
 	s.roots = s.roots[:0]
 	placed := make(map[*Agent]bool, len(all))
-	var place func(a *Agent, parent *Agent, depth int)
-	place = func(a *Agent, parent *Agent, depth int) {
+	var place func(a, parent *Agent)
+	place = func(a, parent *Agent) {
 		placed[a] = true
-		a.Parent, a.Depth = parent, depth
+		a.Parent = parent
 		if parent != nil {
+			a.Depth = parent.Depth + 1
 			parent.Children = append(parent.Children, a)
 		} else {
 			s.roots = append(s.roots, a)
 		}
-		for _, c := range all {
-			if !placed[c] && c.ParentID == a.ID && c != a {
-				place(c, a, depth+1)
+		for _, c := range children[a.ID] {
+			if !placed[c] {
+				place(c, a)
 			}
 		}
 	}
 	if primary != nil {
-		place(primary, nil, 0)
+		place(primary, nil)
 	}
 	for _, a := range all {
-		if !placed[a] && (a.ParentID == "" || a.ParentID == a.ID) {
-			place(a, nil, 0)
+		if !placed[a] && isRoot(a) {
+			place(a, nil)
 		}
 	}
-	// What is left has a parent never seen, or sits on a cycle.
-	for {
-		var next *Agent
-		for _, a := range all {
-			if !placed[a] && s.agents[a.ParentID] == nil {
-				next = a
-				break
-			}
-		}
-		if next == nil {
-			for _, a := range all {
-				if !placed[a] {
-					next = a
-					break
-				}
-			}
-		}
-		if next == nil {
-			break
-		}
+	// What is left has a parent never seen (first), or sits on a cycle or
+	// below one: it hangs under the primary root, marked.
+	hang := func(a *Agent) {
 		if primary != nil {
-			place(next, primary, 1)
+			place(a, primary)
 		} else {
-			place(next, nil, 0)
+			place(a, nil)
 		}
-		next.Orphan = true
-		// place() visits descendants with the depth of where it hangs.
-		fixDepth(next)
+		a.Orphan = true
+	}
+	for _, a := range all {
+		if !placed[a] && s.agents[a.ParentID] == nil {
+			hang(a)
+		}
+	}
+	for _, a := range all {
+		if !placed[a] {
+			hang(a)
+		}
 	}
 	s.agentOrder = s.agentOrder[:0]
 	var walk func(a *Agent)
@@ -780,27 +908,22 @@ func (s *Store) buildTree() {
 	}
 }
 
-func fixDepth(a *Agent) {
-	for _, c := range a.Children {
-		c.Depth = a.Depth + 1
-		fixDepth(c)
-	}
-}
-
 func (s *Store) applyLive(p *Poll, d *Delta) {
 	if !p.HasLiveSessions {
 		return
 	}
-	if !slices.Equal(s.live, p.LiveSessions) || (s.live == nil) != (p.LiveSessions == nil) {
+	if !slices.Equal(s.live, p.LiveSessions) {
 		d.LiveSessions = true
 	}
-	s.live = p.LiveSessions
+	s.live = slices.Clone(p.LiveSessions)
 	for _, b := range s.sessionOrder {
 		b.Live = nil
 	}
 	for i := range s.live {
-		if b := s.sessions[s.live[i].ID]; b != nil {
-			b.Live = &s.live[i]
+		if id := s.live[i].ID; id != "" {
+			if b := s.sessions[id]; b != nil {
+				b.Live = &s.live[i]
+			}
 		}
 	}
 }

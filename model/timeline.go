@@ -5,6 +5,7 @@ import (
 	"math"
 	"sort"
 	"strings"
+	"time"
 )
 
 // The timeline is the per-agent sequences (each in producerSequence order)
@@ -22,7 +23,7 @@ import (
 
 // cmpKey orders events for the timeline merge.
 func cmpKey(a, b *Event) int {
-	if ta, tb := timeKey(a), timeKey(b); ta != tb {
+	if ta, tb := a.tkey, b.tkey; ta != tb {
 		if ta < tb {
 			return -1
 		}
@@ -40,11 +41,21 @@ func cmpKey(a, b *Event) int {
 	return strings.Compare(a.ID, b.ID)
 }
 
-func timeKey(e *Event) int64 {
-	if e.OccurredAt.IsZero() {
+// timeKey is an occurredAt as the timeline orders it: Unix nanoseconds,
+// clamped to what int64 holds (years 1678 to 2262; later or earlier times
+// tie and the rest of the key decides). An unknown time (zero) sorts first,
+// so such an event is placed as soon as its agent reaches it.
+func timeKey(t time.Time) int64 {
+	if t.IsZero() {
 		return math.MinInt64
 	}
-	return e.OccurredAt.UnixNano()
+	switch y := t.Year(); {
+	case y < 1678:
+		return math.MinInt64 + 1
+	case y > 2261:
+		return math.MaxInt64
+	}
+	return t.UnixNano()
 }
 
 // cmpAgentOrder orders one agent's events: producerSequence, then eventId.
@@ -81,33 +92,32 @@ type timeline struct {
 }
 
 // restartPoint is the first timeline index whose merge decision the new
-// event e (already inserted at index i of its agent's events) can change.
-// Everything before it stays as it is.
+// event e, inserted at index i of its agent's events, can change, when e is
+// the first of the agent's new events (the ones after it cannot change a
+// decision before e's). Everything before that index stays as it is.
+//
+// From lo (just after e's predecessor) the agent's head in the old merge was
+// its next placed event N (at hi), or nothing when e is last. Each old
+// decision X_p in [lo, hi) was smaller than N; with e as the head instead it
+// changes exactly when X_p > e. At hi it changes anyway: N is no longer the
+// head. prefixMax finds the first X_p > e by binary search.
 func (t *timeline) restartPoint(a *Agent, i int) int {
 	lo := 0
 	if i > 0 {
-		prev := a.Events[i-1]
-		if prev.pos < 0 {
-			// The predecessor is new too; its own restart point covers e.
-			return len(t.events)
-		}
-		lo = prev.pos + 1
+		lo = a.Events[i-1].pos + 1
 	}
+	hi := len(t.events)
 	for _, next := range a.Events[i+1:] {
 		if next.pos >= 0 {
-			// Inserted before events of its agent already placed: the
-			// agent's next event is another one from lo on.
-			return lo
+			hi = next.pos
+			break
 		}
 	}
-	// e is its agent's last placed event: until the merge meets a key
-	// greater than e's, no decision would have taken e.
 	e := a.Events[i]
 	if lo > 0 && cmpKey(t.prefixMax[lo-1], e) > 0 {
-		return lo
+		return lo // some earlier X is already greater: stay on the safe side
 	}
-	n := len(t.events)
-	return lo + sort.Search(n-lo, func(j int) bool { return cmpKey(t.prefixMax[lo+j], e) > 0 })
+	return lo + sort.Search(hi-lo, func(j int) bool { return cmpKey(t.prefixMax[lo+j], e) > 0 })
 }
 
 // remerge merges again from index from, with agents' events (new ones have
