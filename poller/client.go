@@ -2,6 +2,8 @@ package poller
 
 import (
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
 	"context"
 	"errors"
 	"fmt"
@@ -269,6 +271,10 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	if err != nil && isCorrupt(err) {
+		c.logf("%s %s → %d, corrupt body: %v", method, path, resp.StatusCode, err)
+		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: "the compressed body is corrupt", Err: scrubErr(err, c.key), key: c.key}
+	}
 	if err != nil {
 		if context.Cause(rctx) == errTimeout && ctx.Err() == nil {
 			err = errTimeout
@@ -291,6 +297,14 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 		return nil, c.statusError(op, r)
 	}
 	return r, nil
+}
+
+// isCorrupt reports whether a body read failed because the gzip stream
+// the transport decompresses is broken (a malformed answer, not a network
+// failure).
+func isCorrupt(err error) bool {
+	var ce flate.CorruptInputError
+	return errors.Is(err, gzip.ErrHeader) || errors.Is(err, gzip.ErrChecksum) || errors.As(err, &ce)
 }
 
 // statusError builds the *Error of a non-2xx answer: kind from the status

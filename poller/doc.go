@@ -67,9 +67,8 @@
 //     server asked for short. Health.Reason says why and how long:
 //     "rate limited, retrying in 12s".
 //   - A failure never clears or rewinds anything: the decoder keeps its
-//     state, the next good poll continues. A body is checked to be complete
-//     JSON before the decoder sees it, so a truncated body cannot leave the
-//     decoder half-updated.
+//     state (a body it rejects, truncated or not JSON, leaves it as it was)
+//     and the next good poll continues.
 //   - Team token usage is fetched at the start and every TokenEvery (1 min)
 //     on its own goroutine; a 404 sets Health.TokensHidden and stops the
 //     fetches, other failures skip a round.

@@ -3,6 +3,7 @@ package poller
 import (
 	"context"
 	"errors"
+	"io"
 	"strings"
 	"testing"
 	"time"
@@ -350,6 +351,37 @@ func TestTokenUsage404HidesIt(t *testing.T) {
 	for _, u := range col.snapshot() {
 		if u.Tokens != nil {
 			t.Fatal("tokens delivered")
+		}
+	}
+}
+
+// A truncated or garbled body is retried and loses nothing: the events it
+// held in full come with the next good poll.
+func TestTruncatedBodyLosesNothing(t *testing.T) {
+	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
+	b := ev("0190f3a4-0000-7000-8000-00000000000b", 2, "reasoning.summary", `,"text":"b"`)
+	c := ev("0190f3a4-0000-7000-8000-00000000000c", 3, "reasoning.summary", `,"text":"c"`)
+	f := ev("0190f3a4-0000-7000-8000-00000000000f", 4, "run.finished", `,"outcome":"succeeded","error":null`)
+	full := traceBody(a, b, c)
+	cut := strings.Index(full, c) // right after b's closing brace and comma
+	for _, record := range []bool{false, true} {
+		stub := newScripted(t,
+			traceBody(a),
+			full[:cut-1],                           // ends just after b: a prefix of valid JSON
+			traceBody(a, b, c)[:len(full)-2]+"x]}", // garbage after c
+			traceBody(a, b, c, f),
+		)
+		cl, _ := New(Config{BaseURL: stub.url})
+		o := WatchOptions{Tail: -1}
+		if record {
+			o.Record = io.Discard
+		}
+		col := watchAll(t, cl, stubJob, o)
+		if sum := col.summary(); sum.EventCount != 4 || sum.Outcome == nil {
+			t.Fatalf("record=%v: %d events, outcome %v", record, sum.EventCount, sum.Outcome)
+		}
+		if errs := col.errs(); len(errs) != 2 || errs[0].Kind != KindMalformed || errs[1].Kind != KindMalformed {
+			t.Fatalf("record=%v: errors %v", record, errs)
 		}
 	}
 }
