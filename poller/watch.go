@@ -330,11 +330,32 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 	nextToken := now
 	tokenBusy := false
 	tokenCh := make(chan tokenResult, 1)
+	tokenDone := func(r tokenResult) {
+		tokenBusy = false
+		nextToken = w.clock.Now().Add(o.TokenEvery)
+		var e *Error
+		switch {
+		case r.err == nil:
+			sink(Update{Tokens: r.t, Health: l.h})
+		case ctx.Err() != nil:
+		case errors.As(r.err, &e) && e.Kind == KindNotFound:
+			w.c.logf("watch: token usage not available, hiding it: %v", r.err)
+			l.h.TokensHidden = true
+			sink(Update{Health: l.h})
+		default:
+			w.c.logf("watch: token usage skipped: %v", r.err)
+		}
+	}
 
 	w.c.logf("watch %s: every %s (up to %s when idle), tail %d polls / %s", w.jobID, fmtDur(o.Interval), fmtDur(o.MaxInterval), o.Tail, fmtDur(o.TailMax))
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		select {
+		case r := <-tokenCh:
+			tokenDone(r)
+		default:
 		}
 		now = w.clock.Now()
 		if p := w.paused.Load(); p != l.h.Paused {
@@ -388,20 +409,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 				l.nextTrace = now
 			}
 		case r := <-tokenCh:
-			tokenBusy = false
-			nextToken = w.clock.Now().Add(o.TokenEvery)
-			var e *Error
-			switch {
-			case r.err == nil:
-				sink(Update{Tokens: r.t, Health: l.h})
-			case ctx.Err() != nil:
-			case errors.As(r.err, &e) && e.Kind == KindNotFound:
-				w.c.logf("watch: token usage not available, hiding it: %v", r.err)
-				l.h.TokensHidden = true
-				sink(Update{Health: l.h})
-			default:
-				w.c.logf("watch: token usage skipped: %v", r.err)
-			}
+			tokenDone(r)
 		}
 		stop()
 	}
