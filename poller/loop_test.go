@@ -385,3 +385,19 @@ func TestTruncatedBodyLosesNothing(t *testing.T) {
 		}
 	}
 }
+
+func TestWatchOptionsDefaults(t *testing.T) {
+	c := &Client{}
+	o := c.Watch(stubJob, WatchOptions{}).options()
+	if o.Interval != 2*time.Second || o.MaxInterval != 10*time.Second || o.Tail != 3 || o.TailMax != 30*time.Second || o.TokenEvery != time.Minute {
+		t.Fatalf("defaults %+v", o)
+	}
+	o = c.Watch(stubJob, WatchOptions{Interval: 10 * time.Millisecond, MaxInterval: 50 * time.Millisecond, Tail: -1, TokenEvery: -1}).options()
+	if o.Interval != MinInterval || o.MaxInterval != MinInterval || o.Tail != 0 || o.TokenEvery != -1 {
+		t.Fatalf("bounds %+v", o)
+	}
+	o = c.Watch(stubJob, WatchOptions{Interval: 30 * time.Second}).options()
+	if o.MaxInterval != 30*time.Second {
+		t.Fatalf("MaxInterval %v below the interval", o.MaxInterval)
+	}
+}
