@@ -1,0 +1,258 @@
+package diff
+
+import (
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/model"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
+	}
+}
+
+func read(t testing.TB, name string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+
+func check(t *testing.T, m Model, w, h int) string {
+	t.Helper()
+	v := m.View()
+	plain := sgr.ReplaceAllString(v, "")
+	if model.Sanitize(plain) != plain || strings.ContainsRune(plain, '\t') {
+		t.Fatalf("unsafe output: %q", plain)
+	}
+	lines := strings.Split(v, "\n")
+	if len(lines) > h {
+		t.Fatalf("%d lines for height %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if ansi.StringWidth(l) > w {
+			t.Fatalf("line %d wider than %d: %q", i, w, l)
+		}
+	}
+	return ansi.Strip(v)
+}
+
+func TestGoldenJSON(t *testing.T) {
+	r := Compute(model.KindJSON, read(t, "v1.json"), read(t, "v2.json"), DefaultContext)
+	if !r.JSON || r.Note != "" {
+		t.Fatalf("%+v", r)
+	}
+	if r.Summary(false) != "+15 −4 lines" || r.Summary(true) != "+15 -4 lines" {
+		t.Fatal(r.Summary(false))
+	}
+	var out strings.Builder
+	for _, w := range []int{80, 40} {
+		m := New(r, PlainStyles(), WithLabel("result v1 → v2"))
+		m.SetSize(w, 100)
+		fmt.Fprintf(&out, "== width %d\n%s\n", w, check(t, m, w, 100))
+	}
+	golden(t, "json.golden", out.String())
+
+	m := New(r, DefaultStyles())
+	m.SetSize(60, 20)
+	v := m.View()
+	if !strings.Contains(v, "\x1b[32m+ ") || !strings.Contains(v, "\x1b[31m- ") {
+		t.Fatalf("no colour: %q", v)
+	}
+	golden(t, "json-colour.golden", v)
+}
+
+func TestGoldenText(t *testing.T) {
+	r := Compute(model.KindMarkdown, read(t, "v1.md"), read(t, "v2.md"), DefaultContext)
+	var out strings.Builder
+	for _, w := range []int{80, 40} {
+		m := New(r, PlainStyles(), WithASCII(true), WithLabel("notes.md v1 \x1b[31m→ v2"))
+		m.SetSize(w, 100)
+		fmt.Fprintf(&out, "== width %d\n%s\n", w, check(t, m, w, 100))
+	}
+	golden(t, "text.golden", out.String())
+	if strings.Contains(out.String(), "⋯") || strings.Contains(out.String(), "−") {
+		t.Fatal("unicode in ASCII mode")
+	}
+}
+
+func TestLinesAndFolding(t *testing.T) {
+	a := strings.Split("a b c d e f g h i j k l m n o p", " ")
+	b := strings.Split("a b c d e f g X h i j k l m n o p", " ")
+	r := Lines(a, b, 2)
+	var got []string
+	for _, l := range r.Lines {
+		switch l.Op {
+		case Gap:
+			got = append(got, fmt.Sprintf("…%d", l.Skipped))
+		case Insert:
+			got = append(got, fmt.Sprintf("+%s@%d", l.Text, l.New))
+		case Delete:
+			got = append(got, fmt.Sprintf("-%s@%d", l.Text, l.Old))
+		default:
+			got = append(got, fmt.Sprintf("%s@%d/%d", l.Text, l.Old, l.New))
+		}
+	}
+	if strings.Join(got, " ") != "…5 f@6/6 g@7/7 +X@8 h@8/9 i@9/10 …7" {
+		t.Fatal(strings.Join(got, " "))
+	}
+	if r.Added != 1 || r.Removed != 0 || r.Summary(false) != "+1 −0 line" {
+		t.Fatalf("%+v %s", r, r.Summary(false))
+	}
+
+	// Same input: all lines, no changes.
+	same := Lines(a, a, 2)
+	if !same.Same() || len(same.Lines) != len(a) || same.Summary(false) != "no changes" {
+		t.Fatalf("%+v", same)
+	}
+	// From nothing, and to nothing.
+	if r := Lines(nil, b, 3); r.Added != len(b) || r.Removed != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := Compute(model.KindText, "x\ny\n", "", 3); r.Removed != 2 || r.Added != 0 {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestNotJSON(t *testing.T) {
+	r := Compute(model.KindJSON, `{"a":1}`, "oops {", 3)
+	if r.JSON || r.Note != "the new version is not JSON: compared as text" || r.Same() {
+		t.Fatalf("%+v", r)
+	}
+	m := New(r, PlainStyles())
+	m.SetSize(60, 10)
+	if v := check(t, m, 60, 10); !strings.Contains(v, "not JSON") {
+		t.Fatal(v)
+	}
+	// Different formatting of the same JSON is no change.
+	if r := Compute(model.KindJSON, `{"a": [1, 2]}`, "{\n \"a\":[1,2]\n}", 3); !r.Same() {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestNavigation(t *testing.T) {
+	var a, b []string
+	for i := range 200 {
+		a = append(a, fmt.Sprint("line ", i))
+		if i%50 == 25 {
+			b = append(b, fmt.Sprint("changed ", i))
+		} else {
+			b = append(b, a[i])
+		}
+	}
+	m := New(Lines(a, b, 2), PlainStyles())
+	m.SetSize(40, 6) // 1 header row, 5 body rows
+	press := func(k string) { m, _ = m.Update(tea.KeyPressMsg{Code: []rune(k)[0], Text: k}) }
+	first := func() string { return strings.Split(ansi.Strip(m.View()), "\n")[1] }
+
+	press("n")
+	if first() != "- line 25" {
+		t.Fatalf("n: %q", first())
+	}
+	press("n")
+	if first() != "- line 75" {
+		t.Fatalf("n: %q", first())
+	}
+	press("N")
+	if first() != "- line 25" {
+		t.Fatalf("N: %q", first())
+	}
+	press("G")
+	if m.Offset() != m.Len()-5 {
+		t.Fatalf("G: offset %d of %d", m.Offset(), m.Len())
+	}
+	press("n") // no change below: stays
+	if m.Offset() != m.Len()-5 {
+		t.Fatalf("n at the end moved to %d", m.Offset())
+	}
+	press("g")
+	if m.Offset() != 0 {
+		t.Fatal(m.Offset())
+	}
+	m, _ = m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if m.Offset() != 3 {
+		t.Fatal(m.Offset())
+	}
+	if len(m.ShortHelp()) == 0 || len(m.FullHelp()) != 2 {
+		t.Fatal("help")
+	}
+}
+
+// BenchmarkView shows that drawing costs the same for a small diff and one
+// of two 5 MB JSON documents: only the visible rows are rendered.
+func BenchmarkView(b *testing.B) {
+	for _, n := range []int{20, 20_000} {
+		b.Run(fmt.Sprint(n, "items"), func(b *testing.B) {
+			old, new := bigPair(n)
+			r := Compute(model.KindJSON, old, new, DefaultContext)
+			m := New(r, DefaultStyles())
+			m.SetSize(120, 40)
+			m.View()
+			b.ResetTimer()
+			for range b.N {
+				_ = m.View()
+			}
+			b.ReportMetric(float64(len(old)), "input-bytes")
+			b.ReportMetric(float64(m.Len()), "rows")
+		})
+	}
+}
+
+// BenchmarkCompute is the cost of comparing two versions (run it in a
+// command for large snapshots).
+func BenchmarkCompute(b *testing.B) {
+	old, new := bigPair(20_000)
+	b.SetBytes(int64(len(old)))
+	for range b.N {
+		Compute(model.KindJSON, old, new, DefaultContext)
+	}
+}
+
+func bigPair(n int) (string, string) {
+	var a, c strings.Builder
+	a.WriteString(`{"results":[`)
+	c.WriteString(`{"results":[`)
+	for i := range n {
+		if i > 0 {
+			a.WriteByte(',')
+			c.WriteByte(',')
+		}
+		item := fmt.Sprintf(`{"url":"https://example.com/page/%d","title":"Result %d","score":%d,"snippet":"Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor %d"}`, i, i, i%100, i)
+		a.WriteString(item)
+		if i%1000 == 7 {
+			item = strings.Replace(item, "Result", "Changed result", 1)
+		}
+		c.WriteString(item)
+	}
+	a.WriteString(`]}`)
+	c.WriteString(`]}`)
+	return a.String(), c.String()
+}

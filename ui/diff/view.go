@@ -1,0 +1,309 @@
+package diff
+
+import (
+	"strconv"
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/model"
+)
+
+// Styles are the looks of the diff's parts.
+type Styles struct {
+	Insert  lipgloss.Style // added lines, marker included
+	Delete  lipgloss.Style // removed lines
+	Equal   lipgloss.Style // unchanged lines
+	Gap     lipgloss.Style // "⋯ 40 unchanged lines"
+	Summary lipgloss.Style // the header: "+12 −3 lines"
+	Note    lipgloss.Style
+}
+
+// DefaultStyles uses the 16 ANSI colours.
+func DefaultStyles() Styles {
+	return Styles{
+		Insert:  lipgloss.NewStyle().Foreground(lipgloss.Green),
+		Delete:  lipgloss.NewStyle().Foreground(lipgloss.Red),
+		Gap:     lipgloss.NewStyle().Foreground(lipgloss.BrightBlack).Italic(true),
+		Summary: lipgloss.NewStyle().Bold(true),
+		Note:    lipgloss.NewStyle().Foreground(lipgloss.Yellow).Italic(true),
+	}
+}
+
+// PlainStyles has no colour, attributes only (NO_COLOR): the +/- markers
+// carry the meaning, removed lines are struck through where supported.
+func PlainStyles() Styles {
+	return Styles{
+		Insert:  lipgloss.NewStyle().Bold(true),
+		Delete:  lipgloss.NewStyle().Faint(true),
+		Gap:     lipgloss.NewStyle().Italic(true),
+		Summary: lipgloss.NewStyle().Bold(true),
+		Note:    lipgloss.NewStyle().Italic(true),
+	}
+}
+
+// KeyMap holds the diff view's bindings.
+type KeyMap struct {
+	Up, Down               key.Binding
+	PageUp, PageDown       key.Binding
+	HalfUp, HalfDown       key.Binding
+	Top, Bottom            key.Binding
+	NextChange, PrevChange key.Binding
+}
+
+// DefaultKeyMap: arrows and j/k, PgUp/PgDn, ctrl+u/ctrl+d, g/G, n/N.
+func DefaultKeyMap() KeyMap {
+	return KeyMap{
+		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		HalfUp:     key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
+		HalfDown:   key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
+		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		NextChange: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next change")),
+		PrevChange: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous change")),
+	}
+}
+
+// Model is a scrollable view of a Result.
+type Model struct {
+	KeyMap KeyMap
+	st     *state
+}
+
+type state struct {
+	res    Result
+	styles Styles
+	ascii  bool
+	label  string
+
+	width, height int
+	offset        int
+
+	rows      []row // laid out for rowsWidth
+	rowsWidth int
+}
+
+// row is one screen row: a part of a diff line.
+type row struct {
+	line int // index in res.Lines
+	a, b int // the part of its text
+	cont bool
+}
+
+// Option configures New.
+type Option func(*state)
+
+// WithASCII draws "..." and "-" instead of "⋯" and "−".
+func WithASCII(ascii bool) Option { return func(s *state) { s.ascii = ascii } }
+
+// WithLabel adds what is compared to the header: "v2 → v3".
+func WithLabel(label string) Option { return func(s *state) { s.label = model.Sanitize(label) } }
+
+// New returns the view of r.
+func New(r Result, styles Styles, opts ...Option) Model {
+	st := &state{res: r, styles: styles, rowsWidth: -1}
+	for _, o := range opts {
+		o(st)
+	}
+	km := DefaultKeyMap()
+	if st.ascii {
+		rep := strings.NewReplacer("↑", "up", "↓", "down")
+		for _, b := range []*key.Binding{&km.Up, &km.Down} {
+			h := b.Help()
+			b.SetHelp(rep.Replace(h.Key), h.Desc)
+		}
+	}
+	return Model{KeyMap: km, st: st}
+}
+
+// Result is the diff shown.
+func (m Model) Result() Result { return m.st.res }
+
+// SetSize sets the box the view draws in.
+func (m *Model) SetSize(width, height int) {
+	m.st.width, m.st.height = max(width, 0), max(height, 0)
+	m.clamp()
+}
+
+// Offset is the first visible row; Len the number of rows.
+func (m Model) Offset() int { return m.st.offset }
+func (m Model) Len() int    { return len(m.rows()) }
+
+// headerHeight is the rows the summary and the note take.
+func (m Model) header() []string {
+	st := m.st
+	h := st.res.Summary(st.ascii)
+	if st.label != "" {
+		h = st.label + ": " + h
+	}
+	out := []string{st.styles.Summary.Render(ansi.Truncate(h, st.width, ""))}
+	if st.res.Note != "" {
+		out = append(out, st.styles.Note.Render(ansi.Truncate(st.res.Note, st.width, "")))
+	}
+	return out
+}
+
+func (m Model) bodyHeight() int { return max(m.st.height-len(m.header()), 0) }
+
+// marker is the column before each line.
+const markerWidth = 2
+
+// rows lays out the lines for the width: long lines wrap.
+func (m Model) rows() []row {
+	st := m.st
+	if st.rowsWidth == st.width {
+		return st.rows
+	}
+	st.rows = st.rows[:0]
+	room := max(st.width-markerWidth, 8)
+	for i, l := range st.res.Lines {
+		if l.Op == Gap || ansi.StringWidth(l.Text) <= room {
+			st.rows = append(st.rows, row{line: i, a: 0, b: len(l.Text)})
+			continue
+		}
+		off := 0
+		for k, part := range strings.Split(ansi.Hardwrap(l.Text, room, true), "\n") {
+			end := min(off+len(part), len(l.Text))
+			st.rows = append(st.rows, row{line: i, a: off, b: end, cont: k > 0})
+			off = end
+		}
+	}
+	st.rowsWidth = st.width
+	return st.rows
+}
+
+func (m Model) clamp() {
+	st := m.st
+	st.offset = min(max(st.offset, 0), max(len(m.rows())-m.bodyHeight(), 0))
+}
+
+// Update handles the KeyMap's keys and the mouse wheel.
+func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
+	st := m.st
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		k := m.KeyMap
+		h := max(m.bodyHeight(), 1)
+		switch {
+		case key.Matches(msg, k.Up):
+			st.offset--
+		case key.Matches(msg, k.Down):
+			st.offset++
+		case key.Matches(msg, k.PageUp):
+			st.offset -= h
+		case key.Matches(msg, k.PageDown):
+			st.offset += h
+		case key.Matches(msg, k.HalfUp):
+			st.offset -= max(h/2, 1)
+		case key.Matches(msg, k.HalfDown):
+			st.offset += max(h/2, 1)
+		case key.Matches(msg, k.Top):
+			st.offset = 0
+		case key.Matches(msg, k.Bottom):
+			st.offset = len(m.rows())
+		case key.Matches(msg, k.NextChange):
+			st.offset = m.change(1)
+		case key.Matches(msg, k.PrevChange):
+			st.offset = m.change(-1)
+		}
+		m.clamp()
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			st.offset -= 3
+		case tea.MouseWheelDown:
+			st.offset += 3
+		}
+		m.clamp()
+	}
+	return m, nil
+}
+
+// change returns the offset that puts the start of the next (dir 1) or
+// previous (dir -1) block of changed lines at the top; the offset stays
+// when there is none.
+func (m Model) change(dir int) int {
+	rows := m.rows()
+	changed := func(i int) bool {
+		op := m.st.res.Lines[rows[i].line].Op
+		return op == Insert || op == Delete
+	}
+	start := func(i int) bool { return changed(i) && (i == 0 || !changed(i-1)) }
+	for i := m.st.offset + dir; i >= 0 && i < len(rows); i += dir {
+		if start(i) {
+			return i
+		}
+	}
+	return m.st.offset
+}
+
+// View renders the header and the visible rows: at most Height lines, none
+// wider than Width.
+func (m Model) View() string {
+	st := m.st
+	if st.width <= 0 || st.height <= 0 {
+		return ""
+	}
+	rows := m.rows()
+	m.clamp()
+	out := m.header()
+	if len(out) > st.height {
+		out = out[:st.height]
+	}
+	end := min(st.offset+st.height-len(out), len(rows))
+	for i := st.offset; i < end; i++ {
+		out = append(out, m.renderRow(rows[i]))
+	}
+	return strings.Join(out, "\n")
+}
+
+func (m Model) renderRow(r row) string {
+	st := m.st
+	l := st.res.Lines[r.line]
+	var marker string
+	var style *lipgloss.Style
+	switch l.Op {
+	case Gap:
+		dots := "⋯"
+		if st.ascii {
+			dots = "..."
+		}
+		unit := " unchanged lines"
+		if l.Skipped == 1 {
+			unit = " unchanged line"
+		}
+		return st.styles.Gap.Render(ansi.Truncate(dots+" "+strconv.Itoa(l.Skipped)+unit, st.width, ""))
+	case Insert:
+		marker, style = "+ ", &st.styles.Insert
+	case Delete:
+		marker, style = "- ", &st.styles.Delete
+	default:
+		marker, style = "  ", &st.styles.Equal
+	}
+	if r.cont {
+		marker = "  "
+	}
+	text := marker + l.Text[r.a:r.b]
+	if ansi.StringWidth(text) > st.width {
+		text = ansi.Truncate(text, st.width, "")
+	}
+	return style.Render(text)
+}
+
+// ShortHelp returns the keys that work in the view (help.KeyMap).
+func (m Model) ShortHelp() []key.Binding {
+	k := m.KeyMap
+	return []key.Binding{k.Up, k.Down, k.PageDown, k.NextChange, k.PrevChange}
+}
+
+// FullHelp returns the keys that work in the view (help.KeyMap).
+func (m Model) FullHelp() [][]key.Binding {
+	k := m.KeyMap
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.HalfUp, k.HalfDown, k.Top, k.Bottom}, {k.NextChange, k.PrevChange}}
+}
