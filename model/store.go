@@ -113,7 +113,7 @@ type Delta struct {
 }
 
 // Empty reports whether the merge changed nothing.
-func (d *Delta) Empty() bool {
+func (d Delta) Empty() bool {
 	return len(d.Events) == 0 && len(d.Rejected) == 0 && !d.Credits && !d.LiveSessions && !d.RunChanged
 }
 
