@@ -174,6 +174,7 @@ func (s *Server) fault(w *respWriter, req *http.Request, r *run, route string, s
 	case "drop":
 		w.dropped = true
 		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			w.hangUp()
 			_ = conn.Close()
 		}
 	case "truncated", "truncated-eof":
@@ -198,6 +199,7 @@ func (s *Server) fault(w *respWriter, req *http.Request, r *run, route string, s
 		fmt.Fprintf(bw, "HTTP/1.1 %d %s\r\nContent-Type: %s\r\nContent-Length: %d\r\n\r\n", rec.status, http.StatusText(rec.status), rec.h.Get("Content-Type"), len(body))
 		_, _ = bw.Write(body[:cut])
 		_ = bw.Flush()
+		w.hangUp()
 		_ = conn.Close()
 	}
 	return true

@@ -360,9 +360,4 @@ func chaosScript(b *builder, r *rand.Rand) {
 	for _, i := range mid[:min(5, len(mid))] {
 		b.evs[i].vis = b.evs[i].at + between(2500*time.Millisecond, 5*time.Second)
 	}
-	for _, a := range b.agents {
-		if a.name == "source-verifier" {
-			a.skew = 1700 * time.Millisecond
-		}
-	}
 }

@@ -66,7 +66,6 @@ type agent struct {
 	role     string
 	parent   int32 // -1 for the orchestrator
 	depth    int
-	skew     time.Duration // added to occurredAt (chaos: a skewed clock)
 	ident    []byte        // the rendered agent identity object
 	viewport [2]int
 	lastSeq  int64
@@ -422,7 +421,7 @@ func (b *builder) render() {
 		buf = append(buf, `","runId":"`...)
 		buf = append(buf, b.runID...)
 		buf = append(buf, `","occurredAt":"`...)
-		t := b.base.Add(time.Duration(float64(e.at+ag.skew) / b.speed))
+		t := b.base.Add(time.Duration(float64(e.at) / b.speed))
 		buf = t.UTC().AppendFormat(buf, "2006-01-02T15:04:05.000Z")
 		buf = append(buf, `","producerSequence":`...)
 		buf = strconv.AppendInt(buf, e.seq, 10)

@@ -295,6 +295,16 @@ type respWriter struct {
 	http.ResponseWriter
 	status  int
 	dropped bool
+	// release ends the request's count as in flight; a fault that hangs up
+	// calls it before closing, because the client may retry at once.
+	release func()
+}
+
+// hangUp is called by a fault just before it closes the connection.
+func (w *respWriter) hangUp() {
+	if w.release != nil {
+		w.release()
+	}
 }
 
 func (w *respWriter) WriteHeader(code int) {
@@ -436,11 +446,12 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 		s.inTrace++
 		s.stats.MaxConcurrentTrace = max(s.stats.MaxConcurrentTrace, s.inTrace)
 		s.mu.Unlock()
-		defer func() {
+		w.release = sync.OnceFunc(func() {
 			s.mu.Lock()
 			s.inTrace--
 			s.mu.Unlock()
-		}()
+		})
+		defer w.release()
 	}
 	auth := req.Header.Get("Authorization")
 	if s.rateLimited(w, auth) {
