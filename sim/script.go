@@ -66,7 +66,7 @@ type agent struct {
 	role     string
 	parent   int32 // -1 for the orchestrator
 	depth    int
-	ident    []byte        // the rendered agent identity object
+	ident    []byte // the rendered agent identity object
 	viewport [2]int
 	lastSeq  int64
 }
