@@ -46,8 +46,10 @@ func newPlainPrinter(w *watchSession) *plainPrinter {
 		switch {
 		case w.Width < 80:
 			p.agentW = 12
-		case w.Width < 120:
+		case w.Width < 100:
 			p.agentW = 18
+		case w.Width >= 140:
+			p.agentW = 26
 		}
 	}
 	return p

@@ -49,6 +49,10 @@ type watchSession struct {
 	timeout error
 }
 
+// recoveryNote is how long connection trouble must have lasted for its end
+// to be reported.
+const recoveryNote = 5 * time.Second
+
 // errTimeout is the context cause when --timeout passes.
 var errTimeout = errors.New("--timeout passed")
 
@@ -154,7 +158,7 @@ func (w *watchSession) endNote(endErr error, code int) string {
 	}
 	switch code {
 	case ExitTimeout:
-		return "gave up after --timeout " + describe.Duration(w.Opts.Timeout)
+		return "gave up after --timeout " + w.Opts.Timeout.String()
 	case ExitInterrupted:
 		return "interrupted"
 	case ExitRejected:
@@ -247,7 +251,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 	defer tick.Stop()
 	lastEvent := time.Now()  // for "last event 45s ago"
 	lastOutput := time.Now() // for the heartbeat's quiet period
-	trouble := false
+	var troubleSince time.Time // the first failure of the current streak
 	handle := func(u poller.Update) {
 		if u.Poll != nil {
 			d := w.Store.Merge(u.Poll)
@@ -267,7 +271,9 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			w.Tokens = u.Tokens
 		}
 		if u.Err != nil {
-			trouble = true
+			if troubleSince.IsZero() {
+				troubleSince = time.Now()
+			}
 			msg := describe.OneLine(u.Health.Reason, 200)
 			if msg == "" {
 				msg = describe.OneLine(u.Health.String(), 200)
@@ -277,10 +283,15 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			}
 			w.Debug.Printf("trouble: %s (%v)", msg, u.Err)
 			p.health(msg)
-		} else if trouble && u.Poll != nil {
-			trouble = false
-			w.Debug.Printf("connection ok again")
-			p.health("connection ok again")
+		} else if !troubleSince.IsZero() && u.Poll != nil {
+			// Say so when the trouble lasted; a blip that was retried
+			// at once needs no second line.
+			d := time.Since(troubleSince)
+			troubleSince = time.Time{}
+			w.Debug.Printf("connection ok again after %s", d)
+			if d >= recoveryNote {
+				p.health("connection ok again after " + describe.Duration(d.Truncate(100*time.Millisecond)))
+			}
 		}
 	}
 	for {

@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
+	"strings"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui"
 )
 
 // This file is the one place where the command line meets the full-screen
-// terminal UI (issue 6). The UI engineer replaces the bodies below.
+// terminal UI (package ui).
 //
 // Contract for runTUI:
 //   - w.Source(ctx, sink) delivers the updates (live polls or a replay);
@@ -26,35 +29,119 @@ import (
 //     source's *poller.Error. Return a non-zero code to force it.
 //   - Leave a short summary in the scrollback after the alt screen closes.
 
-// errTUIUnavailable is returned while the UI does not exist yet.
-var errTUIUnavailable = errors.New("the full-screen UI is not available yet; use --output plain or --output json")
-
 // tuiAvailable reports whether --output tui can be honoured.
-const tuiAvailable = false
+const tuiAvailable = true
 
-// runTUI shows the watch in the full-screen UI.
-func runTUI(ctx context.Context, w *watchSession) (exitCode int, err error) {
-	return ExitUsage, errTUIUnavailable
+// runTUI shows the watch in the full-screen UI, then leaves the plain
+// output's closing block in the scrollback.
+func runTUI(parent context.Context, w *watchSession) (exitCode int, err error) {
+	ctx, stop := context.WithCancel(parent)
+	defer stop()
+
+	// The source runs on its own goroutine and hands updates to the UI,
+	// which merges them into w.Store on its goroutine. When the source
+	// ends with an error (a refusal), the UI gets it as a last update.
+	updates := make(chan poller.Update, 64)
+	srcErr := make(chan error, 1)
+	go func() {
+		err := w.Source(ctx, func(u poller.Update) {
+			select {
+			case updates <- u:
+			case <-ctx.Done():
+			}
+		})
+		if err != nil && ctx.Err() == nil {
+			select {
+			case updates <- poller.Update{Err: err, Done: true, Health: poller.Health{Done: true}}:
+			case <-ctx.Done():
+			}
+		}
+		close(updates)
+		srcErr <- err
+	}()
+
+	var backend ui.Backend
+	if w.Watcher != nil && w.Client != nil {
+		backend = &tuiBackend{w: w}
+	}
+	cfg := ui.Config{
+		JobID:        w.JobID,
+		Store:        w.Store,
+		Updates:      updates,
+		Backend:      backend,
+		NoColor:      !w.Color,
+		ASCII:        w.Opts.ASCII,
+		Mouse:        w.Opts.Mouse,
+		ExitOnFinish: w.Opts.ExitOnFinish,
+		LiveView:     w.Opts.LiveView,
+	}
+	if w.Debug != nil {
+		cfg.Debug = debugWriter{w.Debug}
+	}
+	res, uiErr := ui.Run(parent, cfg)
+
+	// Stop the source (the user may quit before it ends) and see how it
+	// ended.
+	stop()
+	for range updates {
+	}
+	se := <-srcErr
+	if errors.Is(se, context.Canceled) && parent.Err() == nil {
+		se = nil // we stopped it
+	}
+	var pe *poller.Error
+	var endErr error
+	switch {
+	case errors.As(se, &pe) && pe.Refusal():
+		endErr = se
+	case res.Quit:
+		endErr = errQuit
+	case uiErr != nil:
+		endErr = uiErr
+	default:
+		endErr = se
+	}
+
+	// The short summary stays in the terminal's scrollback.
+	endErr = endCause(parent, endErr)
+	newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	return 0, endErr
+}
+
+// tuiBackend is what the UI may ask of the service.
+type tuiBackend struct{ w *watchSession }
+
+func (b *tuiBackend) Snapshot(ctx context.Context, snapshotID string) (string, error) {
+	s, err := b.w.Client.Snapshot(ctx, b.w.JobID, snapshotID)
+	if err != nil {
+		return "", err
+	}
+	return s.Content, nil
+}
+
+func (b *tuiBackend) Cancel(ctx context.Context) error { return b.w.Client.Cancel(ctx, b.w.JobID) }
+func (b *tuiBackend) SetPaused(p bool)                 { b.w.Watcher.SetPaused(p) }
+func (b *tuiBackend) PollNow()                         { b.w.Watcher.PollNow() }
+func (b *tuiBackend) SetLiveView(on bool)              { b.w.Watcher.SetLiveView(on) }
+
+// debugWriter puts the UI's --debug lines into the command's debug log.
+type debugWriter struct{ d *debugLog }
+
+func (d debugWriter) Write(p []byte) (int, error) {
+	for _, line := range strings.Split(strings.TrimRight(string(p), "\n"), "\n") {
+		d.d.Printf("%s", line)
+	}
+	return len(p), nil
 }
 
 // resolveOutput turns --output auto into the mode to use: tui when stdout
-// is a terminal, else plain. Until the UI exists, auto on a terminal falls
-// back to plain with a note on stderr, and tui is refused (exit 2).
+// is a terminal, else plain.
 func resolveOutput(w *watchSession, mode string, stdoutTerminal bool) (string, error) {
-	switch mode {
-	case OutputAuto:
-		if !stdoutTerminal {
-			return OutputPlain, nil
+	if mode == OutputAuto {
+		if stdoutTerminal {
+			return OutputTUI, nil
 		}
-		if !tuiAvailable {
-			fmt.Fprintln(w.Stderr, "firewatch: the full-screen UI is not available yet; showing plain output")
-			return OutputPlain, nil
-		}
-		return OutputTUI, nil
-	case OutputTUI:
-		if !tuiAvailable {
-			return "", usageErrorf("%v", errTUIUnavailable)
-		}
+		return OutputPlain, nil
 	}
 	return mode, nil
 }

@@ -1,0 +1,204 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+)
+
+func TestOutcomeCode(t *testing.T) {
+	for o, want := range map[model.Outcome]int{
+		model.OutcomeSucceeded:          0,
+		model.OutcomeFailed:             1,
+		model.OutcomeCancelled:          3,
+		model.OutcomeRefused:            4,
+		model.OutcomeCreditLimitReached: 5,
+		"exploded":                      1,
+		"":                              1,
+	} {
+		if got := OutcomeCode(o); got != want {
+			t.Errorf("OutcomeCode(%q) = %d, want %d", o, got, want)
+		}
+	}
+}
+
+// store returns a store holding a run that has or has not finished.
+func store(t *testing.T, outcome string) *model.Store {
+	t.Helper()
+	s := model.NewStore()
+	ev := func(seq int, typ, extra string) string {
+		return fmt.Sprintf(`{"schemaVersion":1,"eventId":"e%d","runId":"r","occurredAt":"2026-08-01T12:00:0%dZ","producerSequence":%d,"agent":{"id":"a","role":"orchestrator","name":"orchestrator"},"type":%q%s}`, seq, seq, seq, typ, extra)
+	}
+	events := []string{ev(1, "run.started", "")}
+	if outcome != "" {
+		events = append(events, ev(2, "run.finished", `,"outcome":"`+outcome+`","error":null`))
+	}
+	if _, err := s.Ingest([]byte(`{"success":true,"id":"r","creditsUsed":3,"events":[` + strings.Join(events, ",") + `]}`)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestExitCode(t *testing.T) {
+	refusal := &poller.Error{Kind: poller.KindNotFound, Op: "trace", Status: 404}
+	retryable := &poller.Error{Kind: poller.KindServer, Op: "trace", Status: 503}
+	for _, tc := range []struct {
+		outcome string
+		end     error
+		want    int
+	}{
+		{"succeeded", nil, 0},
+		{"failed", nil, 1},
+		{"cancelled", nil, 3},
+		{"refused", nil, 4},
+		{"credit_limit_reached", nil, 5},
+		{"", refusal, 6},
+		{"succeeded", refusal, 6},
+		{"", errTimeout, 7},
+		{"", errInterrupted, 130},
+		{"", errQuit, 130},
+		{"", context.Canceled, 130},
+		// The run finished: its outcome wins over how watching stopped.
+		{"succeeded", errInterrupted, 0},
+		{"failed", errTimeout, 1},
+		{"cancelled", errQuit, 3},
+		// A recording that ends early, an unexpected failure.
+		{"", nil, 1},
+		{"", retryable, 1},
+		{"", withCode(ExitUsage, errors.New("bad file")), 2},
+	} {
+		w := &watchSession{Store: store(t, tc.outcome), Opts: &watchOptions{}}
+		if got := w.ExitCode(tc.end); got != tc.want {
+			t.Errorf("outcome %q, end %v: exit %d, want %d", tc.outcome, tc.end, got, tc.want)
+		}
+	}
+}
+
+func TestEndCause(t *testing.T) {
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errInterrupted)
+	if got := endCause(ctx, ctx.Err()); got != errInterrupted {
+		t.Errorf("endCause = %v", got)
+	}
+	if got := endCause(ctx, io.EOF); got != io.EOF {
+		t.Errorf("endCause kept another error? %v", got)
+	}
+	tctx, tcancel := context.WithTimeoutCause(context.Background(), time.Nanosecond, errTimeout)
+	defer tcancel()
+	<-tctx.Done()
+	if got := endCause(tctx, fmt.Errorf("poll: %w", tctx.Err())); got != errTimeout {
+		t.Errorf("endCause(timeout) = %v", got)
+	}
+}
+
+func TestEventLine(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":1}`, `{"a":1}`},
+		{"{\n  \"a\": 1,\n  \"b\": \"x y\"\n}", `{"a":1,"b":"x y"}`},
+		// Not strictly valid (a duplicate and invalid UTF-8 are allowed
+		// through), still one line with every field.
+		{"{\"a\":1,\r\n\"a\":2,\"b\":\"\xff\"}", "{\"a\":1,\"a\":2,\"b\":\"\xff\"}"},
+		// Broken beyond compacting: the newlines become spaces.
+		{"{\"a\":\n1,,}", `{"a": 1,,}`},
+	} {
+		got := string(eventLine(nil, jsontext.Value(tc.in)))
+		if got != tc.want {
+			t.Errorf("eventLine(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		if strings.ContainsAny(got, "\r\n") {
+			t.Errorf("eventLine(%q) has a line break", tc.in)
+		}
+	}
+}
+
+func TestScrub(t *testing.T) {
+	var b bytes.Buffer
+	w := &scrubWriter{w: &b, key: "fc-secret"}
+	n, err := fmt.Fprintf(w, "bad key fc-secret (fc-secret)\n")
+	if err != nil || n != len("bad key fc-secret (fc-secret)\n") {
+		t.Errorf("Write = %d, %v", n, err)
+	}
+	if got := b.String(); got != "bad key [redacted] ([redacted])\n" {
+		t.Errorf("scrubbed: %q", got)
+	}
+	var d bytes.Buffer
+	l := newDebugLog(nopCloser{&d})
+	l.setKey("fc-secret")
+	l.Printf("sending fc-secret\x1b[31m\nnow")
+	if s := d.String(); strings.Contains(s, "fc-secret") || strings.Contains(s, "\x1b") || strings.Count(s, "\n") != 1 || !strings.Contains(s, "sending [redacted] now") {
+		t.Errorf("debug line %q", s)
+	}
+	var nilLog *debugLog
+	nilLog.Printf("nothing") // must not panic
+}
+
+type nopCloser struct{ io.Writer }
+
+func (nopCloser) Close() error { return nil }
+
+func TestHeartbeatText(t *testing.T) {
+	w := &watchSession{Store: store(t, ""), Opts: &watchOptions{}}
+	got := heartbeatText(w, 45*time.Second, false)
+	if got != "… still running · 3 credits · last event 45s ago" {
+		t.Errorf("heartbeat %q", got)
+	}
+	if got := heartbeatText(w, 65*time.Second, true); got != "... still running - 3 credits - last event 1m05s ago" {
+		t.Errorf("ascii heartbeat %q", got)
+	}
+}
+
+// run runs firewatch in-process.
+func run(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errOut bytes.Buffer
+	code = Execute(ctx, args, strings.NewReader(""), &out, &errOut)
+	return out.String(), errOut.String(), code
+}
+
+// TestInProcess covers the command paths under the race detector of this
+// package's tests (the e2e tests run the binary).
+func TestInProcess(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research", "refused"}, Speed: 50, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	t.Setenv("NO_COLOR", "")
+
+	out, errOut, code := run(t, context.Background(), srv.Jobs[0].ID, "--interval", "100ms", "--ascii", "--summary", "-")
+	if code != 0 {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
+	}
+	if strings.ContainsRune(out, '…') || strings.ContainsRune(out, '✓') || !strings.Contains(out, "tool ok") {
+		t.Errorf("--ascii output has non-ASCII symbols:\n%s", out)
+	}
+	last := out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:]
+	if !strings.HasPrefix(last, `{"runId":`) {
+		t.Errorf("--summary - is not the last line: %q", last)
+	}
+
+	_, _, code = run(t, context.Background(), "watch", srv.Jobs[1].ID, "--interval", "100ms", "-o", "json")
+	if code != 4 {
+		t.Errorf("refused run: exit %d", code)
+	}
+
+	// An interrupt before the run ends: 130.
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(errInterrupted)
+	if _, _, code := run(t, ctx, "demo", "--output", "json"); code != 130 {
+		t.Errorf("interrupted demo: exit %d", code)
+	}
+}
