@@ -33,7 +33,7 @@ import (
 // MaxURL is the longest link that is opened.
 const MaxURL = 8192
 
-// Timeout bounds how long the opener may run.
+// Timeout bounds how long Open waits for the opener.
 const Timeout = 10 * time.Second
 
 // ErrNoDesktop is wrapped by the error Open returns when no browser can be
@@ -49,9 +49,9 @@ var ErrBadURL = errors.New("not an http(s) link")
 type Opener struct {
 	GOOS   string                  // runtime.GOOS
 	Getenv func(key string) string // os.Getenv
-	// Run runs the opener program with its arguments and waits for it;
-	// New's runs it with no stdin/stdout/stderr (so that nothing it prints
-	// reaches the screen) and a timeout.
+	// Run runs the opener program with its arguments; New's runs it with
+	// no stdin/stdout/stderr (so that nothing it prints reaches the screen)
+	// and reports its failure if it exits within a few seconds.
 	Run func(ctx context.Context, name string, args ...string) error
 }
 
@@ -60,11 +60,31 @@ func New() Opener {
 	return Opener{GOOS: runtime.GOOS, Getenv: os.Getenv, Run: run}
 }
 
+// settle is how long run waits for the opener to exit: xdg-open and open
+// return at once, but some openers stay in the foreground as long as the
+// browser they started runs. Such an opener is left running (and reaped
+// when it exits) and the open counts as done.
+var settle = 3 * time.Second
+
 func run(ctx context.Context, name string, args ...string) error {
-	cmd := exec.CommandContext(ctx, name, args...)
 	// Nil stdin, stdout and stderr are /dev/null: the opener must not
 	// write over the screen or read the terminal.
-	return cmd.Run()
+	cmd := exec.Command(name, args...)
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	t := time.NewTimer(settle)
+	defer t.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-t.C:
+		return nil
+	case <-ctx.Done():
+		return nil
+	}
 }
 
 // Command returns the program and arguments that open link here, or an

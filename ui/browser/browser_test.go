@@ -3,8 +3,10 @@ package browser
 import (
 	"context"
 	"errors"
+	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 type call struct {
@@ -142,6 +144,27 @@ func TestCheck(t *testing.T) {
 		if msg := o.OpenCmd(u)().(OpenedMsg); !errors.Is(msg.Err, ErrBadURL) || msg.NoDesktop() {
 			t.Errorf("%q: OpenCmd %+v", u, msg)
 		}
+	}
+}
+
+func TestRun(t *testing.T) {
+	// An opener that exits at once reports how it exited; one that stays
+	// in the foreground (a browser run directly) counts as opened; one that
+	// does not exist is an error.
+	old := settle
+	settle = 50 * time.Millisecond
+	defer func() { settle = old }()
+	if _, err := exec.LookPath("sleep"); err != nil {
+		t.Skip("no sleep(1)")
+	}
+	if err := run(context.Background(), "sleep", "1"); err != nil {
+		t.Fatalf("long-running opener: %v", err)
+	}
+	if err := run(context.Background(), "sh", "-c", "exit 3"); err == nil || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("failing opener: %v", err)
+	}
+	if err := run(context.Background(), "no-such-opener-xyz"); err == nil {
+		t.Fatal("missing opener ran")
 	}
 }
 
