@@ -48,8 +48,8 @@ type watchOptions struct {
 	Mouse        bool
 	ExitOnFinish bool
 
-	// Heartbeat is how long plain output stays silent before it says the run
-	// is still going. Hidden flag, for tests.
+	// Heartbeat is how long the output stays silent before it says the run
+	// is still going.
 	Heartbeat time.Duration
 }
 
@@ -89,8 +89,7 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 		f.StringVar(&o.Debug, "debug", "", "write a log of what happened to `FILE` (never the key)")
 		f.BoolVar(&o.Mouse, "mouse", false, "terminal UI: turn on the mouse (wheel and click); off keeps text selection working")
 		f.BoolVar(&o.ExitOnFinish, "exit-on-finish", false, "terminal UI: leave once the run has finished and its tail window closed")
-		f.DurationVar(&o.Heartbeat, "heartbeat", defaultHeartbeat, "plain output: say the run is still going after this long without events")
-		_ = f.MarkHidden("heartbeat")
+		f.DurationVar(&o.Heartbeat, "heartbeat", defaultHeartbeat, "say the run is still going after this long without events (plain and JSON output)")
 		_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputModes, cobra.ShellCompDirectiveNoFileComp))
 	}
 }

@@ -249,8 +249,8 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 	}
 	tick := time.NewTicker(min(hb/4, time.Second))
 	defer tick.Stop()
-	lastEvent := time.Now()  // for "last event 45s ago"
-	lastOutput := time.Now() // for the heartbeat's quiet period
+	lastEvent := time.Now()    // for "last event 45s ago"
+	lastOutput := time.Now()   // for the heartbeat's quiet period
 	var troubleSince time.Time // the first failure of the current streak
 	handle := func(u poller.Update) {
 		if u.Poll != nil {

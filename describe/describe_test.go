@@ -130,7 +130,7 @@ func TestOneLineIsSafe(t *testing.T) {
 		}
 	}
 	// A huge string is cut before the work.
-	long := strings.Repeat("x", 10<<20)
+	long := strings.Repeat("x", 1<<20)
 	if got := OneLine(long, 10); got != "xxxxxxxxx…" {
 		t.Errorf("OneLine(long, 10) = %q", got)
 	}
