@@ -559,22 +559,22 @@ func (m Model) bar(r row, sp span, origin time.Time, start, span time.Duration, 
 	if sp.start.IsZero() {
 		return st.render(&st.styles.Note, ansi.Truncate("no time", bw, ""))
 	}
-	col := func(t time.Time, up bool) int {
-		d := t.Sub(origin) - start
-		x := int64(d) * int64(bw)
+	// Columns are rounded to the nearest cell, so that bars of equal
+	// length are drawn equally long wherever they start.
+	col := func(t time.Time) int {
+		x := int64(t.Sub(origin)-start) * int64(bw)
 		c := x / int64(span)
-		if up && x%int64(span) > 0 {
+		if r := x % int64(span); 2*r >= int64(span) {
 			c++
-		}
-		if x < 0 && !up && x%int64(span) != 0 {
+		} else if -2*r > int64(span) {
 			c--
 		}
 		return int(c)
 	}
-	c0 := col(sp.start, false)
+	c0 := col(sp.start)
 	c1 := c0 + 1
 	if !sp.end.IsZero() {
-		c1 = max(col(sp.end, true), c0+1)
+		c1 = max(col(sp.end), c0+1)
 	}
 	// Entirely outside the window: an arrow on its side.
 	if c1 <= 0 {
