@@ -9,7 +9,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
@@ -200,5 +202,33 @@ func TestInProcess(t *testing.T) {
 	cancel(errInterrupted)
 	if _, _, code := run(t, ctx, "demo", "--output", "json"); code != 130 {
 		t.Errorf("interrupted demo: exit %d", code)
+	}
+}
+
+func TestEscapeForTerminal(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{`{"a":"plain"}`, `{"a":"plain"}`},
+		{`{"a":"café 日本 ✓"}`, `{"a":"café 日本 ✓"}`},
+		{"{\"a\":\"x\u202ey\u200bz\u009b31m\u2028\x7f\"}", `{"a":"x\u202ey\u200bz\u009b31m\u2028\u007f"}`},
+		{"{\"a\":\"\xff\"}", `{"a":"\ufffd"}`},
+		{"{\"a\":\"\U000e0001\"}", `{"a":"\udb40\udc01"}`}, // a Cf character beyond the BMP
+	} {
+		got := string(escapeForTerminal([]byte(tc.in)))
+		if got != tc.want {
+			t.Errorf("escapeForTerminal(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+		// The same JSON value as before (invalid UTF-8 aside).
+		if utf8.ValidString(tc.in) {
+			var a, b any
+			if err := json.Unmarshal([]byte(tc.in), &a); err != nil {
+				t.Fatal(err)
+			}
+			if err := json.Unmarshal([]byte(got), &b); err != nil {
+				t.Fatalf("%q: %v", got, err)
+			}
+			if fmt.Sprint(a) != fmt.Sprint(b) {
+				t.Errorf("%q decodes to %v, was %v", got, b, a)
+			}
+		}
 	}
 }

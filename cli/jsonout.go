@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -29,6 +32,11 @@ func (p *jsonPrinter) events(evs []*model.Event) {
 		// One write per line: a reader never sees half a line, and jq
 		// gets each event as soon as it arrives.
 		p.buf = append(eventLine(p.buf[:0], e.Raw), '\n')
+		if p.w.Width > 0 {
+			// A person reads this on a terminal: the same JSON, with the
+			// characters a terminal could act on written as escapes.
+			p.buf = escapeForTerminal(p.buf)
+		}
 		if _, err := p.w.Stdout.Write(p.buf); err != nil {
 			p.w.Debug.Printf("writing stdout: %v", err)
 		}
@@ -183,4 +191,49 @@ func ago(d time.Duration) string {
 		return strconv.Itoa(int(d/time.Second)) + "s"
 	}
 	return describe.Duration(d.Truncate(time.Second))
+}
+
+// escapeForTerminal rewrites a line of JSON so that no character a terminal
+// could act on appears raw: C1 controls, DEL, bidi and other format
+// characters (Unicode Cf), the line and paragraph separators, and invalid
+// UTF-8. Outside strings JSON text is ASCII tokens and white space, so they
+// can only sit inside strings, where the \uXXXX escape denotes the same
+// character (invalid bytes become \ufffd, which they mean anyway). C0
+// controls cannot appear raw in JSON strings; newlines were removed before.
+func escapeForTerminal(b []byte) []byte {
+	clean := true
+	for _, c := range b {
+		if c >= 0x7f {
+			clean = false
+			break
+		}
+	}
+	if clean {
+		return b
+	}
+	out := make([]byte, 0, len(b)+16)
+	for i := 0; i < len(b); {
+		c := b[i]
+		if c < 0x7f {
+			out = append(out, c)
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n <= 1:
+			out = append(out, `\ufffd`...)
+		case r <= 0x9f, r == 0x2028, r == 0x2029, unicode.Is(unicode.Cf, r):
+			if r > 0xffff {
+				r1, r2 := utf16.EncodeRune(r)
+				out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+			} else {
+				out = fmt.Appendf(out, `\u%04x`, r)
+			}
+		default:
+			out = append(out, b[i:i+n]...)
+		}
+		i += max(n, 1)
+	}
+	return out
 }

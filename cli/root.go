@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
 
@@ -72,7 +73,9 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	if err != nil {
 		var ee *exitError
 		if !errors.As(err, &ee) || ee.err != nil {
-			fmt.Fprintf(a.stderr, "firewatch: %v\n", err)
+			// Messages can quote arguments, file contents or the service:
+			// nothing raw reaches the terminal.
+			fmt.Fprintf(a.stderr, "firewatch: %s\n", model.Sanitize(err.Error()))
 		}
 		if !errors.As(err, &ee) {
 			// cobra's own errors: unknown command or flag, arguments.
