@@ -119,3 +119,9 @@ func (k KeyMap) ASCII() KeyMap {
 	}
 	return k
 }
+
+// ShortHelp returns the keys that work in the viewer (help.KeyMap).
+func (m Model) ShortHelp() []key.Binding { return m.KeyMap.ShortHelp() }
+
+// FullHelp returns the keys that work in the viewer (help.KeyMap).
+func (m Model) FullHelp() [][]key.Binding { return m.KeyMap.FullHelp() }
