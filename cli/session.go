@@ -247,7 +247,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 	if hb <= 0 {
 		hb = defaultHeartbeat
 	}
-	tick := time.NewTicker(min(hb/4, time.Second))
+	tick := time.NewTicker(max(min(hb/4, time.Second), 10*time.Millisecond))
 	defer tick.Stop()
 	lastEvent := time.Now()    // for "last event 45s ago"
 	lastOutput := time.Now()   // for the heartbeat's quiet period
