@@ -336,16 +336,14 @@ func classify(op string, status int, msg string) Kind {
 		return KindBadRequest
 	case status == 401 || status == 403:
 		return KindUnauthorized
-	case status == 404:
+	case status == 404 || status == 410:
+		// 410 Gone: expired, as far as a client can tell.
 		return KindNotFound
 	case status == 408:
 		return KindTimeout
 	case status == 409:
 		if op == "cancel" {
-			if strings.Contains(lower, "cancel") {
-				return KindAlreadyCancelled
-			}
-			return KindAlreadyFinished
+			return conflictKind(lower)
 		}
 		return KindBadRequest
 	case status == 429:
@@ -365,10 +363,8 @@ func classify(op string, status int, msg string) Kind {
 func classifyText(op, msg string) Kind {
 	lower := strings.ToLower(msg)
 	switch {
-	case op == "cancel" && strings.Contains(lower, "already") && strings.Contains(lower, "cancel"):
-		return KindAlreadyCancelled
 	case op == "cancel" && strings.Contains(lower, "already"):
-		return KindAlreadyFinished
+		return conflictKind(lower)
 	case invalidIDText.MatchString(lower):
 		return KindInvalidID
 	case firstGenText.MatchString(lower):
@@ -383,9 +379,23 @@ func classifyText(op, msg string) Kind {
 	return KindServer
 }
 
+// conflictKind tells the two 409 answers of a cancel apart by the message
+// (lower case): "Agent is already cancelled" (or "canceled", "cancellation
+// was already requested") says the cancellation is under way; anything
+// else ("Agent already finished", "Cannot cancel: the agent has already
+// completed") says the run is over. "cancel" alone decides nothing: the
+// second kind of message may say "cannot cancel" too.
+func conflictKind(lower string) Kind {
+	if alreadyCancelledText.MatchString(lower) {
+		return KindAlreadyCancelled
+	}
+	return KindAlreadyFinished
+}
+
 var (
-	invalidIDText = regexp.MustCompile(`invalid (job |snapshot )?id|must be a valid uuid`)
-	firstGenText  = regexp.MustCompile(`spark 2|spark-2|second[- ]generation|only available for`)
+	alreadyCancelledText = regexp.MustCompile(`(?:already|been|is|was|being)\s+(?:being\s+)?cancel|cancellation\s+(?:(?:was|has\s+been|is)\s+)?already|already\s+(?:been\s+)?requested`)
+	invalidIDText        = regexp.MustCompile(`invalid (job |snapshot )?id|must be a valid uuid`)
+	firstGenText         = regexp.MustCompile(`spark 2|spark-2|second[- ]generation|only available for`)
 	// "please retry after 12s", "retry after 1.5 seconds", "try again in 2 minutes"
 	retryText = regexp.MustCompile(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
 )

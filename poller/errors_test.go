@@ -105,9 +105,18 @@ func TestClassify(t *testing.T) {
 		{"cancel", 409, "Agent already finished", KindAlreadyFinished},
 		{"cancel", 409, "Agent is already cancelled", KindAlreadyCancelled},
 		{"cancel", 409, "", KindAlreadyFinished},
+		// "cancel" in the message does not make it the second answer.
+		{"cancel", 409, "Agent is already canceled", KindAlreadyCancelled},
+		{"cancel", 409, "Cancellation was already requested", KindAlreadyCancelled},
+		{"cancel", 409, "The agent has already been cancelled", KindAlreadyCancelled},
+		{"cancel", 409, "Cannot cancel: the agent has already finished", KindAlreadyFinished},
+		{"cancel", 409, "Cannot cancel a completed agent", KindAlreadyFinished},
+		{"cancel", 409, "Agent already finished, nothing to cancel", KindAlreadyFinished},
 		{"trace", 409, "", KindBadRequest},
 		{"trace", 402, "Payment required", KindBadRequest},
-		{"trace", 410, "", KindBadRequest},
+		{"trace", 410, "", KindNotFound}, // gone: expired
+		{"trace", 405, "Method not allowed", KindBadRequest},
+		{"trace", 413, "", KindBadRequest},
 		{"trace", 429, "", KindRateLimited},
 		{"trace", 500, "", KindServer},
 		{"trace", 504, "", KindServer},
@@ -125,6 +134,7 @@ func TestClassify(t *testing.T) {
 		{"token usage", "An internal server error occurred while fetching token usage", KindServer},
 		{"cancel", "Agent is already cancelled", KindAlreadyCancelled},
 		{"cancel", "Agent already finished", KindAlreadyFinished},
+		{"cancel", "Cannot cancel: agent already finished", KindAlreadyFinished},
 		{"trace", "Unauthorized: Token missing", KindUnauthorized},
 		{"trace", "Rate limit exceeded", KindRateLimited},
 	} {
