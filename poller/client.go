@@ -14,6 +14,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/firewatch/firewatch/model"
 )
@@ -36,10 +37,14 @@ const (
 // DefaultTimeout is the per-request timeout when Config.Timeout is 0.
 const DefaultTimeout = 30 * time.Second
 
-// Body size limits. A trace of 100 000 events is about 50 MB.
+// Body size limits. A trace of 100 000 events is about 50 MB. An error
+// answer is read up to maxErrorBody only: its "error" string is all that is
+// used, and a server that sends an endless error page must not cost memory
+// or turn a quick 5xx into a timeout.
 const (
 	maxTraceBody = 256 << 20
 	maxOtherBody = 64 << 20
+	maxErrorBody = 64 << 10
 )
 
 // Config configures a Client.
@@ -80,7 +85,9 @@ func ResolveAPIKey(flag string) string {
 // Error.Retryable for callers that want to).
 type Client struct {
 	base    string // scheme://host[:port][/path], no trailing slash, no /v2
+	origin  string // scheme://host:port of base, for redirects
 	key     string
+	keyJSON [][]byte // the key as JSON encoders may write it, for scrubbing bodies
 	timeout time.Duration
 	hc      *http.Client
 	logFn   func(format string, args ...any)
@@ -90,8 +97,13 @@ type Client struct {
 // New checks cfg and returns a client. It refuses, with an *Error of kind
 // KindInsecure, to send a key over plain http:// to a host that is not
 // loopback (localhost, 127.0.0.0/8, ::1). A base URL that is not an http or
-// https URL is an error. A trailing "/v2" on the base URL is tolerated.
+// https URL is an error, and so is a key with white space or control
+// characters inside (a key pasted with its line break): it could not be
+// sent as a header. A trailing "/v2" on the base URL is tolerated.
 func New(cfg Config) (*Client, error) {
+	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r <= ' ' || r == 0x7f || unicode.IsSpace(r) || unicode.IsControl(r) }) {
+		return nil, errors.New("the API key contains white space or a control character (a line break?): check FIRECRAWL_API_KEY")
+	}
 	raw := strings.TrimSpace(cfg.BaseURL)
 	if raw == "" {
 		raw = DefaultBaseURL
@@ -119,7 +131,9 @@ func New(cfg Config) (*Client, error) {
 	path = strings.TrimSuffix(path, "/v2")
 	c := &Client{
 		base:    u.Scheme + "://" + u.Host + path,
+		origin:  origin(u),
 		key:     cfg.APIKey,
+		keyJSON: keyForms(cfg.APIKey),
 		timeout: cfg.Timeout,
 		logFn:   cfg.Logf,
 		now:     time.Now,
@@ -148,6 +162,16 @@ func New(cfg Config) (*Client, error) {
 		if req.URL.Scheme != "https" && c.key != "" && !isLoopback(req.URL.Hostname()) {
 			return insecureError(req.URL.Hostname(), c.key)
 		}
+		// Go would send the Authorization header on to the same host name
+		// on another port, or to a subdomain: the key goes to the service
+		// it was given for, nowhere else.
+		if c.key != "" && origin(req.URL) != c.origin {
+			return &Error{
+				Kind:   KindInsecure,
+				detail: "the service redirected to another address (" + truncateRunes(model.Sanitize(req.URL.Host), 100) + "); refusing to send the API key there",
+				key:    c.key,
+			}
+		}
 		if next != nil {
 			return next(req, via)
 		}
@@ -164,6 +188,83 @@ func insecureError(host, key string) *Error {
 		detail: fmt.Sprintf("refusing to send the API key over plain http:// to %s; use https:// (plain http is allowed only for localhost)", host),
 		key:    key,
 	}
+}
+
+// origin is scheme://host:port of u, lower case, with the scheme's default
+// port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
+}
+
+// keyForms returns the key as it appears in a JSON body that echoes it:
+// as is, and as the common encoders escape it (a key with a quote, a
+// backslash, <, >, &, / or non-ASCII characters is written differently by
+// Go's encoding/json, Python's json.dumps, PHP's json_encode...).
+func keyForms(key string) [][]byte {
+	if key == "" {
+		return nil
+	}
+	var forms [][]byte
+	add := func(s string) {
+		for _, f := range forms {
+			if string(f) == s {
+				return
+			}
+		}
+		forms = append(forms, []byte(s))
+	}
+	add(key)
+	for _, html := range []bool{false, true} {
+		for _, slash := range []bool{false, true} {
+			for _, ascii := range []bool{false, true} {
+				add(jsonEscape(key, html, slash, ascii))
+			}
+		}
+	}
+	return forms
+}
+
+// jsonEscape writes s as the inside of a JSON string: quote, backslash and
+// control characters escaped, and optionally <>& (html), / (slash) and
+// every non-ASCII character (ascii) as \uXXXX escapes; html also escapes
+// U+2028 and U+2029, as encoding/json does.
+func jsonEscape(s string, html, slash, ascii bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '/' && slash:
+			b.WriteString(`\/`)
+		case r < 0x20 || html && (r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case r >= 0x80 && ascii:
+			if r >= 0x10000 {
+				r -= 0x10000
+				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// scrubBody replaces the key, as is or JSON-escaped, in a response body.
+func (c *Client) scrubBody(body []byte) []byte {
+	for _, f := range c.keyJSON {
+		if bytes.Contains(body, f) {
+			body = bytes.ReplaceAll(body, f, []byte(redacted))
+		}
+	}
+	return body
 }
 
 // isLoopback reports whether host (no port) is localhost or a loopback IP.
@@ -270,6 +371,18 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 		return nil, e
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+		// An error answer: its status is the answer. Read a bounded part
+		// of the body for the "error" string; a body that breaks off or
+		// never ends changes nothing (unless the caller gave up).
+		body, err := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+		if err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		body = c.scrubBody(body)
+		c.logf("%s %s → %d (%d bytes read, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
+		return nil, c.statusError(op, &response{status: resp.StatusCode, header: resp.Header, body: body})
+	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
 	if err != nil && isCorrupt(err) {
 		c.logf("%s %s → %d, corrupt body: %v", method, path, resp.StatusCode, err)
@@ -288,15 +401,9 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: fmt.Sprintf("the answer is larger than %d MB", limit>>20), key: c.key}
 	}
 	// Whatever the server echoes, the key goes no further than here.
-	if c.key != "" && bytes.Contains(body, []byte(c.key)) {
-		body = bytes.ReplaceAll(body, []byte(c.key), []byte(redacted))
-	}
+	body = c.scrubBody(body)
 	c.logf("%s %s → %d (%d bytes, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
-	r := &response{status: resp.StatusCode, header: resp.Header, body: body}
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return nil, c.statusError(op, r)
-	}
-	return r, nil
+	return &response{status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
 
 // isCorrupt reports whether a body read failed because the gzip stream

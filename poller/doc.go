@@ -11,7 +11,10 @@
 // under the caller's context and a per-request timeout (30 s by default,
 // reading the body included), over a keep-alive transport that asks for
 // gzip. New refuses to send a key over plain http:// to a host that is not
-// loopback, and so does every redirect.
+// loopback, and a key with white space or control characters inside. A
+// redirect is followed only within the service's own address (scheme, host
+// and port): the key is never sent anywhere else (Go's client would send it
+// on to another port of the same host, or to a subdomain).
 //
 // The methods map one to one onto the endpoints: Trace (the raw body),
 // Snapshot, Cancel, Status, Runs, TokenUsage and ActiveCrawls. Job ids are
@@ -27,14 +30,19 @@
 // URL, other 4xx. Its Error() is a sentence a person understands with the
 // server's own "error" string, sanitised (model.Sanitize) and cut to one
 // line. Error bodies are read by status and "error" string; "success" may
-// be missing and no shape is trusted. A context that ended is returned as
-// ctx.Err(), unwrapped.
+// be missing and no shape is trusted; only their first 64 KB are read, and
+// one that breaks off or never ends still gives the status's error. A 410
+// counts as not found (expired). A 409 on cancel is "already cancelled"
+// when its message says the cancellation is under way ("Agent is already
+// cancelled"), else "already finished". A context that ended is returned
+// as ctx.Err(), unwrapped.
 //
 // The API key appears nowhere: not in errors, not in Health, not in the
 // debug log (Config.Logf), not in recordings. Besides never putting it
 // anywhere, the client replaces any occurrence of the key in a response
-// body (a server that echoes the Authorization header) before the body goes
-// further, and scrubs every error string and log line.
+// body (a server that echoes the Authorization header), as is or escaped the
+// way common JSON encoders write it, before the body goes further, and
+// scrubs every error string and log line.
 //
 // # The watch loop
 //

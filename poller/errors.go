@@ -465,6 +465,12 @@ func (c *Client) transportError(parent context.Context, op string, err error, re
 	}
 	var pe *Error
 	if errors.As(err, &pe) {
+		// A refusal of CheckRedirect: name the request it stopped.
+		if pe.Op == "" {
+			cp := *pe
+			cp.Op = op
+			return &cp
+		}
 		return pe
 	}
 	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}

@@ -407,6 +407,29 @@ func newHeaderRecorder(t *testing.T, got chan<- http.Header) string {
 	return hs.URL
 }
 
+// front serves the sim behind h, which may answer a request itself
+// (returning true) as a broken or hostile server, proxy or load balancer
+// would: the things the sim, faithful to the real service, never does
+// (endless error pages, redirects, odd Retry-After values...). Every
+// request h leaves alone goes to the sim.
+func front(t *testing.T, srv *sim.Server, h func(w http.ResponseWriter, r *http.Request) bool) string {
+	t.Helper()
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !h(w, r) {
+			srv.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// simAnswer is the sim's answer to r, in memory, for a front to change.
+func simAnswer(srv *sim.Server, r *http.Request) (int, http.Header, []byte) {
+	rec := httptest.NewRecorder()
+	srv.ServeHTTP(rec, r)
+	return rec.Code, rec.Header(), rec.Body.Bytes()
+}
+
 // countingTransport measures, on the client side, how many trace requests
 // are in flight at once: from the start of RoundTrip to the body's Close.
 type countingTransport struct {

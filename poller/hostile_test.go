@@ -1,0 +1,286 @@
+package poller
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/sim"
+)
+
+// These tests put the sim behind a front that misbehaves in ways the real
+// service does not, but a proxy, a load balancer or a hostile server may.
+
+// An error answer is an answer: its status counts, whatever its body does.
+// An endless error page is not read to the end (nor up to the 256 MB a
+// trace may have), and one that breaks off is still a 5xx, not a network
+// error.
+func TestErrorBodiesAreCapped(t *testing.T) {
+	srv := startSim(t, sim.Options{})
+	var written atomic.Int64
+	mode := ""
+	var mu sync.Mutex
+	base := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		mu.Lock()
+		m := mode
+		mu.Unlock()
+		switch m {
+		case "endless":
+			w.Header().Set("Content-Type", "text/html")
+			w.WriteHeader(http.StatusInternalServerError)
+			chunk := bytes.Repeat([]byte("<p>oops</p>"), 6000)
+			for {
+				n, err := w.Write(chunk)
+				written.Add(int64(n))
+				if err != nil {
+					return true
+				}
+			}
+		case "broken":
+			conn, bw, err := http.NewResponseController(w).Hijack()
+			if err != nil {
+				t.Error(err)
+				return true
+			}
+			fmt.Fprint(bw, "HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: 500\r\n\r\n")
+			fmt.Fprint(bw, `{"success":false,"error":"Service temporarily unavailable"}   `)
+			bw.Flush()
+			conn.Close()
+			return true
+		}
+		return false
+	})
+	c, err := New(Config{BaseURL: base, APIKey: srv.Key, Timeout: 20 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	mode = "endless"
+	mu.Unlock()
+	_, err = c.Trace(context.Background(), srv.Jobs[0].ID, false)
+	e := asError(t, err)
+	if e.Kind != KindServer || e.Status != 500 || !e.Retryable() {
+		t.Fatalf("endless error page: %v (kind %v)", e, e.Kind)
+	}
+	// What the server managed to write before the client hung up: the
+	// capped read plus what the sockets buffer, far below 256 MB.
+	if n := written.Load(); n > 32<<20 {
+		t.Fatalf("the client read %d MB of an error page", n>>20)
+	}
+
+	mu.Lock()
+	mode = "broken"
+	mu.Unlock()
+	_, err = c.Trace(context.Background(), srv.Jobs[0].ID, false)
+	e = asError(t, err)
+	if e.Kind != KindServer || e.Status != 503 {
+		t.Fatalf("error page cut short: %v (kind %v)", e, e.Kind)
+	}
+}
+
+// A key that cannot be a header value (pasted with its line break, or
+// with a space inside) is refused by New with a message that does not show
+// it, instead of failing every request as a "network error" the watch
+// would retry forever.
+func TestKeyWithWhiteSpaceIsRefused(t *testing.T) {
+	srv := startSim(t, sim.Options{})
+	for _, key := range []string{"fc-0123456789\nabcdef", "fc-0123456789 abcdef", "fc-0123456789\tabcdef", "fc-0123456789\x00abcdef", "fc-0123456789\u00a0abcdef", "fc-0123456789\x7fabcdef"} {
+		c, err := New(Config{BaseURL: srv.URL, APIKey: key})
+		if err == nil {
+			_, terr := c.Trace(context.Background(), srv.Jobs[0].ID, false)
+			t.Fatalf("%q accepted; the trace then says %v", key, terr)
+		}
+		if strings.Contains(err.Error(), "0123456789") || !strings.Contains(err.Error(), "FIRECRAWL_API_KEY") {
+			t.Fatalf("%q: message %q", key, err)
+		}
+	}
+	if n := srv.Stats().Requests; n != 0 {
+		t.Fatalf("%d requests", n)
+	}
+	// Keys with other characters are sent as they are.
+	special := `fc-a"b\c<d>&e/f-é`
+	srv = startSim(t, sim.Options{Key: special})
+	c := newClient(t, srv, withKey(srv))
+	if _, err := c.Trace(context.Background(), srv.Jobs[0].ID, false); err != nil {
+		t.Fatalf("special characters: %v", err)
+	}
+}
+
+// A redirect never takes the key to another address: not to another host,
+// not to another port of the same host (which Go's client would send it
+// to), and the watch stops at once with a message that says why. A
+// redirect within the service is followed.
+func TestRedirectsKeepTheKeyHome(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"refused"}, Speed: 1000})
+	job := srv.Jobs[0].ID
+	var strangerAuth atomic.Value
+	strangerAuth.Store("")
+	var strangerHits atomic.Int64
+	stranger := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		strangerHits.Add(1)
+		strangerAuth.Store(r.Header.Get("Authorization"))
+		srv.ServeHTTP(w, r) // it would even answer well
+	}))
+	defer stranger.Close()
+	var away atomic.Bool
+	base := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		switch {
+		case away.Load():
+			http.Redirect(w, r, stranger.URL+r.URL.RequestURI(), http.StatusTemporaryRedirect)
+			return true
+		case r.URL.Query().Get("hop") == "":
+			// Within the service: same address, another URL.
+			q := r.URL.Query()
+			q.Set("hop", "1")
+			http.Redirect(w, r, r.URL.Path+"?"+q.Encode(), http.StatusFound)
+			return true
+		}
+		return false
+	})
+	var log logBuffer
+	c, err := New(Config{BaseURL: base, APIKey: srv.Key, Logf: log.Logf})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Trace(context.Background(), job, false); err != nil {
+		t.Fatalf("a redirect within the service: %v", err)
+	}
+
+	away.Store(true)
+	_, err = c.Trace(context.Background(), job, false)
+	e := asError(t, err)
+	if e.Kind != KindInsecure || e.Op != "trace" || e.Retryable() || !strings.Contains(e.Error(), "redirected") {
+		t.Fatalf("redirect to %s: %v (kind %v, op %q)", stranger.URL, e, e.Kind, e.Op)
+	}
+	if n := strangerHits.Load(); n != 0 {
+		t.Fatalf("the other address got %d requests (Authorization %q)", n, strangerAuth.Load())
+	}
+	err = fast(c.Watch(job, WatchOptions{})).Run(context.Background(), nil)
+	if e := asError(t, err); e.Kind != KindInsecure {
+		t.Fatalf("Run: %v", err)
+	}
+	for _, s := range []string{e.Error(), log.String()} {
+		if strings.Contains(s, srv.Key) {
+			t.Fatalf("the key appears: %s", s)
+		}
+	}
+}
+
+// A key with characters JSON encoders escape, echoed by a server in a
+// trace body the way those encoders write it, is redacted before the body
+// reaches the model or the recording.
+func TestEscapedKeyEchoIsRedacted(t *testing.T) {
+	key := `fc-a"b\c<d>&e/f-é`
+	srv := startSim(t, sim.Options{Key: key, Scenarios: []string{"refused"}, Speed: 1000})
+	job := srv.Jobs[0].ID
+	if err := srv.WaitFinished(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	goJSON, _ := json.Marshal("echo " + key) // "\u003c", "\u0026", "\""...
+	php := strings.ReplaceAll(strings.ReplaceAll(string(goJSON), "/", `\/`), "é", `\u00e9`)
+	base := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if !strings.HasSuffix(r.URL.Path, "/trace") {
+			return false
+		}
+		code, h, body := simAnswer(srv, r)
+		for i, text := range []string{string(goJSON), php} {
+			e := fmt.Sprintf(`{"schemaVersion":1,"eventId":"0190f3a4-0000-7000-8000-0000000000e%d","runId":%q,"occurredAt":"2026-03-14T09:26:53.000Z","producerSequence":%d,"agent":{"id":"0190f3a4-0000-7000-8000-0000000000aa","role":"subagent","name":"echo"},"type":"reasoning.summary","text":%s}`, i, job, i+1, text)
+			body = bytes.Replace(body, []byte(`"events":[`), []byte(`"events":[`+e+","), 1)
+		}
+		h.Del("Content-Length")
+		w.Header().Set("Content-Type", h.Get("Content-Type"))
+		w.WriteHeader(code)
+		w.Write(body)
+		return true
+	})
+	c, _ := New(Config{BaseURL: base, APIKey: key})
+	var rec bytes.Buffer
+	col := watchAll(t, c, job, WatchOptions{Record: &rec})
+	out := everything(col, time.Now()) + rec.String()
+	for _, form := range []string{key, string(goJSON[6 : len(goJSON)-1]), php[6 : len(php)-1], "b\\c"} {
+		if strings.Contains(out, form) {
+			t.Fatalf("%q appears in the output", form)
+		}
+	}
+	if strings.Count(out, redacted) < 2 {
+		t.Fatal("nothing was redacted: the test checks nothing")
+	}
+}
+
+// Retry-After as seconds, as an HTTP date, negative, garbage or huge;
+// retry_after_seconds as a number or a string; the message's "retry after
+// 12s" or "try again in 1 minute": the client reads the first usable one in
+// that order.
+func TestRetryAfterSources(t *testing.T) {
+	srv := startSim(t, sim.Options{})
+	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
+	var header, body atomic.Value
+	base := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		if h := header.Load().(string); h != "" {
+			w.Header().Set("Retry-After", h)
+		}
+		w.WriteHeader(http.StatusTooManyRequests)
+		fmt.Fprint(w, body.Load().(string))
+		return true
+	})
+	c, _ := New(Config{BaseURL: base, APIKey: srv.Key})
+	c.now = func() time.Time { return now }
+	for _, tc := range []struct {
+		header, body string
+		want         time.Duration
+	}{
+		{"12", `{"error":"retry after 3s"}`, 12 * time.Second},
+		{now.Add(90 * time.Second).Format(http.TimeFormat), `{}`, 90 * time.Second},
+		{now.Add(-time.Hour).Format(http.TimeFormat), `{"retry_after_seconds":4}`, 4 * time.Second},
+		{"-5", `{"retry_after_seconds":"2.5"}`, 2500 * time.Millisecond},
+		{"soon", `{"success":false,"error":"Rate limit exceeded ... please retry after 12s, resets at Sat, 14 Mar 2026 12:01:00 GMT"}`, 12 * time.Second},
+		{"", `{"error":"Too many requests, try again in 1 minute"}`, time.Minute},
+		{"99999999999", `{}`, 24 * time.Hour}, // bounded; the loop clamps to MaxRetryAfter
+		{"", `{"retry_after_seconds":-1,"error":"slow down"}`, 0},
+		{"", `<html>Too Many Requests</html>`, 0},
+	} {
+		header.Store(tc.header)
+		body.Store(tc.body)
+		_, err := c.Trace(context.Background(), srv.Jobs[0].ID, false)
+		if e := asError(t, err); e.Kind != KindRateLimited || e.RetryAfter != tc.want {
+			t.Errorf("Retry-After %q, body %s: %v, want %v", tc.header, tc.body, e.RetryAfter, tc.want)
+		}
+	}
+}
+
+// DNS failures and refused connections are network errors, retried; a
+// plain-http address that is not loopback is refused before any lookup.
+func TestUnreachable(t *testing.T) {
+	c, err := New(Config{BaseURL: "https://nonexistent.invalid", APIKey: "fc-k", Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Trace(context.Background(), stubJob, false)
+	if e := asError(t, err); e.Kind != KindNetwork || !e.Retryable() || !strings.Contains(e.Error(), "nonexistent.invalid") {
+		t.Fatalf("DNS failure: %v (kind %v)", e, e.Kind)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	c, _ = New(Config{BaseURL: "http://" + addr, APIKey: "fc-k"})
+	_, err = c.Trace(context.Background(), stubJob, false)
+	if e := asError(t, err); e.Kind != KindNetwork || e.Short() != "network: connection refused" {
+		t.Fatalf("refused: %v", e)
+	}
+	_, err = New(Config{BaseURL: "http://nonexistent.invalid", APIKey: "fc-k"})
+	if e := asError(t, err); e.Kind != KindInsecure {
+		t.Fatalf("plain http: %v", err)
+	}
+}
