@@ -482,9 +482,20 @@ func (c *Client) failure(op string, status int, o object) error {
 		e.detail = "the answer says it failed"
 	}
 	if e.Kind == KindRateLimited {
-		e.RetryAfter = retryAfterText(msg)
+		e.RetryAfter = bodyRetryAfter(o, msg)
 	}
 	return e
+}
+
+// bodyRetryAfter is the delay a rate-limit answer's body asks for:
+// retry_after_seconds, else the "retry after Ns" of its message.
+func bodyRetryAfter(o object, msg string) time.Duration {
+	for _, name := range []string{"retry_after_seconds", "retryAfterSeconds"} {
+		if f, ok := o.num(name); ok && f > 0 {
+			return secondsDur(f)
+		}
+	}
+	return retryAfterText(msg)
 }
 
 func (c *Client) malformed(op string, status int, what string) *Error {

@@ -62,14 +62,18 @@
 //     polling at the interval until Tail (3) polls in a row bring nothing
 //     new, or TailMax (30 s) has passed since that poll (the last poll is
 //     made at the cap), then sends a last Update with Done and returns nil.
-//     Late events in the window are delivered like any other.
+//     Late events in the window are delivered like any other. Failures
+//     do not stretch the window: a retry due past the cap is made at the
+//     cap, and a delay the server asks for that ends past the cap ends the
+//     watch at once.
 //   - Retries: 429, 5xx, 408, network errors, timeouts and malformed or
 //     truncated 2xx bodies are retried; other 4xx are not: a 400, 401, 403
 //     or 404 on the trace ends Run at once with its *Error. The n-th
 //     failure in a row waits a random time in [0, min(30 s, 500 ms·2^(n-1))]
 //     (full jitter), at least 100 ms. When the server names a delay
 //     (Retry-After header in seconds or as an HTTP date, else the body's
-//     retry_after_seconds, else "retry after Ns" in a 429 message) that
+//     retry_after_seconds, else "retry after Ns" or "try again in 1 minute"
+//     in a 429 message, or in a 200 body saying it is rate limited) that
 //     delay is used instead, clamped to [interval, 2 min]; a 429 naming no
 //     delay waits at least the interval. PollNow never cuts a delay the
 //     server asked for short. Health.Reason says why and how long:

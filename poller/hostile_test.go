@@ -175,6 +175,110 @@ func TestRedirectsKeepTheKeyHome(t *testing.T) {
 	}
 }
 
+// A 200 answer that says {"success":false,"error":"Rate limit exceeded ...
+// retry after 12s"} is waited out as long as it asks, like a 429.
+func TestRateLimitInA200Body(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
+	job := srv.Jobs[0].ID
+	for _, tc := range []struct {
+		body string
+		want time.Duration
+	}{
+		{`{"success":false,"error":"Rate limit exceeded. Consumed (req/min): 501, Remaining (req/min): 0. please retry after 12s, resets at x"}`, 12 * time.Second},
+		{`{"success":false,"error":"Rate limit exceeded","retry_after_seconds":"7"}`, 7 * time.Second},
+	} {
+		var n atomic.Int64
+		base := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+			if strings.HasSuffix(r.URL.Path, "/trace") && n.Add(1) == 1 {
+				fmt.Fprint(w, tc.body)
+				return true
+			}
+			return false
+		})
+		c, _ := New(Config{BaseURL: base, APIKey: srv.Key})
+		w, clk := clocked(c, job, WatchOptions{TokenEvery: -1})
+		col := newCollector()
+		ctx, cancel := context.WithCancel(context.Background())
+		wait := run(ctx, w, col.sink)
+		u := polled(t, col, 1)
+		if e := asError(t, u.Err); e.Kind != KindRateLimited || e.RetryAfter != tc.want || u.Health.Wait != tc.want {
+			t.Fatalf("%s: kind %v, RetryAfter %v, wait %v", tc.body, e.Kind, e.RetryAfter, u.Health.Wait)
+		}
+		if d := clk.fire(t); d != tc.want {
+			t.Fatalf("waited %v", d)
+		}
+		if u := polled(t, col, 2); u.Poll == nil {
+			t.Fatalf("the poll after the wait: %+v", u)
+		}
+		cancel()
+		wait(t)
+	}
+}
+
+// The tail window is capped at TailMax even when the tries in it fail: a
+// server that asks to wait past the cap ends the watch at once (nothing can
+// be asked before the cap), and a backoff past the cap is cut to one last
+// try at the cap.
+func TestTailCapHoldsThroughFailures(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"refused"}, Speed: 1000})
+	job := srv.Jobs[0].ID
+	if err := srv.WaitFinished(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name   string
+		answer func(w http.ResponseWriter)
+		wait   time.Duration // the fake time the watch takes at most
+		polls  int64
+	}{
+		{"429 past the cap", func(w http.ResponseWriter) {
+			w.Header().Set("Retry-After", "60")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"success":false,"error":"Rate limit exceeded"}`)
+		}, 2 * time.Second, 2},
+		{"5xx backoff past the cap", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusBadGateway)
+		}, 30 * time.Second, 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var n atomic.Int64
+			base := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+				if !strings.HasSuffix(r.URL.Path, "/trace") || n.Add(1) == 1 {
+					return false
+				}
+				tc.answer(w)
+				return true
+			})
+			c, _ := New(Config{BaseURL: base, APIKey: srv.Key})
+			w, clk := clocked(c, job, WatchOptions{TokenEvery: -1})
+			w.backoffCap = time.Minute
+			col := newCollector()
+			wait := run(context.Background(), w, col.sink)
+			var total time.Duration
+			for {
+				d, done := clk.step(t, col)
+				if done {
+					break
+				}
+				total += d
+				if total > tc.wait {
+					t.Fatalf("the watch goes on after %v, past %v", total, tc.wait)
+				}
+			}
+			if err := wait(t); err != nil {
+				t.Fatalf("Run: %v", err)
+			}
+			if tc.polls > 0 && n.Load() != tc.polls {
+				t.Fatalf("%d polls, want %d", n.Load(), tc.polls)
+			}
+			if total != tc.wait {
+				t.Fatalf("the watch took %v, want %v", total, tc.wait)
+			}
+			sameSummary(t, "tail with failures", col.summary(), scriptSummary(t, srv, job))
+		})
+	}
+}
+
 // A key with characters JSON encoders escape, echoed by a server in a
 // trace body the way those encoders write it, is redacted before the body
 // reaches the model or the recording.

@@ -434,7 +434,7 @@ func (l *loop) poll(ctx context.Context) (done bool, err error) {
 	}
 	p, top, derr := l.decode(body)
 	if derr != nil {
-		return l.failed(w.c.decodeError(derr), received)
+		return l.failed(w.c.decodeError(derr, body), received)
 	}
 
 	// A good poll.
@@ -534,12 +534,22 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 	l.h.Reason = l.h.Cause + ", retrying in " + fmtDur(d)
 	w.c.logf("watch: attempt failed (%d in a row): %v; retrying in %s", l.attempt, e, fmtDur(d))
 
-	if l.h.Tail && !received.Before(l.tailStart.Add(l.o.TailMax)) {
-		// The run is over and the tail window has run out: what was
-		// received is the final state.
-		l.sink(Update{Err: e, Health: l.h})
-		l.finish()
-		return true, nil
+	if l.h.Tail {
+		deadline := l.tailStart.Add(l.o.TailMax)
+		switch {
+		case l.nextTrace.After(deadline) && l.hold.After(deadline), !received.Before(deadline):
+			// The run is over and the tail window has run out, or will
+			// before the server lets us try again: what was received is
+			// the final state.
+			l.sink(Update{Err: e, Health: l.h})
+			l.finish()
+			return true, nil
+		case l.nextTrace.After(deadline):
+			// One last look at the cap.
+			l.nextTrace = deadline
+			l.h.NextTry, l.h.Wait = deadline, deadline.Sub(received)
+			l.h.Reason = l.h.Cause + ", retrying in " + fmtDur(l.h.Wait)
+		}
 	}
 	l.sink(Update{Err: e, Health: l.h})
 	return false, nil
@@ -593,7 +603,7 @@ func (l *loop) decode(body []byte) (*model.Poll, traceTop, error) {
 }
 
 // decodeError wraps a decoding failure of a 2xx trace body.
-func (c *Client) decodeError(err error) *Error {
+func (c *Client) decodeError(err error, body []byte) *Error {
 	e := &Error{Kind: KindMalformed, Op: "trace", Status: 200, Err: scrubErr(err, c.key), key: c.key}
 	var de *model.DecodeError
 	if errors.As(err, &de) {
@@ -607,6 +617,10 @@ func (c *Client) decodeError(err error) *Error {
 			e.ServerMessage = cleanMessage(de.ServerError, c.key)
 			if k := classifyText("trace", e.ServerMessage); k != KindServer {
 				e.Kind = k
+			}
+			if e.Kind == KindRateLimited {
+				o, _ := parseObject(body)
+				e.RetryAfter = bodyRetryAfter(o, e.ServerMessage)
 			}
 		}
 	} else {
