@@ -146,17 +146,19 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 	dec := model.NewDecoder()
 	h := Health{Replay: true}
 
-	deliver := func(body []byte, line int) error {
+	// where names the input's part: "value 2" of saved bodies, "line 7"
+	// of a recording.
+	deliver := func(body []byte, where string) error {
 		if _, err := scanTrace(body); err != nil {
 			_, derr := model.DecodeTrace(body)
 			if derr == nil {
 				derr = err
 			}
-			return fmt.Errorf("replay: value %d: %w", line, derr)
+			return fmt.Errorf("replay: %s: %w", where, derr)
 		}
 		p, err := dec.Decode(body)
 		if err != nil {
-			return fmt.Errorf("replay: value %d: %w", line, err)
+			return fmt.Errorf("replay: %s: %w", where, err)
 		}
 		h.Polls++
 		h.LastGood = clk.Now()
@@ -191,7 +193,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 			if err := ctx.Err(); err != nil {
 				return err
 			}
-			if err := deliver(first, n); err != nil {
+			if err := deliver(first, "value "+strconv.Itoa(n)); err != nil {
 				return err
 			}
 			next, err := in.ReadValue()
@@ -245,7 +247,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		if err := deliver(trace, line); err != nil {
+		if err := deliver(trace, "line "+strconv.Itoa(line)); err != nil {
 			return err
 		}
 	}

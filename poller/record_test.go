@@ -197,7 +197,7 @@ func TestReplayBadInput(t *testing.T) {
 		{"[1,2]", 0, "not a JSON object"},
 		{`{"firewatch":"recording","version":7}`, 0, "version 7"},
 		{head + good + `{"receivedAt":"2026-03-14T09:00:02Z","trace":{"ev`, 1, "line 3"},
-		{head + good + `{"receivedAt":"2026-03-14T09:00:02Z","trace":{"nothing":1}}`, 1, "no events array"},
+		{head + good + `{"receivedAt":"2026-03-14T09:00:02Z","trace":{"nothing":1}}`, 1, "line 3: malformed trace response: events: the response has no events array"},
 		{`{"success":true,"events":[` + a + `]} {"success":true,"events":[` + a, 1, "value 2"},
 	} {
 		col := newCollector()
