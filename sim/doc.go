@@ -8,7 +8,12 @@
 //	s, err := sim.Start(ctx, sim.Options{Scenarios: []string{"research", "chaos"}, Speed: 50})
 //	// s.URL, s.Key, s.Jobs[i].ID; serves until ctx is done or s.Close()
 //
-// # Routes (all under /v2, all need "Authorization: Bearer <Key>")
+// Start refuses an unknown scenario and a speed outside [MinSpeed, MaxSpeed]
+// (NaN and infinities included) with an error that says so. Listening on
+// every interface (Addr "0.0.0.0:0", ":0", "[::]:0"), s.URL is still a
+// loopback URL, the one clients can send a key to over plain http.
+//
+// # Routes (all under /v2, all need "Authorization: Bearer <Key>", the scheme in any case)
 //
 //	GET    /agent/{jobId}/trace[?liveView=true]    the whole trace so far, creditsUsed, activeBrowserSessions with liveView
 //	GET    /agent/{jobId}/snapshots/{snapshotId}   {success,id,snapshotId,snapshot} of an emitted artifact change

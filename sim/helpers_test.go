@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -50,6 +51,18 @@ func startSim(t testing.TB, o Options) *Server {
 		}
 	})
 	return s
+}
+
+// manualClock is the wall time since Start that a test moves by hand
+// (Options.elapsed): what each request sees is then decided by the test,
+// not by how busy the machine is.
+type manualClock struct{ ns atomic.Int64 }
+
+func (c *manualClock) elapsed() time.Duration { return time.Duration(c.ns.Load()) }
+
+// advance moves the clock by d of simulated time at speed.
+func (c *manualClock) advance(d time.Duration, speed float64) {
+	c.ns.Add(int64(float64(d) / speed))
 }
 
 func waitFinished(t testing.TB, s *Server, id string) {

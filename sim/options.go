@@ -14,9 +14,9 @@ type Options struct {
 	Addr       string   // listen address; default "127.0.0.1:0" (loopback unless told otherwise)
 	Key        string   // the API key clients must send as "Authorization: Bearer <Key>"; default: a random "fc-" + 32 hex chars
 	Scenarios  []string // one job per entry, in order; default ["research"]
-	Speed      float64  // pacing multiplier; default 1 (research lasts about a minute at 1); e.g. 50 → ~1.2 s
+	Speed      float64  // pacing multiplier, from MinSpeed to MaxSpeed; default 1 (research lasts about a minute at 1); e.g. 50 → ~1.2 s
 	Seed       int64    // default 1; same seed → same run (same ids, texts, order, offsets)
-	Events     int      // for scenario "large": number of events (default 20000)
+	Events     int      // for scenario "large": number of events (default 20000; at least 52, the run's skeleton)
 	MaxCredits int      // for "credit-limit" (default 150); the run's creditsUsed is capped here
 	// RateLimit is the number of requests per minute per key; 0 → 500 (the
 	// free plan), < 0 → unlimited.
@@ -30,6 +30,11 @@ type Options struct {
 	// Now is the clock for the occurredAt base (and createdAt of the jobs);
 	// default time.Now. Pacing always uses the real monotonic clock.
 	Now func() time.Time
+
+	// elapsed, set by this package's tests only, replaces the wall time
+	// since Start in the pacing, so that a test decides what each request
+	// sees.
+	elapsed func() time.Duration
 }
 
 // Job is one hosted agent job: its id and the scenario it plays.
@@ -72,11 +77,16 @@ func Scenarios() []string {
 	return append([]string(nil), scenarioNames...)
 }
 
-// Defaults.
+// Defaults and bounds.
 const (
 	DefaultEvents     = 20000
 	DefaultMaxCredits = 150
 	DefaultRateLimit  = 500
+
+	// Speed bounds: at 0.001 the research run lasts 18 hours, at 10^6 65 µs.
+	// Outside them the times on the wire would overflow.
+	MinSpeed = 0.001
+	MaxSpeed = 1e6
 )
 
 func (o Options) withDefaults() (Options, error) {
@@ -98,8 +108,11 @@ func (o Options) withDefaults() (Options, error) {
 			return o, fmt.Errorf("sim: unknown scenario %q (known: %v)", sc, scenarioNames)
 		}
 	}
-	if o.Speed <= 0 {
+	switch {
+	case o.Speed == 0:
 		o.Speed = 1
+	case !(o.Speed >= MinSpeed && o.Speed <= MaxSpeed): // NaN and ±Inf included
+		return o, fmt.Errorf("sim: speed %v is out of range: it must be from %v to %v", o.Speed, MinSpeed, MaxSpeed)
 	}
 	if o.Seed == 0 {
 		o.Seed = 1

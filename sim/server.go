@@ -82,7 +82,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("sim: %w", err)
 	}
 	s := &Server{
-		URL:  "http://" + ln.Addr().String(),
+		URL:  "http://" + dialAddr(o.Addr, ln.Addr()),
 		Key:  o.Key,
 		ln:   ln,
 		o:    o,
@@ -157,9 +157,33 @@ func (s *Server) Stats() Stats {
 	return st
 }
 
-// simNow is the simulated time since the runs started.
+// dialAddr is the address clients should use for a listener on addr: a
+// listener on every interface (0.0.0.0, ::, or no host) is reached on
+// loopback, which every client accepts a key over plain http for.
+func dialAddr(addr string, l net.Addr) string {
+	ta, ok := l.(*net.TCPAddr)
+	if !ok || !ta.IP.IsUnspecified() {
+		return l.String()
+	}
+	host, _, _ := net.SplitHostPort(addr)
+	if ip := net.ParseIP(host); ip != nil && ip.To4() == nil {
+		return net.JoinHostPort("::1", strconv.Itoa(ta.Port))
+	}
+	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
+}
+
+// simNow is the simulated time since the runs started. It saturates
+// rather than overflow (at a high speed after a long time).
 func (s *Server) simNow() time.Duration {
-	return time.Duration(float64(time.Since(s.start)) * s.o.Speed)
+	el := time.Since(s.start)
+	if s.o.elapsed != nil {
+		el = s.o.elapsed()
+	}
+	f := float64(el) * s.o.Speed
+	if f >= float64(never) {
+		return never
+	}
+	return time.Duration(f)
 }
 
 func (r *run) setView(v *view) {
@@ -210,6 +234,9 @@ func (s *Server) WaitFinished(ctx context.Context, jobID string) error {
 		wait := time.Duration(float64(v.last-s.simNow())/s.o.Speed) + time.Millisecond
 		if v.finished < 0 || wait > time.Hour {
 			wait = time.Hour
+		}
+		if s.o.elapsed != nil {
+			wait = time.Millisecond // a test moves the time
 		}
 		t := time.NewTimer(max(wait, time.Millisecond))
 		select {
@@ -457,7 +484,10 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 	if s.rateLimited(w, auth) {
 		return route
 	}
-	token, isBearer := strings.CutPrefix(auth, "Bearer ")
+	// The scheme is case-insensitive (RFC 9110), as the real service's
+	// split on the space makes it.
+	scheme, token, _ := strings.Cut(auth, " ")
+	isBearer := strings.EqualFold(scheme, "Bearer")
 	switch {
 	case auth == "":
 		writeJSON(w, http.StatusUnauthorized, errBody(msgTokenMissing))

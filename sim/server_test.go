@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"image/png"
+	"math"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -383,11 +384,12 @@ func TestSnapshots(t *testing.T) {
 }
 
 func TestLiveView(t *testing.T) {
-	s := startSim(t, Options{Speed: 100})
+	var clk manualClock
+	s := startSim(t, Options{Speed: 100, elapsed: clk.elapsed})
 	id := s.Jobs[0].ID
 	c := newClient(s)
 	sawOpen := false
-	for !s.Finished(id) {
+	for ; !s.Finished(id); clk.advance(time.Second, 100) {
 		plain := c.trace(t, id, false)
 		if plain.ActiveBrowserSessions != nil {
 			t.Fatal("activeBrowserSessions without liveView=true")
@@ -668,5 +670,76 @@ func TestSpeed1000FinishesFast(t *testing.T) {
 	}
 	if last < 50*time.Second || last > 75*time.Second {
 		t.Errorf("research lasts %v at speed 1", last)
+	}
+}
+
+// Speeds that would make the times on the wire overflow, or mean nothing,
+// are refused by Start; the extremes allowed work, and a long-running
+// server at a high speed does not wrap around to an empty trace.
+func TestSpeedBounds(t *testing.T) {
+	for _, sp := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, MinSpeed / 2, MaxSpeed * 2} {
+		if s, err := Start(t.Context(), Options{Speed: sp}); err == nil {
+			s.Close()
+			t.Errorf("speed %v accepted", sp)
+		} else if !strings.Contains(err.Error(), "speed") {
+			t.Errorf("speed %v: %v", sp, err)
+		}
+	}
+	var clk manualClock
+	slow := startSim(t, Options{Speed: 0.1, elapsed: clk.elapsed})
+	fast := startSim(t, Options{Speed: MaxSpeed, elapsed: clk.elapsed})
+	clk.advance(30*time.Second, 1) // 3 s simulated at 0.1; 3·10^7 s at 10^6
+	if tr := newClient(slow).trace(t, slow.Jobs[0].ID, false); len(tr.events) == 0 || slow.Finished(slow.Jobs[0].ID) {
+		t.Errorf("speed 0.1 after 30 s: %d events", len(tr.events))
+	}
+	evs, _ := fast.Script(fast.Jobs[0].ID)
+	for _, d := range []time.Duration{0, 1000 * time.Hour} {
+		clk.advance(d, 1)
+		if tr := newClient(fast).trace(t, fast.Jobs[0].ID, false); len(tr.events) != len(evs) || !fast.Finished(fast.Jobs[0].ID) {
+			t.Errorf("speed %v after %v more: %d of %d events", MaxSpeed, d, len(tr.events), len(evs))
+		}
+	}
+}
+
+// The bearer scheme is case-insensitive, as in the real service.
+func TestBearerScheme(t *testing.T) {
+	s := startSim(t, Options{})
+	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
+		req, _ := http.NewRequest("GET", s.URL+"/v2/team/token-usage", nil)
+		req.Header.Set("Authorization", scheme+" "+s.Key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Errorf("%s: %d", scheme, resp.StatusCode)
+		}
+	}
+}
+
+// A server listening on every interface gives a loopback URL: the one it
+// prints for clients, which send a key over plain http to loopback only.
+func TestUnspecifiedAddrGivesALoopbackURL(t *testing.T) {
+	for _, tc := range []struct{ addr, prefix string }{
+		{"0.0.0.0:0", "http://127.0.0.1:"},
+		{":0", "http://127.0.0.1:"},
+		{"[::]:0", "http://[::1]:"},
+	} {
+		s, err := Start(t.Context(), Options{Addr: tc.addr, Key: testKey})
+		if err != nil {
+			if tc.addr == "[::]:0" {
+				continue // no IPv6 here
+			}
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if !strings.HasPrefix(s.URL, tc.prefix) {
+			t.Errorf("%s: URL %s", tc.addr, s.URL)
+			continue
+		}
+		if r, err := newClient(s).do("GET", "/v2/team/token-usage"); err != nil || r.status != 200 {
+			t.Errorf("%s: %v %d", tc.addr, err, r.status)
+		}
 	}
 }
