@@ -89,10 +89,11 @@
 // orchestrator emits run.cancel_requested {reason: "user"}, the subagents
 // go on for another 0.7-2.5 s (more events and credits), then they finish
 // cancelled (code cancelled, or parent_finished when nested), and the run
-// finishes cancelled. Like the real service, events sometimes land after
-// run.finished: the research orchestrator's agent.finished always does, an
-// ending's last agent.finished does half the time. Tool calls cut short by
-// an ending are left without tool_call.finished.
+// finishes cancelled. Like the real service's, events land after
+// run.finished, in every run that ends: the orchestrator's agent.finished in
+// research, refused and large, the last subagent's (or the orchestrator's
+// when none was running) in every other ending, a cancel's included. Tool
+// calls cut short by an ending are left without tool_call.finished.
 //
 // # Chaos
 //

@@ -107,8 +107,10 @@ var parentFinished = errObj("parent_finished", "system", false, "The parent agen
 
 // endRun closes the subagents in st (each at its cut) with the outcome and
 // error chosen by sub, then the orchestrator (orchOutcome) at least gap
-// later, then the run. One subagent's agent.finished sometimes lands after
-// run.finished.
+// later, then the run. The last subagent's agent.finished (the
+// orchestrator's when no subagent was running) lands after run.finished,
+// as events of the real service do: every ending gives a tail window
+// something to catch.
 func (b *builder) endRun(st []*running, outcome string, sub func(r *running) (string, obj), orchOutcome string, runErr obj, gap time.Duration) {
 	o := st[0].x
 	last := o.t
@@ -123,11 +125,14 @@ func (b *builder) endRun(st []*running, outcome string, sub func(r *running) (st
 	o.waitUntil(last + gap)
 	o.closeSessions()
 	if st[0].started && !st[0].finished {
-		o.finish(orchOutcome, runErr)
+		orchFin := o.finish(orchOutcome, runErr)
+		if lastFin < 0 {
+			lastFin = orchFin
+		}
 		o.wait(b.between(80*time.Millisecond, 200*time.Millisecond))
 	}
 	rf := o.emit(kRunFinished, runFinishedFrag(outcome, runErr))
-	if lastFin >= 0 && b.rng.IntN(2) == 0 {
+	if lastFin >= 0 {
 		b.evs[lastFin].vis = b.evs[rf].at + b.between(300*time.Millisecond, 900*time.Millisecond)
 	}
 }

@@ -87,9 +87,11 @@ func refused(b *builder) {
 	err := errObj("refused", "agent", false,
 		"I can't collect personal phone numbers or home addresses of private individuals. I can gather the company's public business contacts (press, sales or support addresses) instead.")
 	o.wait(b.between(200*ms, 400*ms))
-	o.finish("refused", err)
+	fin := o.finish("refused", err)
 	o.wait(b.between(80*ms, 200*ms))
-	o.emit(kRunFinished, runFinishedFrag("refused", err))
+	rf := o.emit(kRunFinished, runFinishedFrag("refused", err))
+	// The orchestrator's agent.finished lands after run.finished.
+	b.evs[fin].vis = b.evs[rf].at + b.between(300*ms, 900*ms)
 }
 
 const monitorPrompt = "Keep watching the pricing pages of the top web-scraping APIs and record every change to plans, prices or free tiers as it happens."

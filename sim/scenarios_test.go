@@ -519,3 +519,52 @@ func BenchmarkServeLargeTrace(b *testing.B) {
 		b.SetBytes(int64(len(r.body)))
 	}
 }
+
+// Like the real service's, every run that ends lands at least one event
+// after run.finished (a client's tail window has something to catch):
+// every scenario, for several seeds, and a cancel at any moment, the very
+// start included.
+func TestEveryEndingLandsAnEventAfterRunFinished(t *testing.T) {
+	lateAfterFinish := func(evs []ScriptEvent) int {
+		var fin time.Duration = -1
+		for _, e := range evs {
+			if e.Type == "run.finished" {
+				fin = e.Visible
+			}
+		}
+		if fin < 0 {
+			return -1
+		}
+		n := 0
+		for _, e := range evs {
+			if e.Visible > fin {
+				n++
+			}
+		}
+		return n
+	}
+	scs := []string{ScenarioResearch, ScenarioFailure, ScenarioRefused, ScenarioCreditLimit, ScenarioLarge, ScenarioChaos}
+	for seed := int64(1); seed <= 6; seed++ {
+		s := startSim(t, Options{Seed: seed, Scenarios: scs, Events: 500})
+		for _, j := range s.Jobs {
+			evs, _ := s.Script(j.ID)
+			if n := lateAfterFinish(evs); n < 1 {
+				t.Errorf("seed %d, %s: %d events after run.finished", seed, j.Scenario, n)
+			}
+		}
+	}
+	for _, at := range []time.Duration{0, 2 * time.Second, 20 * time.Second, 45 * time.Second} {
+		for _, sc := range []string{ScenarioCancel, ScenarioResearch, ScenarioLarge} {
+			var clk manualClock
+			s := startSim(t, Options{Scenarios: []string{sc}, Speed: 1, Events: 500, elapsed: clk.elapsed})
+			clk.advance(at, 1)
+			if r := newClient(s).must(t, "DELETE", "/v2/agent/"+s.Jobs[0].ID); r.status != 200 {
+				t.Fatalf("%s cancelled at %v: %d %s", sc, at, r.status, r.body)
+			}
+			evs, _ := s.Script(s.Jobs[0].ID)
+			if n := lateAfterFinish(evs); n < 1 {
+				t.Errorf("%s cancelled at %v: %d events after run.finished", sc, at, n)
+			}
+		}
+	}
+}
