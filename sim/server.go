@@ -611,6 +611,10 @@ func (s *Server) trace(r *run, live bool) *traceResp {
 	return t
 }
 
+// comma separates events; a package variable, so that writing it to an
+// interface does not allocate once per event.
+var comma = []byte{','}
+
 func (t *traceResp) writeTo(w io.Writer) {
 	_, _ = w.Write(t.head)
 	first := true
@@ -620,7 +624,7 @@ func (t *traceResp) writeTo(w io.Writer) {
 			continue
 		}
 		if !first {
-			_, _ = w.Write([]byte{','})
+			_, _ = w.Write(comma)
 		}
 		first = false
 		_, _ = w.Write(e.b)
