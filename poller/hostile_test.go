@@ -218,7 +218,7 @@ func TestRateLimitInA200Body(t *testing.T) {
 // The tail window is capped at TailMax even when the tries in it fail: a
 // server that asks to wait past the cap ends the watch at once (nothing can
 // be asked before the cap), and a backoff past the cap is cut to one last
-// try at the cap.
+// try at the cap. A refusal in the window closes it: the run is over.
 func TestTailCapHoldsThroughFailures(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{"refused"}, Speed: 1000})
 	job := srv.Jobs[0].ID
@@ -239,6 +239,12 @@ func TestTailCapHoldsThroughFailures(t *testing.T) {
 		{"5xx backoff past the cap", func(w http.ResponseWriter) {
 			w.WriteHeader(http.StatusBadGateway)
 		}, 30 * time.Second, 0},
+		// The job expired (or the key was revoked) after run.finished:
+		// the final state is known, the window just closes.
+		{"404 in the window", func(w http.ResponseWriter) {
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, `{"error":"Agent job not found"}`)
+		}, 2 * time.Second, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var n atomic.Int64

@@ -293,7 +293,10 @@ type loop struct {
 // It returns nil when run.finished was seen and the tail window closed (the
 // last Update has Done set); ctx.Err() when ctx ends; and at once the
 // *Error of a request that must not be retried: a 400/401/403/404 (or other
-// 4xx) on the trace, or an invalid job id (then without any request).
+// 4xx) on the trace, or an invalid job id (then without any request). In
+// the tail window such an error only closes the window (the run is over,
+// its final state known): it comes in an Update, then the Done one, and Run
+// returns nil.
 // Retryable failures (429, 5xx, 408, network, timeout, malformed bodies)
 // are retried as the package doc describes; they never clear or rewind
 // anything: the decoder keeps its state and the next good poll continues.
@@ -511,6 +514,16 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 		e = &Error{Kind: KindNetwork, Op: "trace", Err: scrubErr(err, w.c.key), key: w.c.key}
 	}
 	if !e.Retryable() {
+		if l.h.Tail {
+			// The run is over and its final state is in hand: a refusal
+			// now (the job expired, the key was revoked...) only ends the
+			// tail window early.
+			w.c.logf("watch: tail window ended by: %v", e)
+			l.h.Cause = e.Short()
+			l.sink(Update{Err: e, Health: l.h})
+			l.finish()
+			return true, nil
+		}
 		w.c.logf("watch: giving up: %v", e)
 		return false, e
 	}
