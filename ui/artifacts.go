@@ -1,0 +1,167 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
+)
+
+// artifactsPane lists the run's artifacts: kind, path, last change, item
+// count, number of versions and the tool call that produced the latest
+// one. Runs have few artifacts (each with many versions), so the list in
+// scope is rebuilt when an artifact changes; which agents touched an
+// artifact is kept from the deltas, never recounted from its versions.
+type artifactsPane struct {
+	box
+	list
+	scope    *scope
+	agentsOf map[string]map[string]bool // artifact id → ids of agents that updated it
+	rows     []*model.Artifact
+}
+
+func newArtifacts(e *env) *artifactsPane {
+	return &artifactsPane{box: box{env: e, dirty: true}, scope: &scope{}, agentsOf: map[string]map[string]bool{}}
+}
+
+func (p *artifactsPane) name() string { return "Artifacts" }
+func (p *artifactsPane) len() int     { return len(p.rows) }
+func (p *artifactsPane) info() string {
+	if len(p.rows) == 0 {
+		return ""
+	}
+	return describe.Count(len(p.rows), "artifact")
+}
+
+func (p *artifactsPane) helpKeys(k keyMap) []key.Binding {
+	return []key.Binding{k.Move, k.Enter}
+}
+
+func (p *artifactsPane) apply(d *model.Delta) {
+	for _, e := range d.Events {
+		if u, ok := e.Payload.(model.ArtifactUpdated); ok {
+			m := p.agentsOf[u.Artifact.ArtifactID]
+			if m == nil {
+				m = map[string]bool{}
+				p.agentsOf[u.Artifact.ArtifactID] = m
+			}
+			m[e.Agent.ID] = true
+		}
+	}
+	if len(d.Artifacts) > 0 || d.TreeChanged {
+		p.rebuild()
+	}
+}
+
+func (p *artifactsPane) inScope(a *model.Artifact) bool {
+	if !p.scope.q.artifact(a) {
+		return false
+	}
+	if p.scope.agents == nil {
+		return true
+	}
+	for id := range p.agentsOf[a.ID] {
+		if p.scope.agents[id] {
+			return true
+		}
+	}
+	return false
+}
+
+func (p *artifactsPane) rebuild() {
+	var sel *model.Artifact
+	if p.sel < len(p.rows) {
+		sel = p.rows[p.sel]
+	}
+	p.rows = p.rows[:0]
+	for _, a := range p.env.store.Artifacts() {
+		if p.inScope(a) {
+			if a == sel {
+				p.sel = len(p.rows)
+			}
+			p.rows = append(p.rows, a)
+		}
+	}
+	p.fix(len(p.rows), p.h)
+	p.dirty = true
+}
+
+func (p *artifactsPane) setScope(s *scope) { p.scope = s; p.rebuild() }
+func (p *artifactsPane) tick()             {}
+func (p *artifactsPane) setSize(w, h int) {
+	p.box.setSize(w, h)
+	p.fix(len(p.rows), h)
+}
+func (p *artifactsPane) move(delta int) { p.sel += delta; p.fix(len(p.rows), p.h); p.dirty = true }
+func (p *artifactsPane) home()          { p.sel = 0; p.fix(len(p.rows), p.h); p.dirty = true }
+func (p *artifactsPane) end()           { p.sel = len(p.rows) - 1; p.fix(len(p.rows), p.h); p.dirty = true }
+func (p *artifactsPane) step(dir int) bool {
+	n := len(p.rows)
+	if n == 0 {
+		return false
+	}
+	p.sel = ((p.sel+dir)%n + n) % n
+	p.fix(n, p.h)
+	p.dirty = true
+	return true
+}
+
+func (p *artifactsPane) selection() Selection {
+	if p.sel < len(p.rows) {
+		return Selection{Artifact: p.rows[p.sel]}
+	}
+	return Selection{}
+}
+
+func (p *artifactsPane) render(focused bool) []string {
+	return p.cached(focused, func() []string {
+		if len(p.rows) == 0 {
+			if p.scope.q.empty() && p.scope.agents == nil {
+				return p.placeholder("no artifacts yet")
+			}
+			return p.placeholder("no artifacts match")
+		}
+		var lines []string
+		for i := p.off; i < min(len(p.rows), p.off+p.h); i++ {
+			lines = append(lines, p.row(p.rows[i], focused && i == p.sel))
+		}
+		return lines
+	})
+}
+
+func (p *artifactsPane) row(a *model.Artifact, selected bool) string {
+	st := p.env.st
+	v := a.Latest()
+	name := a.Path
+	if name == "" {
+		name = a.ID
+	}
+	change := string(v.Ref.Change) + " " + p.env.clockTime(v.Event.OccurredAt)
+	items := ""
+	if v.Ref.HasItemCount {
+		items = describe.Count(v.Ref.ItemCount, "item")
+	}
+	versions := describe.Count(len(a.Versions), "version")
+	tool := ""
+	if t := v.SourceToolCall; t != nil {
+		tool = p.env.sym.Arrow + " " + shortTool(t.Name) + " " + describe.ShortID(t.ID)
+	} else if id := v.Ref.SourceToolCallID; id != "" {
+		tool = p.env.sym.Arrow + " " + describe.ShortID(id)
+	}
+	kindW, changeW := 9, 18
+	nameW := max(10, p.w-1-kindW-1-changeW-1-10-1-12-1-16)
+	if selected {
+		text := " " + padRight(string(a.Kind), kindW) + " " + padRight(name, nameW) + " " + padRight(change, changeW) + " " + padLeft(items, 10) + " " + padLeft(versions, 12) + " " + tool
+		return styled(st.Selected, text, p.w, p.env.ascii)
+	}
+	r := newRow(p.w, p.env.ascii)
+	r.space(1)
+	r.addFixed(st.Accent, string(a.Kind), kindW)
+	r.space(1)
+	// One style for the columns that change with each update: fewer style
+	// changes to send when the row is redrawn.
+	r.addFixed(st.Text, name, nameW)
+	r.space(1)
+	r.add(st.Text, padRight(change, changeW)+" "+padLeft(items, 10)+" "+padLeft(versions, 12)+" "+tool)
+	return r.String()
+}

@@ -1,0 +1,352 @@
+package ui
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/theme"
+)
+
+// The header: run id, state badge, phase and message, elapsed time,
+// credits and tokens, the team's remaining tokens and the connection's
+// health; the phase bar; the end-of-run banner.
+
+func (m *Model) shortID() string {
+	id := m.env.store.Run().ID
+	if id == "" {
+		id = m.jobID
+	}
+	if id == "" {
+		return "--------"
+	}
+	return describe.ShortID(id)
+}
+
+// stateWord is the badge's text: running, cancel requested, succeeded,
+// failed, cancelled, refused, credit limit (or an unknown outcome as sent).
+func (m *Model) stateWord() string {
+	r := m.env.store.Run()
+	if r.State != model.StateFinished {
+		if r.CancelRequested {
+			return "cancel requested"
+		}
+		return "running"
+	}
+	switch r.Outcome {
+	case model.OutcomeCreditLimitReached:
+		return "credit limit"
+	case "":
+		return "finished"
+	}
+	return string(r.Outcome)
+}
+
+func (m *Model) badgeStyle() theme.Style {
+	st := m.env.st
+	r := m.env.store.Run()
+	if r.State != model.StateFinished {
+		if r.CancelRequested {
+			return st.BadgeWarn
+		}
+		return st.BadgeRunning
+	}
+	switch r.Outcome {
+	case model.OutcomeSucceeded:
+		return st.BadgeGood
+	case model.OutcomeCancelled, model.OutcomeCreditLimitReached:
+		return st.BadgeWarn
+	}
+	return st.BadgeBad
+}
+
+func (m *Model) badge() string {
+	sym := m.env.sym
+	r := m.env.store.Run()
+	mark := sym.Running
+	if r.State == model.StateFinished {
+		mark, _ = outcomeSymbol(r.Outcome, m.env.st, sym)
+	}
+	return " " + mark + " " + m.stateWord() + " "
+}
+
+// spinner turns once a second while the run is running. It sits next to
+// the elapsed time, which changes at the same moment, so that a tick
+// rewrites a few adjacent cells and not the whole header line.
+func (m *Model) spinner() string {
+	sym := m.env.sym
+	if m.running() && !m.paused && len(sym.Spinner) > 0 {
+		return sym.Spinner[m.spin%len(sym.Spinner)]
+	}
+	return " "
+}
+
+// elapsed is the run's duration so far (or in all, once finished).
+func (m *Model) elapsed() string {
+	r := m.env.store.Run()
+	if d, ok := r.Duration(); ok {
+		return describe.Duration(d)
+	}
+	if r.StartedAt.IsZero() {
+		return "-"
+	}
+	if r.State == model.StateFinished {
+		return "-"
+	}
+	d, _ := m.env.since(r.StartedAt)
+	if m.done {
+		return "-"
+	}
+	return liveDuration(d)
+}
+
+func (m *Model) headerLines(compact bool) []string {
+	st := m.env.st
+	r := m.env.store.Run()
+	w := m.width
+
+	// Line 1: name, id, badge, phase and message | elapsed.
+	l1 := newRow(w, m.env.ascii)
+	l1.space(1)
+	if !compact {
+		l1.add(st.Bold, "firewatch")
+		l1.space(2)
+	}
+	l1.add(st.Muted, m.shortID())
+	l1.space(2)
+	l1.add(m.badgeStyle(), m.badge())
+	l1.space(2)
+	// The right part has a fixed width so that the phase text before it
+	// never moves when the elapsed time grows a digit.
+	right := "elapsed " + m.elapsed() + " " + m.spinner()
+	reserve := len("elapsed 12h59m ") + 2
+	if compact {
+		right = m.elapsed() + " " + m.spinner()
+		reserve = len("12h59m ") + 2
+	}
+	phase := ""
+	if r.Phase != "" || r.Message != "" {
+		phase = string(r.Phase)
+		if r.Message != "" {
+			phase += ": " + r.Message
+		}
+	}
+	if room := l1.left() - reserve - 2; room > 0 && phase != "" {
+		l1.add(st.Text, cut(flat(phase), room, m.env.sym.Ellipsis))
+	}
+	l1.addRight(st.Text, right+" ")
+
+	// Line 2: credits and tokens, errors, the connection | the team's
+	// tokens. What changes with every poll (credits, the last poll's
+	// time) sits together: the renderer rewrites a line from its first
+	// changed cell to its last.
+	l2 := newRow(w, m.env.ascii)
+	l2.space(1)
+	var parts []string
+	if r.HasCredits {
+		parts = append(parts, describe.Credits(r.CreditsUsed))
+	} else {
+		parts = append(parts, "credits: -")
+	}
+	if n := len(m.env.store.Errors()); n > 0 && !compact {
+		parts = append(parts, describe.Count(n, "error"))
+	}
+	left := m.env.text(strings.Join(parts, " · "))
+	team := ""
+	if t := m.tokens; t != nil && !m.health.TokensHidden && !compact {
+		team = "team " + describe.Tokens(t.RemainingTokens) + " tokens left"
+	}
+	health, hst := m.healthText()
+	l2.add(st.Text, left)
+	if health != "" {
+		l2.add(st.Muted, " · ")
+		room := l2.left() - 1
+		if team != "" {
+			room -= width(team) + 3
+		}
+		l2.add(hst, cut(health, max(0, room), m.env.sym.Ellipsis))
+	}
+	if team != "" {
+		l2.addRight(st.Muted, team+" ")
+	}
+	return []string{l1.String(), l2.String()}
+}
+
+// healthText is the connection's state: connecting, ok with the last poll,
+// retrying with why and when, paused, or how the watch ended.
+func (m *Model) healthText() (string, theme.Style) {
+	st, sym := m.env.st, m.env.sym
+	h := m.health
+	now := m.env.clock.wall()
+	switch {
+	case m.done && m.lastErr != "":
+		return sym.Failed + " " + m.lastErr, st.Bad
+	case m.paused:
+		return sym.Paused + " paused · p resumes", st.Warn
+	case m.done:
+		if h.Replay {
+			return "replay ended", st.Muted
+		}
+		if !h.LastGood.IsZero() {
+			return "watch ended · last poll " + m.env.clockTime(h.LastGood), st.Muted
+		}
+		return "watch ended", st.Muted
+	case !m.hasHealth:
+		if m.backend == nil && m.updates == nil {
+			return "", st.Muted
+		}
+		return "connecting" + sym.Ellipsis, st.Muted
+	case h.Failures > 0:
+		return sym.Warn + " " + oneLine(h.StringAt(now)), st.Warn
+	case h.Replay:
+		return "replay", st.Muted
+	case h.Polls == 0:
+		return "connecting" + sym.Ellipsis, st.Muted
+	}
+	// Healthy, the line says so and nothing more: a poll time (or a "2s
+	// ago") here would repaint the line at every poll or every second
+	// for no news. The last good poll shows when there is trouble.
+	s := sym.OK + " live"
+	if h.Interval > 0 {
+		s += ", polling every " + interval(h.Interval)
+	}
+	if h.Tail {
+		s = "run finished, waiting for late events"
+	}
+	return s, st.Muted
+}
+
+// phases is the order of the phase bar.
+var phases = []model.Phase{model.PhasePlanning, model.PhaseWorking, model.PhaseFinalizing}
+
+// phaseBar shows where the run is: planning → working → finalizing.
+func (m *Model) phaseBar() string {
+	st, sym := m.env.st, m.env.sym
+	r := m.env.store.Run()
+	finished := r.State == model.StateFinished
+	cur := slices.Index(phases, r.Phase)
+	reached := func(i int) bool {
+		return slices.Contains(r.PhasesSeen, phases[i]) || (cur >= 0 && i <= cur)
+	}
+	labels := make([]string, len(phases))
+	lw := 0
+	for i, p := range phases {
+		mark := sym.PhaseTodo
+		switch {
+		case i == cur && !finished:
+			mark = sym.PhaseNow
+		case reached(i):
+			mark = sym.PhaseDone
+		}
+		labels[i] = mark + " " + string(p)
+		lw += width(labels[i])
+	}
+	extra := ""
+	if cur < 0 && r.Phase != "" {
+		extra = "  " + sym.PhaseNow + " " + string(r.Phase)
+	}
+	cw := clamp((m.width-2-lw-width(extra)-len(phases)*2)/(len(phases)-1), 3, 36)
+	row := newRow(m.width, m.env.ascii)
+	row.space(1)
+	for i := range phases {
+		lst := st.Muted
+		switch {
+		case i == cur && !finished:
+			lst = st.TitleFocus
+		case reached(i):
+			lst = st.Good
+		}
+		row.add(lst, labels[i])
+		if i < len(phases)-1 {
+			row.space(1)
+			if reached(i + 1) {
+				row.add(st.Good, strings.Repeat(sym.PhaseFill, cw-1)+sym.PhaseArrow)
+			} else {
+				row.add(st.Border, strings.Repeat(sym.PhaseEmpty, cw-1)+sym.PhaseArrow)
+			}
+			row.space(1)
+		}
+	}
+	row.add(st.Warn, extra)
+	return row.String()
+}
+
+// bannerHeight is the number of lines of the end-of-run banner.
+func (m *Model) bannerHeight(kind int) int {
+	r := m.env.store.Run()
+	if r.State == model.StateFinished {
+		if r.Error != nil {
+			return 2
+		}
+		return 1
+	}
+	if m.done && m.lastErr != "" {
+		return 1
+	}
+	return 0
+}
+
+// banner is the end of the run: outcome, duration, credits and tokens,
+// and the fatal error's code, source and message.
+func (m *Model) banner(f frame) []string {
+	n := m.bannerHeight(f.kind)
+	if n == 0 {
+		return nil
+	}
+	st, sym := m.env.st, m.env.sym
+	r := m.env.store.Run()
+	w := m.width
+	if r.State != model.StateFinished {
+		return []string{styled(st.BadgeBad, " "+sym.Failed+" watch stopped before the run finished: "+m.lastErr, w, m.env.ascii)}
+	}
+	mark, _ := outcomeSymbol(r.Outcome, st, sym)
+	parts := []string{" " + mark + " Run " + m.stateWord()}
+	if d, ok := r.Duration(); ok {
+		parts = append(parts, "in "+describe.Duration(d))
+	}
+	if r.HasCredits {
+		parts = append(parts, describe.Credits(r.CreditsUsed))
+	}
+	parts = append(parts, describe.Count(m.env.store.Len(), "event"))
+	if n := len(m.env.store.Errors()); n > 0 {
+		parts = append(parts, describe.Count(n, "error"))
+	}
+	lines := []string{styled(m.badgeStyle(), m.env.text(strings.Join(parts, " · ")), w, m.env.ascii)}
+	if r.Error != nil {
+		e := r.Error
+		text := "   " + orDash(string(e.Code)) + " · source " + orDash(string(e.Source)) + " · " + retryable(e.Retryable)
+		if e.Message != "" {
+			text += " · " + e.Message
+		}
+		lines = append(lines, styled(st.Bad, text, w, m.env.ascii))
+	}
+	return lines
+}
+
+func retryable(b bool) string {
+	if b {
+		return "retryable"
+	}
+	return "not retryable"
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+// itoa is strconv.Itoa, for brevity in row building.
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// interval is a poll interval: "2s", "500ms", "1.5s".
+func interval(d time.Duration) string {
+	if d%time.Second == 0 {
+		return strconv.Itoa(int(d/time.Second)) + "s"
+	}
+	return describe.Duration(d)
+}

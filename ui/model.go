@@ -1,0 +1,579 @@
+package ui
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/theme"
+)
+
+// Model is the root of the UI: it owns the store's updates, the layout,
+// the focus and key routing, the header, footer, banner and overlays. The
+// panes are its children; it hands each its box.
+type Model struct {
+	env  *env
+	keys keyMap
+	help help.Model
+
+	backend      Backend
+	updates      <-chan poller.Update
+	debug        io.Writer
+	jobID        string
+	mouse        bool
+	exitOnFinish bool
+	dark         bool
+
+	width, height int
+
+	agents    *agentsPane
+	timeline  *timelinePane
+	tools     *toolsPane
+	artifacts *artifactsPane
+	sessions  *sessionsPane
+	panes     []pane // in focus order
+	focus     int
+
+	scope     *scope
+	scopeA    *model.Agent // the agent the scope was built for
+	input     lineInput
+	filtering bool
+
+	overlay overlay
+
+	health    poller.Health
+	hasHealth bool
+	tokens    *poller.TokenUsage
+	lastErr   string
+	done      bool // the watch ended
+	paused    bool
+
+	clockTag int
+	clockOn  bool
+	spin     int // the spinner's frame: it turns with the clock
+
+	flash    string
+	userQuit bool
+}
+
+// Pane indexes in focus order: reading order of the full layout.
+const (
+	paneAgents = iota
+	paneSessions
+	paneTools
+	paneTimeline
+	paneArtifacts
+)
+
+// New builds the root model. Run uses it; tests drive it directly.
+func New(cfg Config) *Model {
+	store := cfg.Store
+	if store == nil {
+		store = model.NewStore()
+	}
+	lookup := os.LookupEnv
+	noColor := cfg.NoColor || theme.NoColorEnv(lookup)
+	ascii := cfg.ASCII || theme.ASCIIEnv(lookup)
+	sym := theme.Unicode()
+	if ascii {
+		sym = theme.ASCII()
+	}
+	e := &env{
+		store:    store,
+		st:       theme.New(theme.Dark(), noColor),
+		sym:      sym,
+		ascii:    ascii,
+		noColor:  noColor,
+		liveView: cfg.LiveView,
+		loc:      time.Local,
+		clock:    &serverClock{wall: time.Now},
+		ordinal:  map[string]int{},
+	}
+	m := &Model{
+		env:          e,
+		keys:         defaultKeys(),
+		help:         help.New(),
+		backend:      cfg.Backend,
+		updates:      cfg.Updates,
+		debug:        cfg.Debug,
+		jobID:        model.Sanitize(cfg.JobID),
+		mouse:        cfg.Mouse,
+		exitOnFinish: cfg.ExitOnFinish,
+		dark:         true,
+		scope:        &scope{},
+	}
+	m.agents = newAgents(e)
+	m.timeline = newTimeline(e)
+	m.tools = newTools(e)
+	m.artifacts = newArtifacts(e)
+	m.sessions = newSessions(e)
+	m.panes = []pane{m.agents, m.sessions, m.tools, m.timeline, m.artifacts}
+	m.focus = paneTimeline
+	m.input.limit = 200
+	m.applyStyles()
+	if ascii {
+		m.keys = asciiKeys(m.keys)
+	}
+	// A store that already holds events (a replay loaded at once, tests).
+	if store.Len() > 0 {
+		all := model.Delta{Events: store.Timeline(), TreeChanged: true, RunChanged: true,
+			Agents: store.Agents(), ToolCalls: store.ToolCalls(), Artifacts: store.Artifacts(), Sessions: store.Sessions()}
+		m.applyDelta(&all)
+	}
+	return m
+}
+
+// Result is how the UI ended so far: Quit when the user quit before the
+// run finished.
+func (m *Model) Result() Result {
+	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished}
+}
+
+// SetClock freezes the UI's clock and time zone (tests and goldens).
+func (m *Model) SetClock(now func() time.Time, loc *time.Location) {
+	m.env.clock = &serverClock{wall: now}
+	m.env.clock.observe(m.env.store.Timeline())
+	m.env.loc = loc
+	m.markAll()
+}
+
+func (m *Model) applyStyles() {
+	p := theme.Dark()
+	if !m.dark {
+		p = theme.Light()
+	}
+	m.env.st = theme.New(p, m.env.noColor)
+	st := m.env.st
+	m.help.Styles = help.Styles{
+		Ellipsis:       st.LipMuted,
+		ShortKey:       st.LipKey,
+		ShortDesc:      st.LipMuted,
+		ShortSeparator: st.LipMuted,
+		FullKey:        st.LipKey,
+		FullDesc:       st.LipText,
+		FullSeparator:  st.LipMuted,
+	}
+	if m.env.ascii {
+		m.help.ShortSeparator = " | "
+		m.help.Ellipsis = "~"
+	} else {
+		m.help.ShortSeparator = " · "
+	}
+	m.markAll()
+}
+
+func (m *Model) markAll() {
+	for _, p := range m.panes {
+		switch p := p.(type) {
+		case *agentsPane:
+			p.dirty = true
+		case *timelinePane:
+			p.dirty = true
+		case *toolsPane:
+			p.dirty = true
+		case *artifactsPane:
+			p.dirty = true
+		case *sessionsPane:
+			p.dirty = true
+		}
+	}
+}
+
+// Init starts reading updates, asks the terminal for its background colour
+// and starts the clock.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{waitUpdate(m.updates), m.armTicks()}
+	if !m.env.noColor {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	return tea.Batch(cmds...)
+}
+
+// running reports whether anything on screen still moves by itself.
+func (m *Model) running() bool {
+	return !m.done && m.env.store.Run().State == model.StateRunning
+}
+
+// armTicks starts the 1 s clock if the run is running and it is not
+// already ticking. It is the one place ticks are armed. The header's
+// spinner turns with the clock: one frame a second is enough to show life,
+// and costs a few bytes a second on a slow link.
+func (m *Model) armTicks() tea.Cmd {
+	if !m.running() {
+		return nil
+	}
+	var cmds []tea.Cmd
+	if !m.clockOn {
+		m.clockOn = true
+		m.clockTag++
+		// Tick on the run's whole seconds so elapsed times change together.
+		d := clockEvery
+		if start := m.env.store.Run().StartedAt; !start.IsZero() {
+			d = clockEvery - m.env.clock.Now().Sub(start)%clockEvery
+		}
+		cmds = append(cmds, clockCmd(m.clockTag, d))
+	}
+	return tea.Batch(cmds...)
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	if m.debug != nil {
+		fmt.Fprintf(m.debug, "%s ui: %T\n", time.Now().Format("15:04:05.000"), msg)
+	}
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		return m, nil
+	case tea.BackgroundColorMsg:
+		if dark := msg.IsDark(); dark != m.dark {
+			m.dark = dark
+			m.applyStyles()
+		}
+		return m, nil
+	case updateMsg:
+		return m, m.onUpdate(msg.u)
+	case updatesClosedMsg:
+		m.updates = nil
+		m.done = true
+		m.markAll()
+		if m.exitOnFinish {
+			return m, tea.Quit
+		}
+		return m, nil
+	case clockMsg:
+		if msg.tag != m.clockTag {
+			return m, nil
+		}
+		m.clockOn = false
+		if !m.paused {
+			m.spin++
+		}
+		for _, p := range m.panes {
+			p.tick()
+		}
+		return m, m.armTicks()
+	case tea.KeyPressMsg:
+		return m, m.onKey(msg)
+	case tea.MouseWheelMsg:
+		return m, m.onWheel(msg)
+	case tea.MouseClickMsg:
+		return m, m.onClick(msg)
+	}
+	if m.overlay != nil {
+		ov, cmd := m.overlay.update(msg, m.keys)
+		m.overlay = ov
+		return m, cmd
+	}
+	return m, nil
+}
+
+// onUpdate merges an update into the store and every pane's index.
+func (m *Model) onUpdate(u poller.Update) tea.Cmd {
+	if u.Poll != nil {
+		d := m.env.store.Merge(u.Poll)
+		m.applyDelta(&d)
+	}
+	m.health, m.hasHealth = u.Health, true
+	if u.Tokens != nil {
+		m.tokens = u.Tokens
+	}
+	switch {
+	case u.Err != nil:
+		m.lastErr = oneLine(u.Err.Error())
+	case u.Poll != nil:
+		m.lastErr = ""
+	}
+	if u.Done || u.Health.Done {
+		m.done = true
+		m.markAll()
+	}
+	if m.done && m.exitOnFinish {
+		return tea.Quit
+	}
+	return tea.Batch(waitUpdate(m.updates), m.armTicks())
+}
+
+// applyDelta brings every pane's index up to date with one merge.
+func (m *Model) applyDelta(d *model.Delta) {
+	if d.Empty() && !d.TreeChanged {
+		return
+	}
+	m.env.clock.observe(d.Events)
+	if d.TreeChanged {
+		m.env.noteAgents(m.env.store.Agents())
+	}
+	m.agents.apply(d)
+	// The tree can change the scope (a new agent in the selected subtree).
+	if d.TreeChanged && m.scopeA != nil {
+		m.rescope(true)
+	}
+	for _, p := range []pane{m.timeline, m.tools, m.artifacts, m.sessions} {
+		p.apply(d)
+	}
+	if d.RunChanged {
+		m.markAll()
+	}
+}
+
+// rescope rebuilds the scope when the selected agent or the filter
+// changed (or force) and hands it to the panes.
+func (m *Model) rescope(force bool) {
+	a := m.agents.selected()
+	q := m.scope.q
+	if !force && a == m.scopeA {
+		return
+	}
+	s := &scope{q: q}
+	if a != nil {
+		s.agents = map[string]bool{}
+		var walk func(x *model.Agent)
+		walk = func(x *model.Agent) {
+			s.agents[x.ID] = true
+			s.list = append(s.list, x)
+			for _, c := range x.Children {
+				walk(c)
+			}
+		}
+		walk(a)
+	}
+	m.scopeA = a
+	m.setScope(s)
+}
+
+func (m *Model) setScope(s *scope) {
+	m.scope = s
+	for _, p := range m.panes {
+		p.setScope(s)
+	}
+}
+
+// setFilter applies the `/` filter text.
+func (m *Model) setFilter(text string) {
+	q := newQuery(model.Sanitize(text))
+	if q == m.scope.q {
+		return
+	}
+	s := *m.scope
+	s.q = q
+	m.setScope(&s)
+}
+
+func oneLine(s string) string {
+	return strings.Join(strings.Fields(model.Sanitize(s)), " ")
+}
+
+// focused is the pane with the focus.
+func (m *Model) focused() pane { return m.panes[m.focus] }
+
+func (m *Model) setFocus(i int) {
+	n := len(m.panes)
+	m.focus = ((i % n) + n) % n
+}
+
+// onKey routes a key: the filter input first, then an overlay, then the
+// root's bindings and the focused pane.
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	if msg.String() == "ctrl+c" {
+		m.userQuit = true
+		return tea.Quit
+	}
+	m.flash = ""
+	if m.filtering {
+		return m.onFilterKey(msg)
+	}
+	if m.overlay != nil {
+		if key.Matches(msg, k.Quit) {
+			m.userQuit = true
+			return tea.Quit
+		}
+		ov, cmd := m.overlay.update(msg, k)
+		m.overlay = ov
+		return cmd
+	}
+	p := m.focused()
+	switch {
+	case key.Matches(msg, k.Quit):
+		m.userQuit = true
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.overlay = newHelpOverlay(m)
+	case key.Matches(msg, k.NextPane):
+		m.setFocus(m.focus + 1)
+	case key.Matches(msg, k.PrevPane):
+		m.setFocus(m.focus - 1)
+	case key.Matches(msg, k.Left):
+		m.sideways(-1)
+	case key.Matches(msg, k.Right):
+		m.sideways(1)
+	case key.Matches(msg, k.Up):
+		p.move(-1)
+	case key.Matches(msg, k.Down):
+		p.move(1)
+	case key.Matches(msg, k.PageUp):
+		p.move(-max(1, p.height()-1))
+	case key.Matches(msg, k.PageDown):
+		p.move(max(1, p.height()-1))
+	case key.Matches(msg, k.Top):
+		p.home()
+	case key.Matches(msg, k.Bottom):
+		p.end()
+	case key.Matches(msg, k.Enter):
+		sel := p.selection()
+		if sel.Empty() {
+			m.flash = "nothing selected"
+			break
+		}
+		m.overlay = newDetail(m.env, sel)
+	case key.Matches(msg, k.Back):
+		if !m.scope.q.empty() {
+			m.input.SetValue("")
+			m.setFilter("")
+		}
+	case key.Matches(msg, k.Filter):
+		m.filtering = true
+		m.input.SetValue(m.scope.q.text)
+	case key.Matches(msg, k.NextMatch), key.Matches(msg, k.PrevMatch):
+		dir := 1
+		if key.Matches(msg, k.PrevMatch) {
+			dir = -1
+		}
+		if m.scope.q.empty() {
+			m.flash = "no filter: press / to set one"
+		} else if !p.step(dir) {
+			m.flash = "no match for " + quote(m.scope.q.text) + " in " + p.name()
+		}
+	case key.Matches(msg, k.NextError), key.Matches(msg, k.PrevError):
+		dir := 1
+		if key.Matches(msg, k.PrevError) {
+			dir = -1
+		}
+		m.setFocus(paneTimeline)
+		if !m.timeline.nextError(dir) {
+			if dir > 0 {
+				m.flash = "no more errors below"
+			} else {
+				m.flash = "no more errors above"
+			}
+		}
+	case key.Matches(msg, k.Follow):
+		m.setFocus(paneTimeline)
+		m.timeline.toggleFollow()
+	case key.Matches(msg, k.Pause):
+		if m.backend == nil {
+			m.flash = "nothing to pause: this is a replay"
+			break
+		}
+		if m.done {
+			m.flash = "the watch has ended"
+			break
+		}
+		m.paused = !m.paused
+		m.backend.SetPaused(m.paused)
+		if m.paused {
+			m.flash = "polling paused: p resumes"
+		} else {
+			m.flash = "polling resumed"
+			return m.armTicks()
+		}
+	case key.Matches(msg, k.PollNow):
+		if m.backend == nil {
+			m.flash = "nothing to poll: this is a replay"
+			break
+		}
+		if m.done {
+			m.flash = "the watch has ended"
+			break
+		}
+		m.backend.PollNow()
+		m.flash = "polling now"
+	}
+	if m.focus == paneAgents {
+		m.rescope(false)
+	}
+	return nil
+}
+
+// sideways moves the focus to the pane beside the focused one.
+func (m *Model) sideways(dir int) {
+	if m.layoutKind() != layoutFull {
+		m.setFocus(m.focus + dir)
+		return
+	}
+	switch m.focus {
+	case paneAgents, paneSessions:
+		m.focus = paneAgents + (dir+1)/2
+	}
+}
+
+func (m *Model) onFilterKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		m.filtering = false
+		m.setFilter(m.input.Value())
+		return nil
+	case "esc":
+		m.filtering = false
+		m.input.SetValue("")
+		m.setFilter("")
+		return nil
+	}
+	if m.input.Update(msg) {
+		// The filter applies as it is typed.
+		m.setFilter(m.input.Value())
+	}
+	return nil
+}
+
+func (m *Model) onWheel(msg tea.MouseWheelMsg) tea.Cmd {
+	if m.overlay != nil {
+		ov, cmd := m.overlay.update(msg, m.keys)
+		m.overlay = ov
+		return cmd
+	}
+	if i, ok := m.paneAt(msg.X, msg.Y); ok {
+		m.setFocus(i)
+	}
+	switch msg.Button {
+	case tea.MouseWheelUp:
+		m.focused().move(-3)
+	case tea.MouseWheelDown:
+		m.focused().move(3)
+	}
+	if m.focus == paneAgents {
+		m.rescope(false)
+	}
+	return nil
+}
+
+func (m *Model) onClick(msg tea.MouseClickMsg) tea.Cmd {
+	if m.overlay != nil || msg.Button != tea.MouseLeft {
+		return nil
+	}
+	i, ok := m.paneAt(msg.X, msg.Y)
+	if !ok {
+		return nil
+	}
+	m.setFocus(i)
+	r := m.paneRects()[i]
+	row := msg.Y - r.y
+	p := m.focused()
+	if c := p.cur(); row >= 0 && row < p.height() {
+		p.move(c.off + row - c.sel)
+	}
+	if m.focus == paneAgents {
+		m.rescope(false)
+	}
+	return nil
+}
+
+func quote(s string) string { return "“" + s + "”" }

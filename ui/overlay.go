@@ -1,0 +1,226 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/theme"
+)
+
+// overlay is a view that takes the place of the panes until it closes:
+// the `?` help and the details of a row; issue 7 adds its detail views,
+// the waterfall and the cancel dialog the same way. It gets every key
+// (but ctrl+c and q) and every message the root does not handle itself.
+type overlay interface {
+	title() string
+	setSize(w, h int)
+	// update returns the overlay to show next: nil closes it.
+	update(msg tea.Msg, k keyMap) (overlay, tea.Cmd)
+	render() []string
+	helpKeys(k keyMap) []key.Binding
+}
+
+// textView is a scrollable overlay of prepared lines: the help and the
+// minimal details. Lines are styled text; each is cut or padded to the
+// width when drawn.
+type textView struct {
+	name  string
+	lines []textLine
+	off   int
+	w, h  int
+	ascii bool
+	// wrapped caches lines wrapped to w.
+	wrapped  []string
+	wrappedW int
+	closeOn  []key.Binding // extra keys that close it (? for help)
+}
+
+// textLine is one logical line: plain text in a style (wrapped to the
+// width), or a pre-styled line drawn as it is (cut to the width).
+type textLine struct {
+	st     theme.Style
+	text   string
+	styled bool
+	hang   int // continuation lines start at this column
+}
+
+func (v *textView) title() string { return v.name }
+
+func (v *textView) setSize(w, h int) {
+	if w != v.w {
+		v.wrapped = nil
+	}
+	v.w, v.h = w, h
+	v.clamp()
+}
+
+func (v *textView) layout() []string {
+	if v.wrapped != nil && v.wrappedW == v.w {
+		return v.wrapped
+	}
+	v.wrapped = v.wrapped[:0]
+	for _, l := range v.lines {
+		if l.styled {
+			v.wrapped = append(v.wrapped, padStyled(l.text, v.w))
+			continue
+		}
+		text := l.text
+		if v.ascii {
+			text = asciiOnly(text)
+		}
+		indent := len(text) - len(strings.TrimLeft(text, " "))
+		if l.hang > 0 {
+			indent = l.hang
+		}
+		indent = min(indent, v.w/2)
+		for i, p := range wrapHang(flat(text), max(1, v.w-2), max(1, v.w-2-indent)) {
+			if i > 0 {
+				p = strings.Repeat(" ", indent) + p
+			}
+			v.wrapped = append(v.wrapped, styled(l.st, " "+p, v.w, v.ascii))
+		}
+	}
+	v.wrappedW = v.w
+	return v.wrapped
+}
+
+func (v *textView) clamp() {
+	n := len(v.layout())
+	v.off = max(0, min(v.off, n-v.h))
+}
+
+func (v *textView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.KeyPressMsg:
+		switch {
+		case key.Matches(msg, k.Back), key.Matches(msg, v.closeOn...):
+			return nil, nil
+		case key.Matches(msg, k.Up):
+			v.off--
+		case key.Matches(msg, k.Down):
+			v.off++
+		case key.Matches(msg, k.PageUp):
+			v.off -= max(1, v.h-1)
+		case key.Matches(msg, k.PageDown):
+			v.off += max(1, v.h-1)
+		case key.Matches(msg, k.Top):
+			v.off = 0
+		case key.Matches(msg, k.Bottom):
+			v.off = len(v.layout())
+		}
+	case tea.MouseWheelMsg:
+		switch msg.Button {
+		case tea.MouseWheelUp:
+			v.off -= 3
+		case tea.MouseWheelDown:
+			v.off += 3
+		}
+	}
+	v.clamp()
+	return v, nil
+}
+
+func (v *textView) render() []string {
+	all := v.layout()
+	end := min(len(all), v.off+v.h)
+	return all[v.off:end]
+}
+
+func (v *textView) helpKeys(k keyMap) []key.Binding {
+	back := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
+	return []key.Binding{k.Move, k.PageDown, back}
+}
+
+// padStyled cuts or pads an already styled line to w cells.
+func padStyled(s string, w int) string {
+	sw := ansi.StringWidthWc(s)
+	if sw > w {
+		return ansi.TruncateWc(s, w, "")
+	}
+	return s + blank(w-sw)
+}
+
+// newHelpOverlay is the `?` screen: every key, then what the symbols mean.
+func newHelpOverlay(m *Model) overlay {
+	st, sym := m.env.st, m.env.sym
+	v := &textView{name: "Keys", ascii: m.env.ascii, closeOn: []key.Binding{m.keys.Help}}
+	m.help.SetWidth(m.width - 2)
+	full := m.help.FullHelpView(m.keys.fullHelp())
+	v.lines = append(v.lines, textLine{})
+	for _, l := range strings.Split(full, "\n") {
+		v.lines = append(v.lines, textLine{text: " " + l, styled: true})
+	}
+	v.lines = append(v.lines,
+		textLine{},
+		textLine{st: st.Muted, text: "Selecting an agent in Agents shows only its subtree in the other panes; the root shows everything."},
+		textLine{st: st.Muted, text: "The filter (/) matches agent names, tool names, event kinds and messages; lower case ignores case."},
+		textLine{},
+		textLine{st: st.Bold, text: "Symbols"},
+		textLine{text: "  " + sym.Running + " running    " + sym.Succeeded + " succeeded    " + sym.Failed + " failed    " + sym.Cancelled + " cancelled    " +
+			sym.Refused + " refused    " + sym.CreditLimit + " credit limit"},
+		textLine{text: "  " + sym.Unfinished + " unfinished (the run or its agent ended first)    " + sym.Session + " browser session    " +
+			sym.Error + "N errors    " + sym.PhaseArrow + " newest row while following"},
+		textLine{},
+		textLine{st: st.Muted, text: "esc or ? closes this help."},
+	)
+	return v
+}
+
+// wrapHang breaks one line of text at spaces: the first line at most w1
+// cells, the others w2 (the caller adds the hanging indent). Runs of
+// spaces inside a line stay as they are (aligned columns); a word longer
+// than a line is cut into pieces.
+func wrapHang(s string, w1, w2 int) []string {
+	type token struct{ sp, word string }
+	var toks []token
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] != ' ' {
+			k++
+		}
+		toks = append(toks, token{s[i:j], s[j:k]})
+		i = k
+	}
+	var out []string
+	line, lineW, limit := "", 0, w1
+	flush := func() {
+		out = append(out, line)
+		line, lineW, limit = "", 0, w2
+	}
+	for i, t := range toks {
+		sp := t.sp
+		if lineW == 0 && i > 0 {
+			sp = "" // a wrapped line starts with its word
+		}
+		ww := width(t.word)
+		if lineW > 0 && lineW+len(sp)+ww > limit && ww <= w2 {
+			flush()
+			sp = ""
+		}
+		line += sp
+		lineW += len(sp)
+		word := t.word
+		for lineW+width(word) > limit && limit-lineW > 0 {
+			part := cut(word, limit-lineW, "")
+			if part == "" {
+				break
+			}
+			line += part
+			word = word[len(part):]
+			flush()
+		}
+		line += word
+		lineW += width(word)
+	}
+	if lineW > 0 || len(out) == 0 {
+		out = append(out, line)
+	}
+	return out
+}

@@ -1,0 +1,135 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/firewatch/firewatch/model"
+)
+
+// Selection is what the focused pane has selected; at most one field is
+// set. It is what enter opens (see detail.go) and what issue 7's copy and
+// open act on.
+type Selection struct {
+	Event    *model.Event
+	Agent    *model.Agent
+	ToolCall *model.ToolCall
+	Artifact *model.Artifact
+	Session  *model.BrowserSession
+}
+
+// Empty reports whether nothing is selected.
+func (s Selection) Empty() bool {
+	return s.Event == nil && s.Agent == nil && s.ToolCall == nil && s.Artifact == nil && s.Session == nil
+}
+
+// scope is what the panes show: the selected agent's subtree (nil: every
+// agent) and the `/` filter.
+type scope struct {
+	agents map[string]bool // agent ids of the subtree; nil = all
+	list   []*model.Agent  // the same agents, in tree order; nil = all
+	q      query
+}
+
+func (s *scope) hasAgent(id string) bool { return s.agents == nil || s.agents[id] }
+
+// pane is one of the five panes. The root model owns the layout and gives
+// each pane its box with setSize; a pane never measures the terminal. It
+// renders exactly h lines of exactly w cells, only the rows that are
+// visible, and supplies its own help bindings for the footer.
+type pane interface {
+	name() string
+	// info is the short text after the title: counts, follow state.
+	info() string
+	setSize(w, h int)
+	render(focused bool) []string
+	helpKeys(k keyMap) []key.Binding
+
+	// Navigation. move is by rows (a page is ±h).
+	move(delta int)
+	home()
+	end()
+	// step moves to the next (dir > 0) or previous row that matches the
+	// filter, wrapping around; false when none does.
+	step(dir int) bool
+	selection() Selection
+	len() int
+	height() int
+	cur() *list
+
+	// Data.
+	apply(d *model.Delta)
+	setScope(s *scope)
+	// tick is the 1 s clock: a pane with live durations on screen marks
+	// itself for redraw.
+	tick()
+}
+
+// list is the cursor and scroll offset of a pane's rows.
+type list struct {
+	sel, off int
+}
+
+func (l *list) cur() *list { return l }
+
+// fix keeps sel in [0, n) and visible in a window of h rows.
+func (l *list) fix(n, h int) {
+	if n <= 0 {
+		l.sel, l.off = 0, 0
+		return
+	}
+	l.sel = max(0, min(l.sel, n-1))
+	if h <= 0 {
+		return
+	}
+	if l.sel < l.off {
+		l.off = l.sel
+	}
+	if l.sel >= l.off+h {
+		l.off = l.sel - h + 1
+	}
+	l.off = max(0, min(l.off, n-h))
+	if l.off < 0 {
+		l.off = 0
+	}
+}
+
+// box is the common state of a pane: its size and a render cache.
+type box struct {
+	env   *env
+	w, h  int
+	dirty bool
+	lines []string
+	focus bool
+}
+
+func (b *box) setSize(w, h int) {
+	if w != b.w || h != b.h {
+		b.w, b.h, b.dirty = w, h, true
+	}
+}
+
+func (b *box) height() int { return b.h }
+
+// cached returns the last render unless something changed.
+func (b *box) cached(focused bool, draw func() []string) []string {
+	if b.dirty || b.lines == nil || focused != b.focus || len(b.lines) != b.h {
+		b.focus = focused
+		b.lines = draw()
+		b.dirty = false
+		// Always exactly h lines.
+		for len(b.lines) < b.h {
+			b.lines = append(b.lines, blank(b.w))
+		}
+		b.lines = b.lines[:b.h]
+	}
+	return b.lines
+}
+
+// placeholder is a pane's text when it has no rows.
+func (b *box) placeholder(text string) []string {
+	lines := make([]string, 0, b.h)
+	if b.h > 0 {
+		lines = append(lines, styled(b.env.st.Muted, " "+text, b.w, b.env.ascii))
+	}
+	return lines
+}

@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"io"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+)
+
+// Backend is what the UI can ask of the service while it watches. It is
+// nil in a replay: the actions that need it say so on screen.
+//
+// SetPaused, PollNow and SetLiveView are called from the UI's update loop
+// and must not block. Snapshot and Cancel talk to the service and are only
+// ever called from commands, with a context.
+type Backend interface {
+	Snapshot(ctx context.Context, snapshotID string) (string, error)
+	Cancel(ctx context.Context) error
+	SetPaused(bool)
+	PollNow()
+	SetLiveView(bool)
+}
+
+// Config is how the command line starts the UI.
+type Config struct {
+	JobID string
+	// Store is the run as data. The UI merges every update into it on its
+	// own goroutine while Run runs; the caller reads it after Run returns.
+	Store *model.Store
+	// Updates are the watch's updates; closed when watching ends.
+	Updates <-chan poller.Update
+	Backend Backend
+
+	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
+
+	// Debug, if set, gets one line per message the UI handles (its type,
+	// never its content).
+	Debug io.Writer
+
+	// Input and Output replace the terminal, for tests.
+	Input  io.Reader
+	Output io.Writer
+}
+
+// Result is how the UI ended.
+type Result struct {
+	// Quit: the user quit before the run finished.
+	Quit bool
+}
+
+// Run shows the UI until the user quits (or, with ExitOnFinish, until the
+// watch ends). It returns ctx's error when ctx ends first.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	if cfg.Store == nil {
+		cfg.Store = model.NewStore()
+	}
+	m := New(cfg)
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if cfg.Input != nil {
+		opts = append(opts, tea.WithInput(cfg.Input))
+	}
+	if cfg.Output != nil {
+		opts = append(opts, tea.WithOutput(cfg.Output))
+	}
+	if cfg.NoColor {
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	final, err := tea.NewProgram(m, opts...).Run()
+	res := Result{}
+	if fm, ok := final.(*Model); ok {
+		res = fm.Result()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, context.Cause(ctx)
+		}
+		if errors.Is(err, tea.ErrInterrupted) {
+			res.Quit = cfg.Store.Run().State != model.StateFinished
+			return res, nil
+		}
+		return res, err
+	}
+	return res, nil
+}
