@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -221,10 +222,16 @@ func keyForms(key string) [][]byte {
 	for _, html := range []bool{false, true} {
 		for _, slash := range []bool{false, true} {
 			for _, ascii := range []bool{false, true} {
-				add(jsonEscape(key, html, slash, ascii))
+				f := jsonEscape(key, html, slash, ascii)
+				add(f)
+				add(upperHex(f))
 			}
 		}
 	}
+	// Longest first: a shorter form can be part of a longer one (the key
+	// `\ab` as is inside its escaped form `\\ab`), and replacing it first
+	// would leave half an escape sequence behind.
+	slices.SortStableFunc(forms, func(a, b []byte) int { return len(b) - len(a) })
 	return forms
 }
 
@@ -257,14 +264,93 @@ func jsonEscape(s string, html, slash, ascii bool) string {
 	return b.String()
 }
 
+// upperHex writes the hex digits of the \u escapes of a jsonEscape result
+// in upper case, as some encoders do.
+func upperHex(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if i+1 < len(b) && b[i+1] == 'u' {
+			for j := i + 2; j < i+6 && j < len(b); j++ {
+				if 'a' <= b[j] && b[j] <= 'f' {
+					b[j] -= 'a' - 'A'
+				}
+			}
+			i += 5
+		} else {
+			i++ // an escaped character: skip it
+		}
+	}
+	return string(b)
+}
+
 // scrubBody replaces the key, as is or JSON-escaped, in a response body.
+// A match that starts or ends inside an escape sequence of the body is not
+// the key (an escaped backslash before it, the hex digits of a \u escape)
+// and is left alone: replacing it would break the JSON.
 func (c *Client) scrubBody(body []byte) []byte {
 	for _, f := range c.keyJSON {
 		if bytes.Contains(body, f) {
-			body = bytes.ReplaceAll(body, f, []byte(redacted))
+			body = replaceKey(body, f)
 		}
 	}
 	return body
+}
+
+func replaceKey(body, form []byte) []byte {
+	var out []byte
+	last := 0
+	for i := 0; ; {
+		j := bytes.Index(body[i:], form)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(form)
+		if inEscape(body, j) || inEscape(body, end) {
+			i = j + 1
+			continue
+		}
+		out = append(out, body[last:j]...)
+		out = append(out, redacted...)
+		last, i = end, end
+	}
+	if out == nil {
+		return body
+	}
+	return append(out, body[last:]...)
+}
+
+// inEscape reports whether position p of a JSON text falls inside an
+// escape sequence: right after a backslash that is not itself escaped, or
+// among the four hex digits of a \u escape.
+func inEscape(b []byte, p int) bool {
+	if oddBackslashes(b, p) {
+		return true
+	}
+	for k := 1; k <= 4 && p-k-1 >= 0; k++ {
+		if b[p-k] == 'u' && oddBackslashes(b, p-k) {
+			for _, c := range b[p-k+1 : p] {
+				if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
+					return false
+				}
+			}
+			return true
+		}
+	}
+	return false
+}
+
+// oddBackslashes reports whether the run of backslashes just before p is
+// of odd length: the byte at p is escaped.
+func oddBackslashes(b []byte, p int) bool {
+	n := 0
+	for p-n-1 >= 0 && b[p-n-1] == '\\' {
+		n++
+	}
+	return n%2 == 1
 }
 
 // isLoopback reports whether host (no port) is localhost or a loopback IP.
