@@ -21,6 +21,7 @@
 //	GET    /agent/{jobId}                          status: processing | completed | failed (a cancelled run is failed)
 //	GET    /agent[?before=<unix ms>]               the hosted jobs, newest first, 20 a page, next URL
 //	GET    /team/token-usage                       remainingTokens = planTokens − 15 × credits used by all runs so far
+//	                                               (404 "Could not find token usage information" with Options.NoTokenUsage)
 //	GET    /crawl/active                           two realistic crawls with scrapeOptions
 //
 // Error bodies are the real ones: 401 "Unauthorized: Token missing" /

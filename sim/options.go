@@ -24,6 +24,10 @@ type Options struct {
 	// RetryAfterHeader makes 429 answers carry a Retry-After header (the real
 	// service usually sends none; the wait is only in the body text).
 	RetryAfterHeader bool
+	// NoTokenUsage makes GET /v2/team/token-usage answer as the real service
+	// does for a team without usage information: 404 {"success":false,
+	// "error":"Could not find token usage information"}.
+	NoTokenUsage bool
 	// Log, if non-nil, gets one line per request: time, method, path (never
 	// the key), status, duration.
 	Log io.Writer

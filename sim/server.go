@@ -413,6 +413,7 @@ const (
 	msgAlreadyDone    = "Agent already finished"
 	msgAlreadyCancel  = "Agent is already cancelled"
 	msgMethodNotAllow = "Method not allowed"
+	msgNoTokenUsage   = "Could not find token usage information"
 )
 
 // validUUID accepts the canonical 36-character form only.
@@ -500,6 +501,10 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 	case "GET list":
 		s.serveList(w, req)
 	case "GET token-usage":
+		if s.o.NoTokenUsage {
+			writeJSON(w, http.StatusNotFound, errBody(msgNoTokenUsage))
+			return route
+		}
 		writeJSON(w, http.StatusOK, s.tokenUsage())
 	case "GET crawl-active":
 		writeJSON(w, http.StatusOK, s.crawls)

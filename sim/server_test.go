@@ -743,3 +743,16 @@ func TestUnspecifiedAddrGivesALoopbackURL(t *testing.T) {
 		}
 	}
 }
+
+// A team without usage information: the real service's 404.
+func TestNoTokenUsage(t *testing.T) {
+	s := startSim(t, Options{NoTokenUsage: true})
+	r := newClient(s).must(t, "GET", "/v2/team/token-usage")
+	if r.status != 404 || string(r.body) != `{"success":false,"error":"Could not find token usage information"}` {
+		t.Errorf("%d %s", r.status, r.body)
+	}
+	// Auth still comes first.
+	if r := (&tclient{base: s.URL, hc: http.DefaultClient}).must(t, "GET", "/v2/team/token-usage"); r.status != 401 {
+		t.Errorf("without a key: %d", r.status)
+	}
+}
