@@ -328,24 +328,21 @@ func TestPauseAndResume(t *testing.T) {
 }
 
 func TestTokenUsage404HidesIt(t *testing.T) {
-	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
-	stub := newScripted(t, traceBody(a))
-	c, _ := New(Config{BaseURL: stub.url, APIKey: "fc-k"})
-	w := fast(c.Watch(stubJob, WatchOptions{TokenEvery: time.Millisecond, Interval: 50 * time.Millisecond}))
+	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, NoTokenUsage: true})
+	c := newClient(t, srv, withKey(srv))
+	w := fast(c.Watch(srv.Jobs[0].ID, WatchOptions{TokenEvery: time.Millisecond, Interval: 50 * time.Millisecond}))
 	col := newCollector()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	wait := run(ctx, w, col.sink)
 	col.waitFor(t, "tokens hidden", func(us []Update) bool { return len(us) > 0 && us[len(us)-1].Health.TokensHidden })
 	// Polls go on, with no further token request.
-	n := stub.requests()
-	col.waitFor(t, "two more polls", func([]Update) bool { return stub.requests() >= n+2 })
+	traces := func() int { return srv.Stats().ByRoute["GET trace"] }
+	n := traces()
+	col.waitFor(t, "two more polls", func([]Update) bool { return traces() >= n+2 })
 	cancel()
 	wait(t)
-	stub.mu.Lock()
-	tokens := stub.tokens
-	stub.mu.Unlock()
-	if tokens != 1 {
+	if tokens := srv.Stats().ByRoute["GET token-usage"]; tokens != 1 {
 		t.Fatalf("%d token-usage requests, want 1", tokens)
 	}
 	for _, u := range col.snapshot() {
