@@ -15,7 +15,21 @@ import (
 	"github.com/firewatch/firewatch/poller"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
+// updating reports whether the test run was asked to rewrite the golden
+// files: the -update flag, which teatest's golden package already defines
+// for this test binary (it rewrites ours too).
+func updating() bool {
+	f := flag.Lookup("update")
+	if f == nil {
+		return false
+	}
+	g, ok := f.Value.(flag.Getter)
+	if !ok {
+		return false
+	}
+	b, _ := g.Get().(bool)
+	return b
+}
 
 func TestMain(m *testing.M) {
 	// The goldens must not depend on the machine: no colour or ASCII from
@@ -62,7 +76,7 @@ func plain(s string) string { return ansi.Strip(s) }
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", "golden", name)
-	if *update {
+	if updating() {
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			t.Fatal(err)
 		}

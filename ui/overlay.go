@@ -64,7 +64,11 @@ func (v *textView) layout() []string {
 	v.wrapped = v.wrapped[:0]
 	for _, l := range v.lines {
 		if l.styled {
-			v.wrapped = append(v.wrapped, padStyled(l.text, v.w))
+			text := l.text
+			if v.ascii {
+				text = asciiOnly(text)
+			}
+			v.wrapped = append(v.wrapped, padStyled(text, v.w))
 			continue
 		}
 		text := l.text

@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"io"
+	"os"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -42,9 +44,12 @@ type Config struct {
 	// never its content).
 	Debug io.Writer
 
-	// Input and Output replace the terminal, for tests.
-	Input  io.Reader
-	Output io.Writer
+	// Input and Output replace the terminal, for tests. Width and Height
+	// are the screen size to assume when Output is not a terminal (default
+	// 80x24).
+	Input         io.Reader
+	Output        io.Writer
+	Width, Height int
 }
 
 // Result is how the UI ended.
@@ -66,6 +71,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	if cfg.Output != nil {
 		opts = append(opts, tea.WithOutput(cfg.Output))
+		if f, ok := cfg.Output.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+			w, h := cfg.Width, cfg.Height
+			if w <= 0 || h <= 0 {
+				w, h = 80, 24
+			}
+			opts = append(opts, tea.WithWindowSize(w, h))
+		}
 	}
 	if cfg.NoColor {
 		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))

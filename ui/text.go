@@ -30,11 +30,16 @@ func flat(s string) string {
 	}, s)
 }
 
-// asciiOnly replaces every rune outside printable ASCII with '?', for
-// terminals and locales without UTF-8.
+// asciiSymbols spells the symbols the UI and describe use in ASCII.
+var asciiSymbols = strings.NewReplacer("·", "-", "…", "~", "→", "->", "✓", "ok", "✗", "x", "↑", "^", "↓", "v", "←", "<", "×", "x", "“", "\"", "”", "\"")
+
+// asciiOnly makes s plain ASCII, for terminals and locales without UTF-8:
+// known symbols get their ASCII spelling, any other rune outside
+// printable ASCII becomes '?'.
 func asciiOnly(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
+			s = asciiSymbols.Replace(s)
 			return strings.Map(func(r rune) rune {
 				if r >= utf8.RuneSelf {
 					return '?'

@@ -244,6 +244,9 @@ func (m *Model) ruleAt(i, w, mark int, junction string) string {
 	var b strings.Builder
 	used := 0
 	put := func(s theme.Style, text string) {
+		if m.env.ascii {
+			text = asciiOnly(text)
+		}
 		b.WriteString(s.Render(text))
 		used += width(text)
 	}
