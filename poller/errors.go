@@ -30,8 +30,8 @@ const (
 	KindFirstGeneration
 	// KindUnauthorized: 401 or 403, the key is missing or not accepted.
 	KindUnauthorized
-	// KindNotFound: 404, the job (or snapshot) is unknown or expired
-	// (results are kept for 24 hours).
+	// KindNotFound: 404 (or 410 Gone), the job (or snapshot) is unknown or
+	// expired (results are kept for 24 hours).
 	KindNotFound
 	// KindAlreadyFinished: 409 on cancel, the run had already ended.
 	KindAlreadyFinished
@@ -51,10 +51,11 @@ const (
 	// truncated, no events array, too large).
 	KindMalformed
 	// KindInsecure: refused to send the key over plain http:// to a host
-	// that is not loopback (New, or a redirect).
+	// that is not loopback (New, or a redirect), or to another address
+	// than the service's (a redirect).
 	KindInsecure
 	// KindBadRequest: any other 4xx (a 400 that is not about the id or the
-	// generation, 402, 410, 422...).
+	// generation, 402, 405, 413, 422...).
 	KindBadRequest
 )
 
