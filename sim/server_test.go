@@ -263,7 +263,8 @@ func TestList(t *testing.T) {
 }
 
 func TestTokenUsageGoesDown(t *testing.T) {
-	s := startSim(t, Options{Speed: 100})
+	var clk manualClock // the first figure is taken before the run ends, however busy the machine
+	s := startSim(t, Options{Speed: 100, elapsed: clk.elapsed})
 	c := newClient(s)
 	usage := func() (int, map[string]any) {
 		var b struct {
@@ -279,6 +280,7 @@ func TestTokenUsageGoesDown(t *testing.T) {
 	if d["planTokens"] != float64(planTokens) || !strings.HasSuffix(d["billingPeriodStart"].(string), "Z") || d["billingPeriodEnd"] == nil {
 		t.Errorf("token usage %v", d)
 	}
+	clk.advance(2*time.Minute, 100)
 	waitFinished(t, s, s.Jobs[0].ID)
 	last, _ := usage()
 	_, credits := s.Script(s.Jobs[0].ID)
@@ -428,16 +430,17 @@ func TestLiveView(t *testing.T) {
 func TestCancel(t *testing.T) {
 	for _, sc := range []string{ScenarioCancel, ScenarioResearch} {
 		t.Run(sc, func(t *testing.T) {
-			s := startSim(t, Options{Scenarios: []string{sc}, Speed: 100})
+			// The test moves the time: a busy machine must not let the
+			// research run finish before the DELETE.
+			var clk manualClock
+			s := startSim(t, Options{Scenarios: []string{sc}, Speed: 100, elapsed: clk.elapsed})
 			id := s.Jobs[0].ID
 			c := newClient(s)
 			// Let it work for a while (15 simulated seconds).
-			var before *ttrace
-			for {
-				before = c.trace(t, id, false)
-				if len(before.events) > 0 && before.events[len(before.events)-1].OccurredAt != "" && len(before.events) > 20 {
-					break
-				}
+			clk.advance(15*time.Second, 100)
+			before := c.trace(t, id, false)
+			if len(before.events) <= 20 {
+				t.Fatalf("%d events after 15 s", len(before.events))
 			}
 			r := c.must(t, "DELETE", "/v2/agent/"+id)
 			if r.status != 200 || string(r.body) != `{"success":true}` {
@@ -447,6 +450,7 @@ func TestCancel(t *testing.T) {
 			if r.status != 409 || string(r.body) != `{"success":false,"error":"Agent is already cancelled"}` {
 				t.Errorf("second DELETE: %d %s", r.status, r.body)
 			}
+			clk.advance(time.Minute, 100) // the cancellation runs its course
 			tr := finalTrace(t, s, id)
 			req := findType(tr.events, "run.cancel_requested")
 			fin := findType(tr.events, "run.finished")
@@ -487,7 +491,8 @@ func TestCancel(t *testing.T) {
 
 // Pollers keep reading while a cancel replaces the run's script.
 func TestCancelWhilePolling(t *testing.T) {
-	s := startSim(t, Options{Scenarios: []string{ScenarioResearch}, Speed: 200})
+	var clk manualClock // the run must not finish before the DELETE, however busy the machine
+	s := startSim(t, Options{Scenarios: []string{ScenarioResearch}, Speed: 200, elapsed: clk.elapsed})
 	id := s.Jobs[0].ID
 	c := newClient(s)
 	stop := make(chan struct{})
@@ -507,14 +512,21 @@ func TestCancelWhilePolling(t *testing.T) {
 			}
 		})
 	}
-	for len(c.trace(t, id, false).events) < 30 {
+	halt := sync.OnceFunc(func() { close(stop); wg.Wait() })
+	defer halt()
+	clk.advance(15*time.Second, 200)
+	if n := len(c.trace(t, id, false).events); n < 20 {
+		t.Fatalf("%d events after 15 s", n)
 	}
 	if r := c.must(t, "DELETE", "/v2/agent/"+id); r.status != 200 {
 		t.Fatalf("DELETE: %d", r.status)
 	}
+	for range 30 { // the pollers see the cancellation unfold
+		clk.advance(time.Second, 200)
+		c.trace(t, id, true)
+	}
 	tr := finalTrace(t, s, id)
-	close(stop)
-	wg.Wait()
+	halt()
 	if f := findType(tr.events, "run.finished"); len(f) != 1 || f[0].Outcome != "cancelled" {
 		t.Errorf("run.finished %v", f)
 	}
