@@ -2,6 +2,7 @@ package poller
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -432,4 +433,89 @@ func FuzzKeyEcho(f *testing.F) {
 			}
 		}
 	})
+}
+
+// How answers arrive: gzip (asked for by the transport), a gzip stream
+// that is corrupt, a server that accepts and never answers, a body that
+// stops halfway, an empty 200: each is the kind it should be, and a stall
+// is a timeout of the per-request limit.
+func TestAnswersOnTheWire(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"refused"}, Speed: 1000})
+	job := srv.Jobs[0].ID
+	var mode atomic.Value
+	release := make(chan struct{})
+	defer close(release)
+	base := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		switch mode.Load().(string) {
+		case "gzip", "corrupt-gzip":
+			if !strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+				t.Error("the client does not ask for gzip")
+			}
+			code, _, body := simAnswer(srv, r)
+			var b bytes.Buffer
+			zw := gzip.NewWriter(&b)
+			zw.Write(body)
+			zw.Close()
+			z := b.Bytes()
+			if mode.Load() == "corrupt-gzip" {
+				z[len(z)/2] ^= 0xff
+			}
+			w.Header().Set("Content-Type", "application/json")
+			w.Header().Set("Content-Encoding", "gzip")
+			w.WriteHeader(code)
+			w.Write(z)
+		case "stall":
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		case "stall-body":
+			w.Header().Set("Content-Length", "100000")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, `{"success":true,"events":[`)
+			w.(http.Flusher).Flush()
+			select {
+			case <-release:
+			case <-r.Context().Done():
+			}
+		default:
+			return false
+		}
+		return true
+	})
+	c, _ := New(Config{BaseURL: base, APIKey: srv.Key, Timeout: 300 * time.Millisecond})
+	for _, tc := range []struct {
+		mode string
+		kind Kind
+		text string
+	}{
+		{"gzip", 0, ""},
+		{"corrupt-gzip", KindMalformed, "corrupt"},
+		{"stall", KindTimeout, "no answer within 300ms"},
+		{"stall-body", KindTimeout, "did not arrive in full"},
+	} {
+		mode.Store(tc.mode)
+		body, err := c.Trace(context.Background(), job, false)
+		if tc.kind == 0 {
+			if err != nil || !bytes.HasPrefix(body, []byte(`{"success":true`)) {
+				t.Fatalf("%s: %v %.40s", tc.mode, err, body)
+			}
+			continue
+		}
+		if e := asError(t, err); e.Kind != tc.kind || !e.Retryable() || !strings.Contains(e.Error(), tc.text) {
+			t.Fatalf("%s: %v (kind %v)", tc.mode, e, e.Kind)
+		}
+	}
+	// An empty 200 is retried as malformed, and the watch goes on to the end.
+	var n atomic.Int64
+	mode.Store("")
+	base2 := front(t, srv, func(w http.ResponseWriter, r *http.Request) bool {
+		return strings.HasSuffix(r.URL.Path, "/trace") && n.Add(1) == 2 // an empty 200
+	})
+	c2, _ := New(Config{BaseURL: base2, APIKey: srv.Key})
+	col := watchAll(t, c2, job, WatchOptions{})
+	if errs := col.errs(); len(errs) != 1 || errs[0].Kind != KindMalformed {
+		t.Fatalf("errors %v", errs)
+	}
+	sameSummary(t, "after an empty 200", col.summary(), scriptSummary(t, srv, job))
 }
