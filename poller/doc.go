@@ -70,9 +70,9 @@
 //     truncated 2xx bodies are retried; other 4xx are not: a 400, 401, 403
 //     or 404 on the trace ends Run at once with its *Error (in the tail
 //     window, where the run's final state is known, it ends the window:
-//     Done, and Run returns nil). The n-th
-//     failure in a row waits a random time in [0, min(30 s, 500 ms·2^(n-1))]
-//     (full jitter), at least 100 ms. When the server names a delay
+//     Done, and Run returns nil). The n-th failure in a row waits a random
+//     time in [0, min(30 s, 500 ms·2^(n-1))] (full jitter), at least
+//     100 ms. When the server names a delay
 //     (Retry-After header in seconds or as an HTTP date, else the body's
 //     retry_after_seconds, else "retry after Ns" or "try again in 1 minute"
 //     in a 429 message, or in a 200 body saying it is rate limited) that
