@@ -768,3 +768,36 @@ func TestNoTokenUsage(t *testing.T) {
 		t.Errorf("without a key: %d", r.status)
 	}
 }
+
+// A DELETE in the tail (run.finished shown, a late event still to land) is
+// the real 409 "Agent already finished", and changes nothing: the late
+// event lands as scripted.
+func TestCancelDuringTheTail(t *testing.T) {
+	var clk manualClock
+	s := startSim(t, Options{Speed: 1, elapsed: clk.elapsed})
+	id := s.Jobs[0].ID
+	before, _ := s.Script(id)
+	var fin, last time.Duration
+	for _, e := range before {
+		if e.Type == "run.finished" {
+			fin = e.Visible
+		}
+		last = max(last, e.Visible)
+	}
+	if last <= fin {
+		t.Fatal("no late event to wait for")
+	}
+	clk.advance(fin+(last-fin)/2, 1)
+	c := newClient(s)
+	if n := len(c.trace(t, id, false).events); n >= len(before) {
+		t.Fatalf("all %d events shown already", n)
+	}
+	r := c.must(t, "DELETE", "/v2/agent/"+id)
+	if r.status != 409 || string(r.body) != `{"success":false,"error":"Agent already finished"}` {
+		t.Fatalf("DELETE in the tail: %d %s", r.status, r.body)
+	}
+	clk.advance(last, 1)
+	if tr := c.trace(t, id, false); len(tr.events) != len(before) || len(findType(tr.events, "run.cancel_requested")) != 0 {
+		t.Errorf("%d events of %d after the late one landed", len(tr.events), len(before))
+	}
+}
