@@ -177,6 +177,7 @@ func (m *Model) markAll() {
 			p.dirty = true
 		case *timelinePane:
 			p.dirty = true
+			p.dropRows()
 		case *toolsPane:
 			p.dirty = true
 		case *artifactsPane:

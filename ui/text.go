@@ -62,10 +62,20 @@ func width(s string) int {
 }
 
 // cut shortens plain text s to at most w cells, ending with tail when it
-// had to cut.
+// had to cut. It slices s: no copy of the kept part.
 func cut(s string, w int, tail string) string {
 	if w <= 0 {
 		return ""
+	}
+	if isASCII(s) {
+		if len(s) <= w {
+			return s
+		}
+		tw := width(tail)
+		if tw >= w {
+			return s[:w]
+		}
+		return s[:w-tw] + tail
 	}
 	if width(s) <= w {
 		return s
@@ -74,18 +84,35 @@ func cut(s string, w int, tail string) string {
 	if tw >= w {
 		tail, tw = "", 0
 	}
-	var b strings.Builder
 	used := 0
-	for _, r := range s {
-		rw := ansi.StringWidthWc(string(r))
+	for i, r := range s {
+		rw := runeWidth(r)
 		if used+rw > w-tw {
-			break
+			return s[:i] + tail
 		}
-		b.WriteRune(r)
 		used += rw
 	}
-	b.WriteString(tail)
-	return b.String()
+	return s
+}
+
+// isASCII reports whether s is printable ASCII only (one cell a byte).
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= utf8.RuneSelf || s[i] < 0x20 || s[i] == 0x7f {
+			return false
+		}
+	}
+	return true
+}
+
+// runeWidth is the cells one rune takes, by wcwidth.
+func runeWidth(r rune) int {
+	if r >= 0x20 && r < 0x7f {
+		return 1
+	}
+	var b [utf8.UTFMax]byte
+	n := utf8.EncodeRune(b[:], r)
+	return ansi.StringWidthWc(string(b[:n]))
 }
 
 // padRight pads plain text s with spaces to w cells (cutting it if longer).

@@ -38,6 +38,12 @@ type timelinePane struct {
 
 	expand bool // the selected row unfolds (the pane has the focus)
 	buf    []*model.Event
+
+	// rows caches the rendered rows (unselected, unmarked) of the events
+	// drawn since the last merge: moving the selection redraws two rows,
+	// not the page. A merge can change how an event reads (a late start
+	// gives a finish its duration), so it empties the cache.
+	rows map[*model.Event]string
 }
 
 func newTimeline(e *env) *timelinePane {
@@ -154,6 +160,7 @@ func (t *timelinePane) apply(d *model.Delta) {
 	if len(d.Events) == 0 {
 		return
 	}
+	t.dropRows()
 	if !t.scope.q.empty() {
 		for _, e := range d.Events {
 			if t.scope.q.event(e) {
@@ -348,7 +355,13 @@ func (t *timelinePane) settle() {
 	t.off = max(0, min(t.off, n-h+extra))
 }
 
+// dropRows empties the row cache.
+func (t *timelinePane) dropRows() { clear(t.rows) }
+
 func (t *timelinePane) setSize(w, h int) {
+	if w != t.w {
+		t.dropRows()
+	}
 	if w != t.w || h != t.h {
 		t.box.setSize(w, h)
 		t.settle()
@@ -435,6 +448,22 @@ func (t *timelinePane) render(focused bool) []string {
 }
 
 func (t *timelinePane) row(e *model.Event, marked bool) string {
+	if !marked {
+		if r, ok := t.rows[e]; ok {
+			return r
+		}
+	}
+	r := t.drawRow(e, marked)
+	if !marked {
+		if t.rows == nil || len(t.rows) > 4096 {
+			t.rows = make(map[*model.Event]string)
+		}
+		t.rows[e] = r
+	}
+	return r
+}
+
+func (t *timelinePane) drawRow(e *model.Event, marked bool) string {
 	st := t.env.st
 	l := describe.Event(e, t.env.store)
 	r := newRow(t.w, t.env.ascii)
