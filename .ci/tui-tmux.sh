@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# The terminal UI in a real terminal: tmux at 120x40 runs the built binary's
+# `demo`, the screen is checked as a person would read it, `?` shows the
+# help, a resize to 80x24 gives the compact layout (and 50x10 the size
+# note), q quits with the run's exit code. It also counts every byte the UI
+# wrote, to report the bytes per event (budget: 300). Called from .ci/run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if ! command -v tmux >/dev/null 2>&1; then
+  echo "tmux not found: skipping the terminal UI test (CI machines have it)"
+  exit 0
+fi
+
+tmp=$(mktemp -d)
+sock="fw-ci-$$"
+t() { tmux -L "$sock" "$@"; }
+cleanup() { t kill-server >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+trap cleanup EXIT
+
+go build -o "$tmp/firewatch" .
+
+screen() { t capture-pane -p -t ci; }
+fail() { echo "tui-tmux: $*"; echo "--- screen:"; screen || true; exit 1; }
+# wait_for TEXT [SECONDS]: until the screen shows TEXT.
+wait_for() {
+  local deadline=$((SECONDS + ${2:-30}))
+  until screen | grep -qF -- "$1"; do
+    [ $SECONDS -lt $deadline ] || fail "timed out waiting for \"$1\""
+    sleep 0.2
+  done
+}
+expect() { screen | grep -qF -- "$1" || fail "expected \"$1\" on screen"; }
+# start NAME ARGS...: a 120x40 window whose program waits for $tmp/go-NAME,
+# so that pipe-pane records from the first byte the UI writes.
+start() {
+  local name=$1; shift
+  t new-session -d -s ci -x 120 -y 40 \
+    "while [ ! -f $tmp/go-$name ]; do sleep 0.05; done; env LANG=C.UTF-8 TERM=xterm-256color $tmp/firewatch $*; echo \$? > $tmp/exit-$name; sleep 600"
+  t set-option -t ci window-size manual >/dev/null
+  t pipe-pane -t ci -o "cat >> $tmp/bytes-$name"
+  touch "$tmp/go-$name"
+}
+wait_exit() {
+  local deadline=$((SECONDS + 20))
+  until [ -s "$tmp/exit-$1" ]; do
+    [ $SECONDS -lt $deadline ] || fail "the UI did not exit"
+    sleep 0.1
+  done
+  cat "$tmp/exit-$1"
+}
+
+# 1. A whole demo run at 120x40.
+start run demo --speed 20 --summary "$tmp/summary.json"
+wait_for "Run succeeded" 60
+wait_for "watch ended" 30
+sleep 0.3
+bytes=$(wc -c < "$tmp/bytes-run") # the whole run, first paint included, before any key
+for s in firewatch "succeeded" "Agents" "Browser sessions" "Tool calls" "Timeline" "Artifacts" \
+  "orchestrator" "planning" "finalizing" "? help" "q quit"; do
+  expect "$s"
+done
+lines=$(screen | wc -l)
+[ "$lines" -eq 40 ] || fail "$lines lines at 120x40"
+
+# 2. Help.
+t send-keys -t ci '?'
+wait_for "pause polling" 5
+expect "next error"
+expect "Symbols"
+t send-keys -t ci Escape
+wait_for "Timeline" 5
+
+# 3. Resize to 80x24: the compact layout, one pane at a time with tabs.
+t resize-window -t ci -x 80 -y 24
+wait_for "Tools  Timeline" 5
+expect "Run succeeded"
+width=$(screen | LC_ALL=C.UTF-8 wc -L)
+[ "$width" -le 80 ] || fail "a line is $width wide at 80x24"
+t send-keys -t ci Tab
+wait_for "artifact" 5
+# Too small: the screen says which size it needs; back to 80x24.
+t resize-window -t ci -x 50 -y 10
+wait_for "at least 60x16" 5
+t resize-window -t ci -x 80 -y 24
+wait_for "Tools  Timeline" 5
+
+# 4. Quit: the run succeeded, so the exit code is 0.
+t send-keys -t ci q
+code=$(wait_exit run)
+[ "$code" = 0 ] || fail "exit code $code after a succeeded run, want 0"
+events=$(sed -n 's/.*"eventCount": *\([0-9]*\).*/\1/p' "$tmp/summary.json" | head -1)
+echo "tui-tmux: demo --speed 20 at 120x40: $bytes bytes for $events events: $((bytes / events)) bytes/event"
+[ $((bytes / events)) -le 300 ] || fail "more than 300 bytes per event"
+t kill-session -t ci
+
+# 5. Quitting before the run finished exits 130.
+start early demo --scenario cancel
+wait_for "running" 30
+t send-keys -t ci q
+code=$(wait_exit early)
+[ "$code" = 130 ] || fail "exit code $code after quitting a running run, want 130"
+
+echo "tui-tmux: ok"
