@@ -273,7 +273,7 @@ func ASCII() Symbols {
 		ASCII: true,
 		Rule:  "-", Vertical: "|", Tee: "+", Cross: "+", BottomTee: "+",
 		Running: "*", Succeeded: "+", Failed: "x", Cancelled: "/", Refused: "-", CreditLimit: "$",
-		Unfinished: "?", Pending: "o", Error: "!", Warn: "^", Paused: "=", OK: "ok", Session: "@",
+		Unfinished: "?", Pending: "o", Error: "!", Warn: "^", Paused: "=", OK: "+", Session: "@",
 		Arrow: "->", Ellipsis: "~", Up: "^", Down: "v",
 		TreeBranch: "|-", TreeLast: "`-", TreePipe: "| ", TreeSpace: "  ",
 		PhaseDone: "#", PhaseNow: "@", PhaseTodo: "o", PhaseFill: "=", PhaseEmpty: "-", PhaseArrow: ">",
