@@ -174,7 +174,7 @@ func (p *agentsPane) render(focused bool) []string {
 		}
 		// The name column has a fixed width for the pane's width: a new
 		// agent with a longer name must not shift every row.
-		left := clamp(p.w-22, 12, 40)
+		left := clamp(p.w-22, 12, 30)
 		var lines []string
 		end := min(len(p.rows), p.off+p.h)
 		for i := p.off; i < end; i++ {

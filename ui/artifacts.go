@@ -142,14 +142,18 @@ func (p *artifactsPane) row(a *model.Artifact, selected bool) string {
 		items = describe.Count(v.Ref.ItemCount, "item")
 	}
 	versions := describe.Count(len(a.Versions), "version")
+	kindW, changeW := 9, 18
+	nameW := max(10, p.w-1-kindW-1-changeW-1-10-1-12-1-26)
+	// The producing call by its tool (enter shows its id).
 	tool := ""
 	if t := v.SourceToolCall; t != nil {
-		tool = p.env.sym.Arrow + " " + shortTool(t.Name) + " " + describe.ShortID(t.ID)
+		tool = p.env.sym.Arrow + " " + shortTool(t.Name)
+		if t.Agent != nil {
+			tool += " (" + t.Agent.Name + ")"
+		}
 	} else if id := v.Ref.SourceToolCallID; id != "" {
 		tool = p.env.sym.Arrow + " " + describe.ShortID(id)
 	}
-	kindW, changeW := 9, 18
-	nameW := max(10, p.w-1-kindW-1-changeW-1-10-1-12-1-16)
 	if selected {
 		text := " " + padRight(string(a.Kind), kindW) + " " + padRight(name, nameW) + " " + padRight(change, changeW) + " " + padLeft(items, 10) + " " + padLeft(versions, 12) + " " + tool
 		return styled(st.Selected, text, p.w, p.env.ascii)
