@@ -33,6 +33,8 @@ type Poll struct {
 	Dropped  int        // usage.recorded events dropped, each counted once
 	Total    int        // events in the body, known ones included
 	Finished bool       // a run.finished is among Events
+
+	dec *Decoder // that produced the poll
 }
 
 // Changed reports whether the poll brought events or set-aside events the
@@ -172,7 +174,9 @@ const (
 	entryDropped
 )
 
-const slabSize = 128
+// slabSize is the number of events or entries to allocate at once: a few
+// for a short trace or a poll that brings a few, up to 128 for a long one.
+func (d *Decoder) slabSize() int { return min(128, max(8, d.entries/4)) }
 
 // NewDecoder returns a decoder that has seen nothing yet.
 func NewDecoder() *Decoder {
@@ -263,7 +267,7 @@ func (d *Decoder) index() {
 
 func (d *Decoder) newEntry(raw []byte) *entry {
 	if len(d.entrySlab) == 0 {
-		d.entrySlab = make([]entry, slabSize)
+		d.entrySlab = make([]entry, d.slabSize())
 	}
 	e := &d.entrySlab[0]
 	d.entrySlab = d.entrySlab[1:]
@@ -273,7 +277,7 @@ func (d *Decoder) newEntry(raw []byte) *entry {
 
 func (d *Decoder) newEvent() *Event {
 	if len(d.eventSlab) == 0 {
-		d.eventSlab = make([]Event, slabSize)
+		d.eventSlab = make([]Event, d.slabSize())
 	}
 	e := &d.eventSlab[0]
 	d.eventSlab = d.eventSlab[1:]
@@ -281,7 +285,7 @@ func (d *Decoder) newEvent() *Event {
 }
 
 func (d *Decoder) decode(body []byte) (*Poll, []*entry, error) {
-	p := &Poll{}
+	p := &Poll{dec: d}
 	var layout []*entry
 	top := jsontext.NewDecoder(bytes.NewBuffer(body), decodeOpts...)
 	tok, err := top.ReadToken()
@@ -437,9 +441,9 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, 
 	o = skipSpace(body, o+1)
 	old := d.layout
 	if d.first && len(d.ids) == 0 {
-		// Size the map for a first body (events average a few hundred
-		// bytes).
+		// Size for a first body (events average a few hundred bytes).
 		d.ids = make(map[string]struct{}, len(body)/512)
+		p.Events = make([]*Event, 0, len(body)/512)
 	}
 	next := make([]*entry, 0, len(old)+16)
 	k := 0 // index in old of the event expected next
@@ -1129,7 +1133,7 @@ func (d *Decoder) str(v jsontext.Value) string {
 // short copies b into the string slab.
 func (d *Decoder) short(b []byte) string {
 	if len(d.strSlab)+len(b) > cap(d.strSlab) {
-		d.strSlab = make([]byte, 0, 8<<10)
+		d.strSlab = make([]byte, 0, min(8<<10, max(512, 16*d.entries)))
 	}
 	n := len(d.strSlab)
 	d.strSlab = append(d.strSlab, b...)

@@ -50,8 +50,8 @@ func FuzzDecodeMerge(f *testing.F) {
 			}
 			s.Merge(p)
 			checkInvariants(t, s)
-			if len(s.byID) != len(produced) {
-				t.Fatalf("store has %d events, decoder produced %d", len(s.byID), len(produced))
+			if s.Len() != len(produced) {
+				t.Fatalf("store has %d events, decoder produced %d", s.Len(), len(produced))
 			}
 		}
 		// The same bodies in the other order, one decoder each: the same
@@ -65,6 +65,11 @@ func FuzzDecodeMerge(f *testing.F) {
 		}
 		if s2.Len() != s.Len() {
 			t.Fatalf("other order: %d events, want %d", s2.Len(), s.Len())
+		}
+		for id := range produced {
+			if e := s.Event(id); e == nil || e.ID != id || s2.Event(id) == nil {
+				t.Fatalf("Event(%q) = %v", id, e)
+			}
 		}
 	})
 }

@@ -197,8 +197,8 @@ func referenceTimeline(events []*Event) []string {
 func checkInvariants(t testing.TB, s *Store) {
 	t.Helper()
 	tl := s.Timeline()
-	if len(tl) != len(s.byID) || s.Len() != len(tl) {
-		t.Fatalf("timeline has %d events, store %d distinct", len(tl), len(s.byID))
+	if len(tl) != s.seen || s.Len() != len(tl) {
+		t.Fatalf("timeline has %d events, store kept %d", len(tl), s.seen)
 	}
 	seen := map[string]bool{}
 	for i, e := range tl {
@@ -209,7 +209,9 @@ func checkInvariants(t testing.TB, s *Store) {
 		if e.Pos() != i {
 			t.Fatalf("event %s at %d says Pos %d", e.ID, i, e.Pos())
 		}
-		if s.Event(e.ID) != e {
+		// (Only when the index is built: looking an event up builds it,
+		// and the store would then take the other path.)
+		if s.byID != nil && s.byID[e.ID] != e {
 			t.Fatalf("Event(%s) is not the timeline's event", e.ID)
 		}
 	}

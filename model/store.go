@@ -23,6 +23,9 @@ import (
 type Store struct {
 	dec *Decoder // for Ingest
 
+	// byID indexes the events by eventId. It is built on first need: a
+	// store fed only by Ingest needs no look-up to deduplicate, because its
+	// decoder never produces an eventId twice.
 	byID     map[string]*Event
 	timeline timeline
 	seen     int // events kept; the next one's seq
@@ -76,7 +79,6 @@ type pairInfo struct {
 func NewStore() *Store {
 	return &Store{
 		dec:             NewDecoder(),
-		byID:            make(map[string]*Event),
 		agents:          make(map[string]*Agent),
 		toolCalls:       make(map[string]*ToolCall),
 		sessions:        make(map[string]*BrowserSession),
@@ -159,13 +161,17 @@ func (s *Store) Merge(p *Poll) Delta {
 	}
 
 	// Keep the new events and put each into its agent's order.
-	if len(s.byID) == 0 {
-		s.byID = make(map[string]*Event, len(p.Events))
+	own := p.dec != nil && p.dec == s.dec
+	if !own {
+		s.index()
 	}
 	var touched []*Agent
 	newAgents := false
 	for _, e := range p.Events {
-		if e == nil || e.ID == "" || e.Agent.ID == "" || s.byID[e.ID] != nil || e.Type == TypeUsageRecorded {
+		if e == nil || e.ID == "" || e.Agent.ID == "" || e.store == s || e.Type == TypeUsageRecorded {
+			continue
+		}
+		if s.byID != nil && s.byID[e.ID] != nil {
 			continue
 		}
 		if e.store != nil && e.store != s {
@@ -174,7 +180,9 @@ func (s *Store) Merge(p *Poll) Delta {
 		}
 		e.store, e.seq, e.pos, e.tkey = s, s.seen, -1, timeKey(e.OccurredAt)
 		s.seen++
-		s.byID[e.ID] = e
+		if s.byID != nil {
+			s.byID[e.ID] = e
+		}
 		if t := e.OccurredAt; !t.IsZero() && (s.minTime.IsZero() || t.Before(s.minTime)) {
 			s.minTime = t
 		}
@@ -971,7 +979,21 @@ func (s *Store) Len() int { return len(s.timeline.events) }
 func (s *Store) Timeline() []*Event { return s.timeline.events }
 
 // Event looks an event up by eventId.
-func (s *Store) Event(id string) *Event { return s.byID[id] }
+func (s *Store) Event(id string) *Event {
+	s.index()
+	return s.byID[id]
+}
+
+// index builds byID if it is not there yet.
+func (s *Store) index() {
+	if s.byID != nil {
+		return
+	}
+	s.byID = make(map[string]*Event, len(s.timeline.events))
+	for _, e := range s.timeline.events {
+		s.byID[e.ID] = e
+	}
+}
 
 // Run is the run's state.
 func (s *Store) Run() *Run { return &s.run }

@@ -686,3 +686,45 @@ func TestDeltaAndIdempotence(t *testing.T) {
 		t.Error("nil poll")
 	}
 }
+
+// Event looks events up whichever way they came in: through the store's own
+// decoder (no index needed to deduplicate), from other decoders, or both.
+func TestEventLookup(t *testing.T) {
+	b1 := body(ev("a", orch, 1, 0, "run.started"), ev("b", sub1, 1, 5, "agent.started"))
+	b2 := body(ev("a", orch, 1, 0, "run.started"), ev("c", sub1, 2, 6, "reasoning.summary", "text", "x"))
+	for _, lookFirst := range []bool{false, true} {
+		s := NewStore()
+		s.Ingest(b1)
+		if lookFirst && (s.Event("a") == nil || s.Event("zz") != nil) {
+			t.Fatal("lookup after Ingest")
+		}
+		p, _ := DecodeTrace(b2) // another decoder: "a" again
+		d := s.Merge(p)
+		s.Ingest(b2) // the own decoder: "c" again
+		checkInvariants(t, s)
+		if len(d.Events) != 1 || s.Len() != 3 {
+			t.Errorf("events %d, delta %v", s.Len(), ids(d.Events))
+		}
+		for _, id := range []string{"a", "b", "c"} {
+			if e := s.Event(id); e == nil || e.ID != id {
+				t.Errorf("Event(%s) = %v", id, e)
+			}
+		}
+		s.Ingest(body(ev("d", sub1, 3, 7, "reasoning.summary", "text", "y")))
+		if s.Event("d") == nil || s.Len() != 4 {
+			t.Error("event after the index was built")
+		}
+	}
+}
+
+// Times outside what int64 nanoseconds hold still order sensibly.
+func TestExtremeTimes(t *testing.T) {
+	s := ingest(t, body(
+		ev("late", sub1, 1, 0, "agent.started", "occurredAt", "9999-12-31T23:59:59Z"),
+		ev("early", sub2, 1, 0, "agent.started", "occurredAt", "0001-01-01T00:00:01Z"),
+		ev("now", orch, 1, 0, "agent.started"),
+	))
+	if got := ids(s.Timeline()); !slices.Equal(got, []string{"early", "now", "late"}) {
+		t.Errorf("timeline %v", got)
+	}
+}

@@ -42,17 +42,19 @@ func cmpKey(a, b *Event) int {
 }
 
 // timeKey is an occurredAt as the timeline orders it: Unix nanoseconds,
-// clamped to what int64 holds (years 1678 to 2262; later or earlier times
-// tie and the rest of the key decides). An unknown time (zero) sorts first,
+// clamped to what int64 holds (about years 1678 to 2261; later or earlier
+// times tie and the rest of the key decides). An unknown time (zero) sorts first,
 // so such an event is placed as soon as its agent reaches it.
 func timeKey(t time.Time) int64 {
 	if t.IsZero() {
 		return math.MinInt64
 	}
-	switch y := t.Year(); {
-	case y < 1678:
+	// UnixNano is defined for 1678-2262 only.
+	const lo, hi = -9_200_000_000, 9_200_000_000 // seconds, inside that span
+	switch sec := t.Unix(); {
+	case sec < lo:
 		return math.MinInt64 + 1
-	case y > 2261:
+	case sec > hi:
 		return math.MaxInt64
 	}
 	return t.UnixNano()
