@@ -31,8 +31,13 @@ func (m *Model) shortID() string {
 func (m *Model) stateWord() string {
 	r := m.env.store.Run()
 	if r.State != model.StateFinished {
-		if r.CancelRequested {
+		switch {
+		case r.CancelRequested:
 			return "cancel requested"
+		case m.done:
+			// The watch ended (a refusal, a recording that stops early):
+			// the run's end is unknown.
+			return "not finished"
 		}
 		return "running"
 	}
@@ -49,7 +54,7 @@ func (m *Model) badgeStyle() theme.Style {
 	st := m.env.st
 	r := m.env.store.Run()
 	if r.State != model.StateFinished {
-		if r.CancelRequested {
+		if r.CancelRequested || m.done {
 			return st.BadgeWarn
 		}
 		return st.BadgeRunning

@@ -205,3 +205,58 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 	press(m, "esc")
 	checkScreen(t, content(m), 80, 24)
 }
+
+func TestStateBadges(t *testing.T) {
+	for _, tc := range []struct{ fixture, badge, banner string }{
+		{"running.json", "running", ""},
+		{"succeeded.json", "succeeded", "Run succeeded"},
+		{"failed.json", "failed", "Run failed"},
+		{"cancelled.json", "cancelled", "Run cancelled"},
+		{"refused.json", "refused", "Run refused"},
+		{"credit-limit.json", "credit limit", "Run credit limit"},
+	} {
+		m := newTestModel(t, tc.fixture, 120, 40, Config{})
+		lines := screenLines(m)
+		if !strings.Contains(lines[0], " "+tc.badge+" ") {
+			t.Errorf("%s: header %q lacks the badge %q", tc.fixture, lines[0], tc.badge)
+		}
+		if tc.banner != "" && !strings.Contains(lines[3], tc.banner) {
+			t.Errorf("%s: banner %q lacks %q", tc.fixture, lines[3], tc.banner)
+		}
+		if r := m.env.store.Run(); r.Error != nil && !strings.Contains(lines[4], r.Error.Message[:20]) {
+			t.Errorf("%s: the fatal error's message is not under the banner: %q", tc.fixture, lines[4])
+		}
+	}
+	// Cancel requested, not finished yet.
+	full := loadStore(t, "cancelled.json")
+	var evs []*model.Event
+	for _, e := range full.Timeline() {
+		evs = append(evs, e)
+		if e.Type == model.TypeRunCancelRequested {
+			break
+		}
+	}
+	s := model.NewStore()
+	s.Merge(&model.Poll{Events: evs})
+	m := newTestModel(t, "", 120, 40, Config{Store: s})
+	if l := screenLines(m)[0]; !strings.Contains(l, "cancel requested") {
+		t.Errorf("header %q lacks the cancel requested badge", l)
+	}
+}
+
+func TestWatchStoppedBeforeTheEnd(t *testing.T) {
+	ch := make(chan poller.Update)
+	m := newTestModel(t, "running.json", 120, 40, Config{Updates: ch, Backend: &fakeBackend{}})
+	m.Update(updateMsg{poller.Update{Err: fmt.Errorf("trace: not found or expired (404)"), Done: true, Health: poller.Health{Done: true}}})
+	lines := screenLines(m)
+	if !strings.Contains(lines[0], "not finished") || !strings.Contains(lines[3], "watch stopped before the run finished: trace: not found") {
+		t.Fatalf("header and banner:\n%s\n%s", lines[0], lines[3])
+	}
+	if m.armTicks() != nil {
+		t.Fatal("nothing moves once the watch stopped")
+	}
+	press(m, "p")
+	if !strings.Contains(screenLines(m)[39], "ended") {
+		t.Fatalf("p after the watch ended: %q", screenLines(m)[39])
+	}
+}
