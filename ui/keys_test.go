@@ -497,3 +497,16 @@ func TestLiveClock(t *testing.T) {
 		t.Fatalf("the clock tick should move elapsed: %q -> %q", before, after)
 	}
 }
+
+func TestPasteIntoFilter(t *testing.T) {
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
+	m.Update(tea.PasteMsg{Content: "scr\x1b[2Jape\n"})
+	if m.scope.q.text != "" {
+		t.Fatal("a paste outside the filter must do nothing")
+	}
+	press(m, "/")
+	m.Update(tea.PasteMsg{Content: "scr\x1b[2Jape\n"})
+	if m.scope.q.text != "scrape" {
+		t.Fatalf("pasted filter: %q", m.scope.q.text)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
@@ -264,6 +265,20 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, m.armTicks()
 	case tea.KeyPressMsg:
 		return m, m.onKey(msg)
+	case tea.PasteMsg:
+		if m.filtering {
+			// Pasted text goes into the filter, one line of printable
+			// characters.
+			var rs []rune
+			for _, r := range flat(model.Sanitize(msg.Content)) {
+				if unicode.IsPrint(r) {
+					rs = append(rs, r)
+				}
+			}
+			m.input.insert(rs)
+			m.setFilter(m.input.Value())
+			return m, nil
+		}
 	case tea.MouseWheelMsg:
 		return m, m.onWheel(msg)
 	case tea.MouseClickMsg:
