@@ -254,7 +254,9 @@ func (d *detailBuilder) artifact(a *model.Artifact) {
 			s += "  [" + strings.Join(v.Ref.ChangedFields, ", ") + "]"
 		}
 		if t := v.SourceToolCall; t != nil {
-			s += "  " + d.env.sym.Arrow + " " + t.Name + " " + describe.ShortID(t.ID)
+			s += "  " + d.env.sym.Arrow + " " + t.Name + " " + t.ID
+		} else if id := v.Ref.SourceToolCallID; id != "" {
+			s += "  " + d.env.sym.Arrow + " " + id
 		}
 		s += "  snapshot " + v.Ref.SnapshotID
 		d.text(s)
