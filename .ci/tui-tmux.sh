@@ -75,7 +75,8 @@ wait_for "Timeline" 5
 t resize-window -t ci -x 80 -y 24
 wait_for "Tools  Timeline" 5
 expect "Run succeeded"
-width=$(screen | LC_ALL=C.UTF-8 wc -L)
+# Cells per line: UTF-8 continuation bytes dropped, every symbol is one cell.
+width=$(screen | LC_ALL=C tr -d '\200-\277' | LC_ALL=C awk '{ if (length($0) > w) w = length($0) } END { print w + 0 }')
 [ "$width" -le 80 ] || fail "a line is $width wide at 80x24"
 t send-keys -t ci Tab
 wait_for "artifact" 5
