@@ -240,7 +240,7 @@ func (t *timelinePane) unfollow() {
 	}
 }
 
-// setFollow turns following on or off (the f key).
+// toggleFollow turns following on or off (the f key).
 func (t *timelinePane) toggleFollow() {
 	if t.follow {
 		t.unfollow()

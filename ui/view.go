@@ -7,7 +7,6 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/theme"
 )
@@ -419,11 +418,4 @@ func stripStyle(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-func describeCredits(r *model.Run) string {
-	if !r.HasCredits {
-		return "no credits reported yet"
-	}
-	return describe.Credits(r.CreditsUsed)
 }
