@@ -1,3 +1,0 @@
-package main
-
-import _ "github.com/charmbracelet/x/exp/teatest/v2"
