@@ -18,4 +18,13 @@
 //
 // Every string from the server is sanitised once, as it is decoded (see
 // Sanitize); each event keeps its raw bytes for JSON output and export.
+//
+// Ownership: Decode copies what it keeps (the caller may reuse the body).
+// An Event's strings may share memory with its Raw bytes, so neither may be
+// modified; a Store keeps the Events of the Polls it merges. Everything a
+// Store derives depends only on the set of events merged, not on how they
+// were split into polls or the order the polls came in.
+//
+// See README.md for the design in more detail and the measured speed and
+// memory figures.
 package model
