@@ -2,6 +2,7 @@ package waterfall
 
 import (
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/firewatch/firewatch/model"
@@ -206,20 +207,36 @@ func (r row) spanOf(now, runEnd time.Time) span {
 	return sp
 }
 
-// label is the row's name: the agent's name (else id), the tool's name,
-// "browser <session id>".
+// label is the row's name: the agent's name (else id), the tool's name
+// without its MCP namespace (mcp__tools__scrape is "scrape": the label
+// column is narrow), "browser <session id's first 8 characters>".
 func (r row) label() string {
 	switch r.kind {
 	case KindTool:
 		if r.tool.Name != "" {
-			return r.tool.Name
+			return shortTool(r.tool.Name)
 		}
 		return "tool " + r.tool.ID
 	case KindSession:
-		return "browser " + r.session.ID
+		id := r.session.ID
+		if len(id) > 8 {
+			id = id[:8]
+		}
+		return "browser " + id
 	}
 	if r.agent.Name != "" {
 		return r.agent.Name
 	}
 	return r.agent.ID
+}
+
+// shortTool drops the MCP namespace of a tool name: mcp__tools__scrape →
+// scrape.
+func shortTool(name string) string {
+	if strings.HasPrefix(name, "mcp__") {
+		if i := strings.LastIndex(name, "__"); i > 3 && i+2 < len(name) {
+			return name[i+2:]
+		}
+	}
+	return name
 }

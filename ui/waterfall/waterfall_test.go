@@ -381,7 +381,7 @@ func TestLiveGrowth(t *testing.T) {
 	m := newModel(t, running(), 80, 20)
 	row := func() string {
 		for _, l := range strings.Split(ansi.Strip(m.View()), "\n") {
-			if strings.Contains(l, "mcp__tools__extra") {
+			if strings.Contains(l, " extract ") {
 				return l
 			}
 		}
