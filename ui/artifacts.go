@@ -34,7 +34,7 @@ func (p *artifactsPane) info() string {
 }
 
 func (p *artifactsPane) helpKeys(k keyMap) []key.Binding {
-	return []key.Binding{k.Move, k.Enter}
+	return []key.Binding{k.Move, k.Enter, k.Result, k.Diff, k.Save}
 }
 
 func (p *artifactsPane) apply(d *model.Delta) {

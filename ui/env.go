@@ -4,9 +4,14 @@ import (
 	"strconv"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/browser"
+	"github.com/firewatch/firewatch/ui/clipboard"
+	artcontent "github.com/firewatch/firewatch/ui/content"
 )
 
 // env is what every pane reads: the store, the look, and the clock. The
@@ -24,6 +29,57 @@ type env struct {
 	// ordinal gives each agent a stable colour: the order agents were
 	// first seen.
 	ordinal map[string]int
+
+	// For the detail views (issue 7).
+	cs      componentStyles
+	render  *artcontent.Renderer // markdown rendering and its cache, per program
+	snaps   *snapshots
+	dk      detailKeys
+	spin    int // the loading spinner's frame
+	saveDir string
+	getenv  func(string) string // TMUX, STY, TERM for OSC 52
+	opener  browser.Opener
+
+	// flash is the footer's one-line message after an action; a key
+	// press clears it.
+	flash string
+}
+
+// copy copies text to the terminal's clipboard (OSC 52); the root says
+// what was copied when the CopiedMsg comes back.
+func (e *env) copy(text, what string) tea.Cmd {
+	if text == "" {
+		e.flash = "nothing to copy here"
+		return nil
+	}
+	return clipboard.Copy(text, what, clipboard.Options{Getenv: e.getenv})
+}
+
+// open opens link in a browser on a desktop; elsewhere the root copies it
+// instead and says so (see openedMsg).
+func (e *env) open(link, what string) tea.Cmd {
+	if link == "" {
+		e.flash = "nothing to open here: o opens live-view links and screenshot links"
+		return nil
+	}
+	cmd := e.opener.OpenCmd(link)
+	return func() tea.Msg {
+		return openedMsg{what: what, OpenedMsg: cmd().(browser.OpenedMsg)}
+	}
+}
+
+// openedMsg is browser.OpenedMsg with what the link was.
+type openedMsg struct {
+	what string
+	browser.OpenedMsg
+}
+
+// spinner is the loading spinner's current frame.
+func (e *env) spinner() string {
+	if len(e.sym.Spinner) == 0 {
+		return "*"
+	}
+	return e.sym.Spinner[e.spin%len(e.sym.Spinner)]
 }
 
 func (e *env) agentStyle(id string) theme.Style {

@@ -7,10 +7,12 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -96,4 +98,56 @@ func latest(s *model.Store) time.Time {
 		}
 	}
 	return t
+}
+
+// TestGenerateSnapshots writes the content of every artifact version of
+// succeeded.json to testdata/snapshots/<snapshotId>, as the simulator's
+// snapshot endpoint returns it (the same seed gives the same ids). The
+// simulator's random port in screenshot links becomes 127.0.0.1:8080.
+// Regenerate with
+//
+//	go test ./ui -run TestGenerateSnapshots -gen
+func TestGenerateSnapshots(t *testing.T) {
+	if !*gen {
+		t.Skip("run with -gen to regenerate the snapshot fixtures")
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	s, err := sim.Start(ctx, sim.Options{
+		Scenarios: []string{"research", "failure", "cancel", "refused", "credit-limit"},
+		Speed:     1e5, Seed: 7, RateLimit: -1,
+		Now: func() time.Time { return fixtureBase },
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	job := s.Jobs[0].ID
+	if err := s.WaitFinished(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	c, err := poller.New(poller.Config{BaseURL: s.URL, APIKey: s.Key, Timeout: 5 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	store := loadStore(t, "succeeded.json")
+	if store.Run().ID != job {
+		t.Fatalf("the simulator's research job is %s, the fixture's %s", job, store.Run().ID)
+	}
+	dir := filepath.Join("testdata", "snapshots")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range store.Artifacts() {
+		for _, v := range a.Versions {
+			snap, err := c.Snapshot(ctx, job, v.Ref.SnapshotID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			text := strings.ReplaceAll(snap.Content, s.URL, "http://127.0.0.1:8080")
+			if err := os.WriteFile(filepath.Join(dir, v.Ref.SnapshotID), []byte(text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
 }

@@ -319,7 +319,23 @@ func (m *Model) banner(f frame) []string {
 	if n := len(m.env.store.Errors()); n > 0 {
 		parts = append(parts, describe.Count(n, "error"))
 	}
-	lines := []string{styled(m.badgeStyle(), m.env.text(strings.Join(parts, " · ")), w, m.env.ascii)}
+	text := m.env.text(strings.Join(parts, " · "))
+	// The result artifact is one key away: a. When the line is short of
+	// room, the hint gets shorter and the credits lose their tokens.
+	if hint := m.resultHint(); hint != "" {
+		short := m.env.text(strings.Join(shortCredits(parts), " · "))
+		switch {
+		case width(text)+width(hint)+4 <= w:
+		case width(text)+len("a: result")+4 <= w:
+			hint = "a: result"
+		default:
+			text, hint = short, "a: result"
+		}
+		if width(text)+width(hint)+4 <= w {
+			text = padRight(text, w-width(hint)-1) + hint
+		}
+	}
+	lines := []string{styled(m.badgeStyle(), text, w, m.env.ascii)}
 	if r.Error != nil {
 		e := r.Error
 		text := "   " + orDash(string(e.Code)) + " · source " + orDash(string(e.Source)) + " · " + retryable(e.Retryable)
@@ -329,6 +345,20 @@ func (m *Model) banner(f frame) []string {
 		lines = append(lines, styled(st.Bad, text, w, m.env.ascii))
 	}
 	return lines
+}
+
+// shortCredits drops the tokens from the credits part: "280 credits".
+func shortCredits(parts []string) []string {
+	out := make([]string, len(parts))
+	for i, p := range parts {
+		if before, _, ok := strings.Cut(p, " credits ("); ok {
+			p = before + " credits"
+		} else if before, _, ok := strings.Cut(p, " credit ("); ok {
+			p = before + " credit"
+		}
+		out[i] = p
+	}
+	return out
 }
 
 func retryable(b bool) string {

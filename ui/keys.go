@@ -6,14 +6,15 @@ import (
 	"charm.land/bubbles/v2/key"
 )
 
-// keyMap is every key binding of the UI in one place: Update dispatches with
-// key.Matches on these, and the footer and the `?` help render the same
-// bindings, so help can never disagree with behaviour.
+// keyMap is every key binding of the main screen in one place: Update
+// dispatches with key.Matches on these, and the footer and the `?` help
+// render the same bindings, so help can never disagree with behaviour.
+// Left/right are the arrows and h; l is the live-view toggle.
 //
-// Reserved for the detail views, waterfall, cancel and copy (issue 7), and
-// bound to nothing here: w (waterfall), c (cancel), y (copy), o (open link),
-// l (live view), s (save), d (diff), + and - (zoom). Left/right are the
-// arrows and h; l stays free for the live-view toggle.
+// The detail views and the waterfall get every key first (but q, ctrl+c,
+// c and ?): there the arrows, hjkl, enter and tab mean what their
+// components say (detailKeys, jsonview, content, diff, waterfall), and y,
+// o, s, d act on what the view shows.
 type keyMap struct {
 	Up, Down, Left, Right key.Binding
 	// Move and Errors are pairs in one, for the footer's short help;
@@ -29,10 +30,18 @@ type keyMap struct {
 	Follow               key.Binding
 	Pause, PollNow       key.Binding
 	Help, Quit           key.Binding
-}
 
-// reservedKeys are the keys issue 7 binds; nothing in keyMap may use them.
-var reservedKeys = []string{"w", "c", "y", "o", "l", "s", "d", "+", "-"}
+	// Digging in and acting (issue 7).
+	Waterfall key.Binding // w
+	Result    key.Binding // a: the result artifact
+	Cancel    key.Binding // c, after a y/n confirmation
+	Copy      key.Binding // y
+	Open      key.Binding // o
+	LiveView  key.Binding // l
+	Save      key.Binding // s (an artifact's content)
+	Diff      key.Binding // d (an artifact's last two versions)
+	Zoom      key.Binding // + and -: the waterfall's zoom
+}
 
 func defaultKeys() keyMap {
 	return keyMap{
@@ -60,6 +69,16 @@ func defaultKeys() keyMap {
 		PollNow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "poll now")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+
+		Waterfall: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "waterfall")),
+		Result:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "result artifact")),
+		Cancel:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel the run")),
+		Copy:      key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id, link or JSON")),
+		Open:      key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open link")),
+		LiveView:  key.NewBinding(key.WithKeys("l"), key.WithHelp("l", "live view on/off")),
+		Save:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save artifact")),
+		Diff:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff versions")),
+		Zoom:      key.NewBinding(key.WithKeys("+", "-"), key.WithHelp("+/-", "zoom (waterfall)")),
 	}
 }
 
@@ -69,6 +88,7 @@ func (k keyMap) all() []key.Binding {
 		k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom,
 		k.NextPane, k.PrevPane, k.Enter, k.Back, k.Filter, k.NextMatch, k.PrevMatch,
 		k.NextError, k.PrevError, k.Follow, k.Pause, k.PollNow, k.Help, k.Quit,
+		k.Waterfall, k.Result, k.Cancel, k.Copy, k.Open, k.LiveView, k.Save, k.Diff, k.Zoom,
 	}
 }
 
@@ -78,7 +98,8 @@ func (k keyMap) fullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextPane, k.PrevPane, k.Left, k.Right, k.Enter, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow},
-		{k.Pause, k.PollNow, k.Help, k.Quit},
+		{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open, k.Save, k.Diff},
+		{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit},
 	}
 }
 
@@ -90,4 +111,35 @@ func asciiKeys(k keyMap) keyMap {
 		b.SetHelp(r.Replace(h.Key), h.Desc)
 	}
 	return k
+}
+
+// detailKeys are the keys of the detail views and the waterfall beyond
+// those of their components. They are not main-screen bindings (the views
+// get every key first), so they may reuse main-screen keys.
+type detailKeys struct {
+	NextTab, PrevTab key.Binding
+	Focus            key.Binding // the artifact view: versions or content
+	Back             key.Binding
+	Open             key.Binding // enter on a row of a list
+	Retry            key.Binding // a snapshot that failed to load
+	Confirm, Decline key.Binding // the cancel confirmation
+	// y, o, d and s with the footer's short labels.
+	Copy, OpenLink, Diff, Save key.Binding
+}
+
+func defaultDetailKeys() detailKeys {
+	return detailKeys{
+		NextTab:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "next tab")),
+		PrevTab:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous tab")),
+		Focus:    key.NewBinding(key.WithKeys("tab", "shift+tab"), key.WithHelp("tab", "versions/content")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
+		Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry")),
+		Confirm:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, cancel the run")),
+		Decline:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no, keep it running")),
+		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
+		OpenLink: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open")),
+		Diff:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff")),
+		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save")),
+	}
 }

@@ -37,7 +37,3 @@ func waitUpdate(ch <-chan poller.Update) tea.Cmd {
 		return updateMsg{u}
 	}
 }
-
-func clockCmd(tag int, d time.Duration) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return clockMsg{tag: tag} })
-}

@@ -15,6 +15,10 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/browser"
+	"github.com/firewatch/firewatch/ui/clipboard"
+	artcontent "github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
 // Model is the root of the UI: it owns the store's updates, the layout,
@@ -49,6 +53,7 @@ type Model struct {
 	filtering bool
 
 	overlay overlay
+	wf      *waterfall.Model // the waterfall, kept current open or not
 
 	health    poller.Health
 	hasHealth bool
@@ -60,8 +65,12 @@ type Model struct {
 	clockTag int
 	clockOn  bool
 	spin     int // the spinner's frame: it turns with the clock
+	spinTag  int // the loading spinner (snapshots): 10 fps while one loads
+	spinOn   bool
+	// after makes the timers (tea.Tick; tests replace it).
+	after func(d time.Duration, msg tea.Msg) tea.Cmd
 
-	flash    string
+	copyNote string // said before the next "copied ..." (o without a desktop)
 	userQuit bool
 }
 
@@ -97,6 +106,11 @@ func New(cfg Config) *Model {
 		loc:      time.Local,
 		clock:    &serverClock{wall: time.Now},
 		ordinal:  map[string]int{},
+		snaps:    newSnapshots(cfg.Backend),
+		dk:       defaultDetailKeys(),
+		saveDir:  cfg.SaveDir,
+		getenv:   os.Getenv,
+		opener:   browser.New(),
 	}
 	m := &Model{
 		env:          e,
@@ -110,6 +124,9 @@ func New(cfg Config) *Model {
 		exitOnFinish: cfg.ExitOnFinish,
 		dark:         true,
 		scope:        &scope{},
+		after: func(d time.Duration, msg tea.Msg) tea.Cmd {
+			return tea.Tick(d, func(time.Time) tea.Msg { return msg })
+		},
 	}
 	m.agents = newAgents(e)
 	m.timeline = newTimeline(e)
@@ -143,6 +160,7 @@ func (m *Model) SetClock(now func() time.Time, loc *time.Location) {
 	m.env.clock = &serverClock{wall: now}
 	m.env.clock.observe(m.env.store.Timeline())
 	m.env.loc = loc
+	m.wf.SetNow(m.env.clock.Now())
 	m.markAll()
 }
 
@@ -153,6 +171,17 @@ func (m *Model) applyStyles() {
 	}
 	m.env.st = theme.New(p, m.env.noColor)
 	st := m.env.st
+	cs := newComponentStyles(p, m.env.noColor, m.env.ascii)
+	if m.env.render == nil || cs.glamour != m.env.cs.glamour {
+		m.env.render = artcontent.NewRenderer(cs.content, artcontent.Options{Glamour: cs.glamour, ASCII: m.env.ascii})
+	}
+	m.env.cs = cs
+	wf := waterfall.New(m.env.store, cs.waterfall, waterfall.WithASCII(m.env.ascii))
+	if m.wf == nil {
+		m.wf = &wf
+	} else {
+		*m.wf = wf // the waterfall view shares the pointer
+	}
 	m.help.Styles = help.Styles{
 		Ellipsis:       st.LipMuted,
 		ShortKey:       st.LipKey,
@@ -221,39 +250,45 @@ func (m *Model) armTicks() tea.Cmd {
 		if start := m.env.store.Run().StartedAt; !start.IsZero() {
 			d = clockEvery - m.env.clock.Now().Sub(start)%clockEvery
 		}
-		cmds = append(cmds, clockCmd(m.clockTag, d))
+		cmds = append(cmds, m.after(d, clockMsg{tag: m.clockTag}))
 	}
 	return tea.Batch(cmds...)
 }
 
-// Update handles one message.
+// Update handles one message. After it, the overlay (if any) gets its
+// size, and the loading spinner is armed while a snapshot loads.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.debug != nil {
 		fmt.Fprintf(m.debug, "%s ui: %T\n", time.Now().Format("15:04:05.000"), msg)
 	}
+	cmd := m.update(msg)
+	return m, tea.Batch(cmd, m.sizeOverlay(), m.armSpin())
+}
+
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
-		return m, nil
+		return nil
 	case tea.BackgroundColorMsg:
 		if dark := msg.IsDark(); dark != m.dark {
 			m.dark = dark
 			m.applyStyles()
 		}
-		return m, nil
+		return nil
 	case updateMsg:
-		return m, m.onUpdate(msg.u)
+		return m.onUpdate(msg.u)
 	case updatesClosedMsg:
 		m.updates = nil
 		m.done = true
 		m.markAll()
 		if m.exitOnFinish {
-			return m, tea.Quit
+			return tea.Quit
 		}
-		return m, nil
+		return nil
 	case clockMsg:
 		if msg.tag != m.clockTag {
-			return m, nil
+			return nil
 		}
 		m.clockOn = false
 		if !m.paused {
@@ -262,9 +297,21 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		for _, p := range m.panes {
 			p.tick()
 		}
-		return m, m.armTicks()
+		m.wf.SetNow(m.env.clock.Now())
+		m.eachOverlay(func(o overlay) {
+			if l, ok := o.(liveOverlay); ok {
+				l.tick()
+			}
+		})
+		return m.armTicks()
+	case spinMsg:
+		if msg.tag == m.spinTag {
+			m.spinOn = false
+			m.env.spin++
+		}
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.onKey(msg)
+		return m.onKey(msg)
 	case tea.PasteMsg:
 		if m.filtering {
 			// Pasted text goes into the filter, one line of printable
@@ -277,19 +324,104 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			}
 			m.input.insert(rs)
 			m.setFilter(m.input.Value())
-			return m, nil
 		}
+		return nil
 	case tea.MouseWheelMsg:
-		return m, m.onWheel(msg)
+		return m.onWheel(msg)
 	case tea.MouseClickMsg:
-		return m, m.onClick(msg)
+		return m.onClick(msg)
+	case snapshotMsg:
+		m.env.snaps.done(msg)
+		return m.notifyOverlays(msg)
+	case diffMsg:
+		m.env.snaps.diffs[msg.key] = msg.res
+		delete(m.env.snaps.diffing, msg.key)
+		return m.notifyOverlays(msg)
+	case cancelDoneMsg:
+		m.onCancelDone(msg)
+		return nil
+	case clipboard.CopiedMsg:
+		m.onCopied(msg)
+		return nil
+	case openedMsg:
+		return m.onOpened(msg)
+	case savedMsg:
+		m.env.flash = msg.status()
+		return nil
+	case waterfall.OpenMsg:
+		m.openDetail(selectionOf(m.env.store, msg.Target))
+		return nil
+	case openDetailMsg:
+		m.openDetail(msg.sel)
+		return nil
 	}
-	if m.overlay != nil {
-		ov, cmd := m.overlay.update(msg, m.keys)
-		m.overlay = ov
-		return m, cmd
+	return m.notifyOverlays(msg)
+}
+
+// openDetail opens sel's detail over what is shown.
+func (m *Model) openDetail(sel Selection) {
+	if sel.Empty() {
+		m.env.flash = "nothing to show: it is no longer in the run"
+		return
 	}
-	return m, nil
+	m.push(newDetail(m.env, sel))
+}
+
+// eachOverlay calls fn for the overlay shown and those under it.
+func (m *Model) eachOverlay(fn func(o overlay)) {
+	for o, n := m.overlay, 0; o != nil && n < 64; n++ {
+		fn(o)
+		s, ok := o.(stacked)
+		if !ok {
+			break
+		}
+		o = s.under()
+	}
+}
+
+// notifyOverlays hands a command's result to every overlay that may have
+// asked for it.
+func (m *Model) notifyOverlays(msg tea.Msg) tea.Cmd {
+	var cmds []tea.Cmd
+	m.eachOverlay(func(o overlay) {
+		if n, ok := o.(notified); ok {
+			cmds = append(cmds, n.notify(msg))
+		}
+	})
+	return tea.Batch(cmds...)
+}
+
+// overlaySize is the box of the overlay: the body's rows under its title
+// line, the whole width.
+func (m *Model) overlaySize() (w, h int, ok bool) {
+	f := m.frame()
+	if f.kind == layoutSmall || m.width <= 0 {
+		return 0, 0, false
+	}
+	return m.width, max(1, f.bodyH-1), true
+}
+
+// sizeOverlay gives the overlay shown its box (a no-op when unchanged).
+func (m *Model) sizeOverlay() tea.Cmd {
+	if m.overlay == nil {
+		return nil
+	}
+	w, h, ok := m.overlaySize()
+	if !ok {
+		return nil
+	}
+	return m.overlay.setSize(w, h)
+}
+
+// armSpin starts the loading spinner while a snapshot loads; like the
+// clock, it is armed from this one place and tagged.
+func (m *Model) armSpin() tea.Cmd {
+	if m.spinOn || m.env.snaps.loading == 0 {
+		return nil
+	}
+	m.spinOn = true
+	m.spinTag++
+	return m.after(spinEvery, spinMsg{tag: m.spinTag})
 }
 
 // onUpdate merges an update into the store and every pane's index.
@@ -338,6 +470,13 @@ func (m *Model) applyDelta(d *model.Delta) {
 	if d.RunChanged {
 		m.markAll()
 	}
+	m.wf.Changed(*d)
+	m.wf.SetNow(m.env.clock.Now())
+	m.eachOverlay(func(o overlay) {
+		if l, ok := o.(liveOverlay); ok {
+			l.apply(d)
+		}
+	})
 }
 
 // rescope rebuilds the scope when the selected agent or the filter
@@ -403,20 +542,31 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.userQuit = true
 		return tea.Quit
 	}
-	m.flash = ""
+	m.env.flash = ""
 	if m.filtering {
 		return m.onFilterKey(msg)
 	}
 	if m.overlay != nil {
-		if key.Matches(msg, k.Quit) {
+		_, confirming := m.overlay.(*confirmView)
+		_, helping := m.overlay.(*textView)
+		switch {
+		case confirming:
+		case key.Matches(msg, k.Quit):
 			m.userQuit = true
 			return tea.Quit
+		case key.Matches(msg, k.Cancel):
+			m.askCancel()
+			return nil
+		case key.Matches(msg, k.Help) && !helping:
+			m.push(newHelpOverlay(m))
+			return nil
 		}
 		ov, cmd := m.overlay.update(msg, k)
 		m.overlay = ov
 		return cmd
 	}
 	p := m.focused()
+	var cmd tea.Cmd
 	switch {
 	case key.Matches(msg, k.Quit):
 		m.userQuit = true
@@ -446,10 +596,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Enter):
 		sel := p.selection()
 		if sel.Empty() {
-			m.flash = "nothing selected"
+			m.env.flash = "nothing selected"
 			break
 		}
-		m.overlay = newDetail(m.env, sel)
+		m.openDetail(sel)
 	case key.Matches(msg, k.Back):
 		if !m.scope.q.empty() {
 			m.input.SetValue("")
@@ -464,9 +614,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			dir = -1
 		}
 		if m.scope.q.empty() {
-			m.flash = "no filter: press / to set one"
+			m.env.flash = "no filter: press / to set one"
 		} else if !p.step(dir) {
-			m.flash = "no match for " + quote(m.scope.q.text) + " in " + p.name()
+			m.env.flash = "no match for " + quote(m.scope.q.text) + " in " + p.name()
 		}
 	case key.Matches(msg, k.NextError), key.Matches(msg, k.PrevError):
 		dir := 1
@@ -476,9 +626,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.setFocus(paneTimeline)
 		if !m.timeline.nextError(dir) {
 			if dir > 0 {
-				m.flash = "no more errors below"
+				m.env.flash = "no more errors below"
 			} else {
-				m.flash = "no more errors above"
+				m.env.flash = "no more errors above"
 			}
 		}
 	case key.Matches(msg, k.Follow):
@@ -486,37 +636,65 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.timeline.toggleFollow()
 	case key.Matches(msg, k.Pause):
 		if m.backend == nil {
-			m.flash = "nothing to pause: this is a replay"
+			m.env.flash = "nothing to pause: this is a replay"
 			break
 		}
 		if m.done {
-			m.flash = "the watch has ended"
+			m.env.flash = "the watch has ended"
 			break
 		}
 		m.paused = !m.paused
 		m.backend.SetPaused(m.paused)
 		if m.paused {
-			m.flash = "polling paused: p resumes"
+			m.env.flash = "polling paused: p resumes"
 		} else {
-			m.flash = "polling resumed"
+			m.env.flash = "polling resumed"
 			return m.armTicks()
 		}
 	case key.Matches(msg, k.PollNow):
 		if m.backend == nil {
-			m.flash = "nothing to poll: this is a replay"
+			m.env.flash = "nothing to poll: this is a replay"
 			break
 		}
 		if m.done {
-			m.flash = "the watch has ended"
+			m.env.flash = "the watch has ended"
 			break
 		}
 		m.backend.PollNow()
-		m.flash = "polling now"
+		m.env.flash = "polling now"
+	case key.Matches(msg, k.Waterfall):
+		m.wf.SetNow(m.env.clock.Now())
+		m.push(&waterfallView{e: m.env, wf: m.wf})
+	case key.Matches(msg, k.Result):
+		m.openResult()
+	case key.Matches(msg, k.Cancel):
+		m.askCancel()
+	case key.Matches(msg, k.Copy):
+		cmd = m.copySelection(p.selection())
+	case key.Matches(msg, k.Open):
+		cmd = m.openSelection(p.selection())
+	case key.Matches(msg, k.LiveView):
+		m.toggleLiveView()
+	case key.Matches(msg, k.Save), key.Matches(msg, k.Diff):
+		a := p.selection().Artifact
+		if a == nil {
+			m.env.flash = "s and d act on an artifact: select one in Artifacts (or a shows the result)"
+			break
+		}
+		v := newArtifactView(m.env, a)
+		if key.Matches(msg, k.Save) {
+			v.saveWhen = true
+		} else if v.previous(v.selV) != nil && a.Kind != model.KindScreenshot {
+			v.diffOn = true
+		}
+		m.push(v)
+	case key.Matches(msg, k.Zoom):
+		m.env.flash = "+ and - zoom the waterfall: w opens it"
 	}
 	if m.focus == paneAgents {
 		m.rescope(false)
 	}
-	return nil
+	return cmd
 }
 
 // sideways moves the focus to the pane beside the focused one.

@@ -11,12 +11,16 @@ import (
 )
 
 // overlay is a view that takes the place of the panes until it closes:
-// the `?` help and the details of a row; issue 7 adds its detail views,
-// the waterfall and the cancel dialog the same way. It gets every key
-// (but ctrl+c and q) and every message the root does not handle itself.
+// the `?` help, the details of a row, the waterfall, the cancel
+// confirmation. It gets every key (but ctrl+c, q, c and ?) and the mouse;
+// the results of its commands come through notified. Overlays stack: one
+// opened over another goes back to it on esc (stacked).
 type overlay interface {
 	title() string
-	setSize(w, h int)
+	// setSize gives the overlay its box. The root calls it from Update
+	// (never from View) after every message; it returns the commands a new
+	// size needs (markdown rendered for the width, a first fetch).
+	setSize(w, h int) tea.Cmd
 	// update returns the overlay to show next: nil closes it.
 	update(msg tea.Msg, k keyMap) (overlay, tea.Cmd)
 	render() []string
@@ -27,6 +31,7 @@ type overlay interface {
 // minimal details. Lines are styled text; each is cut or padded to the
 // width when drawn.
 type textView struct {
+	stackBase
 	name  string
 	lines []textLine
 	off   int
@@ -49,12 +54,13 @@ type textLine struct {
 
 func (v *textView) title() string { return v.name }
 
-func (v *textView) setSize(w, h int) {
+func (v *textView) setSize(w, h int) tea.Cmd {
 	if w != v.w {
 		v.wrapped = nil
 	}
 	v.w, v.h = w, h
 	v.clamp()
+	return nil
 }
 
 func (v *textView) layout() []string {
@@ -101,7 +107,7 @@ func (v *textView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 	case tea.KeyPressMsg:
 		switch {
 		case key.Matches(msg, k.Back), key.Matches(msg, v.closeOn...):
-			return nil, nil
+			return v.back, nil
 		case key.Matches(msg, k.Up):
 			v.off--
 		case key.Matches(msg, k.Down):
@@ -157,6 +163,23 @@ func newHelpOverlay(m *Model) overlay {
 	for _, l := range strings.Split(full, "\n") {
 		v.lines = append(v.lines, textLine{text: " " + l, styled: true})
 	}
+	dk := m.env.dk
+	section := func(name string, bindings ...key.Binding) {
+		var b strings.Builder
+		for i, kb := range bindings {
+			if i > 0 {
+				b.WriteString(st.Muted.Render(" · "))
+			}
+			h := kb.Help()
+			b.WriteString(st.Key.Render(h.Key) + " " + st.Text.Render(h.Desc))
+		}
+		v.lines = append(v.lines, textLine{st: st.Bold, text: name}, textLine{text: "  " + b.String(), styled: true})
+	}
+	v.lines = append(v.lines, textLine{})
+	section("In details", dk.NextTab, dk.PrevTab, m.keys.Up, m.keys.Down, dk.Open, m.keys.Copy, m.keys.Open, dk.Back)
+	section("In JSON", textKey("enter/space", "fold/unfold"), textKey("l/h", "expand/fold"), textKey("L/H", "expand/fold all"), textKey("g/G", "top/bottom"))
+	section("In an artifact", dk.Focus, m.keys.Diff, m.keys.Save, m.keys.Copy, dk.Retry, textKey("n/N", "next/previous change (diff)"))
+	section("In the waterfall", textKey("+/-", "zoom"), textKey("h/l", "earlier/later"), textKey("0", "whole run"), dk.Open, m.keys.Copy)
 	v.lines = append(v.lines,
 		textLine{},
 		textLine{st: st.Muted, text: "Selecting an agent in Agents shows only its subtree in the other panes; the root shows everything."},
@@ -168,9 +191,16 @@ func newHelpOverlay(m *Model) overlay {
 		textLine{text: "  " + sym.Unfinished + " unfinished (the run or its agent ended first)    " + sym.Session + " browser session    " +
 			sym.Error + "N errors    " + sym.PhaseArrow + " newest row while following"},
 		textLine{},
+		textLine{st: st.Muted, text: "y copies with OSC 52: it reaches your own clipboard over SSH; in tmux set set-clipboard on (or allow-passthrough on)."},
+		textLine{},
 		textLine{st: st.Muted, text: "esc or ? closes this help."},
 	)
 	return v
+}
+
+// textKey is a binding shown in the help only (a component's own key).
+func textKey(keys, desc string) key.Binding {
+	return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
 }
 
 // wrapHang breaks one line of text at spaces: the first line at most w1

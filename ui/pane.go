@@ -7,19 +7,21 @@ import (
 )
 
 // Selection is what the focused pane has selected; at most one field is
-// set. It is what enter opens (see detail.go) and what issue 7's copy and
-// open act on.
+// set. It is what enter opens (see detail.go) and what y and o act on.
 type Selection struct {
 	Event    *model.Event
 	Agent    *model.Agent
 	ToolCall *model.ToolCall
 	Artifact *model.Artifact
 	Session  *model.BrowserSession
+	// Live is a session of the poll's activeBrowserSessions the trace has
+	// not mentioned (yet).
+	Live *model.LiveSession
 }
 
 // Empty reports whether nothing is selected.
 func (s Selection) Empty() bool {
-	return s.Event == nil && s.Agent == nil && s.ToolCall == nil && s.Artifact == nil && s.Session == nil
+	return s.Event == nil && s.Agent == nil && s.ToolCall == nil && s.Artifact == nil && s.Session == nil && s.Live == nil
 }
 
 // scope is what the panes show: the selected agent's subtree (nil: every

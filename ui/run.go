@@ -40,6 +40,10 @@ type Config struct {
 
 	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
 
+	// SaveDir is where s saves an artifact's content; "" is the current
+	// directory.
+	SaveDir string
+
 	// Debug, if set, gets one line per message the UI handles (its type,
 	// never its content).
 	Debug io.Writer

@@ -42,7 +42,7 @@ func (p *sessionsPane) info() string {
 }
 
 func (p *sessionsPane) helpKeys(k keyMap) []key.Binding {
-	return []key.Binding{k.Move, k.Enter}
+	return []key.Binding{k.Move, k.Enter, k.Open, k.LiveView}
 }
 
 func (p *sessionsPane) apply(d *model.Delta) {
@@ -125,8 +125,12 @@ func (p *sessionsPane) step(dir int) bool {
 }
 
 func (p *sessionsPane) selection() Selection {
-	if p.sel < len(p.rows) && p.rows[p.sel].b != nil {
-		return Selection{Session: p.rows[p.sel].b}
+	if p.sel < len(p.rows) {
+		if r := p.rows[p.sel]; r.b != nil {
+			return Selection{Session: r.b}
+		} else if r.live != nil {
+			return Selection{Live: r.live}
+		}
 	}
 	return Selection{}
 }

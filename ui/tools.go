@@ -56,7 +56,7 @@ func (p *toolsPane) info() string {
 }
 
 func (p *toolsPane) helpKeys(k keyMap) []key.Binding {
-	return []key.Binding{k.Move, k.Enter, k.PageDown}
+	return []key.Binding{k.Move, k.Enter, k.Copy, k.PageDown}
 }
 
 func (p *toolsPane) inScope(t *model.ToolCall) bool {

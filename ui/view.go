@@ -338,8 +338,8 @@ func (m *Model) footer() string {
 	}
 	r := newRow(w, m.env.ascii)
 	r.space(1)
-	if m.flash != "" {
-		r.add(st.Accent, m.flash)
+	if m.env.flash != "" {
+		r.add(st.Accent, m.env.flash)
 		r.space(2)
 	} else if !m.scope.q.empty() {
 		r.add(st.Match, "/"+m.scope.q.text)
@@ -351,7 +351,7 @@ func (m *Model) footer() string {
 	if m.overlay != nil {
 		bindings = m.overlay.helpKeys(k)
 	} else {
-		bindings = append(bindings, k.NextPane, k.Filter)
+		bindings = append(bindings, k.NextPane, k.Filter, k.Waterfall)
 	}
 	// "? help · q quit" always shows, at the right; the focused pane's
 	// keys fill the room before it.

@@ -1,0 +1,897 @@
+package ui
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/browser"
+	"github.com/firewatch/firewatch/ui/waterfall"
+)
+
+// Helpers: a model whose commands the test runs itself.
+
+// skipMsg is what a timer of a test model delivers: nothing.
+type skipMsg struct{}
+
+// detailModel is newTestModel with a fake service and timers that never
+// fire (settle runs every other command at once).
+func detailModel(t *testing.T, fixture string, w, h int, fb *fakeBackend, cfg Config) *Model {
+	t.Helper()
+	if fb != nil {
+		cfg.Backend = fb
+	}
+	cfg.JobID = "e9d1e131-b05b-4d08-b44a-bde34a7aa278"
+	m := newTestModel(t, fixture, w, h, cfg)
+	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return skipMsg{} } }
+	m.env.getenv = func(string) string { return "" }
+	m.env.saveDir = t.TempDir()
+	healthy(m, m.env.store.Run().State == model.StateFinished)
+	return m
+}
+
+// settle runs cmd and every command that follows from it, feeding their
+// messages back to m as the program would; it returns what was written
+// to the terminal raw (tea.Raw).
+func settle(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for n := 0; len(queue) > 0; n++ {
+		if n > 10000 {
+			t.Fatal("the commands never settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil, skipMsg, tea.QuitMsg:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.RawMsg:
+			raw = append(raw, fmt.Sprint(msg.Msg))
+		default:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+	return raw
+}
+
+// keys presses each key and settles what it started.
+func keys(t *testing.T, m *Model, ks ...string) (raw []string) {
+	t.Helper()
+	for _, k := range ks {
+		_, cmd := m.Update(keyMsg(k))
+		raw = append(raw, settle(t, m, cmd)...)
+	}
+	return raw
+}
+
+// open opens sel's detail and settles its first fetch.
+func open(t *testing.T, m *Model, sel Selection) {
+	t.Helper()
+	m.openDetail(sel)
+	settle(t, m, m.sizeOverlay())
+}
+
+// footer is the last screen line.
+func footer(m *Model) string {
+	l := screenLines(m)
+	return l[len(l)-1]
+}
+
+var osc8 = regexp.MustCompile("\x1b]8;[^;\x07\x1b]*;([^\x07\x1b]*)\x07")
+
+// checkDetailScreen is checkScreen for screens that may hold markdown's
+// hyperlinks: OSC 8 with an http(s) target (or none, to close one) is the
+// one other sequence allowed.
+func checkDetailScreen(t *testing.T, s string, w, h int) {
+	t.Helper()
+	for _, m := range osc8.FindAllStringSubmatch(s, -1) {
+		if m[1] != "" && !strings.HasPrefix(m[1], "http://") && !strings.HasPrefix(m[1], "https://") {
+			t.Fatalf("hyperlink to %q", m[1])
+		}
+	}
+	checkScreen(t, osc8.ReplaceAllString(s, ""), w, h)
+}
+
+func toolByName(t *testing.T, s *model.Store, name string) *model.ToolCall {
+	t.Helper()
+	for _, c := range s.ToolCalls() {
+		if c.Name == name && c.Finished != nil {
+			return c
+		}
+	}
+	t.Fatalf("no finished %s call", name)
+	return nil
+}
+
+func agentByName(t *testing.T, s *model.Store, name string) *model.Agent {
+	t.Helper()
+	for _, a := range s.Agents() {
+		if a.Name == name {
+			return a
+		}
+	}
+	t.Fatalf("no agent %s", name)
+	return nil
+}
+
+// Goldens.
+
+func TestGoldenDetails(t *testing.T) {
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		sz := itoa(size.w) + "x" + itoa(size.h)
+		for _, tc := range []struct {
+			name, fixture string
+			sel           func(s *model.Store) Selection
+			keys          []string
+			want          []string
+		}{
+			{"event", "succeeded.json", func(s *model.Store) Selection {
+				for _, e := range s.Timeline() {
+					if e.Type == model.TypeToolCallFinished {
+						return Selection{Event: e}
+					}
+				}
+				return Selection{}
+			}, nil, []string{"event id", "occurred at", "into the run", "producerSequence", "Raw event"}},
+			{"event-raw", "failed.json", func(s *model.Store) Selection {
+				return Selection{Event: s.Errors()[0].Event}
+			}, []string{"tab"}, []string{`"schemaVersion": 1`, `"type": "error.occurred"`}},
+			{"toolcall", "succeeded.json", func(s *model.Store) Selection {
+				return Selection{ToolCall: toolByName(t, s, "mcp__tools__search")}
+			}, nil, []string{"Parameters", "Result", "Start event", "Finish event", "started", "finished"}},
+			{"toolcall-result-folded", "succeeded.json", func(s *model.Store) Selection {
+				return Selection{ToolCall: toolByName(t, s, "mcp__tools__scrape")}
+			}, []string{"tab"}, []string{`"markdown": "`, " B"}},
+			{"agent", "succeeded.json", func(s *model.Store) Selection {
+				return Selection{Agent: agentByName(t, s, "pricing-researcher")}
+			}, nil, []string{"Tool calls", "Sessions", "Errors", "Events", "Subagents", "succeeded in"}},
+			{"session", "running.json", func(s *model.Store) Selection {
+				return Selection{Session: s.Sessions()[0]}
+			}, nil, []string{"live view", "viewport", "opened"}},
+			{"artifact", "succeeded.json", func(s *model.Store) Selection {
+				return Selection{Artifact: s.Artifact("result")}
+			}, nil, []string{"Versions 8", "v8 of 8", "v2", "append", "[vendors]", `"task"`}},
+		} {
+			t.Run(tc.name+"-"+sz, func(t *testing.T) {
+				m := detailModel(t, tc.fixture, size.w, size.h, &fakeBackend{}, Config{LiveView: true})
+				open(t, m, tc.sel(m.env.store))
+				keys(t, m, tc.keys...)
+				got := content(m)
+				checkDetailScreen(t, got, size.w, size.h)
+				screen := plain(got)
+				if size.w == 120 {
+					for _, w := range tc.want {
+						if !strings.Contains(screen, w) {
+							t.Errorf("%q is not on screen", w)
+						}
+					}
+				}
+				golden(t, "detail-"+tc.name+"-"+sz+".txt", screen)
+			})
+		}
+	}
+}
+
+// TestFoldedJSON: a result with a long string starts folded, and enter
+// unfolds it.
+func TestFoldedJSON(t *testing.T) {
+	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	open(t, m, Selection{ToolCall: toolByName(t, m.env.store, "mcp__tools__scrape")})
+	keys(t, m, "tab")
+	before := plain(content(m))
+	if !strings.Contains(before, "…\"") {
+		t.Fatalf("the long markdown string is not folded:\n%s", before)
+	}
+	keys(t, m, "j", "enter")
+	after := plain(content(m))
+	if strings.Count(after, "\n") != strings.Count(before, "\n") || after == before {
+		t.Fatalf("enter did not unfold the string")
+	}
+}
+
+func TestGoldenWaterfall(t *testing.T) {
+	for _, tc := range []struct {
+		fixture string
+		w, h    int
+	}{{"succeeded.json", 120, 40}, {"succeeded.json", 80, 24}, {"running.json", 120, 40}, {"running.json", 80, 24}} {
+		name := "waterfall-" + strings.TrimSuffix(tc.fixture, ".json") + "-" + itoa(tc.w) + "x" + itoa(tc.h) + ".txt"
+		t.Run(name, func(t *testing.T) {
+			m := detailModel(t, tc.fixture, tc.w, tc.h, &fakeBackend{}, Config{})
+			keys(t, m, "w")
+			if _, ok := m.overlay.(*waterfallView); !ok {
+				t.Fatalf("w opened %T", m.overlay)
+			}
+			got := content(m)
+			checkScreen(t, got, tc.w, tc.h)
+			screen := plain(got)
+			for _, want := range []string{"Waterfall", "time", "orchestrator", "search"} {
+				if !strings.Contains(screen, want) {
+					t.Errorf("%q not on the waterfall", want)
+				}
+			}
+			golden(t, name, screen)
+		})
+	}
+}
+
+// TestGoldenContentKinds shows a snapshot of each kind in the artifact
+// detail, fetched from the (fake) service.
+func TestGoldenContentKinds(t *testing.T) {
+	for _, tc := range []struct {
+		id   string
+		kind model.ArtifactKind
+		want string
+	}{
+		{"result", model.KindJSON, `"vendors": [`},
+		{"answer", model.KindMarkdown, "Web-scraping APIs"},
+		{"scraperapi-rate-limits", model.KindHTML, "<h1>Rate limits and concurrency</h1>"},
+		{"sources", model.KindText, "Source checks for /workspace/result.json"},
+		{"apify-pricing-screenshot", model.KindScreenshot, "http://127.0.0.1:8080/files/"},
+	} {
+		t.Run(string(tc.kind), func(t *testing.T) {
+			fb := &fakeBackend{}
+			m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+			a := m.env.store.Artifact(tc.id)
+			if a == nil || a.Kind != tc.kind {
+				t.Fatalf("no %s artifact %s", tc.kind, tc.id)
+			}
+			open(t, m, Selection{Artifact: a})
+			if !slices.Equal(fb.fetched, []string{a.Latest().Ref.SnapshotID}) {
+				t.Fatalf("fetched %v, want the latest version's snapshot", fb.fetched)
+			}
+			got := content(m)
+			checkDetailScreen(t, got, 120, 40)
+			screen := plain(got)
+			if !strings.Contains(screen, tc.want) {
+				t.Fatalf("%q not shown:\n%s", tc.want, screen)
+			}
+			golden(t, "content-"+string(tc.kind)+"-120x40.txt", screen)
+		})
+	}
+}
+
+// Snapshots: loading, errors, the cache, hostile content.
+
+func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
+	fb := &fakeBackend{snapErr: &poller.Error{Kind: poller.KindNotFound, Op: "snapshot", Status: 404, ServerMessage: "Snapshot not found"}}
+	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+	var timers []tea.Msg
+	m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
+		timers = append(timers, msg)
+		return nil
+	}
+	// Opening starts the fetch and the spinner; the screen says it loads.
+	_, cmd := m.Update(keyMsg("a"))
+	if m.env.snaps.loading != 1 || len(timers) != 1 {
+		t.Fatalf("a fetch and one spinner tick: loading %d, timers %v", m.env.snaps.loading, timers)
+	}
+	if !strings.Contains(plain(content(m)), "loading snapshot") {
+		t.Fatalf("no loading line:\n%s", plain(content(m)))
+	}
+	// A second tick while loading, none once it is over.
+	m.Update(timers[0])
+	if len(timers) != 2 {
+		t.Fatalf("the spinner stopped while loading: %v", timers)
+	}
+	settle(t, m, cmd)
+	if m.env.snaps.loading != 0 {
+		t.Fatal("still loading")
+	}
+	m.Update(timers[1])
+	if len(timers) != 2 {
+		t.Fatalf("the spinner ticks with nothing loading: %v", timers)
+	}
+	screen := plain(content(m))
+	if !strings.Contains(screen, "could not load snapshot") || !strings.Contains(screen, "not found or expired (404)") || !strings.Contains(screen, "r tries again") {
+		t.Fatalf("the error is not shown:\n%s", screen)
+	}
+	// r tries again, and succeeds now.
+	fb.snapErr = nil
+	keys(t, m, "r")
+	if len(fb.fetched) != 2 || !strings.Contains(plain(content(m)), `"vendors"`) {
+		t.Fatalf("retry: fetched %v\n%s", fb.fetched, plain(content(m)))
+	}
+}
+
+func TestSnapshotsAreCachedForTheProgram(t *testing.T) {
+	fb := &fakeBackend{}
+	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+	keys(t, m, "a")
+	keys(t, m, "esc", "a")
+	keys(t, m, "esc", "a", "tab", "j", "k")
+	if len(fb.fetched) != 2 {
+		t.Fatalf("fetched %v: v8 once, then v7 once", fb.fetched)
+	}
+	seen := map[string]bool{}
+	for _, id := range fb.fetched {
+		if seen[id] {
+			t.Fatalf("%s fetched twice: %v", id, fb.fetched)
+		}
+		seen[id] = true
+	}
+}
+
+func TestNoSnapshotsInReplay(t *testing.T) {
+	m := detailModel(t, "succeeded.json", 120, 40, nil, Config{})
+	keys(t, m, "a")
+	if s := plain(content(m)); !strings.Contains(s, "not available in replay") {
+		t.Fatalf("replay:\n%s", s)
+	}
+}
+
+func TestHostileSnapshots(t *testing.T) {
+	evil := "\x1b]52;c;ZXZpbA==\x07\x1b[2J\x1b]8;;javascript:alert(1)\x07click\x1b]8;;\x07\u202eevil\u200b\r\x08\x07\x9b1;1H&#27;[31m&#x202e;"
+	s := loadStore(t, "succeeded.json")
+	snaps := map[string]string{}
+	for _, a := range s.Artifacts() {
+		for _, v := range a.Versions {
+			switch a.Kind {
+			case model.KindJSON:
+				snaps[v.Ref.SnapshotID] = `{"k` + evil + `":"` + evil + `","n":[1,2,{"x":"` + strings.Repeat(evil, 50) + `"}]}`
+			case model.KindMarkdown:
+				snaps[v.Ref.SnapshotID] = "# T" + evil + "\n\n[link" + evil + "](javascript:alert(1)) [ok](https://example.com/" + evil + ")\n\n" + evil
+			default:
+				snaps[v.Ref.SnapshotID] = "<b>" + evil + "</b>\n" + evil
+			}
+		}
+	}
+	for _, id := range []string{"result", "answer", "scraperapi-rate-limits", "sources", "apify-pricing-screenshot"} {
+		m := detailModel(t, "", 120, 40, &fakeBackend{snaps: snaps}, Config{Store: loadStore(t, "succeeded.json")})
+		open(t, m, Selection{Artifact: m.env.store.Artifact(id)})
+		for _, k := range []string{"", "L", "d", "tab", "j"} {
+			if k != "" {
+				keys(t, m, k)
+			}
+			got := content(m)
+			checkDetailScreen(t, got, 120, 40)
+			// (javascript: may show as text; checkDetailScreen makes sure
+			// no hyperlink points there.)
+			for _, bad := range []string{"\u202e", "\u200b", "\u009b", "\x07\x1b[2J", "\r", "\x08"} {
+				if strings.Contains(osc8.ReplaceAllString(got, ""), bad) {
+					t.Fatalf("%s after %q: %q reached the screen", id, k, bad)
+				}
+			}
+		}
+	}
+}
+
+// Cancel.
+
+func TestCancelConfirmed(t *testing.T) {
+	fb := &fakeBackend{}
+	full := loadStore(t, "cancelled.json")
+	var before, after []*model.Event
+	for _, e := range full.Timeline() {
+		if e.Type == model.TypeRunCancelRequested || len(after) > 0 {
+			after = append(after, e)
+		} else {
+			before = append(before, e)
+		}
+	}
+	s := model.NewStore()
+	s.Merge(&model.Poll{Events: before})
+	m := detailModel(t, "", 120, 40, fb, Config{Store: s})
+	keys(t, m, "c")
+	if _, ok := m.overlay.(*confirmView); !ok {
+		t.Fatalf("c opened %T, want the confirmation", m.overlay)
+	}
+	if screen := plain(content(m)); !strings.Contains(screen, "Cancel run") || !strings.Contains(screen, "yes, cancel the run") {
+		t.Fatalf("confirmation:\n%s", screen)
+	}
+	// Other keys do nothing while it asks.
+	keys(t, m, "j", "w", "enter")
+	if _, ok := m.overlay.(*confirmView); !ok || fb.cancels != 0 {
+		t.Fatalf("keys other than y/n: overlay %T, %d cancels", m.overlay, fb.cancels)
+	}
+	keys(t, m, "y")
+	if fb.cancels != 1 || m.overlay != nil {
+		t.Fatalf("y: %d cancels, overlay %T", fb.cancels, m.overlay)
+	}
+	if f := footer(m); !strings.Contains(f, "cancel accepted") {
+		t.Fatalf("the answer is not shown: %q", f)
+	}
+	if fb.polls != 1 {
+		t.Fatalf("after the cancel, poll at once: %d polls", fb.polls)
+	}
+	// The screen follows the trace: cancel requested, then cancelled.
+	i := slices.IndexFunc(after, func(e *model.Event) bool { return e.Type == model.TypeRunFinished })
+	m.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: after[:1]}}})
+	if l := screenLines(m)[0]; !strings.Contains(l, "cancel requested") {
+		t.Fatalf("header after run.cancel_requested: %q", l)
+	}
+	m.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: after[1 : i+1]}}})
+	if l := screenLines(m); !strings.Contains(l[0], "cancelled") || !strings.Contains(l[3], "Run cancelled") {
+		t.Fatalf("after run.finished:\n%s\n%s", l[0], l[3])
+	}
+}
+
+func TestCancelDeclined(t *testing.T) {
+	for _, k := range []string{"n", "esc"} {
+		fb := &fakeBackend{}
+		m := detailModel(t, "running.json", 120, 40, fb, Config{})
+		keys(t, m, "c", k)
+		if fb.cancels != 0 || m.overlay != nil {
+			t.Fatalf("%s: %d cancels, overlay %T", k, fb.cancels, m.overlay)
+		}
+		if !strings.Contains(footer(m), "not cancelled") {
+			t.Fatalf("%s: footer %q", k, footer(m))
+		}
+	}
+	// From the waterfall, the confirmation goes back to it.
+	fb := &fakeBackend{}
+	m := detailModel(t, "running.json", 120, 40, fb, Config{})
+	keys(t, m, "w", "c", "n")
+	if _, ok := m.overlay.(*waterfallView); !ok || fb.cancels != 0 {
+		t.Fatalf("c n in the waterfall: overlay %T, %d cancels", m.overlay, fb.cancels)
+	}
+}
+
+func TestCancelAnswers(t *testing.T) {
+	for _, tc := range []struct {
+		err  error
+		want []string
+	}{
+		{&poller.Error{Kind: poller.KindAlreadyFinished, Op: "cancel", Status: 409, ServerMessage: "Agent already finished"}, []string{"already finished", "409", "Agent already finished"}},
+		{&poller.Error{Kind: poller.KindAlreadyCancelled, Op: "cancel", Status: 409, ServerMessage: "Agent is already cancelled"}, []string{"already cancelled", "409"}},
+		{&poller.Error{Kind: poller.KindServer, Op: "cancel", Status: 500, ServerMessage: "Failed to cancel agent"}, []string{"500", "Failed to cancel agent"}},
+		{context.DeadlineExceeded, []string{"cancel failed", "deadline exceeded"}},
+	} {
+		fb := &fakeBackend{cancelErr: tc.err}
+		m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+		keys(t, m, "c", "y")
+		f := footer(m)
+		for _, w := range tc.want {
+			if !strings.Contains(f, w) {
+				t.Errorf("%v: footer %q lacks %q", tc.err, f, w)
+			}
+		}
+		if fb.polls != 0 {
+			t.Errorf("%v: a refused cancel should not poll", tc.err)
+		}
+	}
+	m := detailModel(t, "running.json", 120, 40, nil, Config{})
+	keys(t, m, "c")
+	if m.overlay != nil || !strings.Contains(footer(m), "not available in replay") {
+		t.Fatalf("c in a replay: overlay %T, footer %q", m.overlay, footer(m))
+	}
+}
+
+// Copy.
+
+func osc52(text string) string {
+	return "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(text)) + "\x07"
+}
+
+func TestCopyEmitsOSC52(t *testing.T) {
+	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	// A tool call row: its id.
+	m.setFocus(paneTools)
+	tc := m.tools.at(0)
+	raw := keys(t, m, "y")
+	if want := osc52(tc.ID); !slices.Equal(raw, []string{want}) {
+		t.Fatalf("y on a tool call wrote %q, want %q", raw, want)
+	}
+	if f := footer(m); !strings.Contains(f, "copied tool call id") {
+		t.Fatalf("footer %q", f)
+	}
+	// Inside tmux: plain, then wrapped in tmux's passthrough.
+	m.env.getenv = func(k string) string {
+		if k == "TMUX" {
+			return "/tmp/tmux-0/default,1,0"
+		}
+		return ""
+	}
+	raw = keys(t, m, "y")
+	plainSeq := osc52(tc.ID)
+	wrapped := "\x1bPtmux;" + strings.ReplaceAll(plainSeq, "\x1b", "\x1b\x1b") + "\x1b\\"
+	if !slices.Equal(raw, []string{plainSeq + wrapped}) {
+		t.Fatalf("in tmux: %q", raw)
+	}
+	// A JSON view: the value under the cursor.
+	m.env.getenv = func(string) string { return "" }
+	open(t, m, Selection{ToolCall: toolByName(t, m.env.store, "mcp__tools__search")})
+	keys(t, m, "j")
+	raw = keys(t, m, "y")
+	if len(raw) != 1 || !strings.HasPrefix(raw[0], "\x1b]52;c;") {
+		t.Fatalf("y in JSON: %q", raw)
+	}
+	if !strings.Contains(footer(m), "parameters $.") {
+		t.Fatalf("footer %q should say which value was copied", footer(m))
+	}
+}
+
+func TestCopySanitisesThePayload(t *testing.T) {
+	s := model.NewStore()
+	if _, err := s.Ingest(hostileBody(t)); err != nil {
+		t.Fatal(err)
+	}
+	m := detailModel(t, "", 120, 40, &fakeBackend{}, Config{Store: s})
+	var ev *model.Event
+	for _, e := range s.Timeline() {
+		if strings.Contains(string(e.Raw), "\u202e") {
+			ev = e
+			break
+		}
+	}
+	if ev == nil {
+		t.Fatal("no event with a bidi override in its raw JSON")
+	}
+	if !m.timeline.selectEvent(ev) {
+		t.Fatal("cannot select it")
+	}
+	raw := keys(t, m, "y")
+	want := model.Sanitize(string(ev.Raw))
+	if !slices.Equal(raw, []string{osc52(want)}) {
+		t.Fatalf("y wrote %q, want the sanitised raw event", raw)
+	}
+	payload, _ := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(raw[0], "\x1b]52;c;"), "\x07"))
+	for _, bad := range []string{"\u202e", "\u200b", "\u009b", "\x1b", "\x07", "\r", "\x08"} {
+		if strings.Contains(string(payload), bad) {
+			t.Fatalf("%q in the copied text", bad)
+		}
+	}
+}
+
+// Open.
+
+func TestOpenLiveView(t *testing.T) {
+	var ran [][]string
+	for _, tc := range []struct {
+		env  map[string]string
+		want string
+		raw  bool
+	}{
+		{map[string]string{"DISPLAY": ":0"}, "opened the live-view link", false},
+		{map[string]string{"DISPLAY": ":0", "SSH_CONNECTION": "1 2 3 4"}, "no browser here (running over SSH): copied the live-view link instead", true},
+	} {
+		m := detailModel(t, "running.json", 120, 40, &fakeBackend{}, Config{LiveView: true})
+		m.env.opener = browser.Opener{GOOS: "linux", Getenv: func(k string) string { return tc.env[k] },
+			Run: func(_ context.Context, name string, args ...string) error {
+				ran = append(ran, append([]string{name}, args...))
+				return nil
+			}}
+		m.setFocus(paneSessions)
+		link := m.sessions.selection().Session.Live.LiveViewURL
+		raw := keys(t, m, "o")
+		if f := footer(m); !strings.Contains(f, tc.want) {
+			t.Fatalf("%v: footer %q", tc.env, f)
+		}
+		if tc.raw != (len(raw) == 1 && raw[0] == osc52(link)) {
+			t.Fatalf("%v: wrote %q", tc.env, raw)
+		}
+	}
+	if len(ran) != 1 || !slices.Equal(ran[0], []string{"xdg-open", ranLink(t)}) {
+		t.Fatalf("opener runs: %v", ran)
+	}
+}
+
+func ranLink(t *testing.T) string {
+	s := loadStore(t, "running.json")
+	return s.Sessions()[0].Live.LiveViewURL
+}
+
+func TestOpenRefusesOtherSchemes(t *testing.T) {
+	s := loadStore(t, "running.json")
+	s.Sessions()[0].Live.LiveViewURL = "javascript:alert(1)"
+	m := detailModel(t, "", 120, 40, &fakeBackend{}, Config{Store: s, LiveView: true})
+	m.env.opener = browser.Opener{GOOS: "linux", Getenv: func(string) string { return ":0" },
+		Run: func(context.Context, string, ...string) error { t.Fatal("opened a javascript: link"); return nil }}
+	m.setFocus(paneSessions)
+	raw := keys(t, m, "o")
+	if len(raw) != 0 || !strings.Contains(footer(m), "not opened") {
+		t.Fatalf("wrote %q; footer %q", raw, footer(m))
+	}
+}
+
+// Save.
+
+func TestSaveArtifact(t *testing.T) {
+	fb := &fakeBackend{}
+	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+	dir := m.env.saveDir
+	a := m.env.store.Artifact("answer")
+	want, err := os.ReadFile(filepath.Join("testdata", "snapshots", a.Latest().Ref.SnapshotID))
+	if err != nil {
+		t.Fatal(err)
+	}
+	open(t, m, Selection{Artifact: a})
+	keys(t, m, "s")
+	p1 := filepath.Join(dir, "answer-v2.md")
+	if got, err := os.ReadFile(p1); err != nil || string(got) != string(want) {
+		t.Fatalf("saved file: %v", err)
+	}
+	if f := footer(m); !strings.Contains(f, "saved") || !strings.Contains(f, p1) {
+		t.Fatalf("footer %q should say where", f)
+	}
+	// Again: a new name, the first file untouched.
+	os.WriteFile(p1, []byte("mine"), 0o644)
+	keys(t, m, "s")
+	p2 := filepath.Join(dir, "answer-v2-1.md")
+	if got, _ := os.ReadFile(p1); string(got) != "mine" {
+		t.Fatal("s overwrote an existing file")
+	}
+	if got, err := os.ReadFile(p2); err != nil || string(got) != string(want) {
+		t.Fatalf("second save: %v", err)
+	}
+	if !strings.Contains(footer(m), "answer-v2-1.md") {
+		t.Fatalf("footer %q", footer(m))
+	}
+	// s on the Artifacts pane: the detail opens and saves once the
+	// snapshot is in.
+	m2 := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	m2.setFocus(paneArtifacts)
+	keys(t, m2, "s")
+	if _, err := os.Stat(filepath.Join(m2.env.saveDir, "result-v8.json")); err != nil {
+		t.Fatalf("s on the Artifacts pane: %v (footer %q)", err, footer(m2))
+	}
+	// A directory that is not there: the error is said.
+	m2.env.saveDir = filepath.Join(m2.env.saveDir, "missing")
+	keys(t, m2, "s")
+	if !strings.Contains(footer(m2), "not saved") {
+		t.Fatalf("footer %q", footer(m2))
+	}
+}
+
+// Diff.
+
+func TestDiffVersions(t *testing.T) {
+	fb := &fakeBackend{}
+	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+	a := m.env.store.Artifact("result")
+	open(t, m, Selection{Artifact: a})
+	keys(t, m, "d")
+	v7, v8 := a.Versions[6].Ref.SnapshotID, a.Versions[7].Ref.SnapshotID
+	if !slices.Contains(fb.fetched, v7) || !slices.Contains(fb.fetched, v8) {
+		t.Fatalf("d fetched %v", fb.fetched)
+	}
+	screen := plain(content(m))
+	for _, w := range []string{"v7 → v8", "lines", `+   "recommendation": {`, `-   "summary": null`} {
+		if !strings.Contains(screen, w) {
+			t.Fatalf("%q not in the diff:\n%s", w, screen)
+		}
+	}
+	golden(t, "diff-result-120x40.txt", screen)
+	// d again: the content.
+	keys(t, m, "d")
+	if strings.Contains(plain(content(m)), "v7 → v8") {
+		t.Fatal("d did not go back to the content")
+	}
+	// The first version has nothing before it.
+	keys(t, m, "tab", "G", "d")
+	if !strings.Contains(footer(m), "first version") {
+		t.Fatalf("footer %q", footer(m))
+	}
+	// A text artifact, from the Artifacts pane.
+	m2 := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	m2.setFocus(paneArtifacts)
+	keys(t, m2, "j", "j", "d")
+	if s := plain(content(m2)); !strings.Contains(s, "v5 → v6") || !strings.Contains(s, "+ ") {
+		t.Fatalf("text diff:\n%s", s)
+	}
+}
+
+// Live view.
+
+func TestLiveViewToggle(t *testing.T) {
+	fb := &fakeBackend{}
+	m := detailModel(t, "running.json", 120, 40, fb, Config{})
+	link := m.env.store.Sessions()[0].Live.LiveViewURL
+	if strings.Contains(content(m), link) {
+		t.Fatal("live-view links shown without --live-view")
+	}
+	keys(t, m, "l")
+	if !slices.Equal(fb.liveView, []bool{true}) || !m.env.liveView || fb.polls != 1 {
+		t.Fatalf("l: SetLiveView %v, polls %d", fb.liveView, fb.polls)
+	}
+	if !strings.Contains(plain(content(m)), link[:20]) {
+		t.Fatal("live view on: the link is not shown")
+	}
+	if !strings.Contains(footer(m), "live view on") {
+		t.Fatalf("footer %q", footer(m))
+	}
+	keys(t, m, "l")
+	if !slices.Equal(fb.liveView, []bool{true, false}) || m.env.liveView || strings.Contains(plain(content(m)), link[:20]) {
+		t.Fatalf("second l: %v", fb.liveView)
+	}
+	m2 := detailModel(t, "running.json", 120, 40, nil, Config{})
+	keys(t, m2, "l")
+	if !strings.Contains(footer(m2), "not available in replay") {
+		t.Fatalf("replay: %q", footer(m2))
+	}
+}
+
+// Waterfall and navigation between views.
+
+func TestWaterfallOpensDetails(t *testing.T) {
+	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	keys(t, m, "w")
+	wf, ok := m.overlay.(*waterfallView)
+	if !ok {
+		t.Fatalf("w: %T", m.overlay)
+	}
+	keys(t, m, "j")
+	target, _ := m.wf.Selected()
+	if target.Kind != waterfall.KindTool {
+		t.Fatalf("second row is a %v", target.Kind)
+	}
+	keys(t, m, "enter")
+	d, ok := m.overlay.(*detailView)
+	if !ok || !strings.Contains(plain(content(m)), target.ID) {
+		t.Fatalf("enter in the waterfall: %T", m.overlay)
+	}
+	if d.under() != wf {
+		t.Fatal("the detail should go back to the waterfall")
+	}
+	keys(t, m, "esc")
+	if m.overlay != wf {
+		t.Fatal("esc should go back to the waterfall")
+	}
+	keys(t, m, "+", "+")
+	if !strings.Contains(plain(content(m)), "time ×4") {
+		t.Fatalf("zoom:\n%s", plain(content(m)))
+	}
+	keys(t, m, "esc")
+	if m.overlay != nil {
+		t.Fatal("esc should close the waterfall")
+	}
+	// The waterfall is live: a merge shows up in it.
+	r := detailModel(t, "running.json", 120, 40, &fakeBackend{}, Config{})
+	keys(t, r, "w")
+	before := plain(content(r))
+	full := loadStore(t, "succeeded.json")
+	r.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: full.Timeline()}}})
+	if after := plain(content(r)); after == before || !strings.Contains(after, "✓ orchestrator") {
+		t.Fatalf("the waterfall did not follow the merge:\n%s", after)
+	}
+}
+
+func TestAgentDetailRowsOpen(t *testing.T) {
+	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	a := agentByName(t, m.env.store, "pricing-researcher")
+	open(t, m, Selection{Agent: a})
+	agentView := m.overlay
+	keys(t, m, "enter")
+	if d, ok := m.overlay.(*detailView); !ok || !strings.HasPrefix(d.name, "Tool call") || d.under() != agentView {
+		t.Fatalf("enter on a tool call row: %T", m.overlay)
+	}
+	keys(t, m, "esc", "tab", "tab", "tab", "tab", "enter")
+	if d, ok := m.overlay.(*detailView); !ok || d.name != "Agent free-tier-checker" {
+		t.Fatalf("enter on a subagent row: %T", m.overlay)
+	}
+	keys(t, m, "esc", "shift+tab", "enter")
+	if d, ok := m.overlay.(*detailView); !ok || !strings.HasPrefix(d.name, "Event") {
+		t.Fatalf("enter on an event row: %T", m.overlay)
+	}
+	raw := keys(t, m, "esc", "y")
+	if len(raw) != 1 {
+		t.Fatalf("y on an event row: %q", raw)
+	}
+}
+
+func TestResultFromTheBanner(t *testing.T) {
+	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	if b := screenLines(m)[3]; !strings.Contains(b, "a shows the result") {
+		t.Fatalf("banner %q", b)
+	}
+	keys(t, m, "a")
+	v, ok := m.overlay.(*artifactView)
+	if !ok || v.a.ID != "result" {
+		t.Fatalf("a: %T", m.overlay)
+	}
+	// No artifact called result: the latest json one.
+	s := model.NewStore()
+	body := strings.ReplaceAll(string(mustRead(t, "testdata/succeeded.json")), `"artifactId":"result"`, `"artifactId":"final"`)
+	if _, err := s.Ingest([]byte(body)); err != nil {
+		t.Fatal(err)
+	}
+	if a := resultArtifact(s); a == nil || a.ID != "final" {
+		t.Fatalf("result artifact %v", a)
+	}
+	empty := detailModel(t, "", 120, 40, &fakeBackend{}, Config{})
+	keys(t, empty, "a")
+	if !strings.Contains(footer(empty), "no result yet") {
+		t.Fatalf("footer %q", footer(empty))
+	}
+}
+
+func mustRead(t *testing.T, p string) []byte {
+	b, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// TestDetailFollowsTheRun: a tool call opened while it runs gets its
+// result when it finishes.
+func TestDetailFollowsTheRun(t *testing.T) {
+	full := loadStore(t, "succeeded.json")
+	tc := toolByName(t, full, "mcp__tools__search")
+	var before, rest []*model.Event
+	for _, e := range full.Timeline() {
+		if e == tc.Finished || len(rest) > 0 {
+			rest = append(rest, e)
+		} else {
+			before = append(before, e)
+		}
+	}
+	s := model.NewStore()
+	s.Merge(&model.Poll{Events: before})
+	m := detailModel(t, "", 120, 40, &fakeBackend{}, Config{Store: s})
+	open(t, m, Selection{ToolCall: s.ToolCall(tc.ID)})
+	keys(t, m, "tab")
+	if !strings.Contains(plain(content(m)), "still running") {
+		t.Fatalf("a running call's result:\n%s", plain(content(m)))
+	}
+	m.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: rest}}})
+	settle(t, m, m.sizeOverlay())
+	screen := plain(content(m))
+	if strings.Contains(screen, "still running") || !strings.Contains(screen, `"web"`) || !strings.Contains(screen, "finished in") {
+		t.Fatalf("after it finished:\n%s", screen)
+	}
+}
+
+func TestHelpShowsDetailKeys(t *testing.T) {
+	m := detailModel(t, "succeeded.json", 120, 60, &fakeBackend{}, Config{})
+	keys(t, m, "a", "?")
+	screen := plain(content(m))
+	for _, w := range []string{"In details", "In an artifact", "In the waterfall", "set-clipboard"} {
+		if !strings.Contains(screen, w) {
+			t.Errorf("help lacks %q", w)
+		}
+	}
+	keys(t, m, "esc")
+	if _, ok := m.overlay.(*artifactView); !ok {
+		t.Fatalf("esc from the help should go back to the artifact, got %T", m.overlay)
+	}
+}
+
+func TestDetailsAtEverySizeAndInASCII(t *testing.T) {
+	for _, cfg := range []Config{{}, {ASCII: true}, {NoColor: true}} {
+		m := detailModel(t, "running.json", 120, 40, &fakeBackend{}, cfg)
+		sels := []Selection{
+			{Event: m.env.store.Timeline()[5]},
+			{ToolCall: m.env.store.ToolCalls()[0]},
+			{Agent: m.env.store.Root()},
+			{Artifact: m.env.store.Artifact("result")},
+			{Session: m.env.store.Sessions()[0]},
+		}
+		for _, sel := range sels {
+			for _, size := range [][2]int{{120, 40}, {80, 24}, {60, 16}, {200, 60}, {100, 30}} {
+				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
+				m.overlay = nil
+				open(t, m, sel)
+				for _, k := range []string{"", "tab", "d", "w"} {
+					if k != "" {
+						keys(t, m, k)
+					}
+					s := content(m)
+					checkDetailScreen(t, s, size[0], size[1])
+					if cfg.ASCII {
+						for _, r := range plain(s) {
+							if r > 0x7e {
+								t.Fatalf("non-ASCII %q in ASCII mode", r)
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/diff"
+)
+
+// Artifact snapshots: fetched from the service once each, in a command,
+// and kept for the program's life (a snapshot id names one immutable
+// version). A failed fetch is kept as its error until retried.
+
+// snapshotTimeout bounds one snapshot fetch.
+const snapshotTimeout = 30 * time.Second
+
+// snapEntry is one snapshot's state.
+type snapEntry struct {
+	loading bool
+	ok      bool
+	content string // as the service sent it (untrusted)
+	err     string // sanitised, one line
+}
+
+// snapshots is the per-program cache, keyed by snapshotId.
+type snapshots struct {
+	backend Backend
+	m       map[string]*snapEntry
+	loading int
+	diffs   map[[2]string]diff.Result
+	diffing map[[2]string]bool // computing in a command
+}
+
+func newSnapshots(b Backend) *snapshots {
+	return &snapshots{backend: b, m: map[string]*snapEntry{}, diffs: map[[2]string]diff.Result{}, diffing: map[[2]string]bool{}}
+}
+
+// get is the entry of id, nil when never asked for.
+func (s *snapshots) get(id string) *snapEntry { return s.m[id] }
+
+// fetch starts loading id unless it is loaded or loading; it returns the
+// command that fetches it (nil when nothing is to be done). In a replay
+// there is no service: the entry says so.
+func (s *snapshots) fetch(id string) tea.Cmd {
+	if e := s.m[id]; e != nil && (e.loading || e.ok) {
+		return nil
+	}
+	if s.backend == nil {
+		s.m[id] = &snapEntry{err: "snapshots are not available in replay: they live on the service"}
+		return nil
+	}
+	s.m[id] = &snapEntry{loading: true}
+	s.loading++
+	b := s.backend
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
+		defer cancel()
+		content, err := b.Snapshot(ctx, id)
+		return snapshotMsg{id: id, content: content, err: err}
+	}
+}
+
+// done records a fetch's result.
+func (s *snapshots) done(msg snapshotMsg) {
+	e := s.m[msg.id]
+	if e == nil {
+		e = &snapEntry{}
+		s.m[msg.id] = e
+	}
+	if e.loading {
+		s.loading--
+	}
+	e.loading = false
+	if msg.err != nil {
+		e.err = oneLine(msg.err.Error())
+		return
+	}
+	e.ok, e.content, e.err = true, msg.content, ""
+}
+
+// snapshotMsg is the result of a fetch.
+type snapshotMsg struct {
+	id      string
+	content string
+	err     error
+}
+
+// spinMsg turns the loading spinner: 10 frames a second, only while a
+// snapshot loads. tag tells the current tick from stale ones.
+type spinMsg struct{ tag int }
+
+const spinEvery = 100 * time.Millisecond
+
+// diffMsg carries a diff computed in a command (large snapshots).
+type diffMsg struct {
+	key [2]string
+	res diff.Result
+}
+
+// diffLarge is the combined size above which a diff is computed in a
+// command rather than in Update.
+const diffLarge = 64 << 10
+
+// diffCmd computes the diff of two loaded snapshots of kind.
+func diffCmd(kind model.ArtifactKind, key [2]string, old, new string) tea.Cmd {
+	return func() tea.Msg {
+		return diffMsg{key: key, res: diff.Compute(kind, old, new, diff.DefaultContext)}
+	}
+}
