@@ -29,9 +29,6 @@ import (
 //     source's *poller.Error. Return a non-zero code to force it.
 //   - Leave a short summary in the scrollback after the alt screen closes.
 
-// tuiAvailable reports whether --output tui can be honoured.
-const tuiAvailable = true
-
 // runTUI shows the watch in the full-screen UI, then leaves the plain
 // output's closing block in the scrollback.
 func runTUI(parent context.Context, w *watchSession) (exitCode int, err error) {
