@@ -22,6 +22,13 @@ import (
 // when the watch ends.
 func watchSim(t *testing.T, scenario string, speed float64) (<-chan poller.Update, *poller.Watcher, *poller.Client) {
 	t.Helper()
+	ch, w, c, _ := watchSimJob(t, scenario, speed)
+	return ch, w, c
+}
+
+// watchSimJob is watchSim that also returns the job id.
+func watchSimJob(t *testing.T, scenario string, speed float64) (<-chan poller.Update, *poller.Watcher, *poller.Client, string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
 	s, err := sim.Start(ctx, sim.Options{Scenarios: []string{scenario}, Speed: speed, Seed: 3, RateLimit: -1})
@@ -47,7 +54,7 @@ func watchSim(t *testing.T, scenario string, speed float64) (<-chan poller.Updat
 		})
 	}()
 	t.Cleanup(func() { cancel(); <-done })
-	return ch, w, c
+	return ch, w, c, s.Jobs[0].ID
 }
 
 // simBackend is the Backend of a live watch, as the command line builds it.
@@ -162,5 +169,55 @@ func TestRunQuitEarly(t *testing.T) {
 	}
 	if !res.Quit || store.Run().State == model.StateFinished {
 		t.Fatalf("quit early: Result %+v, run %s", res, store.Run().State)
+	}
+}
+
+// TestEndToEndArtifactAndCancel drives the UI as a program against the
+// simulator's cancel scenario (a run that goes on until cancelled) and the
+// real poller: a opens the result artifact, whose snapshot is fetched from
+// the service and shown; c and y cancel the run, and the screen follows
+// the trace to "Run cancelled".
+func TestEndToEndArtifactAndCancel(t *testing.T) {
+	ch, w, c, job := watchSimJob(t, "cancel", 5)
+	store := model.NewStore()
+	m := New(Config{Store: store, Updates: ch, Backend: simBackend{w, c, job}, JobID: job})
+	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	wait := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			return bytes.Contains(b, []byte(what))
+		}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
+	}
+	key := func(k rune) { tm.Send(tea.KeyPressMsg{Code: k, Text: string(k)}) }
+	wait("result.json")
+	key('a')
+	wait("entries")
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
+	key('c')
+	wait("Cancel run")
+	key('y')
+	wait("Run cancelled")
+	key('q')
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	r := store.Run()
+	if r.State != model.StateFinished || r.Outcome != model.OutcomeCancelled || !r.CancelRequested {
+		t.Fatalf("run after the UI: %+v", r)
+	}
+	// The snapshot came from the service and stays cached.
+	a := store.Artifact("result")
+	if a == nil {
+		t.Fatal("no result artifact")
+	}
+	fetched := 0
+	for _, v := range a.Versions {
+		if en := fm.env.snaps.get(v.Ref.SnapshotID); en != nil && en.ok && strings.Contains(en.content, "entries") {
+			fetched++
+		}
+	}
+	if fetched != 1 {
+		t.Fatalf("%d snapshots of the result fetched, want the one shown", fetched)
+	}
+	if fm.Result().Quit {
+		t.Fatal("the run had finished: quitting is not an early quit")
 	}
 }
