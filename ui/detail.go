@@ -292,6 +292,14 @@ func (f *fields) field(label, value string) {
 	f.lines = append(f.lines, textLine{st: f.env.st.Text, text: padRight(label, labelW) + " " + value, hang: labelW + 1})
 }
 
+// badField is a field in the error style, wrapped like the others.
+func (f *fields) badField(label, value string) {
+	if value == "" {
+		return
+	}
+	f.lines = append(f.lines, textLine{st: f.env.st.Bad, text: padRight(label, labelW) + " " + value, hang: labelW + 1})
+}
+
 // styledField is a one-line field whose value has its own style (a state,
 // an error); it is cut, not wrapped, at the width.
 func (f *fields) styledField(label string, st styleText) {
@@ -494,7 +502,7 @@ func newToolDetail(e *env, t *model.ToolCall) overlay {
 			f.field("finished", f.when(t.FinishedAt()))
 		}
 		for _, en := range t.Errors {
-			f.styledField("error", styleText{e.st.Bad, flat(describe.Error(&en.Error))})
+			f.badField("error", flat(describe.Error(&en.Error)))
 		}
 		for _, a := range t.Artifacts {
 			name := a.Path
