@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"os"
-	"path/filepath"
 	"slices"
 	"testing"
 	"time"
@@ -113,36 +112,15 @@ func TestByteBudget(t *testing.T) {
 // fixtureSpeed is the simulator speed the fixtures were recorded at.
 const fixtureSpeed = 2
 
-// fakeBackend records what the UI asks of the service and answers from
-// fixtures: snapshots from testdata/snapshots (or snaps), cancel with
-// cancelErr. Tests call it from their own goroutine only (see settle).
+// fakeBackend records what the UI asks of the service.
 type fakeBackend struct {
 	paused   []bool
 	polls    int
 	liveView []bool
-
-	snaps     map[string]string // overrides testdata/snapshots
-	snapErr   error
-	fetched   []string
-	cancels   int
-	cancelErr error
 }
 
-func (f *fakeBackend) Snapshot(ctx context.Context, id string) (string, error) {
-	f.fetched = append(f.fetched, id)
-	if f.snapErr != nil {
-		return "", f.snapErr
-	}
-	if s, ok := f.snaps[id]; ok {
-		return s, nil
-	}
-	b, err := os.ReadFile(filepath.Join("testdata", "snapshots", filepath.Base(id)))
-	if err != nil {
-		return "", &poller.Error{Kind: poller.KindNotFound, Op: "snapshot", Status: 404, ServerMessage: "Snapshot not found"}
-	}
-	return string(b), nil
-}
-func (f *fakeBackend) Cancel(ctx context.Context) error { f.cancels++; return f.cancelErr }
-func (f *fakeBackend) SetPaused(p bool)                 { f.paused = append(f.paused, p) }
-func (f *fakeBackend) PollNow()                         { f.polls++ }
-func (f *fakeBackend) SetLiveView(on bool)              { f.liveView = append(f.liveView, on) }
+func (f *fakeBackend) Snapshot(ctx context.Context, id string) (string, error) { return "", nil }
+func (f *fakeBackend) Cancel(ctx context.Context) error                        { return nil }
+func (f *fakeBackend) SetPaused(p bool)                                        { f.paused = append(f.paused, p) }
+func (f *fakeBackend) PollNow()                                                { f.polls++ }
+func (f *fakeBackend) SetLiveView(on bool)                                     { f.liveView = append(f.liveView, on) }

@@ -20,21 +20,57 @@ import (
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
+// fakeService is the service as the UI's Backend sees it, answering from
+// fixtures: snapshots from testdata/snapshots (regenerated from the
+// simulator by TestGenerateSnapshots; snaps overrides them), cancel with
+// cancelErr. It records what it was asked. Tests call it from their own
+// goroutine only (runCmds runs the commands there).
+type fakeService struct {
+	paused   []bool
+	polls    int
+	liveView []bool
+
+	snaps     map[string]string
+	snapErr   error
+	fetched   []string
+	cancels   int
+	cancelErr error
+}
+
+func (f *fakeService) Snapshot(ctx context.Context, id string) (string, error) {
+	f.fetched = append(f.fetched, id)
+	if f.snapErr != nil {
+		return "", f.snapErr
+	}
+	if s, ok := f.snaps[id]; ok {
+		return s, nil
+	}
+	b, err := os.ReadFile(filepath.Join("testdata", "snapshots", filepath.Base(id)))
+	if err != nil {
+		return "", &poller.Error{Kind: poller.KindNotFound, Op: "snapshot", Status: 404, ServerMessage: "Snapshot not found"}
+	}
+	return string(b), nil
+}
+func (f *fakeService) Cancel(ctx context.Context) error { f.cancels++; return f.cancelErr }
+func (f *fakeService) SetPaused(p bool)                 { f.paused = append(f.paused, p) }
+func (f *fakeService) PollNow()                         { f.polls++ }
+func (f *fakeService) SetLiveView(on bool)              { f.liveView = append(f.liveView, on) }
+
 // Helpers: a model whose commands the test runs itself.
 
-// skipMsg is what a timer of a test model delivers: nothing.
-type skipMsg struct{}
+// quietTimerMsg is what a timer of a test model delivers: nothing.
+type quietTimerMsg struct{}
 
 // detailModel is newTestModel with a fake service and timers that never
 // fire (settle runs every other command at once).
-func detailModel(t *testing.T, fixture string, w, h int, fb *fakeBackend, cfg Config) *Model {
+func serviceModel(t *testing.T, fixture string, w, h int, fb *fakeService, cfg Config) *Model {
 	t.Helper()
 	if fb != nil {
 		cfg.Backend = fb
 	}
 	cfg.JobID = "e9d1e131-b05b-4d08-b44a-bde34a7aa278"
 	m := newTestModel(t, fixture, w, h, cfg)
-	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return skipMsg{} } }
+	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return quietTimerMsg{} } }
 	m.env.getenv = func(string) string { return "" }
 	m.env.saveDir = t.TempDir()
 	healthy(m, m.env.store.Run().State == model.StateFinished)
@@ -44,7 +80,7 @@ func detailModel(t *testing.T, fixture string, w, h int, fb *fakeBackend, cfg Co
 // settle runs cmd and every command that follows from it, feeding their
 // messages back to m as the program would; it returns what was written
 // to the terminal raw (tea.Raw).
-func settle(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
+func runCmds(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
 	t.Helper()
 	queue := []tea.Cmd{cmd}
 	for n := 0; len(queue) > 0; n++ {
@@ -57,7 +93,7 @@ func settle(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
 			continue
 		}
 		switch msg := c().(type) {
-		case nil, skipMsg, tea.QuitMsg:
+		case nil, quietTimerMsg, tea.QuitMsg:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
 		case tea.RawMsg:
@@ -71,41 +107,41 @@ func settle(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
 }
 
 // keys presses each key and settles what it started.
-func keys(t *testing.T, m *Model, ks ...string) (raw []string) {
+func pressRun(t *testing.T, m *Model, ks ...string) (raw []string) {
 	t.Helper()
 	for _, k := range ks {
 		_, cmd := m.Update(keyMsg(k))
-		raw = append(raw, settle(t, m, cmd)...)
+		raw = append(raw, runCmds(t, m, cmd)...)
 	}
 	return raw
 }
 
 // open opens sel's detail and settles its first fetch.
-func open(t *testing.T, m *Model, sel Selection) {
+func openRun(t *testing.T, m *Model, sel Selection) {
 	t.Helper()
 	m.openDetail(sel)
-	settle(t, m, m.sizeOverlay())
+	runCmds(t, m, m.sizeOverlay())
 }
 
 // footer is the last screen line.
-func footer(m *Model) string {
+func footerLine(m *Model) string {
 	l := screenLines(m)
 	return l[len(l)-1]
 }
 
-var osc8 = regexp.MustCompile("\x1b]8;[^;\x07\x1b]*;([^\x07\x1b]*)\x07")
+var linkSeq = regexp.MustCompile("\x1b]8;[^;\x07\x1b]*;([^\x07\x1b]*)\x07")
 
 // checkDetailScreen is checkScreen for screens that may hold markdown's
 // hyperlinks: OSC 8 with an http(s) target (or none, to close one) is the
 // one other sequence allowed.
 func checkDetailScreen(t *testing.T, s string, w, h int) {
 	t.Helper()
-	for _, m := range osc8.FindAllStringSubmatch(s, -1) {
+	for _, m := range linkSeq.FindAllStringSubmatch(s, -1) {
 		if m[1] != "" && !strings.HasPrefix(m[1], "http://") && !strings.HasPrefix(m[1], "https://") {
 			t.Fatalf("hyperlink to %q", m[1])
 		}
 	}
-	checkScreen(t, osc8.ReplaceAllString(s, ""), w, h)
+	checkScreen(t, linkSeq.ReplaceAllString(s, ""), w, h)
 }
 
 func toolByName(t *testing.T, s *model.Store, name string) *model.ToolCall {
@@ -169,9 +205,9 @@ func TestGoldenDetails(t *testing.T) {
 			}, nil, []string{"Versions 8", "v8 of 8", "v2", "append", "[vendors]", `"task"`}},
 		} {
 			t.Run(tc.name+"-"+sz, func(t *testing.T) {
-				m := detailModel(t, tc.fixture, size.w, size.h, &fakeBackend{}, Config{LiveView: true})
-				open(t, m, tc.sel(m.env.store))
-				keys(t, m, tc.keys...)
+				m := serviceModel(t, tc.fixture, size.w, size.h, &fakeService{}, Config{LiveView: true})
+				openRun(t, m, tc.sel(m.env.store))
+				pressRun(t, m, tc.keys...)
 				got := content(m)
 				checkDetailScreen(t, got, size.w, size.h)
 				screen := plain(got)
@@ -191,14 +227,14 @@ func TestGoldenDetails(t *testing.T) {
 // TestFoldedJSON: a result with a long string starts folded, and enter
 // unfolds it.
 func TestFoldedJSON(t *testing.T) {
-	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
-	open(t, m, Selection{ToolCall: toolByName(t, m.env.store, "mcp__tools__scrape")})
-	keys(t, m, "tab")
+	m := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
+	openRun(t, m, Selection{ToolCall: toolByName(t, m.env.store, "mcp__tools__scrape")})
+	pressRun(t, m, "tab")
 	before := plain(content(m))
 	if !strings.Contains(before, "…\"") {
 		t.Fatalf("the long markdown string is not folded:\n%s", before)
 	}
-	keys(t, m, "j", "enter")
+	pressRun(t, m, "j", "enter")
 	after := plain(content(m))
 	if strings.Count(after, "\n") != strings.Count(before, "\n") || after == before {
 		t.Fatalf("enter did not unfold the string")
@@ -212,8 +248,8 @@ func TestGoldenWaterfall(t *testing.T) {
 	}{{"succeeded.json", 120, 40}, {"succeeded.json", 80, 24}, {"running.json", 120, 40}, {"running.json", 80, 24}} {
 		name := "waterfall-" + strings.TrimSuffix(tc.fixture, ".json") + "-" + itoa(tc.w) + "x" + itoa(tc.h) + ".txt"
 		t.Run(name, func(t *testing.T) {
-			m := detailModel(t, tc.fixture, tc.w, tc.h, &fakeBackend{}, Config{})
-			keys(t, m, "w")
+			m := serviceModel(t, tc.fixture, tc.w, tc.h, &fakeService{}, Config{})
+			pressRun(t, m, "w")
 			if _, ok := m.overlay.(*waterfallView); !ok {
 				t.Fatalf("w opened %T", m.overlay)
 			}
@@ -245,13 +281,13 @@ func TestGoldenContentKinds(t *testing.T) {
 		{"apify-pricing-screenshot", model.KindScreenshot, "http://127.0.0.1:8080/files/"},
 	} {
 		t.Run(string(tc.kind), func(t *testing.T) {
-			fb := &fakeBackend{}
-			m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+			fb := &fakeService{}
+			m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
 			a := m.env.store.Artifact(tc.id)
 			if a == nil || a.Kind != tc.kind {
 				t.Fatalf("no %s artifact %s", tc.kind, tc.id)
 			}
-			open(t, m, Selection{Artifact: a})
+			openRun(t, m, Selection{Artifact: a})
 			if !slices.Equal(fb.fetched, []string{a.Latest().Ref.SnapshotID}) {
 				t.Fatalf("fetched %v, want the latest version's snapshot", fb.fetched)
 			}
@@ -269,8 +305,8 @@ func TestGoldenContentKinds(t *testing.T) {
 // Snapshots: loading, errors, the cache, hostile content.
 
 func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
-	fb := &fakeBackend{snapErr: &poller.Error{Kind: poller.KindNotFound, Op: "snapshot", Status: 404, ServerMessage: "Snapshot not found"}}
-	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+	fb := &fakeService{snapErr: &poller.Error{Kind: poller.KindNotFound, Op: "snapshot", Status: 404, ServerMessage: "Snapshot not found"}}
+	m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
 	var timers []tea.Msg
 	m.after = func(_ time.Duration, msg tea.Msg) tea.Cmd {
 		timers = append(timers, msg)
@@ -289,7 +325,7 @@ func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
 	if len(timers) != 2 {
 		t.Fatalf("the spinner stopped while loading: %v", timers)
 	}
-	settle(t, m, cmd)
+	runCmds(t, m, cmd)
 	if m.env.snaps.loading != 0 {
 		t.Fatal("still loading")
 	}
@@ -303,18 +339,18 @@ func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
 	}
 	// r tries again, and succeeds now.
 	fb.snapErr = nil
-	keys(t, m, "r")
+	pressRun(t, m, "r")
 	if len(fb.fetched) != 2 || !strings.Contains(plain(content(m)), `"vendors"`) {
 		t.Fatalf("retry: fetched %v\n%s", fb.fetched, plain(content(m)))
 	}
 }
 
 func TestSnapshotsAreCachedForTheProgram(t *testing.T) {
-	fb := &fakeBackend{}
-	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
-	keys(t, m, "a")
-	keys(t, m, "esc", "a")
-	keys(t, m, "esc", "a", "tab", "j", "k")
+	fb := &fakeService{}
+	m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
+	pressRun(t, m, "a")
+	pressRun(t, m, "esc", "a")
+	pressRun(t, m, "esc", "a", "tab", "j", "k")
 	if len(fb.fetched) != 2 {
 		t.Fatalf("fetched %v: v8 once, then v7 once", fb.fetched)
 	}
@@ -328,8 +364,8 @@ func TestSnapshotsAreCachedForTheProgram(t *testing.T) {
 }
 
 func TestNoSnapshotsInReplay(t *testing.T) {
-	m := detailModel(t, "succeeded.json", 120, 40, nil, Config{})
-	keys(t, m, "a")
+	m := serviceModel(t, "succeeded.json", 120, 40, nil, Config{})
+	pressRun(t, m, "a")
 	if s := plain(content(m)); !strings.Contains(s, "not available in replay") {
 		t.Fatalf("replay:\n%s", s)
 	}
@@ -352,18 +388,18 @@ func TestHostileSnapshots(t *testing.T) {
 		}
 	}
 	for _, id := range []string{"result", "answer", "scraperapi-rate-limits", "sources", "apify-pricing-screenshot"} {
-		m := detailModel(t, "", 120, 40, &fakeBackend{snaps: snaps}, Config{Store: loadStore(t, "succeeded.json")})
-		open(t, m, Selection{Artifact: m.env.store.Artifact(id)})
+		m := serviceModel(t, "", 120, 40, &fakeService{snaps: snaps}, Config{Store: loadStore(t, "succeeded.json")})
+		openRun(t, m, Selection{Artifact: m.env.store.Artifact(id)})
 		for _, k := range []string{"", "L", "d", "tab", "j"} {
 			if k != "" {
-				keys(t, m, k)
+				pressRun(t, m, k)
 			}
 			got := content(m)
 			checkDetailScreen(t, got, 120, 40)
 			// (javascript: may show as text; checkDetailScreen makes sure
 			// no hyperlink points there.)
 			for _, bad := range []string{"\u202e", "\u200b", "\u009b", "\x07\x1b[2J", "\r", "\x08"} {
-				if strings.Contains(osc8.ReplaceAllString(got, ""), bad) {
+				if strings.Contains(linkSeq.ReplaceAllString(got, ""), bad) {
 					t.Fatalf("%s after %q: %q reached the screen", id, k, bad)
 				}
 			}
@@ -374,7 +410,7 @@ func TestHostileSnapshots(t *testing.T) {
 // Cancel.
 
 func TestCancelConfirmed(t *testing.T) {
-	fb := &fakeBackend{}
+	fb := &fakeService{}
 	full := loadStore(t, "cancelled.json")
 	var before, after []*model.Event
 	for _, e := range full.Timeline() {
@@ -386,8 +422,8 @@ func TestCancelConfirmed(t *testing.T) {
 	}
 	s := model.NewStore()
 	s.Merge(&model.Poll{Events: before})
-	m := detailModel(t, "", 120, 40, fb, Config{Store: s})
-	keys(t, m, "c")
+	m := serviceModel(t, "", 120, 40, fb, Config{Store: s})
+	pressRun(t, m, "c")
 	if _, ok := m.overlay.(*confirmView); !ok {
 		t.Fatalf("c opened %T, want the confirmation", m.overlay)
 	}
@@ -395,15 +431,15 @@ func TestCancelConfirmed(t *testing.T) {
 		t.Fatalf("confirmation:\n%s", screen)
 	}
 	// Other keys do nothing while it asks.
-	keys(t, m, "j", "w", "enter")
+	pressRun(t, m, "j", "w", "enter")
 	if _, ok := m.overlay.(*confirmView); !ok || fb.cancels != 0 {
 		t.Fatalf("keys other than y/n: overlay %T, %d cancels", m.overlay, fb.cancels)
 	}
-	keys(t, m, "y")
+	pressRun(t, m, "y")
 	if fb.cancels != 1 || m.overlay != nil {
 		t.Fatalf("y: %d cancels, overlay %T", fb.cancels, m.overlay)
 	}
-	if f := footer(m); !strings.Contains(f, "cancel accepted") {
+	if f := footerLine(m); !strings.Contains(f, "cancel accepted") {
 		t.Fatalf("the answer is not shown: %q", f)
 	}
 	if fb.polls != 1 {
@@ -423,20 +459,20 @@ func TestCancelConfirmed(t *testing.T) {
 
 func TestCancelDeclined(t *testing.T) {
 	for _, k := range []string{"n", "esc"} {
-		fb := &fakeBackend{}
-		m := detailModel(t, "running.json", 120, 40, fb, Config{})
-		keys(t, m, "c", k)
+		fb := &fakeService{}
+		m := serviceModel(t, "running.json", 120, 40, fb, Config{})
+		pressRun(t, m, "c", k)
 		if fb.cancels != 0 || m.overlay != nil {
 			t.Fatalf("%s: %d cancels, overlay %T", k, fb.cancels, m.overlay)
 		}
-		if !strings.Contains(footer(m), "not cancelled") {
-			t.Fatalf("%s: footer %q", k, footer(m))
+		if !strings.Contains(footerLine(m), "not cancelled") {
+			t.Fatalf("%s: footer %q", k, footerLine(m))
 		}
 	}
 	// From the waterfall, the confirmation goes back to it.
-	fb := &fakeBackend{}
-	m := detailModel(t, "running.json", 120, 40, fb, Config{})
-	keys(t, m, "w", "c", "n")
+	fb := &fakeService{}
+	m := serviceModel(t, "running.json", 120, 40, fb, Config{})
+	pressRun(t, m, "w", "c", "n")
 	if _, ok := m.overlay.(*waterfallView); !ok || fb.cancels != 0 {
 		t.Fatalf("c n in the waterfall: overlay %T, %d cancels", m.overlay, fb.cancels)
 	}
@@ -452,10 +488,10 @@ func TestCancelAnswers(t *testing.T) {
 		{&poller.Error{Kind: poller.KindServer, Op: "cancel", Status: 500, ServerMessage: "Failed to cancel agent"}, []string{"500", "Failed to cancel agent"}},
 		{context.DeadlineExceeded, []string{"cancel failed", "deadline exceeded"}},
 	} {
-		fb := &fakeBackend{cancelErr: tc.err}
-		m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
-		keys(t, m, "c", "y")
-		f := footer(m)
+		fb := &fakeService{cancelErr: tc.err}
+		m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
+		pressRun(t, m, "c", "y")
+		f := footerLine(m)
 		for _, w := range tc.want {
 			if !strings.Contains(f, w) {
 				t.Errorf("%v: footer %q lacks %q", tc.err, f, w)
@@ -465,29 +501,29 @@ func TestCancelAnswers(t *testing.T) {
 			t.Errorf("%v: a refused cancel should not poll", tc.err)
 		}
 	}
-	m := detailModel(t, "running.json", 120, 40, nil, Config{})
-	keys(t, m, "c")
-	if m.overlay != nil || !strings.Contains(footer(m), "not available in replay") {
-		t.Fatalf("c in a replay: overlay %T, footer %q", m.overlay, footer(m))
+	m := serviceModel(t, "running.json", 120, 40, nil, Config{})
+	pressRun(t, m, "c")
+	if m.overlay != nil || !strings.Contains(footerLine(m), "not available in replay") {
+		t.Fatalf("c in a replay: overlay %T, footer %q", m.overlay, footerLine(m))
 	}
 }
 
 // Copy.
 
-func osc52(text string) string {
+func osc52Seq(text string) string {
 	return "\x1b]52;c;" + base64.StdEncoding.EncodeToString([]byte(text)) + "\x07"
 }
 
 func TestCopyEmitsOSC52(t *testing.T) {
-	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	m := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
 	// A tool call row: its id.
 	m.setFocus(paneTools)
 	tc := m.tools.at(0)
-	raw := keys(t, m, "y")
-	if want := osc52(tc.ID); !slices.Equal(raw, []string{want}) {
+	raw := pressRun(t, m, "y")
+	if want := osc52Seq(tc.ID); !slices.Equal(raw, []string{want}) {
 		t.Fatalf("y on a tool call wrote %q, want %q", raw, want)
 	}
-	if f := footer(m); !strings.Contains(f, "copied tool call id") {
+	if f := footerLine(m); !strings.Contains(f, "copied tool call id") {
 		t.Fatalf("footer %q", f)
 	}
 	// Inside tmux: plain, then wrapped in tmux's passthrough.
@@ -497,22 +533,22 @@ func TestCopyEmitsOSC52(t *testing.T) {
 		}
 		return ""
 	}
-	raw = keys(t, m, "y")
-	plainSeq := osc52(tc.ID)
+	raw = pressRun(t, m, "y")
+	plainSeq := osc52Seq(tc.ID)
 	wrapped := "\x1bPtmux;" + strings.ReplaceAll(plainSeq, "\x1b", "\x1b\x1b") + "\x1b\\"
 	if !slices.Equal(raw, []string{plainSeq + wrapped}) {
 		t.Fatalf("in tmux: %q", raw)
 	}
 	// A JSON view: the value under the cursor.
 	m.env.getenv = func(string) string { return "" }
-	open(t, m, Selection{ToolCall: toolByName(t, m.env.store, "mcp__tools__search")})
-	keys(t, m, "j")
-	raw = keys(t, m, "y")
+	openRun(t, m, Selection{ToolCall: toolByName(t, m.env.store, "mcp__tools__search")})
+	pressRun(t, m, "j")
+	raw = pressRun(t, m, "y")
 	if len(raw) != 1 || !strings.HasPrefix(raw[0], "\x1b]52;c;") {
 		t.Fatalf("y in JSON: %q", raw)
 	}
-	if !strings.Contains(footer(m), "parameters $.") {
-		t.Fatalf("footer %q should say which value was copied", footer(m))
+	if !strings.Contains(footerLine(m), "parameters $.") {
+		t.Fatalf("footer %q should say which value was copied", footerLine(m))
 	}
 }
 
@@ -521,7 +557,7 @@ func TestCopySanitisesThePayload(t *testing.T) {
 	if _, err := s.Ingest(hostileBody(t)); err != nil {
 		t.Fatal(err)
 	}
-	m := detailModel(t, "", 120, 40, &fakeBackend{}, Config{Store: s})
+	m := serviceModel(t, "", 120, 40, &fakeService{}, Config{Store: s})
 	var ev *model.Event
 	for _, e := range s.Timeline() {
 		if strings.Contains(string(e.Raw), "\u202e") {
@@ -535,9 +571,9 @@ func TestCopySanitisesThePayload(t *testing.T) {
 	if !m.timeline.selectEvent(ev) {
 		t.Fatal("cannot select it")
 	}
-	raw := keys(t, m, "y")
+	raw := pressRun(t, m, "y")
 	want := model.Sanitize(string(ev.Raw))
-	if !slices.Equal(raw, []string{osc52(want)}) {
+	if !slices.Equal(raw, []string{osc52Seq(want)}) {
 		t.Fatalf("y wrote %q, want the sanitised raw event", raw)
 	}
 	payload, _ := base64.StdEncoding.DecodeString(strings.TrimSuffix(strings.TrimPrefix(raw[0], "\x1b]52;c;"), "\x07"))
@@ -560,7 +596,7 @@ func TestOpenLiveView(t *testing.T) {
 		{map[string]string{"DISPLAY": ":0"}, "opened the live-view link", false},
 		{map[string]string{"DISPLAY": ":0", "SSH_CONNECTION": "1 2 3 4"}, "no browser here (running over SSH): copied the live-view link instead", true},
 	} {
-		m := detailModel(t, "running.json", 120, 40, &fakeBackend{}, Config{LiveView: true})
+		m := serviceModel(t, "running.json", 120, 40, &fakeService{}, Config{LiveView: true})
 		m.env.opener = browser.Opener{GOOS: "linux", Getenv: func(k string) string { return tc.env[k] },
 			Run: func(_ context.Context, name string, args ...string) error {
 				ran = append(ran, append([]string{name}, args...))
@@ -568,11 +604,11 @@ func TestOpenLiveView(t *testing.T) {
 			}}
 		m.setFocus(paneSessions)
 		link := m.sessions.selection().Session.Live.LiveViewURL
-		raw := keys(t, m, "o")
-		if f := footer(m); !strings.Contains(f, tc.want) {
+		raw := pressRun(t, m, "o")
+		if f := footerLine(m); !strings.Contains(f, tc.want) {
 			t.Fatalf("%v: footer %q", tc.env, f)
 		}
-		if tc.raw != (len(raw) == 1 && raw[0] == osc52(link)) {
+		if tc.raw != (len(raw) == 1 && raw[0] == osc52Seq(link)) {
 			t.Fatalf("%v: wrote %q", tc.env, raw)
 		}
 	}
@@ -589,39 +625,39 @@ func ranLink(t *testing.T) string {
 func TestOpenRefusesOtherSchemes(t *testing.T) {
 	s := loadStore(t, "running.json")
 	s.Sessions()[0].Live.LiveViewURL = "javascript:alert(1)"
-	m := detailModel(t, "", 120, 40, &fakeBackend{}, Config{Store: s, LiveView: true})
+	m := serviceModel(t, "", 120, 40, &fakeService{}, Config{Store: s, LiveView: true})
 	m.env.opener = browser.Opener{GOOS: "linux", Getenv: func(string) string { return ":0" },
 		Run: func(context.Context, string, ...string) error { t.Fatal("opened a javascript: link"); return nil }}
 	m.setFocus(paneSessions)
-	raw := keys(t, m, "o")
-	if len(raw) != 0 || !strings.Contains(footer(m), "not opened") {
-		t.Fatalf("wrote %q; footer %q", raw, footer(m))
+	raw := pressRun(t, m, "o")
+	if len(raw) != 0 || !strings.Contains(footerLine(m), "not opened") {
+		t.Fatalf("wrote %q; footer %q", raw, footerLine(m))
 	}
 }
 
 // Save.
 
 func TestSaveArtifact(t *testing.T) {
-	fb := &fakeBackend{}
-	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+	fb := &fakeService{}
+	m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
 	dir := m.env.saveDir
 	a := m.env.store.Artifact("answer")
 	want, err := os.ReadFile(filepath.Join("testdata", "snapshots", a.Latest().Ref.SnapshotID))
 	if err != nil {
 		t.Fatal(err)
 	}
-	open(t, m, Selection{Artifact: a})
-	keys(t, m, "s")
+	openRun(t, m, Selection{Artifact: a})
+	pressRun(t, m, "s")
 	p1 := filepath.Join(dir, "answer-v2.md")
 	if got, err := os.ReadFile(p1); err != nil || string(got) != string(want) {
 		t.Fatalf("saved file: %v", err)
 	}
-	if f := footer(m); !strings.Contains(f, "saved") || !strings.Contains(f, p1) {
+	if f := footerLine(m); !strings.Contains(f, "saved") || !strings.Contains(f, p1) {
 		t.Fatalf("footer %q should say where", f)
 	}
 	// Again: a new name, the first file untouched.
 	os.WriteFile(p1, []byte("mine"), 0o644)
-	keys(t, m, "s")
+	pressRun(t, m, "s")
 	p2 := filepath.Join(dir, "answer-v2-1.md")
 	if got, _ := os.ReadFile(p1); string(got) != "mine" {
 		t.Fatal("s overwrote an existing file")
@@ -629,33 +665,33 @@ func TestSaveArtifact(t *testing.T) {
 	if got, err := os.ReadFile(p2); err != nil || string(got) != string(want) {
 		t.Fatalf("second save: %v", err)
 	}
-	if !strings.Contains(footer(m), "answer-v2-1.md") {
-		t.Fatalf("footer %q", footer(m))
+	if !strings.Contains(footerLine(m), "answer-v2-1.md") {
+		t.Fatalf("footer %q", footerLine(m))
 	}
 	// s on the Artifacts pane: the detail opens and saves once the
 	// snapshot is in.
-	m2 := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	m2 := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
 	m2.setFocus(paneArtifacts)
-	keys(t, m2, "s")
+	pressRun(t, m2, "s")
 	if _, err := os.Stat(filepath.Join(m2.env.saveDir, "result-v8.json")); err != nil {
-		t.Fatalf("s on the Artifacts pane: %v (footer %q)", err, footer(m2))
+		t.Fatalf("s on the Artifacts pane: %v (footer %q)", err, footerLine(m2))
 	}
 	// A directory that is not there: the error is said.
 	m2.env.saveDir = filepath.Join(m2.env.saveDir, "missing")
-	keys(t, m2, "s")
-	if !strings.Contains(footer(m2), "not saved") {
-		t.Fatalf("footer %q", footer(m2))
+	pressRun(t, m2, "s")
+	if !strings.Contains(footerLine(m2), "not saved") {
+		t.Fatalf("footer %q", footerLine(m2))
 	}
 }
 
 // Diff.
 
 func TestDiffVersions(t *testing.T) {
-	fb := &fakeBackend{}
-	m := detailModel(t, "succeeded.json", 120, 40, fb, Config{})
+	fb := &fakeService{}
+	m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
 	a := m.env.store.Artifact("result")
-	open(t, m, Selection{Artifact: a})
-	keys(t, m, "d")
+	openRun(t, m, Selection{Artifact: a})
+	pressRun(t, m, "d")
 	v7, v8 := a.Versions[6].Ref.SnapshotID, a.Versions[7].Ref.SnapshotID
 	if !slices.Contains(fb.fetched, v7) || !slices.Contains(fb.fetched, v8) {
 		t.Fatalf("d fetched %v", fb.fetched)
@@ -668,19 +704,19 @@ func TestDiffVersions(t *testing.T) {
 	}
 	golden(t, "diff-result-120x40.txt", screen)
 	// d again: the content.
-	keys(t, m, "d")
+	pressRun(t, m, "d")
 	if strings.Contains(plain(content(m)), "v7 → v8") {
 		t.Fatal("d did not go back to the content")
 	}
 	// The first version has nothing before it.
-	keys(t, m, "tab", "G", "d")
-	if !strings.Contains(footer(m), "first version") {
-		t.Fatalf("footer %q", footer(m))
+	pressRun(t, m, "tab", "G", "d")
+	if !strings.Contains(footerLine(m), "first version") {
+		t.Fatalf("footer %q", footerLine(m))
 	}
 	// A text artifact, from the Artifacts pane.
-	m2 := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	m2 := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
 	m2.setFocus(paneArtifacts)
-	keys(t, m2, "j", "j", "d")
+	pressRun(t, m2, "j", "j", "d")
 	if s := plain(content(m2)); !strings.Contains(s, "v5 → v6") || !strings.Contains(s, "+ ") {
 		t.Fatalf("text diff:\n%s", s)
 	}
@@ -689,48 +725,48 @@ func TestDiffVersions(t *testing.T) {
 // Live view.
 
 func TestLiveViewToggle(t *testing.T) {
-	fb := &fakeBackend{}
-	m := detailModel(t, "running.json", 120, 40, fb, Config{})
+	fb := &fakeService{}
+	m := serviceModel(t, "running.json", 120, 40, fb, Config{})
 	link := m.env.store.Sessions()[0].Live.LiveViewURL
 	if strings.Contains(content(m), link) {
 		t.Fatal("live-view links shown without --live-view")
 	}
-	keys(t, m, "l")
+	pressRun(t, m, "l")
 	if !slices.Equal(fb.liveView, []bool{true}) || !m.env.liveView || fb.polls != 1 {
 		t.Fatalf("l: SetLiveView %v, polls %d", fb.liveView, fb.polls)
 	}
 	if !strings.Contains(plain(content(m)), link[:20]) {
 		t.Fatal("live view on: the link is not shown")
 	}
-	if !strings.Contains(footer(m), "live view on") {
-		t.Fatalf("footer %q", footer(m))
+	if !strings.Contains(footerLine(m), "live view on") {
+		t.Fatalf("footer %q", footerLine(m))
 	}
-	keys(t, m, "l")
+	pressRun(t, m, "l")
 	if !slices.Equal(fb.liveView, []bool{true, false}) || m.env.liveView || strings.Contains(plain(content(m)), link[:20]) {
 		t.Fatalf("second l: %v", fb.liveView)
 	}
-	m2 := detailModel(t, "running.json", 120, 40, nil, Config{})
-	keys(t, m2, "l")
-	if !strings.Contains(footer(m2), "not available in replay") {
-		t.Fatalf("replay: %q", footer(m2))
+	m2 := serviceModel(t, "running.json", 120, 40, nil, Config{})
+	pressRun(t, m2, "l")
+	if !strings.Contains(footerLine(m2), "not available in replay") {
+		t.Fatalf("replay: %q", footerLine(m2))
 	}
 }
 
 // Waterfall and navigation between views.
 
 func TestWaterfallOpensDetails(t *testing.T) {
-	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
-	keys(t, m, "w")
+	m := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
+	pressRun(t, m, "w")
 	wf, ok := m.overlay.(*waterfallView)
 	if !ok {
 		t.Fatalf("w: %T", m.overlay)
 	}
-	keys(t, m, "j")
+	pressRun(t, m, "j")
 	target, _ := m.wf.Selected()
 	if target.Kind != waterfall.KindTool {
 		t.Fatalf("second row is a %v", target.Kind)
 	}
-	keys(t, m, "enter")
+	pressRun(t, m, "enter")
 	d, ok := m.overlay.(*detailView)
 	if !ok || !strings.Contains(plain(content(m)), target.ID) {
 		t.Fatalf("enter in the waterfall: %T", m.overlay)
@@ -738,21 +774,21 @@ func TestWaterfallOpensDetails(t *testing.T) {
 	if d.under() != wf {
 		t.Fatal("the detail should go back to the waterfall")
 	}
-	keys(t, m, "esc")
+	pressRun(t, m, "esc")
 	if m.overlay != wf {
 		t.Fatal("esc should go back to the waterfall")
 	}
-	keys(t, m, "+", "+")
+	pressRun(t, m, "+", "+")
 	if !strings.Contains(plain(content(m)), "time ×4") {
 		t.Fatalf("zoom:\n%s", plain(content(m)))
 	}
-	keys(t, m, "esc")
+	pressRun(t, m, "esc")
 	if m.overlay != nil {
 		t.Fatal("esc should close the waterfall")
 	}
 	// The waterfall is live: a merge shows up in it.
-	r := detailModel(t, "running.json", 120, 40, &fakeBackend{}, Config{})
-	keys(t, r, "w")
+	r := serviceModel(t, "running.json", 120, 40, &fakeService{}, Config{})
+	pressRun(t, r, "w")
 	before := plain(content(r))
 	full := loadStore(t, "succeeded.json")
 	r.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: full.Timeline()}}})
@@ -762,55 +798,55 @@ func TestWaterfallOpensDetails(t *testing.T) {
 }
 
 func TestAgentDetailRowsOpen(t *testing.T) {
-	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	m := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
 	a := agentByName(t, m.env.store, "pricing-researcher")
-	open(t, m, Selection{Agent: a})
+	openRun(t, m, Selection{Agent: a})
 	agentView := m.overlay
-	keys(t, m, "enter")
+	pressRun(t, m, "enter")
 	if d, ok := m.overlay.(*detailView); !ok || !strings.HasPrefix(d.name, "Tool call") || d.under() != agentView {
 		t.Fatalf("enter on a tool call row: %T", m.overlay)
 	}
-	keys(t, m, "esc", "tab", "tab", "tab", "tab", "enter")
+	pressRun(t, m, "esc", "tab", "tab", "tab", "tab", "enter")
 	if d, ok := m.overlay.(*detailView); !ok || d.name != "Agent free-tier-checker" {
 		t.Fatalf("enter on a subagent row: %T", m.overlay)
 	}
-	keys(t, m, "esc", "shift+tab", "enter")
+	pressRun(t, m, "esc", "shift+tab", "enter")
 	if d, ok := m.overlay.(*detailView); !ok || !strings.HasPrefix(d.name, "Event") {
 		t.Fatalf("enter on an event row: %T", m.overlay)
 	}
-	raw := keys(t, m, "esc", "y")
+	raw := pressRun(t, m, "esc", "y")
 	if len(raw) != 1 {
 		t.Fatalf("y on an event row: %q", raw)
 	}
 }
 
 func TestResultFromTheBanner(t *testing.T) {
-	m := detailModel(t, "succeeded.json", 120, 40, &fakeBackend{}, Config{})
+	m := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
 	if b := screenLines(m)[3]; !strings.Contains(b, "a shows the result") {
 		t.Fatalf("banner %q", b)
 	}
-	keys(t, m, "a")
+	pressRun(t, m, "a")
 	v, ok := m.overlay.(*artifactView)
 	if !ok || v.a.ID != "result" {
 		t.Fatalf("a: %T", m.overlay)
 	}
 	// No artifact called result: the latest json one.
 	s := model.NewStore()
-	body := strings.ReplaceAll(string(mustRead(t, "testdata/succeeded.json")), `"artifactId":"result"`, `"artifactId":"final"`)
+	body := strings.ReplaceAll(string(readFixture(t, "testdata/succeeded.json")), `"artifactId":"result"`, `"artifactId":"final"`)
 	if _, err := s.Ingest([]byte(body)); err != nil {
 		t.Fatal(err)
 	}
 	if a := resultArtifact(s); a == nil || a.ID != "final" {
 		t.Fatalf("result artifact %v", a)
 	}
-	empty := detailModel(t, "", 120, 40, &fakeBackend{}, Config{})
-	keys(t, empty, "a")
-	if !strings.Contains(footer(empty), "no result yet") {
-		t.Fatalf("footer %q", footer(empty))
+	empty := serviceModel(t, "", 120, 40, &fakeService{}, Config{})
+	pressRun(t, empty, "a")
+	if !strings.Contains(footerLine(empty), "no result yet") {
+		t.Fatalf("footer %q", footerLine(empty))
 	}
 }
 
-func mustRead(t *testing.T, p string) []byte {
+func readFixture(t *testing.T, p string) []byte {
 	b, err := os.ReadFile(p)
 	if err != nil {
 		t.Fatal(err)
@@ -833,14 +869,14 @@ func TestDetailFollowsTheRun(t *testing.T) {
 	}
 	s := model.NewStore()
 	s.Merge(&model.Poll{Events: before})
-	m := detailModel(t, "", 120, 40, &fakeBackend{}, Config{Store: s})
-	open(t, m, Selection{ToolCall: s.ToolCall(tc.ID)})
-	keys(t, m, "tab")
+	m := serviceModel(t, "", 120, 40, &fakeService{}, Config{Store: s})
+	openRun(t, m, Selection{ToolCall: s.ToolCall(tc.ID)})
+	pressRun(t, m, "tab")
 	if !strings.Contains(plain(content(m)), "still running") {
 		t.Fatalf("a running call's result:\n%s", plain(content(m)))
 	}
 	m.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: rest}}})
-	settle(t, m, m.sizeOverlay())
+	runCmds(t, m, m.sizeOverlay())
 	screen := plain(content(m))
 	if strings.Contains(screen, "still running") || !strings.Contains(screen, `"web"`) || !strings.Contains(screen, "finished in") {
 		t.Fatalf("after it finished:\n%s", screen)
@@ -848,15 +884,15 @@ func TestDetailFollowsTheRun(t *testing.T) {
 }
 
 func TestHelpShowsDetailKeys(t *testing.T) {
-	m := detailModel(t, "succeeded.json", 120, 60, &fakeBackend{}, Config{})
-	keys(t, m, "a", "?")
+	m := serviceModel(t, "succeeded.json", 120, 60, &fakeService{}, Config{})
+	pressRun(t, m, "a", "?")
 	screen := plain(content(m))
 	for _, w := range []string{"In details", "In an artifact", "In the waterfall", "set-clipboard"} {
 		if !strings.Contains(screen, w) {
 			t.Errorf("help lacks %q", w)
 		}
 	}
-	keys(t, m, "esc")
+	pressRun(t, m, "esc")
 	if _, ok := m.overlay.(*artifactView); !ok {
 		t.Fatalf("esc from the help should go back to the artifact, got %T", m.overlay)
 	}
@@ -864,7 +900,7 @@ func TestHelpShowsDetailKeys(t *testing.T) {
 
 func TestDetailsAtEverySizeAndInASCII(t *testing.T) {
 	for _, cfg := range []Config{{}, {ASCII: true}, {NoColor: true}} {
-		m := detailModel(t, "running.json", 120, 40, &fakeBackend{}, cfg)
+		m := serviceModel(t, "running.json", 120, 40, &fakeService{}, cfg)
 		sels := []Selection{
 			{Event: m.env.store.Timeline()[5]},
 			{ToolCall: m.env.store.ToolCalls()[0]},
@@ -876,10 +912,10 @@ func TestDetailsAtEverySizeAndInASCII(t *testing.T) {
 			for _, size := range [][2]int{{120, 40}, {80, 24}, {60, 16}, {200, 60}, {100, 30}} {
 				m.Update(tea.WindowSizeMsg{Width: size[0], Height: size[1]})
 				m.overlay = nil
-				open(t, m, sel)
+				openRun(t, m, sel)
 				for _, k := range []string{"", "tab", "d", "w"} {
 					if k != "" {
-						keys(t, m, k)
+						pressRun(t, m, k)
 					}
 					s := content(m)
 					checkDetailScreen(t, s, size[0], size[1])
