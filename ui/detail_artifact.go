@@ -177,11 +177,34 @@ func (v *artifactView) load() tea.Cmd {
 	if v.selV == nil {
 		return nil
 	}
-	cmds := []tea.Cmd{v.e.snaps.fetch(v.selV.Ref.SnapshotID)}
+	cmds := []tea.Cmd{v.fetch(v.selV)}
 	if p := v.previous(v.selV); v.diffOn && p != nil {
-		cmds = append(cmds, v.e.snaps.fetch(p.Ref.SnapshotID))
+		cmds = append(cmds, v.fetch(p))
 	}
 	return tea.Batch(append(cmds, v.sizeBody(), v.pending())...)
+}
+
+// kindOf is the kind of a version's content.
+func (v *artifactView) kindOf(x *model.ArtifactVersion) model.ArtifactKind {
+	if x.Ref.Kind != "" {
+		return x.Ref.Kind
+	}
+	return v.a.Kind
+}
+
+// fetch loads a version's snapshot (see snapshots.fetch).
+func (v *artifactView) fetch(x *model.ArtifactVersion) tea.Cmd {
+	return v.e.snaps.fetch(x.Ref.SnapshotID, v.kindOf(x), v.e.render)
+}
+
+// versionOf is the version with snapshot id, the selected one if none.
+func (v *artifactView) versionOf(id string) *model.ArtifactVersion {
+	for _, x := range v.a.Versions {
+		if x.Ref.SnapshotID == id {
+			return x
+		}
+	}
+	return v.selV
 }
 
 // current is the body shown under the versions, nil while it cannot be
@@ -208,11 +231,15 @@ func (v *artifactView) contentBody() *contentBody {
 	if en == nil || !en.ok {
 		return nil
 	}
-	kind := v.selV.Ref.Kind
-	if kind == "" {
-		kind = v.a.Kind
+	kind := v.kindOf(v.selV)
+	var b *contentBody
+	if en.view != nil && en.kind == kind {
+		// Built in the fetching command; one view per snapshot, so a
+		// second view of it starts where the first one was.
+		b = newContentBody(v.e, *en.view)
+	} else {
+		b = newContentBody(v.e, artcontent.New(v.e.render, kind, en.content))
 	}
-	b := newContentBody(v.e, artcontent.New(v.e.render, kind, en.content))
 	v.contents[sid] = b
 	return b
 }
@@ -370,7 +397,7 @@ func (v *artifactView) retry() tea.Cmd {
 	for _, id := range ids {
 		if en := v.e.snaps.get(id); en != nil && !en.ok && !en.loading {
 			delete(v.e.snaps.m, id)
-			cmds = append(cmds, v.e.snaps.fetch(id))
+			cmds = append(cmds, v.fetch(v.versionOf(id)))
 		}
 	}
 	if len(cmds) == 0 {

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/model"
+	artcontent "github.com/firewatch/firewatch/ui/content"
 	"github.com/firewatch/firewatch/ui/diff"
 )
 
@@ -23,6 +24,11 @@ type snapEntry struct {
 	ok      bool
 	content string // as the service sent it (untrusted)
 	err     string // sanitised, one line
+	// view is the content's view, built (JSON parsed) in the fetching
+	// command for kind, so that a large snapshot costs the update loop
+	// nothing; views of other kinds are built when asked for.
+	view *artcontent.Model
+	kind model.ArtifactKind
 }
 
 // snapshots is the per-program cache, keyed by snapshotId.
@@ -41,10 +47,11 @@ func newSnapshots(b Backend) *snapshots {
 // get is the entry of id, nil when never asked for.
 func (s *snapshots) get(id string) *snapEntry { return s.m[id] }
 
-// fetch starts loading id unless it is loaded or loading; it returns the
-// command that fetches it (nil when nothing is to be done). In a replay
-// there is no service: the entry says so.
-func (s *snapshots) fetch(id string) tea.Cmd {
+// fetch starts loading id, the snapshot of an artifact of kind, unless it
+// is loaded or loading; it returns the command that fetches it (nil when
+// nothing is to be done) and prepares its view with r. In a replay there
+// is no service: the entry says so.
+func (s *snapshots) fetch(id string, kind model.ArtifactKind, r *artcontent.Renderer) tea.Cmd {
 	if e := s.m[id]; e != nil && (e.loading || e.ok) {
 		return nil
 	}
@@ -59,7 +66,12 @@ func (s *snapshots) fetch(id string) tea.Cmd {
 		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
 		defer cancel()
 		content, err := b.Snapshot(ctx, id)
-		return snapshotMsg{id: id, content: content, err: err}
+		msg := snapshotMsg{id: id, content: content, err: err, kind: kind}
+		if err == nil && r != nil {
+			v := artcontent.New(r, kind, content)
+			msg.view = &v
+		}
+		return msg
 	}
 }
 
@@ -79,6 +91,7 @@ func (s *snapshots) done(msg snapshotMsg) {
 		return
 	}
 	e.ok, e.content, e.err = true, msg.content, ""
+	e.view, e.kind = msg.view, msg.kind
 }
 
 // snapshotMsg is the result of a fetch.
@@ -86,6 +99,8 @@ type snapshotMsg struct {
 	id      string
 	content string
 	err     error
+	view    *artcontent.Model
+	kind    model.ArtifactKind
 }
 
 // spinMsg turns the loading spinner: 10 frames a second, only while a
