@@ -233,3 +233,68 @@ func BenchmarkMemory(b *testing.B) {
 func pollOf(evs []*model.Event) poller.Update {
 	return poller.Update{Poll: &model.Poll{Events: evs}}
 }
+
+// BenchmarkWaterfallKey moves the selection in the waterfall (open over
+// the panes): Update and View for one key.
+func BenchmarkWaterfallKey(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			m := largeModel(b, n)
+			press(m, "w", "pgdown")
+			keys := []tea.KeyPressMsg{keyMsg("j"), keyMsg("k")}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				m.Update(keys[i%2])
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkAgentDetailKey moves in an agent's details, on the tab of its
+// events (the longest list).
+func BenchmarkAgentDetailKey(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			m := largeModel(b, n)
+			m.setFocus(paneAgents)
+			press(m, "j", "enter", "tab", "tab", "tab", "pgdown")
+			keys := []tea.KeyPressMsg{keyMsg("j"), keyMsg("k")}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				m.Update(keys[i%2])
+				_ = m.View()
+			}
+		})
+	}
+}
+
+// BenchmarkWaterfallPoll merges a poll of 10 new events with the
+// waterfall open: its rows are rebuilt once per merge, never per frame.
+func BenchmarkWaterfallPoll(b *testing.B) {
+	for _, n := range sizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			full := model.NewStore()
+			if _, err := full.Ingest(largeBody(b, n)); err != nil {
+				b.Fatal(err)
+			}
+			evs := full.Timeline()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				b.StopTimer()
+				s := model.NewStore()
+				s.Merge(&model.Poll{Events: evs[:len(evs)-10]})
+				m := New(Config{Store: s})
+				m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+				press(m, "w")
+				content(m)
+				b.StartTimer()
+				m.Update(updateMsg{pollOf(evs[len(evs)-10:])})
+				_ = m.View()
+			}
+		})
+	}
+}
