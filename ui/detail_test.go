@@ -896,6 +896,16 @@ func TestHelpShowsDetailKeys(t *testing.T) {
 	if _, ok := m.overlay.(*artifactView); !ok {
 		t.Fatalf("esc from the help should go back to the artifact, got %T", m.overlay)
 	}
+	// At 80 columns every key is still there: the groups wrap.
+	n := serviceModel(t, "succeeded.json", 80, 60, &fakeService{}, Config{})
+	pressRun(t, n, "?")
+	screen = plain(content(n))
+	for _, b := range n.keys.all() {
+		if h := b.Help(); !strings.Contains(screen, h.Key+" ") || !strings.Contains(screen, h.Desc) {
+			t.Errorf("help at 80 columns lacks %q %q", h.Key, h.Desc)
+		}
+	}
+	checkScreen(t, content(n), 80, 60)
 }
 
 func TestDetailsAtEverySizeAndInASCII(t *testing.T) {

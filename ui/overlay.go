@@ -157,29 +157,62 @@ func padStyled(s string, w int) string {
 func newHelpOverlay(m *Model) overlay {
 	st, sym := m.env.st, m.env.sym
 	v := &textView{name: "Keys", ascii: m.env.ascii, closeOn: []key.Binding{m.keys.Help}}
-	m.help.SetWidth(m.width - 2)
-	full := m.help.FullHelpView(m.keys.fullHelp())
-	v.lines = append(v.lines, textLine{})
-	for _, l := range strings.Split(full, "\n") {
-		v.lines = append(v.lines, textLine{text: " " + l, styled: true})
+	// The groups of keys side by side, in as many rows of groups as the
+	// width needs: every key is shown, none cut.
+	groups := m.keys.fullHelp()
+	m.help.SetWidth(0)
+	for per := len(groups); per >= 1; per-- {
+		var rows []string
+		fits := true
+		for i := 0; i < len(groups); i += per {
+			full := m.help.FullHelpView(groups[i:min(i+per, len(groups))])
+			for _, l := range strings.Split(full, "\n") {
+				fits = fits && ansi.StringWidthWc(l) <= m.width-2
+			}
+			rows = append(rows, "", full)
+		}
+		if fits || per == 1 {
+			for _, r := range rows {
+				for _, l := range strings.Split(r, "\n") {
+					v.lines = append(v.lines, textLine{text: " " + l, styled: true})
+				}
+			}
+			break
+		}
 	}
 	dk := m.env.dk
+	// A section: its name, then its keys on as many lines as the width
+	// needs.
 	section := func(name string, bindings ...key.Binding) {
+		v.lines = append(v.lines, textLine{st: st.Bold, text: name})
 		var b strings.Builder
-		for i, kb := range bindings {
-			if i > 0 {
-				b.WriteString(st.Muted.Render(" · "))
-			}
-			h := kb.Help()
-			b.WriteString(st.Key.Render(h.Key) + " " + st.Text.Render(h.Desc))
+		used := 0
+		sep := " · "
+		if m.env.ascii {
+			sep = " | "
 		}
-		v.lines = append(v.lines, textLine{st: st.Bold, text: name}, textLine{text: "  " + b.String(), styled: true})
+		for _, kb := range bindings {
+			h := kb.Help()
+			item := width(h.Key) + 1 + width(h.Desc)
+			if used > 0 && 2+used+len(sep)+item > m.width-2 {
+				v.lines = append(v.lines, textLine{text: "  " + b.String(), styled: true})
+				b.Reset()
+				used = 0
+			}
+			if used > 0 {
+				b.WriteString(st.Muted.Render(sep))
+				used += len(sep)
+			}
+			b.WriteString(st.Key.Render(h.Key) + " " + st.Text.Render(h.Desc))
+			used += item
+		}
+		v.lines = append(v.lines, textLine{text: "  " + b.String(), styled: true})
 	}
 	v.lines = append(v.lines, textLine{})
-	section("In details", dk.NextTab, dk.PrevTab, m.keys.Up, m.keys.Down, dk.Open, m.keys.Copy, m.keys.Open, dk.Back)
+	section("In details", dk.NextTab, dk.PrevTab, m.keys.Move, dk.Open, dk.Copy, dk.OpenLink, dk.Back)
 	section("In JSON", textKey("enter/space", "fold/unfold"), textKey("l/h", "expand/fold"), textKey("L/H", "expand/fold all"), textKey("g/G", "top/bottom"))
-	section("In an artifact", dk.Focus, m.keys.Diff, m.keys.Save, m.keys.Copy, dk.Retry, textKey("n/N", "next/previous change (diff)"))
-	section("In the waterfall", textKey("+/-", "zoom"), textKey("h/l", "earlier/later"), textKey("0", "whole run"), dk.Open, m.keys.Copy)
+	section("In an artifact", dk.Focus, dk.Diff, textKey("n/N", "next/previous change"), dk.Save, dk.Copy, textKey("o", "open a screenshot"), dk.Retry)
+	section("In the waterfall", textKey("+/-", "zoom"), textKey("h/l", "earlier/later"), textKey("0", "whole run"), dk.Open, dk.Copy, dk.Back)
 	v.lines = append(v.lines,
 		textLine{},
 		textLine{st: st.Muted, text: "Selecting an agent in Agents shows only its subtree in the other panes; the root shows everything."},
