@@ -175,17 +175,21 @@ func (m *Model) onOpened(msg openedMsg) tea.Cmd {
 		m.env.flash = "opened the " + msg.what + " in a browser"
 	case msg.NoDesktop():
 		why := strings.TrimPrefix(oneLine(msg.Err.Error()), browser.ErrNoDesktop.Error()+": ")
-		m.copyNote = "no browser here (" + why + "): "
-		return m.env.copy(msg.URL, "the "+msg.what+" instead")
+		m.copyNote = " instead of opening it: " + why
+		return m.env.copy(msg.URL, "the "+msg.what)
 	default:
 		m.env.flash = "not opened: " + oneLine(msg.Err.Error())
 	}
 	return nil
 }
 
-// onCopied says what was copied.
+// onCopied says what was copied (and, for o without a desktop, why it
+// was copied rather than opened).
 func (m *Model) onCopied(msg clipboard.CopiedMsg) {
-	m.env.flash = m.copyNote + msg.Status()
+	m.env.flash = msg.Status()
+	if msg.Err == nil {
+		m.env.flash += m.copyNote
+	}
 	m.copyNote = ""
 }
 

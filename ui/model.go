@@ -70,7 +70,7 @@ type Model struct {
 	// after makes the timers (tea.Tick; tests replace it).
 	after func(d time.Duration, msg tea.Msg) tea.Cmd
 
-	copyNote string // said before the next "copied ..." (o without a desktop)
+	copyNote string // said after the next "copied ..." (o without a desktop)
 	userQuit bool
 }
 
