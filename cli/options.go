@@ -47,6 +47,7 @@ type watchOptions struct {
 	// for the terminal UI
 	Mouse        bool
 	ExitOnFinish bool
+	SaveDir      string
 
 	// Heartbeat is how long the output stays silent before it says the run
 	// is still going.
@@ -89,6 +90,7 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 		f.StringVar(&o.Debug, "debug", "", "write a log of what happened to `FILE` (never the key)")
 		f.BoolVar(&o.Mouse, "mouse", false, "terminal UI: turn on the mouse (wheel and click); off keeps text selection working")
 		f.BoolVar(&o.ExitOnFinish, "exit-on-finish", false, "terminal UI: leave once the run has finished and its tail window closed")
+		f.StringVar(&o.SaveDir, "save-dir", "", "terminal UI: where s saves an artifact's content (default: the current directory)")
 		f.DurationVar(&o.Heartbeat, "heartbeat", defaultHeartbeat, "say the run is still going after this long without events (plain and JSON output)")
 		_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputModes, cobra.ShellCompDirectiveNoFileComp))
 	}
@@ -120,6 +122,11 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	}
 	if o.Record != "" && o.Record == o.Summary {
 		return usageErrorf("--record and --summary name the same file %q", o.Record)
+	}
+	if o.SaveDir != "" {
+		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {
+			return usageErrorf("--save-dir %q: not a directory firewatch can save into", o.SaveDir)
+		}
 	}
 	return nil
 }

@@ -70,6 +70,7 @@ func runTUI(parent context.Context, w *watchSession) (exitCode int, err error) {
 		ASCII:        w.Opts.ASCII,
 		Mouse:        w.Opts.Mouse,
 		ExitOnFinish: w.Opts.ExitOnFinish,
+		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
 	}
 	if w.Debug != nil {

@@ -362,6 +362,7 @@ func TestUsageErrors(t *testing.T) {
 		{"unreadable recording", simEnv(srv), []string{"replay", missing}, "cannot read"},
 		{"summary in a missing directory", simEnv(srv), []string{"watch", id, "--summary", missing}, "--summary"},
 		{"record in a missing directory", simEnv(srv), []string{"watch", id, "--record", missing}, "--record"},
+		{"save-dir that is not a directory", simEnv(srv), []string{"watch", id, "--save-dir", missing}, "--save-dir"},
 		{"http to a remote host", simEnv(srv, "FIRECRAWL_API_URL=http://example.com"), []string{"watch", id}, "http"},
 		{"unknown scenario", baseEnv(), []string{"demo", "--scenario", "nope"}, "--scenario"},
 	}
