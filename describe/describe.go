@@ -179,7 +179,7 @@ func toolFinished(p model.ToolCallFinished, s *model.Store) Line {
 			parts = append(parts, Duration(d))
 		}
 	}
-	if t != nil && t.Failed() || t == nil && resultFailed(p.Result) {
+	if t != nil && t.Failed() || t == nil && model.ResultFailed(p.Result) {
 		l.Kind, l.Level = KindToolFailed, Bad
 	}
 	if r := JSON(p.Result, resultWidth); r != "" {

@@ -413,38 +413,3 @@ func unknownFields(raw jsontext.Value) jsontext.Value {
 	}
 	return append(out, '}')
 }
-
-// resultFailed reports whether a tool result is an object that says it
-// failed: a non-null "error", "isError": true or "success": false (the
-// model's rule, for when no store is at hand).
-func resultFailed(v jsontext.Value) bool {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 || v[0] != '{' {
-		return false
-	}
-	dec := jsontext.NewDecoder(bytes.NewReader(v), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	if _, err := dec.ReadToken(); err != nil {
-		return false
-	}
-	failed := false
-	for dec.PeekKind() == '"' {
-		name, err := dec.ReadToken()
-		if err != nil {
-			return false
-		}
-		key := name.String()
-		val, err := dec.ReadValue()
-		if err != nil {
-			return false
-		}
-		switch key {
-		case "error":
-			failed = failed || (val.Kind() != 'n' && val.Kind() != 'f' && string(val) != `""`)
-		case "isError":
-			failed = failed || val.Kind() == 't'
-		case "success":
-			failed = failed || val.Kind() == 'f'
-		}
-	}
-	return failed
-}

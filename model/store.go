@@ -936,8 +936,16 @@ func (s *Store) applyLive(p *Poll, d *Delta) {
 	}
 }
 
-// resultHasError reports whether a tool result is an object that says it
-// failed: a non-null "error", "isError": true or "success": false.
+// ResultFailed reports whether a tool result is an object that says it
+// failed: a non-null "error", "isError": true or "success": false. White
+// space around v is ignored. It is the rule ToolCall.Failed applies to a
+// call's result, for callers that hold a result but no store.
+func ResultFailed(v jsontext.Value) bool {
+	return resultHasError(bytes.TrimSpace(v))
+}
+
+// resultHasError is ResultFailed for a value with no white space around it
+// (the decoder trims every value it keeps).
 func resultHasError(v jsontext.Value) bool {
 	if len(v) == 0 || v[0] != '{' {
 		return false

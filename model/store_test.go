@@ -728,3 +728,33 @@ func TestExtremeTimes(t *testing.T) {
 		t.Errorf("timeline %v", got)
 	}
 }
+
+// ResultFailed is the rule ToolCall.Failed applies, for a bare result.
+func TestResultFailed(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want bool
+	}{
+		{``, false},
+		{`null`, false},
+		{`"error"`, false},
+		{`[{"error":"x"}]`, false},
+		{`{}`, false},
+		{`{"hits":3}`, false},
+		{`{"error":null}`, false},
+		{`{"error":false}`, false},
+		{`{"error":""}`, false},
+		{`{"error":"timeout"}`, true},
+		{`{"error":{"code":1}}`, true},
+		{`{"isError":true}`, true},
+		{`{"isError":false}`, false},
+		{`{"success":false}`, true},
+		{`{"success":true}`, false},
+		{`{"success":true,"isError":true}`, true},
+		{" \n\t{\"error\":\"x\"} \n", true},
+	} {
+		if got := ResultFailed([]byte(c.in)); got != c.want {
+			t.Errorf("ResultFailed(%q) = %v, want %v", c.in, got, c.want)
+		}
+	}
+}
