@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,23 +12,8 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	goldenfile "github.com/firewatch/firewatch/ui/internal/golden"
 )
-
-// updating reports whether the test run was asked to rewrite the golden
-// files: the -update flag, which teatest's golden package already defines
-// for this test binary (it rewrites ours too).
-func updating() bool {
-	f := flag.Lookup("update")
-	if f == nil {
-		return false
-	}
-	g, ok := f.Value.(flag.Getter)
-	if !ok {
-		return false
-	}
-	b, _ := g.Get().(bool)
-	return b
-}
 
 func TestMain(m *testing.M) {
 	// The goldens must not depend on the machine: no colour or ASCII from
@@ -72,26 +56,11 @@ func content(m *Model) string { return m.View().Content }
 
 func plain(s string) string { return ansi.Strip(s) }
 
-// golden compares got with testdata/golden/name (rewritten with -update).
+// golden compares got with testdata/golden/name (rewritten with -update,
+// the flag teatest's golden package defines for this test binary).
 func golden(t *testing.T, name, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", "golden", name)
-	if updating() {
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file (run with -update to accept):\n--- want\n%s\n--- got\n%s", name, want, got)
-	}
+	goldenfile.Check(t, filepath.Join("golden", name), got)
 }
 
 // checkScreen asserts the invariants of every screen: exactly h lines of

@@ -2,8 +2,6 @@ package content
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
@@ -12,36 +10,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
-func read(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
+// -update: golden.Check rewrites the golden files instead of comparing.
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
 var (
 	sgr  = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
@@ -58,10 +31,7 @@ func assertSafe(t testing.TB, s string) {
 			t.Fatalf("hyperlink to %q", uri)
 		}
 	}
-	plain := sgr.ReplaceAllString(osc8.ReplaceAllString(s, ""), "")
-	if model.Sanitize(plain) != plain || strings.ContainsRune(plain, '\t') {
-		t.Fatalf("unsafe output: %q", plain)
-	}
+	golden.Safe(t, osc8.ReplaceAllString(s, ""))
 }
 
 // show builds the view of a snapshot at width × height, finishing any
@@ -88,15 +58,7 @@ func check(t *testing.T, m Model) string {
 	t.Helper()
 	v := m.View()
 	assertSafe(t, v)
-	lines := strings.Split(v, "\n")
-	if len(lines) > m.st.height {
-		t.Fatalf("%d lines for height %d", len(lines), m.st.height)
-	}
-	for i, l := range lines {
-		if w := ansi.StringWidth(l); w > m.st.width {
-			t.Fatalf("line %d is %d wide (> %d): %q", i, w, m.st.width, l)
-		}
-	}
+	golden.Fits(t, v, m.st.width, m.st.height)
 	return v
 }
 
@@ -114,9 +76,9 @@ func TestGoldenKinds(t *testing.T) {
 		snap string
 	}{
 		{model.KindJSON, `{"items":[{"name":"Niche Zero","price":699},{"name":"Encore \u001b[31mESP","price":199}],"count":2,"note":"` + strings.Repeat("long ", 80) + `"}`},
-		{model.KindMarkdown, read(t, "snap.md")},
-		{model.KindHTML, read(t, "snap.html")},
-		{model.KindText, read(t, "snap.txt")},
+		{model.KindMarkdown, golden.Read(t, "snap.md")},
+		{model.KindHTML, golden.Read(t, "snap.html")},
+		{model.KindText, golden.Read(t, "snap.txt")},
 		{model.KindScreenshot, "https://cdn.example.com/shots/abc.png"},
 		{"spreadsheet", "a,b,c\n1,2,3\n\x1b[2Jboom"},
 	}
@@ -127,15 +89,15 @@ func TestGoldenKinds(t *testing.T) {
 			m := show(t, r, k.kind, k.snap, w, 60)
 			out.WriteString("== " + string(k.kind) + "\n" + trimRight(ansi.Strip(m.View())) + "\n")
 		}
-		golden(t, "kinds-"+itoa(w)+".golden", out.String())
+		golden.Check(t, "kinds-"+itoa(w)+".golden", out.String())
 	}
 }
 
 func TestGoldenColour(t *testing.T) {
 	r := NewRenderer(DefaultStyles(), Options{Glamour: GlamourDark})
-	md := show(t, r, model.KindMarkdown, read(t, "snap.md"), 60, 40)
-	html := show(t, r, model.KindHTML, read(t, "snap.html"), 60, 20)
-	golden(t, "colour.golden", md.View()+"\n==\n"+html.View())
+	md := show(t, r, model.KindMarkdown, golden.Read(t, "snap.md"), 60, 40)
+	html := show(t, r, model.KindHTML, golden.Read(t, "snap.html"), 60, 20)
+	golden.Check(t, "colour.golden", md.View()+"\n==\n"+html.View())
 	if !strings.Contains(md.View(), "\x1b[") || !strings.Contains(html.View(), "\x1b[") {
 		t.Fatal("no colour")
 	}
@@ -144,7 +106,7 @@ func TestGoldenColour(t *testing.T) {
 func TestNoColour(t *testing.T) {
 	r := NewRenderer(PlainStyles(), Options{Glamour: GlamourNoTTY, ASCII: true})
 	for _, k := range []model.ArtifactKind{model.KindMarkdown, model.KindHTML, model.KindText, model.KindJSON} {
-		m := show(t, r, k, read(t, "snap.md"), 60, 40)
+		m := show(t, r, k, golden.Read(t, "snap.md"), 60, 40)
 		// Attributes only: no colour parameters (30-37, 38, 39, 40-49,
 		// 90-107) in any SGR.
 		for _, seq := range sgr.FindAllString(m.View(), -1) {
@@ -159,7 +121,7 @@ func TestNoColour(t *testing.T) {
 
 func TestMarkdownSanitised(t *testing.T) {
 	r := NewRenderer(DefaultStyles(), Options{Glamour: GlamourNoTTY})
-	m := show(t, r, model.KindMarkdown, read(t, "snap.md"), 120, 80)
+	m := show(t, r, model.KindMarkdown, golden.Read(t, "snap.md"), 120, 80)
 	v := m.View()
 	plain := ansi.Strip(v)
 	for _, bad := range []string{"\x1b[31", "\x1b[2J", "\u202e", "\u200e"} {
@@ -221,7 +183,7 @@ func TestNeutraliseCharRefs(t *testing.T) {
 
 func TestMarkdownAsync(t *testing.T) {
 	r := NewRenderer(DefaultStyles(), Options{})
-	src := read(t, "snap.md")
+	src := golden.Read(t, "snap.md")
 	m := New(r, model.KindMarkdown, src)
 	cmd := m.SetSize(50, 20)
 	if cmd == nil || !m.Rendering() {
@@ -332,7 +294,7 @@ func TestScrollAndCopy(t *testing.T) {
 }
 
 func FuzzMarkdown(f *testing.F) {
-	f.Add(read(f, "snap.md"))
+	f.Add(golden.Read(f, "snap.md"))
 	f.Add("[a](https://x.example/&#27;)\n\n&#x9b;2J `\x1b[31m` <b onclick=x>&lrm;</b>")
 	f.Fuzz(func(t *testing.T, s string) {
 		lines, err := renderMarkdown(s, GlamourDark, 30)

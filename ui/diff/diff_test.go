@@ -3,9 +3,6 @@ package diff
 import (
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -13,60 +10,22 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
-
-func read(t testing.TB, name string) string {
-	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return string(b)
-}
-
-var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
+// -update: golden.Check rewrites the golden files instead of comparing.
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
 func check(t *testing.T, m Model, w, h int) string {
 	t.Helper()
 	v := m.View()
-	plain := sgr.ReplaceAllString(v, "")
-	if model.Sanitize(plain) != plain || strings.ContainsRune(plain, '\t') {
-		t.Fatalf("unsafe output: %q", plain)
-	}
-	lines := strings.Split(v, "\n")
-	if len(lines) > h {
-		t.Fatalf("%d lines for height %d", len(lines), h)
-	}
-	for i, l := range lines {
-		if ansi.StringWidth(l) > w {
-			t.Fatalf("line %d wider than %d: %q", i, w, l)
-		}
-	}
+	golden.Safe(t, v)
+	golden.Fits(t, v, w, h)
 	return ansi.Strip(v)
 }
 
 func TestGoldenJSON(t *testing.T) {
-	r := Compute(model.KindJSON, read(t, "v1.json"), read(t, "v2.json"), DefaultContext)
+	r := Compute(model.KindJSON, golden.Read(t, "v1.json"), golden.Read(t, "v2.json"), DefaultContext)
 	if !r.JSON || r.Note != "" {
 		t.Fatalf("%+v", r)
 	}
@@ -79,7 +38,7 @@ func TestGoldenJSON(t *testing.T) {
 		m.SetSize(w, 100)
 		fmt.Fprintf(&out, "== width %d\n%s\n", w, check(t, m, w, 100))
 	}
-	golden(t, "json.golden", out.String())
+	golden.Check(t, "json.golden", out.String())
 
 	m := New(r, DefaultStyles())
 	m.SetSize(60, 20)
@@ -87,18 +46,18 @@ func TestGoldenJSON(t *testing.T) {
 	if !strings.Contains(v, "\x1b[32m+ ") || !strings.Contains(v, "\x1b[31m- ") {
 		t.Fatalf("no colour: %q", v)
 	}
-	golden(t, "json-colour.golden", v)
+	golden.Check(t, "json-colour.golden", v)
 }
 
 func TestGoldenText(t *testing.T) {
-	r := Compute(model.KindMarkdown, read(t, "v1.md"), read(t, "v2.md"), DefaultContext)
+	r := Compute(model.KindMarkdown, golden.Read(t, "v1.md"), golden.Read(t, "v2.md"), DefaultContext)
 	var out strings.Builder
 	for _, w := range []int{80, 40} {
 		m := New(r, PlainStyles(), WithASCII(true), WithLabel("notes.md v1 \x1b[31m→ v2"))
 		m.SetSize(w, 100)
 		fmt.Fprintf(&out, "== width %d\n%s\n", w, check(t, m, w, 100))
 	}
-	golden(t, "text.golden", out.String())
+	golden.Check(t, "text.golden", out.String())
 	if strings.Contains(out.String(), "⋯") || strings.Contains(out.String(), "−") {
 		t.Fatal("unicode in ASCII mode")
 	}

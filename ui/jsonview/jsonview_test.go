@@ -2,9 +2,6 @@ package jsonview
 
 import (
 	"flag"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -13,28 +10,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-// golden compares got with testdata/name, or rewrites it with -update.
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
+// -update: golden.Check rewrites the golden files instead of comparing.
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
 func press(keys ...string) []tea.Msg {
 	var msgs []tea.Msg
@@ -71,11 +51,7 @@ func send(m Model, keys ...string) Model {
 
 func load(t testing.TB, name string) jsontext.Value {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return b
+	return jsontext.Value(golden.Read(t, name))
 }
 
 func newView(t testing.TB, v jsontext.Value, w, h int, opts ...Option) Model {
@@ -88,29 +64,9 @@ func newView(t testing.TB, v jsontext.Value, w, h int, opts ...Option) Model {
 func check(t *testing.T, m Model) string {
 	t.Helper()
 	v := m.View()
-	assertSafe(t, v)
-	lines := strings.Split(v, "\n")
-	if len(lines) > m.Height() {
-		t.Fatalf("%d lines for height %d", len(lines), m.Height())
-	}
-	for i, l := range lines {
-		if w := ansi.StringWidth(l); w > m.Width() {
-			t.Fatalf("line %d is %d wide (> %d): %q", i, w, m.Width(), l)
-		}
-	}
+	golden.Safe(t, v)
+	golden.Fits(t, v, m.Width(), m.Height())
 	return ansi.Strip(v)
-}
-
-var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
-
-// assertSafe fails when s holds anything but text, newlines and SGR
-// sequences, or text model.Sanitize would change.
-func assertSafe(t testing.TB, s string) {
-	t.Helper()
-	plain := sgr.ReplaceAllString(s, "")
-	if model.Sanitize(plain) != plain || strings.ContainsRune(plain, '\t') {
-		t.Fatalf("unsafe output: %q", plain)
-	}
 }
 
 func TestGoldenFolding(t *testing.T) {
@@ -152,18 +108,18 @@ func TestGoldenFolding(t *testing.T) {
 	step("fold all (H): the cursor stays on results")
 	m = send(m, "L", "G")
 	step("expand all (L), then G")
-	golden(t, "folding.golden", out.String())
+	golden.Check(t, "folding.golden", out.String())
 }
 
 func TestGoldenColour(t *testing.T) {
 	m := New(load(t, "result.json"), DefaultStyles())
 	m.SetSize(64, 16)
 	v := m.View()
-	assertSafe(t, v)
+	golden.Safe(t, v)
 	if !strings.Contains(v, "\x1b[") {
 		t.Fatal("no colour")
 	}
-	golden(t, "colour.golden", v)
+	golden.Check(t, "colour.golden", v)
 }
 
 func TestGoldenNarrowASCII(t *testing.T) {
@@ -173,7 +129,7 @@ func TestGoldenNarrowASCII(t *testing.T) {
 	if strings.ContainsAny(out, "▾▸…") {
 		t.Fatal("unicode symbols in ASCII mode")
 	}
-	golden(t, "narrow-ascii.golden", out)
+	golden.Check(t, "narrow-ascii.golden", out)
 }
 
 func TestGoldenScalarsAndErrors(t *testing.T) {
@@ -191,7 +147,7 @@ func TestGoldenScalarsAndErrors(t *testing.T) {
 		m := newView(t, jsontext.Value(tc.in), 50, 6)
 		out.WriteString("== " + tc.name + "\n" + check(t, m) + "\n")
 	}
-	golden(t, "scalars.golden", out.String())
+	golden.Check(t, "scalars.golden", out.String())
 }
 
 func TestNavigation(t *testing.T) {
@@ -343,7 +299,7 @@ func FuzzView(f *testing.F) {
 					m = send(m, k)
 				}
 				v := m.View()
-				assertSafe(t, v)
+				golden.Safe(t, v)
 				for _, l := range strings.Split(v, "\n") {
 					if ansi.StringWidth(l) > w {
 						t.Fatalf("line %q wider than %d", l, w)

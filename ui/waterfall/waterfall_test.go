@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
-	"os"
-	"path/filepath"
-	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -15,30 +12,11 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/golden"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the golden file:\n--- got\n%s\n--- want\n%s", name, got, want)
-	}
-}
+// -update: golden.Check rewrites the golden files instead of comparing.
+var _ = flag.Bool("update", false, "rewrite the golden files")
 
 // A small trace, written as the service writes it.
 
@@ -137,24 +115,11 @@ func storeOf(t testing.TB, tr *trace) *model.Store {
 	return s
 }
 
-var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
-
 func view(t *testing.T, m Model, w, h int) string {
 	t.Helper()
 	v := m.View()
-	plain := sgr.ReplaceAllString(v, "")
-	if model.Sanitize(plain) != plain {
-		t.Fatalf("unsafe output %q", plain)
-	}
-	lines := strings.Split(v, "\n")
-	if len(lines) > h {
-		t.Fatalf("%d lines for height %d", len(lines), h)
-	}
-	for i, l := range lines {
-		if ansi.StringWidth(l) > w {
-			t.Fatalf("line %d is %d wide (> %d): %q", i, ansi.StringWidth(l), w, l)
-		}
-	}
+	golden.Safe(t, v)
+	golden.Fits(t, v, w, h)
 	return ansi.Strip(v)
 }
 
@@ -181,7 +146,7 @@ func TestGoldenWidths(t *testing.T) {
 			t.Fatalf("unicode in ASCII mode:\n%s", v)
 		}
 		fmt.Fprintf(&out, "== 80 columns, ASCII\n%s\n", v)
-		golden(t, tc.name+".golden", out.String())
+		golden.Check(t, tc.name+".golden", out.String())
 	}
 }
 
@@ -194,7 +159,7 @@ func TestGoldenColour(t *testing.T) {
 			t.Errorf("no %q in the view", want)
 		}
 	}
-	golden(t, "colour.golden", v)
+	golden.Check(t, "colour.golden", v)
 }
 
 func TestStates(t *testing.T) {
@@ -374,7 +339,7 @@ func TestZoomAndPan(t *testing.T) {
 	if !m.st.fit {
 		t.Fatal("zooming out all the way does not fit")
 	}
-	golden(t, "zoom.golden", out.String())
+	golden.Check(t, "zoom.golden", out.String())
 }
 
 func TestLiveGrowth(t *testing.T) {
