@@ -36,6 +36,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/textfmt"
 	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
@@ -206,7 +207,7 @@ func New(r *Renderer, kind model.ArtifactKind, snapshot string) Model {
 	case model.KindMarkdown:
 		st.hash = sha256.Sum256([]byte(snapshot))
 		if len(snapshot) > r.opts.MaxMarkdown {
-			st.note = "shown as text: " + sizeText(len(snapshot)) + " is too large to render as markdown"
+			st.note = "shown as text: " + textfmt.Size(len(snapshot)) + " is too large to render as markdown"
 		}
 	case model.KindScreenshot:
 		st.ref, st.note = screenshotRef(snapshot)
@@ -233,7 +234,7 @@ func screenshotRef(s string) (ref, note string) {
 		if len(mime) > 40 || mime == "" {
 			mime = "unknown type"
 		}
-		return "", images + "; this one is inline data (" + mime + ", " + sizeText(len(s)) + "), not shown"
+		return "", images + "; this one is inline data (" + mime + ", " + textfmt.Size(len(s)) + "), not shown"
 	}
 	s = model.Sanitize(s)
 	if s == "" {
@@ -501,7 +502,7 @@ func wrapText(s string, width int) []string {
 	s = strings.TrimSuffix(model.Sanitize(s), "\n")
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		l = expandTabs(l)
+		l = textfmt.ExpandTabs(l)
 		if ansi.StringWidth(l) <= width {
 			out = append(out, l)
 			continue
@@ -509,39 +510,4 @@ func wrapText(s string, width int) []string {
 		out = append(out, strings.Split(ansi.Wrap(l, width, ""), "\n")...)
 	}
 	return out
-}
-
-// expandTabs replaces tabs with spaces to the next multiple of 4 columns.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col += ansi.StringWidth(string(r))
-	}
-	return b.String()
-}
-
-// sizeText formats a byte count: 512 B, 12 kB, 1.5 MB.
-func sizeText(n int) string {
-	switch {
-	case n < 1000:
-		return itoa(n) + " B"
-	case n < 10_000:
-		return itoa(n/1000) + "." + itoa(n%1000/100) + " kB"
-	case n < 1_000_000:
-		return itoa(n/1000) + " kB"
-	case n < 10_000_000:
-		return itoa(n/1_000_000) + "." + itoa(n%1_000_000/100_000) + " MB"
-	}
-	return itoa(n/1_000_000) + " MB"
 }

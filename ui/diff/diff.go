@@ -20,10 +20,10 @@ import (
 	"strings"
 
 	"github.com/aymanbagabas/go-udiff/lcs"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/textfmt"
 	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
@@ -114,7 +114,7 @@ func textLines(s string) []string {
 	}
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = expandTabs(l)
+		lines[i] = textfmt.ExpandTabs(l)
 	}
 	return lines
 }
@@ -182,24 +182,4 @@ func fold(full []Line, context int) []Line {
 		k = end
 	}
 	return out
-}
-
-// expandTabs replaces tabs with spaces to the next multiple of 4 columns.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col += ansi.StringWidth(string(r))
-	}
-	return b.String()
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/textfmt"
 )
 
 // node is one JSON value of the document.
@@ -86,7 +87,7 @@ func parse(v jsontext.Value, foldLines, foldString int) *doc {
 		d.setNote("invalid JSON (" + describe(err) + "): shown as text")
 		lines := strings.Split(model.Sanitize(string(v)), "\n")
 		for i, l := range lines {
-			l = expandTabs(l)
+			l = textfmt.ExpandTabs(l)
 			d.text = append(d.text, &node{kind: kindText, index: i, disp: l, has: true})
 		}
 		return d
@@ -325,24 +326,4 @@ func firstRune(s string) (rune, int) {
 		}
 	}
 	return 0, len(s)
-}
-
-// expandTabs replaces tabs with spaces to the next multiple of 4 columns.
-func expandTabs(s string) string {
-	if !strings.Contains(s, "\t") {
-		return s
-	}
-	var b strings.Builder
-	col := 0
-	for _, r := range s {
-		if r == '\t' {
-			n := 4 - col%4
-			b.WriteString(strings.Repeat(" ", n))
-			col += n
-			continue
-		}
-		b.WriteRune(r)
-		col += ansi.StringWidth(string(r))
-	}
-	return b.String()
 }

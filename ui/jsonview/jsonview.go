@@ -33,6 +33,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/textfmt"
 )
 
 // Defaults for the initial folding.
@@ -499,7 +500,7 @@ func (m Model) value(n *node, r row, add func(string, *lipgloss.Style)) {
 		}
 	case '"':
 		if n.folded {
-			size := " " + formatSize(n.end-n.start-2)
+			size := " " + textfmt.Size(n.end-n.start-2)
 			room := st.width - d.prefixWidth(n, st.width) - ansi.StringWidth(size) - 1
 			disp := d.display(n)
 			inner := disp[1 : len(disp)-1]
@@ -577,21 +578,6 @@ func (m Model) paint(sp []span, cursor bool) string {
 		b.WriteString(p.post)
 	}
 	return b.String()
-}
-
-// formatSize formats a byte count: 512 B, 12 kB, 1.5 MB.
-func formatSize(n int) string {
-	switch {
-	case n < 1000:
-		return itoa(n) + " B"
-	case n < 10_000:
-		return itoa(n/1000) + "." + itoa(n%1000/100) + " kB"
-	case n < 1_000_000:
-		return itoa(n/1000) + " kB"
-	case n < 10_000_000:
-		return itoa(n/1_000_000) + "." + itoa(n%1_000_000/100_000) + " MB"
-	}
-	return itoa(n/1_000_000) + " MB"
 }
 
 // PlainLines returns the value pretty-printed as plain, safe text: every
