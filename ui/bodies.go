@@ -9,6 +9,7 @@ import (
 
 	artcontent "github.com/firewatch/firewatch/ui/content"
 	"github.com/firewatch/firewatch/ui/diff"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
@@ -214,39 +215,19 @@ func (b *listBody) setSize(w, h int) tea.Cmd {
 func (b *listBody) update(msg tea.Msg, k keyMap) tea.Cmd {
 	n := b.n()
 	old := b.sel
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, k.Up):
-			b.sel--
-		case key.Matches(msg, k.Down):
-			b.sel++
-		case key.Matches(msg, k.PageUp):
-			b.sel -= max(1, b.h-1)
-		case key.Matches(msg, k.PageDown):
-			b.sel += max(1, b.h-1)
-		case key.Matches(msg, k.Top):
-			b.sel = 0
-		case key.Matches(msg, k.Bottom):
-			b.sel = n - 1
-		case key.Matches(msg, k.Enter):
-			if b.open == nil || n == 0 {
-				return nil
-			}
-			sel := b.open(b.sel)
-			if sel.Empty() {
-				return nil
-			}
-			return func() tea.Msg { return openDetailMsg{sel: sel} }
+	// The cursor moves as a view's first line would, Bottom to the last row.
+	next, moved := scroll.Move(msg, k.scrolling(), b.sel, max(1, b.h-1), n-1)
+	if press, ok := msg.(tea.KeyPressMsg); ok && !moved && key.Matches(press, k.Enter) {
+		if b.open == nil || n == 0 {
+			return nil
 		}
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			b.sel -= 3
-		case tea.MouseWheelDown:
-			b.sel += 3
+		sel := b.open(b.sel)
+		if sel.Empty() {
+			return nil
 		}
+		return func() tea.Msg { return openDetailMsg{sel: sel} }
 	}
+	b.sel = next
 	b.fix(n, b.h)
 	if b.sel != old && b.moved != nil {
 		return b.moved(b.sel)

@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
 // keyMap is every key binding of the main screen in one place: Update
@@ -101,6 +103,12 @@ func (k keyMap) fullHelp() [][]key.Binding {
 		{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open, k.Save, k.Diff},
 		{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit},
 	}
+}
+
+// scrolling is the keys that move a detail view's text or list by lines
+// and pages (the main screen's panes move through pane.move).
+func (k keyMap) scrolling() scroll.Keys {
+	return scroll.Keys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown, Top: k.Top, Bottom: k.Bottom}
 }
 
 // asciiKeys spells the arrows of the help labels in ASCII.

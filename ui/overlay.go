@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
 // overlay is a view that takes the place of the panes until it closes:
@@ -98,37 +99,14 @@ func (v *textView) layout() []string {
 }
 
 func (v *textView) clamp() {
-	n := len(v.layout())
-	v.off = max(0, min(v.off, n-v.h))
+	v.off = scroll.Clamp(v.off, len(v.layout()), v.h)
 }
 
 func (v *textView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
-		switch {
-		case key.Matches(msg, k.Back), key.Matches(msg, v.closeOn...):
-			return v.back, nil
-		case key.Matches(msg, k.Up):
-			v.off--
-		case key.Matches(msg, k.Down):
-			v.off++
-		case key.Matches(msg, k.PageUp):
-			v.off -= max(1, v.h-1)
-		case key.Matches(msg, k.PageDown):
-			v.off += max(1, v.h-1)
-		case key.Matches(msg, k.Top):
-			v.off = 0
-		case key.Matches(msg, k.Bottom):
-			v.off = len(v.layout())
-		}
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			v.off -= 3
-		case tea.MouseWheelDown:
-			v.off += 3
-		}
+	if press, ok := msg.(tea.KeyPressMsg); ok && (key.Matches(press, k.Back) || key.Matches(press, v.closeOn...)) {
+		return v.back, nil
 	}
+	v.off, _ = scroll.Move(msg, k.scrolling(), v.off, max(1, v.h-1), len(v.layout()))
 	v.clamp()
 	return v, nil
 }

@@ -29,13 +29,13 @@ import (
 	"sync"
 	"sync/atomic"
 
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 	"github.com/firewatch/firewatch/ui/internal/textfmt"
 	"github.com/firewatch/firewatch/ui/jsonview"
 )
@@ -395,36 +395,12 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		*st.json = j
 		return m, cmd
 	}
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.MouseWheelMsg:
 		k := m.KeyMap
-		h := max(m.bodyHeight(), 1)
-		switch {
-		case key.Matches(msg, k.Up):
-			st.offset--
-		case key.Matches(msg, k.Down):
-			st.offset++
-		case key.Matches(msg, k.PageUp):
-			st.offset -= h
-		case key.Matches(msg, k.PageDown):
-			st.offset += h
-		case key.Matches(msg, k.HalfUp):
-			st.offset -= max(h/2, 1)
-		case key.Matches(msg, k.HalfDown):
-			st.offset += max(h/2, 1)
-		case key.Matches(msg, k.Top):
-			st.offset = 0
-		case key.Matches(msg, k.Bottom):
-			st.offset = len(st.lines)
-		}
-		m.clamp()
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			st.offset -= 3
-		case tea.MouseWheelDown:
-			st.offset += 3
-		}
+		keys := scroll.Keys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
+			HalfUp: k.HalfUp, HalfDown: k.HalfDown, Top: k.Top, Bottom: k.Bottom}
+		st.offset, _ = scroll.Move(msg, keys, st.offset, max(m.bodyHeight(), 1), len(st.lines))
 		m.clamp()
 	}
 	return m, nil
@@ -434,7 +410,7 @@ func (m Model) bodyHeight() int { return max(m.st.height-m.noteHeight(), 0) }
 
 func (m Model) clamp() {
 	st := m.st
-	st.offset = min(max(st.offset, 0), max(len(st.lines)-m.bodyHeight(), 0))
+	st.offset = scroll.Clamp(st.offset, len(st.lines), m.bodyHeight())
 }
 
 // Offset is the first visible line; Len the number of lines.

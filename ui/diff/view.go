@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
 // Styles are the looks of the diff's parts.
@@ -180,46 +181,27 @@ func (m Model) rows() []row {
 
 func (m Model) clamp() {
 	st := m.st
-	st.offset = min(max(st.offset, 0), max(len(m.rows())-m.bodyHeight(), 0))
+	st.offset = scroll.Clamp(st.offset, len(m.rows()), m.bodyHeight())
 }
 
 // Update handles the KeyMap's keys and the mouse wheel.
 func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	st := m.st
-	switch msg := msg.(type) {
-	case tea.KeyPressMsg:
+	switch msg.(type) {
+	case tea.KeyPressMsg, tea.MouseWheelMsg:
 		k := m.KeyMap
-		h := max(m.bodyHeight(), 1)
-		switch {
-		case key.Matches(msg, k.Up):
-			st.offset--
-		case key.Matches(msg, k.Down):
-			st.offset++
-		case key.Matches(msg, k.PageUp):
-			st.offset -= h
-		case key.Matches(msg, k.PageDown):
-			st.offset += h
-		case key.Matches(msg, k.HalfUp):
-			st.offset -= max(h/2, 1)
-		case key.Matches(msg, k.HalfDown):
-			st.offset += max(h/2, 1)
-		case key.Matches(msg, k.Top):
-			st.offset = 0
-		case key.Matches(msg, k.Bottom):
-			st.offset = len(m.rows())
-		case key.Matches(msg, k.NextChange):
-			st.offset = m.change(1)
-		case key.Matches(msg, k.PrevChange):
-			st.offset = m.change(-1)
+		keys := scroll.Keys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
+			HalfUp: k.HalfUp, HalfDown: k.HalfDown, Top: k.Top, Bottom: k.Bottom}
+		off, moved := scroll.Move(msg, keys, st.offset, max(m.bodyHeight(), 1), len(m.rows()))
+		if press, ok := msg.(tea.KeyPressMsg); ok && !moved {
+			switch {
+			case key.Matches(press, k.NextChange):
+				off = m.change(1)
+			case key.Matches(press, k.PrevChange):
+				off = m.change(-1)
+			}
 		}
-		m.clamp()
-	case tea.MouseWheelMsg:
-		switch msg.Button {
-		case tea.MouseWheelUp:
-			st.offset -= 3
-		case tea.MouseWheelDown:
-			st.offset += 3
-		}
+		st.offset = off
 		m.clamp()
 	}
 	return m, nil

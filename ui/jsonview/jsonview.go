@@ -33,6 +33,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 	"github.com/firewatch/firewatch/ui/internal/textfmt"
 )
 
@@ -186,16 +187,7 @@ func (m Model) relayout(n *node) {
 // clamp keeps the cursor in the rows and on screen.
 func (m Model) clamp() {
 	st := m.st
-	n := len(m.rows())
-	st.cursor = min(max(st.cursor, 0), max(n-1, 0))
-	h := max(st.height, 1)
-	if st.cursor < st.offset {
-		st.offset = st.cursor
-	}
-	if st.cursor >= st.offset+h {
-		st.offset = st.cursor - h + 1
-	}
-	st.offset = min(max(st.offset, 0), max(n-h, 0))
+	st.cursor, st.offset = scroll.Follow(st.cursor, st.offset, len(m.rows()), st.height)
 }
 
 // current is the node under the cursor, nil when none.

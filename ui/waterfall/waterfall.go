@@ -30,6 +30,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
 // Styles are the looks of the waterfall's parts.
@@ -283,16 +284,7 @@ func (m Model) bodyHeight() int { return max(m.st.height-2, 0) }
 
 func (m Model) clamp() {
 	st := m.st
-	n := len(st.rows)
-	st.cursor = min(max(st.cursor, 0), max(n-1, 0))
-	h := max(m.bodyHeight(), 1)
-	if st.cursor < st.offset {
-		st.offset = st.cursor
-	}
-	if st.cursor >= st.offset+h {
-		st.offset = st.cursor - h + 1
-	}
-	st.offset = min(max(st.offset, 0), max(n-h, 0))
+	st.cursor, st.offset = scroll.Follow(st.cursor, st.offset, len(st.rows), m.bodyHeight())
 }
 
 // origin and full are the time axis: it starts at the run's start (else
