@@ -96,11 +96,8 @@ func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snaps
 	if err != nil {
 		return nil, err
 	}
-	o, ok := parseObject(r.body)
-	if !ok {
-		return nil, c.malformed(op, r.status, "not a JSON object")
-	}
-	if err := c.failure(op, r.status, o); err != nil {
+	o, err := c.answer(op, r)
+	if err != nil {
 		return nil, err
 	}
 	s := &Snapshot{ID: jobID, SnapshotID: snapshotID}
@@ -160,11 +157,8 @@ func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, ok := parseObject(r.body)
-	if !ok {
-		return nil, c.malformed(op, r.status, "not a JSON object")
-	}
-	if err := c.failure(op, r.status, o); err != nil {
+	o, err := c.answer(op, r)
+	if err != nil {
 		return nil, err
 	}
 	if d, ok := o.obj("data"); ok && o["status"] == nil && d["status"] != nil {
@@ -199,11 +193,8 @@ func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
 	var items []jsontext.Value
 	list := &RunList{}
 	if err := unmarshal(r.body, &items); err != nil {
-		o, ok := parseObject(r.body)
-		if !ok {
-			return nil, c.malformed(op, r.status, "not a JSON object")
-		}
-		if err := c.failure(op, r.status, o); err != nil {
+		o, err := c.answer(op, r)
+		if err != nil {
 			return nil, err
 		}
 		items = o.array("data", "runs", "agents", "jobs", "items")
@@ -280,11 +271,8 @@ func (c *Client) TokenUsage(ctx context.Context) (*TokenUsage, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, ok := parseObject(r.body)
-	if !ok {
-		return nil, c.malformed(op, r.status, "not a JSON object")
-	}
-	if err := c.failure(op, r.status, o); err != nil {
+	o, err := c.answer(op, r)
+	if err != nil {
 		return nil, err
 	}
 	if d, ok := o.obj("data"); ok {
@@ -308,11 +296,8 @@ func (c *Client) ActiveCrawls(ctx context.Context) ([]Crawl, error) {
 	if err != nil {
 		return nil, err
 	}
-	o, ok := parseObject(r.body)
-	if !ok {
-		return nil, c.malformed(op, r.status, "not a JSON object")
-	}
-	if err := c.failure(op, r.status, o); err != nil {
+	o, err := c.answer(op, r)
+	if err != nil {
 		return nil, err
 	}
 	items := o.array("crawls", "data")
@@ -330,6 +315,20 @@ func (c *Client) ActiveCrawls(ctx context.Context) ([]Crawl, error) {
 		})
 	}
 	return crawls, nil
+}
+
+// answer reads a response's body as a JSON object that does not say it
+// failed: a KindMalformed *Error when it is not an object, the service's
+// error when it says {"success": false}.
+func (c *Client) answer(op string, r *response) (object, error) {
+	o, ok := parseObject(r.body)
+	if !ok {
+		return nil, c.malformed(op, r.status, "not a JSON object")
+	}
+	if err := c.failure(op, r.status, o); err != nil {
+		return nil, err
+	}
+	return o, nil
 }
 
 // object is a JSON object read leniently: duplicate names allowed (the last
