@@ -96,12 +96,9 @@ func (p *artifactsPane) move(delta int) { p.sel += delta; p.fix(len(p.rows), p.h
 func (p *artifactsPane) home()          { p.sel = 0; p.fix(len(p.rows), p.h); p.dirty = true }
 func (p *artifactsPane) end()           { p.sel = len(p.rows) - 1; p.fix(len(p.rows), p.h); p.dirty = true }
 func (p *artifactsPane) step(dir int) bool {
-	n := len(p.rows)
-	if n == 0 {
+	if !p.cycle(dir, len(p.rows), p.h) {
 		return false
 	}
-	p.sel = ((p.sel+dir)%n + n) % n
-	p.fix(n, p.h)
 	p.dirty = true
 	return true
 }

@@ -95,6 +95,18 @@ func (l *list) fix(n, h int) {
 	}
 }
 
+// cycle moves sel dir rows on, round from the last of n rows to the first
+// and back, and keeps it visible in h rows; false, and nothing moved, when
+// there are no rows.
+func (l *list) cycle(dir, n, h int) bool {
+	if n == 0 {
+		return false
+	}
+	l.sel = ((l.sel+dir)%n + n) % n
+	l.fix(n, h)
+	return true
+}
+
 // box is the common state of a pane: its size and a render cache.
 type box struct {
 	env   *env

@@ -114,12 +114,9 @@ func (p *sessionsPane) move(delta int) { p.sel += delta; p.fix(len(p.rows), p.h)
 func (p *sessionsPane) home()          { p.sel = 0; p.fix(len(p.rows), p.h); p.dirty = true }
 func (p *sessionsPane) end()           { p.sel = len(p.rows) - 1; p.fix(len(p.rows), p.h); p.dirty = true }
 func (p *sessionsPane) step(dir int) bool {
-	n := len(p.rows)
-	if n == 0 {
+	if !p.cycle(dir, len(p.rows), p.h) {
 		return false
 	}
-	p.sel = ((p.sel+dir)%n + n) % n
-	p.fix(n, p.h)
 	p.dirty = true
 	return true
 }

@@ -170,12 +170,9 @@ func (p *toolsPane) home()          { p.sel = 0; p.fix(p.len(), p.h); p.dirty = 
 func (p *toolsPane) end()           { p.sel = p.len() - 1; p.fix(p.len(), p.h); p.dirty = true }
 
 func (p *toolsPane) step(dir int) bool {
-	n := p.len()
-	if n == 0 {
+	if !p.cycle(dir, p.len(), p.h) {
 		return false
 	}
-	p.sel = ((p.sel+dir)%n + n) % n
-	p.fix(n, p.h)
 	p.dirty = true
 	return true
 }
