@@ -78,6 +78,29 @@ func largeModel(tb testing.TB, n int) *Model {
 
 var sizes = []int{1_000, 100_000}
 
+// benchKeys measures Update and View for one key press, keys pressed in
+// turn, on the large model at each size after setup (nil: none).
+func benchKeys(b *testing.B, setup func(m *Model), keys ...string) {
+	msgs := make([]tea.KeyPressMsg, len(keys))
+	for i, k := range keys {
+		msgs[i] = keyMsg(k)
+	}
+	for _, n := range sizes {
+		b.Run(strconv.Itoa(n), func(b *testing.B) {
+			m := largeModel(b, n)
+			if setup != nil {
+				setup(m)
+			}
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := range b.N {
+				m.Update(msgs[i%len(msgs)])
+				_ = m.View()
+			}
+		})
+	}
+}
+
 // BenchmarkView renders the whole screen from scratch (every pane's cache
 // dropped) at each size.
 func BenchmarkView(b *testing.B) {
@@ -97,109 +120,45 @@ func BenchmarkView(b *testing.B) {
 // BenchmarkKey is Update and View for one key press in the timeline:
 // moving the selection up and down in the middle of the run.
 func BenchmarkKey(b *testing.B) {
-	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			m := largeModel(b, n)
-			press(m, "g")
-			for range 200 {
-				press(m, "j")
-			}
-			keys := []tea.KeyPressMsg{keyMsg("j"), keyMsg("k")}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				m.Update(keys[i%2])
-				_ = m.View()
-			}
-		})
-	}
+	benchKeys(b, func(m *Model) {
+		press(m, "g")
+		for range 200 {
+			press(m, "j")
+		}
+	}, "j", "k")
 }
 
 // BenchmarkKeyPageAndEnds covers the keys that jump far: pgdn, G, g.
 func BenchmarkKeyPageAndEnds(b *testing.B) {
-	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			m := largeModel(b, n)
-			keys := []tea.KeyPressMsg{keyMsg("pgdown"), keyMsg("G"), keyMsg("g"), keyMsg("pgdown")}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				m.Update(keys[i%len(keys)])
-				_ = m.View()
-			}
-		})
-	}
+	benchKeys(b, nil, "pgdown", "G", "g", "pgdown")
 }
 
 // BenchmarkAgentScope moves the selection in the agents pane: every key
 // re-scopes the timeline, the tool calls and the artifacts to the selected
 // agent's subtree.
 func BenchmarkAgentScope(b *testing.B) {
-	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			m := largeModel(b, n)
-			m.setFocus(paneAgents)
-			press(m, "j")
-			keys := []tea.KeyPressMsg{keyMsg("j"), keyMsg("k")}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				m.Update(keys[i%2])
-				_ = m.View()
-			}
-		})
-	}
+	benchKeys(b, func(m *Model) {
+		m.setFocus(paneAgents)
+		press(m, "j")
+	}, "j", "k")
 }
 
 // BenchmarkScopedTimelineKey moves in the timeline while it shows one
 // agent's subtree and a filter: the union of per-agent lists.
 func BenchmarkScopedTimelineKey(b *testing.B) {
-	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			m := largeModel(b, n)
-			m.setFocus(paneAgents)
-			press(m, "j")
-			m.setFocus(paneTimeline)
-			press(m, "/")
-			typeText(m, "scrape")
-			press(m, "enter", "g", "pgdown")
-			keys := []tea.KeyPressMsg{keyMsg("j"), keyMsg("k")}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				m.Update(keys[i%2])
-				_ = m.View()
-			}
-		})
-	}
+	benchKeys(b, func(m *Model) {
+		m.setFocus(paneAgents)
+		press(m, "j")
+		m.setFocus(paneTimeline)
+		press(m, "/")
+		typeText(m, "scrape")
+		press(m, "enter", "g", "pgdown")
+	}, "j", "k")
 }
 
 // BenchmarkPoll merges a poll of 10 new events into a large run and
 // renders: the cost of following a long run.
-func BenchmarkPoll(b *testing.B) {
-	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			full := model.NewStore()
-			if _, err := full.Ingest(largeBody(b, n)); err != nil {
-				b.Fatal(err)
-			}
-			evs := full.Timeline()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				b.StopTimer()
-				s := model.NewStore()
-				s.Merge(&model.Poll{Events: evs[:len(evs)-10]})
-				m := New(Config{Store: s})
-				m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-				content(m)
-				b.StartTimer()
-				m.Update(updateMsg{pollOf(evs[len(evs)-10:])})
-				_ = m.View()
-			}
-		})
-	}
-}
+func BenchmarkPoll(b *testing.B) { benchPoll(b, nil) }
 
 // BenchmarkMemory reports the heap the store and the UI keep for a run,
 // after a GC, as a multiple of the trace's JSON size (the budget is 4x).
@@ -229,51 +188,10 @@ func BenchmarkMemory(b *testing.B) {
 	}
 }
 
-// pollOf is an update that brings evs.
-func pollOf(evs []*model.Event) poller.Update {
-	return poller.Update{Poll: &model.Poll{Events: evs}}
-}
-
-// BenchmarkWaterfallKey moves the selection in the waterfall (open over
-// the panes): Update and View for one key.
-func BenchmarkWaterfallKey(b *testing.B) {
-	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			m := largeModel(b, n)
-			press(m, "w", "pgdown")
-			keys := []tea.KeyPressMsg{keyMsg("j"), keyMsg("k")}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				m.Update(keys[i%2])
-				_ = m.View()
-			}
-		})
-	}
-}
-
-// BenchmarkAgentDetailKey moves in an agent's details, on the tab of its
-// events (the longest list).
-func BenchmarkAgentDetailKey(b *testing.B) {
-	for _, n := range sizes {
-		b.Run(strconv.Itoa(n), func(b *testing.B) {
-			m := largeModel(b, n)
-			m.setFocus(paneAgents)
-			press(m, "j", "enter", "tab", "tab", "tab", "pgdown")
-			keys := []tea.KeyPressMsg{keyMsg("j"), keyMsg("k")}
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := range b.N {
-				m.Update(keys[i%2])
-				_ = m.View()
-			}
-		})
-	}
-}
-
-// BenchmarkWaterfallPoll merges a poll of 10 new events with the
-// waterfall open: its rows are rebuilt once per merge, never per frame.
-func BenchmarkWaterfallPoll(b *testing.B) {
+// benchPoll measures merging a poll of the last 10 events into the large
+// run at each size and rendering, the UI set up by setup (nil: none) while
+// the timer is stopped.
+func benchPoll(b *testing.B, setup func(m *Model)) {
 	for _, n := range sizes {
 		b.Run(strconv.Itoa(n), func(b *testing.B) {
 			full := model.NewStore()
@@ -289,7 +207,9 @@ func BenchmarkWaterfallPoll(b *testing.B) {
 				s.Merge(&model.Poll{Events: evs[:len(evs)-10]})
 				m := New(Config{Store: s})
 				m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-				press(m, "w")
+				if setup != nil {
+					setup(m)
+				}
 				content(m)
 				b.StartTimer()
 				m.Update(updateMsg{pollOf(evs[len(evs)-10:])})
@@ -297,4 +217,32 @@ func BenchmarkWaterfallPoll(b *testing.B) {
 			}
 		})
 	}
+}
+
+// pollOf is an update that brings evs.
+func pollOf(evs []*model.Event) poller.Update {
+	return poller.Update{Poll: &model.Poll{Events: evs}}
+}
+
+// BenchmarkWaterfallKey moves the selection in the waterfall (open over
+// the panes): Update and View for one key.
+func BenchmarkWaterfallKey(b *testing.B) {
+	benchKeys(b, func(m *Model) {
+		press(m, "w", "pgdown")
+	}, "j", "k")
+}
+
+// BenchmarkAgentDetailKey moves in an agent's details, on the tab of its
+// events (the longest list).
+func BenchmarkAgentDetailKey(b *testing.B) {
+	benchKeys(b, func(m *Model) {
+		m.setFocus(paneAgents)
+		press(m, "j", "enter", "tab", "tab", "tab", "pgdown")
+	}, "j", "k")
+}
+
+// BenchmarkWaterfallPoll merges a poll of 10 new events with the
+// waterfall open: its rows are rebuilt once per merge, never per frame.
+func BenchmarkWaterfallPoll(b *testing.B) {
+	benchPoll(b, func(m *Model) { press(m, "w") })
 }
