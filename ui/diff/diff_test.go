@@ -18,10 +18,7 @@ var _ = flag.Bool("update", false, "rewrite the golden files")
 
 func check(t *testing.T, m Model, w, h int) string {
 	t.Helper()
-	v := m.View()
-	golden.Safe(t, v)
-	golden.Fits(t, v, w, h)
-	return ansi.Strip(v)
+	return golden.View(t, m.View(), w, h)
 }
 
 func TestGoldenJSON(t *testing.T) {

@@ -63,10 +63,7 @@ func newView(t testing.TB, v jsontext.Value, w, h int, opts ...Option) Model {
 // check asserts the View's shape and safety and returns it without ANSI.
 func check(t *testing.T, m Model) string {
 	t.Helper()
-	v := m.View()
-	golden.Safe(t, v)
-	golden.Fits(t, v, m.Width(), m.Height())
-	return ansi.Strip(v)
+	return golden.View(t, m.View(), m.Width(), m.Height())
 }
 
 func TestGoldenFolding(t *testing.T) {

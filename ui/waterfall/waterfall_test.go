@@ -117,10 +117,7 @@ func storeOf(t testing.TB, tr *trace) *model.Store {
 
 func view(t *testing.T, m Model, w, h int) string {
 	t.Helper()
-	v := m.View()
-	golden.Safe(t, v)
-	golden.Fits(t, v, w, h)
-	return ansi.Strip(v)
+	return golden.View(t, m.View(), w, h)
 }
 
 func newModel(t testing.TB, tr *trace, w, h int, opts ...Option) Model {

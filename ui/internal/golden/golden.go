@@ -92,3 +92,12 @@ func Fits(t testing.TB, s string, w, h int) {
 		}
 	}
 }
+
+// View checks a rendered view with Safe and Fits and returns it without
+// its escape sequences.
+func View(t testing.TB, v string, w, h int) string {
+	t.Helper()
+	Safe(t, v)
+	Fits(t, v, w, h)
+	return ansi.Strip(v)
+}
