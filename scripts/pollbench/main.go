@@ -1,0 +1,222 @@
+// Command pollbench measures what one poll of a large live run costs
+// firewatch, against a plain standard-library watcher (the repo's baseline,
+// in plain.go) and, when its SDK is installed, the official JS SDK polling
+// getAgentTrace with dedup by eventId (sdkwatch.mjs).
+//
+// It serves one growing trace per watcher on 127.0.0.1: the body starts at
+// -events events (about 515 bytes each: 20 000 is ~10 MB) and grows by -grow
+// events at every request, served whole each time; request -polls brings
+// run.finished. Each watcher runs as its own process, one after the other,
+// polling at -interval; pollbench reports each one's CPU (user+system, from
+// the kernel's accounting of the child) divided by the trace requests it
+// made, its peak RSS, and the ratios. Run it with scripts/pollbench.sh.
+package main
+
+import (
+	"bytes"
+	"flag"
+	"fmt"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+func main() {
+	if len(os.Args) > 1 && os.Args[1] == "plain" {
+		os.Exit(plainMain(os.Args[2:]))
+	}
+	var (
+		events   = flag.Int("events", 20000, "events in the first body")
+		grow     = flag.Int("grow", 10, "events added at each request")
+		polls    = flag.Int("polls", 100, "the request that brings run.finished")
+		interval = flag.Duration("interval", 100*time.Millisecond, "poll interval")
+		fw       = flag.String("firewatch", "", "firewatch binary (required)")
+		sdk      = flag.String("sdk", "", "directory holding node_modules/@mendable/firecrawl-js (empty: skip the JS SDK)")
+		addr     = flag.String("addr", "127.0.0.1:0", "listen address")
+		only     = flag.String("only", "", "comma-separated watchers to run (firewatch,plain,sdk); default all")
+		fwArgs   = flag.String("firewatch-args", "", "extra arguments for firewatch watch")
+	)
+	flag.Parse()
+	if *fw == "" {
+		fmt.Fprintln(os.Stderr, "pollbench: -firewatch is required")
+		os.Exit(2)
+	}
+	tr := newTrace(*events + *grow**polls + 1)
+	srv := &server{tr: tr, first: *events, grow: *grow, polls: *polls, reqs: map[string]*atomic.Int64{}}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "pollbench:", err)
+		os.Exit(1)
+	}
+	go http.Serve(ln, srv)
+	base := "http://" + ln.Addr().String()
+	self, _ := os.Executable()
+	here := filepath.Dir(os.Args[0])
+	_ = here
+	type watcher struct {
+		name string
+		cmd  func(job string) *exec.Cmd
+	}
+	ms := strconv.FormatInt(interval.Milliseconds(), 10)
+	ws := []watcher{
+		{"firewatch", func(job string) *exec.Cmd {
+			args := []string{"watch", job, "--output", "json", "--interval", interval.String(), "--api-url", base, "--tail", "1"}
+			args = append(args, strings.Fields(*fwArgs)...)
+			c := exec.Command(*fw, args...)
+			c.Env = append(os.Environ(), "FIRECRAWL_API_KEY=fc-bench")
+			return c
+		}},
+		{"plain", func(job string) *exec.Cmd { return exec.Command(self, "plain", base, job, ms) }},
+	}
+	if *sdk != "" {
+		script, _ := filepath.Abs(filepath.Join(filepath.Dir(srcFile()), "sdkwatch.mjs"))
+		ws = append(ws, watcher{"sdk", func(job string) *exec.Cmd {
+			c := exec.Command("node", script, base, job, ms)
+			c.Env = append(os.Environ(), "SDK_DIR="+*sdk)
+			return c
+		}})
+	}
+	fmt.Printf("trace: %d events (%.1f MB) growing by %d a request, run.finished at request %d, interval %s\n\n",
+		*events, float64(tr.size(*events))/1e6, *grow, *polls, *interval)
+	fmt.Printf("| watcher | polls | CPU per poll | peak RSS |\n|---|---:|---:|---:|\n")
+	res := map[string][2]float64{}
+	for i, w := range ws {
+		if *only != "" && !strings.Contains(","+*only+",", ","+w.name+",") {
+			continue
+		}
+		job := fmt.Sprintf("0190f3a4-0000-7000-8000-%012d", 900+i)
+		c := w.cmd(job)
+		c.Stdout = nil // /dev/null
+		var stderr bytes.Buffer
+		c.Stderr = &stderr
+		if err := c.Run(); err != nil {
+			fmt.Fprintf(os.Stderr, "pollbench: %s: %v\n%s", w.name, err, stderr.String())
+			continue
+		}
+		ru := c.ProcessState.SysUsage().(*syscall.Rusage)
+		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+		n := srv.count(job)
+		per := cpu / time.Duration(max(n, 1))
+		rss := float64(ru.Maxrss) / 1024 // KB → MB
+		res[w.name] = [2]float64{float64(per), rss}
+		fmt.Printf("| %s | %d | %.1f ms | %.0f MB |\n", w.name, n, float64(per)/1e6, rss)
+	}
+	f, ok := res["firewatch"]
+	if !ok {
+		return
+	}
+	fmt.Println()
+	for _, o := range []string{"plain", "sdk"} {
+		if r, ok := res[o]; ok {
+			fmt.Printf("firewatch / %s: CPU per poll %.3f×, peak RSS %.2f×\n", o, f[0]/r[0], f[1]/r[1])
+		}
+	}
+}
+
+// srcFile is this file's directory, for sdkwatch.mjs: pollbench is run
+// with go run from the repository root (scripts/pollbench.sh).
+func srcFile() string {
+	if d := os.Getenv("POLLBENCH_DIR"); d != "" {
+		return filepath.Join(d, "main.go")
+	}
+	return "scripts/pollbench/main.go"
+}
+
+// trace holds every event the runs will ever bring, one after the other,
+// so that a body of n events is three writes.
+type trace struct {
+	buf  []byte
+	ends []int // ends[i]: offset just past event i (with its leading comma)
+}
+
+const job0 = "0190f3a4-0000-7000-8000-00000000aaaa"
+
+func newTrace(n int) *trace {
+	t := &trace{ends: make([]int, n)}
+	agents := []string{"orchestrator", "researcher", "writer", "checker"}
+	for i := range n {
+		if i > 0 {
+			t.buf = append(t.buf, ',')
+		}
+		a := i % len(agents)
+		role := "subagent"
+		if a == 0 {
+			role = "orchestrator"
+		}
+		typ, extra := "reasoning.summary", `,"text":"Compared the pricing pages of the three vendors; the second one hides its rate limits behind a sales call, the third lists them per plan. Next: read the docs of the second one for the burst limit and the retry policy"`
+		if i == n-1 {
+			typ, extra = "run.finished", `,"outcome":"succeeded"`
+		}
+		t.buf = fmt.Appendf(t.buf, `{"schemaVersion":1,"eventId":"0190f3a4-%04x-7000-8000-%012d","runId":"%s","occurredAt":"2026-03-14T09:%02d:%02d.%03dZ","producerSequence":%d,"agent":{"id":"0190f3a4-0000-7000-8000-00000000000%d","role":"%s","name":"%s"},"type":"%s"%s}`,
+			i/1000000, i, job0, (i/600)%60, (i/10)%60, (i%10)*100, i, a, role, agents[a], typ, extra)
+		t.ends[i] = len(t.buf)
+	}
+	return t
+}
+
+// body writes a trace of the first n-1 events plus, if fin, the last
+// (run.finished).
+func (t *trace) body(n int, fin bool) [][]byte {
+	head := []byte(`{"success":true,"id":"` + job0 + `","events":[`)
+	evs := t.buf[:t.ends[n-1]]
+	parts := [][]byte{head, evs}
+	if fin {
+		last := len(t.ends) - 1
+		parts = append(parts, t.buf[t.ends[last-1]:t.ends[last]])
+	}
+	parts = append(parts, []byte(`],"creditsUsed":`+strconv.Itoa(n)+`}`))
+	return parts
+}
+
+func (t *trace) size(n int) int { return t.ends[n-1] }
+
+type server struct {
+	tr                 *trace
+	first, grow, polls int
+	mu                 sync.Mutex
+	reqs               map[string]*atomic.Int64
+}
+
+func (s *server) count(job string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c := s.reqs[job]; c != nil {
+		return int(c.Load())
+	}
+	return 0
+}
+
+func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	seg := strings.Split(strings.Trim(r.URL.Path, "/"), "/")
+	if len(seg) != 4 || seg[0] != "v2" || seg[1] != "agent" || seg[3] != "trace" {
+		http.Error(w, `{"success":false,"error":"not found"}`, http.StatusNotFound)
+		return
+	}
+	s.mu.Lock()
+	c := s.reqs[seg[2]]
+	if c == nil {
+		c = new(atomic.Int64)
+		s.reqs[seg[2]] = c
+	}
+	s.mu.Unlock()
+	k := int(c.Add(1)) - 1
+	n := min(s.first+s.grow*k, len(s.tr.ends)-1)
+	parts := s.tr.body(n, k+1 >= s.polls)
+	total := 0
+	for _, p := range parts {
+		total += len(p)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Content-Length", strconv.Itoa(total))
+	for _, p := range parts {
+		w.Write(p)
+	}
+}
