@@ -74,11 +74,13 @@ func statements(code string) []string {
 	return out
 }
 
-// literal reads a quoted string literal.
+var unescape = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\'`, "'", `\"`, `"`)
+
+// literal reads a quoted string literal (with the escapes \n \t \\ \' \").
 func literal(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"' || s[0] == '`') && s[len(s)-1] == s[0] {
-		return s[1 : len(s)-1], true
+		return unescape.Replace(s[1 : len(s)-1]), true
 	}
 	return "", false
 }

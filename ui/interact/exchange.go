@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
@@ -142,4 +144,48 @@ func (e *exchange) whole() string {
 
 func (e *exchange) hasOutput() bool {
 	return e.output.whole != "" || e.stdout.whole != "" || e.stderr.whole != ""
+}
+
+// hardWrap cuts s's lines longer than w cells into lines of w cells, cheaply
+// for ASCII (a 10 MB line is sliced, not measured rune by rune).
+func hardWrap(s string, w int) string {
+	if w < 1 {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + len(s)/max(w, 1) + 1)
+	for len(s) > 0 {
+		line := s
+		rest := ""
+		if i := strings.IndexByte(s, '\n'); i >= 0 {
+			line, rest = s[:i], s[i+1:]
+		}
+		switch {
+		case len(line) <= w:
+			b.WriteString(line)
+		case isASCII(line):
+			for len(line) > w {
+				b.WriteString(line[:w])
+				b.WriteByte('\n')
+				line = line[w:]
+			}
+			b.WriteString(line)
+		default:
+			b.WriteString(ansi.Hardwrap(line, w, true))
+		}
+		if rest != "" || strings.HasSuffix(s, "\n") {
+			b.WriteByte('\n')
+		}
+		s = rest
+	}
+	return b.String()
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 || s[i] == '\t' {
+			return false
+		}
+	}
+	return true
 }

@@ -128,6 +128,7 @@ type Model struct {
 	stopping bool
 	leaveErr string
 	// viewer
+	opening  bool // a viewer is being built
 	viewer   content.Model
 	viewerEx int
 	renderer *content.Renderer
@@ -137,11 +138,24 @@ type Model struct {
 
 	result Result
 	quit   bool
+
+	tick func() tea.Cmd // the spinner's tick; tests replace it
 }
 
 type histEntry struct {
-	prompt bool
-	text   string
+	prompt   bool
+	language string
+	text     string
+}
+
+// recall puts a history entry in the input, with its mode and language.
+func (m *Model) recall(h histEntry) {
+	m.promptMode = h.prompt
+	if !h.prompt && h.language != "" {
+		m.language = h.language
+	}
+	m.setPrompt()
+	m.input.SetValue(h.text)
 }
 
 // New returns the console.
@@ -155,7 +169,7 @@ func New(cfg Config) *Model {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	m := &Model{cfg: cfg, keys: DefaultKeyMap(), okeys: defaultOverlayKeys(), language: cfg.Language, timeout: cfg.Timeout, now: cfg.Now, searchHit: -1}
+	m := &Model{cfg: cfg, keys: DefaultKeyMap(), okeys: defaultOverlayKeys(), language: cfg.Language, timeout: cfg.Timeout, now: cfg.Now, searchHit: -1, tick: tick}
 	m.st = theme.New(theme.Dark(), cfg.NoColor)
 	m.sym = theme.Unicode()
 	if cfg.ASCII {
@@ -279,11 +293,22 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			return m, nil
 		}
 		m.frame++
-		return m, tick()
+		return m, m.tick()
 	case doneMsg:
 		return m, m.onDone(msg.r)
 	case stoppedMsg:
 		return m, m.onStopped(msg)
+	case viewerMsg:
+		m.opening = false
+		m.status = ""
+		if m.overlay != overlayNone && m.overlay != overlayViewer {
+			return m, nil
+		}
+		m.viewer, m.viewerEx, m.overlay = msg.v, msg.i, overlayViewer
+		if w, h := m.width, max(m.height-3, 1); w != msg.w || h != msg.h {
+			return m, m.viewer.SetSize(w, h)
+		}
+		return m, msg.cmd
 	case savedMsg:
 		if msg.err != nil {
 			m.say("not saved: " + model.Sanitize(msg.err.Error()))
@@ -416,6 +441,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // send starts a call with the input, unless one runs.
 func (m *Model) send() tea.Cmd {
+	if m.opening {
+		m.say("opening an output: send again in a moment")
+		return nil
+	}
 	text := m.input.Value()
 	if strings.TrimSpace(text) == "" {
 		m.say("nothing to send")
@@ -441,7 +470,7 @@ func (m *Model) send() tea.Cmd {
 	m.running = e
 	m.scroll = 0
 	if len(m.history) == 0 || m.history[len(m.history)-1].text != text || m.history[len(m.history)-1].prompt != m.promptMode {
-		m.history = append(m.history, histEntry{prompt: m.promptMode, text: text})
+		m.history = append(m.history, histEntry{prompt: m.promptMode, language: m.language, text: text})
 	}
 	m.histIdx = len(m.history)
 	m.draft = ""
@@ -455,7 +484,7 @@ func (m *Model) send() tea.Cmd {
 		res, err := b.Interact(ctx, req)
 		return doneMsg{prepare(n, res, err, now().Sub(start))}
 	}
-	return tea.Batch(call, tick())
+	return tea.Batch(call, m.tick())
 }
 
 func (m *Model) onDone(r result) tea.Cmd {
@@ -499,12 +528,7 @@ func (m *Model) histMove(d int) {
 		m.input.SetValue(m.draft)
 		return
 	}
-	h := m.history[i]
-	if h.prompt != m.promptMode {
-		m.promptMode = h.prompt
-		m.setPrompt()
-	}
-	m.input.SetValue(h.text)
+	m.recall(m.history[i])
 }
 
 // ---- search ----
@@ -516,12 +540,7 @@ func (m *Model) searchKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.overlay = overlayNone
 	case key.Matches(msg, o.Accept):
 		if m.searchHit >= 0 {
-			h := m.history[m.searchHit]
-			if h.prompt != m.promptMode {
-				m.promptMode = h.prompt
-				m.setPrompt()
-			}
-			m.input.SetValue(h.text)
+			m.recall(m.history[m.searchHit])
 			m.histIdx = len(m.history)
 		}
 		m.overlay = overlayNone
@@ -596,7 +615,7 @@ func (m *Model) linksKey(msg tea.KeyPressMsg) tea.Cmd {
 			op = *m.cfg.Opener
 		}
 		if ok, why := op.CanOpen(); !ok {
-			m.say("cannot open here (" + why + "): y copies it")
+			m.say(why + ": y copies it")
 			return nil
 		}
 		return op.OpenCmd(l)
@@ -673,7 +692,8 @@ func (m *Model) lastWithOutput() int {
 }
 
 // openViewer opens exchange i's whole output (the last with output when i
-// has none).
+// has none). The viewer is built in a command: a 10 MB output is cut into
+// lines there, not in the update loop.
 func (m *Model) openViewer(i int) tea.Cmd {
 	if i < 0 || i >= len(m.ex) || !m.ex[i].hasOutput() {
 		i = m.lastWithOutput()
@@ -682,10 +702,21 @@ func (m *Model) openViewer(i int) tea.Cmd {
 		m.say("no output to open yet")
 		return nil
 	}
-	m.viewerEx = i
-	m.viewer = content.New(m.renderer, model.KindText, m.ex[i].whole())
-	m.overlay = overlayViewer
-	return m.viewer.SetSize(m.width, max(m.height-3, 1))
+	e, r, w, h := m.ex[i], m.renderer, m.width, max(m.height-3, 1)
+	m.opening = true
+	m.say(fmt.Sprintf("opening the output of call %d (%s)…", e.n, clipboard.FormatSize(len(e.stdout.whole)+len(e.stderr.whole)+len(e.output.whole))))
+	return func() tea.Msg {
+		v := content.New(r, model.KindText, hardWrap(e.whole(), w))
+		cmd := v.SetSize(w, h)
+		return viewerMsg{i: i, v: v, cmd: cmd, w: w, h: h}
+	}
+}
+
+type viewerMsg struct {
+	i    int
+	v    content.Model
+	cmd  tea.Cmd
+	w, h int // the size it was built for
 }
 
 func (m *Model) viewerKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -736,9 +767,9 @@ func (m *Model) save(i int) tea.Cmd {
 		id = id[:8]
 	}
 	name := fmt.Sprintf("interact-%s-%d.txt", id, i+1)
-	body := m.ex[i].whole()
+	e := m.ex[i]
 	return func() tea.Msg {
-		p, err := content.Save(dir, &model.Artifact{Path: name, Kind: model.KindText}, nil, body)
+		p, err := content.Save(dir, &model.Artifact{Path: name, Kind: model.KindText}, nil, e.whole())
 		if err == nil {
 			if abs, e := filepath.Abs(p); e == nil {
 				p = abs

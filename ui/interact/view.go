@@ -167,7 +167,14 @@ func (m *Model) scrollBy(d int) {
 // newest, and only those that reach the window are rendered.
 func (m *Model) scrollback(h int) []string {
 	if len(m.ex) == 0 {
-		return m.pad(m.welcome(), h)
+		l := m.welcome()
+		if len(l) > h {
+			l = l[:h]
+		}
+		for len(l) < h {
+			l = append(l, "")
+		}
+		return l
 	}
 	need := h + m.scroll
 	var chunks [][]string
@@ -254,6 +261,9 @@ func (m *Model) renderExchange(e *exchange) []string {
 		}
 	}
 	more := func(t text, what string) {
+		if t.lines <= len(t.tail) && len(t.whole) > 4096 {
+			out = append(out, m.st.Muted.Render(cut(fmt.Sprintf("  %s of %s, lines cut at the screen's width: ctrl+o opens the whole, ctrl+s saves it", clipboard.FormatSize(len(t.whole)), what))))
+		}
 		if t.lines > len(t.tail) {
 			out = append(out, m.st.Muted.Render(cut(fmt.Sprintf("  … %d earlier lines of %s (%s): ctrl+o opens the whole, ctrl+s saves it",
 				t.lines-len(t.tail), what, clipboard.FormatSize(len(t.whole))))))
@@ -371,7 +381,7 @@ func (m *Model) leaveLines() []string {
 	}
 	out = append(out,
 		m.st.Key.Render("s")+"    stop the browser session (DELETE) and leave",
-		m.st.Key.Render("k")+"    keep the session and leave: it stays open, and billed, until the service times it out",
+		m.st.Key.Render("k")+"    keep it and leave: it stays open, billed, until the service times it out",
 		m.st.Key.Render("esc")+"  stay here",
 	)
 	if m.stopping {
@@ -412,7 +422,8 @@ func (m *Model) searchLine() string {
 func (m *Model) viewerLines() []string {
 	h := max(m.height-2, 1)
 	e := m.ex[m.viewerEx]
-	title := m.st.Bold.Render(fmt.Sprintf("output of call %d", e.n)) + m.st.Muted.Render(fmt.Sprintf(" · %d lines", e.stdout.lines+e.stderr.lines+e.output.lines))
+	n := e.stdout.lines + e.stderr.lines + e.output.lines
+	title := m.st.Bold.Render(fmt.Sprintf("output of call %d", e.n)) + m.st.Muted.Render(fmt.Sprintf(" · %d line%s, %s", n, map[bool]string{true: "", false: "s"}[n == 1], clipboard.FormatSize(len(e.stdout.whole)+len(e.stderr.whole)+len(e.output.whole))))
 	out := []string{ansi.Truncate(title, m.width, m.sym.Ellipsis)}
 	body := strings.Split(m.viewer.View(), "\n")
 	if len(body) > h-1 {
