@@ -326,7 +326,7 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 	switch {
 	case res.Stopped:
 		fmt.Fprintf(a.stderr, "firewatch: %s (scrape %s)\n", res.StopNote, id)
-	case res.Kept:
+	case res.Kept || res.SessionOpen:
 		fmt.Fprintf(a.stderr, "firewatch: the browser session of scrape %s stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	}
 	if err != nil {

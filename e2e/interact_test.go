@@ -79,8 +79,13 @@ func TestInteractOneShot(t *testing.T) {
 			noKey(t, srv.Key, map[string][]byte{"stdout": []byte(r.stdout), "stderr": []byte(r.stderr)})
 		})
 	}
+	// Hostile output is sanitised; the JSON keeps it, escaped.
+	r := runFW(t, env, 10*time.Second, "interact", id, "--code", `console.log('\x1b]52;c;aGk=\x07\x1b[31mred'); console.error('\x1b[2Jerr')`)
+	if r.code != 0 || r.stdout != "red\n" || strings.ContainsAny(r.stderr, "\x1b\a") || !strings.Contains(r.stderr, "err\n") {
+		t.Fatalf("hostile: %q %q", r.stdout, r.stderr)
+	}
 	// A bad id: exit 2, nothing sent.
-	r := runFW(t, env, 10*time.Second, "interact", "not-a-uuid", "--code", "1")
+	r = runFW(t, env, 10*time.Second, "interact", "not-a-uuid", "--code", "1")
 	if r.code != 2 || !strings.Contains(r.stderr, "not a UUID") {
 		t.Fatalf("bad id: %s", r)
 	}

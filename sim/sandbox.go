@@ -74,9 +74,12 @@ func statements(code string) []string {
 	return out
 }
 
-var unescape = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\'`, "'", `\"`, `"`)
+var unescape = strings.NewReplacer(`\\`, `\`, `\n`, "\n", `\t`, "\t", `\r`, "\r", `\'`, "'", `\"`, `"`,
+	`\x1b`, "\x1b", `\u001b`, "\x1b", `\x07`, "\a", `\u202e`, "\u202e")
 
-// literal reads a quoted string literal (with the escapes \n \t \\ \' \").
+// literal reads a quoted string literal, with the escapes \n \t \r \\ \'
+// \" and, so that hostile output can be produced, \x1b (\u001b), \x07 and
+// \u202e.
 func literal(s string) (string, bool) {
 	s = strings.TrimSpace(s)
 	if len(s) >= 2 && (s[0] == '\'' || s[0] == '"' || s[0] == '`') && s[len(s)-1] == s[0] {

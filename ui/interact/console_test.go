@@ -323,3 +323,21 @@ func TestGolden(t *testing.T) {
 		})
 	}
 }
+
+// What the service sends is sanitised before it reaches the screen:
+// escape sequences (an OSC 52 that would write the clipboard, colours),
+// BEL and bidi overrides are gone; the text stays.
+func TestHostileOutput(t *testing.T) {
+	m, _ := startConsole(t, 100, 30, Config{})
+	sendText(m, `console.log('\x1b]52;c;aGk=\x07\x1b[31mred\u202e'); console.error('\x1b[2Jerr')`)
+	s := screen(t, m) // golden.View fails on anything unsafe
+	if !strings.Contains(s, "  red\n") || !strings.Contains(s, "! err") {
+		t.Fatalf("text lost:\n%s", s)
+	}
+	press(m, kp('o', tea.ModCtrl))
+	v := m.Render()
+	golden.Safe(t, v)
+	if strings.Contains(m.ex[0].whole(), "\x1b") {
+		t.Fatal("the whole output keeps an escape")
+	}
+}

@@ -75,6 +75,9 @@ type Result struct {
 	Kept      bool   // left with the session running
 	StopNote  string // what the stop answered ("" when not stopped)
 	Exchanges int
+	// SessionOpen: a call opened (or used) the session and it was not
+	// stopped here.
+	SessionOpen bool
 }
 
 type overlayKind int
@@ -237,7 +240,8 @@ func (m *Model) setPrompt() {
 	if m.promptMode {
 		m.input.Placeholder = "a task in plain words, e.g. click the pricing tab and list the plans"
 	} else {
-		m.input.Placeholder = "code to run in the page, e.g. await page.title()"
+		m.input.Placeholder = "code to run in the page, e.g. " + map[string]string{
+			"node": "await page.title()", "python": "print(await page.title())", "bash": "get title (agent-browser commands)"}[m.language]
 	}
 	m.input.SetWidth(max(m.width, 10))
 }
@@ -249,6 +253,7 @@ func (m *Model) Init() tea.Cmd { return nil }
 func (m *Model) Result() Result {
 	r := m.result
 	r.Exchanges = len(m.ex)
+	r.SessionOpen = !r.Stopped && (m.links[0] != "" || m.links[2] != "")
 	return r
 }
 

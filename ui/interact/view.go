@@ -353,6 +353,13 @@ func (m *Model) box(l []string, h int) []string {
 
 func (m *Model) linksLines() []string {
 	out := []string{m.st.Bold.Render("The session's links") + m.st.Muted.Render("   ↑/↓ select · y copy · o open · esc close"), ""}
+	wrap := func(s string, indent int) []string {
+		var l []string
+		for _, x := range strings.Split(ansi.Hardwrap(s, max(m.width-indent, 10), true), "\n") {
+			l = append(l, strings.Repeat(" ", indent)+x)
+		}
+		return l
+	}
 	for i, name := range linkNames {
 		cur := "  "
 		if i == m.linkSel {
@@ -360,18 +367,38 @@ func (m *Model) linksLines() []string {
 		}
 		l := m.links[i]
 		if l == "" {
-			l = m.st.Muted.Render("(not sent)")
+			l = "(not sent)"
 		}
 		row := fmt.Sprintf("%-22s %s", name, l)
-		if i == m.linkSel {
-			row = m.st.Selected.Render(row)
+		if ansi.StringWidth(row)+2 <= m.width {
+			if i == m.linkSel {
+				row = m.st.Selected.Render(row)
+			}
+			out = append(out, cur+row)
+		} else {
+			// Too narrow: the link on lines of its own, whole.
+			if i == m.linkSel {
+				name = m.st.Selected.Render(name)
+			}
+			out = append(out, cur+name)
+			out = append(out, wrap(l, 4)...)
 		}
-		out = append(out, cur+row)
 		if i == 1 {
-			out = append(out, "    "+m.st.Warn.Render(m.sym.Warn+" whoever has this link controls the browser: clicks, typing, navigation. Share it with care."))
+			for _, w := range wrapWords(m.width, m.sym.Warn+" whoever has this link controls the browser: clicks, typing, navigation. Share it with care.", 4) {
+				out = append(out, m.st.Warn.Render(w))
+			}
 		}
 	}
 	return out
+}
+
+// wrapWords wraps s at spaces to width, with an indent of 4.
+func wrapWords(width int, s string, _ int) []string {
+	var l []string
+	for _, x := range strings.Split(ansi.Wrap(s, max(width-4, 10), ""), "\n") {
+		l = append(l, "    "+x)
+	}
+	return l
 }
 
 func (m *Model) leaveLines() []string {
