@@ -2,7 +2,6 @@ package e2e
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -200,32 +199,4 @@ func TestScrapeAndPreviewUsage(t *testing.T) {
 	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || d["crawlEntireDomain"] != true {
 		t.Fatalf("preview json: %s", r)
 	}
-}
-
-// startWith is start with stdin read from in.
-func startWith(t *testing.T, env []string, in *os.File, args ...string) *proc {
-	t.Helper()
-	p := &proc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
-	p.cmd = exec.Command(bin, args...)
-	p.cmd.Env = env
-	p.cmd.Dir = t.TempDir()
-	p.cmd.Stdin = in
-	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
-	if err := p.cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	go func() {
-		_ = p.cmd.Wait()
-		p.code = p.cmd.ProcessState.ExitCode()
-		close(p.done)
-	}()
-	t.Cleanup(func() {
-		select {
-		case <-p.done:
-		default:
-			_ = p.cmd.Process.Kill()
-			<-p.done
-		}
-	})
-	return p
 }
