@@ -215,12 +215,19 @@ func (m *Model) welcome() []string {
 		t(m.st.Muted.Render("The session starts, at the page the scrape left, with the first call; it is billed while it runs.")),
 		"",
 		t("Code (" + m.language + "), for example:"),
-		t("  " + m.st.Accent.Render("await page.title()") + m.st.Muted.Render("   console.log(page.url())   await page.click('#pricing-tab')")),
-		t("  " + m.st.Muted.Render("python: print(await page.title())   bash: snapshot, get title, click text=Docs")),
+		t("  " + m.st.Accent.Render(examples[m.language][0]) + m.st.Muted.Render("   "+examples[m.language][1])),
+		t("  " + m.st.Muted.Render(examples[m.language][2])),
 		t("A prompt (tab), for example: " + m.st.Accent.Render("click the pricing tab and list the plans")),
 		"",
 		t(m.st.Muted.Render("ctrl+l shows the live view links · f1 all keys · ctrl+c leaves (and asks about the session)")),
 	}
+}
+
+// examples per language: the first, more, the other languages.
+var examples = map[string][3]string{
+	"node":   {"await page.title()", "console.log(page.url())   await page.click('#pricing-tab')", "python: print(await page.title())   bash: snapshot, get title, click text=Docs"},
+	"python": {"print(await page.title())", "print(page.url)   await page.click('#pricing-tab')", "node: await page.title()   bash: snapshot, get title, click text=Docs"},
+	"bash":   {"snapshot", "get title   get url   click text=Docs   open https://example.com", "node: await page.title()   python: print(await page.title())"},
 }
 
 // renderExchange draws one exchange.
