@@ -1,5 +1,6 @@
 // Package cli is firewatch's command line: the commands (watch, demo,
-// replay, serve, version, completion), their flags and environment, the
+// replay, serve, version, completion; interact, scrape, crawl-preview in
+// cmd_interact.go and cmd_scrape.go), their flags and environment, the
 // plain and JSON outputs, the summary and the exit codes.
 package cli
 
