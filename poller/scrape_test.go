@@ -130,7 +130,11 @@ func TestInteractErrors(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(sim.FaultScrapeID(tt.status), func(t *testing.T) {
+			before := srv.Stats().ByRoute["POST interact"]
 			_, err := c.Interact(ctx, sim.FaultScrapeID(tt.status), &InteractRequest{Code: "1"})
+			if n := srv.Stats().ByRoute["POST interact"] - before; n != 1 {
+				t.Fatalf("sent %d times: an interact call is never sent twice", n)
+			}
 			var e *Error
 			if !errors.As(err, &e) {
 				t.Fatalf("err %v", err)
