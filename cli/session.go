@@ -11,6 +11,7 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // source feeds a watch: the live poll loop (poller.Watcher.Run) or a replay.
@@ -290,7 +291,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			troubleSince = time.Time{}
 			w.Debug.Printf("connection ok again after %s", d)
 			if d >= recoveryNote {
-				p.health("connection ok again after " + describe.Duration(d.Truncate(100*time.Millisecond)))
+				p.health("connection ok again after " + text.Duration(d.Truncate(100*time.Millisecond)))
 			}
 		}
 	}

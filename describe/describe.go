@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Level is how a line should stand out. Callers map it to a colour (or to
@@ -111,11 +112,11 @@ func event(e *model.Event, s *model.Store) Line {
 	case model.AgentStarted:
 		return Line{KindAgent, agentStarted(e, s), Info}
 	case model.AgentFinished:
-		return Line{KindAgent, finished(p.Outcome, p.Error, "in "+Duration(ms(p.DurationMs))), outcomeLevel(p.Outcome)}
+		return Line{KindAgent, finished(p.Outcome, p.Error, "in "+text.Duration(ms(p.DurationMs))), outcomeLevel(p.Outcome)}
 	case model.BrowserSessionStarted:
 		return Line{KindSession, "opened " + ShortID(p.SessionID), Dim}
 	case model.BrowserSessionFinished:
-		return Line{KindSession, "closed " + ShortID(p.SessionID) + " after " + Duration(ms(p.DurationMs)), Dim}
+		return Line{KindSession, "closed " + ShortID(p.SessionID) + " after " + text.Duration(ms(p.DurationMs)), Dim}
 	case model.ProgressReported:
 		return Line{KindPhase, join(": ", orDash(string(p.Phase)), p.Message), Info}
 	case model.ReasoningSummary:
@@ -176,7 +177,7 @@ func toolFinished(p model.ToolCallFinished, s *model.Store) Line {
 	}
 	if t != nil {
 		if d, ok := t.Duration(); ok {
-			parts = append(parts, Duration(d))
+			parts = append(parts, text.Duration(d))
 		}
 	}
 	if t != nil && t.Failed() || t == nil && model.ResultFailed(p.Result) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Kind tells errors apart. Use errors.As to get the *Error and read its Kind.
@@ -183,7 +184,7 @@ func (e *Error) hint() string {
 		}
 	case KindRateLimited:
 		if e.RetryAfter > 0 {
-			return "the service asks to wait " + fmtDur(e.RetryAfter)
+			return "the service asks to wait " + text.Duration(e.RetryAfter)
 		}
 	}
 	return ""
@@ -477,9 +478,9 @@ func (c *Client) transportError(parent context.Context, op string, err error, re
 	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || isTimeout(err) {
 		e.Kind = KindTimeout
-		e.detail = "no answer within " + fmtDur(c.timeout)
+		e.detail = "no answer within " + text.Duration(c.timeout)
 		if reading {
-			e.detail = "the answer did not arrive in full within " + fmtDur(c.timeout)
+			e.detail = "the answer did not arrive in full within " + text.Duration(c.timeout)
 		}
 		return e
 	}
@@ -532,27 +533,4 @@ func netReason(err error, reading bool) string {
 		msg = u.Error()
 	}
 	return truncateRunes(model.Sanitize(msg), 80)
-}
-
-// fmtDur formats a delay for people: 500ms, 1.5s, 12s, 2m, 2m30s.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0s"
-	case d < time.Second:
-		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
-	case d < 10*time.Second:
-		s := strconv.FormatFloat(float64(d.Round(100*time.Millisecond))/float64(time.Second), 'f', 1, 64)
-		return strings.TrimSuffix(s, ".0") + "s"
-	case d < 2*time.Minute:
-		return strconv.FormatInt(int64(d.Round(time.Second)/time.Second), 10) + "s"
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		m, s := d/time.Minute, (d%time.Minute)/time.Second
-		if s == 0 {
-			return strconv.FormatInt(int64(m), 10) + "m"
-		}
-		return fmt.Sprintf("%dm%ds", m, s)
-	}
-	return d.Round(time.Minute).String()
 }

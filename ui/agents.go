@@ -9,6 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -191,10 +192,10 @@ func (p *agentsPane) row(ar agentRow, left int, selected, marked bool) string {
 	dur := ""
 	switch {
 	case a.HasDuration:
-		dur = describe.Duration(time.Duration(a.DurationMs) * time.Millisecond)
+		dur = text.Duration(time.Duration(a.DurationMs) * time.Millisecond)
 	case a.State == model.StateRunning:
 		if d, ok := p.env.since(a.StartedAt); ok && p.env.store.Run().State == model.StateRunning {
-			dur = liveDuration(d)
+			dur = text.Elapsed(d)
 		}
 	}
 	act, actSt := agentActivity(a, st, sym)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -338,7 +339,7 @@ func (e *env) when(t time.Time) string {
 		if rel < 0 {
 			sign, rel = "-", -rel
 		}
-		s += "  (" + sign + describe.Duration(rel) + " into the run)"
+		s += "  (" + sign + text.Duration(rel) + " into the run)"
 	}
 	return s
 }
@@ -402,7 +403,7 @@ func newEventDetail(e *env, ev *model.Event) overlay {
 		f.field("tool call id", p.ToolCallID)
 		if t := e.store.ToolCall(p.ToolCallID); t != nil {
 			if dur, ok := t.Duration(); ok {
-				f.field("duration", describe.Duration(dur))
+				f.field("duration", text.Duration(dur))
 			}
 		}
 		f.field("result", describe.JSON(p.Result, 200))
@@ -414,7 +415,7 @@ func newEventDetail(e *env, ev *model.Event) overlay {
 		f.traceError(p.Error)
 	case model.AgentFinished:
 		f.field("outcome", string(p.Outcome))
-		f.field("duration", describe.Duration(time.Duration(p.DurationMs)*time.Millisecond))
+		f.field("duration", text.Duration(time.Duration(p.DurationMs)*time.Millisecond))
 		f.traceError(p.Error)
 	case model.ArtifactUpdated:
 		a := p.Artifact
@@ -432,7 +433,7 @@ func newEventDetail(e *env, ev *model.Event) overlay {
 		f.field("session id", p.SessionID)
 	case model.BrowserSessionFinished:
 		f.field("session id", p.SessionID)
-		f.field("duration", describe.Duration(time.Duration(p.DurationMs)*time.Millisecond))
+		f.field("duration", text.Duration(time.Duration(p.DurationMs)*time.Millisecond))
 	case model.RunCancelRequested:
 		f.field("reason", p.Reason)
 	}
@@ -486,7 +487,7 @@ func newToolDetail(e *env, t *model.ToolCall) overlay {
 		case t.State == model.StateRunning:
 			state, stSt = e.sym.Running+" running", e.st.Running
 			if dur, ok := e.since(t.StartedAt()); ok {
-				state += " for " + liveDuration(dur)
+				state += " for " + text.Elapsed(dur)
 			}
 		case t.State == model.StateUnfinished:
 			state, stSt = e.sym.Unfinished+" unfinished: the run or its agent ended first", e.st.Warn
@@ -494,7 +495,7 @@ func newToolDetail(e *env, t *model.ToolCall) overlay {
 			state, stSt = e.sym.Succeeded+" finished", e.st.Good
 		}
 		if dur, ok := t.Duration(); ok {
-			state += " in " + describe.Duration(dur)
+			state += " in " + text.Duration(dur)
 		}
 		f.styledField("state", styleText{stSt, state})
 		f.field("started", f.when(t.StartedAt()))
@@ -563,10 +564,10 @@ func newAgentDetail(e *env, a *model.Agent) overlay {
 		}
 		switch {
 		case a.HasDuration:
-			state += " in " + describe.Duration(time.Duration(a.DurationMs)*time.Millisecond)
+			state += " in " + text.Duration(time.Duration(a.DurationMs)*time.Millisecond)
 		case a.State == model.StateRunning && e.store.Run().State == model.StateRunning:
 			if dur, ok := e.since(a.StartedAt); ok {
-				state += " for " + liveDuration(dur)
+				state += " for " + text.Elapsed(dur)
 			}
 		}
 		f.styledField("state", styleText{symSt, state})
@@ -660,7 +661,7 @@ func newAgentDetail(e *env, a *model.Agent) overlay {
 			symbol, symSt := agentSymbol(c, st, e.sym)
 			dur := ""
 			if c.HasDuration {
-				dur = describe.Duration(time.Duration(c.DurationMs) * time.Millisecond)
+				dur = text.Duration(time.Duration(c.DurationMs) * time.Millisecond)
 			}
 			if sel {
 				return styled(st.Selected, " "+symbol+" "+padRight(c.Name, 24)+" "+padLeft(dur, 8)+"  "+itoa(len(c.ToolCalls))+" tool calls", w, e.ascii)
@@ -700,13 +701,13 @@ func toolRow(e *env, t *model.ToolCall, w int, selected bool) string {
 	case model.StateRunning:
 		symbol, symSt = sym.Running, st.Running
 		if d, ok := e.since(t.StartedAt()); ok {
-			dur = liveDuration(d)
+			dur = text.Elapsed(d)
 		}
 	case model.StateUnfinished:
 		symbol, symSt, dur = sym.Unfinished, st.Warn, "unfinished"
 	default:
 		if d, ok := t.Duration(); ok {
-			dur = describe.Duration(d)
+			dur = text.Duration(d)
 		}
 	}
 	if t.Failed() {
@@ -741,7 +742,7 @@ func sessionState(e *env, b *model.BrowserSession) (string, theme.Style, string)
 	}
 	s := "closed"
 	if b.HasDuration {
-		s += " after " + describe.Duration(time.Duration(b.DurationMs)*time.Millisecond)
+		s += " after " + text.Duration(time.Duration(b.DurationMs)*time.Millisecond)
 	}
 	return sym.Pending, st.Muted, s
 }
@@ -777,10 +778,10 @@ func newSessionDetail(e *env, b *model.BrowserSession, live *model.LiveSession) 
 				f.field("closed", f.when(b.Finished.OccurredAt))
 			}
 			if b.HasDuration {
-				f.field("duration", describe.Duration(time.Duration(b.DurationMs)*time.Millisecond))
+				f.field("duration", text.Duration(time.Duration(b.DurationMs)*time.Millisecond))
 			} else if b.State == model.StateRunning {
 				if dur, ok := e.since(startOf(b)); ok {
-					f.field("open for", liveDuration(dur))
+					f.field("open for", text.Elapsed(dur))
 				}
 			}
 		} else {

@@ -9,7 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/ui/clipboard"
+	"github.com/firewatch/firewatch/text"
 	artcontent "github.com/firewatch/firewatch/ui/content"
 	"github.com/firewatch/firewatch/ui/diff"
 )
@@ -467,7 +467,7 @@ func (m savedMsg) status() string {
 	if m.err != nil {
 		return "not saved: " + oneLine(m.err.Error())
 	}
-	return "saved " + clipboard.FormatSize(m.size) + " to " + oneLine(m.path)
+	return "saved " + text.Size(m.size) + " to " + oneLine(m.path)
 }
 
 func (v *artifactView) copy() tea.Cmd {
@@ -556,7 +556,7 @@ func (v *artifactView) render() []string {
 	}
 	info := "· " + string(x.Ref.Change) + " · snapshot " + x.Ref.SnapshotID
 	if en := e.snaps.get(x.Ref.SnapshotID); en != nil && en.ok {
-		info += " · " + clipboard.FormatSize(len(en.content))
+		info += " · " + text.Size(len(en.content))
 	}
 	out = append(out, v.rule(label, info, v.focusC))
 	_, bh := v.bodySize()

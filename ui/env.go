@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -125,15 +124,6 @@ func (e *env) since(t time.Time) (time.Duration, bool) {
 		d = 0
 	}
 	return d, true
-}
-
-// liveDuration is a running thing's elapsed time in whole seconds (it is
-// redrawn once a second, so tenths would only cost bytes).
-func liveDuration(d time.Duration) string {
-	if d < time.Minute {
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	}
-	return describe.Duration(d.Truncate(time.Second))
 }
 
 // serverClock is "now" on the run's clock, for elapsed times and the live

@@ -14,6 +14,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
@@ -193,7 +194,7 @@ func (m *Model) applyStyles() {
 	}
 	if m.env.ascii {
 		m.help.ShortSeparator = " | "
-		m.help.Ellipsis = "~"
+		m.help.Ellipsis = text.Ellipsis
 	} else {
 		m.help.ShortSeparator = " · "
 	}

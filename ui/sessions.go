@@ -9,6 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // sessionsPane lists browser sessions per agent (agents in tree order,
@@ -171,7 +172,7 @@ func (p *sessionsPane) row(sr sessionRow, selected bool) string {
 		default:
 			symbol, symSt, state = sym.Pending, st.Muted, "closed"
 			if b.HasDuration {
-				state += " " + describe.Duration(time.Duration(b.DurationMs)*time.Millisecond)
+				state += " " + text.Duration(time.Duration(b.DurationMs)*time.Millisecond)
 			}
 		}
 	} else {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // toolsPane lists tool calls: the running ones first (oldest first, with a
@@ -232,7 +233,7 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 	switch t.State {
 	case model.StateRunning:
 		if d, ok := p.env.since(t.StartedAt()); ok {
-			dur = liveDuration(d)
+			dur = text.Elapsed(d)
 		}
 	case model.StateUnfinished:
 		symbol, symSt = sym.Unfinished, st.Warn
@@ -240,7 +241,7 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 	default:
 		symbol, symSt = sym.Succeeded, st.Good
 		if d, ok := t.Duration(); ok {
-			dur = describe.Duration(d)
+			dur = text.Duration(d)
 		}
 	}
 	if t.Failed() {

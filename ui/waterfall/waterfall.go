@@ -30,6 +30,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
@@ -578,7 +579,7 @@ func (m Model) bar(r row, sp span, origin time.Time, start, span time.Duration, 
 	c0, c1 = max(c0, 0), min(c1, bw)
 	dur := ""
 	if !sp.end.IsZero() {
-		dur = Duration(sp.end.Sub(sp.start))
+		dur = text.Duration(sp.end.Sub(sp.start))
 	}
 	var b strings.Builder
 	switch {
