@@ -232,11 +232,11 @@ func (p *plainPrinter) end(note string) {
 		row("run", "", id)
 	}
 	if r.State == model.StateFinished {
-		o := orDash(string(r.Outcome))
+		o := describe.Outcome(r.Outcome).Word
 		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
 			o += ": " + describe.Error(r.Error)
 		}
-		row("outcome", levelColor(describe.OutcomeLevel(r.Outcome)), o)
+		row("outcome", levelColor(describe.Outcome(r.Outcome).Level), o)
 		if d, ok := r.Duration(); ok {
 			row("duration", "", text.Duration(d))
 		}

@@ -108,11 +108,11 @@ func event(e *model.Event, s *model.Store) Line {
 		}
 		return Line{KindCancel, d, Warn}
 	case model.RunFinished:
-		return Line{KindRun, finished(p.Outcome, p.Error, ""), outcomeLevel(p.Outcome)}
+		return Line{KindRun, finished(p.Outcome, p.Error, ""), Outcome(p.Outcome).Level}
 	case model.AgentStarted:
 		return Line{KindAgent, agentStarted(e, s), Info}
 	case model.AgentFinished:
-		return Line{KindAgent, finished(p.Outcome, p.Error, "in "+text.Duration(ms(p.DurationMs))), outcomeLevel(p.Outcome)}
+		return Line{KindAgent, finished(p.Outcome, p.Error, "in "+text.Duration(ms(p.DurationMs))), Outcome(p.Outcome).Level}
 	case model.BrowserSessionStarted:
 		return Line{KindSession, "opened " + ShortID(p.SessionID), Dim}
 	case model.BrowserSessionFinished:
@@ -140,7 +140,7 @@ func event(e *model.Event, s *model.Store) Line {
 
 // finished is "succeeded in 4.2s" or "failed in 4.2s: internal (agent): msg".
 func finished(o model.Outcome, te *model.TraceError, after string) string {
-	d := join(" ", orDash(string(o)), after)
+	d := join(" ", Outcome(o).Word, after)
 	if o != model.OutcomeSucceeded && te != nil {
 		d += ": " + Error(te)
 	}
@@ -233,19 +233,6 @@ func Error(te *model.TraceError) string {
 		head += ": " + te.Message
 	}
 	return OneLine(head, MaxDetailWidth)
-}
-
-// OutcomeLevel is the Level of a run's or agent's outcome.
-func OutcomeLevel(o model.Outcome) Level { return outcomeLevel(o) }
-
-func outcomeLevel(o model.Outcome) Level {
-	switch o {
-	case model.OutcomeSucceeded:
-		return Good
-	case model.OutcomeCancelled:
-		return Warn
-	}
-	return Bad
 }
 
 // ShortID is the first 8 characters of an id (a UUID's first group), the

@@ -216,7 +216,6 @@ func TestHealthString(t *testing.T) {
 	}
 }
 
-
 // FuzzErrorAnswer feeds arbitrary error answers through the client's error
 // path: no panic, the key never in the message, nothing unprintable.
 func FuzzErrorAnswer(f *testing.F) {

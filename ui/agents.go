@@ -250,19 +250,9 @@ func agentSymbol(a *model.Agent, st *theme.Styles, sym theme.Symbols) (string, t
 }
 
 func outcomeSymbol(o model.Outcome, st *theme.Styles, sym theme.Symbols) (string, theme.Style) {
-	switch o {
-	case model.OutcomeSucceeded:
-		return sym.Succeeded, st.Good
-	case model.OutcomeFailed:
-		return sym.Failed, st.Bad
-	case model.OutcomeCancelled:
-		return sym.Cancelled, st.Warn
-	case model.OutcomeRefused:
-		return sym.Refused, st.Bad
-	case model.OutcomeCreditLimitReached:
-		return sym.CreditLimit, st.Warn
-	}
-	return sym.Unfinished, st.Warn
+	in := describe.Outcome(o)
+	kind, _ := levelStyles(st, in.Level)
+	return in.Symbol(sym), kind
 }
 
 // agentActivity is what an agent is doing now: its running tool and open
