@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -398,65 +397,11 @@ var (
 	alreadyCancelledText = regexp.MustCompile(`(?:already|been|is|was|being)\s+(?:being\s+)?cancel|cancellation\s+(?:(?:was|has\s+been|is)\s+)?already|already\s+(?:been\s+)?requested`)
 	invalidIDText        = regexp.MustCompile(`invalid (job |snapshot )?id|must be a valid uuid`)
 	firstGenText         = regexp.MustCompile(`spark 2|spark-2|second[- ]generation|only available for`)
-	// "please retry after 12s", "retry after 1.5 seconds", "try again in 2 minutes"
-	retryText = regexp.MustCompile(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
 )
 
-// retryAfterText reads the "retry after Ns" of a 429 message.
-func retryAfterText(msg string) time.Duration {
-	m := retryText.FindStringSubmatch(msg)
-	if m == nil {
-		return 0
-	}
-	f, err := strconv.ParseFloat(m[1], 64)
-	if err != nil || f < 0 {
-		return 0
-	}
-	unit := time.Second
-	switch strings.ToLower(m[2]) {
-	case "ms", "millisecond", "milliseconds":
-		unit = time.Millisecond
-	case "m", "min", "mins", "minute", "minutes":
-		unit = time.Minute
-	}
-	return secondsDur(f * float64(unit) / float64(time.Second))
-}
 
-// retryAfterHeader reads a Retry-After header: delta-seconds (fractions
-// accepted) or an HTTP date, relative to now.
-func retryAfterHeader(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f <= 0 {
-			return 0
-		}
-		return secondsDur(f)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return min(d, maxServerDelay)
-		}
-	}
-	return 0
-}
 
-// maxServerDelay bounds a delay read from an answer (a nonsense value must
-// not overflow); the watch loop clamps further, to MaxRetryAfter.
-const maxServerDelay = 24 * time.Hour
 
-// secondsDur converts seconds to a Duration, saturating at maxServerDelay.
-func secondsDur(f float64) time.Duration {
-	if f != f || f <= 0 {
-		return 0
-	}
-	if f > maxServerDelay.Seconds() {
-		return maxServerDelay
-	}
-	return time.Duration(f * float64(time.Second))
-}
 
 // transportError turns an error from sending a request or reading its
 // answer into an *Error. A context that ended is returned as it is: it is

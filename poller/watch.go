@@ -33,12 +33,9 @@ const (
 	// Retry policy: capped exponential backoff with full jitter. The n-th
 	// failure in a row waits a random time in [0, min(BackoffCap,
 	// BackoffBase·2^(n-1))], at least MinInterval. A delay the server asks
-	// for (Retry-After, retry_after_seconds, "retry after Ns") is honoured
-	// instead, clamped to [interval, MaxRetryAfter]; a 429 that names no
-	// delay waits at least the interval.
-	BackoffBase   = 500 * time.Millisecond
-	BackoffCap    = 30 * time.Second
-	MaxRetryAfter = 2 * time.Minute
+	// for is honoured instead (see ratelimit.go).
+	BackoffBase = 500 * time.Millisecond
+	BackoffCap  = 30 * time.Second
 )
 
 // WatchOptions configure a Watcher. The zero value means the defaults.
@@ -522,16 +519,10 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 		return false, e
 	}
 	l.attempt++
-	d := l.backoff(l.attempt)
-	switch {
-	case e.RetryAfter > 0:
-		d = min(max(e.RetryAfter, l.o.Interval), MaxRetryAfter)
+	d, hold := retryDelay(e, l.backoff(l.attempt), l.o.Interval)
+	l.hold = time.Time{}
+	if hold {
 		l.hold = received.Add(d)
-	case e.Kind == KindRateLimited:
-		d = max(d, l.o.Interval)
-		l.hold = received.Add(d)
-	default:
-		l.hold = time.Time{}
 	}
 	l.nextTrace = received.Add(d)
 	l.h.Failures = l.attempt
