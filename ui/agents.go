@@ -35,7 +35,6 @@ func newAgents(e *env) *agentsPane {
 }
 
 func (p *agentsPane) name() string { return "Agents" }
-func (p *agentsPane) len() int     { return len(p.rows) }
 
 func (p *agentsPane) info() string {
 	if len(p.rows) == 0 {

@@ -25,7 +25,6 @@ func newArtifacts(e *env) *artifactsPane {
 }
 
 func (p *artifactsPane) name() string { return "Artifacts" }
-func (p *artifactsPane) len() int     { return len(p.rows) }
 func (p *artifactsPane) info() string {
 	if len(p.rows) == 0 {
 		return ""

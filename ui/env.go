@@ -29,7 +29,7 @@ type env struct {
 	// first seen.
 	ordinal map[string]int
 
-	// For the detail views (issue 7).
+	// For the detail views.
 	cs      componentStyles
 	render  *artcontent.Renderer // markdown rendering and its cache, per program
 	snaps   *snapshots

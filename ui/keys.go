@@ -33,7 +33,7 @@ type keyMap struct {
 	Pause, PollNow       key.Binding
 	Help, Quit           key.Binding
 
-	// Digging in and acting (issue 7).
+	// Digging in and acting.
 	Waterfall key.Binding // w
 	Result    key.Binding // a: the result artifact
 	Cancel    key.Binding // c, after a y/n confirmation

@@ -54,7 +54,6 @@ type pane interface {
 	// filter, wrapping around; false when none does.
 	step(dir int) bool
 	selection() Selection
-	len() int
 	height() int
 	cur() *list
 

@@ -34,7 +34,6 @@ func newSessions(e *env) *sessionsPane {
 }
 
 func (p *sessionsPane) name() string { return "Browser sessions" }
-func (p *sessionsPane) len() int     { return len(p.rows) }
 func (p *sessionsPane) info() string {
 	if len(p.rows) == 0 {
 		return ""
