@@ -562,7 +562,6 @@ func (c *Client) failure(op string, status int, o object) error {
 	return e
 }
 
-
 func (c *Client) malformed(op string, status int, what string) *Error {
 	return &Error{Kind: KindMalformed, Op: op, Status: status, detail: what, key: c.key}
 }

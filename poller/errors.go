@@ -399,10 +399,6 @@ var (
 	firstGenText         = regexp.MustCompile(`spark 2|spark-2|second[- ]generation|only available for`)
 )
 
-
-
-
-
 // transportError turns an error from sending a request or reading its
 // answer into an *Error. A context that ended is returned as it is: it is
 // the caller's own doing.

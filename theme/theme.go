@@ -15,6 +15,7 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/firewatch/firewatch/text"
 )
 

@@ -456,13 +456,6 @@ func (v *artifactView) save() tea.Cmd {
 	}
 }
 
-// savedMsg is the result of s.
-type savedMsg struct {
-	path string
-	size int
-	err  error
-}
-
 func (m savedMsg) status() string {
 	if m.err != nil {
 		return "not saved: " + oneLine(m.err.Error())

@@ -67,12 +67,6 @@ func (e *env) open(link, what string) tea.Cmd {
 	}
 }
 
-// openedMsg is browser.OpenedMsg with what the link was.
-type openedMsg struct {
-	what string
-	browser.OpenedMsg
-}
-
 // spinner is the loading spinner's current frame.
 func (e *env) spinner() string {
 	if len(e.sym.Spinner) == 0 {

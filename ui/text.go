@@ -5,6 +5,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )

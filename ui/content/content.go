@@ -398,9 +398,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	switch msg.(type) {
 	case tea.KeyPressMsg, tea.MouseWheelMsg:
-		k := m.KeyMap
-		keys := scroll.Keys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
-			HalfUp: k.HalfUp, HalfDown: k.HalfDown, Top: k.Top, Bottom: k.Bottom}
+		keys := m.KeyMap.Keys
 		st.offset, _ = scroll.Move(msg, keys, st.offset, max(m.bodyHeight(), 1), len(st.lines))
 		m.clamp()
 	}
