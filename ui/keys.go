@@ -13,6 +13,11 @@ import (
 // render the same bindings, so help can never disagree with behaviour.
 // Left/right are the arrows and h; l is the live-view toggle.
 //
+// Where a key goes: dispatch.go matches it; what it does is in the file
+// named after it (c: action_cancel.go, y: action_copy.go, o:
+// action_open.go, l: action_liveview.go, a: action_result.go, w:
+// overlay_waterfall.go, enter: detail_*.go, ?: help.go).
+//
 // The detail views and the waterfall get every key first (but q, ctrl+c,
 // c and ?): there the arrows, hjkl, enter and tab mean what their
 // components say (detailKeys, jsonview, content, diff, waterfall), and y,
