@@ -234,8 +234,8 @@ func (m *Model) onClick(msg tea.MouseClickMsg) tea.Cmd {
 	r := m.paneRects()[i]
 	row := msg.Y - r.y
 	p := m.focused()
-	if c := p.cur(); row >= 0 && row < p.height() {
-		p.move(c.off + row - c.sel)
+	if row >= 0 && row < p.height() {
+		p.move(p.rowDelta(row))
 	}
 	if m.focus == paneAgents {
 		m.rescope(false)

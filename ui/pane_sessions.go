@@ -17,8 +17,7 @@ import (
 // watch asks for them (--live-view). Live sessions the trace never
 // mentioned are listed at the end.
 type sessionsPane struct {
-	box
-	list
+	nav
 	scope *scope
 	rows  []sessionRow
 	open  int
@@ -30,7 +29,9 @@ type sessionRow struct {
 }
 
 func newSessions(e *env) *sessionsPane {
-	return &sessionsPane{box: box{env: e, dirty: true}, scope: &scope{}}
+	p := &sessionsPane{nav: nav{box: box{env: e, dirty: true}}, scope: &scope{}}
+	p.count = func() int { return len(p.rows) }
+	return p
 }
 
 func (p *sessionsPane) name() string { return "Browser sessions" }
@@ -106,20 +107,6 @@ func openRank(b *model.BrowserSession) int {
 
 func (p *sessionsPane) setScope(s *scope) { p.scope = s; p.rebuild() }
 func (p *sessionsPane) tick()             {}
-func (p *sessionsPane) setSize(w, h int) {
-	p.box.setSize(w, h)
-	p.fix(len(p.rows), h)
-}
-func (p *sessionsPane) move(delta int) { p.sel += delta; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *sessionsPane) home()          { p.sel = 0; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *sessionsPane) end()           { p.sel = len(p.rows) - 1; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *sessionsPane) step(dir int) bool {
-	if !p.cycle(dir, len(p.rows), p.h) {
-		return false
-	}
-	p.dirty = true
-	return true
-}
 
 func (p *sessionsPane) selection() Selection {
 	if p.sel < len(p.rows) {

@@ -21,8 +21,7 @@ import (
 // so that a subtree's ended calls are a union addressed by rank, like the
 // timeline's rows.
 type toolsPane struct {
-	box
-	list
+	nav
 	scope *scope
 
 	running []*model.ToolCall       // every running call, by start
@@ -40,8 +39,9 @@ type ended struct {
 }
 
 func newTools(e *env) *toolsPane {
-	p := &toolsPane{box: box{env: e, dirty: true}, scope: &scope{}, seq: map[*model.ToolCall]int{}, byAgent: map[string][]ended{}}
+	p := &toolsPane{nav: nav{box: box{env: e, dirty: true}}, scope: &scope{}, seq: map[*model.ToolCall]int{}, byAgent: map[string][]ended{}}
 	p.src.key = func(x ended) int { return x.seq }
+	p.count = p.len
 	return p
 }
 
@@ -159,23 +159,6 @@ func (p *toolsPane) tick() {
 	if len(p.runVis) > 0 && p.off < len(p.runVis) {
 		p.dirty = true
 	}
-}
-
-func (p *toolsPane) setSize(w, h int) {
-	p.box.setSize(w, h)
-	p.fix(p.len(), h)
-}
-
-func (p *toolsPane) move(delta int) { p.sel += delta; p.fix(p.len(), p.h); p.dirty = true }
-func (p *toolsPane) home()          { p.sel = 0; p.fix(p.len(), p.h); p.dirty = true }
-func (p *toolsPane) end()           { p.sel = p.len() - 1; p.fix(p.len(), p.h); p.dirty = true }
-
-func (p *toolsPane) step(dir int) bool {
-	if !p.cycle(dir, p.len(), p.h) {
-		return false
-	}
-	p.dirty = true
-	return true
 }
 
 // at is the call on row i: running calls, then ended ones newest first.
