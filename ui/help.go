@@ -5,6 +5,10 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/ui/diff"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
+	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
 // newHelpOverlay is the `?` screen: every key, then what the symbols mean.
@@ -34,7 +38,6 @@ func newHelpOverlay(m *Model) overlay {
 			break
 		}
 	}
-	dk := m.env.dk
 	// A section: its name, then its keys on as many lines as the width
 	// needs.
 	section := func(name string, bindings ...key.Binding) {
@@ -63,10 +66,12 @@ func newHelpOverlay(m *Model) overlay {
 		v.lines = append(v.lines, textLine{text: "  " + b.String(), styled: true})
 	}
 	v.lines = append(v.lines, textLine{})
-	section("In details", dk.NextTab, dk.PrevTab, m.keys.Move, dk.Open, dk.Copy, dk.OpenLink, dk.Back)
-	section("In JSON", textKey("enter/space", "fold/unfold"), textKey("l/h", "expand/fold"), textKey("L/H", "expand/fold all"), textKey("g/G", "top/bottom"))
-	section("In an artifact", dk.Focus, dk.Diff, textKey("n/N", "next/previous change"), dk.Save, dk.Copy, textKey("o", "open a screenshot"), dk.Retry)
-	section("In the waterfall", textKey("+/-", "zoom"), textKey("h/l", "earlier/later"), textKey("0", "whole run"), dk.Open, dk.Copy, dk.Back)
+	// The views' own keys come from their key maps (FullHelp), so this
+	// screen cannot disagree with them; the scroll keys every view shares
+	// are shown once.
+	for _, s := range m.viewHelp() {
+		section(s.name, s.keys...)
+	}
 	v.lines = append(v.lines,
 		textLine{},
 		textLine{st: st.Muted, text: "Selecting an agent in Agents shows only its subtree in the other panes; the root shows everything."},
@@ -85,9 +90,51 @@ func newHelpOverlay(m *Model) overlay {
 	return v
 }
 
-// textKey is a binding shown in the help only (a component's own key).
-func textKey(keys, desc string) key.Binding {
-	return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
+// helpSection is a titled group of keys on the help screen.
+type helpSection struct {
+	name string
+	keys []key.Binding
+}
+
+// viewHelp is the keys of the detail views, the JSON and artifact viewers
+// and the waterfall, each from its own key map.
+func (m *Model) viewHelp() []helpSection {
+	dk := m.env.dk
+	sk := scroll.DefaultKeys()
+	jk := jsonview.DefaultKeyMap()
+	dm := diff.Model{KeyMap: diff.DefaultKeyMap()}
+	if m.env.ascii {
+		jk = jk.ASCII()
+		for _, b := range []*key.Binding{&sk.Up, &sk.Down} {
+			scroll.ASCIIHelp(b)
+		}
+	}
+	return []helpSection{
+		{"Scrolling in a view", []key.Binding{sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.HalfUp, sk.HalfDown, sk.Top, sk.Bottom}},
+		{"In details", []key.Binding{dk.NextTab, dk.PrevTab, m.keys.Move, dk.Open, dk.Copy, dk.OpenLink, dk.Back}},
+		{"In JSON", notScroll(jk.FullHelp())},
+		{"In an artifact", append(append([]key.Binding{dk.Focus, dk.Diff}, notScroll(dm.FullHelp())...), dk.Save, dk.Copy, dk.OpenLink, dk.Retry)},
+		{"In the waterfall", append(notScroll(m.wf.FullHelp()), dk.Copy, dk.Back)},
+	}
+}
+
+// notScroll flattens a component's FullHelp without the enabled scroll
+// keys (shown once, in their own section) and the disabled bindings.
+func notScroll(groups [][]key.Binding) []key.Binding {
+	sk := scroll.DefaultKeys()
+	scrolls := map[string]bool{}
+	for _, b := range []key.Binding{sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.HalfUp, sk.HalfDown, sk.Top, sk.Bottom} {
+		scrolls[strings.Join(b.Keys(), " ")] = true
+	}
+	var out []key.Binding
+	for _, g := range groups {
+		for _, b := range g {
+			if b.Enabled() && !scrolls[strings.Join(b.Keys(), " ")] {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
 }
 
 // wrapHang breaks one line of text at spaces: the first line at most w1
