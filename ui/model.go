@@ -255,14 +255,15 @@ func (m *Model) armTicks() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// Update handles one message. After it, the overlay (if any) gets its
-// size, and the loading spinner is armed while a snapshot loads.
+// Update handles one message. After it, relayout gives every pane and the
+// overlay (if any) its box — View only draws — and the loading spinner is
+// armed while a snapshot loads.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.debug != nil {
 		fmt.Fprintf(m.debug, "%s ui: %T\n", time.Now().Format("15:04:05.000"), msg)
 	}
 	cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.sizeOverlay(), m.armSpin())
+	return m, tea.Batch(cmd, m.relayout(), m.armSpin())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -399,6 +400,19 @@ func (m *Model) overlaySize() (w, h int, ok bool) {
 		return 0, 0, false
 	}
 	return m.width, max(1, f.bodyH-1), true
+}
+
+// relayout hands each pane and the overlay its box, after every message
+// (a no-op for a box that did not change): a resize, a header that grew a
+// line, an overlay opened or closed.
+func (m *Model) relayout() tea.Cmd {
+	if m.width > 0 && m.height > 0 && m.frame().kind != layoutSmall {
+		rects := m.paneRects()
+		for i, p := range m.panes {
+			p.setSize(rects[i].w, rects[i].h)
+		}
+	}
+	return m.sizeOverlay()
 }
 
 // sizeOverlay gives the overlay shown its box (a no-op when unchanged).
