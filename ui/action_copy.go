@@ -26,8 +26,7 @@ func (m *Model) copySelection(sel Selection) tea.Cmd {
 	case sel.Live != nil:
 		return e.copy(sel.Live.LiveViewURL, "live-view link")
 	}
-	e.flash = "nothing selected to copy"
-	return nil
+	return flash("nothing selected to copy")
 }
 
 // onCopied says what was copied (and, for o without a desktop, why it

@@ -19,11 +19,9 @@ func (m *Model) openSelection(sel Selection) tea.Cmd {
 			return e.open(l, "live-view link")
 		}
 		if !e.liveView {
-			e.flash = "no live-view link: l turns live view on"
-		} else {
-			e.flash = "no live-view link for this session (it is not in the last poll's active sessions)"
+			return flash("no live-view link: l turns live view on")
 		}
-		return nil
+		return flash("no live-view link for this session (it is not in the last poll's active sessions)")
 	case sel.Live != nil:
 		return e.open(sel.Live.LiveViewURL, "live-view link")
 	case sel.Event != nil:

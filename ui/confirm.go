@@ -28,8 +28,7 @@ func (v *confirmView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 	case key.Matches(km, v.e.dk.Confirm):
 		return v.back, v.yes()
 	case key.Matches(km, v.e.dk.Decline):
-		v.e.flash = "not cancelled: the run goes on"
-		return v.back, nil
+		return v.back, flash("not cancelled: the run goes on")
 	}
 	return v, nil
 }

@@ -163,8 +163,7 @@ func (d *detailView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 			url, what := d.link()
 			return d, d.e.open(url, what)
 		case key.Matches(km, k.Save), key.Matches(km, k.Diff):
-			d.e.flash = "s and d work in an artifact's details"
-			return d, nil
+			return d, flash("s and d work in an artifact's details")
 		}
 	}
 	if b == nil {

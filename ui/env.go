@@ -13,8 +13,11 @@ import (
 	artcontent "github.com/firewatch/firewatch/ui/content"
 )
 
-// env is what every pane reads: the store, the look, and the clock. The
-// root model owns it and hands the same pointer to each pane.
+// env is what every pane and overlay reads: the store, the look, and the
+// clock. The root model owns it, hands the same pointer to each child and
+// is the only one that writes it: a child that wants a line in the footer
+// returns flash(...) (messages.go). The snapshot cache (snaps) is shared
+// state that children fill through its commands.
 type env struct {
 	store    *model.Store
 	st       *theme.Styles
@@ -48,8 +51,7 @@ type env struct {
 // what was copied when the CopiedMsg comes back.
 func (e *env) copy(text, what string) tea.Cmd {
 	if text == "" {
-		e.flash = "nothing to copy here"
-		return nil
+		return flash("nothing to copy here")
 	}
 	return clipboard.Copy(text, what, clipboard.Options{Getenv: e.getenv})
 }
@@ -58,8 +60,7 @@ func (e *env) copy(text, what string) tea.Cmd {
 // instead and says so (see openedMsg).
 func (e *env) open(link, what string) tea.Cmd {
 	if link == "" {
-		e.flash = "nothing to open here: o opens live-view links and screenshot links"
-		return nil
+		return flash("nothing to open here: o opens live-view links and screenshot links")
 	}
 	cmd := e.opener.OpenCmd(link)
 	return func() tea.Msg {

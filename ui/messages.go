@@ -17,6 +17,13 @@ import (
 // updateMsg carries one poller.Update from the watch.
 type updateMsg struct{ u poller.Update }
 
+// flashMsg is a line a pane or an overlay wants in the footer (until the
+// next key). Children send it with flash instead of writing the shared
+// env, which only the root writes.
+type flashMsg struct{ text string }
+
+func flash(text string) tea.Cmd { return func() tea.Msg { return flashMsg{text} } }
+
 // updatesClosedMsg says the watch ended: the Updates channel was closed.
 type updatesClosedMsg struct{}
 

@@ -279,6 +279,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case updateMsg:
 		return m.onUpdate(msg.u)
+	case flashMsg:
+		m.env.flash = msg.text
+		return nil
 	case updatesClosedMsg:
 		m.updates = nil
 		m.done = true
