@@ -12,8 +12,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/interact"
 )
 
@@ -145,7 +145,7 @@ func (a *app) checkInteract(cmd *cobra.Command, o *interactOptions, id string) (
 		return nil, err
 	}
 	if !validLang(o.Language) {
-		return nil, usageErrorf("--language %q: it must be one of %s", model.Sanitize(o.Language), strings.Join(poller.InteractLanguages, ", "))
+		return nil, usageErrorf("--language %q: it must be one of %s", text.Sanitize(o.Language), strings.Join(poller.InteractLanguages, ", "))
 	}
 	if o.Timeout < poller.MinInteractTimeout || o.Timeout > poller.MaxInteractTimeout {
 		return nil, usageErrorf("--timeout %d: it must be from %d to %d seconds", o.Timeout, poller.MinInteractTimeout, poller.MaxInteractTimeout)
@@ -245,13 +245,13 @@ func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) erro
 		fmt.Fprintf(a.stdout, "%s\n", v)
 	} else {
 		if res.HasOutput && res.Output != "" {
-			fmt.Fprintln(a.stdout, strings.TrimSuffix(model.Sanitize(res.Output), "\n"))
+			fmt.Fprintln(a.stdout, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
 		}
 		if res.Stdout != "" {
-			io.WriteString(a.stdout, model.Sanitize(res.Stdout))
+			io.WriteString(a.stdout, text.Sanitize(res.Stdout))
 		}
 		if res.Stderr != "" {
-			io.WriteString(a.stderr, model.Sanitize(res.Stderr))
+			io.WriteString(a.stderr, text.Sanitize(res.Stderr))
 		}
 		for _, l := range [][2]string{{"Live view", res.LiveViewURL}, {"Interactive live view (controls the browser)", res.InteractiveLiveViewURL}, {"CDP", res.CDPURL}} {
 			if l[1] != "" {
@@ -262,7 +262,7 @@ func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) erro
 		case res.Killed:
 			fmt.Fprintf(a.stderr, "firewatch: killed after %ds (the --timeout); nothing more ran\n", o.Timeout)
 		case res.Error != "" && !strings.Contains(res.Stderr, res.Error):
-			fmt.Fprintf(a.stderr, "firewatch: exception: %s\n", model.Sanitize(res.Error))
+			fmt.Fprintf(a.stderr, "firewatch: exception: %s\n", text.Sanitize(res.Error))
 		}
 	}
 	return withCode(interactExit(res), nil)

@@ -11,8 +11,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // scrape's own flags.
@@ -81,7 +81,7 @@ object form {"type":"json",...}); --screenshot for a full-page screenshot
 func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller.ScrapeRequest, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usageErrorf("%q is not a URL firewatch can scrape: it must start with http:// or https:// and name a host", model.Sanitize(rawURL))
+		return nil, usageErrorf("%q is not a URL firewatch can scrape: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
 	}
 	req := &poller.ScrapeRequest{URL: u.String(), WaitFor: s.WaitFor, Mobile: s.Mobile}
 	if s.WaitFor < 0 || s.WaitFor > 60000 {
@@ -104,14 +104,14 @@ func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller
 			continue
 		}
 		if v2, ok := v1Formats[strings.ToLower(name)]; ok && name != "rawHtml" {
-			return nil, usageErrorf("--formats %s: that is a v1 name; in v2 it is %s", model.Sanitize(name), v2)
+			return nil, usageErrorf("--formats %s: that is a v1 name; in v2 it is %s", text.Sanitize(name), v2)
 		}
 		known := false
 		for _, k := range scrapeFormats {
 			known = known || k == name
 		}
 		if !known {
-			return nil, usageErrorf("--formats %q: it must be among %s", model.Sanitize(name), strings.Join(scrapeFormats, ", "))
+			return nil, usageErrorf("--formats %q: it must be among %s", text.Sanitize(name), strings.Join(scrapeFormats, ", "))
 		}
 		switch name {
 		case "json":
@@ -238,7 +238,7 @@ func (a *app) printScrape(req *poller.ScrapeRequest, res *poller.ScrapeResult) {
 		if len(names) > 1 {
 			fmt.Fprintf(a.stdout, "--- %s ---\n", name)
 		}
-		body = strings.TrimSuffix(model.Sanitize(body), "\n")
+		body = strings.TrimSuffix(text.Sanitize(body), "\n")
 		if body != "" {
 			io.WriteString(a.stdout, body+"\n")
 		}
@@ -284,7 +284,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	}
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErrorf("%q is not a URL to crawl: it must start with http:// or https:// and name a host", model.Sanitize(rawURL))
+		return usageErrorf("%q is not a URL to crawl: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
 	}
 	if strings.TrimSpace(prompt) == "" {
 		return usageErrorf("the PROMPT is empty: say in words what to crawl")
@@ -325,7 +325,7 @@ func previewValue(v jsontext.Value) string {
 	case '"':
 		var s string
 		_ = json.Unmarshal(v, &s)
-		return model.Sanitize(s)
+		return text.Sanitize(s)
 	case 'n':
 		return "(not set)"
 	case '[':
@@ -341,5 +341,5 @@ func previewValue(v jsontext.Value) string {
 			return strings.Join(parts, ", ")
 		}
 	}
-	return model.Sanitize(string(compactLine(v)))
+	return text.Sanitize(string(compactLine(v)))
 }

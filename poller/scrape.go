@@ -12,7 +12,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Scrape, the scrape's browser session (interact) and the crawl preview.
@@ -172,7 +172,7 @@ func (r *InteractRequest) Validate() error {
 		return fmt.Errorf("the code is %d characters long; the service takes at most %d", utf8.RuneCountInString(r.Code), MaxInteractCode)
 	}
 	if r.Language != "" && !validLanguage(r.Language) {
-		return fmt.Errorf("language %q: it must be one of %s", truncateRunes(model.Sanitize(r.Language), 40), strings.Join(InteractLanguages, ", "))
+		return fmt.Errorf("language %q: it must be one of %s", truncateRunes(text.Sanitize(r.Language), 40), strings.Join(InteractLanguages, ", "))
 	}
 	if r.Timeout != 0 && (r.Timeout < MinInteractTimeout || r.Timeout > MaxInteractTimeout) {
 		return fmt.Errorf("timeout %d s: it must be from %d to %d seconds", r.Timeout, MinInteractTimeout, MaxInteractTimeout)
@@ -393,7 +393,7 @@ func (c *Client) CrawlParamsPreview(ctx context.Context, url, prompt string) (*C
 		if err != nil {
 			return nil, c.malformed(OpCrawlPreview, r.status, "data is not an object")
 		}
-		p.Options = append(p.Options, PreviewOption{Name: model.Sanitize(name), Value: v.Clone()})
+		p.Options = append(p.Options, PreviewOption{Name: text.Sanitize(name), Value: v.Clone()})
 	}
 	return p, nil
 }
@@ -408,12 +408,9 @@ func (c *Client) retryRateLimit(ctx context.Context, send func() (*response, err
 		if err == nil || attempt >= 2 || !errors.As(err, &e) || e.Kind != KindRateLimited || e.SessionLimit() {
 			return r, err
 		}
-		d := e.RetryAfter
-		if d <= 0 {
-			d = time.Duration(attempt+1) * 2 * time.Second
-		}
-		d = min(d, MaxRetryAfter)
-		c.logf("%s: rate limited, trying again in %s", e.Op, fmtDur(d))
+		// The wait is ratelimit.go's rule: the service's delay, capped.
+		d, _ := retryDelay(e, time.Duration(attempt+1)*2*time.Second, 0)
+		c.logf("%s: rate limited, trying again in %s", e.Op, text.Duration(d))
 		if !sleepCtx(ctx, d) {
 			return nil, ctx.Err()
 		}

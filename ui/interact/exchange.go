@@ -7,8 +7,8 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // tailLines is how many of an output's last lines the scrollback shows;
@@ -18,20 +18,20 @@ const tailLines = 12
 // maxSentLines is how many lines of what was sent the scrollback shows.
 const maxSentLines = 8
 
-// text is one output (stdout, stderr or the agent's answer), sanitised
+// output is one output (stdout, stderr or the agent's answer), sanitised
 // once when it arrived: its whole, its size and line count, and its tail.
-type text struct {
+type output struct {
 	whole string
 	lines int      // lines in whole
 	tail  []string // the last tailLines lines, tabs expanded
 }
 
-func newText(raw string) text {
+func newText(raw string) output {
 	if raw == "" {
-		return text{}
+		return output{}
 	}
-	s := strings.TrimSuffix(model.Sanitize(raw), "\n")
-	t := text{whole: s, lines: strings.Count(s, "\n") + 1}
+	s := strings.TrimSuffix(text.Sanitize(raw), "\n")
+	t := output{whole: s, lines: strings.Count(s, "\n") + 1}
 	// Walk back from the end: the cost is the tail's, not the whole's.
 	end := len(s)
 	for i := 0; i < tailLines && end >= 0; i++ {
@@ -59,7 +59,7 @@ type exchange struct {
 	running  bool
 	dur      time.Duration
 
-	stdout, stderr, output text
+	stdout, stderr, output output
 	exitCode               *int
 	killed                 bool
 	exception              string // sanitised
@@ -75,9 +75,9 @@ type result struct {
 	n         int
 	dur       time.Duration
 	res       *poller.InteractResult
-	stdout    text
-	stderr    text
-	output    text
+	stdout    output
+	stderr    output
+	output    output
 	exception string
 	err       error
 }
@@ -94,7 +94,7 @@ func prepare(n int, res *poller.InteractResult, err error, dur time.Duration) re
 	if res.HasOutput {
 		r.output = newText(res.Output)
 	}
-	r.exception = model.Sanitize(res.Error)
+	r.exception = text.Sanitize(res.Error)
 	return r
 }
 
@@ -103,7 +103,7 @@ func (e *exchange) finish(r result) {
 	e.dur = r.dur
 	e.lines = nil
 	if r.err != nil {
-		e.err = model.Sanitize(errText(r.err))
+		e.err = text.Sanitize(errText(r.err))
 		return
 	}
 	e.stdout, e.stderr, e.output = r.stdout, r.stderr, r.output

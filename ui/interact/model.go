@@ -34,6 +34,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
@@ -316,9 +317,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		return m, msg.cmd
 	case savedMsg:
 		if msg.err != nil {
-			m.say("not saved: " + model.Sanitize(msg.err.Error()))
+			m.say("not saved: " + text.Sanitize(msg.err.Error()))
 		} else {
-			m.say("saved to " + model.Sanitize(msg.path))
+			m.say("saved to " + text.Sanitize(msg.path))
 		}
 		return m, nil
 	case clipboard.CopiedMsg:
@@ -327,11 +328,11 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case browser.OpenedMsg:
 		switch {
 		case msg.Err == nil:
-			m.say("opened " + model.Sanitize(msg.URL))
+			m.say("opened " + text.Sanitize(msg.URL))
 		case msg.NoDesktop():
 			m.say("no desktop to open it on: copied instead (y)")
 		default:
-			m.say("not opened: " + model.Sanitize(msg.Err.Error()))
+			m.say("not opened: " + text.Sanitize(msg.Err.Error()))
 		}
 		return m, nil
 	case tea.KeyPressMsg:
@@ -450,32 +451,32 @@ func (m *Model) send() tea.Cmd {
 		m.say("opening an output: send again in a moment")
 		return nil
 	}
-	text := m.input.Value()
-	if strings.TrimSpace(text) == "" {
+	in := m.input.Value()
+	if strings.TrimSpace(in) == "" {
 		m.say("nothing to send")
 		return nil
 	}
 	if m.running != nil {
-		m.say(fmt.Sprintf("call %d is still running (%s): one call at a time; your input is kept", m.running.n, fmtDur(m.now().Sub(m.running.started))))
+		m.say(fmt.Sprintf("call %d is still running (%s): one call at a time; your input is kept", m.running.n, text.Duration(m.now().Sub(m.running.started))))
 		return nil
 	}
 	req := &poller.InteractRequest{Language: m.language, Timeout: m.timeout, Origin: "firewatch"}
 	if m.promptMode {
-		req.Prompt = text
+		req.Prompt = in
 	} else {
-		req.Code = text
+		req.Code = in
 	}
 	if err := req.Validate(); err != nil {
 		m.say("not sent: " + err.Error())
 		return nil
 	}
 	e := &exchange{n: len(m.ex) + 1, prompt: m.promptMode, language: m.language, timeout: m.timeout,
-		sent: model.Sanitize(text), started: m.now(), running: true}
+		sent: text.Sanitize(in), started: m.now(), running: true}
 	m.ex = append(m.ex, e)
 	m.running = e
 	m.scroll = 0
-	if len(m.history) == 0 || m.history[len(m.history)-1].text != text || m.history[len(m.history)-1].prompt != m.promptMode {
-		m.history = append(m.history, histEntry{prompt: m.promptMode, language: m.language, text: text})
+	if len(m.history) == 0 || m.history[len(m.history)-1].text != in || m.history[len(m.history)-1].prompt != m.promptMode {
+		m.history = append(m.history, histEntry{prompt: m.promptMode, language: m.language, text: in})
 	}
 	m.histIdx = len(m.history)
 	m.draft = ""
@@ -664,7 +665,7 @@ func (m *Model) leaveKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) onStopped(msg stoppedMsg) tea.Cmd {
 	m.stopping = false
 	if msg.err != nil {
-		m.leaveErr = model.Sanitize(errText(msg.err))
+		m.leaveErr = text.Sanitize(errText(msg.err))
 		return nil
 	}
 	m.result.Stopped = true
@@ -674,7 +675,7 @@ func (m *Model) onStopped(msg stoppedMsg) tea.Cmd {
 	default:
 		note := "session stopped"
 		if msg.res.SessionDuration > 0 {
-			note += " after " + fmtDur(msg.res.SessionDuration)
+			note += " after " + text.Duration(msg.res.SessionDuration)
 		}
 		if msg.res.CreditsBilled != nil {
 			note += fmt.Sprintf(", %g credits billed", *msg.res.CreditsBilled)
@@ -709,7 +710,7 @@ func (m *Model) openViewer(i int) tea.Cmd {
 	}
 	e, r, w, h := m.ex[i], m.renderer, m.width, max(m.height-3, 1)
 	m.opening = true
-	m.say(fmt.Sprintf("opening the output of call %d (%s)…", e.n, clipboard.FormatSize(len(e.stdout.whole)+len(e.stderr.whole)+len(e.output.whole))))
+	m.say(fmt.Sprintf("opening the output of call %d (%s)…", e.n, text.Size(len(e.stdout.whole)+len(e.stderr.whole)+len(e.output.whole))))
 	return func() tea.Msg {
 		v := content.New(r, model.KindText, hardWrap(e.whole(), w))
 		cmd := v.SetSize(w, h)
@@ -782,15 +783,4 @@ func (m *Model) save(i int) tea.Cmd {
 		}
 		return savedMsg{p, err}
 	}
-}
-
-func fmtDur(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	}
-	d = d.Round(time.Second)
-	return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 }

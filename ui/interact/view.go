@@ -7,7 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/ui/clipboard"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/textfmt"
 )
 
@@ -113,7 +113,7 @@ func (m *Model) statusLine() string {
 		if len(sp) > 0 {
 			frame = sp[m.frame%len(sp)]
 		}
-		s = m.st.Running.Render(frame) + fmt.Sprintf(" call %d running %s (timeout %ds)", m.running.n, fmtDur(m.now().Sub(m.running.started)), m.running.timeout)
+		s = m.st.Running.Render(frame) + fmt.Sprintf(" call %d running %s (timeout %ds)", m.running.n, text.Duration(m.now().Sub(m.running.started)), m.running.timeout)
 	case m.scroll > 0:
 		s = fmt.Sprintf("scrolled up %d lines: ctrl+end for the latest", m.scroll)
 	default:
@@ -267,13 +267,13 @@ func (m *Model) renderExchange(e *exchange) []string {
 			out = append(out, m.st.Bold.Render(s))
 		}
 	}
-	more := func(t text, what string) {
+	more := func(t output, what string) {
 		if t.lines <= len(t.tail) && len(t.whole) > 4096 {
-			out = append(out, m.st.Muted.Render(cut(fmt.Sprintf("  %s of %s, lines cut at the screen's width: ctrl+o opens the whole, ctrl+s saves it", clipboard.FormatSize(len(t.whole)), what))))
+			out = append(out, m.st.Muted.Render(cut(fmt.Sprintf("  %s of %s, lines cut at the screen's width: ctrl+o opens the whole, ctrl+s saves it", text.Size(len(t.whole)), what))))
 		}
 		if t.lines > len(t.tail) {
 			out = append(out, m.st.Muted.Render(cut(fmt.Sprintf("  … %d earlier lines of %s (%s): ctrl+o opens the whole, ctrl+s saves it",
-				t.lines-len(t.tail), what, clipboard.FormatSize(len(t.whole))))))
+				t.lines-len(t.tail), what, text.Size(len(t.whole))))))
 		}
 	}
 	if e.output.whole != "" {
@@ -304,27 +304,27 @@ func (m *Model) renderExchange(e *exchange) []string {
 		if len(sp) > 0 {
 			frame = sp[m.frame%len(sp)]
 		}
-		end = m.st.Running.Render(frame + " running " + fmtDur(m.now().Sub(e.started)))
+		end = m.st.Running.Render(frame + " running " + text.Duration(m.now().Sub(e.started)))
 	case e.err != "":
 		end = m.st.Bad.Render(m.sym.Failed + " " + e.err)
 	case e.killed:
-		end = m.st.Bad.Render(fmt.Sprintf("%s killed after %ds (the timeout)", m.sym.Failed, e.timeout)) + m.st.Muted.Render(" · "+fmtDur(e.dur))
+		end = m.st.Bad.Render(fmt.Sprintf("%s killed after %ds (the timeout)", m.sym.Failed, e.timeout)) + m.st.Muted.Render(" · "+text.Duration(e.dur))
 	case e.exception != "":
 		s := m.sym.Failed + " exception: " + e.exception
 		if e.exitCode != nil {
 			s += fmt.Sprintf(" · exit %d", *e.exitCode)
 		}
-		end = m.st.Bad.Render(s) + m.st.Muted.Render(" · "+fmtDur(e.dur))
+		end = m.st.Bad.Render(s) + m.st.Muted.Render(" · "+text.Duration(e.dur))
 	case e.exitCode != nil && *e.exitCode != 0:
-		end = m.st.Bad.Render(fmt.Sprintf("%s exit %d", m.sym.Failed, *e.exitCode)) + m.st.Muted.Render(" · "+fmtDur(e.dur))
+		end = m.st.Bad.Render(fmt.Sprintf("%s exit %d", m.sym.Failed, *e.exitCode)) + m.st.Muted.Render(" · "+text.Duration(e.dur))
 	case e.prompt:
-		end = m.st.Good.Render(m.sym.Succeeded+" done") + m.st.Muted.Render(" · "+fmtDur(e.dur))
+		end = m.st.Good.Render(m.sym.Succeeded+" done") + m.st.Muted.Render(" · "+text.Duration(e.dur))
 	default:
 		code := 0
 		if e.exitCode != nil {
 			code = *e.exitCode
 		}
-		end = m.st.Good.Render(fmt.Sprintf("%s exit %d", m.sym.Succeeded, code)) + m.st.Muted.Render(" · "+fmtDur(e.dur))
+		end = m.st.Good.Render(fmt.Sprintf("%s exit %d", m.sym.Succeeded, code)) + m.st.Muted.Render(" · "+text.Duration(e.dur))
 	}
 	if e.err != "" {
 		for _, l := range strings.Split(ansi.Wrap(ansi.Strip(end), w-2, ""), "\n") {
@@ -457,7 +457,7 @@ func (m *Model) viewerLines() []string {
 	h := max(m.height-2, 1)
 	e := m.ex[m.viewerEx]
 	n := e.stdout.lines + e.stderr.lines + e.output.lines
-	title := m.st.Bold.Render(fmt.Sprintf("output of call %d", e.n)) + m.st.Muted.Render(fmt.Sprintf(" · %d line%s, %s", n, map[bool]string{true: "", false: "s"}[n == 1], clipboard.FormatSize(len(e.stdout.whole)+len(e.stderr.whole)+len(e.output.whole))))
+	title := m.st.Bold.Render(fmt.Sprintf("output of call %d", e.n)) + m.st.Muted.Render(fmt.Sprintf(" · %d line%s, %s", n, map[bool]string{true: "", false: "s"}[n == 1], text.Size(len(e.stdout.whole)+len(e.stderr.whole)+len(e.output.whole))))
 	out := []string{ansi.Truncate(title, m.width, m.sym.Ellipsis)}
 	body := strings.Split(m.viewer.View(), "\n")
 	if len(body) > h-1 {
