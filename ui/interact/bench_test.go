@@ -61,3 +61,25 @@ func fill(m *Model, n int) {
 	}
 	m.histIdx = len(m.history)
 }
+
+// A keystroke renders no exchange again: with 1 000 in the scrollback, the
+// first frame renders the few on screen, the next ones none. (Scrolling
+// measures every exchange once, then they are cached.)
+func TestKeystrokeRendersOnlyTheWindow(t *testing.T) {
+	m := New(Config{ScrapeID: "7c05874d-c907-44fb-81f8-c8c06c995f65", NoColor: true, Now: func() time.Time { return time.Unix(0, 0) }})
+	m.tick = func() tea.Cmd { return nil }
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	fill(m, 1000)
+	m.Render()
+	if m.rendered > 12 {
+		t.Fatalf("first frame rendered %d exchanges", m.rendered)
+	}
+	before := m.rendered
+	for _, k := range []tea.KeyPressMsg{{Code: 'a', Text: "a"}, {Code: tea.KeyBackspace}, {Code: 'b', Text: "b"}} {
+		m.Update(k)
+		m.Render()
+	}
+	if m.rendered != before {
+		t.Fatalf("keystrokes rendered %d exchanges again", m.rendered-before)
+	}
+}

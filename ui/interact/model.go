@@ -144,6 +144,8 @@ type Model struct {
 	quit   bool
 
 	tick func() tea.Cmd // the spinner's tick; tests replace it
+
+	rendered int // exchanges rendered so far (tests count the work of a frame)
 }
 
 type histEntry struct {

@@ -232,6 +232,7 @@ var examples = map[string][3]string{
 
 // renderExchange draws one exchange.
 func (m *Model) renderExchange(e *exchange) []string {
+	m.rendered++
 	w := max(m.width, 10)
 	cut := func(s string) string {
 		s = textfmt.ExpandTabs(s)
