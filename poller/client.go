@@ -431,6 +431,12 @@ type response struct {
 // timeout. It returns an *Error for transport failures and for non-2xx
 // statuses; the ctx's own error when ctx ended.
 func (c *Client) do(ctx context.Context, op, method, path string, query url.Values, limit int64) (*response, error) {
+	return c.send(ctx, op, method, path, query, nil, 0, limit)
+}
+
+// send is do with a JSON body (nil: none) and a timeout for this request
+// (0: the client's).
+func (c *Client) send(ctx context.Context, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -438,11 +444,21 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	rctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errTimeout)
+	if timeout <= 0 {
+		timeout = c.timeout
+	}
+	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, method, u, nil)
+	var rd io.Reader
+	if reqBody != nil {
+		rd = bytes.NewReader(reqBody)
+	}
+	req, err := http.NewRequestWithContext(rctx, method, u, rd)
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Op: op, Err: scrubErr(err, c.key), key: c.key}
+	}
+	if reqBody != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("User-Agent", "firewatch/"+Version)
 	req.Header.Set("Accept", "application/json")
@@ -511,13 +527,7 @@ func (c *Client) statusError(op string, r *response) *Error {
 	} else if r.status < 200 {
 		e.detail = "unexpected answer"
 	}
-	e.RetryAfter = retryAfterHeader(r.header.Get("Retry-After"), c.now())
-	if e.RetryAfter == 0 {
-		e.RetryAfter = retryAfterBody
-	}
-	if e.RetryAfter == 0 && e.Kind == KindRateLimited {
-		e.RetryAfter = retryAfterText(msg)
-	}
+	e.RetryAfter = statusRetryAfter(r.header.Get("Retry-After"), c.now(), retryAfterBody, msg, e.Kind == KindRateLimited)
 	return e
 }
 
@@ -544,12 +554,7 @@ func errorBody(body []byte) (msg string, retryAfter time.Duration) {
 	} else if eo, ok := o.obj("error"); ok {
 		msg, _ = eo.str("message")
 	}
-	if f, ok := o.num("retry_after_seconds"); ok {
-		retryAfter = secondsDur(f)
-	} else if f, ok := o.num("retryAfterSeconds"); ok {
-		retryAfter = secondsDur(f)
-	}
-	return msg, retryAfter
+	return msg, bodyRetryAfter(o, "")
 }
 
 // failure checks a 2xx body that says {"success": false, "error": "..."}:
@@ -571,17 +576,6 @@ func (c *Client) failure(op string, status int, o object) error {
 		e.RetryAfter = bodyRetryAfter(o, msg)
 	}
 	return e
-}
-
-// bodyRetryAfter is the delay a rate-limit answer's body asks for:
-// retry_after_seconds, else the "retry after Ns" of its message.
-func bodyRetryAfter(o object, msg string) time.Duration {
-	for _, name := range []string{"retry_after_seconds", "retryAfterSeconds"} {
-		if f, ok := o.num(name); ok && f > 0 {
-			return secondsDur(f)
-		}
-	}
-	return retryAfterText(msg)
 }
 
 func (c *Client) malformed(op string, status int, what string) *Error {
