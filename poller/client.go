@@ -93,6 +93,8 @@ type Client struct {
 	hc      *http.Client
 	logFn   func(format string, args ...any)
 	now     func() time.Time // for Retry-After dates; tests replace it
+
+	maxTrace int64 // the trace body limit when not 0 (tests)
 }
 
 // New checks cfg and returns a client. It refuses, with an *Error of kind
@@ -299,6 +301,19 @@ func (c *Client) scrubBody(body []byte) []byte {
 	return body
 }
 
+// scrubBodyFrom is scrubBody for a body whose first from bytes hold no
+// form of the key, not even in part: only the rest is searched. found says
+// whether a form occurs (then the whole body is scrubbed).
+func (c *Client) scrubBodyFrom(body []byte, from int) (_ []byte, found bool) {
+	for _, f := range c.keyJSON {
+		if bytes.Contains(body[from:], f) {
+			found = true
+			body = replaceKey(body, f)
+		}
+	}
+	return body, found
+}
+
 func replaceKey(body, form []byte) []byte {
 	var out []byte
 	last := 0
@@ -437,6 +452,12 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 // send is do with a JSON body (nil: none) and a timeout for this request
 // (0: the client's).
 func (c *Client) send(ctx context.Context, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
+	return c.sendBuf(ctx, op, method, path, query, reqBody, timeout, limit, nil)
+}
+
+// sendBuf is send reading a 2xx body into bb (see readBody), kept for the
+// next call; nil bb: a buffer of its own.
+func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64, bb *bodyBuf) (*response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -485,7 +506,18 @@ func (c *Client) send(ctx context.Context, op, method, path string, query url.Va
 		c.logf("%s %s → %d (%d bytes read, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
 		return nil, c.statusError(op, &response{status: resp.StatusCode, header: resp.Header, body: body})
 	}
-	body, err := io.ReadAll(io.LimitReader(resp.Body, limit+1))
+	var own bodyBuf
+	if bb == nil {
+		bb = &own
+	}
+	wasClean := bb.clean
+	bb.clean = false
+	body, same, err := readBody(resp.Body, resp.ContentLength, limit, resp.Uncompressed, bb)
+	var tooLarge *bodyTooLarge
+	if errors.As(err, &tooLarge) {
+		c.logf("%s %s → %d, body refused: %v", method, path, resp.StatusCode, tooLarge)
+		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: tooLarge.Error(), key: c.key}
+	}
 	if err != nil && isCorrupt(err) {
 		c.logf("%s %s → %d, corrupt body: %v", method, path, resp.StatusCode, err)
 		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: "the compressed body is corrupt", Err: scrubErr(err, c.key), key: c.key}
@@ -498,12 +530,16 @@ func (c *Client) send(ctx context.Context, op, method, path string, query url.Va
 		c.logf("%s %s → %d, then %v after %d bytes (%s)", method, path, resp.StatusCode, e, len(body), time.Since(start).Round(time.Millisecond))
 		return nil, e
 	}
-	if int64(len(body)) > limit {
-		c.logf("%s %s → %d, body over %d MB", method, path, resp.StatusCode, limit>>20)
-		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: fmt.Sprintf("the answer is larger than %d MB", limit>>20), key: c.key}
+	// Whatever the server echoes, the key goes no further than here. A
+	// form of the key in the part of the body that is the same as the
+	// last body's would have been in the last body: when that one had
+	// none, only the rest is searched.
+	from := 0
+	if wasClean && len(c.keyJSON) > 0 {
+		from = max(0, same-len(c.keyJSON[0])+1)
 	}
-	// Whatever the server echoes, the key goes no further than here.
-	body = c.scrubBody(body)
+	body, found := c.scrubBodyFrom(body, from)
+	bb.clean = !found
 	c.logf("%s %s → %d (%d bytes, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
 	return &response{status: resp.StatusCode, header: resp.Header, body: body}, nil
 }
@@ -603,9 +639,24 @@ func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte
 	if liveView {
 		q = url.Values{"liveView": {"true"}}
 	}
-	r, err := c.do(ctx, "trace", http.MethodGet, "/v2/agent/"+jobID+"/trace", q, maxTraceBody)
+	return c.trace(ctx, jobID, q, nil)
+}
+
+// trace is Trace reading the body into *buf (see sendBuf): the watch loop's
+// buffer, reused from poll to poll. The body returned is valid until the
+// next call with the same buffer.
+func (c *Client) trace(ctx context.Context, jobID string, q url.Values, buf *bodyBuf) ([]byte, error) {
+	r, err := c.sendBuf(ctx, "trace", http.MethodGet, "/v2/agent/"+jobID+"/trace", q, nil, 0, c.traceLimit(), buf)
 	if err != nil {
 		return nil, err
 	}
 	return r.body, nil
+}
+
+// traceLimit is the largest trace body read (maxTraceBody; tests lower it).
+func (c *Client) traceLimit() int64 {
+	if c.maxTrace > 0 {
+		return c.maxTrace
+	}
+	return maxTraceBody
 }

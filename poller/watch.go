@@ -6,6 +6,7 @@ import (
 	"errors"
 	"io"
 	"math/rand/v2"
+	"net/url"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -275,7 +276,17 @@ type loop struct {
 
 	tailStart time.Time
 	tailEmpty int
+
+	// body is the trace body buffer, reused from poll to poll (see
+	// readBody): nothing keeps a body past its poll (the decoder copies
+	// what it keeps, the recording writes before the next poll).
+	body bodyBuf
 }
+
+var (
+	traceQuery     url.Values
+	traceQueryLive = url.Values{"liveView": {"true"}}
+)
 
 // Run follows the run to its end, calling sink (from Run's goroutine, in
 // order, never concurrently) with every good poll, failed attempt, token
@@ -413,7 +424,15 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 // the tail window closed.
 func (l *loop) poll(ctx context.Context) (done bool, err error) {
 	w := l.w
-	body, err := w.c.Trace(ctx, w.jobID, w.liveView.Load())
+	var body []byte
+	err = w.c.checkJob("trace", w.jobID)
+	if err == nil {
+		q := traceQuery
+		if w.liveView.Load() {
+			q = traceQueryLive
+		}
+		body, err = w.c.trace(ctx, w.jobID, q, &l.body)
+	}
 	received := w.clock.Now()
 	// A PollNow that came while the request was in flight is answered by it.
 	select {
