@@ -16,6 +16,20 @@
 // and port): the key is never sent anywhere else (Go's client would send it
 // on to another port of the same host, or to a subdomain).
 //
+// A 2xx body is read whole, up to a limit (256 MB for the trace, 64 MB
+// for the others): a body announcing more (Content-Length) is refused
+// unread, and one that goes on past the limit (endless, chunked, or a gzip
+// body that decompresses past it) is refused there, with that reason in
+// the error; memory never holds more than the limit. The watch loop reads
+// every trace body into one buffer sized from Content-Length (with room to
+// grow) and kept from poll to poll, retries included: a steady poll makes
+// no garbage in proportion to the body. While a body is the same as the
+// last one it is read through a small scratch buffer and compared rather
+// than written again, and only the part after the common prefix (less the
+// key's length) is searched for the key when the last body held none: any
+// form of the key inside the common prefix would have been in the last
+// body too (TestScrubOnlyWhatChangedStillRedacts).
+//
 // The methods map one to one onto the endpoints: Trace (the raw body),
 // Snapshot, Cancel, Status, Runs, TokenUsage and ActiveCrawls. Job ids are
 // checked as UUIDs before any request (ValidateJobID). A client method does
