@@ -32,6 +32,7 @@ const (
 	slowFloor         = 30 * time.Second
 	slowAlone         = 120 * time.Second
 	loopMin           = 3
+	loopWindow        = 6
 	streakMin         = 3
 	budgetShare       = 0.8
 	budgetWarmup      = 30 * time.Second
@@ -74,12 +75,25 @@ type Options struct {
 	// MaxCreditsAssumed says the cap was not told but taken as the
 	// service's default (set when MaxCredits is 0).
 	MaxCreditsAssumed bool
+	// Scale divides every fixed time of the detectors (Stall included):
+	// the demo's simulator at --speed N runs the trace's clock N times
+	// faster. 0 or 1: real time.
+	Scale float64
+}
+
+// d is a fixed time of the detectors, scaled.
+func (o Options) d(x time.Duration) time.Duration {
+	if o.Scale > 1 {
+		return time.Duration(float64(x) / o.Scale)
+	}
+	return x
 }
 
 func (o Options) withDefaults() Options {
 	if o.Stall <= 0 {
 		o.Stall = DefaultStall
 	}
+	o.Stall = o.d(o.Stall)
 	if o.MaxCredits <= 0 {
 		o.MaxCredits, o.MaxCreditsAssumed = DefaultMaxCredits, true
 	}
@@ -124,9 +138,9 @@ type agentState struct {
 	lastAct time.Time // own or a subagent's
 	gaps    []time.Duration
 	over    bool
-	lastKey string // the loop key of its latest call
-	calls   int    // tool calls running
-	events  int    // in the current credit interval
+	recent  []string // the loop keys of its latest calls
+	calls   int      // tool calls running
+	events  int      // in the current credit interval
 	share   float64
 }
 
@@ -349,13 +363,16 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 	t.running = append(t.running, c)
 	a.calls++
 
-	// loop
-	if a.lastKey != "" && a.lastKey != c.loopKey {
-		if it := t.byKey["loop\x00"+a.lastKey]; it != nil {
-			t.clear(it, at)
+	// loop: the same call 3 times among the agent's last loopWindow calls
+	a.recent = append(a.recent, c.loopKey)
+	if len(a.recent) > loopWindow {
+		a.recent = a.recent[1:]
+	}
+	for _, it := range slices.Clone(t.open) {
+		if it.Kind == KindLoop && it.AgentID == a.id && it.key != "loop\x00"+c.loopKey && countOf(a.recent, it.key[len("loop\x00"):]) < 2 {
+			t.clear(it, at) // it moved on
 		}
 	}
-	a.lastKey = c.loopKey
 	l := t.loops[c.loopKey]
 	if l == nil {
 		l = &loopState{open: make(map[string]*call)}
@@ -363,7 +380,7 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 	}
 	l.ids = append(l.ids, p.ToolCallID)
 	l.open[key] = c
-	if len(l.ids) >= loopMin {
+	if countOf(a.recent, c.loopKey) >= loopMin {
 		k := "loop\x00" + c.loopKey
 		it := t.byKey[k]
 		if it == nil {
@@ -378,6 +395,16 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 		it.Message = t.loopMessage(it, l, at)
 		t.raise(it, at)
 	}
+}
+
+func countOf(l []string, k string) int {
+	n := 0
+	for _, x := range l {
+		if x == k {
+			n++
+		}
+	}
+	return n
 }
 
 func (t *Tracker) loopMessage(it *Item, l *loopState, at time.Time) string {
@@ -527,10 +554,10 @@ func (t *Tracker) slow(at time.Time) {
 func (t *Tracker) slowThreshold(tool string) (thr, median time.Duration) {
 	ds := t.durs[tool]
 	if len(ds) == 0 {
-		return slowAlone, 0
+		return t.o.d(slowAlone), 0
 	}
 	median = ds[len(ds)/2]
-	return max(slowFactor*median, slowFloor), median
+	return max(slowFactor*median, t.o.d(slowFloor)), median
 }
 
 func (t *Tracker) slowMessage(c *call, ran time.Duration) string {

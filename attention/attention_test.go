@@ -1,6 +1,7 @@
 package attention
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -189,7 +190,22 @@ func TestLoopAndStreak(t *testing.T) {
 			tr.call(sec(6), sec(1), "docs", "c3", "search", q1, ok)
 			tr.call(sec(8), sec(1), "docs", "c4", "search", q1, ok)
 			tr.call(sec(10), sec(1), "docs", "c5", "search", q2, ok)
-		}, []want{{KindLoop, "docs", sec(6), sec(10), 4, true, "search called 4 times with the same parameters (4.0s in all)"}}},
+			for i, at := range []float64{12, 14, 16, 18} {
+				tr.call(sec(at), sec(1), "docs", fmt.Sprint("d", i), "search", map[string]any{"query": i}, ok)
+			}
+		}, []want{{KindLoop, "docs", sec(6), sec(18), 4, true, "search called 4 times with the same parameters (4.0s in all)"}}},
+		{"round and round: 3 of the last 6 calls", func(tr *trace) {
+			tr.call(sec(2), sec(1), "docs", "c1", "search", q1, ok)
+			tr.call(sec(4), sec(1), "docs", "c2", "search", q2, ok)
+			tr.call(sec(6), sec(1), "docs", "c3", "search", q1, ok)
+			tr.call(sec(8), sec(1), "docs", "c4", "search", q2, ok)
+			tr.call(sec(10), sec(1), "docs", "c5", "search", q1, ok)
+		}, []want{{KindLoop, "docs", sec(10), sec(11), 3, false, "3 times"}}},
+		{"the same call many calls apart (monitoring) is not a loop", func(tr *trace) {
+			for i := range 18 {
+				tr.call(sec(float64(i)), sec(0.5), "docs", fmt.Sprint("c", i), "scrape", map[string]any{"url": i % 6}, ok)
+			}
+		}, nil},
 		{"another agent's same call is not a loop", func(tr *trace) {
 			tr.call(sec(2), sec(1), "docs", "c1", "search", q1, ok)
 			tr.call(sec(4), sec(1), "pricing", "c2", "search", q1, ok)

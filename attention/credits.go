@@ -189,8 +189,8 @@ func (t *Tracker) Burn() Burn {
 	b.RunPerMin = r.CreditsUsed / run.Minutes()
 	b.HasRate = true
 	b.PerMinute = b.RunPerMin
-	if run > burnWindow {
-		from := now.Add(-burnWindow)
+	if w := t.o.d(burnWindow); run > w {
+		from := now.Add(-w)
 		base := 0.0
 		for _, p := range t.s.CreditHistory() {
 			if p.At.After(from) {
@@ -198,12 +198,12 @@ func (t *Tracker) Burn() Burn {
 			}
 			base = p.Credits
 		}
-		b.PerMinute = (r.CreditsUsed - base) / burnWindow.Minutes()
+		b.PerMinute = (r.CreditsUsed - base) / w.Minutes()
 	}
 	if b.PerMinute > 0 && r.CreditsUsed < b.Cap {
 		b.ToCap = time.Duration((b.Cap - r.CreditsUsed) / b.PerMinute * float64(time.Minute))
 	}
-	b.TypicalLeft = typicalRun - run
+	b.TypicalLeft = t.o.d(typicalRun) - run
 	return b
 }
 
@@ -220,12 +220,20 @@ func (t *Tracker) budget() {
 	}
 	var msg string
 	switch {
+	case b.CapAssumed && b.Used > b.Cap:
+		// The service caps creditsUsed at maxCredits: this run's cap is
+		// not the default after all, and there is nothing to warn about.
+		if it != nil {
+			it.Message = "passed the assumed " + capText + ": this run's maxCredits is higher (set --max-credits to watch against it)"
+			t.clear(it, t.clock)
+		}
+		return
 	case b.Used >= budgetShare*b.Cap:
 		msg = fmt.Sprintf("%d %% of the %s used", int(math.Floor(100*b.Used/b.Cap)), capText)
 		if b.ToCap > 0 {
 			msg += fmt.Sprintf(", reached in about %s at %s credits/min", describe.Duration(b.ToCap.Round(time.Second)), describe.Tokens(b.PerMinute))
 		}
-	case b.ToCap > 0 && t.clock.Sub(t.start) >= budgetWarmup && b.ToCap < b.TypicalLeft:
+	case b.ToCap > 0 && t.clock.Sub(t.start) >= t.o.d(budgetWarmup) && b.ToCap < b.TypicalLeft:
 		msg = fmt.Sprintf("at %s credits/min the %s is reached in about %s, before a typical run finishes", describe.Tokens(b.PerMinute), capText, describe.Duration(b.ToCap.Round(time.Second)))
 	}
 	if msg == "" {

@@ -35,9 +35,12 @@
 //     unfinished by its agent or the run ending).
 //   - loop: the same agent calling the same tool with the same parameters
 //     (canonical JSON: key order and white space do not matter) 3 or more
-//     times, with the count and the time the calls took together. Cleared
-//     when the agent's next call is a different one or the agent ends; the
-//     same item comes back, its count grown, if the call is made again.
+//     times among its last 6 calls, with the number of such calls in the run
+//     and the time they took together. (A window, not the whole run: an
+//     agent that monitors pages goes round the same calls on purpose, many
+//     calls apart.) Cleared when fewer than 2 of its last 6 calls are that
+//     call, or the agent ends; the same item comes back, its count grown,
+//     if the agent starts repeating it again.
 //   - failing-streak: 3 or more failed calls (model.ResultFailed on the
 //     result) of the same tool in a row by one agent. Cleared by a call of
 //     that tool that does not fail, or the agent ending.

@@ -1,8 +1,10 @@
 package attention
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -17,7 +19,6 @@ const runID = "11111111-1111-4111-8111-111111111111"
 // A hand-made trace: agents by name, events at offsets from t0.
 type trace struct {
 	agents map[string]map[string]any
-	seq    map[string]int
 	events []tev
 	n      int
 }
@@ -28,7 +29,7 @@ type tev struct {
 }
 
 func newTrace() *trace {
-	tr := &trace{agents: map[string]map[string]any{}, seq: map[string]int{}}
+	tr := &trace{agents: map[string]map[string]any{}}
 	tr.agent("orch", "orchestrator", "")
 	return tr
 }
@@ -52,11 +53,10 @@ func (tr *trace) agent(name, role, parent string) {
 // ev adds an event of agent at offset at; kv are the payload's fields.
 func (tr *trace) ev(at time.Duration, agent, typ string, kv ...any) *trace {
 	tr.n++
-	tr.seq[agent]++
 	e := map[string]any{
 		"schemaVersion": 1, "eventId": fmt.Sprintf("eeeeeeee-0000-4000-8000-%012d", tr.n), "runId": runID,
-		"occurredAt": t0.Add(at).Format(time.RFC3339Nano), "producerSequence": tr.seq[agent],
-		"agent": tr.agents[agent], "type": typ,
+		"occurredAt": t0.Add(at).Format(time.RFC3339Nano),
+		"agent":      tr.agents[agent], "type": typ,
 	}
 	for i := 0; i+1 < len(kv); i += 2 {
 		e[kv[i].(string)] = kv[i+1]
@@ -75,8 +75,17 @@ func (tr *trace) call(at, d time.Duration, agent, id, tool string, params any, r
 
 // upTo is the body of the events at or before at, with credits.
 func (tr *trace) upTo(at time.Duration, credits float64) []byte {
+	// producerSequence: each agent's events in time order (stable).
+	all := slices.Clone(tr.events)
+	slices.SortStableFunc(all, func(a, b tev) int { return cmp.Compare(a.at, b.at) })
+	seq := map[any]int{}
+	for _, e := range all {
+		id := e.raw["agent"].(map[string]any)["id"]
+		seq[id]++
+		e.raw["producerSequence"] = seq[id]
+	}
 	var evs []map[string]any
-	for _, e := range tr.events {
+	for _, e := range all {
 		if e.at <= at {
 			evs = append(evs, e.raw)
 		}

@@ -14,7 +14,7 @@ import (
 //	hang   source-verifier's fourth mcp__tools__scrape hangs for about 70 s (the others take
 //	       2-4 s) and ends with a timeout error; the run goes on and succeeds.
 //	loop   pricing-researcher runs the same mcp__tools__search five times (nothing new comes
-//	       back), then its mcp__tools__scrape of one page fails three times in a row (403);
+//	       back), then three mcp__tools__scrape calls in a row fail (403);
 //	       succeeded.
 //	burn   a catalogue task that burns about 900 credits a minute against a maxCredits of 1 000
 //	       (BurnMaxCredits): it reaches the cap after about a minute and ends credit_limit_reached.
@@ -108,9 +108,8 @@ func smallRun(b *builder, sc string) {
 			p.tool("mcp__tools__search", q, obj{"web", arr{}}, b.between(1500*ms, 2500*ms), 2)
 			p.think(b.between(500*ms, 900*ms), 1, "Nothing found; let me search again.")
 		}
-		url := "https://www.scraperapi.com/enterprise"
-		for range 3 {
-			p.tool("mcp__tools__scrape", scrapeParams(url), obj{"success", false, "error", "HTTP 403 Forbidden"}, b.between(800*ms, 1500*ms), 1)
+		for _, path := range []string{"/enterprise", "/enterprise/contact", "/pricing/enterprise"} {
+			p.tool("mcp__tools__scrape", scrapeParams("https://www.scraperapi.com"+path), obj{"success", false, "error", "HTTP 403 Forbidden"}, b.between(800*ms, 1500*ms), 1)
 		}
 		p.think(b.between(600*ms, 1000*ms), 1, "The enterprise page refuses us; I'll use the public pricing page instead.")
 		worker(p, 1, 8)
