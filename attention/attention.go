@@ -33,6 +33,7 @@ const (
 	slowAlone         = 120 * time.Second
 	loopMin           = 3
 	loopWindow        = 6
+	lateSlack         = time.Second // an event this much older than the clock makes a start again
 	streakMin         = 3
 	budgetShare       = 0.8
 	budgetWarmup      = 30 * time.Second
@@ -112,6 +113,7 @@ type Tracker struct {
 // that lands before events already seen) makes it start again.
 type st struct {
 	done     int       // timeline events processed
+	seqDone  int       // the events with a lower model.Event.Seq are processed
 	clock    time.Time // the trace's clock: newest occurredAt processed
 	start    time.Time // the run's first event
 	localAt  time.Time // local time the newest event arrived
@@ -133,6 +135,7 @@ type st struct {
 
 type agentState struct {
 	id      string
+	skey    string // its stall item's key
 	idx     int
 	lastOwn time.Time
 	lastAct time.Time // own or a subagent's
@@ -146,6 +149,7 @@ type agentState struct {
 
 type call struct {
 	key, id, name, agent string
+	skey                 string // its slow-tool item's key
 	loopKey              string
 	start, end           time.Time
 	ended                bool
@@ -188,16 +192,18 @@ func (t *Tracker) Options() Options { return t.o }
 func (t *Tracker) Update(d model.Delta, now time.Time) []Change {
 	t.changes = t.changes[:0]
 	tl := t.s.Timeline()
-	if d.From < t.done {
-		// Events landed among those already seen: start again. Items that
-		// are still the same keep their identity for the printers.
+	if d.From < t.done && t.late(d) {
+		// Events landed well before those already seen: start again. Items
+		// that are still the same keep their identity for the printers.
 		old := t.st
 		t.reset()
-		t.process(tl)
+		t.process(tl, 0)
 		t.changes = t.changes[:0]
 		t.diff(old)
 	} else if len(tl) > t.done {
-		t.process(tl)
+		// New events at the end, or among the newest (the same time as
+		// events already seen, or a moment before): taken in as they come.
+		t.process(tl, min(d.From, t.done))
 	} else {
 		t.closeCredits(len(t.s.CreditHistory()))
 	}
@@ -221,11 +227,27 @@ func (t *Tracker) Tick(now time.Time) []Change {
 	return slices.Clone(t.changes)
 }
 
-// process runs the detectors over the timeline from t.done, closing credit
-// intervals as the clock passes their points.
-func (t *Tracker) process(tl []*model.Event) {
+// late reports whether the merge d brought an event more than lateSlack
+// older than the trace's clock.
+func (t *Tracker) late(d model.Delta) bool {
+	limit := t.clock.Add(-t.o.d(lateSlack))
+	for _, e := range d.Events {
+		if !e.OccurredAt.IsZero() && e.OccurredAt.Before(limit) {
+			return true
+		}
+	}
+	return false
+}
+
+// process runs the detectors over the events of the timeline from index
+// from on that it has not seen yet, closing credit intervals as the clock
+// passes their points.
+func (t *Tracker) process(tl []*model.Event, from int) {
 	hist := t.s.CreditHistory()
-	for _, e := range tl[t.done:] {
+	for _, e := range tl[from:] {
+		if e.Seq() < t.seqDone {
+			continue
+		}
 		at := e.OccurredAt
 		if at.IsZero() || at.Before(t.clock) {
 			at = t.clock
@@ -248,7 +270,7 @@ func (t *Tracker) process(tl []*model.Event) {
 			t.stalls(at)
 		}
 	}
-	t.done = len(tl)
+	t.done, t.seqDone = len(tl), len(tl)
 	t.closeCredits(len(hist))
 }
 
@@ -262,7 +284,7 @@ func (t *Tracker) closeCredits(n int) {
 func (t *Tracker) agent(id string) *agentState {
 	a := t.agents[id]
 	if a == nil {
-		a = &agentState{id: id, idx: len(t.agentSeq)}
+		a = &agentState{id: id, idx: len(t.agentSeq), skey: stallKey(id)}
 		t.agents[id] = a
 		t.agentSeq = append(t.agentSeq, a)
 	}
@@ -289,7 +311,7 @@ func (t *Tracker) apply(e *model.Event, at time.Time) {
 		if at.After(x.lastAct) {
 			x.lastAct = at
 		}
-		if it := t.byKey[stallKey(id)]; it != nil {
+		if it := t.byKey[x.skey]; it != nil {
 			it.Message = "no event for " + span(at.Sub(it.since))
 			t.clear(it, at)
 		}
@@ -357,7 +379,7 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 	if t.calls[key] != nil {
 		return // a second start under one id: the first one counts
 	}
-	c := &call{key: key, id: p.ToolCallID, name: p.ToolName, agent: a.id, start: at}
+	c := &call{key: key, id: p.ToolCallID, name: p.ToolName, agent: a.id, start: at, skey: "slow\x00" + key}
 	c.loopKey = a.id + "\x00" + p.ToolName + "\x00" + canonical(p.Parameters)
 	t.calls[key] = c
 	t.running = append(t.running, c)
@@ -469,7 +491,7 @@ func (t *Tracker) stalls(at time.Time) {
 		if a.over || a.lastAct.IsZero() {
 			continue
 		}
-		k := stallKey(a.id)
+		k := a.skey
 		if a.calls > 0 && t.byKey[k] == nil {
 			continue // waiting on its own tool call: slow-tool judges that
 		}
@@ -569,7 +591,7 @@ func (t *Tracker) slowMessage(c *call, ran time.Duration) string {
 	return msg
 }
 
-func slowKey(c *call) string { return "slow\x00" + c.key }
+func slowKey(c *call) string { return c.skey }
 
 func orTool(name string) string {
 	if name == "" {
@@ -650,7 +672,10 @@ func (t *Tracker) Items() []*Item { return t.items }
 func (t *Tracker) Open() []*Item { return t.open }
 
 // Stalled reports whether the agent has an open stall.
-func (t *Tracker) Stalled(agentID string) bool { return t.byKey[stallKey(agentID)] != nil }
+func (t *Tracker) Stalled(agentID string) bool {
+	a := t.agents[agentID]
+	return a != nil && t.byKey[a.skey] != nil
+}
 
 // Looping reports whether the agent has an open loop.
 func (t *Tracker) Looping(agentID string) bool {
