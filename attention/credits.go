@@ -230,7 +230,7 @@ func (t *Tracker) budget() {
 		return
 	case b.Used >= budgetShare*b.Cap:
 		msg = fmt.Sprintf("%d %% of the %s used", int(math.Floor(100*b.Used/b.Cap)), capText)
-		if b.ToCap > 0 {
+		if b.ToCap >= time.Second {
 			msg += fmt.Sprintf(", reached in about %s at %s credits/min", describe.Duration(b.ToCap.Round(time.Second)), describe.Tokens(b.PerMinute))
 		}
 	case b.ToCap > 0 && t.clock.Sub(t.start) >= t.o.d(budgetWarmup) && b.ToCap < b.TypicalLeft:

@@ -11,25 +11,25 @@ import (
 func Explain(code model.ErrorCode) string {
 	switch code {
 	case model.CodeCancelled:
-		return "the run (or this agent) was cancelled, by a DELETE of the job; credits used until then count, and can keep accruing for a moment after the cancel"
+		return "cancelled by a DELETE of the job; credits used until then count, and can keep accruing for a moment after the cancel"
 	case model.CodeCreditLimitReached:
-		return "the run reached its maxCredits and stopped; work up to the cap is billed, nothing beyond it; start it again with a higher maxCredits (default 2 500) or a narrower prompt"
+		return "the run hit its maxCredits and stopped; nothing beyond the cap is billed; raise maxCredits (default 2 500) or narrow the prompt"
 	case model.CodeParentFinished:
-		return "this agent was stopped because the agent that started it finished first; look at the parent's outcome for the cause"
+		return "stopped because the agent that started it finished first; see that agent's outcome"
 	case model.CodeRefused:
-		return "the agent declined the task (policy); rephrase the prompt or change what is asked, retrying as it is will be refused again"
+		return "the agent declined the task; change what is asked, as it is it will be refused again"
 	case model.CodeInternal:
-		return "something failed inside the service (a model provider or tool outage); failed runs are not billed; try again later"
+		return "a failure inside the service (a model or tool outage); failed runs are not billed; try again later"
 	}
-	return "an error the spec does not name; see its message"
+	return "an error code the spec does not name; see its message"
 }
 
 // ExplainRetryable is one line on the retryable flag.
 func ExplainRetryable(retryable bool) string {
 	if retryable {
-		return "retryable: the same request may succeed if tried again (after a wait)"
+		return "retryable: the same request may work if tried again"
 	}
-	return "not retryable: trying the same again will fail the same way; change the request"
+	return "not retryable: change the request before trying again"
 }
 
 // ExplainError is Explain and ExplainRetryable together, for an error's
@@ -38,7 +38,7 @@ func ExplainError(te *model.TraceError) string {
 	if te == nil {
 		return ""
 	}
-	return Explain(te.Code) + " (" + ExplainRetryable(te.Retryable) + ")"
+	return Explain(te.Code) + " · " + ExplainRetryable(te.Retryable)
 }
 
 // Explained is one error code met in the run with its explanation.
@@ -80,8 +80,8 @@ type SummaryItem struct {
 	Cleared     bool      `json:"cleared"`
 }
 
-// Summary holds the fields attention adds to the run's summary.
-type Summary struct {
+// SummaryFields are the fields attention adds to the run's summary.
+type SummaryFields struct {
 	Attention         []SummaryItem      `json:"attention"`
 	CreditsByAgent    map[string]float64 `json:"creditsByAgent"`
 	BurnRatePerMinute float64            `json:"burnRatePerMinute"`
@@ -90,8 +90,8 @@ type Summary struct {
 }
 
 // Summary is the tracker's part of the summary.
-func (t *Tracker) Summary() Summary {
-	sum := Summary{Attention: make([]SummaryItem, 0, len(t.items)), CreditsByAgent: make(map[string]float64)}
+func (t *Tracker) Summary() SummaryFields {
+	sum := SummaryFields{Attention: make([]SummaryItem, 0, len(t.items)), CreditsByAgent: make(map[string]float64)}
 	for _, it := range t.items {
 		si := SummaryItem{Kind: it.Kind, ToolCallIDs: it.ToolCallIDs, Message: it.Message,
 			FirstAt: it.FirstAt.UTC(), LastAt: it.LastAt.UTC(), Count: it.Count, Cleared: it.Cleared}
