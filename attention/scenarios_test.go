@@ -1,53 +1,18 @@
 package attention
 
 import (
-	"bytes"
 	"fmt"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/firewatch/firewatch/attention/attentiontest"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/sim"
 )
 
-// simPolls are the trace bodies a watcher polling every step would get from
-// the simulator's scenario at speed 1 (built from its script, without
-// waiting for the wall clock), to the end of the run.
-func simPolls(t testing.TB, scenario string, step time.Duration) (bodies [][]byte, maxCredits int) {
-	t.Helper()
-	srv, err := sim.Start(t.Context(), sim.Options{Scenarios: []string{scenario}, Seed: 1, RateLimit: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = srv.Close() })
-	job := srv.Jobs[0].ID
-	evs, _ := srv.Script(job)
-	var last time.Duration
-	for _, e := range evs {
-		last = max(last, e.Visible)
-	}
-	for v := step; ; v += step {
-		var b bytes.Buffer
-		b.WriteString(`{"success":true,"id":"` + job + `","events":[`)
-		n := 0
-		for _, e := range evs {
-			if e.Visible <= v {
-				if n > 0 {
-					b.WriteByte(',')
-				}
-				b.Write(e.JSON)
-				n++
-			}
-		}
-		b.WriteString(`],"creditsUsed":` + strconv.Itoa(srv.CreditsAt(job, v)) + `}`)
-		bodies = append(bodies, b.Bytes())
-		if v > last {
-			break
-		}
-	}
-	return bodies, srv.MaxCredits(job)
+func simPolls(t testing.TB, scenario string, step time.Duration) ([][]byte, int) {
+	return attentiontest.SimPolls(t, scenario, step)
 }
 
 // feed merges the bodies one after the other; live, it also ticks the

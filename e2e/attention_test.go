@@ -108,3 +108,20 @@ func TestAttention(t *testing.T) {
 		}
 	})
 }
+
+// TestAttentionUsageErrors: bad --stall and --max-credits are usage errors
+// (exit 2), before the demo starts.
+func TestAttentionUsageErrors(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{
+		{"demo", "--stall", "0s"},
+		{"demo", "--stall", "-5s"},
+		{"demo", "--max-credits", "-1"},
+		{"replay", "-", "--stall", "soon"},
+	} {
+		r := runFW(t, baseEnv(), runLimit, args...)
+		if r.code != 2 || !strings.Contains(r.stderr, args[len(args)-2]) {
+			t.Errorf("%v: exit %d, want 2\n%s", args, r.code, r)
+		}
+	}
+}

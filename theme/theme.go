@@ -231,6 +231,9 @@ type Symbols struct {
 	Error       string
 	Warn        string
 	Paused      string
+	Stalled     string // an agent with no event for a while (attention)
+	Looping     string // an agent repeating the same call (attention)
+	Approx      string // an estimate: "≈ 52"
 	OK          string
 	Session     string
 	Arrow       string
@@ -264,6 +267,7 @@ func Unicode() Symbols {
 		PhaseDone: "●", PhaseNow: "◉", PhaseTodo: "○", PhaseFill: "━", PhaseEmpty: "─", PhaseArrow: "▸",
 		Spinner:     []string{"◐", "◓", "◑", "◒"},
 		SpinnerIdle: "●",
+		Stalled:     "⏸", Looping: "↻", Approx: "≈",
 	}
 }
 
@@ -279,6 +283,7 @@ func ASCII() Symbols {
 		PhaseDone: "#", PhaseNow: "@", PhaseTodo: "o", PhaseFill: "=", PhaseEmpty: "-", PhaseArrow: ">",
 		Spinner:     []string{"|", "/", "-", "\\"},
 		SpinnerIdle: "*",
+		Stalled:     "||", Looping: "%", Approx: "~",
 	}
 }
 
