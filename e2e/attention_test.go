@@ -4,10 +4,13 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/go-json-experiment/json"
+
+	"github.com/firewatch/firewatch/sim"
 )
 
 // attentionSummary is the part of --summary that attention adds.
@@ -123,5 +126,32 @@ func TestAttentionUsageErrors(t *testing.T) {
 		if r.code != 2 || !strings.Contains(r.stderr, args[len(args)-2]) {
 			t.Errorf("%v: exit %d, want 2\n%s", args, r.code, r)
 		}
+	}
+}
+
+// TestAttentionReplay: replaying a recording raises the same items, with
+// the same times and credits per agent, as the live watch did.
+func TestAttentionReplay(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, sim.Options{Scenarios: []string{"stall"}, Speed: 20})
+	dir := t.TempDir()
+	rec, live, re := filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "live.json"), filepath.Join(dir, "replayed.json")
+	r := runFW(t, simEnv(srv), runLimit, "watch", srv.Jobs[0].ID, "-o", "plain", "--interval", "100ms", "--stall", "3s", "--record", rec, "--summary", live)
+	if r.code != 0 || !strings.Contains(r.stdout, "! stall  docs-analyst") {
+		t.Fatalf("live watch: exit %d\n%s", r.code, r)
+	}
+	rr := runFW(t, baseEnv(), runLimit, "replay", rec, "-o", "plain", "--stall", "3s", "--summary", re)
+	if rr.code != 0 {
+		t.Fatalf("replay: exit %d\n%s", rr.code, rr)
+	}
+	var a, b attentionSummary
+	if err := json.Unmarshal(readFile(t, live), &a); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(readFile(t, re), &b); err != nil {
+		t.Fatal(err)
+	}
+	if len(a.Attention) == 0 || !reflect.DeepEqual(a, b) {
+		t.Errorf("live:\n%+v\nreplayed:\n%+v", a, b)
 	}
 }
