@@ -651,7 +651,7 @@ func (t *Tracker) clear(it *Item, at time.Time) {
 func (t *Tracker) diff(old st) {
 	same := func(a, b *Item) bool { return a.key == b.key && a.FirstAt.Equal(b.FirstAt) }
 	for _, o := range old.open {
-		if !slices.ContainsFunc(t.open, func(n *Item) bool { return same(n, o) }) {
+		if o.Kind != KindBudget && !slices.ContainsFunc(t.open, func(n *Item) bool { return same(n, o) }) {
 			t.changes = append(t.changes, Change{Item: o, Cleared: true, Message: o.Message})
 		}
 	}
@@ -661,6 +661,18 @@ func (t *Tracker) diff(old st) {
 		}
 	}
 	t.localAt = old.localAt
+	// The budget item is judged per merge, not from the timeline: keep it.
+	for _, it := range old.items {
+		if it.Kind != KindBudget {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(t.items, it, func(a, b *Item) int { return a.FirstAt.Compare(b.FirstAt) })
+		t.items = slices.Insert(t.items, i, it)
+		if !it.Cleared {
+			t.byKey[it.key] = it
+			t.open = append(t.open, it)
+		}
+	}
 }
 
 // Items is every item raised so far, cleared or not, in the order raised.

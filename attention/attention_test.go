@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/firewatch/firewatch/model"
 )
 
 // want is an item expected at the end: kind, agent name ("" for the run),
@@ -305,5 +307,38 @@ func TestTickAndReplay(t *testing.T) {
 	// The live watch saw them appear before the events came.
 	if len(live.changes) < 4 || live.changes[0].Cleared || live.changes[1].Cleared {
 		t.Errorf("changes: %+v", live.changes)
+	}
+}
+
+// An event that lands well before the newest makes the tracker start again
+// over the timeline; the items that still hold keep their identity (no
+// clear-and-raise for the printers) and the budget item is kept.
+func TestLateEventStartsAgain(t *testing.T) {
+	tr := team(sec(100))
+	tr.ev(sec(10), "docs", "reasoning.summary", "text", "a")
+	late := tr.ev(sec(50), "pricing", "reasoning.summary", "text", "late").events
+	lateEv := late[len(late)-1]
+	s := model.NewStore()
+	tk := New(s, Options{MaxCredits: 100})
+	// Everything but the late event, then everything.
+	var evs []tev
+	evs = append(evs, tr.events...)
+	tr.events = tr.events[:len(tr.events)-1]
+	d, _ := s.Ingest(tr.upTo(sec(100), 90))
+	first := tk.Update(d, t0)
+	if len(first) != 2 || len(tk.Open()) != 2 {
+		t.Fatalf("before: %v", items(tk))
+	}
+	before := slices.Clone(tk.Items())
+	tr.events = append(evs[:len(evs)-1:len(evs)-1], lateEv)
+	d, _ = s.Ingest(tr.upTo(sec(100), 90))
+	if d.From >= len(s.Timeline())-1 {
+		t.Fatalf("the event is not late: from %d of %d", d.From, len(s.Timeline()))
+	}
+	if ch := tk.Update(d, t0.Add(time.Second)); len(ch) != 0 {
+		t.Errorf("changes after starting again: %+v", ch)
+	}
+	if got := tk.Items(); len(got) != 2 || got[0].Kind != before[0].Kind || got[1] != before[1] {
+		t.Errorf("items after starting again:\n%s", strings.Join(items(tk), "\n"))
 	}
 }
