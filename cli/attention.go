@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -146,19 +145,6 @@ func burnText(b attention.Burn) string {
 	return v
 }
 
-// estimateText is "≈ orchestrator 52 · pricing-researcher 82 · …
-// (estimated from tool-call time)".
-func estimateText(w *watchSession, tk *attention.Tracker) string {
-	var parts []string
-	for _, ac := range tk.Estimate() {
-		parts = append(parts, agentName(w.Store, ac.AgentID)+" "+describe.Tokens(ac.Credits))
-	}
-	if len(parts) == 0 {
-		return ""
-	}
-	return "≈ " + strings.Join(parts, " · ") + " (estimated from tool-call time, not billing)"
-}
-
 // attentionRows are the closing block's rows about attention: the burn,
 // the estimate per agent, the items seen and the errors explained.
 func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
@@ -171,8 +157,11 @@ func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
 		if v := burnText(tk.Burn()); v != "" {
 			row("burn", "", v)
 		}
-		if v := estimateText(w, tk); v != "" {
-			row("by agent", "", v)
+		if est := tk.Estimate(); len(est) > 0 {
+			row("by agent", "", "estimated from tool-call time, not billing")
+			for _, ac := range est {
+				row("", "", "≈ "+describe.Tokens(ac.Credits)+" "+agentName(w.Store, ac.AgentID))
+			}
 		}
 	}
 	items := tk.Items()

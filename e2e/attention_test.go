@@ -69,7 +69,7 @@ func TestAttention(t *testing.T) {
 			if math.Abs(total-s.CreditsUsed) > 0 || len(s.CreditsByAgent) < 3 {
 				t.Errorf("creditsByAgent %v adds up to %v, creditsUsed %v", s.CreditsByAgent, total, s.CreditsUsed)
 			}
-			if !strings.Contains(r.stdout, "by agent    ≈ ") {
+			if !strings.Contains(r.stdout, "by agent    estimated from tool-call time, not billing\n            ≈ ") {
 				t.Errorf("no estimate per agent in the closing block\n%s", r.stdout)
 			}
 			if tc.kind == "" {
