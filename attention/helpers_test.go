@@ -110,19 +110,8 @@ type poll struct {
 // time between polls) and returns the tracker and every change.
 func (tr *trace) run(t testing.TB, o Options, polls ...poll) (*Tracker, []Change) {
 	t.Helper()
-	s := model.NewStore()
-	tk := New(s, o)
-	var all []Change
-	local := t0
-	for _, p := range polls {
-		d, err := s.Ingest(tr.upTo(p.At, p.Credits))
-		if err != nil {
-			t.Fatal(err)
-		}
-		local = local.Add(time.Second)
-		all = append(all, tk.Update(d, local)...)
-	}
-	return tk, all
+	_, r := feedPolls(t, tr, o, polls, nil)
+	return r.tk, r.changes
 }
 
 // items is the tracker's items in a short form for comparing.
@@ -153,12 +142,18 @@ type liveResult struct {
 	changes []Change
 }
 
-// liveRun is run with between called after every poll but the last, with
-// the local time of that poll (to tick the tracker).
+// liveRun is run with between called after the last poll but one, with
+// the local time of that poll (to tick the tracker); 200 s of local time
+// pass before the last poll.
 func liveRun(t testing.TB, tr *trace, polls []poll, between func(tk *Tracker, local time.Time) []Change) (*model.Store, liveResult) {
 	t.Helper()
+	return feedPolls(t, tr, Options{}, polls, between)
+}
+
+func feedPolls(t testing.TB, tr *trace, o Options, polls []poll, between func(tk *Tracker, local time.Time) []Change) (*model.Store, liveResult) {
+	t.Helper()
 	s := model.NewStore()
-	tk := New(s, Options{})
+	tk := New(s, o)
 	var all []Change
 	local := t0
 	for i, p := range polls {
@@ -168,7 +163,7 @@ func liveRun(t testing.TB, tr *trace, polls []poll, between func(tk *Tracker, lo
 		}
 		local = local.Add(time.Second)
 		all = append(all, tk.Update(d, local)...)
-		if i == len(polls)-2 {
+		if between != nil && i == len(polls)-2 {
 			all = append(all, between(tk, local)...)
 			local = local.Add(200 * time.Second)
 		}
