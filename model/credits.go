@@ -16,6 +16,9 @@ type CreditPoint struct {
 // events are in). Two rises at the same trace time keep the higher.
 func (s *Store) creditPoint() {
 	p := CreditPoint{At: s.maxTime, Credits: s.run.CreditsUsed}
+	if len(s.credits) == 0 && p.Credits <= 0 {
+		return // a first figure of 0 is no rise
+	}
 	if n := len(s.credits); n > 0 && s.credits[n-1].At.Equal(p.At) {
 		s.credits[n-1] = p
 		return
