@@ -317,7 +317,9 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			}
 			return endCause(ctx, err)
 		case now := <-tick.C:
-			w.attend(p, nil, now)
+			if troubleSince.IsZero() { // no news is not quiet when polls fail
+				w.attend(p, nil, now)
+			}
 			if now.Sub(lastOutput) >= hb {
 				p.heartbeat(now.Sub(lastEvent))
 				lastOutput = now
