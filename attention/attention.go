@@ -3,11 +3,10 @@ package attention
 import (
 	"fmt"
 	"slices"
-	"strconv"
 	"time"
 
-	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Kind is what an item is about.
@@ -312,7 +311,7 @@ func (t *Tracker) apply(e *model.Event, at time.Time) {
 			x.lastAct = at
 		}
 		if it := t.byKey[x.skey]; it != nil {
-			it.Message = "no event for " + span(at.Sub(it.since))
+			it.Message = "no event for " + text.Elapsed(at.Sub(it.since))
 			t.clear(it, at)
 		}
 		id = ""
@@ -434,7 +433,7 @@ func (t *Tracker) loopMessage(it *Item, l *loopState, at time.Time) string {
 	for _, c := range l.open {
 		total += at.Sub(c.start)
 	}
-	return fmt.Sprintf("%s called %d times with the same parameters (%s in all)", orTool(it.tool), len(l.ids), describe.Duration(total))
+	return fmt.Sprintf("%s called %d times with the same parameters (%s in all)", orTool(it.tool), len(l.ids), text.Duration(total))
 }
 
 func (t *Tracker) callFinished(a *agentState, p model.ToolCallFinished, at time.Time) {
@@ -498,7 +497,7 @@ func (t *Tracker) stalls(at time.Time) {
 		quiet := at.Sub(a.lastAct)
 		if it := t.byKey[k]; it != nil {
 			it.LastAt = at
-			it.Message = "no event for " + span(quiet)
+			it.Message = "no event for " + text.Elapsed(quiet)
 			continue
 		}
 		thr := t.stallThreshold(a)
@@ -506,7 +505,7 @@ func (t *Tracker) stalls(at time.Time) {
 			continue
 		}
 		it := &Item{Kind: KindStall, AgentID: a.id, key: k, FirstAt: a.lastAct.Add(thr), LastAt: at, Count: 1, since: a.lastAct}
-		it.Message = "no event for " + span(quiet)
+		it.Message = "no event for " + text.Elapsed(quiet)
 		t.raise(it, at)
 	}
 }
@@ -534,21 +533,21 @@ func (t *Tracker) quiet(at time.Time) {
 	q := at.Sub(t.clock)
 	if it := t.byKey[quietKey]; it != nil {
 		it.LastAt = at
-		it.Message = "the whole run quiet for " + span(q)
+		it.Message = "the whole run quiet for " + text.Elapsed(q)
 		return
 	}
 	if q <= t.o.Stall {
 		return
 	}
 	it := &Item{Kind: KindStall, key: quietKey, FirstAt: t.clock.Add(t.o.Stall), LastAt: at, Count: 1, since: t.clock}
-	it.Message = "the whole run quiet for " + span(q)
+	it.Message = "the whole run quiet for " + text.Elapsed(q)
 	t.raise(it, at)
 }
 
 // clearQuiet ends the run-wide stall: an event came at at.
 func (t *Tracker) clearQuiet(at time.Time) {
 	if it := t.byKey[quietKey]; it != nil {
-		it.Message = "the whole run quiet for " + span(at.Sub(it.since))
+		it.Message = "the whole run quiet for " + text.Elapsed(at.Sub(it.since))
 		t.clear(it, at)
 	}
 }
@@ -584,9 +583,9 @@ func (t *Tracker) slowThreshold(tool string) (thr, median time.Duration) {
 
 func (t *Tracker) slowMessage(c *call, ran time.Duration) string {
 	_, median := t.slowThreshold(c.name)
-	msg := orTool(c.name) + " running for " + span(ran)
+	msg := orTool(c.name) + " running for " + text.Elapsed(ran)
 	if median > 0 {
-		return msg + " (usually " + describe.Duration(median) + ")"
+		return msg + " (usually " + text.Duration(median) + ")"
 	}
 	return msg
 }
@@ -708,13 +707,4 @@ func (t *Tracker) CallMark(toolCallID string) Kind {
 		}
 	}
 	return ""
-}
-
-// span is a time something lasted, in whole seconds: "59s", "1m12s".
-func span(d time.Duration) string {
-	d = d.Truncate(time.Second)
-	if d < time.Minute {
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	}
-	return describe.Duration(d)
 }

@@ -11,6 +11,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // creditState splits the rises of creditsUsed over the agents (see the
@@ -231,10 +232,10 @@ func (t *Tracker) budget() {
 	case b.Used >= budgetShare*b.Cap:
 		msg = fmt.Sprintf("%d %% of the %s used", int(math.Floor(100*b.Used/b.Cap)), capText)
 		if b.ToCap >= time.Second {
-			msg += fmt.Sprintf(", reached in about %s at %s credits/min", describe.Duration(b.ToCap.Round(time.Second)), describe.Tokens(b.PerMinute))
+			msg += fmt.Sprintf(", reached in about %s at %s credits/min", text.Duration(b.ToCap.Round(time.Second)), describe.Tokens(b.PerMinute))
 		}
 	case b.ToCap > 0 && t.clock.Sub(t.start) >= t.o.d(budgetWarmup) && b.ToCap < b.TypicalLeft:
-		msg = fmt.Sprintf("at %s credits/min the %s is reached in about %s, before a typical run finishes", describe.Tokens(b.PerMinute), capText, describe.Duration(b.ToCap.Round(time.Second)))
+		msg = fmt.Sprintf("at %s credits/min the %s is reached in about %s, before a typical run finishes", describe.Tokens(b.PerMinute), capText, text.Duration(b.ToCap.Round(time.Second)))
 	}
 	if msg == "" {
 		if it != nil {

@@ -9,6 +9,7 @@ import (
 	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // The attention flags (watch, demo, replay) and what the printers and the
@@ -140,7 +141,7 @@ func burnText(b attention.Burn) string {
 		v += " (assumed)"
 	}
 	if b.Running && b.ToCap > 0 {
-		v += ", reached in about " + describe.Duration(b.ToCap.Round(time.Second)) + " at this rate"
+		v += ", reached in about " + text.Duration(b.ToCap.Round(time.Second)) + " at this rate"
 	}
 	return v
 }

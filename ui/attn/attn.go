@@ -20,6 +20,7 @@ import (
 
 	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -77,7 +78,7 @@ func Burn(tk *attention.Tracker, sym theme.Symbols, narrow bool) string {
 	v := sym.Approx + " " + describe.Tokens(rate) + "/min"
 	if narrow {
 		if b.Running && b.ToCap > 0 {
-			v += " " + sym.Arrow + " cap in " + describe.Duration(b.ToCap.Round(time.Second))
+			v += " " + sym.Arrow + " cap in " + text.Duration(b.ToCap.Round(time.Second))
 		}
 		return v
 	}
@@ -90,7 +91,7 @@ func Burn(tk *attention.Tracker, sym theme.Symbols, narrow bool) string {
 		v += " (assumed)"
 	}
 	if b.Running && b.ToCap > 0 {
-		v += " in " + describe.Duration(b.ToCap.Round(time.Second))
+		v += " in " + text.Duration(b.ToCap.Round(time.Second))
 	}
 	return v
 }
