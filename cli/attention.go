@@ -47,10 +47,9 @@ func (w *watchSession) attentionOptions() attention.Options {
 	return ao
 }
 
-// tracker is the session's attention tracker. The printers feed it as they
-// merge; the terminal UI does not (yet), so when watching ends without one
-// it is made from the store: everything but what only the local clock saw
-// (a run still quiet at the end) comes out the same.
+// tracker is the session's attention tracker. The printers and the
+// terminal UI feed it as they merge; when watching ends without one (an
+// early error) it is made from the store.
 func (w *watchSession) tracker() *attention.Tracker {
 	if w.Attention == nil {
 		w.Attention = attention.New(w.Store, w.attentionOptions())
@@ -58,6 +57,13 @@ func (w *watchSession) tracker() *attention.Tracker {
 			w.Attention.Update(model.Delta{From: 0, Events: w.Store.Timeline()}, time.Now())
 		}
 	}
+	return w.Attention
+}
+
+// newTracker gives the session a tracker that whoever merges (the terminal
+// UI) keeps up to date; the summary then reads it.
+func (w *watchSession) newTracker() *attention.Tracker {
+	w.Attention = attention.New(w.Store, w.attentionOptions())
 	return w.Attention
 }
 

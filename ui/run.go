@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
@@ -39,6 +40,10 @@ type Config struct {
 	Backend Backend
 
 	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
+
+	// Attention is the tracker of what needs attention, over Store; the
+	// UI updates it with every merge. Nil: the UI makes its own.
+	Attention *attention.Tracker
 
 	// SaveDir is where s saves an artifact's content; "" is the current
 	// directory.

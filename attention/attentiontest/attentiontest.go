@@ -11,12 +11,16 @@ import (
 	"github.com/firewatch/firewatch/sim"
 )
 
+// Base is the time the simulated runs start at: bodies are the same from
+// run to run.
+var Base = time.Date(2026, 11, 23, 12, 0, 0, 0, time.UTC)
+
 // SimPolls are the trace bodies a watcher polling every step would get
 // from the simulator's scenario at speed 1 (built from its script), to the
 // end of the run, and the maxCredits the run was started with (0: none).
 func SimPolls(t testing.TB, scenario string, step time.Duration) (bodies [][]byte, maxCredits int) {
 	t.Helper()
-	srv, err := sim.Start(t.Context(), sim.Options{Scenarios: []string{scenario}, Seed: 1, RateLimit: -1})
+	srv, err := sim.Start(t.Context(), sim.Options{Scenarios: []string{scenario}, Seed: 1, RateLimit: -1, Now: func() time.Time { return Base }})
 	if err != nil {
 		t.Fatal(err)
 	}

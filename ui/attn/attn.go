@@ -12,6 +12,7 @@
 package attn
 
 import (
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -43,9 +44,9 @@ func (k KeyMap) ShortHelp() []key.Binding { return []key.Binding{k.Next} }
 // FullHelp is the help overlay's part.
 func (k KeyMap) FullHelp() [][]key.Binding { return [][]key.Binding{{k.Next}} }
 
-// Badge is the header's badge, "! 2 need attention", "" when nothing is
-// open.
-func Badge(tk *attention.Tracker, st *theme.Styles, sym theme.Symbols) string {
+// BadgeText is the header's badge, " ! 2 need attention ", "" when
+// nothing is open; the header styles it (theme's BadgeWarn).
+func BadgeText(tk *attention.Tracker, sym theme.Symbols) string {
 	if tk == nil {
 		return ""
 	}
@@ -57,7 +58,16 @@ func Badge(tk *attention.Tracker, st *theme.Styles, sym theme.Symbols) string {
 	if n > 1 {
 		verb = " need attention "
 	}
-	return st.BadgeWarn.Render(" " + sym.Error + " " + strconv.Itoa(n) + verb)
+	return " " + sym.Error + " " + strconv.Itoa(n) + verb
+}
+
+// Badge is BadgeText in the theme's warning badge style.
+func Badge(tk *attention.Tracker, st *theme.Styles, sym theme.Symbols) string {
+	b := BadgeText(tk, sym)
+	if b == "" {
+		return ""
+	}
+	return st.BadgeWarn.Render(b)
 }
 
 // Burn is the burn rate and the projection for beside the credits:
@@ -75,10 +85,10 @@ func Burn(tk *attention.Tracker, sym theme.Symbols, narrow bool) string {
 	if !b.Running {
 		rate = b.RunPerMin
 	}
-	v := sym.Approx + " " + describe.Tokens(rate) + "/min"
+	v := sym.Approx + " " + describe.Tokens(twoFigures(rate)) + "/min"
 	if narrow {
 		if b.Running && b.ToCap > 0 {
-			v += " " + sym.Arrow + " cap in " + text.Duration(b.ToCap.Round(time.Second))
+			v += " " + sym.Arrow + " cap in " + roughly(b.ToCap)
 		}
 		return v
 	}
@@ -91,7 +101,7 @@ func Burn(tk *attention.Tracker, sym theme.Symbols, narrow bool) string {
 		v += " (assumed)"
 	}
 	if b.Running && b.ToCap > 0 {
-		v += " in " + text.Duration(b.ToCap.Round(time.Second))
+		v += " in " + roughly(b.ToCap)
 	}
 	return v
 }
@@ -99,6 +109,11 @@ func Burn(tk *attention.Tracker, sym theme.Symbols, narrow bool) string {
 // AgentMarks are the agents tree's marks for an agent: stalled, looping,
 // and its estimated credits ("⏸ ↻ ≈52"); "" when there is nothing to say.
 func AgentMarks(tk *attention.Tracker, agentID string, sym theme.Symbols) string {
+	return strings.TrimSpace(AgentFlags(tk, agentID, sym) + " " + AgentCredits(tk, agentID, sym))
+}
+
+// AgentFlags are the stalled and looping marks ("⏸ ↻"), "" when neither.
+func AgentFlags(tk *attention.Tracker, agentID string, sym theme.Symbols) string {
 	if tk == nil {
 		return ""
 	}
@@ -109,10 +124,18 @@ func AgentMarks(tk *attention.Tracker, agentID string, sym theme.Symbols) string
 	if tk.Looping(agentID) {
 		parts = append(parts, sym.Looping)
 	}
-	if c := tk.EstimateOf(agentID); c > 0 {
-		parts = append(parts, sym.Approx+describe.Tokens(c))
-	}
 	return strings.Join(parts, " ")
+}
+
+// AgentCredits is the agent's estimated credits, "≈52", "" when none.
+func AgentCredits(tk *attention.Tracker, agentID string, sym theme.Symbols) string {
+	if tk == nil {
+		return ""
+	}
+	if c := tk.EstimateOf(agentID); c > 0 {
+		return sym.Approx + describe.Tokens(c)
+	}
+	return ""
 }
 
 // CallMark is the tool calls pane's mark for a call: "slow", "repeated"
@@ -181,4 +204,23 @@ func Line(it *attention.Item, agentName string, sym theme.Symbols) string {
 		mark = sym.OK
 	}
 	return mark + " " + string(it.Kind) + "  " + agentName + "  " + it.Message
+}
+
+// twoFigures rounds a rate to two significant figures (258 → 260): the
+// header redraws only when it changes that much.
+func twoFigures(v float64) float64 {
+	if v <= 0 {
+		return 0
+	}
+	p := math.Pow(10, math.Floor(math.Log10(v))-1)
+	return math.Round(v/p) * p
+}
+
+// roughly is a projection to the cap: seconds under a minute, whole
+// minutes past it ("8m").
+func roughly(d time.Duration) string {
+	if d < time.Minute {
+		return text.Elapsed(d)
+	}
+	return strconv.Itoa(int(d.Round(time.Minute)/time.Minute)) + "m"
 }
