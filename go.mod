@@ -45,3 +45,5 @@ require (
 	golang.org/x/sys v0.47.0 // indirect
 	golang.org/x/text v0.24.0 // indirect
 )
+
+replace charm.land/bubbletea/v2 => ./third_party/bubbletea
