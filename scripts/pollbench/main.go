@@ -14,6 +14,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"flag"
 	"fmt"
 	"net"
@@ -43,6 +44,7 @@ func main() {
 		addr     = flag.String("addr", "127.0.0.1:0", "listen address")
 		only     = flag.String("only", "", "comma-separated watchers to run (firewatch,plain,sdk); default all")
 		fwArgs   = flag.String("firewatch-args", "", "extra arguments for firewatch watch")
+		gz       = flag.Bool("gzip", false, "gzip the bodies for clients that ask for it (as a CDN would)")
 	)
 	flag.Parse()
 	if *fw == "" {
@@ -50,7 +52,7 @@ func main() {
 		os.Exit(2)
 	}
 	tr := newTrace(*events + *grow**polls + 1)
-	srv := &server{tr: tr, first: *events, grow: *grow, polls: *polls, reqs: map[string]*atomic.Int64{}}
+	srv := &server{gzip: *gz, tr: tr, first: *events, grow: *grow, polls: *polls, reqs: map[string]*atomic.Int64{}}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pollbench:", err)
@@ -86,7 +88,7 @@ func main() {
 	}
 	fmt.Printf("trace: %d events (%.1f MB) growing by %d a request, run.finished at request %d, interval %s\n\n",
 		*events, float64(tr.size(*events))/1e6, *grow, *polls, *interval)
-	fmt.Printf("| watcher | polls | CPU per poll | peak RSS |\n|---|---:|---:|---:|\n")
+	fmt.Printf("| watcher | polls | CPU per poll | peak RSS | on the wire per poll |\n|---|---:|---:|---:|---:|\n")
 	res := map[string][2]float64{}
 	for i, w := range ws {
 		if *only != "" && !strings.Contains(","+*only+",", ","+w.name+",") {
@@ -107,7 +109,7 @@ func main() {
 		per := cpu / time.Duration(max(n, 1))
 		rss := float64(ru.Maxrss) / 1024 // KB → MB
 		res[w.name] = [2]float64{float64(per), rss}
-		fmt.Printf("| %s | %d | %.1f ms | %.0f MB |\n", w.name, n, float64(per)/1e6, rss)
+		fmt.Printf("| %s | %d | %.1f ms | %.0f MB | %.2f MB |\n", w.name, n, float64(per)/1e6, rss, float64(srv.wire.Swap(0))/float64(max(n, 1))/1e6)
 	}
 	f, ok := res["firewatch"]
 	if !ok {
@@ -179,6 +181,8 @@ func (t *trace) body(n int, fin bool) [][]byte {
 func (t *trace) size(n int) int { return t.ends[n-1] }
 
 type server struct {
+	gzip               bool
+	wire               atomic.Int64 // bytes written
 	tr                 *trace
 	first, grow, polls int
 	mu                 sync.Mutex
@@ -215,6 +219,17 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		total += len(p)
 	}
 	w.Header().Set("Content-Type", "application/json")
+	if s.gzip && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
+		var b bytes.Buffer
+		z, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
+		for _, p := range parts {
+			z.Write(p)
+		}
+		z.Close()
+		parts, total = [][]byte{b.Bytes()}, b.Len()
+		w.Header().Set("Content-Encoding", "gzip")
+	}
+	s.wire.Add(int64(total))
 	w.Header().Set("Content-Length", strconv.Itoa(total))
 	for _, p := range parts {
 		w.Write(p)
