@@ -145,6 +145,9 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
+				if a.onTerminal() {
+					return runE(a.runsScreen(cmd, o, "all"))
+				}
 				return cmd.Help()
 			}
 			return runE(a.watch(cmd, o, args[0]))
@@ -154,6 +157,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
+	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
@@ -199,10 +203,16 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
   firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
-		Args: exactlyOne("a JOB_ID (the run's UUID)"),
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.watch(cmd, o, args[0])) },
+		Args: latestArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if latest, _ := cmd.Flags().GetBool("latest"); latest {
+				return runE(a.watchLatest(cmd, o))
+			}
+			return runE(a.watch(cmd, o, args[0]))
+		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
+	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
 	return cmd
 }
 

@@ -1,0 +1,293 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/poller"
+)
+
+// firewatch runs: the team's runs (GET /v2/agent). On a terminal the runs
+// screen; --output plain (an aligned table) or json (one line per run, the
+// service's list item as it was sent) for scripts.
+
+// runsOptions are the flags of runs besides the watch's.
+type runsOptions struct {
+	Status string
+	Limit  int
+}
+
+// runStatuses are the list's status filters.
+var runStatuses = []string{"all", "processing", "completed", "failed"}
+
+func (a *app) runsCommand() *cobra.Command {
+	o := &watchOptions{}
+	ro := &runsOptions{}
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "The team's agent runs: a list to pick one from (also: firewatch with no arguments)",
+		Long: `List the team's agent runs, newest first (processing ones first on a
+terminal). On a terminal it opens the runs screen: enter watches the selected
+run, q there comes back to the list. With --output plain or json it prints the
+list for scripts: plain is an aligned table, json one line per run (the
+service's list item as it was sent). --limit pages through the list until
+that many runs (matching --status) are printed.
+
+The watch flags (--interval, --live-view, --mouse...) apply to the runs
+watched from the screen.`,
+		Example: `  firewatch runs
+  firewatch runs --output plain --status processing
+  firewatch runs -o json --limit 100 | jq -r 'select(.status=="failed") | .id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.runs(cmd, o, ro)) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&ro.Status, "status", "all", "only runs with this status: "+strings.Join(runStatuses, ", ")+" (any other value is matched as it is)")
+	f.IntVar(&ro.Limit, "limit", poller.ListPageSize, "plain and JSON output: print at most this many runs, paging through the list")
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(runStatuses, cobra.ShellCompDirectiveNoFileComp))
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
+	return cmd
+}
+
+// connect resolves the key and the address and makes the client every
+// command besides watch uses; no key is a usage error (no request).
+func (a *app) connect(o *watchOptions) (*poller.Client, string, error) {
+	key := poller.ResolveAPIKey(o.APIKey)
+	if key == "" {
+		return nil, "", usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
+	}
+	a.stderr.key = key
+	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
+	if err != nil {
+		return nil, "", withCode(ExitUsage, err)
+	}
+	return c, key, nil
+}
+
+// serviceError is the exit code of a request that failed: the service's
+// refusals (4xx, 429 included) exit 6, anything else 1.
+func serviceError(err error) error {
+	var pe *poller.Error
+	if errors.As(err, &pe) && (pe.Refusal() || pe.Kind == poller.KindRateLimited) {
+		return withCode(ExitRejected, err)
+	}
+	var ee *exitError
+	if errors.As(err, &ee) {
+		return err
+	}
+	return withCode(ExitFailed, err)
+}
+
+// retried calls fn, waiting out up to three 429s (the delay the service
+// asks for, like the watch) with a line on stderr each time.
+func retried[T any](ctx context.Context, a *app, fn func() (T, error)) (T, error) {
+	for attempt := 0; ; attempt++ {
+		v, err := fn()
+		var pe *poller.Error
+		if err == nil || attempt == 3 || !errors.As(err, &pe) || pe.Kind != poller.KindRateLimited {
+			return v, err
+		}
+		d, _ := poller.RetryWait(err, time.Second)
+		fmt.Fprintf(a.stderr, "firewatch: %s: rate limited, retrying in %s\n", pe.Op, describe.Duration(d))
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	if ro.Limit < 1 {
+		return usageErrorf("--limit %d: it must be at least 1", ro.Limit)
+	}
+	ro.Status = strings.ToLower(strings.TrimSpace(ro.Status))
+	if ro.Status == "" {
+		return usageErrorf("--status is empty: use one of %s", strings.Join(runStatuses, ", "))
+	}
+	termOut, _ := isTerminal(a.stdout)
+	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut) {
+		return a.runsScreen(cmd, o, ro.Status)
+	}
+	c, _, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	list, err := collectRuns(ctx, a, c, ro.Limit, 0, func(r *poller.RunInfo) bool { return statusMatches(ro.Status, r.Status) })
+	if err != nil && len(list) == 0 {
+		return serviceError(err)
+	}
+	if o.Output == OutputJSON {
+		var b []byte
+		for i := range list {
+			b = append(escapeForTerminal(eventLine(b, list[i].Raw)), '\n')
+		}
+		if _, werr := a.stdout.Write(b); werr != nil {
+			return werr
+		}
+	} else {
+		writeRunsTable(a, list, time.Now())
+	}
+	if err != nil {
+		// Some pages came, then the service refused: say so after them.
+		return serviceError(err)
+	}
+	return nil
+}
+
+// statusMatches applies a --status filter ("all" matches everything; a
+// cancelled run counts as failed, as the service reports it).
+func statusMatches(filter, status string) bool {
+	s := strings.ToLower(status)
+	switch filter {
+	case "all":
+		return true
+	case "failed":
+		return s == "failed" || s == "cancelled" || s == "canceled"
+	}
+	return s == filter
+}
+
+// collectRuns pages through the list until limit runs keep (nil: all) or
+// the list ends. On an error it returns what it had and the error.
+func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages int, keep func(*poller.RunInfo) bool) ([]poller.RunInfo, error) {
+	p := c.RunPages()
+	var out []poller.RunInfo
+	for !p.Done() && len(out) < limit && (maxPages <= 0 || p.Pages() < maxPages) {
+		l, err := retried(ctx, a, func() (*poller.RunList, error) { return p.Next(ctx) })
+		if l != nil {
+			for _, r := range l.Runs {
+				if len(out) < limit && (keep == nil || keep(&r)) {
+					out = append(out, r)
+				}
+			}
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// writeRunsTable prints the aligned table of plain output.
+func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
+	for _, r := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(Ago(now, r.CreatedAt)),
+			orDash(modelEffort(r.Model, r.Effort)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(firstLine(r.Prompt, 60)))
+	}
+	_ = tw.Flush()
+}
+
+// modelEffort is "spark-2/high", "spark-2", "high" or "".
+func modelEffort(model, effort string) string {
+	switch {
+	case model != "" && effort != "":
+		return describe.OneLine(model, 20) + "/" + describe.OneLine(effort, 10)
+	case model != "":
+		return describe.OneLine(model, 20)
+	}
+	return describe.OneLine(effort, 10)
+}
+
+// firstLine is a prompt's first non-blank line, cut to n cells.
+func firstLine(s string, n int) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			return describe.OneLine(l, n)
+		}
+	}
+	return ""
+}
+
+// Ago is a creation time as "3m ago" ("" for a zero time; "just now" under
+// a few seconds, a date past a week).
+func Ago(now, t time.Time) string {
+	if t.IsZero() {
+		return ""
+	}
+	d := now.Sub(t)
+	switch {
+	case d < 5*time.Second:
+		return "just now"
+	case d < time.Minute:
+		return strconv.Itoa(int(d/time.Second)) + "s ago"
+	case d < time.Hour:
+		return strconv.Itoa(int(d/time.Minute)) + "m ago"
+	case d < 48*time.Hour:
+		return strconv.Itoa(int(d/time.Hour)) + "h ago"
+	case d < 7*24*time.Hour:
+		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
+	}
+	return t.Local().Format("2006-01-02")
+}
+
+// latestPages is how far watch --latest and team look for processing runs:
+// they are the newest ones, and 100 runs is far more than any team has
+// running at once.
+const latestPages = 5
+
+// watchLatest watches the newest processing run (watch --latest): exit 2
+// when none is processing.
+func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	c, _, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return statusMatches("processing", r.Status) })
+	if err != nil && len(list) == 0 {
+		return serviceError(err)
+	}
+	if len(list) == 0 {
+		return usageErrorf("--latest: no run is processing (firewatch runs lists the team's runs)")
+	}
+	fmt.Fprintf(a.stderr, "firewatch: watching the newest processing run %s\n", list[0].ID)
+	return a.watch(cmd, o, list[0].ID)
+}
+
+// latestArgs: watch takes a JOB_ID, or none with --latest.
+func latestArgs(cmd *cobra.Command, args []string) error {
+	if latest, _ := cmd.Flags().GetBool("latest"); latest {
+		if len(args) > 0 {
+			return usageErrorf("watch --latest takes no JOB_ID (got %q)", args[0])
+		}
+		return nil
+	}
+	return exactlyOne("a JOB_ID (the run's UUID), or --latest")(cmd, args)
+}
+
+// onTerminal reports whether firewatch talks to a person: stdin and
+// stdout are terminals.
+func (a *app) onTerminal() bool {
+	out, _ := isTerminal(a.stdout)
+	in := false
+	if f, ok := a.stdin.(*os.File); ok {
+		in, _ = isTerminal(f)
+	}
+	return out && in
+}
+
+// runsScreen opens the runs screen (ui_runs.go).
+func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) error {
+	return usageErrorf("the runs screen is not built yet")
+}
