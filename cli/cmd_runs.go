@@ -14,6 +14,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/runs"
 )
 
 // firewatch runs: the team's runs (GET /v2/agent). On a terminal the runs
@@ -287,7 +288,38 @@ func (a *app) onTerminal() bool {
 	return out && in
 }
 
-// runsScreen opens the runs screen (ui_runs.go).
+// runsScreen opens the runs screen; enter watches the chosen run in the
+// terminal UI with the watch flags, and leaving it (q) comes back to the
+// list with the selection kept.
 func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) error {
-	return usageErrorf("the runs screen is not built yet")
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	c, key, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	m := runs.New(runs.Config{Service: c, Status: status, ASCII: o.ASCII,
+		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
+	for {
+		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
+			return err
+		}
+		if m.Chosen == "" {
+			return nil
+		}
+		wo := *o
+		wo.Output = OutputTUI
+		w, cleanup, err := a.newSession(cmd, &wo)
+		if err != nil {
+			return err
+		}
+		err = a.watchLive(ctx, w, poller.ResolveBaseURL(o.APIURL), key, m.Chosen, nil)
+		cleanup()
+		if ctx.Err() != nil {
+			return err
+		}
+		// The run's own exit code is for watch; the list goes on.
+	}
 }

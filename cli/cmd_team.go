@@ -14,6 +14,7 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/scrapeopts"
+	"github.com/firewatch/firewatch/ui/runs"
 )
 
 // firewatch team: the team at a glance, for scripts: tokens left in the
@@ -143,46 +144,14 @@ func teamJSON(t *teamView) ([]byte, error) {
 	return json.Marshal(&out)
 }
 
-// TokenLine is the token balance in figures: "1 234 567 of 1 500 000 tokens
-// left (82%) = 82 304 credits".
-func TokenLine(u *poller.TokenUsage) string {
-	s := describe.Tokens(u.RemainingTokens)
-	if u.PlanTokens > 0 {
-		s += " of " + describe.Tokens(u.PlanTokens) + fmt.Sprintf(" tokens left (%.0f%%)", 100*u.RemainingTokens/u.PlanTokens)
-	} else {
-		s += " tokens left"
-	}
-	return s + " = " + describe.Tokens(u.RemainingTokens/15) + " credits"
-}
-
-// PeriodLine is the billing period: "billing period 2026-11-01 – 2026-12-01
-// (8 days left)".
-func PeriodLine(u *poller.TokenUsage, now time.Time) string {
-	if u.BillingPeriodStart.IsZero() && u.BillingPeriodEnd.IsZero() {
-		return ""
-	}
-	s := "billing period " + day(u.BillingPeriodStart) + " – " + day(u.BillingPeriodEnd)
-	if end := u.BillingPeriodEnd; !end.IsZero() && end.After(now) {
-		s += fmt.Sprintf(" (%d days left)", int(end.Sub(now).Hours()/24))
-	}
-	return s
-}
-
-func day(t time.Time) string {
-	if t.IsZero() {
-		return "?"
-	}
-	return t.UTC().Format("2006-01-02")
-}
-
 // teamPlain is the plain output.
 func teamPlain(t *teamView, now time.Time) string {
 	var b strings.Builder
 	if t.Usage == nil {
 		b.WriteString("Tokens         no token usage information for this team\n")
 	} else {
-		fmt.Fprintf(&b, "Tokens         %s\n", TokenLine(t.Usage))
-		if p := PeriodLine(t.Usage, now); p != "" {
+		fmt.Fprintf(&b, "Tokens         %s\n", runs.TokenLine(t.Usage))
+		if p := runs.PeriodLine(t.Usage, now); p != "" {
 			fmt.Fprintf(&b, "               %s\n", p)
 		}
 	}
