@@ -125,11 +125,10 @@ func (m *Model) teamLines(h int) []string {
 			body = append(body, "       "+m.st.Muted.Render("(v2 defaults)"))
 		}
 		for _, o := range opts {
-			l := "       " + m.st.Muted.Render(o.Name+":") + " " + o.Value
+			body = append(body, "       "+m.st.Muted.Render(o.Name+":")+" "+o.Value)
 			if o.Renamed != "" {
-				l += " " + m.st.Warn.Render(m.sym.Warn+" renamed: "+o.Renamed)
+				body = append(body, "         "+m.st.Warn.Render(m.sym.Warn+" renamed: "+o.Renamed))
 			}
-			body = append(body, l)
 		}
 	}
 	if len(m.crawls) == 0 {
