@@ -108,6 +108,9 @@ type Model struct {
 
 	showHelp bool
 
+	// tick is tea.Tick; tests replace it to decide when timers fire.
+	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
 	// Requests counts the list pages requested (for tests and figures).
@@ -133,7 +136,7 @@ func New(cfg Config) *Model {
 		cfg.Now = time.Now
 	}
 	m := &Model{cfg: cfg, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
-		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all"}
+		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all", tick: tea.Tick}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
 	}
@@ -254,7 +257,7 @@ func (m *Model) refresh() tea.Cmd {
 func (m *Model) arm(d time.Duration) tea.Cmd {
 	m.gen++
 	gen := m.gen
-	return tea.Tick(d, func(time.Time) tea.Msg { return tickMsg{gen} })
+	return m.tick(d, func(time.Time) tea.Msg { return tickMsg{gen} })
 }
 
 // SetSize gives the screen its box.
@@ -507,7 +510,7 @@ func (m *Model) maybeMore() tea.Cmd {
 func (m *Model) scheduleDetail() tea.Cmd {
 	m.detailSeq++
 	seq := m.detailSeq
-	return tea.Tick(detailDelay, func(time.Time) tea.Msg { return detailTickMsg{seq} })
+	return m.tick(detailDelay, func(time.Time) tea.Msg { return detailTickMsg{seq} })
 }
 
 // fetchDetail asks for the selected run's status unless it is fresh (a

@@ -135,9 +135,19 @@ func (m *Model) teamLines(h int) []string {
 		body = append(body, "   "+m.st.Muted.Render("none"))
 	}
 	room := max(h-head, 1)
+	// Scroll so that the selected crawl's whole block shows.
+	selEnd := len(body)
+	if m.crawlSel+1 < len(m.crawls) {
+		for i := selStart + 1; i < len(body); i++ {
+			if !strings.HasPrefix(body[i], "       ") {
+				selEnd = i
+				break
+			}
+		}
+	}
 	start := 0
-	if selStart >= room {
-		start = selStart
+	if selEnd > room {
+		start = min(selStart, selEnd-room)
 	}
 	for i := start; i < len(body) && len(out) < h; i++ {
 		out = append(out, body[i])

@@ -187,7 +187,7 @@ func (m *Model) listLines(w, h int) []string {
 	now := m.cfg.Now()
 	out := make([]string, 0, h)
 	// Columns: status 12, id 8, age 9, prompt (rest), model 15, target 18, label.
-	showModel, showTarget := w >= 90, w >= 70
+	showModel, showTarget := w >= 90, w >= 110
 	for k := m.top; k < len(m.view) && len(out) < h; k++ {
 		r := &m.rows[m.view[k]]
 		sym, sty := m.statusSym(r.Status)
