@@ -29,8 +29,8 @@ type Server struct {
 	o       Options
 	ln      net.Listener
 	hs      *http.Server
-	start   time.Time // pacing origin (monotonic)
-	base    time.Time // occurredAt of simulated time 0
+	start   time.Time       // pacing origin (monotonic)
+	base    time.Time       // occurredAt of simulated time 0
 	runs    map[string]*run // guarded by runsMu once Start returns (POST /v2/agent adds runs)
 	byIdx   []*run
 	runsMu  sync.RWMutex
