@@ -29,13 +29,16 @@ type Server struct {
 	o       Options
 	ln      net.Listener
 	hs      *http.Server
-	start   time.Time       // pacing origin (monotonic)
-	base    time.Time       // occurredAt of simulated time 0
-	runs    map[string]*run // guarded by runsMu once Start returns (POST /v2/agent adds runs)
+	start   time.Time // pacing origin (monotonic)
+	base    time.Time // occurredAt of simulated time 0
+	runs    map[string]*run
 	byIdx   []*run
-	runsMu  sync.RWMutex
 	limiter limiter
 	crawls  []byte
+
+	// runsMu guards runs and byIdx once Start has returned: POST
+	// /v2/agent adds runs (agentlist.go).
+	runsMu sync.RWMutex
 
 	closeOnce sync.Once
 	closeErr  error
