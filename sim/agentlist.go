@@ -194,7 +194,7 @@ func (s *Server) listItem(r *run, now time.Duration) obj {
 	if r.info.effort != "" {
 		opts = append(opts, "effort", r.info.effort)
 	}
-	var hint any
+	hint := "" // the SDKs type it as a string
 	if len(r.info.urls) > 0 {
 		if u, err := url.Parse(r.info.urls[0]); err == nil && u.Host != "" {
 			hint = strings.TrimPrefix(u.Host, "www.")
