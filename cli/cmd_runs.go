@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -129,7 +129,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	list, err := collectRuns(ctx, a, c, ro.Limit, 0, func(r *poller.RunInfo) bool { return statusMatches(ro.Status, r.Status) })
+	list, err := collectRuns(ctx, a, c, ro.Limit, 0, func(r *poller.RunInfo) bool { return runs.StatusMatches(ro.Status, r.Status) })
 	if err != nil && len(list) == 0 {
 		return serviceError(err)
 	}
@@ -149,19 +149,6 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 		return serviceError(err)
 	}
 	return nil
-}
-
-// statusMatches applies a --status filter ("all" matches everything; a
-// cancelled run counts as failed, as the service reports it).
-func statusMatches(filter, status string) bool {
-	s := strings.ToLower(status)
-	switch filter {
-	case "all":
-		return true
-	case "failed":
-		return s == "failed" || s == "cancelled" || s == "canceled"
-	}
-	return s == filter
 }
 
 // collectRuns pages through the list until limit runs keep (nil: all) or
@@ -190,53 +177,10 @@ func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(Ago(now, r.CreatedAt)),
-			orDash(modelEffort(r.Model, r.Effort)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(firstLine(r.Prompt, 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(runs.Ago(now, r.CreatedAt)),
+			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	_ = tw.Flush()
-}
-
-// modelEffort is "spark-2/high", "spark-2", "high" or "".
-func modelEffort(model, effort string) string {
-	switch {
-	case model != "" && effort != "":
-		return describe.OneLine(model, 20) + "/" + describe.OneLine(effort, 10)
-	case model != "":
-		return describe.OneLine(model, 20)
-	}
-	return describe.OneLine(effort, 10)
-}
-
-// firstLine is a prompt's first non-blank line, cut to n cells.
-func firstLine(s string, n int) string {
-	for _, l := range strings.Split(s, "\n") {
-		if strings.TrimSpace(l) != "" {
-			return describe.OneLine(l, n)
-		}
-	}
-	return ""
-}
-
-// Ago is a creation time as "3m ago" ("" for a zero time; "just now" under
-// a few seconds, a date past a week).
-func Ago(now, t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	d := now.Sub(t)
-	switch {
-	case d < 5*time.Second:
-		return "just now"
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + "s ago"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m ago"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h ago"
-	case d < 7*24*time.Hour:
-		return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
-	}
-	return t.Local().Format("2006-01-02")
 }
 
 // latestPages is how far watch --latest and team look for processing runs:
@@ -255,7 +199,7 @@ func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return statusMatches("processing", r.Status) })
+	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
 	if err != nil && len(list) == 0 {
 		return serviceError(err)
 	}
@@ -299,6 +243,12 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 	if err != nil {
 		return err
 	}
+	return a.runsLoop(cmd, o, status, c, poller.ResolveBaseURL(o.APIURL), key)
+}
+
+// runsLoop shows the runs screen of the service at baseURL until the user
+// quits, watching each run they open.
+func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, baseURL, key string) error {
 	ctx := cmd.Context()
 	m := runs.New(runs.Config{Service: c, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
@@ -315,11 +265,22 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 		if err != nil {
 			return err
 		}
-		err = a.watchLive(ctx, w, poller.ResolveBaseURL(o.APIURL), key, m.Chosen, nil)
+		err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
 		cleanup()
 		if ctx.Err() != nil {
 			return err
 		}
 		// The run's own exit code is for watch; the list goes on.
 	}
+}
+
+// demoRuns is demo --history on a terminal: the runs screen of the
+// in-process simulator.
+func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) error {
+	a.stderr.key = srv.Key
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		return err
+	}
+	return a.runsLoop(cmd, o, "all", c, srv.URL, srv.Key)
 }

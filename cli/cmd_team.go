@@ -68,7 +68,7 @@ func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error)
 	if t.Crawls, err = retried(ctx, a, func() ([]poller.Crawl, error) { return c.ActiveCrawls(ctx) }); err != nil {
 		return nil, err
 	}
-	t.Runs, err = collectRuns(ctx, a, c, 1<<30, latestPages, func(r *poller.RunInfo) bool { return statusMatches("processing", r.Status) })
+	t.Runs, err = collectRuns(ctx, a, c, 1<<30, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
 	if err != nil {
 		return nil, err
 	}
@@ -157,7 +157,7 @@ func teamPlain(t *teamView, now time.Time) string {
 	}
 	fmt.Fprintf(&b, "Processing     %s\n", plural(len(t.Runs), "run", "runs"))
 	for _, r := range t.Runs {
-		fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, orDash(Ago(now, r.CreatedAt)), orDash(firstLine(r.Prompt, 60)))
+		fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, orDash(runs.Ago(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	fmt.Fprintf(&b, "Active crawls  %d\n", len(t.Crawls))
 	for _, c := range t.Crawls {

@@ -153,7 +153,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f.StringVar(&d.Scenario, "scenario", sim.ScenarioResearch, "the run to simulate: "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
 	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
-	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list (40+ make several pages)")
+	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	o.register(cmd, flagsPolling|flagsOutput)
 	return cmd
@@ -192,6 +192,10 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	}
 	defer srv.Close()
 	job := srv.Jobs[0]
+	if d.History > 0 && w.Output == OutputTUI {
+		// With a history, the demo opens on the runs screen.
+		return a.demoRuns(cmd, o, srv)
+	}
 	w.Debug.Printf("demo: simulator at %s, scenario %s, speed %v, seed %d", srv.URL, d.Scenario, d.Speed, d.Seed)
 
 	var hook func(context.Context, *poller.Client)

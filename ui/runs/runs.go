@@ -404,7 +404,7 @@ func (m *Model) rebuild() {
 	f := strings.ToLower(m.filter)
 	for i := range m.rows {
 		r := &m.rows[i]
-		if !statusMatches(m.status, r.Status) {
+		if !StatusMatches(m.status, r.Status) {
 			continue
 		}
 		if f != "" && !strings.Contains(strings.ToLower(r.Prompt), f) && !strings.Contains(strings.ToLower(r.ID), f) {
@@ -438,8 +438,9 @@ func (m *Model) rebuild() {
 
 func isProcessing(s string) bool { return strings.EqualFold(s, "processing") }
 
-// statusMatches applies a status filter (a cancelled run counts as failed).
-func statusMatches(filter, status string) bool {
+// StatusMatches applies a status filter ("all" or "" matches every run; a
+// cancelled run counts as failed, as the service reports it).
+func StatusMatches(filter, status string) bool {
 	s := strings.ToLower(status)
 	switch filter {
 	case "", "all":

@@ -193,10 +193,10 @@ func (m *Model) listLines(w, h int) []string {
 		sym, sty := m.statusSym(r.Status)
 		status := pad(describe.OneLine(r.Status, 10), 10)
 		id := describe.ShortID(r.ID)
-		age := pad(ago(now, r.CreatedAt), 8)
+		age := pad(Ago(now, r.CreatedAt), 8)
 		tail := ""
 		if showModel {
-			tail += "  " + pad(modelEffort(r), 14)
+			tail += "  " + pad(ModelEffort(r), 14)
 		}
 		if showTarget {
 			tail += "  " + pad(describe.OneLine(r.TargetHint, 16), 16)
@@ -213,7 +213,7 @@ func (m *Model) listLines(w, h int) []string {
 		}
 		fixed := 2 + 1 + 1 + 10 + 2 + 8 + 2 + 8 + 2
 		pw := max(w-fixed-describe.Width(tail)-describe.Width(mark), 8)
-		prompt := pad(mark+firstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark))
+		prompt := pad(mark+FirstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark))
 		line := " " + sty.Render(sym) + " " + sty.Render(status) + "  " + m.st.Muted.Render(pad(id, 8)) + "  " + m.st.Muted.Render(age) + "  " + prompt + m.st.Muted.Render(tail)
 		if k == m.sel {
 			line = m.st.Selected.Render(padStyled(ansi.Strip(line), w))
@@ -223,7 +223,8 @@ func (m *Model) listLines(w, h int) []string {
 	return out
 }
 
-func modelEffort(r *poller.RunInfo) string {
+// ModelEffort is "spark-2/high", "spark-2", "high" or "".
+func ModelEffort(r *poller.RunInfo) string {
 	switch {
 	case r.Model != "" && r.Effort != "":
 		return describe.OneLine(r.Model, 10) + "/" + describe.OneLine(r.Effort, 6)
@@ -233,8 +234,8 @@ func modelEffort(r *poller.RunInfo) string {
 	return describe.OneLine(r.Effort, 14)
 }
 
-// firstLine is a prompt's first non-blank line, cut to n cells.
-func firstLine(s string, n int) string {
+// FirstLine is a prompt's first non-blank line, cut to n cells.
+func FirstLine(s string, n int) string {
 	for _, l := range strings.Split(s, "\n") {
 		if strings.TrimSpace(l) != "" {
 			return describe.OneLine(l, n)
@@ -243,8 +244,8 @@ func firstLine(s string, n int) string {
 	return ""
 }
 
-// ago is "3m ago" ("" for a zero time).
-func ago(now, t time.Time) string {
+// Ago is a creation time as "3m ago" ("" for a zero time).
+func Ago(now, t time.Time) string {
 	if t.IsZero() {
 		return ""
 	}
@@ -309,7 +310,7 @@ func (m *Model) detailLines(w, h int) []string {
 		}
 		out = append(out, lab("origin", v))
 	}
-	out = append(out, lab("prompt", firstLine(r.Prompt, 200)))
+	out = append(out, lab("prompt", FirstLine(r.Prompt, 200)))
 	if len(out) > h {
 		out = out[:h]
 	}
