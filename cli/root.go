@@ -121,6 +121,8 @@ const rootLong = `firewatch watches a Firecrawl agent run live, from its first t
 its final outcome: what every agent is doing, the tools it calls, the
 artifacts it writes, what it costs and what went wrong.
 
+  firewatch                       on a terminal: the team's runs, enter watches one
+  firewatch run "PROMPT"          start an agent run and watch it
   firewatch demo                  see it work against the built-in simulator
   firewatch JOB_ID                watch a run (FIRECRAWL_API_KEY must be set)
   firewatch JOB_ID -o json | jq   the events as NDJSON, for scripts

@@ -309,7 +309,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		if wait := m.nextTry.Sub(m.cfg.Now()); wait > 0 {
 			return m.arm(wait)
 		}
-		return tea.Batch(m.refresh(), m.fetchTeam())
+		// The selected run's details too, when it is processing and its
+		// details are older than the interval.
+		return tea.Batch(m.refresh(), m.fetchTeam(), m.fetchDetail())
 	case detailTickMsg:
 		if msg.seq != m.detailSeq {
 			return nil
