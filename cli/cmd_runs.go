@@ -284,3 +284,16 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 	}
 	return a.runsLoop(cmd, o, "all", c, srv.URL, srv.Key)
 }
+
+// firstScreen is firewatch with no arguments on a terminal: the runs
+// screen, or, without a key, the help and how to get further.
+func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
+	if poller.ResolveAPIKey(o.APIKey) == "" {
+		if err := cmd.Help(); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stderr, "\nfirewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40")
+		return nil
+	}
+	return a.runsScreen(cmd, o, "all")
+}

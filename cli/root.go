@@ -148,7 +148,7 @@ func (a *app) rootCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
 				if a.onTerminal() {
-					return runE(a.runsScreen(cmd, o, "all"))
+					return runE(a.firstScreen(cmd, o))
 				}
 				return cmd.Help()
 			}
