@@ -191,11 +191,12 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 		return err
 	}
 	defer srv.Close()
-	job := srv.Jobs[0]
 	if d.History > 0 && w.Output == OutputTUI {
 		// With a history, the demo opens on the runs screen.
 		return a.demoRuns(cmd, o, srv)
 	}
+
+	job := srv.Jobs[0]
 	w.Debug.Printf("demo: simulator at %s, scenario %s, speed %v, seed %d", srv.URL, d.Scenario, d.Speed, d.Seed)
 
 	var hook func(context.Context, *poller.Client)
