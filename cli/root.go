@@ -64,6 +64,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
 	poller.Version = Version()
 	root := a.rootCommand()
+	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -159,7 +160,6 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
-	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
@@ -214,7 +214,6 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
-	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
 	return cmd
 }
 

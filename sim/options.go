@@ -24,10 +24,6 @@ type Options struct {
 	// RetryAfterHeader makes 429 answers carry a Retry-After header (the real
 	// service usually sends none; the wait is only in the body text).
 	RetryAfterHeader bool
-	// NoTokenUsage makes GET /v2/team/token-usage answer as the real service
-	// does for a team without usage information: 404 {"success":false,
-	// "error":"Could not find token usage information"}.
-	NoTokenUsage bool
 	// History adds that many finished runs, created 7 to 11 minutes apart
 	// before the scenarios' jobs, to the team's list (GET /v2/agent): with
 	// 40 or more the list has several pages.
@@ -35,6 +31,10 @@ type Options struct {
 	// RefuseStart, when 402, 403 or 500, makes POST /v2/agent refuse every
 	// run with that status and the real service's message.
 	RefuseStart int
+	// NoTokenUsage makes GET /v2/team/token-usage answer as the real service
+	// does for a team without usage information: 404 {"success":false,
+	// "error":"Could not find token usage information"}.
+	NoTokenUsage bool
 	// Log, if non-nil, gets one line per request: time, method, path (never
 	// the key), status, duration.
 	Log io.Writer
