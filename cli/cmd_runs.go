@@ -14,6 +14,7 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -98,7 +99,7 @@ func retried[T any](ctx context.Context, a *app, fn func() (T, error)) (T, error
 			return v, err
 		}
 		d, _ := poller.RetryWait(err, time.Second)
-		fmt.Fprintf(a.stderr, "firewatch: %s: rate limited, retrying in %s\n", pe.Op, describe.Duration(d))
+		fmt.Fprintf(a.stderr, "firewatch: %s: rate limited, retrying in %s\n", pe.Op, text.Duration(d))
 		t := time.NewTimer(d)
 		select {
 		case <-ctx.Done():
@@ -177,7 +178,7 @@ func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(runs.Ago(now, r.CreatedAt)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(text.Age(now, r.CreatedAt)),
 			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	_ = tw.Flush()

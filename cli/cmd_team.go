@@ -14,6 +14,7 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/scrapeopts"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -157,7 +158,7 @@ func teamPlain(t *teamView, now time.Time) string {
 	}
 	fmt.Fprintf(&b, "Processing     %s\n", plural(len(t.Runs), "run", "runs"))
 	for _, r := range t.Runs {
-		fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, orDash(runs.Ago(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
+		fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, orDash(text.Age(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	fmt.Fprintf(&b, "Active crawls  %d\n", len(t.Crawls))
 	for _, c := range t.Crawls {

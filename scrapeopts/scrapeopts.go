@@ -18,7 +18,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // DefaultMaxAge is v2's default cache age: 2 days, in milliseconds.
@@ -132,9 +132,9 @@ func Render(scrapeOptions jsontext.Value) []Option {
 func Pretty(v jsontext.Value) string {
 	c := v.Clone()
 	if err := c.Indent(jsontext.WithIndent("  ")); err != nil {
-		return model.Sanitize(string(v))
+		return text.Sanitize(string(v))
 	}
-	return model.Sanitize(string(c))
+	return text.Sanitize(string(c))
 }
 
 func compact(v jsontext.Value) string {
@@ -145,7 +145,7 @@ func compact(v jsontext.Value) string {
 	return string(c)
 }
 
-func clean(s string) string { return strings.Join(strings.Fields(model.Sanitize(s)), " ") }
+func clean(s string) string { return strings.Join(strings.Fields(text.Sanitize(s)), " ") }
 
 // short is v in one line, at most n characters.
 func short(v jsontext.Value, n int) string {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -193,7 +194,7 @@ func (m *Model) listLines(w, h int) []string {
 		sym, sty := m.statusSym(r.Status)
 		status := pad(describe.OneLine(r.Status, 10), 10)
 		id := describe.ShortID(r.ID)
-		age := pad(Ago(now, r.CreatedAt), 8)
+		age := pad(text.Age(now, r.CreatedAt), 8)
 		tail := ""
 		if showModel {
 			tail += "  " + pad(ModelEffort(r), 14)
@@ -245,25 +246,6 @@ func FirstLine(s string, n int) string {
 		}
 	}
 	return ""
-}
-
-// Ago is a creation time as "3m ago" ("" for a zero time).
-func Ago(now, t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	d := now.Sub(t)
-	switch {
-	case d < 5*time.Second:
-		return "just now"
-	case d < time.Minute:
-		return strconv.Itoa(int(d/time.Second)) + "s ago"
-	case d < time.Hour:
-		return strconv.Itoa(int(d/time.Minute)) + "m ago"
-	case d < 48*time.Hour:
-		return strconv.Itoa(int(d/time.Hour)) + "h ago"
-	}
-	return strconv.Itoa(int(d/(24*time.Hour))) + "d ago"
 }
 
 // detailLines is the selected run's pane.
@@ -332,7 +314,7 @@ func until(now, t time.Time) string {
 	if d <= 0 {
 		return "expired"
 	}
-	return "in " + describe.Duration(d.Truncate(time.Minute))
+	return "in " + text.Duration(d.Truncate(time.Minute))
 }
 
 func (m *Model) footer() string {
