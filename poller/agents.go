@@ -256,21 +256,3 @@ func (p *RunPager) Next(ctx context.Context) (*RunList, error) {
 	}
 	return l, nil
 }
-
-// RetryWait is how long to wait before asking again after err, for the
-// callers that poll besides the watch loop (the runs list, the team view):
-// the delay a 429 asked for (at least interval, at most MaxRetryAfter), else
-// interval; ok is false when retrying cannot help (a refusal).
-func RetryWait(err error, interval time.Duration) (d time.Duration, ok bool) {
-	var e *Error
-	if !errors.As(err, &e) {
-		return interval, true
-	}
-	if !e.Retryable() {
-		return 0, false
-	}
-	if e.RetryAfter > 0 {
-		return min(max(e.RetryAfter, interval), MaxRetryAfter), true
-	}
-	return interval, true
-}
