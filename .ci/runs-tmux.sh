@@ -2,7 +2,7 @@
 # The runs screen in a real terminal: tmux at 120x40 runs the built binary's
 # `demo --history 45` (the runs screen of the in-process simulator): the
 # list shows the processing run first and says more pages are below; j j
-# moves to the third run; enter opens it in the watch screen; q comes back
+# moves to the third run; enter opens it in the watch screen; esc comes back
 # to the list with the selection on the same run; tab shows the team tab
 # with the crawls' options (a v1 leftover flagged); q quits with 0. Then at
 # 80x24 with NO_COLOR. Called from .ci/run.
@@ -49,7 +49,8 @@ for size in 120x40 80x24; do
   [ ${#sel} -eq 36 ] || fail "no run id in the details pane ($sel)"
   t send-keys -t ci Enter
   wait_for "Agents" 20
-  t send-keys -t ci q
+  wait_for "esc runs" 5
+  t send-keys -t ci Escape
   wait_for "more below" 20
   sleep 0.5
   [ "$(selected)" = "$sel" ] || fail "back on $(selected), want $sel"

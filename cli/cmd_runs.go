@@ -39,7 +39,7 @@ func (a *app) runsCommand() *cobra.Command {
 		Short: "The team's agent runs: a list to pick one from (also: firewatch with no arguments)",
 		Long: `List the team's agent runs, newest first (processing ones first on a
 terminal). On a terminal it opens the runs screen: enter watches the selected
-run, q there comes back to the list. With --output plain or json it prints the
+run, esc there comes back to the list (q quits). With --output plain or json it prints the
 list for scripts: plain is an aligned table, json one line per run (the
 service's list item as it was sent). --limit pages through the list until
 that many runs (matching --status) are printed.
@@ -266,12 +266,18 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if err != nil {
 			return err
 		}
+		w.BackToList = true
 		err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
 		cleanup()
-		if ctx.Err() != nil {
-			return err
+		if ctx.Err() != nil || !w.Back {
+			// Interrupted, or q in the run: firewatch ends. The watched
+			// run's exit code is for watch; leaving the list is 0.
+			var ee *exitError
+			if ctx.Err() != nil || err != nil && !errors.As(err, &ee) {
+				return err
+			}
+			return nil
 		}
-		// The run's own exit code is for watch; the list goes on.
 	}
 }
 

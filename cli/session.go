@@ -46,6 +46,10 @@ type watchSession struct {
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage
 
+	// BackToList: the runs screen opened this watch (esc goes back to it);
+	// Back: the user went back (cmd_runs.go).
+	BackToList, Back bool
+
 	// timeout is the cause set on the context when --timeout passes.
 	timeout error
 }

@@ -40,6 +40,10 @@ type Config struct {
 
 	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
 
+	// BackToList: the runs screen opened this run; esc (with no filter
+	// set) leaves the UI with Result.Back, to go back to the list.
+	BackToList bool
+
 	// SaveDir is where s saves an artifact's content; "" is the current
 	// directory.
 	SaveDir string
@@ -60,6 +64,8 @@ type Config struct {
 type Result struct {
 	// Quit: the user quit before the run finished.
 	Quit bool
+	// Back: the user went back to the runs list (Config.BackToList).
+	Back bool
 }
 
 // Run shows the UI until the user quits (or, with ExitOnFinish, until the

@@ -9,8 +9,10 @@
 // command, View that only draws (the visible rows only), ShortHelp and
 // FullHelp from one KeyMap. All I/O is in commands with a timeout, through
 // Service. Enter on a run ends the screen's program with Chosen set; the
-// caller watches the run and starts the screen again with the same Model,
-// which keeps its rows, filter and selection.
+// caller (cli's runsLoop) watches the run in the watch screen with
+// ui.Config.BackToList, where esc ends it with Result.Back, and starts this
+// screen again with the same Model, which keeps its rows, filter and
+// selection.
 package runs
 
 import (
