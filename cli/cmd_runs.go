@@ -75,20 +75,6 @@ func (a *app) connect(o *watchOptions) (*poller.Client, string, error) {
 	return c, key, nil
 }
 
-// serviceError is the exit code of a request that failed: the service's
-// refusals (4xx, 429 included) exit 6, anything else 1.
-func serviceError(err error) error {
-	var pe *poller.Error
-	if errors.As(err, &pe) && (pe.Refusal() || pe.Kind == poller.KindRateLimited) {
-		return withCode(ExitRejected, err)
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return err
-	}
-	return withCode(ExitFailed, err)
-}
-
 // retried calls fn, waiting out up to three 429s (the delay the service
 // asks for, like the watch) with a line on stderr each time.
 func retried[T any](ctx context.Context, a *app, fn func() (T, error)) (T, error) {

@@ -45,7 +45,7 @@ const DefaultAgentMaxCredits = 2500
 
 const (
 	msgPaymentRequired = "Insufficient credits to perform this request. For more credits, you can upgrade your plan at https://firecrawl.dev/pricing."
-	msgForbidden       = "Your plan does not include the agent endpoint."
+	msgAgentForbidden  = "Your plan does not include the agent endpoint."
 	msgPassthrough     = "Failed to passthrough agent request."
 )
 
@@ -247,7 +247,7 @@ func (s *Server) serveStart(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusPaymentRequired, errBody(msgPaymentRequired))
 		return
 	case http.StatusForbidden:
-		writeJSON(w, http.StatusForbidden, errBody(msgForbidden))
+		writeJSON(w, http.StatusForbidden, errBody(msgAgentForbidden))
 		return
 	case http.StatusInternalServerError:
 		writeJSON(w, http.StatusInternalServerError, errBody(msgPassthrough))

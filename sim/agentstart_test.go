@@ -1,32 +1,12 @@
 package sim
 
 import (
-	"bytes"
 	"encoding/json"
-	"net/http"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 )
-
-func (c *tclient) post(t testing.TB, path, body string) tresp {
-	t.Helper()
-	req, err := http.NewRequest(http.MethodPost, c.base+path, bytes.NewBufferString(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	req.Header.Set("Authorization", "Bearer "+c.key)
-	req.Header.Set("Content-Type", "application/json")
-	resp, err := c.hc.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	var b bytes.Buffer
-	_, _ = b.ReadFrom(resp.Body)
-	return tresp{status: resp.StatusCode, header: resp.Header, body: b.Bytes()}
-}
 
 func TestStartValidation(t *testing.T) {
 	s := startSim(t, Options{})
@@ -53,28 +33,21 @@ func TestStartValidation(t *testing.T) {
 		{"url", `{"prompt":"p","urls":["example.com"]}`, 400, "Bad Request: urls: Invalid url"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			r := c.post(t, "/v2/agent", tc.body)
-			var b struct {
-				Success bool   `json:"success"`
-				ID      string `json:"id"`
-				Error   string `json:"error"`
+			status, b := c.post(t, "POST", "/v2/agent", tc.body)
+			errMsg, _ := b["error"].(string)
+			if status != tc.status || b["success"] != (tc.status == 200) || !strings.Contains(errMsg, tc.err) {
+				t.Fatalf("%d %v, want %d %q", status, b, tc.status, tc.err)
 			}
-			if err := json.Unmarshal(r.body, &b); err != nil {
-				t.Fatalf("%d %s: %v", r.status, r.body, err)
-			}
-			if r.status != tc.status || b.Success != (tc.status == 200) || !strings.Contains(b.Error, tc.err) {
-				t.Fatalf("%d %s, want %d %q", r.status, r.body, tc.status, tc.err)
-			}
-			if tc.status == 200 && !validUUID(b.ID) {
-				t.Fatalf("id %q", b.ID)
+			if id, _ := b["id"].(string); tc.status == 200 && !validUUID(id) {
+				t.Fatalf("id %q", id)
 			}
 		})
 	}
 	for _, code := range []int{402, 403, 500} {
 		s := startSim(t, Options{RefuseStart: code})
-		r := newClient(s).post(t, "/v2/agent", `{"prompt":"p"}`)
-		if r.status != code || !bytes.Contains(r.body, []byte(`"success":false`)) {
-			t.Errorf("RefuseStart %d: %d %s", code, r.status, r.body)
+		status, b := newClient(s).post(t, "POST", "/v2/agent", `{"prompt":"p"}`)
+		if status != code || b["success"] != false {
+			t.Errorf("RefuseStart %d: %d %v", code, status, b)
 		}
 	}
 }
@@ -103,9 +76,9 @@ func TestStartedRuns(t *testing.T) {
 		{`{"prompt":"This will FAIL"}`, "failed", "failed", 0},
 		{`{"prompt":"Get personal phone numbers"}`, "refused", "failed", 0},
 	} {
-		r := c.post(t, "/v2/agent", tc.body)
+		_, resp := c.post(t, "POST", "/v2/agent", tc.body)
 		var b struct{ ID string }
-		_ = json.Unmarshal(r.body, &b)
+		b.ID, _ = resp["id"].(string)
 		waitFinished(t, s, b.ID)
 		tr := finalTrace(t, s, b.ID)
 		fin := findType(tr.events, "run.finished")

@@ -6,7 +6,8 @@ import (
 	"io"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
+
+	"github.com/firewatch/firewatch/ui/internal/program"
 )
 
 // Screen is the runs screen as a Bubble Tea program's root: the Model in
@@ -47,16 +48,7 @@ type RunOptions struct {
 // (Chosen is its id). Run it again with the same Model to come back: the
 // rows, filter and selection are kept and the list is refreshed.
 func Run(ctx context.Context, m *Model, o RunOptions) error {
-	opts := []tea.ProgramOption{tea.WithContext(ctx)}
-	if o.Input != nil {
-		opts = append(opts, tea.WithInput(o.Input))
-	}
-	if o.Output != nil {
-		opts = append(opts, tea.WithOutput(o.Output))
-	}
-	if m.cfg.NoColor {
-		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
-	}
+	opts := program.Options(ctx, o.Input, o.Output, 0, 0, m.cfg.NoColor)
 	reopen := m.pages > 0
 	m.Chosen = ""
 	_, err := tea.NewProgram(Screen{M: m, reopen: reopen}, opts...).Run()
