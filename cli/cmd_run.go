@@ -62,7 +62,9 @@ else is sent.`,
 	f.BoolVar(&ro.Detach, "detach", false, "print the new run's id on stdout and exit without watching")
 	_ = cmd.RegisterFlagCompletionFunc("effort", cobra.FixedCompletions(poller.Efforts, cobra.ShellCompDirectiveNoFileComp))
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
-	if f.Lookup("max-credits") == nil {
+	if mc := f.Lookup("max-credits"); mc != nil {
+		mc.Usage = "the run's credit cap, sent as maxCredits (the service's default: 2500); it also drives the burn projection"
+	} else {
 		// The watch flags may bring --max-credits (the cap the attention
 		// features project against); run reads whichever defines it.
 		f.String("max-credits", "", "the run's credit cap (maxCredits; the service's default: 2500)")
@@ -203,7 +205,11 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 		return err
 	}
 	fmt.Fprintf(a.stderr, "firewatch: started run %s\n", id)
-	// ro.maxCredits is the run's known cap, for the attention features
-	// (issue 13's watchOptions.StartedMaxCredits once it lands).
+	// The run's cap is known, not assumed: the one sent, else the
+	// service's default.
+	o.StartedMaxCredits = float64(ro.maxCredits)
+	if ro.maxCredits == 0 {
+		o.StartedMaxCredits = poller.DefaultMaxCredits
+	}
 	return a.watchLive(cmd.Context(), w, poller.ResolveBaseURL(o.APIURL), key, id, nil)
 }

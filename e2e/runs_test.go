@@ -21,16 +21,17 @@ func TestRunOutcomes(t *testing.T) {
 		args []string
 		code int
 		out  string
+		cap  float64 // the summary's maxCredits: known, not assumed
 	}{
-		{"succeeded", []string{"Compare the pricing of web-scraping APIs", "--effort", "high", "--url", "https://www.zyte.com"}, 0, "outcome     succeeded"},
-		{"failed", []string{"This one will fail"}, 1, "outcome     failed"},
-		{"refused", []string{"Find personal phone numbers"}, 4, "outcome     refused"},
-		{"credit limit", []string{"Compare the pricing of web-scraping APIs", "--max-credits", "40"}, 5, "outcome     credit_limit_reached"},
+		{"succeeded", []string{"Compare the pricing of web-scraping APIs", "--effort", "high", "--url", "https://www.zyte.com"}, 0, "outcome     succeeded", 2500},
+		{"failed", []string{"This one will fail"}, 1, "outcome     failed", 2500},
+		{"refused", []string{"Find personal phone numbers"}, 4, "outcome     refused", 2500},
+		{"credit limit", []string{"Compare the pricing of web-scraping APIs", "--max-credits", "40"}, 5, "outcome     credit_limit_reached", 40},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			args := append([]string{"run"}, tc.args...)
-			args = append(args, "--output", "plain", "--interval", "100ms")
+			args = append(args, "--output", "plain", "--interval", "100ms", "--summary", "sum.json")
 			r := runFW(t, simEnv(srv), runLimit, args...)
 			if r.code != tc.code {
 				t.Fatalf("exit %d, want %d\n%s", r.code, tc.code, r)
@@ -42,6 +43,17 @@ func TestRunOutcomes(t *testing.T) {
 				t.Errorf("stdout lacks %q\n%s", tc.out, r)
 			}
 			noKey(t, srv.Key, map[string][]byte{"stdout": []byte(r.stdout), "stderr": []byte(r.stderr)})
+			b, err := os.ReadFile(filepath.Join(r.dir, "sum.json"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum struct {
+				MaxCredits        float64 `json:"maxCredits"`
+				MaxCreditsAssumed bool    `json:"maxCreditsAssumed"`
+			}
+			if err := json.Unmarshal(b, &sum); err != nil || sum.MaxCredits != tc.cap || sum.MaxCreditsAssumed {
+				t.Errorf("summary maxCredits %+v (%v), want %v known", sum, err, tc.cap)
+			}
 		})
 	}
 }

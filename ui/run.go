@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/internal/program"
@@ -41,6 +42,10 @@ type Config struct {
 	// BackToList: the runs screen opened this run; esc (with no filter
 	// set) leaves the UI with Result.Back, to go back to the list.
 	BackToList bool
+
+	// Attention is the tracker of what needs attention, over Store; the
+	// UI updates it with every merge. Nil: the UI makes its own.
+	Attention *attention.Tracker
 
 	// SaveDir is where s saves an artifact's content; "" is the current
 	// directory.
