@@ -16,8 +16,9 @@ fi
 
 tmp=$(mktemp -d)
 sock="fw-runs-$$"
-t() { tmux -L "$sock" "$@"; }
-cleanup() { t kill-server >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+t() { tmux -L "$sock-$size" "$@"; }
+size=""
+cleanup() { for s in 120x40 80x24; do tmux -L "$sock-$s" kill-server >/dev/null 2>&1 || true; done; rm -rf "$tmp"; }
 trap cleanup EXIT
 
 go build -o "$tmp/firewatch" .
