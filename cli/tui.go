@@ -54,12 +54,14 @@ func runTUI(parent context.Context, w *watchSession) error {
 		ExitOnFinish: w.Opts.ExitOnFinish,
 		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
+		BackToList:   w.BackToList,
 		Attention:    w.newTracker(),
 	}
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}
 	}
 	res, uiErr := ui.Run(parent, cfg)
+	w.Back = res.Back
 
 	// Stop the source (the user may quit before it ends) and see how it
 	// ended.
@@ -83,9 +85,12 @@ func runTUI(parent context.Context, w *watchSession) error {
 		endErr = se
 	}
 
-	// The short summary stays in the terminal's scrollback.
+	// The short summary stays in the terminal's scrollback (not when going
+	// back to the runs list: the run is still there).
 	endErr = endCause(parent, endErr)
-	newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	if !res.Back {
+		newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	}
 	return endErr
 }
 
