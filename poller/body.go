@@ -43,6 +43,56 @@ type bodyBuf struct {
 	n       int
 	clean   bool
 	scratch []byte
+	spill   [][]byte // chunks of a body that outgrew b; kept while bodies are refused
+}
+
+// spillChunk is the size of the chunks a body that outgrows its buffer is
+// read into: memory holds at most the limit plus one chunk of it.
+const spillChunk = 1 << 20
+
+// spill reads the rest of a body that outgrew b (first is its next byte)
+// into chunks, then moves it all into one buffer with room to grow. Past
+// limit it stops with a *bodyTooLarge and keeps the chunks in bb for the
+// retry; a good body lets them go. It returns the buffer to keep.
+func spill(r io.Reader, b []byte, first byte, limit int64, gz bool, bb *bodyBuf) ([]byte, error) {
+	k := 0
+	next := func() []byte {
+		if k == len(bb.spill) {
+			bb.spill = append(bb.spill, make([]byte, spillChunk))
+		}
+		k++
+		return bb.spill[k-1][:0]
+	}
+	total := int64(len(b)) + 1
+	cur := append(next(), first)
+	for {
+		if len(cur) == cap(cur) {
+			cur = next()
+		}
+		n, err := r.Read(cur[len(cur):cap(cur)])
+		cur = cur[:len(cur)+n]
+		total += int64(n)
+		if total > limit {
+			return b, &bodyTooLarge{limit: limit, announced: -1, gzip: gz}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return b, err
+		}
+	}
+	nb := make([]byte, 0, min(total+total/4+4<<10, limit))
+	nb = append(nb, b...)
+	for i := range k {
+		c := bb.spill[i]
+		if i == k-1 {
+			c = cur
+		}
+		nb = append(nb, c...)
+	}
+	bb.spill = nil
+	return nb, nil
 }
 
 // readBody reads r to its end into bb's buffer and returns the bytes read
@@ -83,15 +133,17 @@ func readBody(r io.Reader, length, limit int64, gz bool, bb *bodyBuf) (body []by
 				}
 				continue
 			}
+			if comparing {
+				comparing = false
+				same = len(b)
+			}
 			if int64(len(b)) >= limit {
 				return nil, 0, &bodyTooLarge{limit: limit, announced: -1, gzip: gz}
 			}
-			nb := make([]byte, len(b), min(max(2*int64(cap(b)), 64<<10), limit))
-			copy(nb, b)
-			b = append(nb, probe[0])
-			if comparing {
-				comparing = false
-				same = len(b) - 1
+			if err == nil {
+				b, err = spill(r, b, probe[0], limit, gz, bb)
+			} else {
+				b = append(b, probe[0]) // the last byte: one copy
 			}
 			if err == io.EOF {
 				break
@@ -99,7 +151,7 @@ func readBody(r io.Reader, length, limit int64, gz bool, bb *bodyBuf) (body []by
 			if err != nil {
 				return nil, 0, err
 			}
-			continue
+			break
 		}
 		var n int
 		var err error
