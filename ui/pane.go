@@ -176,3 +176,23 @@ func (b *box) placeholder(text string) []string {
 	}
 	return lines
 }
+
+// renderRows is the render of a pane whose rows are a plain list: only the
+// rows in the visible window, the selected one marked when focused; with
+// no rows, "no <noun> yet" (or "no <noun> match" when a scope or filter
+// hides them).
+func renderRows[T any](n *nav, rows []T, sc *scope, focused bool, noun string, row func(T, bool) string) []string {
+	return n.cached(focused, func() []string {
+		if len(rows) == 0 {
+			if sc.q.empty() && sc.agents == nil {
+				return n.placeholder("no " + noun + " yet")
+			}
+			return n.placeholder("no " + noun + " match")
+		}
+		lines := make([]string, 0, max(0, min(len(rows)-n.off, n.h)))
+		for i := n.off; i < min(len(rows), n.off+n.h); i++ {
+			lines = append(lines, row(rows[i], focused && i == n.sel))
+		}
+		return lines
+	})
+}
