@@ -338,9 +338,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.env.snaps.done(msg)
 		return m.notifyOverlays(msg)
 	case diffMsg:
-		m.env.snaps.diffs[msg.key] = msg.res
-		delete(m.env.snaps.diffing, msg.key)
+		m.env.snaps.diffDone(msg)
 		return m.notifyOverlays(msg)
+	case snapshotWantMsg:
+		return m.env.snaps.fetch(msg.id, msg.kind, m.env.render)
+	case diffWantMsg:
+		done, cmd := m.env.snaps.diff(msg.key, msg.kind)
+		if done != nil {
+			return m.notifyOverlays(*done)
+		}
+		return cmd
 	case cancelDoneMsg:
 		m.onCancelDone(msg)
 		return nil
