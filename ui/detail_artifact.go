@@ -518,7 +518,7 @@ func (v *artifactView) render() []string {
 	out = append(out, head[:v.headRows()]...)
 	v.versions.focused = !v.focusC
 	out = append(out, v.rule("Versions "+itoa(len(v.a.Versions)), "", !v.focusC))
-	out = append(out, v.versions.view()...)
+	out = append(out, v.versions.render()...)
 
 	// The content's rule says which version and what state it is in.
 	x := v.selV
@@ -536,7 +536,7 @@ func (v *artifactView) render() []string {
 	out = append(out, v.rule(label, info, v.focusC))
 	_, bh := v.bodySize()
 	if b := v.current(); b != nil {
-		out = append(out, b.view()...)
+		out = append(out, b.render()...)
 	} else {
 		out = append(out, v.status(bh)...)
 	}
@@ -603,7 +603,7 @@ func (v *artifactView) helpKeys(k keyMap) []key.Binding {
 	var out, rest []key.Binding
 	if v.focusC {
 		if b := v.current(); b != nil {
-			bk := b.keys(k)
+			bk := b.helpKeys(k)
 			n := min(2, len(bk))
 			out, rest = bk[:n], bk[n:]
 		}
