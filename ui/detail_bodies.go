@@ -70,8 +70,8 @@ func (b *textBody) render() []string {
 	}
 	return lines
 }
-func (b *textBody) helpKeys(k keyMap) []key.Binding   { return []key.Binding{k.Move, k.PageDown} }
-func (b *textBody) copyText() (text, what string) { return "", "" }
+func (b *textBody) helpKeys(k keyMap) []key.Binding { return []key.Binding{k.Move, k.PageDown} }
+func (b *textBody) copyText() (text, what string)   { return "", "" }
 
 // jsonBody is a JSON value in the jsonview viewer: highlighted, folded
 // where large, the value under the cursor copied by y.

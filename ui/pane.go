@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/model"
 )
@@ -39,12 +39,14 @@ func (s *scope) hasAgent(id string) bool { return s.agents == nil || s.agents[id
 // renders exactly h lines of exactly w cells, only the rows that are
 // visible, and supplies its own help bindings for the footer.
 type pane interface {
+	// component: setSize from relayout, render draws its box.
+	component
 	name() string
 	// info is the short text after the title: counts, follow state.
 	info() string
-	setSize(w, h int)
-	render(focused bool) []string
-	helpKeys(k keyMap) []key.Binding
+	// setFocus says whether the pane has the focus (its cursor shows);
+	// the root calls it from relayout with the sizes.
+	setFocus(focused bool)
 
 	// Navigation. move is by rows (a page is ±h).
 	move(delta int)
@@ -116,9 +118,10 @@ type nav struct {
 	count func() int
 }
 
-func (n *nav) setSize(w, h int) {
+func (n *nav) setSize(w, h int) tea.Cmd {
 	n.box.setSize(w, h)
 	n.fix(n.count(), h)
+	return nil
 }
 
 func (n *nav) move(delta int) { n.sel += delta; n.settle() }
@@ -136,20 +139,25 @@ func (n *nav) step(dir int) bool {
 	return true
 }
 
-// box is the common state of a pane: its size and a render cache.
+// box is the common state of a pane: its size, its focus and a render
+// cache.
 type box struct {
-	env   *env
-	w, h  int
-	dirty bool
-	lines []string
-	focus bool
+	env      *env
+	w, h     int
+	hasFocus bool // as the root set it
+	dirty    bool
+	lines    []string
+	focus    bool // as last drawn
 }
 
-func (b *box) setSize(w, h int) {
+func (b *box) setSize(w, h int) tea.Cmd {
 	if w != b.w || h != b.h {
 		b.w, b.h, b.dirty = w, h, true
 	}
+	return nil
 }
+
+func (b *box) setFocus(f bool) { b.hasFocus = f }
 
 func (b *box) height() int { return b.h }
 

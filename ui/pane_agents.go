@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
@@ -114,9 +115,10 @@ func (p *agentsPane) tick() {
 	}
 }
 
-func (p *agentsPane) setSize(w, h int) {
+func (p *agentsPane) setSize(w, h int) tea.Cmd {
 	p.box.setSize(w, h)
 	p.fix(len(p.rows), h)
+	return nil
 }
 
 func (p *agentsPane) move(delta int) {
@@ -167,7 +169,8 @@ func (p *agentsPane) selected() *model.Agent {
 	return p.selA
 }
 
-func (p *agentsPane) render(focused bool) []string {
+func (p *agentsPane) render() []string {
+	focused := p.hasFocus
 	return p.cached(focused, func() []string {
 		if len(p.rows) == 0 {
 			return p.placeholder("no agents yet")

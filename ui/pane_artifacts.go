@@ -96,7 +96,8 @@ func (p *artifactsPane) selection() Selection {
 	return Selection{}
 }
 
-func (p *artifactsPane) render(focused bool) []string {
+func (p *artifactsPane) render() []string {
+	focused := p.hasFocus
 	return renderRows(&p.nav, p.rows, p.scope, focused, "artifacts", p.row)
 }
 

@@ -119,7 +119,8 @@ func (p *sessionsPane) selection() Selection {
 	return Selection{}
 }
 
-func (p *sessionsPane) render(focused bool) []string {
+func (p *sessionsPane) render() []string {
+	focused := p.hasFocus
 	return renderRows(&p.nav, p.rows, p.scope, focused, "browser sessions", p.row)
 }
 
