@@ -111,11 +111,13 @@ func (l *list) cycle(dir, n, h int) bool {
 
 // nav is the navigation of a pane whose rows are a plain list: the cursor
 // (list) over count() rows in its box. Panes embed it instead of spelling
-// move, home, end, step and setSize out each.
+// move, home, end, step and setSize out each; moved, when set, is told
+// after each move (the agents pane keeps its selected agent there).
 type nav struct {
 	box
 	list
 	count func() int
+	moved func()
 }
 
 func (n *nav) setSize(w, h int) tea.Cmd {
@@ -128,7 +130,13 @@ func (n *nav) move(delta int) { n.sel += delta; n.settle() }
 func (n *nav) home()          { n.sel = 0; n.settle() }
 func (n *nav) end()           { n.sel = n.count() - 1; n.settle() }
 
-func (n *nav) settle() { n.fix(n.count(), n.h); n.dirty = true }
+func (n *nav) settle() {
+	n.fix(n.count(), n.h)
+	if n.moved != nil {
+		n.moved()
+	}
+	n.dirty = true
+}
 
 // step moves to the next (dir > 0) or previous row, wrapping around.
 func (n *nav) step(dir int) bool {

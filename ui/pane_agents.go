@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
@@ -18,8 +17,7 @@ import (
 // selected agent scopes the other panes to its subtree; the root shows
 // everything.
 type agentsPane struct {
-	box
-	list
+	nav
 	rows    []agentRow
 	selA    *model.Agent
 	q       query
@@ -32,7 +30,14 @@ type agentRow struct {
 }
 
 func newAgents(e *env) *agentsPane {
-	return &agentsPane{box: box{env: e, dirty: true}}
+	p := &agentsPane{nav: nav{box: box{env: e, dirty: true}}}
+	p.count = func() int { return len(p.rows) }
+	p.moved = func() {
+		if len(p.rows) > 0 {
+			p.selA = p.rows[p.sel].a
+		}
+	}
+	return p
 }
 
 func (p *agentsPane) name() string { return "Agents" }
@@ -113,28 +118,6 @@ func (p *agentsPane) tick() {
 	if p.running > 0 {
 		p.dirty = true
 	}
-}
-
-func (p *agentsPane) setSize(w, h int) tea.Cmd {
-	p.box.setSize(w, h)
-	p.fix(len(p.rows), h)
-	return nil
-}
-
-func (p *agentsPane) move(delta int) {
-	p.sel += delta
-	p.settle()
-}
-
-func (p *agentsPane) home() { p.sel = 0; p.settle() }
-func (p *agentsPane) end()  { p.sel = len(p.rows) - 1; p.settle() }
-
-func (p *agentsPane) settle() {
-	p.fix(len(p.rows), p.h)
-	if len(p.rows) > 0 {
-		p.selA = p.rows[p.sel].a
-	}
-	p.dirty = true
 }
 
 // step moves to the next agent whose name matches the filter.
