@@ -27,8 +27,9 @@
 //   - messages.go: every message type of the package.
 //   - env.go: the read-only context every pane and overlay gets (store,
 //     styles, symbols, clock, the snapshot cache); only the root writes
-//     it, children ask with messages (flash, want); styles.go: the theme mapped onto the
-//     components' styles; text.go: cell-width text building.
+//     it, children ask with messages (flash, want); styles.go: the theme
+//     mapped onto the components' styles; text.go: cell-width text
+//     building.
 //
 // Everything that waits happens in commands: snapshot fetches (cached for
 // the program by the root, snapshots.go), the cancel request, copying (OSC 52, package
