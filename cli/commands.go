@@ -110,6 +110,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	}
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
+	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", baseURL, jobID)
 	if hook != nil {
 		hctx, cancel := context.WithCancel(ctx)

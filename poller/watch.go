@@ -319,6 +319,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 	}()
 
 	l := &loop{w: w, o: o, dec: model.NewDecoder(), sink: sink, interval: o.Interval}
+	l.dec.SetRunID(w.jobID) // another run's events decide nothing here
 	l.h.Interval = o.Interval
 	now := w.clock.Now()
 	if o.Record != nil {
@@ -608,7 +609,11 @@ func (l *loop) decode(body []byte) (*model.Poll, traceTop, error) {
 			if _, derr := model.DecodeTrace(body); derr != nil {
 				return nil, top, derr
 			}
-			return nil, top, &model.DecodeError{Msg: err.Error()}
+			// The body is usable (an event nested too deep for the
+			// scan is set aside by the model): keep its top members.
+			if top, err = scanTop(body); err != nil {
+				return nil, top, &model.DecodeError{Msg: err.Error()}
+			}
 		}
 	}
 	p, err := l.dec.Decode(body)
@@ -626,11 +631,11 @@ func (c *Client) decodeError(err error, body []byte) *Error {
 		}
 		if de.ServerError != "" {
 			// {"success":false,"error":"..."} with a 2xx status: believe
-			// the message.
+			// the message and treat it as what it says (a server error
+			// when it names nothing more precise), not as a body that
+			// cannot be read.
 			e.ServerMessage = cleanMessage(de.ServerError, c.key)
-			if k := classifyText("trace", e.ServerMessage); k != KindServer {
-				e.Kind = k
-			}
+			e.Kind = classifyText("trace", e.ServerMessage)
 			if e.Kind == KindRateLimited {
 				o, _ := parseObject(body)
 				e.RetryAfter = bodyRetryAfter(o, e.ServerMessage)
