@@ -56,8 +56,10 @@ var (
 		Trace: inject(func(t *trace, job string) ([][]byte, [][]byte) {
 			other := "0190f3a4-dead-7000-8000-000000000000"
 			agent := map[string]any{"id": "0190f3a4-dead-7000-8000-0000000000aa", "role": "orchestrator", "name": "intruder"}
-			a := injected(t, "0190f3a4-dead-7000-8000-00000000f101", "agent.started", 1, map[string]any{"runId": other, "agent": agent})
-			f := injected(t, "0190f3a4-dead-7000-8000-00000000f102", "run.finished", 2, map[string]any{"runId": other, "agent": agent,
+			// Far in the future: the last run.finished of the timeline.
+			const late = "2099-01-01T00:00:00.000Z"
+			a := injected(t, "0190f3a4-dead-7000-8000-00000000f101", "agent.started", 1, map[string]any{"runId": other, "agent": agent, "occurredAt": late})
+			f := injected(t, "0190f3a4-dead-7000-8000-00000000f102", "run.finished", 2, map[string]any{"runId": other, "agent": agent, "occurredAt": late,
 				"outcome": "failed", "error": map[string]any{"code": "internal", "source": "system", "retryable": false, "message": "another run failed"}})
 			return nil, [][]byte{a, f}
 		}),
