@@ -121,4 +121,3 @@ func TestMalformedSaysWhy(t *testing.T) {
 		t.Fatalf("short %q", s)
 	}
 }
-
