@@ -18,6 +18,7 @@ package suspend
 import (
 	"os"
 	"os/signal"
+	"sync/atomic"
 	"syscall"
 
 	tea "charm.land/bubbletea/v2"
@@ -26,8 +27,13 @@ import (
 // Sender is a *tea.Program.
 type Sender interface{ Send(msg tea.Msg) }
 
+// listening says whether a Listen is active: without one, Request does
+// nothing (a SIGTSTP would stop the process with the terminal in raw mode).
+var listening atomic.Int32
+
 // Listen catches SIGTSTP for p until stop is called.
 func Listen(p Sender) (stop func()) {
+	listening.Add(1)
 	tstp := make(chan os.Signal, 1)
 	cont := make(chan os.Signal, 1)
 	done := make(chan struct{})
@@ -60,12 +66,16 @@ func Listen(p Sender) (stop func()) {
 	return func() {
 		close(done)
 		<-finished
+		listening.Add(-1)
 	}
 }
 
 // Request is the command of Ctrl-Z: it sends this process a SIGTSTP, which
 // Listen turns into a clean suspend.
 func Request() tea.Msg {
+	if listening.Load() == 0 {
+		return nil
+	}
 	_ = syscall.Kill(os.Getpid(), syscall.SIGTSTP)
 	return nil
 }
