@@ -5,6 +5,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -30,6 +31,9 @@ const (
 	MaxCount = 1_000_000_000
 	// MaxViewport bounds a browser viewport's width and height: [0, 65 535].
 	MaxViewport = 1<<16 - 1
+	// MinYear and MaxYear bound occurredAt (in UTC): a time outside is
+	// unknown (the JSON of a time outside 0–9999 cannot be written).
+	MinYear, MaxYear = 1970, 9999
 )
 
 // Flaw is a value from the wire that the model did not use because it is out
@@ -69,6 +73,23 @@ func (d *Decoder) bounded(v jsontext.Value, field string, hi float64) (float64, 
 		return 0, false
 	}
 	return f, true
+}
+
+// boundedTime checks the parsed occurredAt t (raw value v) against
+// MinYear..MaxYear: outside, it is unknown (zero) and a flaw.
+func (d *Decoder) boundedTime(v jsontext.Value, t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	if y := t.UTC().Year(); y < MinYear || y > MaxYear {
+		val := string(v)
+		if len(val) > 40 {
+			val = val[:39] + "…"
+		}
+		d.flaws = append(d.flaws, Flaw{Field: "occurredAt", Value: val, Reason: "outside the years " + strconv.Itoa(MinYear) + "–" + strconv.Itoa(MaxYear)})
+		return time.Time{}
+	}
+	return t
 }
 
 // takeFlaws hands the flaws collected since the last call to p, naming the

@@ -44,6 +44,11 @@ func TestNumbersOutOfRange(t *testing.T) {
 			}
 		}},
 		{"itemCount huge", body(start, ev("e2", orch, 2, 10, "artifact.updated", "artifact", map[string]any{"kind": "json", "artifactId": "a", "snapshotId": "s", "change": "init", "itemCount": rawJSON("1e300")})), "artifact.itemCount", nil},
+		{"occurredAt past 9999 in UTC", body(start.with("occurredAt", "0000-01-01T00:00:00+23:59"), ev("e2", orch, 2, 0, "run.finished", "outcome", "succeeded", "occurredAt", "9999-12-31T23:59:59-23:59")), "occurredAt", func(t *testing.T, s *Store) {
+			if r := s.Run(); r.State != StateFinished || !r.FinishedAt.IsZero() {
+				t.Errorf("run %+v", r)
+			}
+		}},
 		{"viewport", bodyWith(map[string]any{"activeBrowserSessions": rawJSON(`[{"id":"b","viewport":{"width":1e300,"height":-1}}]`)}, start), "activeBrowserSessions.viewport.width", func(t *testing.T, s *Store) {
 			if l := s.LiveSessions(); len(l) != 1 || l[0].ViewportWidth != 0 || l[0].ViewportHeight != 0 {
 				t.Errorf("live %+v", l)

@@ -759,7 +759,7 @@ func (d *Decoder) decodeEvent(buf []byte) (ev *Event, reason string, n int, err 
 			}
 		case "occurredAt":
 			if k == '"' {
-				ev.OccurredAt = parseTime(d.unquote(v))
+				ev.OccurredAt = d.boundedTime(v, parseTime(d.unquote(v)))
 			}
 		case "producerSequence":
 			x, ok := integer(v)
