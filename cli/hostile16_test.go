@@ -37,6 +37,8 @@ func TestHostileTraceStillSucceeds(t *testing.T) {
 		{hostile.ForeignRun, "another run", nil},
 		{hostile.DeepEvent, "nests deeper", nil},
 		{hostile.DuplicateChanged, "other content", nil},
+		// A body that cannot be used: stderr says why, not only that.
+		{hostile.NotJSONOnce, "malformed response: not JSON", nil},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
 			srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1000, RateLimit: -1})

@@ -102,6 +102,14 @@ var (
 		Doc:   `every trace answer is 200 {"success":false,"error":"Agent job not found"}`,
 		Trace: replace(http.StatusOK, nil, `{"success":false,"error":"Agent job not found"}`),
 	})
+	NotJSONOnce = register("not-json-once", Fault{
+		Doc: "the first trace answer is a 200 whose body is an HTML page",
+		Trace: func(n int, job string, a *Answer) {
+			if n == 1 {
+				replace(http.StatusOK, http.Header{"Content-Type": {"text/html"}}, "<html><body>Bad gateway</body></html>")(n, job, a)
+			}
+		},
+	})
 	RetryAfterLong = register("retry-after-long", Fault{
 		Doc: "the first trace answer is a 429 with Retry-After: 600 (ten minutes)",
 		Trace: func(n int, job string, a *Answer) {
