@@ -83,3 +83,18 @@ func BenchmarkHangOneWord(b *testing.B) {
 		})
 	}
 }
+
+func TestLayout(t *testing.T) {
+	got := Layout([]Para{{Text: "key: a value that wraps", Indent: 5}, {Text: ""}, {Text: "x"}}, 12)
+	want := []Piece{{0, "key: a value"}, {0, "     that"}, {0, "     wraps"}, {1, ""}, {2, "x"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("%+v", got)
+	}
+	if Big([]Para{{Text: strings.Repeat("x", AsyncBytes)}}) || !Big([]Para{{Text: strings.Repeat("x", AsyncBytes+1)}}) {
+		t.Fatal("Big")
+	}
+	msg := LayoutCmd("me", 3, []Para{{Text: "abc"}}, 2)().(LaidMsg)
+	if msg.Owner != "me" || msg.Gen != 3 || msg.W != 2 || len(msg.Pieces) != 2 {
+		t.Fatalf("%+v", msg)
+	}
+}
