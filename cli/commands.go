@@ -28,7 +28,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 	cleanup = a.out.close
 	w = &watchSession{Opts: o, Store: model.NewStore(), Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}
 	termOut, width := isTerminal(a.stdout)
-	if w.Output, err = resolveOutput(w, o.Output, termOut); err != nil {
+	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
 		return nil, cleanup, err
 	}
 	if w.Output == OutputTUI {
