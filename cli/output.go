@@ -12,7 +12,6 @@ import (
 
 	"github.com/charmbracelet/x/term"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -51,9 +50,10 @@ func (e *outputError) Error() string {
 
 func (e *outputError) Unwrap() error { return e.err }
 
-// fail records the first failure of an output and says so once.
-func (o *outputs) fail(name string, err error) {
-	oe := &outputError{name: name, err: err}
+// fail records the first failure of an output and says so once (stdout's
+// when watching ends, in finish: it also ends watching).
+func (o *outputs) fail(oe *outputError) {
+	name := oe.name
 	o.mu.Lock()
 	o.failed = append(o.failed, oe)
 	msg := oe.Error()
@@ -62,8 +62,6 @@ func (o *outputs) fail(name string, err error) {
 		msg += "; the recording stops here"
 	case "--debug":
 		msg += "; the debug log stops here"
-	case "stdout":
-		msg += "; watching stops"
 	}
 	show := !o.defer_ && name != "stdout" // stdout's ends watching: the end message says it
 	if !show && name != "stdout" {
@@ -80,6 +78,17 @@ func (o *outputs) fail(name string, err error) {
 	if name == "stdout" && stop != nil {
 		stop(withCode(ExitOutput, oe))
 	}
+}
+
+// all is every output that failed.
+func (o *outputs) all() []*outputError {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]*outputError, 0, len(o.failed))
+	for _, f := range o.failed {
+		out = append(out, f.(*outputError))
+	}
+	return out
 }
 
 // failure is the first failure of any output, nil when all went well.
@@ -124,10 +133,13 @@ func (g *guard) Write(b []byte) (int, error) {
 	if err == nil && n < len(b) {
 		err = io.ErrShortWrite
 	}
+	if err != nil {
+		err = &outputError{name: g.name, err: err}
+	}
 	g.err = err
 	g.mu.Unlock()
 	if err != nil {
-		g.o.fail(g.name, err)
+		g.o.fail(err.(*outputError))
 	}
 	return n, err
 }
@@ -149,10 +161,11 @@ func (g guardedFile) Close() error {
 	if err != nil {
 		g.mu.Lock()
 		first := g.err == nil
-		g.err = err
+		oe := &outputError{name: g.name, err: err}
+		g.err = oe
 		g.mu.Unlock()
 		if first {
-			g.o.fail(g.name, err)
+			g.o.fail(oe)
 		}
 	}
 	return err
@@ -262,17 +275,18 @@ func (o *outputs) context(ctx context.Context) (context.Context, context.CancelC
 // finish closes the output files (a failed close is a failed write), shows
 // what was kept while the UI had the screen, and turns the watch's result
 // err into the exit code outputCode says.
-func (o *outputs) finish(w *watchSession, err error) error {
+func (o *outputs) finish(_ *watchSession, err error) error {
 	o.close()
 	o.flush()
 	fail := o.failure()
 	if fail == nil {
 		return err
 	}
-	var oe *outputError
-	if errors.As(fail, &oe) && oe.name == "stdout" && w.Store.Run().State == model.StateFinished {
-		// The run had finished: the end message said nothing of it.
-		fmt.Fprintf(o.stderr, "firewatch: %s\n", fail)
+	for _, f := range o.all() {
+		if f.name == "stdout" {
+			// Said here, once: the end message leaves it out.
+			fmt.Fprintf(o.stderr, "firewatch: %s; watching stopped\n", f)
+		}
 	}
 	code := codeOf(err)
 	if c := outputCode(code, fail); c != code {

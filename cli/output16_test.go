@@ -145,3 +145,33 @@ func TestClosedStdoutEndsWatching(t *testing.T) {
 		}
 	}
 }
+
+// --summary to a full disk: said once, exit 8 for a run that succeeded.
+func TestSummaryToAFullDisk(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1000, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key,
+		"--interval", "100ms", "-o", "json", "--summary", "/dev/full")
+	if code != ExitOutput || strings.Count(errOut, "--summary") != 1 || !strings.Contains(errOut, "no space left") {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	// --summary - on a stdout that is closed by then: said once too.
+	code = Execute(context.Background(), []string{"watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "--interval", "100ms", "-o", "json", "--summary", "-"},
+		strings.NewReader(""), &closedPipe{n: 1 << 30}, &strings.Builder{})
+	if code != ExitOK {
+		t.Fatalf("a stdout that works: exit %d", code)
+	}
+	var errs strings.Builder
+	code = Execute(context.Background(), []string{"replay", "-", "-o", "json", "--summary", "-"},
+		strings.NewReader(`{"success":true,"id":"x","events":[]}`), &closedPipe{n: 0}, &errs)
+	// The replayed run has no outcome (exit 1, which says more than 8).
+	if code != ExitFailed || strings.Count(errs.String(), "stdout") != 1 {
+		t.Fatalf("closed stdout: exit %d, stderr %q", code, errs.String())
+	}
+}
