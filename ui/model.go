@@ -18,6 +18,7 @@ import (
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	artcontent "github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/textwrap"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
@@ -357,6 +358,13 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case openDetailMsg:
 		m.openDetail(msg.sel)
+		return nil
+	case textwrap.LaidMsg:
+		// A large text laid out off the loop: its view takes it (or
+		// drops it, when another layout was asked for since).
+		if v, ok := msg.Owner.(*textView); ok {
+			v.laid(msg)
+		}
 		return nil
 	}
 	return m.notifyOverlays(msg)
