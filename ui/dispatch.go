@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/suspend"
 )
 
 // onKey routes a key: the filter input first, then an overlay, then the
@@ -14,6 +15,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		m.userQuit = true
 		return tea.Quit
+	}
+	if key.Matches(msg, k.Suspend) {
+		// Through SIGTSTP, so that Ctrl-Z and kill -TSTP are one path
+		// (ui/internal/suspend).
+		return suspend.Request
 	}
 	m.env.flash = ""
 	if m.filtering {

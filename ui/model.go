@@ -359,6 +359,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case openDetailMsg:
 		m.openDetail(msg.sel)
 		return nil
+	case tea.ResumeMsg:
+		// Back from a suspend: draw the whole screen again.
+		return tea.ClearScreen
 	case textwrap.LaidMsg:
 		// A large text laid out off the loop: its view takes it (or
 		// drops it, when another layout was asked for since).

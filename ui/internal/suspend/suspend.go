@@ -6,13 +6,15 @@
 // screen, cursor shown, cooked mode), stop the process, and on SIGCONT
 // give the terminal back to the UI, which redraws.
 //
-// Bubble Tea suspends on a tea.SuspendMsg by releasing the terminal and
-// sending SIGTSTP to the process group, which stops the process only when
-// SIGTSTP has its default action. So SIGTSTP is caught only while the UI
-// runs normally: on one, Listen stops catching it and sends the program a
-// SuspendMsg; Bubble Tea's own SIGTSTP then stops the process; SIGCONT
-// re-arms the catch. Ctrl-Z (a key in raw mode) goes the same way: Request
-// sends the process a SIGTSTP.
+// Bubble Tea suspends on a tea.SuspendMsg: it releases the terminal, sends
+// SIGTSTP to the process group and waits for SIGCONT. That SIGTSTP stops
+// the process only while SIGTSTP has its default action, which a Go
+// program that ever caught it never gets back (the runtime keeps its
+// handler). So Listen catches SIGTSTP all along: the first one (from
+// outside, or Request's for Ctrl-Z) becomes a SuspendMsg; the next one is
+// Bubble Tea's own, sent once the terminal is released, and Listen then
+// stops the process group with SIGSTOP, which cannot be caught. fg (SIGCONT)
+// resumes it and Bubble Tea takes the terminal back.
 package suspend
 
 import (
@@ -34,33 +36,29 @@ var listening atomic.Int32
 // Listen catches SIGTSTP for p until stop is called.
 func Listen(p Sender) (stop func()) {
 	listening.Add(1)
-	tstp := make(chan os.Signal, 1)
-	cont := make(chan os.Signal, 1)
+	tstp := make(chan os.Signal, 2)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	signal.Notify(tstp, syscall.SIGTSTP)
 	go func() {
 		defer close(finished)
 		defer signal.Stop(tstp)
-		defer signal.Stop(cont)
+		suspending := false
 		for {
 			select {
 			case <-tstp:
 			case <-done:
 				return
 			}
-			// Bubble Tea's SIGTSTP, after it released the terminal,
-			// must stop the process: stop catching it.
-			signal.Stop(tstp)
-			signal.Notify(cont, syscall.SIGCONT)
-			p.Send(tea.SuspendMsg{})
-			select {
-			case <-cont:
-			case <-done:
-				return
+			if !suspending {
+				// Ask Bubble Tea to release the terminal.
+				suspending = true
+				p.Send(tea.SuspendMsg{})
+				continue
 			}
-			signal.Stop(cont)
-			signal.Notify(tstp, syscall.SIGTSTP)
+			// Bubble Tea's own SIGTSTP: the terminal is released, stop.
+			suspending = false
+			_ = syscall.Kill(0, syscall.SIGSTOP)
 		}
 	}()
 	return func() {
