@@ -34,8 +34,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.userQuit = true
 			return tea.Quit
 		case key.Matches(msg, k.Cancel):
-			m.askCancel()
-			return nil
+			return m.askCancel()
 		case key.Matches(msg, k.Help) && !helping:
 			m.push(newHelpOverlay(m))
 			return nil
@@ -147,7 +146,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Result):
 		m.openResult()
 	case key.Matches(msg, k.Cancel):
-		m.askCancel()
+		cmd = m.askCancel()
 	case key.Matches(msg, k.Copy):
 		cmd = m.copySelection(p.selection())
 	case key.Matches(msg, k.Open):

@@ -91,3 +91,40 @@ func hasQuit(b tea.BatchMsg) bool {
 	}
 	return false
 }
+
+// armConfirm delivers the confirmation's arming, as its timer would.
+func armConfirm(t *testing.T, m *Model) {
+	t.Helper()
+	v, ok := m.overlay.(*confirmView)
+	if !ok {
+		t.Fatalf("no confirmation: %T", m.overlay)
+	}
+	m.Update(confirmArmMsg{v: v})
+}
+
+// The cancel confirmation costs money: keys typed ahead (queued before it
+// was shown: "cy" typed fast, a paste) never answer it, and only a
+// lower-case y does once it is shown.
+func TestCancelNotAnsweredByTypeAhead(t *testing.T) {
+	fb := &fakeService{}
+	m := serviceModel(t, "running.json", 120, 40, fb, Config{})
+	pressRun(t, m, "c", "y", "y", "enter")
+	if _, ok := m.overlay.(*confirmView); !ok || fb.cancels != 0 {
+		t.Fatalf("typed ahead: overlay %T, %d cancels", m.overlay, fb.cancels)
+	}
+	if s := plain(content(m)); strings.Contains(s, "yes, cancel the run") {
+		t.Fatalf("the answers are offered before they are taken:\n%s", s)
+	}
+	armConfirm(t, m)
+	if s := plain(content(m)); !strings.Contains(s, "yes, cancel the run") {
+		t.Fatalf("the answers are not offered once armed:\n%s", s)
+	}
+	pressRun(t, m, "Y")
+	if _, ok := m.overlay.(*confirmView); !ok || fb.cancels != 0 {
+		t.Fatalf("Y: overlay %T, %d cancels", m.overlay, fb.cancels)
+	}
+	pressRun(t, m, "y")
+	if fb.cancels != 1 {
+		t.Fatalf("y once armed: %d cancels", fb.cancels)
+	}
+}

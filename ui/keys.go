@@ -151,7 +151,7 @@ func defaultDetailKeys() detailKeys {
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
 		Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry")),
-		Confirm:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, cancel the run")),
+		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, cancel the run")),
 		Decline:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no, keep it running")),
 		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
 		OpenLink: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open")),
