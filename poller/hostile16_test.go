@@ -5,6 +5,7 @@ import (
 	"context"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/model"
@@ -119,5 +120,39 @@ func TestMalformedSaysWhy(t *testing.T) {
 	e := (&Client{}).decodeError(&model.DecodeError{Field: "events[3]", Msg: "invalid character 'x' after object key"}, nil)
 	if s := e.Short(); s != "malformed response: events[3]: invalid character 'x' after object key" {
 		t.Fatalf("short %q", s)
+	}
+}
+
+// A Retry-After is waited out as asked, up to MaxRetryAfter (an hour), and
+// the health line shows the wait (and what was asked, when it was capped).
+func TestLongRetryAfterIsShownAndHonoured(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
+	job := srv.Jobs[0].ID
+	for _, tc := range []struct {
+		mode   hostile.Mode
+		wait   time.Duration
+		reason string
+	}{
+		{hostile.RetryAfterLong, 10 * time.Minute, "rate limited, retrying in 10m"},
+		{hostile.RetryAfterHours, time.Hour, "the service asks to wait 2h00m; retrying in 1h00m"},
+	} {
+		f := hostile.Start(t, srv, tc.mode)
+		c, _ := New(Config{BaseURL: f.URL, APIKey: srv.Key})
+		w, clk := clocked(c, job, WatchOptions{TokenEvery: -1})
+		col := newCollector()
+		ctx, cancel := context.WithCancel(context.Background())
+		wait := run(ctx, w, col.sink)
+		u := polled(t, col, 1)
+		if u.Health.Wait != tc.wait || !strings.Contains(u.Health.Reason, tc.reason) {
+			t.Fatalf("%s: wait %v, reason %q", tc.mode, u.Health.Wait, u.Health.Reason)
+		}
+		if d := clk.fire(t); d != tc.wait {
+			t.Fatalf("%s: waited %v", tc.mode, d)
+		}
+		if u := polled(t, col, 2); u.Poll == nil {
+			t.Fatalf("%s: the poll after the wait: %+v", tc.mode, u)
+		}
+		cancel()
+		wait(t)
 	}
 }

@@ -531,6 +531,10 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 	l.h.Cause = e.Short()
 	l.h.Wait = d
 	l.h.Reason = l.h.Cause + ", retrying in " + text.Duration(d)
+	if e.RetryAfter > d {
+		// Capped (MaxRetryAfter): say what was asked and what is done.
+		l.h.Reason = l.h.Cause + ", the service asks to wait " + text.Duration(e.RetryAfter) + "; retrying in " + text.Duration(d)
+	}
 	w.c.logf("watch: attempt failed (%d in a row): %v; retrying in %s", l.attempt, e, text.Duration(d))
 
 	if l.h.Tail {

@@ -110,6 +110,14 @@ var (
 			}
 		},
 	})
+	RetryAfterHours = register("retry-after-hours", Fault{
+		Doc: "the first trace answer is a 429 with Retry-After: 7200 (two hours)",
+		Trace: func(n int, job string, a *Answer) {
+			if n == 1 {
+				replace(http.StatusTooManyRequests, http.Header{"Retry-After": {"7200"}}, `{"success":false,"error":"Rate limit exceeded"}`)(n, job, a)
+			}
+		},
+	})
 	RetryAfterLong = register("retry-after-long", Fault{
 		Doc: "the first trace answer is a 429 with Retry-After: 600 (ten minutes)",
 		Trace: func(n int, job string, a *Answer) {
