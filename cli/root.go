@@ -1,5 +1,6 @@
 // Package cli is firewatch's command line: the commands (watch, demo,
-// replay, serve, version, completion), their flags and environment, the
+// replay, serve, version, completion; interact, scrape, crawl-preview in
+// cmd_interact.go and cmd_scrape.go), their flags and environment, the
 // plain and JSON outputs, the summary and the exit codes.
 package cli
 
@@ -158,6 +159,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
+	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
