@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -45,6 +46,9 @@ type watchSession struct {
 
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage
+
+	// Attention follows the store for what needs a look (attention.go).
+	Attention *attention.Tracker
 
 	// timeout is the cause set on the context when --timeout passes.
 	timeout error
@@ -200,7 +204,7 @@ func (w *watchSession) writeSummary() error {
 	if w.Opts.Summary == "" {
 		return nil
 	}
-	sum := w.Store.Summary()
+	sum := w.summary()
 	if w.Opts.Summary == "-" {
 		b, err := marshalSummary(sum, false)
 		if err != nil {
@@ -255,6 +259,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 				p.events(d.Events)
 				lastEvent, lastOutput = time.Now(), time.Now()
 			}
+			w.attend(p, &d, time.Now())
 			reportBad(w, p, d)
 			w.Debug.Printf("poll: %d new events, %d late, credits %v", len(d.Events), d.Late, w.Store.Run().CreditsUsed)
 		}
@@ -293,6 +298,9 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			}
 			handle(u)
 		case now := <-tick.C:
+			if troubleSince.IsZero() { // no news is not quiet when polls fail
+				w.attend(p, nil, now)
+			}
 			if now.Sub(lastOutput) >= hb {
 				p.heartbeat(now.Sub(lastEvent))
 				lastOutput = now
