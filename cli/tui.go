@@ -55,6 +55,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		ExitOnFinish: w.Opts.ExitOnFinish,
 		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
+		BackToList:   w.BackToList,
 		Attention:    w.newTracker(),
 	}
 	if w.Debug != nil {
@@ -66,6 +67,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 	go uiWatchdog(parent, uiDone, quitGrace, terminalRestorer(os.Stdin, os.Stdout), w.Stderr, os.Exit)
 	res, uiErr := ui.Run(parent, cfg)
 	close(uiDone)
+	w.Back = res.Back
 
 	// Stop the source (the user may quit before it ends) and see how it
 	// ended.
@@ -89,9 +91,12 @@ func runTUI(parent context.Context, w *watchSession) error {
 		endErr = se
 	}
 
-	// The short summary stays in the terminal's scrollback.
+	// The short summary stays in the terminal's scrollback (not when going
+	// back to the runs list: the run is still there).
 	endErr = endCause(parent, endErr)
-	newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	if !res.Back {
+		newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	}
 	return endErr
 }
 
