@@ -20,46 +20,39 @@ import (
 
 // newSession checks the flags and prepares what every watch shares: the
 // output mode, colour, the debug log and the --summary target. Files that
-// cannot be created are usage errors (exit 2), found before any request.
+// cannot be created are usage errors (exit 2), found before any request
+// and before any file is created (see outputs): the debug log is created
+// last, --record by watchLive, --summary when watching ends.
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
-	w = &watchSession{Opts: o, Store: model.NewStore(), Stdout: a.stdout, Stderr: a.stderr}
-	var closers []func()
-	cleanup = func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	defer func() {
-		if err != nil {
-			cleanup()
-		}
-	}()
-	if o.Debug != "" {
-		f, err := createFile("debug", o.Debug)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		w.Debug = newDebugLog(f)
-		closers = append(closers, func() { _ = w.Debug.Close() })
-		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
-	}
-	if o.Summary != "" && o.Summary != "-" {
-		// Fail now rather than after a long watch; the file is written at
-		// the end.
-		f, err := os.OpenFile(o.Summary, os.O_WRONLY|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, cleanup, usageErrorf("--summary: %v", err)
-		}
-		_ = f.Close()
-	}
+	a.out = &outputs{stderr: a.stderr}
+	cleanup = a.out.close
+	w = &watchSession{Opts: o, Store: model.NewStore(), Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}
 	termOut, width := isTerminal(a.stdout)
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
+		return nil, cleanup, err
+	}
+	if w.Output == OutputTUI {
+		if err := checkTUI(a.stdin, termOut); err != nil {
+			return nil, cleanup, err
+		}
+		a.out.defer_ = true
+	}
+	if err := checkOutputs(o); err != nil {
 		return nil, cleanup, err
 	}
 	if termOut {
 		w.Width = width
 	}
 	w.Color = termOut && !o.NoColor && !noColorEnv() && os.Getenv("TERM") != "dumb"
+	if o.Debug != "" {
+		f, err := a.out.create("--debug", o.Debug)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		w.Debug = newDebugLog(f)
+		a.out.debug = w.Debug
+		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
+	}
 	return w, cleanup, nil
 }
 
@@ -77,6 +70,10 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 		return usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
 	}
 	a.stderr.key = key
+	// The address and key are checked before any file is created.
+	if _, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key}); err != nil {
+		return withCode(ExitUsage, err)
+	}
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err
@@ -101,22 +98,24 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	}
 	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
 	if o.Record != "" {
-		f, err := createFile("record", o.Record)
+		f, err := a.out.create("--record", o.Record)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
 		wopts.Record = f
 	}
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
+	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", baseURL, jobID)
 	if hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go hook(hctx, client)
 	}
-	return w.run(ctx)
+	ctx, stop := a.out.context(ctx)
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
 }
 
 // demo options.
@@ -124,6 +123,7 @@ type demoOptions struct {
 	Scenario string
 	Speed    float64
 	Seed     int64
+	History  int
 }
 
 func scenarioCompletion(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -152,6 +152,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f.StringVar(&d.Scenario, "scenario", sim.ScenarioResearch, "the run to simulate: "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
 	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
+	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	o.register(cmd, flagsPolling|flagsOutput)
 	return cmd
@@ -164,8 +165,8 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if !slices.Contains(sim.Scenarios(), d.Scenario) {
 		return usageErrorf("--scenario %q: it must be one of %s", d.Scenario, strings.Join(sim.Scenarios(), ", "))
 	}
-	if !(d.Speed > 0) || d.Speed > 10000 {
-		return usageErrorf("--speed %v: it must be above 0 and at most 10000", d.Speed)
+	if err := checkSpeed(d.Speed); err != nil {
+		return err
 	}
 	if !cmd.Flags().Changed("interval") {
 		// Poll as often, relative to the run, as at the real pace.
@@ -177,7 +178,10 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	}
 	defer cleanup()
 	ctx := cmd.Context()
-	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed}
+	if d.History < 0 {
+		return usageErrorf("--history %d: it must not be negative", d.History)
+	}
+	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed, History: d.History}
 	if w.Debug != nil {
 		sopts.Log = &lineLogger{prefix: "sim: ", d: w.Debug}
 	}
@@ -186,6 +190,11 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 		return err
 	}
 	defer srv.Close()
+	if d.History > 0 && w.Output == OutputTUI {
+		// With a history, the demo opens on the runs screen.
+		return a.demoRuns(cmd, o, srv)
+	}
+
 	job := srv.Jobs[0]
 	// The demo started the run: it knows the cap, and its clock runs
 	// --speed times faster than the detectors' fixed times assume.
@@ -298,7 +307,9 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	}
 	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
-	return w.run(cmd.Context())
+	ctx, stop := a.out.context(cmd.Context())
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
 }
 
 // serve options.
@@ -333,6 +344,7 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.Int64Var(&so.Seed, "seed", 1, "the same seed gives the same runs")
 	f.StringVar(&so.Key, "key", "", "the API key to accept (default: a random fc- key)")
 	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
+	f.IntVar(&so.History, "history", 0, "also host this many finished runs in the team's list, 20 a page (40+ make several pages)")
 	f.IntVar(&so.MaxCredits, "max-credits", sim.DefaultMaxCredits, "credit cap of the credit-limit scenario")
 	f.IntVar(&so.RateLimit, "rate-limit", sim.DefaultRateLimit, "requests a minute per key before 429 (-1: no limit)")
 	f.IntVar(&so.Scrapes, "scrapes", 1, "ready-made scrape jobs to interact with (0: none)")
@@ -349,11 +361,14 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 			return usageErrorf("--scenario %q: it must be one of %s", sc, strings.Join(sim.Scenarios(), ", "))
 		}
 	}
-	if !(so.Speed > 0) {
-		return usageErrorf("--speed %v: it must be above 0", so.Speed)
+	if err := checkSpeed(so.Speed); err != nil {
+		return err
 	}
 	if so.Events < 1 || so.MaxCredits < 1 {
 		return usageErrorf("--events and --max-credits must be at least 1")
+	}
+	if so.History < 0 {
+		return usageErrorf("--history %d: it must not be negative", so.History)
 	}
 	if so.RateLimit == 0 {
 		return usageErrorf("--rate-limit 0 would refuse every request; use -1 for no limit")

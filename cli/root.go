@@ -27,6 +27,9 @@ import (
 // the exit code. SIGINT and SIGTERM end a watch cleanly (summary written,
 // exit 130); a second one kills the process.
 func Main() int {
+	// A closed stdout (firewatch ... | head -1) is a failed write that ends
+	// watching cleanly (exit 8), not a death by SIGPIPE (141).
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signalContext(context.Background())
 	defer stop()
 	return Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -58,6 +61,7 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr *scrubWriter // scrubs the key once it is known
+	out    *outputs     // the watch's outputs (newSession)
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -65,6 +69,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
 	poller.Version = Version()
 	root := a.rootCommand()
+	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -122,13 +127,15 @@ const rootLong = `firewatch watches a Firecrawl agent run live, from its first t
 its final outcome: what every agent is doing, the tools it calls, the
 artifacts it writes, what it costs and what went wrong.
 
+  firewatch                       on a terminal: the team's runs, enter watches one
+  firewatch run "PROMPT"          start an agent run and watch it
   firewatch demo                  see it work against the built-in simulator
   firewatch JOB_ID                watch a run (FIRECRAWL_API_KEY must be set)
   firewatch JOB_ID -o json | jq   the events as NDJSON, for scripts
 
 The exit code tells how the run ended: 0 succeeded, 1 failed, 2 bad usage,
 3 cancelled, 4 refused, 5 credit limit, 6 the service refused the request,
-7 --timeout passed, 130 interrupted.`
+7 --timeout passed, 8 an output could not be written, 130 interrupted.`
 
 func (a *app) rootCommand() *cobra.Command {
 	o := &watchOptions{}
@@ -146,6 +153,9 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
+				if a.onTerminal() {
+					return runE(a.firstScreen(cmd, o))
+				}
 				return cmd.Help()
 			}
 			return runE(a.watch(cmd, o, args[0]))
@@ -201,8 +211,13 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
   firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
-		Args: exactlyOne("a JOB_ID (the run's UUID)"),
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.watch(cmd, o, args[0])) },
+		Args: latestArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if latest, _ := cmd.Flags().GetBool("latest"); latest {
+				return runE(a.watchLatest(cmd, o))
+			}
+			return runE(a.watch(cmd, o, args[0]))
+		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
 	return cmd

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/firewatch/firewatch/poller"
@@ -54,12 +55,19 @@ func runTUI(parent context.Context, w *watchSession) error {
 		ExitOnFinish: w.Opts.ExitOnFinish,
 		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
+		BackToList:   w.BackToList,
 		Attention:    w.newTracker(),
 	}
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}
 	}
+	// Quitting always works: after SIGINT/SIGTERM the UI has quitGrace to
+	// stop before the terminal is given back and firewatch leaves.
+	uiDone := make(chan struct{})
+	go uiWatchdog(parent, uiDone, quitGrace, terminalRestorer(os.Stdin, os.Stdout), w.Stderr, os.Exit)
 	res, uiErr := ui.Run(parent, cfg)
+	close(uiDone)
+	w.Back = res.Back
 
 	// Stop the source (the user may quit before it ends) and see how it
 	// ended.
@@ -83,9 +91,12 @@ func runTUI(parent context.Context, w *watchSession) error {
 		endErr = se
 	}
 
-	// The short summary stays in the terminal's scrollback.
+	// The short summary stays in the terminal's scrollback (not when going
+	// back to the runs list: the run is still there).
 	endErr = endCause(parent, endErr)
-	newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	if !res.Back {
+		newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	}
 	return endErr
 }
 

@@ -1,6 +1,7 @@
 package poller
 
 import (
+	"errors"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -14,8 +15,10 @@ import (
 // then waits.
 
 // MaxRetryAfter is the longest the watch loop waits for a delay the service
-// asks for.
-const MaxRetryAfter = 2 * time.Minute
+// asks for: a 429 asking for ten minutes is waited out in full (polling
+// sooner only earns another 429); one asking for longer than an hour is
+// tried again after an hour, and the health line says both figures.
+const MaxRetryAfter = time.Hour
 
 // retryDelay is how long the watch loop waits after a retryable failure e,
 // given the backoff it would otherwise use: a delay the server asks for is
@@ -116,4 +119,21 @@ func secondsDur(f float64) time.Duration {
 		return maxServerDelay
 	}
 	return time.Duration(f * float64(time.Second))
+}
+
+// RetryWait is how long a caller that polls besides the watch loop (the
+// runs screen, runs --limit, team) waits before asking again after err:
+// the watch loop's rule with interval as the backoff (a delay the service
+// asked for, clamped to [interval, MaxRetryAfter]); ok is false when asking
+// again cannot help (a refusal).
+func RetryWait(err error, interval time.Duration) (d time.Duration, ok bool) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return interval, true
+	}
+	if !e.Retryable() {
+		return 0, false
+	}
+	d, _ = retryDelay(e, interval, interval)
+	return d, true
 }

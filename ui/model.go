@@ -20,6 +20,7 @@ import (
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	artcontent "github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/textwrap"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
@@ -76,6 +77,8 @@ type Model struct {
 
 	copyNote string // said after the next "copied ..." (o without a desktop)
 	userQuit bool
+	// backToList is Config.BackToList; back is set when esc used it.
+	backToList, back bool
 }
 
 // Pane indexes in focus order: reading order of the full layout.
@@ -157,13 +160,14 @@ func New(cfg Config) *Model {
 			Agents: store.Agents(), ToolCalls: store.ToolCalls(), Artifacts: store.Artifacts(), Sessions: store.Sessions()}
 		m.applyDelta(&all)
 	}
+	m.backToList = cfg.BackToList
 	return m
 }
 
 // Result is how the UI ended so far: Quit when the user quit before the
 // run finished.
 func (m *Model) Result() Result {
-	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished}
+	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished, Back: m.back}
 }
 
 // SetClock freezes the UI's clock and time zone (tests and goldens).
@@ -385,6 +389,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case openDetailMsg:
 		m.openDetail(msg.sel)
+		return nil
+	case confirmArmMsg:
+		msg.v.armed = true
+		return nil
+	case tea.ResumeMsg:
+		// Back from a suspend: draw the whole screen again.
+		return tea.ClearScreen
+	case textwrap.LaidMsg:
+		// A large text laid out off the loop: its view takes it (or
+		// drops it, when another layout was asked for since).
+		if v, ok := msg.Owner.(*textView); ok {
+			v.laid(msg)
+		}
 		return nil
 	}
 	return m.notifyOverlays(msg)

@@ -11,6 +11,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/internal/suspend"
 )
 
 // Backend is what the UI can ask of the service while it watches. It is
@@ -39,6 +40,10 @@ type Config struct {
 
 	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
 
+	// BackToList: the runs screen opened this run; esc (with no filter
+	// set) leaves the UI with Result.Back, to go back to the list.
+	BackToList bool
+
 	// Attention is the tracker of what needs attention, over Store; the
 	// UI updates it with every merge. Nil: the UI makes its own.
 	Attention *attention.Tracker
@@ -63,6 +68,8 @@ type Config struct {
 type Result struct {
 	// Quit: the user quit before the run finished.
 	Quit bool
+	// Back: the user went back to the runs list (Config.BackToList).
+	Back bool
 }
 
 // Run shows the UI until the user quits (or, with ExitOnFinish, until the
@@ -73,7 +80,12 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	m := New(cfg)
 	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
-	final, err := tea.NewProgram(m, opts...).Run()
+	p := tea.NewProgram(m, opts...)
+	// Ctrl-Z and an outside SIGTSTP suspend like any shell job, the
+	// terminal restored; SIGCONT resumes and redraws.
+	stopSuspend := suspend.Listen(p)
+	final, err := p.Run()
+	stopSuspend()
 	res := Result{}
 	if fm, ok := final.(*Model); ok {
 		res = fm.Result()
