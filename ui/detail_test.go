@@ -106,6 +106,31 @@ func runCmds(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
 	return raw
 }
 
+// deliverWants runs cmd's commands once and hands what children ask the
+// root for (snapshotWantMsg, diffWantMsg) to m; it returns the rest, and
+// what m started, unsettled.
+func deliverWants(m *Model, cmd tea.Cmd) tea.Cmd {
+	var rest []tea.Cmd
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case snapshotWantMsg, diffWantMsg:
+			_, next := m.Update(msg)
+			rest = append(rest, next)
+		default:
+			rest = append(rest, func() tea.Msg { return msg })
+		}
+	}
+	return tea.Batch(rest...)
+}
+
 // keys presses each key and settles what it started.
 func pressRun(t *testing.T, m *Model, ks ...string) (raw []string) {
 	t.Helper()
@@ -312,8 +337,10 @@ func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
 		timers = append(timers, msg)
 		return nil
 	}
-	// Opening starts the fetch and the spinner; the screen says it loads.
+	// Opening asks the root for the snapshot; the root starts the fetch
+	// and the spinner; the screen says it loads.
 	_, cmd := m.Update(keyMsg("a"))
+	cmd = deliverWants(m, cmd)
 	if m.env.snaps.loading != 1 || len(timers) != 1 {
 		t.Fatalf("a fetch and one spinner tick: loading %d, timers %v", m.env.snaps.loading, timers)
 	}
@@ -424,6 +451,7 @@ func TestCancelConfirmed(t *testing.T) {
 	s.Merge(&model.Poll{Events: before})
 	m := serviceModel(t, "", 120, 40, fb, Config{Store: s})
 	pressRun(t, m, "c")
+	armConfirm(t, m)
 	if _, ok := m.overlay.(*confirmView); !ok {
 		t.Fatalf("c opened %T, want the confirmation", m.overlay)
 	}
@@ -461,7 +489,9 @@ func TestCancelDeclined(t *testing.T) {
 	for _, k := range []string{"n", "esc"} {
 		fb := &fakeService{}
 		m := serviceModel(t, "running.json", 120, 40, fb, Config{})
-		pressRun(t, m, "c", k)
+		pressRun(t, m, "c")
+		armConfirm(t, m)
+		pressRun(t, m, k)
 		if fb.cancels != 0 || m.overlay != nil {
 			t.Fatalf("%s: %d cancels, overlay %T", k, fb.cancels, m.overlay)
 		}
@@ -472,7 +502,9 @@ func TestCancelDeclined(t *testing.T) {
 	// From the waterfall, the confirmation goes back to it.
 	fb := &fakeService{}
 	m := serviceModel(t, "running.json", 120, 40, fb, Config{})
-	pressRun(t, m, "w", "c", "n")
+	pressRun(t, m, "w", "c")
+	armConfirm(t, m)
+	pressRun(t, m, "n")
 	if _, ok := m.overlay.(*waterfallView); !ok || fb.cancels != 0 {
 		t.Fatalf("c n in the waterfall: overlay %T, %d cancels", m.overlay, fb.cancels)
 	}
@@ -490,7 +522,9 @@ func TestCancelAnswers(t *testing.T) {
 	} {
 		fb := &fakeService{cancelErr: tc.err}
 		m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
-		pressRun(t, m, "c", "y")
+		pressRun(t, m, "c")
+		armConfirm(t, m)
+		pressRun(t, m, "y")
 		f := footerLine(m)
 		for _, w := range tc.want {
 			if !strings.Contains(f, w) {

@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/suspend"
 )
 
 // onKey routes a key: the filter input first, then an overlay, then the
@@ -14,6 +15,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		m.userQuit = true
 		return tea.Quit
+	}
+	if key.Matches(msg, k.Suspend) {
+		// Through SIGTSTP, so that Ctrl-Z and kill -TSTP are one path
+		// (ui/internal/suspend).
+		return suspend.Request
 	}
 	m.env.flash = ""
 	if m.filtering {
@@ -28,8 +34,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.userQuit = true
 			return tea.Quit
 		case key.Matches(msg, k.Cancel):
-			m.askCancel()
-			return nil
+			return m.askCancel()
 		case key.Matches(msg, k.Help) && !helping:
 			m.push(newHelpOverlay(m))
 			return nil
@@ -116,12 +121,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Attention):
 		return m.nextAttention()
 	case key.Matches(msg, k.Pause):
-		if m.backend == nil {
-			m.env.flash = "nothing to pause: this is a replay"
-			break
-		}
-		if m.done {
-			m.env.flash = "the watch has ended"
+		if !m.canPoll("pause") {
 			break
 		}
 		m.paused = !m.paused
@@ -133,12 +133,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.armTicks()
 		}
 	case key.Matches(msg, k.PollNow):
-		if m.backend == nil {
-			m.env.flash = "nothing to poll: this is a replay"
-			break
-		}
-		if m.done {
-			m.env.flash = "the watch has ended"
+		if !m.canPoll("poll") {
 			break
 		}
 		m.backend.PollNow()
@@ -149,7 +144,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Result):
 		m.openResult()
 	case key.Matches(msg, k.Cancel):
-		m.askCancel()
+		cmd = m.askCancel()
 	case key.Matches(msg, k.Copy):
 		cmd = m.copySelection(p.selection())
 	case key.Matches(msg, k.Open):
@@ -249,4 +244,18 @@ func (m *Model) onClick(msg tea.MouseClickMsg) tea.Cmd {
 		m.rescope(false)
 	}
 	return nil
+}
+
+// canPoll reports whether p and P can act on the poll; when not (a
+// replay, or the watch has ended) the footer says why: "nothing to <verb>".
+func (m *Model) canPoll(verb string) bool {
+	switch {
+	case m.backend == nil:
+		m.env.flash = "nothing to " + verb + ": this is a replay"
+	case m.done:
+		m.env.flash = "the watch has ended"
+	default:
+		return true
+	}
+	return false
 }

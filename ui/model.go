@@ -20,6 +20,7 @@ import (
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	artcontent "github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/textwrap"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
@@ -362,9 +363,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.env.snaps.done(msg)
 		return m.notifyOverlays(msg)
 	case diffMsg:
-		m.env.snaps.diffs[msg.key] = msg.res
-		delete(m.env.snaps.diffing, msg.key)
+		m.env.snaps.diffDone(msg)
 		return m.notifyOverlays(msg)
+	case snapshotWantMsg:
+		return m.env.snaps.fetch(msg.id, msg.kind, m.env.render)
+	case diffWantMsg:
+		done, cmd := m.env.snaps.diff(msg.key, msg.kind)
+		if done != nil {
+			return m.notifyOverlays(*done)
+		}
+		return cmd
 	case cancelDoneMsg:
 		m.onCancelDone(msg)
 		return nil
@@ -381,6 +389,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case openDetailMsg:
 		m.openDetail(msg.sel)
+		return nil
+	case confirmArmMsg:
+		msg.v.armed = true
+		return nil
+	case tea.ResumeMsg:
+		// Back from a suspend: draw the whole screen again.
+		return tea.ClearScreen
+	case textwrap.LaidMsg:
+		// A large text laid out off the loop: its view takes it (or
+		// drops it, when another layout was asked for since).
+		if v, ok := msg.Owner.(*textView); ok {
+			v.laid(msg)
+		}
 		return nil
 	}
 	return m.notifyOverlays(msg)
@@ -433,13 +454,17 @@ func (m *Model) overlaySize() (w, h int, ok bool) {
 // (a no-op for a box that did not change): a resize, a header that grew a
 // line, an overlay opened or closed.
 func (m *Model) relayout() tea.Cmd {
+	var cmds []tea.Cmd
 	if m.width > 0 && m.height > 0 && m.frame().kind != layoutSmall {
 		rects := m.paneRects()
 		for i, p := range m.panes {
-			p.setSize(rects[i].w, rects[i].h)
+			cmds = append(cmds, p.setSize(rects[i].w, rects[i].h))
 		}
 	}
-	return m.sizeOverlay()
+	for i, p := range m.panes {
+		p.setFocus(i == m.focus)
+	}
+	return tea.Batch(append(cmds, m.sizeOverlay())...)
 }
 
 // sizeOverlay gives the overlay shown its box (a no-op when unchanged).
