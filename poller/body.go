@@ -10,13 +10,16 @@ import (
 // long run: ~10 MB), so the watch loop reads each body into the same buffer
 // (the loop's body), sized from Content-Length with room to grow: a steady poll
 // allocates nothing in proportion to the body, and a body is never copied
-// on its way to the decoder. The buffer never grows past the limit: an
-// endless body, an endless chunked body or a gzip bomb (the transport
-// decompresses; Content-Length is then unknown) is refused once it passes
-// the limit, and a body whose Content-Length is over the limit is refused
-// before it is read. A refused or broken body keeps its grown buffer for
-// the retry, which allocates nothing new; a good body that uses less than a
-// quarter of it gives the excess back at the next read.
+// on its way to the decoder. A body that outgrows the buffer (gzip: the
+// transport decompresses, Content-Length is then unknown) is read into 1 MB
+// chunks and assembled once complete, into a buffer with room to grow.
+// Nothing grows past the limit: an endless body, an endless chunked body
+// or a gzip bomb is refused once it passes the limit (memory holds the
+// limit plus a chunk), and a body whose Content-Length is over the limit
+// is refused before it is read. The chunks of a refused body are kept for
+// the retry, which allocates nothing new; a good body lets them go, and
+// one that uses less than a quarter of the buffer gives the excess back
+// at the next read.
 
 // bodyTooLarge says why a body was refused.
 type bodyTooLarge struct {

@@ -20,7 +20,8 @@
 // for the others): a body announcing more (Content-Length) is refused
 // unread, and one that goes on past the limit (endless, chunked, or a gzip
 // body that decompresses past it) is refused there, with that reason in
-// the error; memory never holds more than the limit. The watch loop reads
+// the error; memory holds at most the limit (plus a 1 MB chunk and the
+// last good body's buffer). The watch loop reads
 // every trace body into one buffer sized from Content-Length (with room to
 // grow) and kept from poll to poll, retries included: a steady poll makes
 // no garbage in proportion to the body. While a body is the same as the
