@@ -111,6 +111,11 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
 	w.Debug.Printf("service %s, job %s", baseURL, jobID)
+	otlp, err := o.OTLP.live(w, key)
+	if err != nil {
+		return err
+	}
+	defer otlp.finish()
 	if hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -153,7 +158,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
 	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
-	o.register(cmd, flagsPolling|flagsOutput)
+	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP)
 	return cmd
 }
 
@@ -252,7 +257,7 @@ the recorded run's.`,
 	f := cmd.Flags()
 	f.Float64Var(&r.Speed, "speed", 1, "pace multiplier over the recorded pace")
 	f.BoolVar(&r.Instant, "instant", false, "show everything at once (the default for plain and JSON output)")
-	o.register(cmd, flagsOutput)
+	o.register(cmd, flagsOutput|flagsOTLP)
 	return cmd
 }
 
@@ -295,6 +300,11 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	}
 	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
+	otlp, err := o.OTLP.live(w, "")
+	if err != nil {
+		return err
+	}
+	defer otlp.finish()
 	return w.run(cmd.Context())
 }
 

@@ -52,6 +52,9 @@ type watchOptions struct {
 	// Heartbeat is how long the output stays silent before it says the run
 	// is still going.
 	Heartbeat time.Duration
+
+	// OTLP is the OpenTelemetry export (--otlp, cli/otlp.go).
+	OTLP otlpOptions
 }
 
 const (
@@ -67,6 +70,7 @@ const (
 	flagsConnection flagSet = 1 << iota // --api-url, --api-key
 	flagsPolling                        // --interval, --tail, --live-view, --record, --timeout
 	flagsOutput                         // --output, --summary, --no-color, --ascii, --debug, --mouse, --exit-on-finish
+	flagsOTLP                           // --otlp, --otlp-endpoint, --otlp-content
 )
 
 func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
@@ -93,6 +97,9 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 		f.StringVar(&o.SaveDir, "save-dir", "", "terminal UI: where s saves an artifact's content (default: the current directory)")
 		f.DurationVar(&o.Heartbeat, "heartbeat", defaultHeartbeat, "say the run is still going after this long without events (plain and JSON output)")
 		_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputModes, cobra.ShellCompDirectiveNoFileComp))
+	}
+	if which&flagsOTLP != 0 {
+		o.OTLP.register(cmd)
 	}
 }
 
@@ -122,6 +129,11 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	}
 	if o.Record != "" && o.Record == o.Summary {
 		return usageErrorf("--record and --summary name the same file %q", o.Record)
+	}
+	if f.Lookup("otlp") != nil {
+		if err := o.OTLP.check(false); err != nil {
+			return err
+		}
 	}
 	if o.SaveDir != "" {
 		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {

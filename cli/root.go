@@ -150,10 +150,11 @@ func (a *app) rootCommand() *cobra.Command {
 			return runE(a.watch(cmd, o, args[0]))
 		},
 	}
-	o.register(root, flagsConnection|flagsPolling|flagsOutput)
+	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
-	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
+	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand(),
+		a.exportCommand(), a.reportCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
@@ -202,7 +203,7 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		Args: exactlyOne("a JOB_ID (the run's UUID)"),
 		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.watch(cmd, o, args[0])) },
 	}
-	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	return cmd
 }
 

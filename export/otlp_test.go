@@ -297,6 +297,49 @@ func TestLiveEqualsReplay(t *testing.T) {
 	}
 }
 
+// TestLiveFeedEqualsReplay: the Live exporter, fed the watch's polls and
+// keeping its own store, ends with the same spans as the recording's
+// export.
+func TestLiveFeedEqualsReplay(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioFailure}, Speed: 300, Seed: 9, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, _ := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	live := newReceiver(t)
+	l, err := NewLive(Options{Endpoint: live.URL, Secret: srv.Key, BatchTimeout: 20 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec bytes.Buffer
+	s := model.NewStore()
+	err = c.Watch(srv.Jobs[0].ID, poller.WatchOptions{Interval: 100 * time.Millisecond, Tail: 1, Record: &rec}).Run(ctx, func(u poller.Update) {
+		l.Feed(u.Poll)
+		if u.Poll != nil {
+			s.Merge(u.Poll)
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := l.Close(ctx); st.Err != nil || st.Spans == 0 {
+		t.Fatalf("live export: %+v", st)
+	}
+	replayed, err := Load(ctx, bytes.NewReader(rec.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again := newReceiver(t)
+	exportTo(t, again, replayed, Options{})
+	equalSpans(t, live.final(), again.final())
+	if live.contains(srv.Key) {
+		t.Error("the key reached the OTLP endpoint")
+	}
+}
+
 // TestFailingEndpoint: an endpoint that does not answer neither blocks
 // the watch nor changes how it ends; the failure is reported once.
 func TestFailingEndpoint(t *testing.T) {

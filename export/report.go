@@ -295,7 +295,7 @@ func build(s *model.Store, o ReportOptions) *report {
 		rep.Artifacts = append(rep.Artifacts, row)
 	}
 	if o.Result != nil {
-		c := clean(o.Result.Content)
+		c := clean(model.Sanitize(o.Result.Content))
 		if o.Result.Kind == model.KindJSON {
 			if p, _ := pretty(clean, []byte(c)); p != "" {
 				c = p
