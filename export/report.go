@@ -10,6 +10,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -208,7 +209,7 @@ func build(s *model.Store, o ReportOptions) *report {
 		Outcome: string(r.Outcome),
 		Level:   level(r.Outcome, finished),
 		Started: stamp(r.StartedAt), Finished: stamp(r.FinishedAt),
-		Credits: describe.Credits(r.CreditsUsed),
+		Credits: strconv.FormatFloat(r.CreditsUsed, 'f', -1, 64),
 		Tokens:  describe.Tokens(r.TokensUsed()),
 		Events:  s.Len(),
 		Version: o.Version,
@@ -383,7 +384,7 @@ func buildChart(s *model.Store, clean func(string) string) chart {
 		y := float64(axisH + len(c.Rows)*rowH)
 		x0, x1 := x(start), x(end)
 		w := math.Max(1.5, math.Round((x1-x0)*10)/10)
-		c.Rows = append(c.Rows, chartRow{Y: y + 3, TextY: y + 13, X: x0, W: w, Label: label, Tip: tip, Cls: cls, Indent: float64(4 + depth*12)})
+		c.Rows = append(c.Rows, chartRow{Y: y + 3, TextY: y + 13, X: x0, W: w, Label: describe.Truncate(label, 40-depth*2), Tip: tip, Cls: cls, Indent: float64(4 + depth*12)})
 	}
 	rows := 0
 	for _, a := range s.Agents() {
