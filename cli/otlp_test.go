@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"context"
+	"io"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+)
+
+const fixture = "../export/testdata/failed.json"
+
+// closedEndpoint is an OTLP URL on loopback where nothing listens.
+func closedEndpoint(t *testing.T) string {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	return "http://" + addr
+}
+
+// TestOTLPFailureKeepsExitCode: a replay exports to an endpoint that is
+// down: the exit code is the run's, the failure is said once on stderr.
+func TestOTLPFailureKeepsExitCode(t *testing.T) {
+	ctx := context.Background()
+	_, _, want := run(t, ctx, "replay", fixture, "-o", "plain")
+	out, errOut, code := run(t, ctx, "replay", fixture, "-o", "plain", "--otlp-endpoint", closedEndpoint(t))
+	if code != want || want != ExitFailed {
+		t.Errorf("exit %d with the export failing, %d without (want %d)", code, want, ExitFailed)
+	}
+	if n := strings.Count(errOut, "OTLP export"); n != 1 {
+		t.Errorf("the failure is reported %d times, want once:\n%s", n, errOut)
+	}
+	if !strings.Contains(out, "failed") {
+		t.Errorf("the plain output is missing:\n%s", out)
+	}
+}
+
+func TestExportCommand(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/v1/traces" && r.Header.Get("Content-Type") == "application/x-protobuf" {
+			requests.Add(1)
+		}
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	defer srv.Close()
+	ctx := context.Background()
+	for _, c := range []struct {
+		args []string
+		code int
+		out  string
+	}{
+		{[]string{"export", fixture, "--otlp-endpoint", srv.URL}, ExitOK, "exported 35 spans of run 5eb381f7-65e6-43da-906e-1dc97016172b"},
+		{[]string{"export", fixture, "--otlp-endpoint", closedEndpoint(t)}, ExitFailed, ""},
+		{[]string{"export", fixture, "--otlp-endpoint", "localhost:4318"}, ExitUsage, ""},
+		{[]string{"export", "no-such-file.ndjson"}, ExitUsage, ""},
+		{[]string{"replay", fixture, "--otlp-content"}, ExitUsage, ""},
+		{[]string{"report", fixture, "--format", "pdf"}, ExitUsage, ""},
+		{[]string{"report", fixture, "--format", "md"}, ExitOK, "## firewatch report: run `5eb381f7"},
+		{[]string{"report", fixture}, ExitOK, "Content-Security-Policy"},
+	} {
+		out, errOut, code := run(t, ctx, c.args...)
+		if code != c.code || !strings.Contains(out, c.out) {
+			t.Errorf("%v: exit %d (want %d), stdout %.200q, stderr %q", c.args, code, c.code, out, errOut)
+		}
+	}
+	if requests.Load() == 0 {
+		t.Error("the endpoint got no OTLP request")
+	}
+}
