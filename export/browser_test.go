@@ -83,7 +83,7 @@ func TestReportInBrowser(t *testing.T) {
 	}
 	dir := t.TempDir()
 	for _, c := range []struct {
-		name  string
+		name string
 		html func(t *testing.T) []byte
 	}{
 		{"failure", func(t *testing.T) []byte { return render(t, loadFixture(t, "failed.json")) }},

@@ -12,6 +12,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/firewatch/firewatch/describe"
@@ -320,7 +321,7 @@ func build(s *model.Store, o ReportOptions) *report {
 	}
 	rep.Chart = buildChart(s, clean)
 	rep.CSS = template.CSS(reportCSS)
-	rep.CSP = reportCSP
+	rep.CSP = reportCSP()
 	return rep
 }
 
@@ -449,18 +450,22 @@ var reportCSS string
 // reportCSP forbids scripts, remote loads, frames, forms and plugins (a
 // meta policy cannot say frame-ancestors: browsers warn and ignore it): the
 // one style sheet is allowed by its hash, images only as data: URLs.
-var reportCSP = func() string {
+// It and the template are made on first use, not at start-up: commands
+// that write no report pay nothing for them.
+var reportCSP = sync.OnceValue(func() string {
 	sum := sha256.Sum256([]byte(reportCSS))
 	return "default-src 'none'; style-src 'sha256-" + base64.StdEncoding.EncodeToString(sum[:]) +
 		"'; img-src data:; base-uri 'none'; form-action 'none'"
-}()
+})
 
 //go:embed report.html.tmpl
 var reportHTML string
 
-var htmlTmpl = template.Must(template.New("report").Funcs(template.FuncMap{
-	"inc": func(i int) int { return i + 1 },
-}).Parse(reportHTML))
+var htmlTmpl = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("report").Funcs(template.FuncMap{
+		"inc": func(i int) int { return i + 1 },
+	}).Parse(reportHTML))
+})
 
 // Format of a report.
 const (
@@ -474,7 +479,7 @@ func Report(w io.Writer, s *model.Store, format string, o ReportOptions) error {
 	rep := build(s, o)
 	switch format {
 	case FormatHTML, "":
-		return htmlTmpl.Execute(w, rep)
+		return htmlTmpl().Execute(w, rep)
 	case FormatMarkdown:
 		_, err := io.WriteString(w, markdown(s, rep))
 		return err
