@@ -9,6 +9,9 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/sim"
 )
 
 const fixture = "../export/testdata/failed.json"
@@ -73,5 +76,42 @@ func TestExportCommand(t *testing.T) {
 	}
 	if requests.Load() == 0 {
 		t.Error("the endpoint got no OTLP request")
+	}
+}
+
+// TestReportJobID: a report of a job id fetches the trace and the result
+// artifact's latest content from the service (the simulator here); the
+// key appears nowhere in it.
+func TestReportJobID(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1000, Seed: 3, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	job := srv.Jobs[0].ID
+	if err := srv.WaitFinished(ctx, job); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	for _, format := range []string{"html", "md"} {
+		out, errOut, code := run(t, ctx, "report", job, "--api-url", srv.URL, "--format", format)
+		if code != ExitOK {
+			t.Fatalf("report %s: exit %d: %s", format, code, errOut)
+		}
+		if strings.Contains(out, srv.Key) || strings.Contains(errOut, srv.Key) {
+			t.Errorf("%s: the key is in the report", format)
+		}
+		if format == "html" && !strings.Contains(out, "<h2>Result (result, latest)</h2>") {
+			t.Errorf("the HTML report has no result content")
+		}
+		if !strings.Contains(out, job) {
+			t.Errorf("%s: the report does not name the job", format)
+		}
+	}
+	_, errOut, code := run(t, ctx, "report", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--api-url", srv.URL)
+	if code != ExitRejected {
+		t.Errorf("report of an unknown job: exit %d (want %d): %s", code, ExitRejected, errOut)
 	}
 }
