@@ -99,6 +99,8 @@ type Exporter struct {
 	tracer trace.Tracer
 	sent   map[trace.SpanID]uint64 // digest of the version sent
 	live   int                     // spans sent by Observe (as they ended)
+	made   int                     // spans handed to the SDK
+	queued int                     // of them since the last flush
 
 	mu     sync.Mutex
 	stats  Stats
@@ -165,6 +167,7 @@ func New(o Options) (*Exporter, error) {
 		sdktrace.WithBatcher(&reporting{SpanExporter: inner, x: x},
 			sdktrace.WithBatchTimeout(o.BatchTimeout),
 			sdktrace.WithMaxExportBatchSize(256),
+			sdktrace.WithMaxQueueSize(2*flushEvery),
 			sdktrace.WithExportTimeout(o.Timeout*2)),
 	)
 	x.tracer = x.tp.Tracer("github.com/firewatch/firewatch/export",
@@ -227,6 +230,13 @@ func (x *Exporter) Close(ctx context.Context, s *model.Store) Stats {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
+	if lost := x.made - x.stats.Spans - x.stats.Failed; lost > 0 {
+		// Dropped by the processor, or still on their way when ctx ended.
+		x.stats.Failed += lost
+		if x.stats.Err == nil {
+			x.stats.Err = fmt.Errorf("%d spans were not sent in time", lost)
+		}
+	}
 	return x.stats
 }
 
@@ -255,8 +265,22 @@ func (x *Exporter) emit(b *builder, sd spanData) int {
 		span.SetStatus(sd.Status, sd.StatusMsg)
 	}
 	span.End(trace.WithTimestamp(sd.End))
+	x.made++
+	if x.queued++; x.queued >= flushEvery {
+		// A burst (an export of a whole run, or a poll that ends
+		// thousands of calls) would overflow the processor's queue,
+		// which drops spans: send what is queued first. This waits on
+		// the exporting goroutine, never on the watch's.
+		x.queued = 0
+		ctx, cancel := context.WithTimeout(context.Background(), 2*x.o.Timeout)
+		_ = x.tp.ForceFlush(ctx)
+		cancel()
+	}
 	return 1
 }
+
+// flushEvery is how many spans are queued before they are flushed.
+const flushEvery = 1024
 
 // fail counts a failure and reports the first one.
 func (x *Exporter) fail(spans int, err error) {

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -420,5 +421,43 @@ func TestResolveEndpoint(t *testing.T) {
 		if err != nil || got != c.want {
 			t.Errorf("%+v: %q, %v; want %q", c, got, err, c.want)
 		}
+	}
+}
+
+// TestManySpans: a run of thousands of tool calls loses no span to the
+// batch processor's bounded queue (an offline export ends them all at
+// once).
+func TestManySpans(t *testing.T) {
+	const calls = 5000
+	run, agent := "11111111-2222-4333-8444-555555555555", "aaaaaaaa-0000-4000-8000-000000000001"
+	base := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
+	var b bytes.Buffer
+	seq := 0
+	ev := func(typ, extra string) {
+		if seq > 0 {
+			b.WriteByte(',')
+		}
+		seq++
+		fmt.Fprintf(&b, `{"schemaVersion":1,"eventId":"eeeeeeee-0000-4000-8000-%012d","runId":"%s","occurredAt":"%s","producerSequence":%d,"agent":{"id":"%s","role":"orchestrator","name":"o"},"type":"%s"%s}`,
+			seq, run, base.Add(time.Duration(seq)*time.Millisecond).Format(time.RFC3339Nano), seq, agent, typ, extra)
+	}
+	b.WriteString(`{"success":true,"id":"` + run + `","events":[`)
+	ev("run.started", "")
+	ev("agent.started", "")
+	for i := 0; i < calls; i++ {
+		ev("tool_call.started", fmt.Sprintf(`,"toolCallId":"c%d","toolName":"t","parameters":{}`, i))
+		ev("tool_call.finished", fmt.Sprintf(`,"toolCallId":"c%d","toolName":"t","result":{}`, i))
+	}
+	ev("agent.finished", `,"outcome":"succeeded","durationMs":1,"error":null`)
+	ev("run.finished", `,"outcome":"succeeded","error":null`)
+	b.WriteString("]}")
+	s := model.NewStore()
+	if _, err := s.Ingest(b.Bytes()); err != nil {
+		t.Fatal(err)
+	}
+	r := newReceiver(t)
+	st := exportTo(t, r, s, Options{})
+	if want := calls + 2; st.Spans != want || len(r.final()) != want || st.Failed != 0 {
+		t.Errorf("%d spans sent, %d received, %d failed; want %d", st.Spans, len(r.final()), st.Failed, want)
 	}
 }
