@@ -103,7 +103,7 @@ func TestReportJobID(t *testing.T) {
 		if strings.Contains(out, srv.Key) || strings.Contains(errOut, srv.Key) {
 			t.Errorf("%s: the key is in the report", format)
 		}
-		if format == "html" && !strings.Contains(out, "<h2>Result (result, latest)</h2>") {
+		if format == "html" && !strings.Contains(out, `<h2 id="result">Result (result, latest)</h2>`) {
 			t.Errorf("the HTML report has no result content")
 		}
 		if !strings.Contains(out, job) {

@@ -109,7 +109,7 @@ func TestReportHostileHTML(t *testing.T) {
 		"h1": true, "h2": true, "span": true, "div": true, "section": true, "strong": true, "p": true, "ul": true, "li": true,
 		"svg": true, "line": true, "text": true, "g": true, "rect": true, "details": true, "summary": true, "pre": true,
 		"table": true, "thead": true, "tbody": true, "tr": true, "th": true, "td": true, "footer": true}
-	attrs := map[string]bool{"lang": true, "charset": true, "http-equiv": true, "content": true, "name": true, "class": true,
+	attrs := map[string]bool{"lang": true, "id": true, "charset": true, "http-equiv": true, "content": true, "name": true, "class": true,
 		"xmlns": true, "viewbox": true, "role": true, "aria-label": true, "x": true, "y": true, "x1": true, "y1": true,
 		"x2": true, "y2": true, "width": true, "height": true, "rx": true}
 	z := html.NewTokenizer(strings.NewReader(out))
