@@ -268,19 +268,11 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	if !(r.Speed > 0) {
 		return usageErrorf("--speed %v: it must be above 0", r.Speed)
 	}
-	var in io.Reader = a.stdin
-	name := "stdin"
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return usageErrorf("cannot read the recording: %v", err)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return usageErrorf("cannot read the recording: %s is a directory", file)
-		}
-		in, name = f, file
+	in, name, closeIn, err := a.openRecording(file)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err

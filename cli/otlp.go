@@ -178,22 +178,31 @@ func (a *app) export(cmd *cobra.Command, x *otlpOptions, file string) error {
 // loadRun reads a recording or saved trace body (- for stdin) into a
 // store; a file it cannot read is a usage error.
 func (a *app) loadRun(ctx context.Context, file string) (*model.Store, string, error) {
-	var in io.Reader = a.stdin
-	name := "stdin"
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return nil, file, usageErrorf("cannot read the recording: %v", err)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return nil, file, usageErrorf("cannot read the recording: %s is a directory", file)
-		}
-		in, name = f, file
+	in, name, closeIn, err := a.openRecording(file)
+	if err != nil {
+		return nil, file, err
 	}
+	defer closeIn()
 	s, err := export.Load(ctx, in)
 	if err != nil {
 		return nil, name, withCode(ExitUsage, fmt.Errorf("%s: %w", name, err))
 	}
 	return s, name, nil
+}
+
+// openRecording opens a recording or saved trace body, stdin for "-"; a
+// file it cannot open is a usage error. name is what messages call it.
+func (a *app) openRecording(file string) (in io.Reader, name string, closeIn func(), err error) {
+	if file == "-" {
+		return a.stdin, "stdin", func() {}, nil
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return nil, file, nil, usageErrorf("cannot read the recording: %v", err)
+	}
+	if st, err := f.Stat(); err == nil && st.IsDir() {
+		f.Close()
+		return nil, file, nil, usageErrorf("cannot read the recording: %s is a directory", file)
+	}
+	return f, file, func() { f.Close() }, nil
 }

@@ -340,13 +340,7 @@ func (b *builder) tool(t *model.ToolCall, final bool) (spanData, bool) {
 	if t.Agent != nil {
 		sd.Parent = b.agentID(t.Agent)
 	}
-	end := t.FinishedAt()
-	unfinished := open || t.State == model.StateUnfinished
-	if t.State == model.StateUnfinished && t.Agent != nil && !t.Agent.FinishedAt.IsZero() {
-		end = t.Agent.FinishedAt // ended with its agent
-	} else if unfinished {
-		end = time.Time{}
-	}
+	end, unfinished := closing(t.State, t.FinishedAt(), t.Agent)
 	sd.Start, sd.End = b.times(t.StartedAt(), end, false)
 	sd.Attrs = []attribute.KeyValue{
 		semconv.GenAIOperationNameExecuteTool,
@@ -408,19 +402,14 @@ func (b *builder) session(s *model.BrowserSession, final bool) (spanData, bool) 
 	if s.Agent != nil {
 		sd.Parent = b.agentID(s.Agent)
 	}
-	var start, end time.Time
+	var start, finish time.Time
 	if s.Started != nil {
 		start = s.Started.OccurredAt
 	}
 	if s.Finished != nil {
-		end = s.Finished.OccurredAt
+		finish = s.Finished.OccurredAt
 	}
-	unfinished := open || s.State == model.StateUnfinished
-	if s.State == model.StateUnfinished && s.Agent != nil && !s.Agent.FinishedAt.IsZero() {
-		end = s.Agent.FinishedAt
-	} else if unfinished {
-		end = time.Time{}
-	}
+	end, unfinished := closing(s.State, finish, s.Agent)
 	sd.Start, sd.End = b.times(start, end, false)
 	sd.Attrs = []attribute.KeyValue{
 		b.str(keySessionID, s.ID),
@@ -435,6 +424,19 @@ func (b *builder) session(s *model.BrowserSession, final bool) (spanData, bool) 
 		sd.Attrs = append(sd.Attrs, keyUnfinished.Bool(true))
 	}
 	return sd, true
+}
+
+// closing is the end of a tool call or browser session: its own finish;
+// its agent's end when it was cut short by it; zero (the last event's
+// time) while it is open. unfinished says it did not finish by itself.
+func closing(st model.State, finish time.Time, a *model.Agent) (end time.Time, unfinished bool) {
+	switch {
+	case st == model.StateFinished:
+		return finish, false
+	case st == model.StateUnfinished && a != nil && !a.FinishedAt.IsZero():
+		return a.FinishedAt, true
+	}
+	return time.Time{}, true
 }
 
 // fixEvents gives events without a time the span's start, and bounds their
