@@ -25,8 +25,12 @@ type otlpOptions struct {
 	url string // resolved by check
 }
 
-// otlpFlush bounds the wait for the last spans when a watch ends.
-const otlpFlush = 5 * time.Second
+// otlpFlush bounds the wait for the last spans when a watch ends;
+// otlpFlushFailing once the endpoint has failed already.
+const (
+	otlpFlush        = 3 * time.Second
+	otlpFlushFailing = time.Second
+)
 
 func (x *otlpOptions) register(cmd *cobra.Command) {
 	f := cmd.Flags()
@@ -116,7 +120,11 @@ func (le *liveExport) finish() {
 	if le == nil {
 		return
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), otlpFlush)
+	wait := otlpFlush
+	if le.l.Failing() {
+		wait = otlpFlushFailing
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	st := le.l.Close(ctx)
 	le.mu.Lock()

@@ -94,6 +94,9 @@ func (l *Live) loop() {
 	}
 }
 
+// Failing reports whether an export has failed so far.
+func (l *Live) Failing() bool { return l != nil && l.x.Failing() }
+
 // Close sends what has not been sent (open spans ended at the last
 // event's time, marked unfinished) and waits for the sending, at most
 // until ctx ends.

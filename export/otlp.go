@@ -226,7 +226,10 @@ func (x *Exporter) Close(ctx context.Context, s *model.Store) Stats {
 		}
 	}
 	if err := x.tp.Shutdown(ctx); err != nil {
-		x.fail(0, fmt.Errorf("sending the last spans: %w", err))
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = fmt.Errorf("no answer from %s in time for the last spans", x.o.Endpoint)
+		}
+		x.fail(0, err)
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -238,6 +241,13 @@ func (x *Exporter) Close(ctx context.Context, s *model.Store) Stats {
 		}
 	}
 	return x.stats
+}
+
+// Failing reports whether an export has failed so far.
+func (x *Exporter) Failing() bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	return x.stats.Err != nil
 }
 
 // emit turns one span's data into an SDK span, unless the same version was
