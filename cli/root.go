@@ -1,6 +1,6 @@
 // Package cli is firewatch's command line: the commands (watch, demo,
-// replay, serve, version, completion), their flags and environment, the
-// plain and JSON outputs, the summary and the exit codes.
+// replay, serve, export, report, version, completion), their flags and
+// environment, the plain and JSON outputs, the summary and the exit codes.
 package cli
 
 import (
