@@ -6,10 +6,16 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	collpb "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/firewatch/firewatch/sim"
 )
@@ -113,5 +119,61 @@ func TestReportJobID(t *testing.T) {
 	_, errOut, code := run(t, ctx, "report", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--api-url", srv.URL)
 	if code != ExitRejected {
 		t.Errorf("report of an unknown job: exit %d (want %d): %s", code, ExitRejected, errOut)
+	}
+}
+
+// otlpSink is an OTLP/HTTP endpoint that keeps the last version of each
+// span it is sent, decoded with the official protobuf types.
+type otlpSink struct {
+	mu    sync.Mutex
+	spans map[string]*tracepb.Span
+	URL   string
+}
+
+func newOTLPSink(t *testing.T) *otlpSink {
+	s := &otlpSink{spans: map[string]*tracepb.Span{}}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		var req collpb.ExportTraceServiceRequest
+		if err := proto.Unmarshal(b, &req); err != nil {
+			t.Errorf("not an OTLP request: %v", err)
+		}
+		s.mu.Lock()
+		for _, rs := range req.ResourceSpans {
+			for _, ss := range rs.ScopeSpans {
+				for _, sp := range ss.Spans {
+					s.spans[string(sp.SpanId)] = sp
+				}
+			}
+		}
+		s.mu.Unlock()
+		w.Header().Set("Content-Type", "application/x-protobuf")
+	}))
+	t.Cleanup(srv.Close)
+	s.URL = srv.URL
+	return s
+}
+
+// TestDemoOTLPEqualsExport: the spans a demo sends live (--otlp) are the
+// spans firewatch export sends from the demo's recording: same ids, same
+// content.
+func TestDemoOTLPEqualsExport(t *testing.T) {
+	ctx := context.Background()
+	rec := filepath.Join(t.TempDir(), "run.ndjson")
+	live, again := newOTLPSink(t), newOTLPSink(t)
+	_, errOut, code := run(t, ctx, "demo", "--scenario", "failure", "--speed", "200", "-o", "json", "--record", rec, "--otlp-endpoint", live.URL)
+	if code != ExitFailed {
+		t.Fatalf("demo: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := run(t, ctx, "export", rec, "--otlp-endpoint", again.URL); code != ExitOK {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	if len(live.spans) == 0 || len(live.spans) != len(again.spans) {
+		t.Fatalf("%d spans live, %d exported", len(live.spans), len(again.spans))
+	}
+	for id, a := range live.spans {
+		if b := again.spans[id]; b == nil || !proto.Equal(a, b) {
+			t.Errorf("span %x (%s) differs between the live export and the recording's", id, a.Name)
+		}
 	}
 }
