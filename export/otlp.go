@@ -99,11 +99,11 @@ type Exporter struct {
 	tracer trace.Tracer
 	sent   map[trace.SpanID]uint64 // digest of the version sent
 	live   int                     // spans sent by Observe (as they ended)
-	made   int                     // spans handed to the SDK
-	queued int                     // of them since the last flush
+	queued int                     // spans handed to the SDK since the last flush
 
 	mu     sync.Mutex
 	stats  Stats
+	made   int // spans handed to the SDK
 	report sync.Once
 }
 
@@ -275,7 +275,9 @@ func (x *Exporter) emit(b *builder, sd spanData) int {
 		span.SetStatus(sd.Status, sd.StatusMsg)
 	}
 	span.End(trace.WithTimestamp(sd.End))
-	x.made++
+	x.mu.Lock()
+	x.made++ // read by Close, which may give up on a stuck Live loop
+	x.mu.Unlock()
 	if x.queued++; x.queued >= flushEvery {
 		// A burst (an export of a whole run, or a poll that ends
 		// thousands of calls) would overflow the processor's queue,
