@@ -429,6 +429,20 @@ func TestResolveEndpoint(t *testing.T) {
 // once).
 func TestManySpans(t *testing.T) {
 	const calls = 5000
+	s := model.NewStore()
+	if _, err := s.Ingest(manyCalls(calls)); err != nil {
+		t.Fatal(err)
+	}
+	r := newReceiver(t)
+	st := exportTo(t, r, s, Options{})
+	if want := calls + 2; st.Spans != want || len(r.final()) != want || st.Failed != 0 {
+		t.Errorf("%d spans sent, %d received, %d failed; want %d", st.Spans, len(r.final()), st.Failed, want)
+	}
+}
+
+// manyCalls is the trace body of a finished run of one agent making n
+// tool calls.
+func manyCalls(n int) []byte {
 	run, agent := "11111111-2222-4333-8444-555555555555", "aaaaaaaa-0000-4000-8000-000000000001"
 	base := time.Date(2026, 3, 14, 9, 0, 0, 0, time.UTC)
 	var b bytes.Buffer
@@ -444,20 +458,39 @@ func TestManySpans(t *testing.T) {
 	b.WriteString(`{"success":true,"id":"` + run + `","events":[`)
 	ev("run.started", "")
 	ev("agent.started", "")
-	for i := 0; i < calls; i++ {
+	for i := 0; i < n; i++ {
 		ev("tool_call.started", fmt.Sprintf(`,"toolCallId":"c%d","toolName":"t","parameters":{}`, i))
 		ev("tool_call.finished", fmt.Sprintf(`,"toolCallId":"c%d","toolName":"t","result":{}`, i))
 	}
 	ev("agent.finished", `,"outcome":"succeeded","durationMs":1,"error":null`)
 	ev("run.finished", `,"outcome":"succeeded","error":null`)
 	b.WriteString("]}")
-	s := model.NewStore()
-	if _, err := s.Ingest(b.Bytes()); err != nil {
+	return b.Bytes()
+}
+
+// TestLiveCloseGivesUp: with an endpoint that holds every request and more
+// spans than one flush, Close returns when its context ends, counts the
+// spans as not delivered, and races with nothing.
+func TestLiveCloseGivesUp(t *testing.T) {
+	r := newReceiver(t)
+	hold := make(chan struct{})
+	r.mu.Lock()
+	r.hold = hold
+	r.mu.Unlock()
+	defer close(hold)
+	l, err := NewLive(Options{Endpoint: r.URL, Timeout: time.Second})
+	if err != nil {
 		t.Fatal(err)
 	}
-	r := newReceiver(t)
-	st := exportTo(t, r, s, Options{})
-	if want := calls + 2; st.Spans != want || len(r.final()) != want || st.Failed != 0 {
-		t.Errorf("%d spans sent, %d received, %d failed; want %d", st.Spans, len(r.final()), st.Failed, want)
+	p, err := model.NewDecoder().Decode(manyCalls(3 * flushEvery))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.Feed(p)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	st := l.Close(ctx)
+	if st.Err == nil || st.Spans != 0 {
+		t.Errorf("stats %+v: want a failure and nothing delivered", st)
 	}
 }
