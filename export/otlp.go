@@ -147,8 +147,9 @@ func New(o Options) (*Exporter, error) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { x.fail(0, err) }))
 	otel.SetLogger(logr.Discard())
 
-	res, err := resource.Merge(resource.Environment(), resource.NewWithAttributes(semconv.SchemaURL,
-		semconv.ServiceName("firewatch"), semconv.ServiceVersion(o.Version)))
+	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
+	res, err := resource.Merge(resource.NewWithAttributes(semconv.SchemaURL,
+		semconv.ServiceName("firewatch"), semconv.ServiceVersion(o.Version)), resource.Environment())
 	if err != nil {
 		res = resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName("firewatch"))
 	}

@@ -494,3 +494,16 @@ func TestLiveCloseGivesUp(t *testing.T) {
 		t.Errorf("stats %+v: want a failure and nothing delivered", st)
 	}
 }
+
+// TestServiceNameFromEnvironment: OTEL_SERVICE_NAME and
+// OTEL_RESOURCE_ATTRIBUTES win over firewatch's defaults.
+func TestServiceNameFromEnvironment(t *testing.T) {
+	t.Setenv("OTEL_SERVICE_NAME", "agents-prod")
+	t.Setenv("OTEL_RESOURCE_ATTRIBUTES", "deployment.environment=prod")
+	r := newReceiver(t)
+	exportTo(t, r, loadFixture(t, "failed.json"), Options{Version: "v9"})
+	ra := attrs(r.res)
+	if ra["service.name"] != "agents-prod" || ra["deployment.environment"] != "prod" || ra["service.version"] != "v9" {
+		t.Errorf("resource %v", ra)
+	}
+}
