@@ -129,8 +129,12 @@ func (le *liveExport) finish() {
 	st := le.l.Close(ctx)
 	le.mu.Lock()
 	defer le.mu.Unlock()
-	if st.Err != nil && !le.reported {
+	switch {
+	case st.Err != nil && !le.reported:
 		fmt.Fprintf(le.stderr, "firewatch: OTLP export to %s failed: %d spans not delivered: %s\n", st.Endpoint, st.Failed, model.Sanitize(st.Err.Error()))
+	case st.Err == nil && st.Spans > 0:
+		// The trace id finds the run in the backend.
+		fmt.Fprintf(le.stderr, "firewatch: OTLP: %d spans sent to %s (trace id %s)\n", st.Spans, st.Endpoint, st.TraceID)
 	}
 }
 
