@@ -53,7 +53,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 		_ = f.Close()
 	}
 	termOut, width := isTerminal(a.stdout)
-	if w.Output, err = resolveOutput(w, o.Output, termOut); err != nil {
+	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
 		return nil, cleanup, err
 	}
 	if termOut {

@@ -3,8 +3,6 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"strconv"
-	"strings"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -15,6 +13,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // jsonPrinter writes NDJSON: one line per new event, exactly the object the
@@ -108,7 +107,7 @@ func outcomeLine(w *watchSession, note string, ascii bool) string {
 	if r.State == model.StateFinished {
 		line += " " + orDash(string(r.Outcome))
 		if d, ok := r.Duration(); ok {
-			line += " in " + describe.Duration(d)
+			line += " in " + text.Duration(d)
 		}
 		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
 			line += ": " + describe.Error(r.Error)
@@ -162,7 +161,7 @@ func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
 	if w.Store.Len() == 0 {
 		b.WriteString(" · no events yet")
 	} else {
-		b.WriteString(" · last event " + ago(idle) + " ago")
+		b.WriteString(" · last event " + text.Elapsed(idle) + " ago")
 	}
 	line := describe.OneLine(b.String(), describe.MaxDetailWidth)
 	if ascii {
@@ -171,26 +170,14 @@ func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
 	return line
 }
 
-// asciiSymbols is describe.ASCII plus the symbols of this package.
-func asciiSymbols(s string) string {
-	return asciiReplacer.Replace(describe.ASCII(s))
-}
-
-var asciiReplacer = strings.NewReplacer("·", "-", "—", "-", "…", "...")
+// asciiSymbols is the one ASCII fallback table (package text).
+func asciiSymbols(s string) string { return text.ASCII(s) }
 
 func orDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
-}
-
-// ago is a whole number of seconds under a minute ("45s"), else "1m05s".
-func ago(d time.Duration) string {
-	if d < time.Minute {
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	}
-	return describe.Duration(d.Truncate(time.Second))
 }
 
 // escapeForTerminal rewrites a line of JSON so that no character a terminal

@@ -10,6 +10,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // plainPrinter writes one aligned line per event:
@@ -231,13 +232,13 @@ func (p *plainPrinter) end(note string) {
 		row("run", "", id)
 	}
 	if r.State == model.StateFinished {
-		o := orDash(string(r.Outcome))
+		o := describe.Outcome(r.Outcome).Word
 		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
 			o += ": " + describe.Error(r.Error)
 		}
-		row("outcome", levelColor(describe.OutcomeLevel(r.Outcome)), o)
+		row("outcome", levelColor(describe.Outcome(r.Outcome).Level), o)
 		if d, ok := r.Duration(); ok {
-			row("duration", "", describe.Duration(d))
+			row("duration", "", text.Duration(d))
 		}
 	} else {
 		st := "still running"
@@ -263,7 +264,7 @@ func (p *plainPrinter) end(note string) {
 				}
 			}
 			if last.After(r.StartedAt) {
-				row("duration", "", describe.Duration(last.Sub(r.StartedAt))+" so far")
+				row("duration", "", text.Duration(last.Sub(r.StartedAt))+" so far")
 			}
 		}
 	}

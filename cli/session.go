@@ -11,6 +11,7 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // source feeds a watch: the live poll loop (poller.Watcher.Run) or a replay.
@@ -76,11 +77,8 @@ func (w *watchSession) run(ctx context.Context) error {
 	var code int
 	switch w.Output {
 	case OutputTUI:
-		code, endErr = runTUI(ctx, w)
-		endErr = endCause(ctx, endErr)
-		if code == ExitOK {
-			code = w.ExitCode(endErr)
-		}
+		endErr = endCause(ctx, runTUI(ctx, w))
+		code = w.ExitCode(endErr)
 	default:
 		var p printer
 		if w.Output == OutputJSON {
@@ -237,11 +235,7 @@ type printer interface {
 // here, on this goroutine; the source's sink hands updates over a channel,
 // so that a heartbeat can be printed while the source waits.
 func (w *watchSession) print(ctx context.Context, p printer) error {
-	updates := make(chan poller.Update, 16)
-	done := make(chan error, 1)
-	go func() {
-		done <- w.Source(ctx, func(u poller.Update) { updates <- u })
-	}()
+	updates, wait := w.follow(ctx, 16, false)
 
 	hb := w.Opts.Heartbeat
 	if hb <= 0 {
@@ -290,27 +284,17 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			troubleSince = time.Time{}
 			w.Debug.Printf("connection ok again after %s", d)
 			if d >= recoveryNote {
-				p.health("connection ok again after " + describe.Duration(d.Truncate(100*time.Millisecond)))
+				p.health("connection ok again after " + text.Duration(d.Truncate(100*time.Millisecond)))
 			}
 		}
 	}
 	for {
 		select {
-		case u := <-updates:
-			handle(u)
-		case err := <-done:
-			// The sink is synchronous: every update the source sent is
-			// already in the channel.
-			for {
-				select {
-				case u := <-updates:
-					handle(u)
-					continue
-				default:
-				}
-				break
+		case u, ok := <-updates:
+			if !ok {
+				return endCause(ctx, wait())
 			}
-			return endCause(ctx, err)
+			handle(u)
 		case now := <-tick.C:
 			if now.Sub(lastOutput) >= hb {
 				p.heartbeat(now.Sub(lastEvent))

@@ -31,31 +31,13 @@ import (
 
 // runTUI shows the watch in the full-screen UI, then leaves the plain
 // output's closing block in the scrollback.
-func runTUI(parent context.Context, w *watchSession) (exitCode int, err error) {
+func runTUI(parent context.Context, w *watchSession) error {
 	ctx, stop := context.WithCancel(parent)
 	defer stop()
 
-	// The source runs on its own goroutine and hands updates to the UI,
-	// which merges them into w.Store on its goroutine. When the source
-	// ends with an error (a refusal), the UI gets it as a last update.
-	updates := make(chan poller.Update, 64)
-	srcErr := make(chan error, 1)
-	go func() {
-		err := w.Source(ctx, func(u poller.Update) {
-			select {
-			case updates <- u:
-			case <-ctx.Done():
-			}
-		})
-		if err != nil && ctx.Err() == nil {
-			select {
-			case updates <- poller.Update{Err: err, Done: true, Health: poller.Health{Done: true}}:
-			case <-ctx.Done():
-			}
-		}
-		close(updates)
-		srcErr <- err
-	}()
+	// The UI merges the updates into w.Store on its goroutine; a source
+	// that ends with an error (a refusal) sends it as a last update.
+	updates, wait := w.follow(ctx, 64, true)
 
 	var backend ui.Backend
 	if w.Watcher != nil && w.Client != nil {
@@ -83,7 +65,7 @@ func runTUI(parent context.Context, w *watchSession) (exitCode int, err error) {
 	stop()
 	for range updates {
 	}
-	se := <-srcErr
+	se := wait()
 	if errors.Is(se, context.Canceled) && parent.Err() == nil {
 		se = nil // we stopped it
 	}
@@ -103,7 +85,7 @@ func runTUI(parent context.Context, w *watchSession) (exitCode int, err error) {
 	// The short summary stays in the terminal's scrollback.
 	endErr = endCause(parent, endErr)
 	newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
-	return 0, endErr
+	return endErr
 }
 
 // tuiBackend is what the UI may ask of the service.
@@ -134,7 +116,7 @@ func (d debugWriter) Write(p []byte) (int, error) {
 
 // resolveOutput turns --output auto into the mode to use: tui when stdout
 // is a terminal, else plain.
-func resolveOutput(w *watchSession, mode string, stdoutTerminal bool) (string, error) {
+func resolveOutput(mode string, stdoutTerminal bool) (string, error) {
 	if mode == OutputAuto {
 		if stdoutTerminal {
 			return OutputTUI, nil

@@ -29,7 +29,7 @@ func TestResolveOutput(t *testing.T) {
 		{OutputJSON, true, OutputJSON},
 		{OutputJSON, false, OutputJSON},
 	} {
-		got, err := resolveOutput(&watchSession{}, tc.mode, tc.terminal)
+		got, err := resolveOutput(tc.mode, tc.terminal)
 		if err != nil || got != tc.want {
 			t.Errorf("%s on a terminal=%v: %q, %v; want %q", tc.mode, tc.terminal, got, err, tc.want)
 		}

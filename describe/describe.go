@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Level is how a line should stand out. Callers map it to a colour (or to
@@ -107,15 +108,15 @@ func event(e *model.Event, s *model.Store) Line {
 		}
 		return Line{KindCancel, d, Warn}
 	case model.RunFinished:
-		return Line{KindRun, finished(p.Outcome, p.Error, ""), outcomeLevel(p.Outcome)}
+		return Line{KindRun, finished(p.Outcome, p.Error, ""), Outcome(p.Outcome).Level}
 	case model.AgentStarted:
 		return Line{KindAgent, agentStarted(e, s), Info}
 	case model.AgentFinished:
-		return Line{KindAgent, finished(p.Outcome, p.Error, "in "+Duration(ms(p.DurationMs))), outcomeLevel(p.Outcome)}
+		return Line{KindAgent, finished(p.Outcome, p.Error, "in "+text.Duration(ms(p.DurationMs))), Outcome(p.Outcome).Level}
 	case model.BrowserSessionStarted:
 		return Line{KindSession, "opened " + ShortID(p.SessionID), Dim}
 	case model.BrowserSessionFinished:
-		return Line{KindSession, "closed " + ShortID(p.SessionID) + " after " + Duration(ms(p.DurationMs)), Dim}
+		return Line{KindSession, "closed " + ShortID(p.SessionID) + " after " + text.Duration(ms(p.DurationMs)), Dim}
 	case model.ProgressReported:
 		return Line{KindPhase, join(": ", orDash(string(p.Phase)), p.Message), Info}
 	case model.ReasoningSummary:
@@ -139,7 +140,7 @@ func event(e *model.Event, s *model.Store) Line {
 
 // finished is "succeeded in 4.2s" or "failed in 4.2s: internal (agent): msg".
 func finished(o model.Outcome, te *model.TraceError, after string) string {
-	d := join(" ", orDash(string(o)), after)
+	d := join(" ", Outcome(o).Word, after)
 	if o != model.OutcomeSucceeded && te != nil {
 		d += ": " + Error(te)
 	}
@@ -176,7 +177,7 @@ func toolFinished(p model.ToolCallFinished, s *model.Store) Line {
 	}
 	if t != nil {
 		if d, ok := t.Duration(); ok {
-			parts = append(parts, Duration(d))
+			parts = append(parts, text.Duration(d))
 		}
 	}
 	if t != nil && t.Failed() || t == nil && model.ResultFailed(p.Result) {
@@ -232,19 +233,6 @@ func Error(te *model.TraceError) string {
 		head += ": " + te.Message
 	}
 	return OneLine(head, MaxDetailWidth)
-}
-
-// OutcomeLevel is the Level of a run's or agent's outcome.
-func OutcomeLevel(o model.Outcome) Level { return outcomeLevel(o) }
-
-func outcomeLevel(o model.Outcome) Level {
-	switch o {
-	case model.OutcomeSucceeded:
-		return Good
-	case model.OutcomeCancelled:
-		return Warn
-	}
-	return Bad
 }
 
 // ShortID is the first 8 characters of an id (a UUID's first group), the

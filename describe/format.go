@@ -13,38 +13,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
-
-// Duration is a short human form: "850ms", "4.2s", "1m05s", "1h02m".
-func Duration(d time.Duration) string {
-	if d < 0 {
-		return "-" + Duration(-d)
-	}
-	if d < time.Second {
-		if ms := d.Round(time.Millisecond); ms < time.Second {
-			return strconv.FormatInt(int64(ms/time.Millisecond), 10) + "ms"
-		}
-	}
-	if d < time.Minute {
-		if t := int64((d + 50*time.Millisecond) / (100 * time.Millisecond)); t < 600 {
-			return strconv.FormatInt(t/10, 10) + "." + strconv.FormatInt(t%10, 10) + "s"
-		}
-	}
-	if d < time.Hour {
-		if s := int64(d.Round(time.Second) / time.Second); s < 3600 {
-			return strconv.FormatInt(s/60, 10) + "m" + pad2(s%60) + "s"
-		}
-	}
-	m := int64(d.Round(time.Minute) / time.Minute)
-	return strconv.FormatInt(m/60, 10) + "h" + pad2(m%60) + "m"
-}
-
-func pad2(n int64) string {
-	if n < 10 {
-		return "0" + strconv.FormatInt(n, 10)
-	}
-	return strconv.FormatInt(n, 10)
-}
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
@@ -169,13 +139,10 @@ func Truncate(s string, max int) string {
 // Width is the display width of a sanitised string in cells.
 func Width(s string) int { return ansi.StringWidth(s) }
 
-// ascii replaces the symbols this package uses with ASCII.
-var ascii = strings.NewReplacer("…", "...", "✓", "ok", "✗", "err", "→", "->")
-
 // ASCII replaces the non-ASCII symbols this package puts into kinds and
 // details ("…", "✓", "✗", "→") with ASCII, for --ascii. Text from the
 // server is left as it is.
-func ASCII(s string) string { return ascii.Replace(s) }
+func ASCII(s string) string { return text.ASCII(s) }
 
 // JSON is a short one-line form of a JSON value such as a tool call's
 // parameters or result: an object's members as key=value

@@ -14,6 +14,8 @@ import (
 	"unsafe"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 // Poll is what one trace response brought that its Decoder had not seen.
@@ -1120,8 +1122,8 @@ func (d *Decoder) str(v jsontext.Value) string {
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // valid while b is
 	switch {
-	case !isSafe(s):
-		return sanitize(s)
+	case !text.IsSafe(s):
+		return text.Sanitize(s)
 	case len(b) <= 64:
 		return d.short(b)
 	case inside(b, d.cur):

@@ -576,17 +576,6 @@ func earliest(es []*Event) *Event {
 	return m
 }
 
-// latest is the event with the greatest timeline position.
-func latest(es []*Event) *Event {
-	var m *Event
-	for _, e := range es {
-		if m == nil || e.pos > m.pos {
-			m = e
-		}
-	}
-	return m
-}
-
 // refreshRun recomputes the run's state; it reports whether anything
 // changed.
 func (s *Store) refreshRun(ch *changes) bool {

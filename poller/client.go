@@ -511,13 +511,7 @@ func (c *Client) statusError(op string, r *response) *Error {
 	} else if r.status < 200 {
 		e.detail = "unexpected answer"
 	}
-	e.RetryAfter = retryAfterHeader(r.header.Get("Retry-After"), c.now())
-	if e.RetryAfter == 0 {
-		e.RetryAfter = retryAfterBody
-	}
-	if e.RetryAfter == 0 && e.Kind == KindRateLimited {
-		e.RetryAfter = retryAfterText(msg)
-	}
+	e.RetryAfter = statusRetryAfter(r.header.Get("Retry-After"), c.now(), retryAfterBody, msg, e.Kind == KindRateLimited)
 	return e
 }
 
@@ -544,12 +538,7 @@ func errorBody(body []byte) (msg string, retryAfter time.Duration) {
 	} else if eo, ok := o.obj("error"); ok {
 		msg, _ = eo.str("message")
 	}
-	if f, ok := o.num("retry_after_seconds"); ok {
-		retryAfter = secondsDur(f)
-	} else if f, ok := o.num("retryAfterSeconds"); ok {
-		retryAfter = secondsDur(f)
-	}
-	return msg, retryAfter
+	return msg, bodyRetryAfter(o, "")
 }
 
 // failure checks a 2xx body that says {"success": false, "error": "..."}:
@@ -571,17 +560,6 @@ func (c *Client) failure(op string, status int, o object) error {
 		e.RetryAfter = bodyRetryAfter(o, msg)
 	}
 	return e
-}
-
-// bodyRetryAfter is the delay a rate-limit answer's body asks for:
-// retry_after_seconds, else the "retry after Ns" of its message.
-func bodyRetryAfter(o object, msg string) time.Duration {
-	for _, name := range []string{"retry_after_seconds", "retryAfterSeconds"} {
-		if f, ok := o.num(name); ok && f > 0 {
-			return secondsDur(f)
-		}
-	}
-	return retryAfterText(msg)
 }
 
 func (c *Client) malformed(op string, status int, what string) *Error {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/http"
 	"regexp"
 	"strconv"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Kind tells errors apart. Use errors.As to get the *Error and read its Kind.
@@ -183,7 +183,7 @@ func (e *Error) hint() string {
 		}
 	case KindRateLimited:
 		if e.RetryAfter > 0 {
-			return "the service asks to wait " + fmtDur(e.RetryAfter)
+			return "the service asks to wait " + text.Duration(e.RetryAfter)
 		}
 	}
 	return ""
@@ -397,65 +397,7 @@ var (
 	alreadyCancelledText = regexp.MustCompile(`(?:already|been|is|was|being)\s+(?:being\s+)?cancel|cancellation\s+(?:(?:was|has\s+been|is)\s+)?already|already\s+(?:been\s+)?requested`)
 	invalidIDText        = regexp.MustCompile(`invalid (job |snapshot )?id|must be a valid uuid`)
 	firstGenText         = regexp.MustCompile(`spark 2|spark-2|second[- ]generation|only available for`)
-	// "please retry after 12s", "retry after 1.5 seconds", "try again in 2 minutes"
-	retryText = regexp.MustCompile(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
 )
-
-// retryAfterText reads the "retry after Ns" of a 429 message.
-func retryAfterText(msg string) time.Duration {
-	m := retryText.FindStringSubmatch(msg)
-	if m == nil {
-		return 0
-	}
-	f, err := strconv.ParseFloat(m[1], 64)
-	if err != nil || f < 0 {
-		return 0
-	}
-	unit := time.Second
-	switch strings.ToLower(m[2]) {
-	case "ms", "millisecond", "milliseconds":
-		unit = time.Millisecond
-	case "m", "min", "mins", "minute", "minutes":
-		unit = time.Minute
-	}
-	return secondsDur(f * float64(unit) / float64(time.Second))
-}
-
-// retryAfterHeader reads a Retry-After header: delta-seconds (fractions
-// accepted) or an HTTP date, relative to now.
-func retryAfterHeader(v string, now time.Time) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if f, err := strconv.ParseFloat(v, 64); err == nil {
-		if f <= 0 {
-			return 0
-		}
-		return secondsDur(f)
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		if d := t.Sub(now); d > 0 {
-			return min(d, maxServerDelay)
-		}
-	}
-	return 0
-}
-
-// maxServerDelay bounds a delay read from an answer (a nonsense value must
-// not overflow); the watch loop clamps further, to MaxRetryAfter.
-const maxServerDelay = 24 * time.Hour
-
-// secondsDur converts seconds to a Duration, saturating at maxServerDelay.
-func secondsDur(f float64) time.Duration {
-	if f != f || f <= 0 {
-		return 0
-	}
-	if f > maxServerDelay.Seconds() {
-		return maxServerDelay
-	}
-	return time.Duration(f * float64(time.Second))
-}
 
 // transportError turns an error from sending a request or reading its
 // answer into an *Error. A context that ended is returned as it is: it is
@@ -477,9 +419,9 @@ func (c *Client) transportError(parent context.Context, op string, err error, re
 	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || isTimeout(err) {
 		e.Kind = KindTimeout
-		e.detail = "no answer within " + fmtDur(c.timeout)
+		e.detail = "no answer within " + text.Duration(c.timeout)
 		if reading {
-			e.detail = "the answer did not arrive in full within " + fmtDur(c.timeout)
+			e.detail = "the answer did not arrive in full within " + text.Duration(c.timeout)
 		}
 		return e
 	}
@@ -532,27 +474,4 @@ func netReason(err error, reading bool) string {
 		msg = u.Error()
 	}
 	return truncateRunes(model.Sanitize(msg), 80)
-}
-
-// fmtDur formats a delay for people: 500ms, 1.5s, 12s, 2m, 2m30s.
-func fmtDur(d time.Duration) string {
-	switch {
-	case d <= 0:
-		return "0s"
-	case d < time.Second:
-		return strconv.FormatInt(int64(d/time.Millisecond), 10) + "ms"
-	case d < 10*time.Second:
-		s := strconv.FormatFloat(float64(d.Round(100*time.Millisecond))/float64(time.Second), 'f', 1, 64)
-		return strings.TrimSuffix(s, ".0") + "s"
-	case d < 2*time.Minute:
-		return strconv.FormatInt(int64(d.Round(time.Second)/time.Second), 10) + "s"
-	case d < time.Hour:
-		d = d.Round(time.Second)
-		m, s := d/time.Minute, (d%time.Minute)/time.Second
-		if s == 0 {
-			return strconv.FormatInt(int64(m), 10) + "m"
-		}
-		return fmt.Sprintf("%dm%ds", m, s)
-	}
-	return d.Round(time.Minute).String()
 }

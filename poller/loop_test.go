@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 )
 
 // clocked returns a watcher on the fake clock with jitter at its ceiling
@@ -218,10 +219,10 @@ func TestRateLimitWaitsAsAsked(t *testing.T) {
 			if h.Wait != e.RetryAfter || h.NextTry != clk.Now().Add(e.RetryAfter) || h.Failures != 1 {
 				t.Fatalf("health: wait %v next in %v failures %d", h.Wait, h.NextTry.Sub(clk.Now()), h.Failures)
 			}
-			if want := "rate limited, retrying in " + fmtDur(e.RetryAfter); h.Reason != want {
+			if want := "rate limited, retrying in " + text.Duration(e.RetryAfter); h.Reason != want {
 				t.Fatalf("reason %q, want %q", h.Reason, want)
 			}
-			if s := h.StringAt(clk.Now()); !strings.HasPrefix(s, "retrying in "+fmtDur(e.RetryAfter)+": rate limited") {
+			if s := h.StringAt(clk.Now()); !strings.HasPrefix(s, "retrying in "+text.Duration(e.RetryAfter)+": rate limited") {
 				t.Fatalf("health string %q", s)
 			}
 			// PollNow does not cut a delay the server asked for.

@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Defaults and bounds of the watch loop.
@@ -32,12 +33,9 @@ const (
 	// Retry policy: capped exponential backoff with full jitter. The n-th
 	// failure in a row waits a random time in [0, min(BackoffCap,
 	// BackoffBase·2^(n-1))], at least MinInterval. A delay the server asks
-	// for (Retry-After, retry_after_seconds, "retry after Ns") is honoured
-	// instead, clamped to [interval, MaxRetryAfter]; a 429 that names no
-	// delay waits at least the interval.
-	BackoffBase   = 500 * time.Millisecond
-	BackoffCap    = 30 * time.Second
-	MaxRetryAfter = 2 * time.Minute
+	// for is honoured instead (see ratelimit.go).
+	BackoffBase = 500 * time.Millisecond
+	BackoffCap  = 30 * time.Second
 )
 
 // WatchOptions configure a Watcher. The zero value means the defaults.
@@ -115,7 +113,7 @@ func (h Health) StringAt(now time.Time) string {
 		if wait := h.NextTry.Sub(now); wait > 0 {
 			// Whole seconds, rounded up: a status line redrawn every
 			// second counts down 3s, 2s, 1s.
-			s += " in " + fmtDur((wait + time.Second - 1).Truncate(time.Second))
+			s += " in " + text.Elapsed((wait + time.Second - 1).Truncate(time.Second))
 		} else {
 			s += " now"
 		}
@@ -127,7 +125,7 @@ func (h Health) StringAt(now time.Time) string {
 			s += ": " + cause
 		}
 		if !h.LastGood.IsZero() {
-			s += " · last good poll " + ago(now.Sub(h.LastGood))
+			s += " · last good poll " + text.Ago(now.Sub(h.LastGood))
 		}
 		return s
 	case h.Polls == 0:
@@ -138,16 +136,9 @@ func (h Health) StringAt(now time.Time) string {
 		s = "ok"
 	}
 	if !h.LastGood.IsZero() && !h.Replay {
-		s += " · last poll " + ago(now.Sub(h.LastGood))
+		s += " · last poll " + text.Ago(now.Sub(h.LastGood))
 	}
 	return s
-}
-
-func ago(d time.Duration) string {
-	if d < time.Second {
-		return "just now"
-	}
-	return fmtDur(d.Truncate(time.Second)) + " ago"
 }
 
 // clock is the loop's time source; tests replace it.
@@ -350,7 +341,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 		}
 	}
 
-	w.c.logf("watch %s: every %s (up to %s when idle), tail %d polls / %s", w.jobID, fmtDur(o.Interval), fmtDur(o.MaxInterval), o.Tail, fmtDur(o.TailMax))
+	w.c.logf("watch %s: every %s (up to %s when idle), tail %d polls / %s", w.jobID, text.Duration(o.Interval), text.Duration(o.MaxInterval), o.Tail, text.Duration(o.TailMax))
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -463,7 +454,7 @@ func (l *loop) poll(ctx context.Context) (done bool, err error) {
 		l.h.Tail = true
 		l.tailStart = received
 		l.tailEmpty = 0
-		w.c.logf("watch: run.finished seen; tail window of %d empty polls, at most %s", l.o.Tail, fmtDur(l.o.TailMax))
+		w.c.logf("watch: run.finished seen; tail window of %d empty polls, at most %s", l.o.Tail, text.Duration(l.o.TailMax))
 	case l.h.Tail && fresh:
 		l.tailEmpty = 0
 		w.c.logf("watch: %d late events in the tail window", len(p.Events))
@@ -528,24 +519,18 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 		return false, e
 	}
 	l.attempt++
-	d := l.backoff(l.attempt)
-	switch {
-	case e.RetryAfter > 0:
-		d = min(max(e.RetryAfter, l.o.Interval), MaxRetryAfter)
+	d, hold := retryDelay(e, l.backoff(l.attempt), l.o.Interval)
+	l.hold = time.Time{}
+	if hold {
 		l.hold = received.Add(d)
-	case e.Kind == KindRateLimited:
-		d = max(d, l.o.Interval)
-		l.hold = received.Add(d)
-	default:
-		l.hold = time.Time{}
 	}
 	l.nextTrace = received.Add(d)
 	l.h.Failures = l.attempt
 	l.h.NextTry = l.nextTrace
 	l.h.Cause = e.Short()
 	l.h.Wait = d
-	l.h.Reason = l.h.Cause + ", retrying in " + fmtDur(d)
-	w.c.logf("watch: attempt failed (%d in a row): %v; retrying in %s", l.attempt, e, fmtDur(d))
+	l.h.Reason = l.h.Cause + ", retrying in " + text.Duration(d)
+	w.c.logf("watch: attempt failed (%d in a row): %v; retrying in %s", l.attempt, e, text.Duration(d))
 
 	if l.h.Tail {
 		deadline := l.tailStart.Add(l.o.TailMax)
@@ -561,7 +546,7 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 			// One last look at the cap.
 			l.nextTrace = deadline
 			l.h.NextTry, l.h.Wait = deadline, deadline.Sub(received)
-			l.h.Reason = l.h.Cause + ", retrying in " + fmtDur(l.h.Wait)
+			l.h.Reason = l.h.Cause + ", retrying in " + text.Duration(l.h.Wait)
 		}
 	}
 	l.sink(Update{Err: e, Health: l.h})

@@ -15,6 +15,8 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 // Palette is the set of semantic colour slots. A nil slot means the
@@ -274,7 +276,7 @@ func ASCII() Symbols {
 		Rule:  "-", Vertical: "|", Tee: "+", Cross: "+", BottomTee: "+",
 		Running: "*", Succeeded: "+", Failed: "x", Cancelled: "/", Refused: "-", CreditLimit: "$",
 		Unfinished: "?", Pending: "o", Error: "!", Warn: "^", Paused: "=", OK: "+", Session: "@",
-		Arrow: "->", Ellipsis: "~", Up: "^", Down: "v",
+		Arrow: text.Fallback("→"), Ellipsis: text.Fallback("…"), Up: text.Fallback("↑"), Down: text.Fallback("↓"),
 		TreeBranch: "|-", TreeLast: "`-", TreePipe: "| ", TreeSpace: "  ",
 		PhaseDone: "#", PhaseNow: "@", PhaseTodo: "o", PhaseFill: "=", PhaseEmpty: "-", PhaseArrow: ">",
 		Spinner:     []string{"|", "/", "-", "\\"},

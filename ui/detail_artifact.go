@@ -9,7 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/ui/clipboard"
+	"github.com/firewatch/firewatch/text"
 	artcontent "github.com/firewatch/firewatch/ui/content"
 	"github.com/firewatch/firewatch/ui/diff"
 )
@@ -373,12 +373,10 @@ func (v *artifactView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 
 func (v *artifactView) toggleDiff() tea.Cmd {
 	if v.selV.Ref.Kind == model.KindScreenshot {
-		v.e.flash = "screenshots are not compared: d compares JSON and text versions"
-		return nil
+		return flash("screenshots are not compared: d compares JSON and text versions")
 	}
 	if v.previous(v.selV) == nil {
-		v.e.flash = "v" + itoa(v.number(v.selV)) + " is the first version: there is nothing before it to compare"
-		return nil
+		return flash("v" + itoa(v.number(v.selV)) + " is the first version: there is nothing before it to compare")
 	}
 	v.diffOn = !v.diffOn
 	v.focusC = true
@@ -401,7 +399,7 @@ func (v *artifactView) retry() tea.Cmd {
 		}
 	}
 	if len(cmds) == 0 {
-		v.e.flash = "nothing to retry"
+		return flash("nothing to retry")
 	}
 	return tea.Batch(cmds...)
 }
@@ -412,11 +410,9 @@ func (v *artifactView) startSave() tea.Cmd {
 	switch {
 	case en == nil || en.loading:
 		v.saveWhen = true
-		v.e.flash = "saving once the snapshot is in" + v.e.sym.Ellipsis
-		return nil
+		return flash("saving once the snapshot is in" + v.e.sym.Ellipsis)
 	case !en.ok:
-		v.e.flash = "nothing to save: " + en.err
-		return nil
+		return flash("nothing to save: " + en.err)
 	}
 	return v.save()
 }
@@ -427,7 +423,7 @@ func (v *artifactView) save() tea.Cmd {
 	en := v.e.snaps.get(v.selV.Ref.SnapshotID)
 	if en == nil || !en.ok {
 		if en != nil {
-			v.e.flash = "nothing to save: " + en.err
+			return flash("nothing to save: " + en.err)
 		}
 		return nil
 	}
@@ -456,18 +452,11 @@ func (v *artifactView) save() tea.Cmd {
 	}
 }
 
-// savedMsg is the result of s.
-type savedMsg struct {
-	path string
-	size int
-	err  error
-}
-
 func (m savedMsg) status() string {
 	if m.err != nil {
 		return "not saved: " + oneLine(m.err.Error())
 	}
-	return "saved " + clipboard.FormatSize(m.size) + " to " + oneLine(m.path)
+	return "saved " + text.Size(m.size) + " to " + oneLine(m.path)
 }
 
 func (v *artifactView) copy() tea.Cmd {
@@ -483,8 +472,7 @@ func (v *artifactView) copy() tea.Cmd {
 
 func (v *artifactView) startOpen() tea.Cmd {
 	if v.selV.Ref.Kind != model.KindScreenshot {
-		v.e.flash = "nothing to open: o opens a screenshot's link (and live-view links)"
-		return nil
+		return flash("nothing to open: o opens a screenshot's link (and live-view links)")
 	}
 	en := v.e.snaps.get(v.selV.Ref.SnapshotID)
 	if en == nil || en.loading {
@@ -501,8 +489,7 @@ func (v *artifactView) openRef() tea.Cmd {
 	}
 	ref := b.m.Reference()
 	if ref == "" {
-		v.e.flash = "this screenshot has no link to open"
-		return nil
+		return flash("this screenshot has no link to open")
 	}
 	return v.e.open(ref, "screenshot link")
 }
@@ -556,7 +543,7 @@ func (v *artifactView) render() []string {
 	}
 	info := "· " + string(x.Ref.Change) + " · snapshot " + x.Ref.SnapshotID
 	if en := e.snaps.get(x.Ref.SnapshotID); en != nil && en.ok {
-		info += " · " + clipboard.FormatSize(len(en.content))
+		info += " · " + text.Size(len(en.content))
 	}
 	out = append(out, v.rule(label, info, v.focusC))
 	_, bh := v.bodySize()

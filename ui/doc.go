@@ -1,16 +1,30 @@
 // Package ui is firewatch's full-screen terminal UI (Bubble Tea v2): a
 // person watches an agent run live, digs into it and acts on it, over SSH
-// too.
+// too. The map of its files (by name, one room each):
 //
-// The root Model merges every poller.Update into the model's store and
-// hands each pane (Agents, Browser sessions, Tool calls, Timeline,
-// Artifacts) the deltas and its box; the panes render only their visible
-// rows from indexes kept up to date by the deltas. Over the panes, an
-// overlay can take their place: the ? help, the details of a row
-// (detail.go: events, tool calls, agents, browser sessions; detail_artifact.go:
-// an artifact's versions and content), the waterfall (wfview.go) and the
-// cancel confirmation (actions.go). Overlays stack: one opened from another
-// goes back to it on esc.
+//   - run.go: Config, Backend (what the UI may ask of the service) and Run.
+//   - model.go: the root Model: merging poller.Updates into the store,
+//     focus, scope, ticks; Update and relayout.
+//   - layout.go: the frame and the pane rectangles (full and compact), View.
+//   - keys.go: every key binding of the main screen; dispatch.go routes a
+//     key, a wheel turn or a click to what handles it.
+//   - pane.go: the pane contract and the list/box they embed (navigation);
+//     pane_agents.go, pane_sessions.go, pane_tools.go, pane_timeline.go,
+//     pane_artifacts.go: one pane each.
+//   - header.go: the header lines; help.go: the ? screen; confirm.go: the
+//     y/n dialog.
+//   - overlay.go: the overlay contract and the stack (an overlay opened from
+//     another goes back to it on esc); overlay_waterfall.go: the waterfall.
+//   - detail.go: the tabbed detail frame; detail_event.go, detail_tool.go,
+//     detail_agent.go, detail_session.go, detail_artifact.go: one kind of
+//     detail each; detail_bodies.go and detail_fields.go: what they are
+//     built from.
+//   - action_cancel.go, action_copy.go, action_open.go, action_liveview.go,
+//     action_result.go: what a key does to the run or to the outside world.
+//   - messages.go: every message type of the package.
+//   - env.go: the read-only context every pane and overlay gets (store,
+//     styles, symbols, clock); styles.go: the theme mapped onto the
+//     components' styles; text.go: cell-width text building.
 //
 // Everything that waits happens in commands: snapshot fetches (cached for
 // the program, snapshots.go), the cancel request, copying (OSC 52, package
@@ -20,7 +34,8 @@
 // while the run runs, and a 10 fps spinner only while a snapshot loads;
 // nothing ticks when the run is over.
 //
-// The detail components live in subpackages (jsonview, content, diff,
-// waterfall, clipboard, browser); components.go maps the theme's palette
-// onto their styles.
+// Widgets live in subpackages with the SetSize / Update / View / ShortHelp /
+// FullHelp contract: jsonview, content, diff, waterfall, clipboard, browser;
+// internal/scroll holds the one set of scroll bindings. The project's
+// ARCHITECTURE.md says where to add a pane, a detail view or a screen.
 package ui

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"strconv"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -14,8 +13,11 @@ import (
 	artcontent "github.com/firewatch/firewatch/ui/content"
 )
 
-// env is what every pane reads: the store, the look, and the clock. The
-// root model owns it and hands the same pointer to each pane.
+// env is what every pane and overlay reads: the store, the look, and the
+// clock. The root model owns it, hands the same pointer to each child and
+// is the only one that writes it: a child that wants a line in the footer
+// returns flash(...) (messages.go). The snapshot cache (snaps) is shared
+// state that children fill through its commands.
 type env struct {
 	store    *model.Store
 	st       *theme.Styles
@@ -30,7 +32,7 @@ type env struct {
 	// first seen.
 	ordinal map[string]int
 
-	// For the detail views (issue 7).
+	// For the detail views.
 	cs      componentStyles
 	render  *artcontent.Renderer // markdown rendering and its cache, per program
 	snaps   *snapshots
@@ -49,8 +51,7 @@ type env struct {
 // what was copied when the CopiedMsg comes back.
 func (e *env) copy(text, what string) tea.Cmd {
 	if text == "" {
-		e.flash = "nothing to copy here"
-		return nil
+		return flash("nothing to copy here")
 	}
 	return clipboard.Copy(text, what, clipboard.Options{Getenv: e.getenv})
 }
@@ -59,19 +60,12 @@ func (e *env) copy(text, what string) tea.Cmd {
 // instead and says so (see openedMsg).
 func (e *env) open(link, what string) tea.Cmd {
 	if link == "" {
-		e.flash = "nothing to open here: o opens live-view links and screenshot links"
-		return nil
+		return flash("nothing to open here: o opens live-view links and screenshot links")
 	}
 	cmd := e.opener.OpenCmd(link)
 	return func() tea.Msg {
 		return openedMsg{what: what, OpenedMsg: cmd().(browser.OpenedMsg)}
 	}
-}
-
-// openedMsg is browser.OpenedMsg with what the link was.
-type openedMsg struct {
-	what string
-	browser.OpenedMsg
 }
 
 // spinner is the loading spinner's current frame.
@@ -125,15 +119,6 @@ func (e *env) since(t time.Time) (time.Duration, bool) {
 		d = 0
 	}
 	return d, true
-}
-
-// liveDuration is a running thing's elapsed time in whole seconds (it is
-// redrawn once a second, so tenths would only cost bytes).
-func liveDuration(d time.Duration) string {
-	if d < time.Minute {
-		return strconv.Itoa(int(d/time.Second)) + "s"
-	}
-	return describe.Duration(d.Truncate(time.Second))
 }
 
 // serverClock is "now" on the run's clock, for elapsed times and the live

@@ -8,6 +8,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -93,7 +94,7 @@ func (m *Model) spinner() string {
 func (m *Model) elapsed() string {
 	r := m.env.store.Run()
 	if d, ok := r.Duration(); ok {
-		return describe.Duration(d)
+		return text.Duration(d)
 	}
 	if r.StartedAt.IsZero() {
 		return "-"
@@ -105,7 +106,7 @@ func (m *Model) elapsed() string {
 	if m.done {
 		return "-"
 	}
-	return liveDuration(d)
+	return text.Elapsed(d)
 }
 
 func (m *Model) headerLines(compact bool) []string {
@@ -310,7 +311,7 @@ func (m *Model) banner(f frame) []string {
 	mark, _ := outcomeSymbol(r.Outcome, st, sym)
 	parts := []string{" " + mark + " Run " + m.stateWord()}
 	if d, ok := r.Duration(); ok {
-		parts = append(parts, "in "+describe.Duration(d))
+		parts = append(parts, "in "+text.Duration(d))
 	}
 	if r.HasCredits {
 		parts = append(parts, describe.Credits(r.CreditsUsed))
@@ -383,5 +384,5 @@ func interval(d time.Duration) string {
 	if d%time.Second == 0 {
 		return strconv.Itoa(int(d/time.Second)) + "s"
 	}
-	return describe.Duration(d)
+	return text.Duration(d)
 }

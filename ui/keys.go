@@ -13,6 +13,11 @@ import (
 // render the same bindings, so help can never disagree with behaviour.
 // Left/right are the arrows and h; l is the live-view toggle.
 //
+// Where a key goes: dispatch.go matches it; what it does is in the file
+// named after it (c: action_cancel.go, y: action_copy.go, o:
+// action_open.go, l: action_liveview.go, a: action_result.go, w:
+// overlay_waterfall.go, enter: detail_*.go, ?: help.go).
+//
 // The detail views and the waterfall get every key first (but q, ctrl+c,
 // c and ?): there the arrows, hjkl, enter and tab mean what their
 // components say (detailKeys, jsonview, content, diff, waterfall), and y,
@@ -33,7 +38,7 @@ type keyMap struct {
 	Pause, PollNow       key.Binding
 	Help, Quit           key.Binding
 
-	// Digging in and acting (issue 7).
+	// Digging in and acting.
 	Waterfall key.Binding // w
 	Result    key.Binding // a: the result artifact
 	Cancel    key.Binding // c, after a y/n confirmation
@@ -46,16 +51,17 @@ type keyMap struct {
 }
 
 func defaultKeys() keyMap {
+	sk := scroll.DefaultKeys() // the scroll keys, defined once for every view
 	return keyMap{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		Up:        sk.Up,
+		Down:      sk.Down,
 		Move:      key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑↓/jk", "move")),
 		Left:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "pane left")),
 		Right:     key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "pane right")),
-		PageUp:    key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown", "ctrl+f"), key.WithHelp("pgdn", "page down")),
-		Top:       key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "top")),
-		Bottom:    key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "bottom")),
+		PageUp:    withKeys(sk.PageUp, "pgup", "ctrl+b"),
+		PageDown:  withKeys(sk.PageDown, "pgdown", "ctrl+f"),
+		Top:       sk.Top,
+		Bottom:    sk.Bottom,
 		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")),
 		PrevPane:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
 		Enter:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
@@ -150,4 +156,10 @@ func defaultDetailKeys() detailKeys {
 		Diff:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff")),
 		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save")),
 	}
+}
+
+// withKeys is b answering to keys instead of its own.
+func withKeys(b key.Binding, keys ...string) key.Binding {
+	b.SetKeys(keys...)
+	return b
 }

@@ -5,13 +5,24 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/browser"
+	artcontent "github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/diff"
 )
 
 // The UI's own messages, all in one place.
 
 // updateMsg carries one poller.Update from the watch.
 type updateMsg struct{ u poller.Update }
+
+// flashMsg is a line a pane or an overlay wants in the footer (until the
+// next key). Children send it with flash instead of writing the shared
+// env, which only the root writes.
+type flashMsg struct{ text string }
+
+func flash(text string) tea.Cmd { return func() tea.Msg { return flashMsg{text} } }
 
 // updatesClosedMsg says the watch ended: the Updates channel was closed.
 type updatesClosedMsg struct{}
@@ -36,4 +47,43 @@ func waitUpdate(ch <-chan poller.Update) tea.Cmd {
 		}
 		return updateMsg{u}
 	}
+}
+
+// cancelDoneMsg is the service's answer to the cancel request.
+type cancelDoneMsg struct{ err error }
+
+// openDetailMsg asks the root to open a row's detail over the current
+// view (enter on a row of a detail's list).
+type openDetailMsg struct{ sel Selection }
+
+// savedMsg is the result of s.
+type savedMsg struct {
+	path string
+	size int
+	err  error
+}
+
+// openedMsg is browser.OpenedMsg with what the link was.
+type openedMsg struct {
+	what string
+	browser.OpenedMsg
+}
+
+// snapshotMsg is the result of a fetch.
+type snapshotMsg struct {
+	id      string
+	content string
+	err     error
+	view    *artcontent.Model
+	kind    model.ArtifactKind
+}
+
+// spinMsg turns the loading spinner: 10 frames a second, only while a
+// snapshot loads. tag tells the current tick from stale ones.
+type spinMsg struct{ tag int }
+
+// diffMsg carries a diff computed in a command (large snapshots).
+type diffMsg struct {
+	key [2]string
+	res diff.Result
 }

@@ -1,14 +1,10 @@
 package ui
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/theme"
-	"github.com/firewatch/firewatch/ui/internal/scroll"
+	"github.com/firewatch/firewatch/model"
 )
 
 // overlay is a view that takes the place of the panes until it closes:
@@ -28,244 +24,40 @@ type overlay interface {
 	helpKeys(k keyMap) []key.Binding
 }
 
-// textView is a scrollable overlay of prepared lines: the help and the
-// minimal details. Lines are styled text; each is cut or padded to the
-// width when drawn.
-type textView struct {
-	stackBase
-	name  string
-	lines []textLine
-	off   int
-	w, h  int
-	ascii bool
-	// wrapped caches lines wrapped to w.
-	wrapped  []string
-	wrappedW int
-	closeOn  []key.Binding // extra keys that close it (? for help)
+// push opens o over what is shown.
+func (m *Model) push(o overlay) {
+	if o == nil {
+		return
+	}
+	if s, ok := o.(stacked); ok {
+		s.setUnder(m.overlay)
+	}
+	m.overlay = o
 }
 
-// textLine is one logical line: plain text in a style (wrapped to the
-// width), or a pre-styled line drawn as it is (cut to the width).
-type textLine struct {
-	st     theme.Style
-	text   string
-	styled bool
-	hang   int // continuation lines start at this column
+// stackBase is what every overlay opened over another keeps: the one to
+// go back to on esc (nil: the main screen).
+type stackBase struct{ back overlay }
+
+func (s *stackBase) under() overlay { return s.back }
+
+func (s *stackBase) setUnder(o overlay) { s.back = o }
+
+// stacked overlays go back to the overlay they were opened from.
+type stacked interface {
+	under() overlay
+	setUnder(o overlay)
 }
 
-func (v *textView) title() string { return v.name }
-
-func (v *textView) setSize(w, h int) tea.Cmd {
-	if w != v.w {
-		v.wrapped = nil
-	}
-	v.w, v.h = w, h
-	v.clamp()
-	return nil
+// liveOverlay is an overlay that shows live data: the root tells it about
+// each merge and each clock tick.
+type liveOverlay interface {
+	apply(d *model.Delta)
+	tick()
 }
 
-func (v *textView) layout() []string {
-	if v.wrapped != nil && v.wrappedW == v.w {
-		return v.wrapped
-	}
-	v.wrapped = v.wrapped[:0]
-	for _, l := range v.lines {
-		if l.styled {
-			text := l.text
-			if v.ascii {
-				text = asciiOnly(text)
-			}
-			v.wrapped = append(v.wrapped, padStyled(text, v.w))
-			continue
-		}
-		text := l.text
-		if v.ascii {
-			text = asciiOnly(text)
-		}
-		indent := len(text) - len(strings.TrimLeft(text, " "))
-		if l.hang > 0 {
-			indent = l.hang
-		}
-		indent = min(indent, v.w/2)
-		for i, p := range wrapHang(flat(text), max(1, v.w-2), max(1, v.w-2-indent)) {
-			if i > 0 {
-				p = strings.Repeat(" ", indent) + p
-			}
-			v.wrapped = append(v.wrapped, styled(l.st, " "+p, v.w, v.ascii))
-		}
-	}
-	v.wrappedW = v.w
-	return v.wrapped
-}
-
-func (v *textView) clamp() {
-	v.off = scroll.Clamp(v.off, len(v.layout()), v.h)
-}
-
-func (v *textView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
-	if press, ok := msg.(tea.KeyPressMsg); ok && (key.Matches(press, k.Back) || key.Matches(press, v.closeOn...)) {
-		return v.back, nil
-	}
-	v.off, _ = scroll.Move(msg, k.scrolling(), v.off, max(1, v.h-1), len(v.layout()))
-	v.clamp()
-	return v, nil
-}
-
-func (v *textView) render() []string {
-	all := v.layout()
-	end := min(len(all), v.off+v.h)
-	return all[v.off:end]
-}
-
-func (v *textView) helpKeys(k keyMap) []key.Binding {
-	back := key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back"))
-	return []key.Binding{k.Move, k.PageDown, back}
-}
-
-// padStyled cuts or pads an already styled line to w cells.
-func padStyled(s string, w int) string {
-	sw := ansi.StringWidthWc(s)
-	if sw > w {
-		return ansi.TruncateWc(s, w, "")
-	}
-	return s + blank(w-sw)
-}
-
-// newHelpOverlay is the `?` screen: every key, then what the symbols mean.
-func newHelpOverlay(m *Model) overlay {
-	st, sym := m.env.st, m.env.sym
-	v := &textView{name: "Keys", ascii: m.env.ascii, closeOn: []key.Binding{m.keys.Help}}
-	// The groups of keys side by side, in as many rows of groups as the
-	// width needs: every key is shown, none cut.
-	groups := m.keys.fullHelp()
-	m.help.SetWidth(0)
-	for per := len(groups); per >= 1; per-- {
-		var rows []string
-		fits := true
-		for i := 0; i < len(groups); i += per {
-			full := m.help.FullHelpView(groups[i:min(i+per, len(groups))])
-			for _, l := range strings.Split(full, "\n") {
-				fits = fits && ansi.StringWidthWc(l) <= m.width-2
-			}
-			rows = append(rows, "", full)
-		}
-		if fits || per == 1 {
-			for _, r := range rows {
-				for _, l := range strings.Split(r, "\n") {
-					v.lines = append(v.lines, textLine{text: " " + l, styled: true})
-				}
-			}
-			break
-		}
-	}
-	dk := m.env.dk
-	// A section: its name, then its keys on as many lines as the width
-	// needs.
-	section := func(name string, bindings ...key.Binding) {
-		v.lines = append(v.lines, textLine{st: st.Bold, text: name})
-		var b strings.Builder
-		used := 0
-		sep := " · "
-		if m.env.ascii {
-			sep = " | "
-		}
-		for _, kb := range bindings {
-			h := kb.Help()
-			item := width(h.Key) + 1 + width(h.Desc)
-			if used > 0 && 2+used+len(sep)+item > m.width-2 {
-				v.lines = append(v.lines, textLine{text: "  " + b.String(), styled: true})
-				b.Reset()
-				used = 0
-			}
-			if used > 0 {
-				b.WriteString(st.Muted.Render(sep))
-				used += len(sep)
-			}
-			b.WriteString(st.Key.Render(h.Key) + " " + st.Text.Render(h.Desc))
-			used += item
-		}
-		v.lines = append(v.lines, textLine{text: "  " + b.String(), styled: true})
-	}
-	v.lines = append(v.lines, textLine{})
-	section("In details", dk.NextTab, dk.PrevTab, m.keys.Move, dk.Open, dk.Copy, dk.OpenLink, dk.Back)
-	section("In JSON", textKey("enter/space", "fold/unfold"), textKey("l/h", "expand/fold"), textKey("L/H", "expand/fold all"), textKey("g/G", "top/bottom"))
-	section("In an artifact", dk.Focus, dk.Diff, textKey("n/N", "next/previous change"), dk.Save, dk.Copy, textKey("o", "open a screenshot"), dk.Retry)
-	section("In the waterfall", textKey("+/-", "zoom"), textKey("h/l", "earlier/later"), textKey("0", "whole run"), dk.Open, dk.Copy, dk.Back)
-	v.lines = append(v.lines,
-		textLine{},
-		textLine{st: st.Muted, text: "Selecting an agent in Agents shows only its subtree in the other panes; the root shows everything."},
-		textLine{st: st.Muted, text: "The filter (/) matches agent names, tool names, event kinds and messages; lower case ignores case."},
-		textLine{},
-		textLine{st: st.Bold, text: "Symbols"},
-		textLine{text: "  " + sym.Running + " running    " + sym.Succeeded + " succeeded    " + sym.Failed + " failed    " + sym.Cancelled + " cancelled    " +
-			sym.Refused + " refused    " + sym.CreditLimit + " credit limit"},
-		textLine{text: "  " + sym.Unfinished + " unfinished (the run or its agent ended first)    " + sym.Session + " browser session    " +
-			sym.Error + "N errors    " + sym.PhaseArrow + " newest row while following"},
-		textLine{},
-		textLine{st: st.Muted, text: "y copies with OSC 52: it reaches your own clipboard over SSH; in tmux set set-clipboard on (or allow-passthrough on)."},
-		textLine{},
-		textLine{st: st.Muted, text: "esc or ? closes this help."},
-	)
-	return v
-}
-
-// textKey is a binding shown in the help only (a component's own key).
-func textKey(keys, desc string) key.Binding {
-	return key.NewBinding(key.WithKeys(keys), key.WithHelp(keys, desc))
-}
-
-// wrapHang breaks one line of text at spaces: the first line at most w1
-// cells, the others w2 (the caller adds the hanging indent). Runs of
-// spaces inside a line stay as they are (aligned columns); a word longer
-// than a line is cut into pieces.
-func wrapHang(s string, w1, w2 int) []string {
-	type token struct{ sp, word string }
-	var toks []token
-	for i := 0; i < len(s); {
-		j := i
-		for j < len(s) && s[j] == ' ' {
-			j++
-		}
-		k := j
-		for k < len(s) && s[k] != ' ' {
-			k++
-		}
-		toks = append(toks, token{s[i:j], s[j:k]})
-		i = k
-	}
-	var out []string
-	line, lineW, limit := "", 0, w1
-	flush := func() {
-		out = append(out, line)
-		line, lineW, limit = "", 0, w2
-	}
-	for i, t := range toks {
-		sp := t.sp
-		if lineW == 0 && i > 0 {
-			sp = "" // a wrapped line starts with its word
-		}
-		ww := width(t.word)
-		if lineW > 0 && lineW+len(sp)+ww > limit && ww <= w2 {
-			flush()
-			sp = ""
-		}
-		line += sp
-		lineW += len(sp)
-		word := t.word
-		for lineW+width(word) > limit && limit-lineW > 0 {
-			part := cut(word, limit-lineW, "")
-			if part == "" {
-				break
-			}
-			line += part
-			word = word[len(part):]
-			flush()
-		}
-		line += word
-		lineW += width(word)
-	}
-	if lineW > 0 || len(out) == 0 {
-		out = append(out, line)
-	}
-	return out
+// notified overlays get the results of the commands they started
+// (snapshots, diffs, markdown renders), wherever they are in the stack.
+type notified interface {
+	notify(msg tea.Msg) tea.Cmd
 }

@@ -54,9 +54,9 @@ type pane interface {
 	// filter, wrapping around; false when none does.
 	step(dir int) bool
 	selection() Selection
-	len() int
 	height() int
-	cur() *list
+	// rowDelta is the move that selects the row shown at screen row i.
+	rowDelta(i int) int
 
 	// Data.
 	apply(d *model.Delta)
@@ -71,7 +71,7 @@ type list struct {
 	sel, off int
 }
 
-func (l *list) cur() *list { return l }
+func (l *list) rowDelta(i int) int { return l.off + i - l.sel }
 
 // fix keeps sel in [0, n) and visible in a window of h rows.
 func (l *list) fix(n, h int) {
@@ -104,6 +104,35 @@ func (l *list) cycle(dir, n, h int) bool {
 	}
 	l.sel = ((l.sel+dir)%n + n) % n
 	l.fix(n, h)
+	return true
+}
+
+// nav is the navigation of a pane whose rows are a plain list: the cursor
+// (list) over count() rows in its box. Panes embed it instead of spelling
+// move, home, end, step and setSize out each.
+type nav struct {
+	box
+	list
+	count func() int
+}
+
+func (n *nav) setSize(w, h int) {
+	n.box.setSize(w, h)
+	n.fix(n.count(), h)
+}
+
+func (n *nav) move(delta int) { n.sel += delta; n.settle() }
+func (n *nav) home()          { n.sel = 0; n.settle() }
+func (n *nav) end()           { n.sel = n.count() - 1; n.settle() }
+
+func (n *nav) settle() { n.fix(n.count(), n.h); n.dirty = true }
+
+// step moves to the next (dir > 0) or previous row, wrapping around.
+func (n *nav) step(dir int) bool {
+	if !n.cycle(dir, n.count(), n.h) {
+		return false
+	}
+	n.dirty = true
 	return true
 }
 

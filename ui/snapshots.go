@@ -94,26 +94,7 @@ func (s *snapshots) done(msg snapshotMsg) {
 	e.view, e.kind = msg.view, msg.kind
 }
 
-// snapshotMsg is the result of a fetch.
-type snapshotMsg struct {
-	id      string
-	content string
-	err     error
-	view    *artcontent.Model
-	kind    model.ArtifactKind
-}
-
-// spinMsg turns the loading spinner: 10 frames a second, only while a
-// snapshot loads. tag tells the current tick from stale ones.
-type spinMsg struct{ tag int }
-
 const spinEvery = 100 * time.Millisecond
-
-// diffMsg carries a diff computed in a command (large snapshots).
-type diffMsg struct {
-	key [2]string
-	res diff.Result
-}
 
 // diffLarge is the combined size above which a diff is computed in a
 // command rather than in Update.

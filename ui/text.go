@@ -5,6 +5,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -30,16 +32,13 @@ func flat(s string) string {
 	}, s)
 }
 
-// asciiSymbols spells the symbols the UI and describe use in ASCII.
-var asciiSymbols = strings.NewReplacer("·", "-", "…", "~", "→", "->", "✓", "ok", "✗", "x", "↑", "^", "↓", "v", "←", "<", "×", "x", "“", "\"", "”", "\"")
-
 // asciiOnly makes s plain ASCII, for terminals and locales without UTF-8:
 // known symbols get their ASCII spelling, any other rune outside
 // printable ASCII becomes '?'.
 func asciiOnly(s string) string {
 	for i := 0; i < len(s); i++ {
 		if s[i] >= utf8.RuneSelf {
-			s = asciiSymbols.Replace(s)
+			s = text.ASCII(s)
 			return strings.Map(func(r rune) rune {
 				if r >= utf8.RuneSelf {
 					return '?'
@@ -146,7 +145,7 @@ type row struct {
 func newRow(max int, ascii bool) *row {
 	r := &row{max: max, ascii: ascii, tail: "…"}
 	if ascii {
-		r.tail = "~"
+		r.tail = text.Ellipsis
 	}
 	return r
 }
@@ -260,7 +259,7 @@ func styled(st theme.Style, s string, w int, ascii bool) string {
 	s = flat(s)
 	tail := "…"
 	if ascii {
-		s, tail = asciiOnly(s), "~"
+		s, tail = asciiOnly(s), text.Ellipsis
 	}
 	if width(s) > w {
 		s = cut(s, w, tail)

@@ -41,6 +41,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // DefaultLimit is the largest escape sequence Sequence builds by default, in
@@ -114,7 +115,7 @@ type TooLargeError struct {
 
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("too large to copy to the clipboard: %s (the terminal takes at most %s with OSC 52)",
-		FormatSize(e.Size), FormatSize(e.Max))
+		text.Size(e.Size), text.Size(e.Max))
 }
 
 // Sequence returns the bytes that copy text to the clipboard: the OSC 52
@@ -190,7 +191,7 @@ func (m CopiedMsg) Status() string {
 	if m.Err != nil {
 		return "not copied: " + m.Err.Error()
 	}
-	return fmt.Sprintf("copied %s (%s)", m.What, FormatSize(m.Bytes))
+	return fmt.Sprintf("copied %s (%s)", m.What, text.Size(m.Bytes))
 }
 
 // Copy returns a command that writes the OSC 52 sequence for text to the
@@ -210,19 +211,4 @@ func Copy(text, what string, opts Options) tea.Cmd {
 		tea.Raw(string(seq)),
 		func() tea.Msg { return CopiedMsg{What: what, Bytes: n} },
 	)
-}
-
-// FormatSize formats a byte count for people: 512 B, 12 kB, 1.5 MB.
-func FormatSize(n int) string {
-	switch {
-	case n < 1000:
-		return fmt.Sprintf("%d B", n)
-	case n < 10_000:
-		return fmt.Sprintf("%.1f kB", float64(n)/1000)
-	case n < 1_000_000:
-		return fmt.Sprintf("%d kB", n/1000)
-	case n < 10_000_000:
-		return fmt.Sprintf("%.1f MB", float64(n)/1_000_000)
-	}
-	return fmt.Sprintf("%d MB", n/1_000_000)
 }

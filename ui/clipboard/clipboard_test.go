@@ -169,11 +169,3 @@ func TestCopyCmd(t *testing.T) {
 		t.Fatalf("%#v", msg)
 	}
 }
-
-func TestFormatSize(t *testing.T) {
-	for n, want := range map[int]string{0: "0 B", 999: "999 B", 1500: "1.5 kB", 74_997: "74 kB", 2_500_000: "2.5 MB", 25_000_000: "25 MB"} {
-		if got := FormatSize(n); got != want {
-			t.Errorf("%d: %q, want %q", n, got, want)
-		}
-	}
-}

@@ -35,6 +35,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 	"github.com/firewatch/firewatch/ui/internal/textfmt"
 	"github.com/firewatch/firewatch/ui/jsonview"
@@ -207,7 +208,7 @@ func New(r *Renderer, kind model.ArtifactKind, snapshot string) Model {
 	case model.KindMarkdown:
 		st.hash = sha256.Sum256([]byte(snapshot))
 		if len(snapshot) > r.opts.MaxMarkdown {
-			st.note = "shown as text: " + textfmt.Size(len(snapshot)) + " is too large to render as markdown"
+			st.note = "shown as text: " + text.Size(len(snapshot)) + " is too large to render as markdown"
 		}
 	case model.KindScreenshot:
 		st.ref, st.note = screenshotRef(snapshot)
@@ -234,7 +235,7 @@ func screenshotRef(s string) (ref, note string) {
 		if len(mime) > 40 || mime == "" {
 			mime = "unknown type"
 		}
-		return "", images + "; this one is inline data (" + mime + ", " + textfmt.Size(len(s)) + "), not shown"
+		return "", images + "; this one is inline data (" + mime + ", " + text.Size(len(s)) + "), not shown"
 	}
 	s = model.Sanitize(s)
 	if s == "" {
@@ -397,9 +398,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	}
 	switch msg.(type) {
 	case tea.KeyPressMsg, tea.MouseWheelMsg:
-		k := m.KeyMap
-		keys := scroll.Keys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
-			HalfUp: k.HalfUp, HalfDown: k.HalfDown, Top: k.Top, Bottom: k.Bottom}
+		keys := m.KeyMap.Keys
 		st.offset, _ = scroll.Move(msg, keys, st.offset, max(m.bodyHeight(), 1), len(st.lines))
 		m.clamp()
 	}

@@ -2,40 +2,28 @@ package content
 
 import (
 	"strconv"
-	"strings"
 
 	"charm.land/bubbles/v2/key"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
 // KeyMap holds the scrolling keys of non-JSON content (JSON content uses
 // its jsonview.Model's KeyMap).
 type KeyMap struct {
-	Up, Down         key.Binding
-	PageUp, PageDown key.Binding
-	HalfUp, HalfDown key.Binding
-	Top, Bottom      key.Binding
+	scroll.Keys
 }
 
 // DefaultKeyMap: arrows and j/k, PgUp/PgDn, ctrl+u/ctrl+d, g/G.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		HalfUp:   key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
-		HalfDown: key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		Keys: scroll.DefaultKeys(),
 	}
 }
 
 // ASCII returns the key map with help labels in ASCII.
 func (k KeyMap) ASCII() KeyMap {
-	r := strings.NewReplacer("↑", "up", "↓", "down")
 	for _, b := range []*key.Binding{&k.Up, &k.Down} {
-		h := b.Help()
-		b.SetHelp(r.Replace(h.Key), h.Desc)
+		scroll.ASCIIHelp(b)
 	}
 	return k
 }

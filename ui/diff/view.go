@@ -48,24 +48,14 @@ func PlainStyles() Styles {
 
 // KeyMap holds the diff view's bindings.
 type KeyMap struct {
-	Up, Down               key.Binding
-	PageUp, PageDown       key.Binding
-	HalfUp, HalfDown       key.Binding
-	Top, Bottom            key.Binding
+	scroll.Keys
 	NextChange, PrevChange key.Binding
 }
 
 // DefaultKeyMap: arrows and j/k, PgUp/PgDn, ctrl+u/ctrl+d, g/G, n/N.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:         key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:       key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:     key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown:   key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		HalfUp:     key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
-		HalfDown:   key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
-		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		Keys:       scroll.DefaultKeys(),
 		NextChange: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next change")),
 		PrevChange: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous change")),
 	}
@@ -190,9 +180,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg.(type) {
 	case tea.KeyPressMsg, tea.MouseWheelMsg:
 		k := m.KeyMap
-		keys := scroll.Keys{Up: k.Up, Down: k.Down, PageUp: k.PageUp, PageDown: k.PageDown,
-			HalfUp: k.HalfUp, HalfDown: k.HalfDown, Top: k.Top, Bottom: k.Bottom}
-		off, moved := scroll.Move(msg, keys, st.offset, max(m.bodyHeight(), 1), len(m.rows()))
+		off, moved := scroll.Move(msg, k.Keys, st.offset, max(m.bodyHeight(), 1), len(m.rows()))
 		if press, ok := msg.(tea.KeyPressMsg); ok && !moved {
 			switch {
 			case key.Matches(press, k.NextChange):

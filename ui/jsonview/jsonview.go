@@ -33,8 +33,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
-	"github.com/firewatch/firewatch/ui/internal/textfmt"
 )
 
 // Defaults for the initial folding.
@@ -492,7 +492,7 @@ func (m Model) value(n *node, r row, add func(string, *lipgloss.Style)) {
 		}
 	case '"':
 		if n.folded {
-			size := " " + textfmt.Size(n.end-n.start-2)
+			size := " " + text.Size(n.end-n.start-2)
 			room := st.width - d.prefixWidth(n, st.width) - ansi.StringWidth(size) - 1
 			disp := d.display(n)
 			inner := disp[1 : len(disp)-1]

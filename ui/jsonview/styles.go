@@ -1,10 +1,9 @@
 package jsonview
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
 // Styles are the looks of the viewer's parts. The main UI maps its theme's
@@ -61,10 +60,7 @@ var (
 
 // KeyMap holds the viewer's bindings; they feed both Update and the help.
 type KeyMap struct {
-	Up, Down           key.Binding
-	PageUp, PageDown   key.Binding
-	HalfUp, HalfDown   key.Binding
-	Top, Bottom        key.Binding
+	scroll.Keys
 	Toggle             key.Binding // fold or unfold the value under the cursor
 	Expand, Collapse   key.Binding // unfold / fold, or move into / out of it
 	ExpandAll, FoldAll key.Binding
@@ -75,14 +71,7 @@ type KeyMap struct {
 // everything, H to fold everything.
 func DefaultKeyMap() KeyMap {
 	return KeyMap{
-		Up:        key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:      key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:    key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown:  key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		HalfUp:    key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
-		HalfDown:  key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
-		Top:       key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
-		Bottom:    key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+		Keys:      scroll.DefaultKeys(),
 		Toggle:    key.NewBinding(key.WithKeys("enter", "space"), key.WithHelp("enter/space", "fold/unfold")),
 		Expand:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "expand")),
 		Collapse:  key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "collapse")),
@@ -104,18 +93,11 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 	}
 }
 
-// asciiHelp replaces the arrows in help labels with words.
-func asciiHelp(b *key.Binding) {
-	h := b.Help()
-	r := strings.NewReplacer("↑", "up", "↓", "down", "←", "left", "→", "right")
-	b.SetHelp(r.Replace(h.Key), h.Desc)
-}
-
 // ASCII returns the key map with help labels in ASCII.
 func (k KeyMap) ASCII() KeyMap {
 	for _, b := range []*key.Binding{&k.Up, &k.Down, &k.PageUp, &k.PageDown, &k.HalfUp, &k.HalfDown,
 		&k.Top, &k.Bottom, &k.Toggle, &k.Expand, &k.Collapse, &k.ExpandAll, &k.FoldAll} {
-		asciiHelp(b)
+		scroll.ASCIIHelp(b)
 	}
 	return k
 }

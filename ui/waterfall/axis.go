@@ -69,20 +69,3 @@ func trimZeros(s string) string {
 	}
 	return s
 }
-
-// Duration formats a bar's length: "840ms", "12.3s", "4m05s", "1h02m".
-func Duration(d time.Duration) string {
-	switch {
-	case d < 0:
-		return "?"
-	case d < time.Second:
-		return fmt.Sprintf("%dms", d.Milliseconds())
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d.Seconds()))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}

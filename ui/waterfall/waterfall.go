@@ -30,6 +30,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
@@ -100,30 +101,28 @@ var (
 
 // KeyMap holds the waterfall's bindings.
 type KeyMap struct {
-	Up, Down         key.Binding
-	PageUp, PageDown key.Binding
-	Top, Bottom      key.Binding
-	ZoomIn, ZoomOut  key.Binding
-	Earlier, Later   key.Binding
-	Fit              key.Binding
-	Open             key.Binding
+	scroll.Keys     // HalfUp and HalfDown are off: a page is what the view shows
+	ZoomIn, ZoomOut key.Binding
+	Earlier, Later  key.Binding
+	Fit             key.Binding
+	Open            key.Binding
 }
 
 // DefaultKeyMap: ↑/k ↓/j, pgup/pgdn, g/G, + / -, ←/h →/l, 0, enter.
 func DefaultKeyMap() KeyMap {
+	sk := scroll.DefaultKeys()
+	sk.HalfUp.SetEnabled(false)
+	sk.HalfDown.SetEnabled(false)
+	sk.Top.SetHelp("g", "first")
+	sk.Bottom.SetHelp("G", "last")
 	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last")),
-		ZoomIn:   key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "zoom in")),
-		ZoomOut:  key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "zoom out")),
-		Earlier:  key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "earlier")),
-		Later:    key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "later")),
-		Fit:      key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "whole run")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Keys:    sk,
+		ZoomIn:  key.NewBinding(key.WithKeys("+", "="), key.WithHelp("+", "zoom in")),
+		ZoomOut: key.NewBinding(key.WithKeys("-", "_"), key.WithHelp("-", "zoom out")),
+		Earlier: key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "earlier")),
+		Later:   key.NewBinding(key.WithKeys("right", "l"), key.WithHelp("→/l", "later")),
+		Fit:     key.NewBinding(key.WithKeys("0"), key.WithHelp("0", "whole run")),
+		Open:    key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
 	}
 }
 
@@ -578,7 +577,7 @@ func (m Model) bar(r row, sp span, origin time.Time, start, span time.Duration, 
 	c0, c1 = max(c0, 0), min(c1, bw)
 	dur := ""
 	if !sp.end.IsZero() {
-		dur = Duration(sp.end.Sub(sp.start))
+		dur = text.Duration(sp.end.Sub(sp.start))
 	}
 	var b strings.Builder
 	switch {

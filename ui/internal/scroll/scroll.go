@@ -6,6 +6,7 @@ package scroll
 import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"strings"
 )
 
 // Clamp returns offset, the first visible of n lines in a window of h,
@@ -75,3 +76,27 @@ func Move(msg tea.Msg, k Keys, offset, page, n int) (_ int, ok bool) {
 	}
 	return offset, false
 }
+
+// DefaultKeys are the one set of scroll bindings every scrolling view of
+// the UI starts from: arrows and j/k, PgUp/PgDn, ctrl+u/ctrl+d, g/G (and
+// home/end).
+func DefaultKeys() Keys {
+	return Keys{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		HalfUp:   key.NewBinding(key.WithKeys("ctrl+u"), key.WithHelp("ctrl+u", "half page up")),
+		HalfDown: key.NewBinding(key.WithKeys("ctrl+d"), key.WithHelp("ctrl+d", "half page down")),
+		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
+		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
+	}
+}
+
+// ASCIIHelp rewrites the arrows of a binding's help label in ASCII.
+func ASCIIHelp(b *key.Binding) {
+	h := b.Help()
+	b.SetHelp(asciiArrows.Replace(h.Key), h.Desc)
+}
+
+var asciiArrows = strings.NewReplacer("↑", "up", "↓", "down", "←", "left", "→", "right")

@@ -3,7 +3,6 @@
 package textfmt
 
 import (
-	"strconv"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -28,20 +27,3 @@ func ExpandTabs(s string) string {
 	}
 	return b.String()
 }
-
-// Size formats a byte count: 512 B, 12 kB, 1.5 MB.
-func Size(n int) string {
-	switch {
-	case n < 1000:
-		return itoa(n) + " B"
-	case n < 10_000:
-		return itoa(n/1000) + "." + itoa(n%1000/100) + " kB"
-	case n < 1_000_000:
-		return itoa(n/1000) + " kB"
-	case n < 10_000_000:
-		return itoa(n/1_000_000) + "." + itoa(n%1_000_000/100_000) + " MB"
-	}
-	return itoa(n/1_000_000) + " MB"
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -17,26 +17,3 @@ func TestExpandTabs(t *testing.T) {
 		}
 	}
 }
-
-func TestSize(t *testing.T) {
-	for _, c := range []struct {
-		n    int
-		want string
-	}{
-		{0, "0 B"},
-		{999, "999 B"},
-		{1000, "1.0 kB"},
-		{1550, "1.5 kB"},
-		{9999, "9.9 kB"},
-		{10_000, "10 kB"},
-		{999_999, "999 kB"},
-		{1_000_000, "1.0 MB"},
-		{5_250_000, "5.2 MB"},
-		{10_000_000, "10 MB"},
-		{123_456_789, "123 MB"},
-	} {
-		if got := Size(c.n); got != c.want {
-			t.Errorf("Size(%d) = %q, want %q", c.n, got, c.want)
-		}
-	}
-}

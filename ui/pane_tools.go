@@ -8,6 +8,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // toolsPane lists tool calls: the running ones first (oldest first, with a
@@ -20,8 +21,7 @@ import (
 // so that a subtree's ended calls are a union addressed by rank, like the
 // timeline's rows.
 type toolsPane struct {
-	box
-	list
+	nav
 	scope *scope
 
 	running []*model.ToolCall       // every running call, by start
@@ -39,8 +39,9 @@ type ended struct {
 }
 
 func newTools(e *env) *toolsPane {
-	p := &toolsPane{box: box{env: e, dirty: true}, scope: &scope{}, seq: map[*model.ToolCall]int{}, byAgent: map[string][]ended{}}
+	p := &toolsPane{nav: nav{box: box{env: e, dirty: true}}, scope: &scope{}, seq: map[*model.ToolCall]int{}, byAgent: map[string][]ended{}}
 	p.src.key = func(x ended) int { return x.seq }
+	p.count = p.len
 	return p
 }
 
@@ -160,23 +161,6 @@ func (p *toolsPane) tick() {
 	}
 }
 
-func (p *toolsPane) setSize(w, h int) {
-	p.box.setSize(w, h)
-	p.fix(p.len(), h)
-}
-
-func (p *toolsPane) move(delta int) { p.sel += delta; p.fix(p.len(), p.h); p.dirty = true }
-func (p *toolsPane) home()          { p.sel = 0; p.fix(p.len(), p.h); p.dirty = true }
-func (p *toolsPane) end()           { p.sel = p.len() - 1; p.fix(p.len(), p.h); p.dirty = true }
-
-func (p *toolsPane) step(dir int) bool {
-	if !p.cycle(dir, p.len(), p.h) {
-		return false
-	}
-	p.dirty = true
-	return true
-}
-
 // at is the call on row i: running calls, then ended ones newest first.
 func (p *toolsPane) at(i int) *model.ToolCall {
 	if i < len(p.runVis) {
@@ -232,7 +216,7 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 	switch t.State {
 	case model.StateRunning:
 		if d, ok := p.env.since(t.StartedAt()); ok {
-			dur = liveDuration(d)
+			dur = text.Elapsed(d)
 		}
 	case model.StateUnfinished:
 		symbol, symSt = sym.Unfinished, st.Warn
@@ -240,7 +224,7 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 	default:
 		symbol, symSt = sym.Succeeded, st.Good
 		if d, ok := t.Duration(); ok {
-			dur = describe.Duration(d)
+			dur = text.Duration(d)
 		}
 	}
 	if t.Failed() {

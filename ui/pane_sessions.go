@@ -9,6 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // sessionsPane lists browser sessions per agent (agents in tree order,
@@ -16,8 +17,7 @@ import (
 // watch asks for them (--live-view). Live sessions the trace never
 // mentioned are listed at the end.
 type sessionsPane struct {
-	box
-	list
+	nav
 	scope *scope
 	rows  []sessionRow
 	open  int
@@ -29,11 +29,12 @@ type sessionRow struct {
 }
 
 func newSessions(e *env) *sessionsPane {
-	return &sessionsPane{box: box{env: e, dirty: true}, scope: &scope{}}
+	p := &sessionsPane{nav: nav{box: box{env: e, dirty: true}}, scope: &scope{}}
+	p.count = func() int { return len(p.rows) }
+	return p
 }
 
 func (p *sessionsPane) name() string { return "Browser sessions" }
-func (p *sessionsPane) len() int     { return len(p.rows) }
 func (p *sessionsPane) info() string {
 	if len(p.rows) == 0 {
 		return ""
@@ -106,20 +107,6 @@ func openRank(b *model.BrowserSession) int {
 
 func (p *sessionsPane) setScope(s *scope) { p.scope = s; p.rebuild() }
 func (p *sessionsPane) tick()             {}
-func (p *sessionsPane) setSize(w, h int) {
-	p.box.setSize(w, h)
-	p.fix(len(p.rows), h)
-}
-func (p *sessionsPane) move(delta int) { p.sel += delta; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *sessionsPane) home()          { p.sel = 0; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *sessionsPane) end()           { p.sel = len(p.rows) - 1; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *sessionsPane) step(dir int) bool {
-	if !p.cycle(dir, len(p.rows), p.h) {
-		return false
-	}
-	p.dirty = true
-	return true
-}
 
 func (p *sessionsPane) selection() Selection {
 	if p.sel < len(p.rows) {
@@ -171,7 +158,7 @@ func (p *sessionsPane) row(sr sessionRow, selected bool) string {
 		default:
 			symbol, symSt, state = sym.Pending, st.Muted, "closed"
 			if b.HasDuration {
-				state += " " + describe.Duration(time.Duration(b.DurationMs)*time.Millisecond)
+				state += " " + text.Duration(time.Duration(b.DurationMs)*time.Millisecond)
 			}
 		}
 	} else {

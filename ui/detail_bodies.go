@@ -264,7 +264,3 @@ func (b *listBody) copyText() (text, what string) {
 	}
 	return b.copy(b.sel)
 }
-
-// openDetailMsg asks the root to open a row's detail over the current
-// view (enter on a row of a detail's list).
-type openDetailMsg struct{ sel Selection }

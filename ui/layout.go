@@ -151,10 +151,6 @@ func (m *Model) render() string {
 		return m.renderSmall()
 	}
 	lines := make([]string, 0, m.height)
-	rects := m.paneRects()
-	for i, p := range m.panes {
-		p.setSize(rects[i].w, rects[i].h)
-	}
 	if f.kind == layoutFull {
 		lines = append(lines, m.headerLines(false)...)
 		lines = append(lines, m.phaseBar())
@@ -305,7 +301,6 @@ func shortName(p pane) string {
 func (m *Model) overlayLines(f frame) []string {
 	st, sym := m.env.st, m.env.sym
 	h := f.bodyH - 1
-	m.overlay.setSize(m.width, h)
 	title := " " + m.overlay.title() + " "
 	r := newRow(m.width, m.env.ascii)
 	r.add(st.RuleFocus, sym.Rule)

@@ -13,19 +13,19 @@ import (
 // scope is rebuilt when an artifact changes; which agents touched an
 // artifact is kept from the deltas, never recounted from its versions.
 type artifactsPane struct {
-	box
-	list
+	nav
 	scope    *scope
 	agentsOf map[string]map[string]bool // artifact id → ids of agents that updated it
 	rows     []*model.Artifact
 }
 
 func newArtifacts(e *env) *artifactsPane {
-	return &artifactsPane{box: box{env: e, dirty: true}, scope: &scope{}, agentsOf: map[string]map[string]bool{}}
+	p := &artifactsPane{nav: nav{box: box{env: e, dirty: true}}, scope: &scope{}, agentsOf: map[string]map[string]bool{}}
+	p.count = func() int { return len(p.rows) }
+	return p
 }
 
 func (p *artifactsPane) name() string { return "Artifacts" }
-func (p *artifactsPane) len() int     { return len(p.rows) }
 func (p *artifactsPane) info() string {
 	if len(p.rows) == 0 {
 		return ""
@@ -88,20 +88,6 @@ func (p *artifactsPane) rebuild() {
 
 func (p *artifactsPane) setScope(s *scope) { p.scope = s; p.rebuild() }
 func (p *artifactsPane) tick()             {}
-func (p *artifactsPane) setSize(w, h int) {
-	p.box.setSize(w, h)
-	p.fix(len(p.rows), h)
-}
-func (p *artifactsPane) move(delta int) { p.sel += delta; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *artifactsPane) home()          { p.sel = 0; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *artifactsPane) end()           { p.sel = len(p.rows) - 1; p.fix(len(p.rows), p.h); p.dirty = true }
-func (p *artifactsPane) step(dir int) bool {
-	if !p.cycle(dir, len(p.rows), p.h) {
-		return false
-	}
-	p.dirty = true
-	return true
-}
 
 func (p *artifactsPane) selection() Selection {
 	if p.sel < len(p.rows) {

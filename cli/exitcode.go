@@ -24,19 +24,18 @@ const (
 // the spec does not name counts as a failure: the run did not succeed as far
 // as firewatch can tell.
 func OutcomeCode(o model.Outcome) int {
-	switch o {
-	case model.OutcomeSucceeded:
-		return ExitOK
-	case model.OutcomeFailed:
-		return ExitFailed
-	case model.OutcomeCancelled:
-		return ExitCancelled
-	case model.OutcomeRefused:
-		return ExitRefused
-	case model.OutcomeCreditLimitReached:
-		return ExitCreditLimit
+	if code, ok := outcomeCodes[o]; ok {
+		return code
 	}
 	return ExitFailed
+}
+
+var outcomeCodes = map[model.Outcome]int{
+	model.OutcomeSucceeded:          ExitOK,
+	model.OutcomeFailed:             ExitFailed,
+	model.OutcomeCancelled:          ExitCancelled,
+	model.OutcomeRefused:            ExitRefused,
+	model.OutcomeCreditLimitReached: ExitCreditLimit,
 }
 
 // exitError is an error that carries its exit code. Commands return it; the

@@ -9,6 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -34,7 +35,6 @@ func newAgents(e *env) *agentsPane {
 }
 
 func (p *agentsPane) name() string { return "Agents" }
-func (p *agentsPane) len() int     { return len(p.rows) }
 
 func (p *agentsPane) info() string {
 	if len(p.rows) == 0 {
@@ -191,10 +191,10 @@ func (p *agentsPane) row(ar agentRow, left int, selected, marked bool) string {
 	dur := ""
 	switch {
 	case a.HasDuration:
-		dur = describe.Duration(time.Duration(a.DurationMs) * time.Millisecond)
+		dur = text.Duration(time.Duration(a.DurationMs) * time.Millisecond)
 	case a.State == model.StateRunning:
 		if d, ok := p.env.since(a.StartedAt); ok && p.env.store.Run().State == model.StateRunning {
-			dur = liveDuration(d)
+			dur = text.Elapsed(d)
 		}
 	}
 	act, actSt := agentActivity(a, st, sym)
@@ -249,19 +249,9 @@ func agentSymbol(a *model.Agent, st *theme.Styles, sym theme.Symbols) (string, t
 }
 
 func outcomeSymbol(o model.Outcome, st *theme.Styles, sym theme.Symbols) (string, theme.Style) {
-	switch o {
-	case model.OutcomeSucceeded:
-		return sym.Succeeded, st.Good
-	case model.OutcomeFailed:
-		return sym.Failed, st.Bad
-	case model.OutcomeCancelled:
-		return sym.Cancelled, st.Warn
-	case model.OutcomeRefused:
-		return sym.Refused, st.Bad
-	case model.OutcomeCreditLimitReached:
-		return sym.CreditLimit, st.Warn
-	}
-	return sym.Unfinished, st.Warn
+	in := describe.Outcome(o)
+	kind, _ := levelStyles(st, in.Level)
+	return in.Symbol(sym), kind
 }
 
 // agentActivity is what an agent is doing now: its running tool and open

@@ -1,0 +1,51 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// askCancel opens the confirmation, over whatever is shown.
+func (m *Model) askCancel() {
+	if m.backend == nil {
+		m.env.flash = "cancel is not available in replay: the run is not being watched live"
+		return
+	}
+	v := &confirmView{e: m.env, run: m.shortID(), state: m.stateWord(), yes: m.cancelCmd}
+	v.back = m.overlay
+	m.overlay = v
+}
+
+// cancelCmd sends the cancel request, in a command with a timeout.
+func (m *Model) cancelCmd() tea.Cmd {
+	b := m.backend
+	m.env.flash = "cancelling the run" + m.env.sym.Ellipsis
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), cancelTimeout)
+		defer cancel()
+		return cancelDoneMsg{err: b.Cancel(ctx)}
+	}
+}
+
+// onCancelDone shows the answer; after a success it polls at once so
+// that the screen follows the cancellation as the trace reports it.
+func (m *Model) onCancelDone(msg cancelDoneMsg) {
+	if msg.err != nil {
+		s := oneLine(msg.err.Error())
+		if !strings.HasPrefix(s, "cancel") {
+			s = "cancel failed: " + s
+		}
+		m.env.flash = s
+		return
+	}
+	m.env.flash = "cancel accepted by the service: the run stops as its agents do (the badge follows the trace)"
+	if m.backend != nil && !m.done {
+		m.backend.PollNow()
+	}
+}
+
+// cancelTimeout bounds the cancel request.
+const cancelTimeout = 15 * time.Second

@@ -1,0 +1,194 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/ui/diff"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
+	"github.com/firewatch/firewatch/ui/jsonview"
+)
+
+// newHelpOverlay is the `?` screen: every key, then what the symbols mean.
+func newHelpOverlay(m *Model) overlay {
+	st, sym := m.env.st, m.env.sym
+	v := &textView{name: "Keys", ascii: m.env.ascii, closeOn: []key.Binding{m.keys.Help}}
+	// The groups of keys side by side, in as many rows of groups as the
+	// width needs: every key is shown, none cut.
+	groups := m.keys.fullHelp()
+	m.help.SetWidth(0)
+	for per := len(groups); per >= 1; per-- {
+		var rows []string
+		fits := true
+		for i := 0; i < len(groups); i += per {
+			full := m.help.FullHelpView(groups[i:min(i+per, len(groups))])
+			for _, l := range strings.Split(full, "\n") {
+				fits = fits && ansi.StringWidthWc(l) <= m.width-2
+			}
+			rows = append(rows, "", full)
+		}
+		if fits || per == 1 {
+			for _, r := range rows {
+				for _, l := range strings.Split(r, "\n") {
+					v.lines = append(v.lines, textLine{text: " " + l, styled: true})
+				}
+			}
+			break
+		}
+	}
+	// A section: its name, then its keys on as many lines as the width
+	// needs.
+	section := func(name string, bindings ...key.Binding) {
+		v.lines = append(v.lines, textLine{st: st.Bold, text: name})
+		var b strings.Builder
+		used := 0
+		sep := " · "
+		if m.env.ascii {
+			sep = " | "
+		}
+		for _, kb := range bindings {
+			h := kb.Help()
+			item := width(h.Key) + 1 + width(h.Desc)
+			if used > 0 && 2+used+len(sep)+item > m.width-2 {
+				v.lines = append(v.lines, textLine{text: "  " + b.String(), styled: true})
+				b.Reset()
+				used = 0
+			}
+			if used > 0 {
+				b.WriteString(st.Muted.Render(sep))
+				used += len(sep)
+			}
+			b.WriteString(st.Key.Render(h.Key) + " " + st.Text.Render(h.Desc))
+			used += item
+		}
+		v.lines = append(v.lines, textLine{text: "  " + b.String(), styled: true})
+	}
+	v.lines = append(v.lines, textLine{})
+	// The views' own keys come from their key maps (FullHelp), so this
+	// screen cannot disagree with them; the scroll keys every view shares
+	// are shown once.
+	for _, s := range m.viewHelp() {
+		section(s.name, s.keys...)
+	}
+	v.lines = append(v.lines,
+		textLine{},
+		textLine{st: st.Muted, text: "Selecting an agent in Agents shows only its subtree in the other panes; the root shows everything."},
+		textLine{st: st.Muted, text: "The filter (/) matches agent names, tool names, event kinds and messages; lower case ignores case."},
+		textLine{},
+		textLine{st: st.Bold, text: "Symbols"},
+		textLine{text: "  " + sym.Running + " running    " + sym.Succeeded + " succeeded    " + sym.Failed + " failed    " + sym.Cancelled + " cancelled    " +
+			sym.Refused + " refused    " + sym.CreditLimit + " credit limit"},
+		textLine{text: "  " + sym.Unfinished + " unfinished (the run or its agent ended first)    " + sym.Session + " browser session    " +
+			sym.Error + "N errors    " + sym.PhaseArrow + " newest row while following"},
+		textLine{},
+		textLine{st: st.Muted, text: "y copies with OSC 52: it reaches your own clipboard over SSH; in tmux set set-clipboard on (or allow-passthrough on)."},
+		textLine{},
+		textLine{st: st.Muted, text: "esc or ? closes this help."},
+	)
+	return v
+}
+
+// helpSection is a titled group of keys on the help screen.
+type helpSection struct {
+	name string
+	keys []key.Binding
+}
+
+// viewHelp is the keys of the detail views, the JSON and artifact viewers
+// and the waterfall, each from its own key map.
+func (m *Model) viewHelp() []helpSection {
+	dk := m.env.dk
+	sk := scroll.DefaultKeys()
+	jk := jsonview.DefaultKeyMap()
+	dm := diff.Model{KeyMap: diff.DefaultKeyMap()}
+	if m.env.ascii {
+		jk = jk.ASCII()
+		for _, b := range []*key.Binding{&sk.Up, &sk.Down} {
+			scroll.ASCIIHelp(b)
+		}
+	}
+	return []helpSection{
+		{"Scrolling in a view", []key.Binding{sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.HalfUp, sk.HalfDown, sk.Top, sk.Bottom}},
+		{"In details", []key.Binding{dk.NextTab, dk.PrevTab, m.keys.Move, dk.Open, dk.Copy, dk.OpenLink, dk.Back}},
+		{"In JSON", notScroll(jk.FullHelp())},
+		{"In an artifact", append(append([]key.Binding{dk.Focus, dk.Diff}, notScroll(dm.FullHelp())...), dk.Save, dk.Copy, dk.OpenLink, dk.Retry)},
+		{"In the waterfall", append(notScroll(m.wf.FullHelp()), dk.Copy, dk.Back)},
+	}
+}
+
+// notScroll flattens a component's FullHelp without the enabled scroll
+// keys (shown once, in their own section) and the disabled bindings.
+func notScroll(groups [][]key.Binding) []key.Binding {
+	sk := scroll.DefaultKeys()
+	scrolls := map[string]bool{}
+	for _, b := range []key.Binding{sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.HalfUp, sk.HalfDown, sk.Top, sk.Bottom} {
+		scrolls[strings.Join(b.Keys(), " ")] = true
+	}
+	var out []key.Binding
+	for _, g := range groups {
+		for _, b := range g {
+			if b.Enabled() && !scrolls[strings.Join(b.Keys(), " ")] {
+				out = append(out, b)
+			}
+		}
+	}
+	return out
+}
+
+// wrapHang breaks one line of text at spaces: the first line at most w1
+// cells, the others w2 (the caller adds the hanging indent). Runs of
+// spaces inside a line stay as they are (aligned columns); a word longer
+// than a line is cut into pieces.
+func wrapHang(s string, w1, w2 int) []string {
+	type token struct{ sp, word string }
+	var toks []token
+	for i := 0; i < len(s); {
+		j := i
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+		k := j
+		for k < len(s) && s[k] != ' ' {
+			k++
+		}
+		toks = append(toks, token{s[i:j], s[j:k]})
+		i = k
+	}
+	var out []string
+	line, lineW, limit := "", 0, w1
+	flush := func() {
+		out = append(out, line)
+		line, lineW, limit = "", 0, w2
+	}
+	for i, t := range toks {
+		sp := t.sp
+		if lineW == 0 && i > 0 {
+			sp = "" // a wrapped line starts with its word
+		}
+		ww := width(t.word)
+		if lineW > 0 && lineW+len(sp)+ww > limit && ww <= w2 {
+			flush()
+			sp = ""
+		}
+		line += sp
+		lineW += len(sp)
+		word := t.word
+		for lineW+width(word) > limit && limit-lineW > 0 {
+			part := cut(word, limit-lineW, "")
+			if part == "" {
+				break
+			}
+			line += part
+			word = word[len(part):]
+			flush()
+		}
+		line += word
+		lineW += width(word)
+	}
+	if lineW > 0 || len(out) == 0 {
+		out = append(out, line)
+	}
+	return out
+}

@@ -1,0 +1,97 @@
+package ui
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"reflect"
+	"strings"
+	"testing"
+
+	"charm.land/bubbles/v2/key"
+)
+
+// TestHelpIsTheKeys proves that the ? screen is the key maps: every
+// binding of the main screen that dispatch.go handles is in its full help
+// and every binding in its full help is handled; and the ? screen shows
+// all of them and every view's own key map (detail, JSON, artifact,
+// waterfall).
+func TestHelpIsTheKeys(t *testing.T) {
+	// Handled: the keyMap fields dispatch.go matches a key against.
+	f, err := parser.ParseFile(token.NewFileSet(), "dispatch.go", nil, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	handled := map[string]bool{}
+	ast.Inspect(f, func(n ast.Node) bool {
+		call, ok := n.(*ast.CallExpr)
+		if !ok || len(call.Args) != 2 {
+			return true
+		}
+		if fn, ok := call.Fun.(*ast.SelectorExpr); !ok || fn.Sel.Name != "Matches" {
+			return true
+		}
+		if sel, ok := call.Args[1].(*ast.SelectorExpr); ok {
+			if id, ok := sel.X.(*ast.Ident); ok && id.Name == "k" {
+				handled[sel.Sel.Name] = true
+			}
+		}
+		return true
+	})
+	if len(handled) < 20 {
+		t.Fatalf("found only %d handled bindings in dispatch.go: %v", len(handled), handled)
+	}
+
+	// Shown: the keyMap fields in fullHelp.
+	k := defaultKeys()
+	v := reflect.ValueOf(k)
+	same := func(a, b key.Binding) bool {
+		return a.Help() == b.Help() && strings.Join(a.Keys(), " ") == strings.Join(b.Keys(), " ")
+	}
+	shown := map[string]bool{}
+	for _, g := range k.fullHelp() {
+		for _, b := range g {
+			for i := 0; i < v.NumField(); i++ {
+				if fb, ok := v.Field(i).Interface().(key.Binding); ok && same(fb, b) {
+					shown[v.Type().Field(i).Name] = true
+				}
+			}
+		}
+	}
+	for name := range handled {
+		if !shown[name] {
+			t.Errorf("keys.%s is handled in dispatch.go but not shown in help", name)
+		}
+	}
+	for name := range shown {
+		if !handled[name] {
+			t.Errorf("keys.%s is shown in help but dispatch.go does not handle it", name)
+		}
+	}
+
+	// The ? screen shows every one of them, and every view's keys.
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
+	press(m, "?")
+	screen := plain(content(m))
+	for _, g := range k.fullHelp() {
+		for _, b := range g {
+			if !strings.Contains(screen, b.Help().Desc) {
+				t.Errorf("? does not show %q (%s)", b.Help().Desc, b.Help().Key)
+			}
+		}
+	}
+	for _, s := range m.viewHelp() {
+		if !strings.Contains(screen, s.name) {
+			t.Errorf("? has no section %q", s.name)
+		}
+		if len(s.keys) == 0 {
+			t.Errorf("section %q has no keys", s.name)
+		}
+		for _, b := range s.keys {
+			h := b.Help()
+			if !strings.Contains(screen, h.Key+" "+h.Desc) {
+				t.Errorf("? does not show %q in %q", h.Key+" "+h.Desc, s.name)
+			}
+		}
+	}
+}
