@@ -17,6 +17,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // ReportOptions configure a report.
@@ -178,7 +179,7 @@ func level(o model.Outcome, finished bool) string {
 	if !finished {
 		return "run"
 	}
-	switch describe.OutcomeLevel(o) {
+	switch describe.Outcome(o).Level {
 	case describe.Good:
 		return "good"
 	case describe.Warn:
@@ -220,9 +221,9 @@ func build(s *model.Store, o ReportOptions) *report {
 	}
 	rep.Title = "firewatch report: run " + describe.ShortID(rep.JobID) + " " + rep.Outcome
 	if d, ok := r.Duration(); ok {
-		rep.Duration = describe.Duration(d)
+		rep.Duration = text.Duration(d)
 	} else if last := lastTime(s); !r.StartedAt.IsZero() && !last.IsZero() {
-		rep.Duration = describe.Duration(last.Sub(r.StartedAt)) + " so far"
+		rep.Duration = text.Duration(last.Sub(r.StartedAt)) + " so far"
 	}
 	if r.CancelRequested {
 		rep.Cancel = clean(r.CancelReason)
@@ -239,7 +240,7 @@ func build(s *model.Store, o ReportOptions) *report {
 			Level: level(a.Outcome, a.State == model.StateFinished), Depth: a.Depth, Tools: len(a.ToolCalls), Errors: a.Errors,
 			Indent: strings.Repeat("  ", a.Depth), Unfinished: a.State != model.StateFinished, Orphan: a.Orphan}
 		if a.HasDuration {
-			row.Duration = describe.Duration(time.Duration(a.DurationMs) * time.Millisecond)
+			row.Duration = text.Duration(time.Duration(a.DurationMs) * time.Millisecond)
 		}
 		rep.Agents = append(rep.Agents, row)
 		n := &agentNode{agentRow: row}
@@ -260,7 +261,7 @@ func build(s *model.Store, o ReportOptions) *report {
 			row.Agent = clean(t.Agent.Name)
 		}
 		if d, ok := t.Duration(); ok {
-			row.Duration = describe.Duration(d)
+			row.Duration = text.Duration(d)
 		}
 		row.Level = "good"
 		switch {
@@ -396,7 +397,7 @@ func buildChart(s *model.Store, clean func(string) string) chart {
 		cls := "bar " + level(a.Outcome, a.State == model.StateFinished)
 		tip := clean(a.Name) + " (" + clean(string(a.Role)) + ")"
 		if a.HasDuration {
-			tip += ", " + describe.Duration(time.Duration(a.DurationMs)*time.Millisecond)
+			tip += ", " + text.Duration(time.Duration(a.DurationMs)*time.Millisecond)
 		}
 		if a.State == model.StateFinished {
 			tip += ", " + clean(string(a.Outcome))
@@ -415,7 +416,7 @@ func buildChart(s *model.Store, clean func(string) string) chart {
 			}
 			tip := clean(t.Name)
 			if d, ok := t.Duration(); ok {
-				tip += ", " + describe.Duration(d)
+				tip += ", " + text.Duration(d)
 			} else {
 				tip += ", " + string(t.State)
 			}
@@ -440,7 +441,7 @@ func buildChart(s *model.Store, clean func(string) string) chart {
 		}
 	}
 	for d := time.Duration(0); d <= span; d += step {
-		c.Ticks = append(c.Ticks, chartTick{X: x(t0.Add(d)), Label: describe.Duration(d)})
+		c.Ticks = append(c.Ticks, chartTick{X: x(t0.Add(d)), Label: text.Duration(d)})
 	}
 	return c
 }
