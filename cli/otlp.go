@@ -69,7 +69,8 @@ func (x *otlpOptions) check(always bool) error {
 type liveExport struct {
 	l      *export.Live
 	stderr io.Writer
-	defer_ bool // report failures at the end (the terminal UI owns the screen)
+	defer_ bool          // report failures at the end (the terminal UI owns the screen)
+	notes  chan<- string // the terminal UI's footer, when it is up
 
 	mu       sync.Mutex
 	reported bool
@@ -83,6 +84,12 @@ func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
 		return nil, nil
 	}
 	le := &liveExport{stderr: w.Stderr, defer_: w.Output == OutputTUI}
+	if le.defer_ {
+		// The terminal UI shows the failure in its footer; stderr gets it
+		// once the screen is back.
+		w.Notes = make(chan string, 1)
+		le.notes = w.Notes
+	}
 	l, err := export.NewLive(export.Options{
 		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secret: key, Version: Version(),
 		OnError: le.failed,
@@ -106,6 +113,10 @@ func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
 // up (then finish does).
 func (le *liveExport) failed(err error) {
 	if le.defer_ {
+		select {
+		case le.notes <- "OTLP export failed (the watch goes on): " + model.Sanitize(err.Error()):
+		default:
+		}
 		return
 	}
 	le.mu.Lock()

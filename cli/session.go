@@ -46,6 +46,10 @@ type watchSession struct {
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage
 
+	// Notes are lines for the terminal UI's footer from outside the watch
+	// (the OTLP export's failure, cli/otlp.go); nil for none.
+	Notes chan string
+
 	// timeout is the cause set on the context when --timeout passes.
 	timeout error
 }

@@ -54,6 +54,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		ExitOnFinish: w.Opts.ExitOnFinish,
 		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
+		Notes:        w.Notes,
 	}
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}
