@@ -157,6 +157,7 @@ type chartRow struct {
 type chartTick struct {
 	X     float64
 	Label string
+	End   bool // near the right edge: the label ends at the line
 }
 
 // explanations say what each error code means for the person reading.
@@ -441,7 +442,8 @@ func buildChart(s *model.Store, clean func(string) string) chart {
 		}
 	}
 	for d := time.Duration(0); d <= span; d += step {
-		c.Ticks = append(c.Ticks, chartTick{X: x(t0.Add(d)), Label: text.Duration(d)})
+		tx := x(t0.Add(d))
+		c.Ticks = append(c.Ticks, chartTick{X: tx, Label: text.Duration(d), End: tx > chartW-50})
 	}
 	return c
 }
