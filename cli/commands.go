@@ -316,6 +316,7 @@ func (a *app) serveCommand() *cobra.Command {
     FIRECRAWL_API_URL=http://127.0.0.1:PORT
     FIRECRAWL_API_KEY=KEY
     JOB_ID=<uuid>            (one line per --scenario, in order)
+    SCRAPE_ID=<uuid>         (one line per ready-made scrape, --scrapes)
 
 on stdout (ready for eval or a .env file), then one line per request on
 stderr. The key is the simulator's own, not yours. The runs start at once.`,
@@ -333,6 +334,8 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
 	f.IntVar(&so.MaxCredits, "max-credits", sim.DefaultMaxCredits, "credit cap of the credit-limit scenario")
 	f.IntVar(&so.RateLimit, "rate-limit", sim.DefaultRateLimit, "requests a minute per key before 429 (-1: no limit)")
+	f.IntVar(&so.Scrapes, "scrapes", 1, "ready-made scrape jobs to interact with (0: none)")
+	f.IntVar(&so.MaxBrowserSessions, "max-browser-sessions", 5, "scrape browser sessions open at once before interact answers 429")
 	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
@@ -359,8 +362,14 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(a.stderr, "firewatch: serve: listening on %s, which is not loopback: anyone who can reach it can use the simulator\n", so.Addr)
 	}
+	if so.Scrapes < 0 || so.MaxBrowserSessions < 1 {
+		return usageErrorf("--scrapes must be at least 0 and --max-browser-sessions at least 1")
+	}
 	opts := so.Options
 	opts.Scenarios = so.Scenarios
+	if opts.Scrapes == 0 {
+		opts.Scrapes = -1 // none
+	}
 	opts.Log = a.stderr
 	ctx := cmd.Context()
 	srv, err := sim.Start(ctx, opts)
@@ -373,6 +382,9 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 	fmt.Fprintf(&b, "FIRECRAWL_API_KEY=%s\n", srv.Key)
 	for _, j := range srv.Jobs {
 		fmt.Fprintf(&b, "JOB_ID=%s\n", j.ID)
+	}
+	for _, id := range srv.ScrapeIDs {
+		fmt.Fprintf(&b, "SCRAPE_ID=%s\n", id)
 	}
 	if _, err := io.WriteString(a.stdout, b.String()); err != nil {
 		return err

@@ -1,5 +1,6 @@
 // Package cli is firewatch's command line: the commands (watch, demo,
-// replay, serve, export, report, version, completion), their flags and
+// replay, serve, export, report, version, completion; interact, scrape,
+// crawl-preview in cmd_interact.go and cmd_scrape.go), their flags and
 // environment, the plain and JSON outputs, the summary and the exit codes.
 package cli
 
@@ -153,8 +154,9 @@ func (a *app) rootCommand() *cobra.Command {
 	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
-	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand(),
-		a.exportCommand(), a.reportCommand())
+	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
+	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
+	root.AddCommand(a.exportCommand(), a.reportCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }

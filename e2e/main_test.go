@@ -110,10 +110,19 @@ type proc struct {
 
 func start(t *testing.T, env []string, args ...string) *proc {
 	t.Helper()
+	return startWith(t, env, nil, args...)
+}
+
+// startWith is start with stdin read from in (nil: no input).
+func startWith(t *testing.T, env []string, in *os.File, args ...string) *proc {
+	t.Helper()
 	p := &proc{stdout: &syncBuffer{}, stderr: &syncBuffer{}, done: make(chan struct{})}
 	p.cmd = exec.Command(bin, args...)
 	p.cmd.Env = env
 	p.cmd.Dir = t.TempDir()
+	if in != nil {
+		p.cmd.Stdin = in
+	}
 	p.cmd.Stdout, p.cmd.Stderr = p.stdout, p.stderr
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)

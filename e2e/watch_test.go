@@ -472,22 +472,22 @@ func TestHeartbeat(t *testing.T) {
 func TestServe(t *testing.T) {
 	t.Parallel()
 	p := start(t, baseEnv(), "serve", "--scenario", "research", "--scenario", "failure", "--speed", "50", "--rate-limit", "-1")
-	p.waitOutput(t, runLimit, "the serve header", func(s string) bool { return strings.Count(s, "\n") >= 4 })
+	p.waitOutput(t, runLimit, "the serve header", func(s string) bool { return strings.Count(s, "\n") >= 5 })
 	lines := strings.Split(strings.TrimSuffix(p.stdout.String(), "\n"), "\n")
-	if len(lines) != 4 {
+	if len(lines) != 5 {
 		t.Fatalf("serve printed %d lines: %q", len(lines), lines)
 	}
 	env := map[string]string{}
 	var jobs []string
 	for i, l := range lines {
 		k, v, ok := strings.Cut(l, "=")
-		want := []string{"FIRECRAWL_API_URL", "FIRECRAWL_API_KEY", "JOB_ID", "JOB_ID"}[i]
+		want := []string{"FIRECRAWL_API_URL", "FIRECRAWL_API_KEY", "JOB_ID", "JOB_ID", "SCRAPE_ID"}[i]
 		if !ok || k != want || v == "" {
 			t.Fatalf("line %d is %q, want %s=...", i+1, l, want)
 		}
 		if k == "JOB_ID" {
 			jobs = append(jobs, v)
-		} else {
+		} else if k != "SCRAPE_ID" {
 			env[k] = v
 		}
 	}

@@ -431,6 +431,12 @@ type response struct {
 // timeout. It returns an *Error for transport failures and for non-2xx
 // statuses; the ctx's own error when ctx ended.
 func (c *Client) do(ctx context.Context, op, method, path string, query url.Values, limit int64) (*response, error) {
+	return c.send(ctx, op, method, path, query, nil, 0, limit)
+}
+
+// send is do with a JSON body (nil: none) and a timeout for this request
+// (0: the client's).
+func (c *Client) send(ctx context.Context, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -438,11 +444,21 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 	if len(query) > 0 {
 		u += "?" + query.Encode()
 	}
-	rctx, cancel := context.WithTimeoutCause(ctx, c.timeout, errTimeout)
+	if timeout <= 0 {
+		timeout = c.timeout
+	}
+	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(rctx, method, u, nil)
+	var rd io.Reader
+	if reqBody != nil {
+		rd = bytes.NewReader(reqBody)
+	}
+	req, err := http.NewRequestWithContext(rctx, method, u, rd)
 	if err != nil {
 		return nil, &Error{Kind: KindBadRequest, Op: op, Err: scrubErr(err, c.key), key: c.key}
+	}
+	if reqBody != nil {
+		req.Header.Set("Content-Type", "application/json")
 	}
 	req.Header.Set("User-Agent", "firewatch/"+Version)
 	req.Header.Set("Accept", "application/json")

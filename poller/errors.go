@@ -172,6 +172,9 @@ func (e *Error) sentence() string {
 }
 
 func (e *Error) hint() string {
+	if h := scrapeHint(e); h != "" {
+		return h
+	}
 	switch e.Kind {
 	case KindFirstGeneration:
 		return "traces exist only for runs on the second model generation (Spark 2)"

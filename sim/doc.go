@@ -24,6 +24,14 @@
 //	                                               (404 "Could not find token usage information" with Options.NoTokenUsage)
 //	GET    /crawl/active                           two realistic crawls with scrapeOptions
 //
+//	POST   /scrape                                 a scrape: data{markdown,html,rawHtml,links,summary,images,json,
+//	                                               screenshot (a URL under /files/),metadata{title,url,sourceURL,statusCode,scrapeId,...}}
+//	POST   /scrape/{jobId}/interact                code or prompt in the scrape's browser session (below)
+//	DELETE /scrape/{jobId}/interact                stop it: {success,sessionDurationMs,creditsBilled}; 404 "No active
+//	                                               browser session for this scrape job." when there is none
+//	POST   /crawl/params-preview                   {success,data{url,includePaths,excludePaths,maxDepth,maxDiscoveryDepth,
+//	                                               crawlEntireDomain,allowExternalLinks,allowSubdomains,sitemap,limit,prompt}}
+//
 // Error bodies are the real ones: 401 "Unauthorized: Token missing" /
 // "Unauthorized: Invalid token"; 400 for an id that is not a UUID and for
 // the trace or snapshots of the first-generation job; 404 "Agent job not
@@ -39,6 +47,51 @@
 // once finished; the list carries its items both as "data" (the API
 // reference) and as "agents" (the JS SDK's type), and "next" is null on
 // the last page.
+//
+// # Scrapes and their browser
+//
+// Every URL has a page, derived from it alone (page.go): a title ("Example |
+// Pricing"), a description, four plans with prices, links and a few
+// clickable targets. Options.Scrapes ready-made scrapes (of
+// https://example.com/pricing, /docs, /blog; ids in Server.ScrapeIDs, from
+// the seed) and every POST /scrape can be interacted with. A scrape
+// refuses v1 names (formats "extract", "screenshot@fullPage", options such as
+// parsePDF) with 400, as v2 does; the json format fills its schema (or the
+// prompt's nouns: title, plans/prices, links) from the page.
+//
+// The first interact call of a scrape opens its session (1.2 s simulated),
+// with cdpUrl ws://<host>/cdp/<session>, liveViewUrl <URL>/live/<session>
+// and the interactive one with ?interactive=true; later calls reuse it and
+// its page (a click that navigates stays navigated); DELETE stops it, after
+// which interact answers 410. The sandbox (sandbox.go) recognises, per
+// language:
+//
+//	node    await page.title(), page.url(), page.content(), console.log/error(X), 'x'.repeat(N),
+//	        await page.click('SEL') / page.locator('SEL').click(), await page.goto('URL'),
+//	        throw new E('msg'), process.exit(N), while (true) {} / for (;;), an unknown name → ReferenceError
+//	python  print(await page.title()), print(page.url), print(X, file=sys.stderr), 'x' * N,
+//	        raise E('msg') (a Traceback on stderr), sys.exit(N), while True:
+//	bash    agent-browser commands: snapshot, get title|url|text, click SEL, open URL, echo X [>&2],
+//	        sleep N, exit N, yes | head -c N, while true; anything else → exit 127
+//
+// A click on a selector the page has (#pricing-tab, text=Pricing, text=Docs,
+// a[href='/docs'], #signup, text=Blog, button.accept-cookies, #load-more)
+// works; any other waits Playwright's 5 s and fails with TimeoutError (or is
+// killed when the timeout is shorter). A busy loop is killed at the call's
+// timeout: killed true, exitCode null. An exception gives exitCode 1 and
+// error "E: msg". Output is capped at 50 MB. A prompt is answered from the
+// page (its title, plans and prices, links, URL, else a summary) and
+// follows "click/open/go to <Pricing|Docs|Sign up|Blog>" (2.4-3.9 s). All
+// durations are simulated: real time is duration / Speed.
+//
+// Errors: 400 for an id that is not a UUID, code and prompt both or
+// neither, code outside 1-100 000 characters, a language other than node,
+// python, bash, a timeout that is not an integer from 1 to 300; 404 for an
+// unknown scrape; 409 for a call while one runs in the same session; 410
+// after a stop; 429 "You have reached the maximum number of active browser
+// sessions." when Options.MaxBrowserSessions (5) sessions are open. The id
+// FaultScrapeID(N) = 00000000-0000-4000-8000-000000000NNN answers N (400,
+// 402, 403, 404, 409, 410, 429, 502) with the service's message.
 //
 // # Rate limit
 //

@@ -28,6 +28,13 @@ type Options struct {
 	// does for a team without usage information: 404 {"success":false,
 	// "error":"Could not find token usage information"}.
 	NoTokenUsage bool
+	// Scrapes is the number of ready-made scrape jobs (Server.ScrapeIDs)
+	// to interact with; 0 → 1, < 0 → none.
+	Scrapes int
+	// MaxBrowserSessions is how many scrape browser sessions may be open at
+	// once; the next one is refused with 429 "You have reached the maximum
+	// number of active browser sessions." 0 → 5.
+	MaxBrowserSessions int
 	// Log, if non-nil, gets one line per request: time, method, path (never
 	// the key), status, duration.
 	Log io.Writer
@@ -129,6 +136,15 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.RateLimit == 0 {
 		o.RateLimit = DefaultRateLimit
+	}
+	switch {
+	case o.Scrapes == 0:
+		o.Scrapes = 1
+	case o.Scrapes < 0:
+		o.Scrapes = 0
+	}
+	if o.MaxBrowserSessions <= 0 {
+		o.MaxBrowserSessions = defaultMaxSessions
 	}
 	if o.Now == nil {
 		o.Now = time.Now

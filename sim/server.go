@@ -25,6 +25,9 @@ type Server struct {
 	URL  string // base URL, e.g. http://127.0.0.1:41234 (paths are /v2/... under it)
 	Key  string // the API key it accepts
 	Jobs []Job  // one per scenario, in order
+	// ScrapeIDs are the ready-made scrape jobs (Options.Scrapes), whose
+	// browser sessions POST /v2/scrape/{id}/interact opens.
+	ScrapeIDs []string
 
 	o       Options
 	ln      net.Listener
@@ -35,6 +38,7 @@ type Server struct {
 	byIdx   []*run
 	limiter limiter
 	crawls  []byte
+	scrapes *scrapeStore
 
 	closeOnce sync.Once
 	closeErr  error
@@ -113,6 +117,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.Jobs = append(s.Jobs, Job{ID: id, Scenario: sc})
 	}
 	s.crawls = activeCrawls(o.Seed)
+	s.initScrapes()
 	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.hs.Serve(ln) }()
 	go func() {
@@ -460,6 +465,13 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 		route, allow = "GET token-usage", "GET"
 	case len(seg) == 2 && seg[0] == "crawl" && seg[1] == "active":
 		route, allow = "GET crawl-active", "GET"
+	case len(seg) == 2 && seg[0] == "crawl" && seg[1] == "params-preview":
+		route, allow = "POST params-preview", "POST"
+	case len(seg) == 1 && seg[0] == "scrape":
+		route, allow = "POST scrape", "POST"
+	case len(seg) == 3 && seg[0] == "scrape" && seg[2] == "interact":
+		allow = "POST, DELETE"
+		route = req.Method + " interact"
 	default:
 		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+path))
 		return "unmatched"
@@ -508,6 +520,12 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 		writeJSON(w, http.StatusOK, s.tokenUsage())
 	case "GET crawl-active":
 		writeJSON(w, http.StatusOK, s.crawls)
+	case "POST scrape":
+		s.serveScrape(w, req)
+	case "POST params-preview":
+		s.serveParamsPreview(w, req)
+	case "POST interact", "DELETE interact":
+		s.serveInteract(w, req, seg[1])
 	default:
 		s.serveJob(w, req, route, seg)
 	}

@@ -4,14 +4,12 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 
 	tea "charm.land/bubbletea/v2"
-	"github.com/charmbracelet/colorprofile"
-	"github.com/charmbracelet/x/term"
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/internal/program"
 )
 
 // Backend is what the UI can ask of the service while it watches. It is
@@ -73,23 +71,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Store = model.NewStore()
 	}
 	m := New(cfg)
-	opts := []tea.ProgramOption{tea.WithContext(ctx)}
-	if cfg.Input != nil {
-		opts = append(opts, tea.WithInput(cfg.Input))
-	}
-	if cfg.Output != nil {
-		opts = append(opts, tea.WithOutput(cfg.Output))
-		if f, ok := cfg.Output.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
-			w, h := cfg.Width, cfg.Height
-			if w <= 0 || h <= 0 {
-				w, h = 80, 24
-			}
-			opts = append(opts, tea.WithWindowSize(w, h))
-		}
-	}
-	if cfg.NoColor {
-		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
-	}
+	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
 	final, err := tea.NewProgram(m, opts...).Run()
 	res := Result{}
 	if fm, ok := final.(*Model); ok {

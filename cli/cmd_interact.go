@@ -1,0 +1,348 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/interact"
+)
+
+// ExitKilled is the exit code of a one-shot interact call killed by its
+// timeout (as timeout(1) exits).
+const ExitKilled = 124
+
+// interactOptions are the flags of interact, scrape and crawl-preview.
+type interactOptions struct {
+	APIURL   string
+	APIKey   string
+	Output   string
+	NoColor  bool
+	ASCII    bool
+	SaveDir  string
+	Code     string
+	Prompt   string
+	Language string
+	Timeout  int
+	Stop     bool
+}
+
+func (o *interactOptions) registerCommon(cmd *cobra.Command, outputs string) {
+	f := cmd.Flags()
+	f.StringVar(&o.APIURL, "api-url", "", "service base URL (default $FIRECRAWL_API_URL, else https://api.firecrawl.dev)")
+	f.StringVar(&o.APIKey, "api-key", "", "API key; prefer $FIRECRAWL_API_KEY, which stays out of the process list and shell history")
+	f.StringVarP(&o.Output, "output", "o", OutputAuto, "output: "+outputs)
+	f.BoolVar(&o.NoColor, "no-color", false, "no colour (also when NO_COLOR is set)")
+	f.BoolVar(&o.ASCII, "ascii", false, "ASCII symbols only")
+}
+
+func (o *interactOptions) registerConsole(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.StringVar(&o.Language, "language", "node", "language of the code: node, python or bash (agent-browser commands)")
+	f.IntVar(&o.Timeout, "timeout", poller.DefaultInteractTimout, "seconds a call may run before it is killed, 1 to 300")
+	f.StringVar(&o.SaveDir, "save-dir", "", "console: where ctrl+s saves an output (default: the current directory)")
+}
+
+// client checks the key and the base URL and returns a client; the key is
+// scrubbed from stderr from here on.
+func (a *app) interactClient(o *interactOptions) (*poller.Client, error) {
+	key := poller.ResolveAPIKey(o.APIKey)
+	if key == "" {
+		return nil, usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
+	}
+	a.stderr.key = key
+	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
+	if err != nil {
+		return nil, withCode(ExitUsage, err)
+	}
+	return c, nil
+}
+
+func checkOutput(o *interactOptions, allowed ...string) error {
+	o.Output = strings.ToLower(strings.TrimSpace(o.Output))
+	for _, m := range allowed {
+		if o.Output == m {
+			return nil
+		}
+	}
+	return usageErrorf("--output %q: it must be one of %s", o.Output, strings.Join(allowed, ", "))
+}
+
+// serviceError is the exit for a failed call: 6 when the service answered
+// with a refusal (with its message and what to do), 1 otherwise.
+func serviceError(err error) error {
+	if err == nil {
+		return nil
+	}
+	var pe *poller.Error
+	if errors.As(err, &pe) && pe.Status >= 400 {
+		return withCode(ExitRejected, err)
+	}
+	if errors.As(err, &pe) && pe.Kind == poller.KindInvalidID {
+		return withCode(ExitUsage, err)
+	}
+	return withCode(ExitFailed, err)
+}
+
+func (a *app) interactCommand() *cobra.Command {
+	o := &interactOptions{}
+	cmd := &cobra.Command{
+		Use:   "interact SCRAPE_ID",
+		Short: "Use the browser a scrape left behind: a console, or one call with --code or --prompt",
+		Long: `Work in the browser session of a scrape job (its data.metadata.scrapeId;
+firewatch scrape URL prints it). The session starts, at the page the scrape
+left, with the first call; it is billed until it is stopped or times out.
+
+On a terminal, without --code or --prompt: a full-screen console with a
+history, the session's live-view links and a question about the session
+when you leave.
+
+For scripts, one call: --code CODE (- reads it from stdin) in node, python
+or bash (agent-browser commands), or --prompt TEXT for the AI agent. The
+code's stdout goes to stdout, its stderr and the session's links to stderr;
+a prompt's answer to stdout. --output json prints the service's answer as
+one line. --stop ends the session.
+
+Exit codes: the code's own exit code when it ran (0 ok), 124 killed by
+--timeout, 1 an exception, 6 the service refused (its message says why), 2
+bad usage (nothing is sent).`,
+		Example: `  firewatch interact $SCRAPE_ID
+  firewatch interact $SCRAPE_ID --code 'await page.title()'
+  firewatch interact $SCRAPE_ID --code 'print(await page.title())' --language python
+  echo 'snapshot' | firewatch interact $SCRAPE_ID --code - --language bash
+  firewatch interact $SCRAPE_ID --prompt 'click the pricing tab and list the plans'
+  firewatch interact $SCRAPE_ID --stop`,
+		Args: exactlyOne("a SCRAPE_ID (data.metadata.scrapeId of a scrape)"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.interact(cmd, o, args[0])) },
+	}
+	o.registerCommon(cmd, "auto (the console on a terminal, else plain), tui, plain or json")
+	o.registerConsole(cmd)
+	f := cmd.Flags()
+	f.StringVar(&o.Code, "code", "", "run this code (- reads it from stdin), then exit")
+	f.StringVar(&o.Prompt, "prompt", "", "have the AI agent carry out this task in the page, then exit")
+	f.BoolVar(&o.Stop, "stop", false, "stop the scrape's browser session (DELETE) and exit")
+	_ = cmd.RegisterFlagCompletionFunc("language", cobra.FixedCompletions(poller.InteractLanguages, cobra.ShellCompDirectiveNoFileComp))
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	return cmd
+}
+
+// checkInteract validates everything before a request: the id, the
+// flags, the code's bounds.
+func (a *app) checkInteract(cmd *cobra.Command, o *interactOptions, id string) (*poller.InteractRequest, error) {
+	if err := poller.ValidateJobID(id); err != nil {
+		return nil, withCode(ExitUsage, fmt.Errorf("scrape id: %w", err))
+	}
+	if err := checkOutput(o, OutputAuto, OutputTUI, OutputPlain, OutputJSON); err != nil {
+		return nil, err
+	}
+	if !validLang(o.Language) {
+		return nil, usageErrorf("--language %q: it must be one of %s", text.Sanitize(o.Language), strings.Join(poller.InteractLanguages, ", "))
+	}
+	if o.Timeout < poller.MinInteractTimeout || o.Timeout > poller.MaxInteractTimeout {
+		return nil, usageErrorf("--timeout %d: it must be from %d to %d seconds", o.Timeout, poller.MinInteractTimeout, poller.MaxInteractTimeout)
+	}
+	if o.SaveDir != "" {
+		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {
+			return nil, usageErrorf("--save-dir %q: not a directory firewatch can save into", o.SaveDir)
+		}
+	}
+	f := cmd.Flags()
+	hasCode, hasPrompt := f.Changed("code"), f.Changed("prompt")
+	switch {
+	case o.Stop && (hasCode || hasPrompt):
+		return nil, usageErrorf("--stop ends the session: give it without --code or --prompt")
+	case o.Stop:
+		return nil, nil
+	case hasCode && hasPrompt:
+		return nil, usageErrorf("give --code or --prompt, not both")
+	case !hasCode && !hasPrompt:
+		return nil, nil // the console
+	}
+	req := &poller.InteractRequest{Language: o.Language, Timeout: o.Timeout, Origin: "firewatch"}
+	if hasPrompt {
+		if strings.TrimSpace(o.Prompt) == "" {
+			return nil, usageErrorf("--prompt is empty")
+		}
+		req.Prompt = o.Prompt
+		return req, nil
+	}
+	code := o.Code
+	if code == "-" {
+		b, err := io.ReadAll(io.LimitReader(a.stdin, 4*poller.MaxInteractCode+1))
+		if err != nil {
+			return nil, usageErrorf("--code -: reading stdin: %v", err)
+		}
+		code = strings.TrimSuffix(string(b), "\n")
+	}
+	if code == "" {
+		return nil, usageErrorf("--code is empty: give the code to run (at least 1 character)")
+	}
+	req.Code = code
+	if err := req.Validate(); err != nil {
+		return nil, usageErrorf("--code: %v", err)
+	}
+	return req, nil
+}
+
+func validLang(l string) bool {
+	for _, x := range poller.InteractLanguages {
+		if x == l {
+			return true
+		}
+	}
+	return false
+}
+
+func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error {
+	req, err := a.checkInteract(cmd, o, id)
+	if err != nil {
+		return err
+	}
+	console := req == nil && !o.Stop
+	if console {
+		term, _ := isTerminal(a.stdout)
+		if o.Output == OutputPlain || o.Output == OutputJSON || (o.Output == OutputAuto && !term) {
+			return usageErrorf("the console needs a terminal: give --code or --prompt for one call (or --stop)")
+		}
+	}
+	c, err := a.interactClient(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	switch {
+	case o.Stop:
+		return a.stopInteract(ctx, c, o, id)
+	case console:
+		return a.runConsole(ctx, c, o, id)
+	}
+	res, err := c.Interact(ctx, id, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			return withCode(ExitInterrupted, nil)
+		}
+		return serviceError(err)
+	}
+	return a.printInteract(o, res)
+}
+
+// printInteract writes one call's answer and returns its exit code.
+func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) error {
+	if o.Output == OutputJSON {
+		v := res.Raw.Clone()
+		if err := v.Compact(); err != nil {
+			v = res.Raw
+		}
+		fmt.Fprintf(a.stdout, "%s\n", v)
+	} else {
+		if res.HasOutput && res.Output != "" {
+			fmt.Fprintln(a.stdout, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
+		}
+		if res.Stdout != "" {
+			io.WriteString(a.stdout, text.Sanitize(res.Stdout))
+		}
+		if res.Stderr != "" {
+			io.WriteString(a.stderr, text.Sanitize(res.Stderr))
+		}
+		for _, l := range [][2]string{{"Live view", res.LiveViewURL}, {"Interactive live view (controls the browser)", res.InteractiveLiveViewURL}, {"CDP", res.CDPURL}} {
+			if l[1] != "" {
+				fmt.Fprintf(a.stderr, "%s: %s\n", l[0], l[1])
+			}
+		}
+		switch {
+		case res.Killed:
+			fmt.Fprintf(a.stderr, "firewatch: killed after %ds (the --timeout); nothing more ran\n", o.Timeout)
+		case res.Error != "" && !strings.Contains(res.Stderr, res.Error):
+			fmt.Fprintf(a.stderr, "firewatch: exception: %s\n", text.Sanitize(res.Error))
+		}
+	}
+	return withCode(interactExit(res), nil)
+}
+
+// interactExit is the exit code of a call: 124 killed, 1 an exception,
+// else the code's own (0 when none was sent; 1 when it does not fit).
+func interactExit(res *poller.InteractResult) int {
+	switch {
+	case res.Killed:
+		return ExitKilled
+	case res.Error != "":
+		return ExitFailed
+	case res.ExitCode == nil:
+		return ExitOK
+	case *res.ExitCode < 0 || *res.ExitCode > 255:
+		return ExitFailed
+	}
+	return *res.ExitCode
+}
+
+func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
+	res, err := c.StopInteract(ctx, id)
+	if err != nil {
+		return serviceError(err)
+	}
+	if o.Output == OutputJSON {
+		type out struct {
+			ScrapeID          string   `json:"scrapeId"`
+			Stopped           bool     `json:"stopped"`
+			Message           string   `json:"message,omitempty"`
+			SessionDurationMs int64    `json:"sessionDurationMs,omitzero"`
+			CreditsBilled     *float64 `json:"creditsBilled,omitempty"`
+		}
+		b, _ := json.Marshal(out{id, !res.NoSession, res.Message, res.SessionDuration.Milliseconds(), res.CreditsBilled})
+		fmt.Fprintf(a.stdout, "%s\n", b)
+		return nil
+	}
+	if res.NoSession {
+		fmt.Fprintf(a.stderr, "firewatch: no browser session to stop for scrape %s: %q — nothing is billed for it\n", id, res.Message)
+		return nil
+	}
+	msg := "stopped the browser session of scrape " + id
+	if res.SessionDuration > 0 {
+		msg += " after " + res.SessionDuration.Round(100*1e6).String()
+	}
+	if res.CreditsBilled != nil {
+		msg += fmt.Sprintf(" (%g credits billed)", *res.CreditsBilled)
+	}
+	fmt.Fprintln(a.stderr, "firewatch: "+msg)
+	return nil
+}
+
+func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
+	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
+	res, err := interact.Run(ctx, interact.Config{
+		ScrapeID: id, Backend: interact.ClientBackend(c, id),
+		Language: o.Language, Timeout: o.Timeout, NoColor: noColor, ASCII: o.ASCII, SaveDir: o.SaveDir,
+		Input: a.stdin, Output: a.stdout,
+	})
+	switch {
+	case res.Stopped:
+		fmt.Fprintf(a.stderr, "firewatch: %s (scrape %s)\n", res.StopNote, id)
+	case res.Kept || res.SessionOpen:
+		fmt.Fprintf(a.stderr, "firewatch: the browser session of scrape %s stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return withCode(ExitInterrupted, nil)
+		}
+		return err
+	}
+	return nil
+}
+
+// compactLine is v as one line of JSON.
+func compactLine(v jsontext.Value) []byte {
+	c := v.Clone()
+	if err := c.Compact(); err != nil {
+		return v
+	}
+	return c
+}

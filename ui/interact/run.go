@@ -1,0 +1,32 @@
+package interact
+
+import (
+	"context"
+	"errors"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/ui/internal/program"
+)
+
+// Run shows the console until the person leaves; ctx ending (Ctrl-C from
+// outside, a signal) ends it too, with ctx's cause.
+func Run(ctx context.Context, cfg Config) (Result, error) {
+	m := New(cfg)
+	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
+	final, err := tea.NewProgram(m, opts...).Run()
+	res := Result{}
+	if fm, ok := final.(*Model); ok {
+		res = fm.Result()
+	}
+	if err != nil {
+		if ctx.Err() != nil {
+			return res, context.Cause(ctx)
+		}
+		if errors.Is(err, tea.ErrInterrupted) {
+			return res, nil
+		}
+		return res, err
+	}
+	return res, nil
+}

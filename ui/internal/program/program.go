@@ -1,0 +1,37 @@
+// Package program holds what firewatch's full-screen programs (the watch
+// UI, the interact console) share when they start: where they read and
+// write, the size to assume when the output is not a terminal, and colour.
+package program
+
+import (
+	"context"
+	"io"
+	"os"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/term"
+)
+
+// Options are the program's options: ctx ends it; in and out replace the
+// process's terminal when non-nil; an out that is not a terminal gets the
+// size w x h (80x24 when unset); noColor sends no colour.
+func Options(ctx context.Context, in io.Reader, out io.Writer, w, h int, noColor bool) []tea.ProgramOption {
+	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if in != nil {
+		opts = append(opts, tea.WithInput(in))
+	}
+	if out != nil {
+		opts = append(opts, tea.WithOutput(out))
+		if f, ok := out.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+			if w <= 0 || h <= 0 {
+				w, h = 80, 24
+			}
+			opts = append(opts, tea.WithWindowSize(w, h))
+		}
+	}
+	if noColor {
+		opts = append(opts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	return opts
+}
