@@ -192,6 +192,9 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	}
 	defer srv.Close()
 	job := srv.Jobs[0]
+	// The demo started the run: it knows the cap, and its clock runs
+	// --speed times faster than the detectors' fixed times assume.
+	o.timeScale, o.StartedMaxCredits = d.Speed, float64(srv.MaxCredits(job.ID))
 	w.Debug.Printf("demo: simulator at %s, scenario %s, speed %v, seed %d", srv.URL, d.Scenario, d.Speed, d.Seed)
 
 	var hook func(context.Context, *poller.Client)

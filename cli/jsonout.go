@@ -78,8 +78,8 @@ func (p *jsonPrinter) end(note string) {
 }
 
 // marshalSummary encodes the --summary object.
-func marshalSummary(sum model.Summary, indent bool) ([]byte, error) {
-	var opts []json.Options
+func marshalSummary(sum fullSummary, indent bool) ([]byte, error) {
+	opts := []json.Options{json.Deterministic(true)} // creditsByAgent's keys in order
 	if indent {
 		opts = append(opts, jsontext.WithIndent("  "))
 	}

@@ -53,6 +53,14 @@ type watchOptions struct {
 	// is still going.
 	Heartbeat time.Duration
 
+	// attention (see attention.go): --stall, --max-credits, and the
+	// maxCredits of a run firewatch started itself (firewatch run sets
+	// it; 0 when firewatch did not start the run).
+	Stall             time.Duration
+	MaxCredits        float64
+	StartedMaxCredits float64
+	timeScale         float64 // the demo's --speed: the trace's clock runs that much faster
+
 	// OTLP is the OpenTelemetry export (--otlp, cli/otlp.go).
 	OTLP otlpOptions
 }
@@ -97,6 +105,7 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 		f.StringVar(&o.SaveDir, "save-dir", "", "terminal UI: where s saves an artifact's content (default: the current directory)")
 		f.DurationVar(&o.Heartbeat, "heartbeat", defaultHeartbeat, "say the run is still going after this long without events (plain and JSON output)")
 		_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputModes, cobra.ShellCompDirectiveNoFileComp))
+		o.registerAttention(f)
 	}
 	if which&flagsOTLP != 0 {
 		o.OTLP.register(cmd)
@@ -126,6 +135,9 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	}
 	if f.Lookup("heartbeat") != nil && o.Heartbeat <= 0 {
 		return usageErrorf("--heartbeat must be positive")
+	}
+	if err := o.checkAttention(f); err != nil {
+		return err
 	}
 	if o.Record != "" && o.Record == o.Summary {
 		return usageErrorf("--record and --summary name the same file %q", o.Record)

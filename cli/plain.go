@@ -287,6 +287,7 @@ func (p *plainPrinter) end(note string) {
 		ec = sgrYellow
 	}
 	row("errors", ec, fmt.Sprintf("%d (%d fatal)", errs, fatal))
+	p.attentionRows(row)
 	if u := s.UnknownEvents(); u > 0 {
 		row("unknown", "", plural(u, "event of a type firewatch does not know", "events of types firewatch does not know"))
 	}

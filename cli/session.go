@@ -8,6 +8,7 @@ import (
 	"os"
 	"time"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -45,6 +46,9 @@ type watchSession struct {
 
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage
+
+	// Attention follows the store for what needs a look (attention.go).
+	Attention *attention.Tracker
 
 	// Notes are lines for the terminal UI's footer from outside the watch
 	// (the OTLP export's failure, cli/otlp.go); nil for none.
@@ -202,7 +206,7 @@ func (w *watchSession) writeSummary() error {
 	if w.Opts.Summary == "" {
 		return nil
 	}
-	sum := w.Store.Summary()
+	sum := w.summary()
 	if w.Opts.Summary == "-" {
 		b, err := marshalSummary(sum, false)
 		if err != nil {
@@ -257,6 +261,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 				p.events(d.Events)
 				lastEvent, lastOutput = time.Now(), time.Now()
 			}
+			w.attend(p, &d, time.Now())
 			if len(d.Rejected) > 0 {
 				for _, r := range d.Rejected {
 					w.Debug.Printf("event set aside (index %d, id %q): %s", r.Index, describe.OneLine(r.EventID, 60), r.Reason)
@@ -300,6 +305,9 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			}
 			handle(u)
 		case now := <-tick.C:
+			if troubleSince.IsZero() { // no news is not quiet when polls fail
+				w.attend(p, nil, now)
+			}
 			if now.Sub(lastOutput) >= hb {
 				p.heartbeat(now.Sub(lastEvent))
 				lastOutput = now

@@ -55,6 +55,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
 		Notes:        w.Notes,
+		Attention:    w.newTracker(),
 	}
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}

@@ -30,6 +30,9 @@ type Store struct {
 	timeline timeline
 	seen     int // events kept; the next one's seq
 	minTime  time.Time
+	maxTime  time.Time // the newest occurredAt merged (the trace's clock)
+
+	credits []CreditPoint // each rise of creditsUsed, on the trace's clock
 
 	agents     map[string]*Agent
 	agentList  []*Agent // in the order first seen
@@ -150,6 +153,7 @@ func (s *Store) Merge(p *Poll) Delta {
 	if p.HasCredits && (!s.run.HasCredits || p.CreditsUsed > s.run.CreditsUsed) {
 		s.run.CreditsUsed, s.run.HasCredits = p.CreditsUsed, true
 		d.Credits = true
+		defer s.creditPoint()
 	}
 	for _, r := range p.Rejected {
 		k := string(r.Raw)
@@ -185,6 +189,9 @@ func (s *Store) Merge(p *Poll) Delta {
 		}
 		if t := e.OccurredAt; !t.IsZero() && (s.minTime.IsZero() || t.Before(s.minTime)) {
 			s.minTime = t
+		}
+		if t := e.OccurredAt; t.After(s.maxTime) {
+			s.maxTime = t
 		}
 		a := s.agents[e.Agent.ID]
 		if a == nil {

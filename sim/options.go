@@ -81,6 +81,7 @@ const (
 var scenarioNames = []string{
 	ScenarioResearch, ScenarioFailure, ScenarioRefused, ScenarioCreditLimit,
 	ScenarioCancel, ScenarioFirstGen, ScenarioLarge, ScenarioChaos,
+	ScenarioStall, ScenarioHang, ScenarioLoop, ScenarioBurn, // attention.go
 }
 
 // Scenarios returns all scenario names, for help and shell completion.

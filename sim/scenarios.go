@@ -22,6 +22,9 @@ type jobInfo struct {
 // script builds the events of one scenario into b. idx is the job's
 // position, for its separate random streams.
 func script(sc string, b *builder, o Options, idx int) jobInfo {
+	if info, ok := scriptAttention(sc, b); ok {
+		return info
+	}
 	switch sc {
 	case ScenarioResearch:
 		research(b)

@@ -61,7 +61,7 @@ func TestDefaults(t *testing.T) {
 	if _, err := Start(t.Context(), Options{Scenarios: []string{"nope"}}); err == nil {
 		t.Error("unknown scenario accepted")
 	}
-	if got := Scenarios(); len(got) != 8 || got[0] != "research" {
+	if got := Scenarios(); len(got) != 12 || got[0] != "research" {
 		t.Errorf("Scenarios() = %v", got)
 	}
 }

@@ -11,6 +11,7 @@ const Ellipsis = "..."
 var asciiPairs = []string{
 	"…", Ellipsis, "·", "-", "—", "-", "→", "->", "←", "<", "↑", "^", "↓", "v",
 	"✓", "ok", "✗", "x", "×", "x", "“", "\"", "”", "\"",
+	"≈", "~", // an estimate (attention)
 }
 
 var asciiReplacer = strings.NewReplacer(asciiPairs...)

@@ -233,6 +233,9 @@ type Symbols struct {
 	Error       string
 	Warn        string
 	Paused      string
+	Stalled     string // an agent with no event for a while (attention)
+	Looping     string // an agent repeating the same call (attention)
+	Approx      string // an estimate: "≈ 52"
 	OK          string
 	Session     string
 	Arrow       string
@@ -266,6 +269,7 @@ func Unicode() Symbols {
 		PhaseDone: "●", PhaseNow: "◉", PhaseTodo: "○", PhaseFill: "━", PhaseEmpty: "─", PhaseArrow: "▸",
 		Spinner:     []string{"◐", "◓", "◑", "◒"},
 		SpinnerIdle: "●",
+		Stalled:     "⏸", Looping: "↻", Approx: "≈",
 	}
 }
 
@@ -281,6 +285,7 @@ func ASCII() Symbols {
 		PhaseDone: "#", PhaseNow: "@", PhaseTodo: "o", PhaseFill: "=", PhaseEmpty: "-", PhaseArrow: ">",
 		Spinner:     []string{"|", "/", "-", "\\"},
 		SpinnerIdle: "*",
+		Stalled:     "||", Looping: "%", Approx: "~",
 	}
 }
 

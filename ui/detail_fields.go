@@ -4,6 +4,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
@@ -92,6 +93,7 @@ func (f *fields) traceError(te *model.TraceError) {
 	if te.Message != "" {
 		f.field("message", te.Message)
 	}
+	f.field("meaning", attention.ExplainError(te))
 }
 
 type styleText struct {

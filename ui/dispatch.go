@@ -33,6 +33,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		case key.Matches(msg, k.Help) && !helping:
 			m.push(newHelpOverlay(m))
 			return nil
+		case key.Matches(msg, k.Attention) && !helping:
+			m.overlay = nil // from one item's details to the next one's
+			return m.nextAttention()
 		}
 		ov, cmd := m.overlay.update(msg, k)
 		m.overlay = ov
@@ -107,6 +110,8 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Follow):
 		m.setFocus(paneTimeline)
 		m.timeline.toggleFollow()
+	case key.Matches(msg, k.Attention):
+		return m.nextAttention()
 	case key.Matches(msg, k.Pause):
 		if m.backend == nil {
 			m.env.flash = "nothing to pause: this is a replay"

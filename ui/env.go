@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/theme"
@@ -41,6 +42,10 @@ type env struct {
 	saveDir string
 	getenv  func(string) string // TMUX, STY, TERM for OSC 52
 	opener  browser.Opener
+
+	// attn is what needs attention (issue 13): the root updates it once per
+	// merge and per clock tick; the panes and the header only look in it.
+	attn *attention.Tracker
 
 	// flash is the footer's one-line message after an action; a key
 	// press clears it.

@@ -10,6 +10,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/attn"
 )
 
 // The header: run id, state badge, phase and message, elapsed time,
@@ -154,6 +155,9 @@ func (m *Model) headerLines(compact bool) []string {
 	var parts []string
 	if r.HasCredits {
 		parts = append(parts, describe.Credits(r.CreditsUsed))
+		if b := attn.Burn(m.env.attn, m.env.sym, compact); b != "" {
+			parts = append(parts, b)
+		}
 	} else {
 		parts = append(parts, "credits: -")
 	}
@@ -166,6 +170,10 @@ func (m *Model) headerLines(compact bool) []string {
 		team = "team " + describe.Tokens(t.RemainingTokens) + " tokens left"
 	}
 	health, hst := m.healthText()
+	if b := attn.BadgeText(m.env.attn, m.env.sym); b != "" {
+		l2.add(st.BadgeWarn, b)
+		l2.space(1)
+	}
 	l2.add(st.Text, left)
 	if health != "" {
 		l2.add(st.Muted, " · ")

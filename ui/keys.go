@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/firewatch/firewatch/ui/attn"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
@@ -48,6 +49,8 @@ type keyMap struct {
 	Save      key.Binding // s (an artifact's content)
 	Diff      key.Binding // d (an artifact's last two versions)
 	Zoom      key.Binding // + and -: the waterfall's zoom
+
+	Attention key.Binding // !: the next item that needs attention (issue 13)
 }
 
 func defaultKeys() keyMap {
@@ -87,6 +90,7 @@ func defaultKeys() keyMap {
 		Save:      key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save artifact")),
 		Diff:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff versions")),
 		Zoom:      key.NewBinding(key.WithKeys("+", "-"), key.WithHelp("+/-", "zoom (waterfall)")),
+		Attention: attn.DefaultKeys().Next,
 	}
 }
 
@@ -97,6 +101,7 @@ func (k keyMap) all() []key.Binding {
 		k.NextPane, k.PrevPane, k.Enter, k.Back, k.Filter, k.NextMatch, k.PrevMatch,
 		k.NextError, k.PrevError, k.Follow, k.Pause, k.PollNow, k.Help, k.Quit,
 		k.Waterfall, k.Result, k.Cancel, k.Copy, k.Open, k.LiveView, k.Save, k.Diff, k.Zoom,
+		k.Attention,
 	}
 }
 
@@ -105,7 +110,7 @@ func (k keyMap) fullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextPane, k.PrevPane, k.Left, k.Right, k.Enter, k.Back},
-		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow},
+		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow, k.Attention},
 		{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open, k.Save, k.Diff},
 		{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit},
 	}

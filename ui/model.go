@@ -11,10 +11,12 @@ import (
 	"charm.land/bubbles/v2/help"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/attn"
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	artcontent "github.com/firewatch/firewatch/ui/content"
@@ -55,6 +57,8 @@ type Model struct {
 
 	overlay overlay
 	wf      *waterfall.Model // the waterfall, kept current open or not
+
+	attnCycle attn.Cycle // where ! is in the items that need attention
 
 	health    poller.Health
 	hasHealth bool
@@ -112,6 +116,13 @@ func New(cfg Config) *Model {
 		saveDir:  cfg.SaveDir,
 		getenv:   os.Getenv,
 		opener:   browser.New(),
+	}
+	e.attn = cfg.Attention
+	if e.attn == nil {
+		e.attn = attention.New(store, attention.Options{})
+	}
+	if store.Len() > 0 { // a store merged before the UI started
+		e.attn.Update(model.Delta{Events: store.Timeline()}, e.clock.wall())
 	}
 	m := &Model{
 		env:          e,
@@ -200,6 +211,13 @@ func (m *Model) applyStyles() {
 		m.help.ShortSeparator = " · "
 	}
 	m.markAll()
+}
+
+// markAttention redraws the rows that show attention marks (agents, tool
+// calls) after items appeared or cleared.
+func (m *Model) markAttention() {
+	m.agents.dirty = true
+	m.tools.dirty = true
 }
 
 func (m *Model) markAll() {
@@ -305,6 +323,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		for _, p := range m.panes {
 			p.tick()
+		}
+		if len(m.env.attn.Tick(m.env.clock.wall())) > 0 {
+			m.markAttention()
 		}
 		m.wf.SetNow(m.env.clock.Now())
 		m.eachOverlay(func(o overlay) {
@@ -478,6 +499,9 @@ func (m *Model) applyDelta(d *model.Delta) {
 		return
 	}
 	m.env.clock.observe(d.Events)
+	if len(m.env.attn.Update(*d, m.env.clock.wall())) > 0 {
+		m.markAttention()
+	}
 	if d.TreeChanged {
 		m.env.noteAgents(m.env.store.Agents())
 	}

@@ -11,6 +11,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/attn"
 )
 
 // agentsPane is the tree of the orchestrator and its subagents. The
@@ -202,10 +203,19 @@ func (p *agentsPane) row(ar agentRow, left int, selected, marked bool) string {
 	if a.Errors > 0 {
 		errs = sym.Error + strconv.Itoa(a.Errors)
 	}
+	// Stalled, looping (issue 13), with the errors at the right; the
+	// estimated credits sit by the duration, which changes as often.
+	if marks := attn.AgentFlags(p.env.attn, a.ID, sym); marks != "" {
+		errs = strings.TrimSpace(marks + " " + errs)
+	}
+	if p.env.store.Run().HasCredits {
+		dur = padLeft(dur, 6) + " " + padRight(attn.AgentCredits(p.env.attn, a.ID, sym), 5)
+	}
 	nameW := max(0, left-width(ar.prefix)-2)
+	durW := max(6, width(dur))
 	if selected {
 		// One style for the whole row: cheap, and readable without colour.
-		text := " " + ar.prefix + symbol + " " + padRight(a.Name, nameW) + " " + padLeft(dur, 6) + " " + act
+		text := " " + ar.prefix + symbol + " " + padRight(a.Name, nameW) + " " + padLeft(dur, durW) + " " + act
 		if errs != "" {
 			text = padRight(text, p.w-width(errs)-1) + " " + errs
 		}
@@ -229,7 +239,7 @@ func (p *agentsPane) row(ar agentRow, left int, selected, marked bool) string {
 	if a.State == model.StateRunning {
 		durSt = st.Text // redrawn every second: no style to repaint
 	}
-	r.addFixed(durSt, padLeft(dur, 6), 6)
+	r.addFixed(durSt, padLeft(dur, durW), durW)
 	r.space(1)
 	if errs != "" {
 		r.addFixed(actSt, act, max(0, r.left()-len(errs)-1))

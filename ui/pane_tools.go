@@ -9,6 +9,7 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/attn"
 )
 
 // toolsPane lists tool calls: the running ones first (oldest first, with a
@@ -246,6 +247,9 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 		detail = describe.JSON(t.Parameters, 72)
 	}
 	detail = p.env.text(detail)
+	if mark := attn.CallMark(p.env.attn, t.ID); mark != "" { // slow, repeated, failing (issue 13)
+		detail = "[" + mark + "] " + detail
+	}
 	nameW := min(18, max(10, p.w/5))
 	agentW := min(18, max(8, p.w/5))
 	if selected {

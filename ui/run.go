@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/internal/program"
@@ -37,6 +38,10 @@ type Config struct {
 	Backend Backend
 
 	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
+
+	// Attention is the tracker of what needs attention, over Store; the
+	// UI updates it with every merge. Nil: the UI makes its own.
+	Attention *attention.Tracker
 
 	// SaveDir is where s saves an artifact's content; "" is the current
 	// directory.

@@ -1,0 +1,264 @@
+package attention
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
+)
+
+// creditState splits the rises of creditsUsed over the agents (see the
+// package doc).
+type creditState struct {
+	next   int       // credit points taken in
+	prevAt time.Time // the end of the last closed interval
+	prevC  float64
+	carry  float64 // rises no agent could take yet
+	ended  []*call // calls that ended in the open interval
+}
+
+// closeCredit closes the interval that ends at p.
+func (t *Tracker) closeCredit(p model.CreditPoint) {
+	c := &t.credit
+	c.next++
+	rise := p.Credits - c.prevC + c.carry
+	a, b := c.prevAt, p.At
+	c.prevAt, c.prevC, c.carry = p.At, p.Credits, 0
+	if b.Before(a) {
+		b = a
+	}
+	w := make(map[*agentState]time.Duration)
+	var total time.Duration
+	add := func(k *call) {
+		s, e := k.start, b
+		if k.ended && k.end.Before(e) {
+			e = k.end
+		}
+		if s.Before(a) {
+			s = a
+		}
+		if d := e.Sub(s); d > 0 {
+			w[t.agents[k.agent]] += d
+			total += d
+		}
+	}
+	for _, k := range c.ended {
+		add(k)
+	}
+	for _, k := range t.running {
+		add(k)
+	}
+	c.ended = slices.DeleteFunc(c.ended, func(k *call) bool { return !k.end.After(b) })
+	events := 0
+	for _, x := range t.agentSeq {
+		events += x.events
+	}
+	switch {
+	case rise <= 0:
+	case total > 0:
+		for x, d := range w {
+			x.share += rise * float64(d) / float64(total)
+		}
+	case events > 0:
+		for _, x := range t.agentSeq {
+			x.share += rise * float64(x.events) / float64(events)
+		}
+	default:
+		c.carry = rise
+	}
+	for _, x := range t.agentSeq {
+		x.events = 0
+	}
+}
+
+// AgentCredits is one agent's estimated share of the credits.
+type AgentCredits struct {
+	AgentID string
+	Credits float64
+}
+
+// Estimate is the estimated credits of each agent that took part, in the
+// order the agents were first seen; the parts add up exactly to the run's
+// creditsUsed (in whole credits, or hundredths when the service reported
+// fractions). Empty while no credits were reported or no agent is known.
+func (t *Tracker) Estimate() []AgentCredits {
+	r := t.s.Run()
+	if !r.HasCredits || len(t.agentSeq) == 0 {
+		return nil
+	}
+	unit := 1.0
+	for _, p := range t.s.CreditHistory() {
+		if p.Credits != math.Trunc(p.Credits) {
+			unit = 0.01
+			break
+		}
+	}
+	total := int64(math.Round(r.CreditsUsed / unit))
+	shares := make([]float64, len(t.agentSeq))
+	for i, x := range t.agentSeq {
+		shares[i] = x.share / unit
+	}
+	// What could not be placed (and any credits shown before the first
+	// point closed) goes to the root agent.
+	var placed float64
+	for _, s := range shares {
+		placed += s
+	}
+	if rest := float64(total) - placed; rest > 1e-9 {
+		root := 0
+		if ra := t.s.Root(); ra != nil {
+			if x := t.agents[ra.ID]; x != nil {
+				root = x.idx
+			}
+		}
+		shares[root] += rest
+	}
+	units := make([]int64, len(shares))
+	var sum int64
+	for i, s := range shares {
+		units[i] = int64(math.Floor(s + 1e-9))
+		sum += units[i]
+	}
+	order := make([]int, len(shares))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		return cmp.Compare(shares[j]-float64(units[j]), shares[i]-float64(units[i]))
+	})
+	for k := 0; sum < total; k = (k + 1) % len(order) {
+		units[order[k]]++
+		sum++
+	}
+	for k := len(order) - 1; sum > total; k = (k + len(order) - 1) % len(order) {
+		if units[order[k]] > 0 {
+			units[order[k]]--
+			sum--
+		}
+	}
+	out := make([]AgentCredits, 0, len(units))
+	for i, x := range t.agentSeq {
+		v := float64(units[i])
+		if unit != 1 {
+			v = float64(units[i]) / 100
+		}
+		out = append(out, AgentCredits{AgentID: x.id, Credits: v})
+	}
+	return out
+}
+
+// EstimateOf is the agent's entry of Estimate (0 when none), cheap enough
+// for a render: it rounds the one share only, so it can differ by one unit
+// from Estimate's exact split.
+func (t *Tracker) EstimateOf(agentID string) float64 {
+	x := t.agents[agentID]
+	if x == nil {
+		return 0
+	}
+	return math.Round(x.share)
+}
+
+// Burn is the credit burn of the run.
+type Burn struct {
+	Used        float64
+	PerMinute   float64 // over the last minute of trace time (the run, while younger)
+	RunPerMin   float64 // over the run so far
+	Cap         float64
+	CapAssumed  bool
+	ToCap       time.Duration // at PerMinute, from the trace's clock; 0 when not burning or past it
+	HasRate     bool
+	Running     bool
+	TypicalLeft time.Duration // until a typical run finishes (5 min after the start)
+}
+
+// Burn is the burn rate and projection as of the trace's clock.
+func (t *Tracker) Burn() Burn {
+	r := t.s.Run()
+	b := Burn{Used: r.CreditsUsed, Cap: t.o.MaxCredits, CapAssumed: t.o.MaxCreditsAssumed, Running: r.State != model.StateFinished}
+	now := t.clock
+	if !r.HasCredits || now.IsZero() || t.start.IsZero() || !now.After(t.start) {
+		return b
+	}
+	run := now.Sub(t.start)
+	b.RunPerMin = r.CreditsUsed / run.Minutes()
+	b.HasRate = true
+	b.PerMinute = b.RunPerMin
+	if w := t.o.d(burnWindow); run > w {
+		from := now.Add(-w)
+		base := 0.0
+		for _, p := range t.s.CreditHistory() {
+			if p.At.After(from) {
+				break
+			}
+			base = p.Credits
+		}
+		b.PerMinute = (r.CreditsUsed - base) / w.Minutes()
+	}
+	if b.PerMinute > 0 && r.CreditsUsed < b.Cap {
+		b.ToCap = time.Duration((b.Cap - r.CreditsUsed) / b.PerMinute * float64(time.Minute))
+	}
+	b.TypicalLeft = t.o.d(typicalRun) - run
+	return b
+}
+
+// budget raises or clears the budget item as of the trace's clock.
+func (t *Tracker) budget() {
+	b := t.Burn()
+	it := t.byKey["budget"]
+	if t.runOver || !b.HasRate {
+		return
+	}
+	capText := describe.Tokens(b.Cap) + "-credit cap"
+	if b.CapAssumed {
+		capText += " (assumed)"
+	}
+	var msg string
+	switch {
+	case b.CapAssumed && b.Used > b.Cap:
+		// The service caps creditsUsed at maxCredits: this run's cap is
+		// not the default after all, and there is nothing to warn about.
+		if it != nil {
+			it.Message = "passed the assumed " + capText + ": this run's maxCredits is higher (set --max-credits to watch against it)"
+			t.clear(it, t.clock)
+		}
+		return
+	case b.Used >= budgetShare*b.Cap:
+		msg = fmt.Sprintf("%d %% of the %s used", int(math.Floor(100*b.Used/b.Cap)), capText)
+		if b.ToCap >= time.Second {
+			msg += fmt.Sprintf(", reached in about %s at %s credits/min", text.Duration(b.ToCap.Round(time.Second)), describe.Tokens(b.PerMinute))
+		}
+	case b.ToCap > 0 && t.clock.Sub(t.start) >= t.o.d(budgetWarmup) && b.ToCap < b.TypicalLeft:
+		msg = fmt.Sprintf("at %s credits/min the %s is reached in about %s, before a typical run finishes", describe.Tokens(b.PerMinute), capText, text.Duration(b.ToCap.Round(time.Second)))
+	}
+	if msg == "" {
+		if it != nil {
+			t.clear(it, t.clock)
+		}
+		return
+	}
+	if it != nil {
+		it.Message, it.LastAt = msg, t.clock
+		return
+	}
+	t.raise(&Item{Kind: KindBudget, key: "budget", FirstAt: t.clock, LastAt: t.clock, Count: 1, Message: msg}, t.clock)
+}
+
+// canonical is the canonical form of tool parameters (RFC 8785: sorted
+// keys, no white space); a value that is not valid JSON is compared as it is.
+func canonical(v jsontext.Value) string {
+	if len(v) == 0 {
+		return ""
+	}
+	c := v.Clone()
+	if err := c.Canonicalize(); err != nil {
+		return string(v)
+	}
+	return string(c)
+}

@@ -1,0 +1,81 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/attention/attentiontest"
+	"github.com/firewatch/firewatch/model"
+)
+
+// attentionStore is the simulator's scenario merged poll by poll until
+// the tracker has an open item of kind.
+func attentionStore(t *testing.T, scenario string, kind attention.Kind) (*model.Store, *attention.Tracker) {
+	t.Helper()
+	bodies, _ := attentiontest.SimPolls(t, scenario, 2*time.Second)
+	s := model.NewStore()
+	tk := attention.New(s, attention.Options{})
+	for _, b := range bodies {
+		d, err := s.Ingest(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk.Update(d, time.Unix(0, 0))
+		for _, it := range tk.Open() {
+			if it.Kind == kind {
+				return s, tk
+			}
+		}
+	}
+	t.Fatalf("%s: no open %s item", scenario, kind)
+	return nil, nil
+}
+
+// Golden screens with items shown: the header's badge and burn, the
+// agents tree's stalled and looping marks with the estimated credits, the
+// tool calls pane's repeated calls; ! opens what the item concerns.
+func TestGoldenAttention(t *testing.T) {
+	for _, tc := range []struct {
+		scenario string
+		kind     attention.Kind
+		open     string // what ! opens
+	}{
+		{"stall", attention.KindStall, "Agent docs-analyst"},
+		{"loop", attention.KindLoop, "Tool call mcp__tools__search"},
+	} {
+		s, tk := attentionStore(t, tc.scenario, tc.kind)
+		for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+			name := "attention-" + tc.scenario + "-" + itoa(size.w) + "x" + itoa(size.h) + ".txt"
+			t.Run(name, func(t *testing.T) {
+				m := newTestModel(t, "", size.w, size.h, Config{Store: s, Attention: tk})
+				healthy(m, false)
+				got := content(m)
+				checkScreen(t, got, size.w, size.h)
+				if !strings.Contains(plain(got), "! 1 needs attention") {
+					t.Errorf("no badge:\n%s", plain(got))
+				}
+				golden(t, name, plain(got))
+
+				m.Update(tea.KeyPressMsg{Code: '!', Text: "!"})
+				after := plain(content(m))
+				checkScreen(t, content(m), size.w, size.h)
+				if !strings.Contains(after, tc.open) || !strings.Contains(after, "! "+string(tc.kind)) {
+					t.Errorf("! did not open %q with the item in the footer:\n%s", tc.open, after)
+				}
+			})
+		}
+	}
+}
+
+// With nothing open, ! says so.
+func TestAttentionKeyNothing(t *testing.T) {
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
+	m.Update(tea.KeyPressMsg{Code: '!', Text: "!"})
+	if got := plain(content(m)); !strings.Contains(got, "nothing needs attention") {
+		t.Errorf("footer:\n%s", got)
+	}
+}
