@@ -19,8 +19,9 @@ import (
 type reportOptions struct {
 	Out    string
 	Format string
-	APIURL string
-	APIKey string
+	APIURL     string
+	APIKey     string
+	MaxCredits float64
 }
 
 func (a *app) reportCommand() *cobra.Command {
@@ -49,6 +50,7 @@ Live-view links are never included, nor the key.`,
 	f.StringVar(&o.Format, "format", "", "html or md (default: from the -o file's extension, else html)")
 	f.StringVar(&o.APIURL, "api-url", "", "service base URL for a JOB_ID (default $FIRECRAWL_API_URL, else https://api.firecrawl.dev)")
 	f.StringVar(&o.APIKey, "api-key", "", "API key for a JOB_ID; prefer $FIRECRAWL_API_KEY")
+	f.Float64Var(&o.MaxCredits, "max-credits", 0, "the run's maxCredits, for the budget warning (default 2500, assumed)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{export.FormatHTML, export.FormatMarkdown}, cobra.ShellCompDirectiveNoFileComp))
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	return cmd
@@ -68,8 +70,11 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	if format != export.FormatHTML && format != export.FormatMarkdown {
 		return usageErrorf("--format %q: it must be html or md", o.Format)
 	}
+	if !(o.MaxCredits >= 0) {
+		return usageErrorf("--max-credits %v: it must not be negative", o.MaxCredits)
+	}
 	ctx := cmd.Context()
-	ro := export.ReportOptions{Version: Version(), Attention: reportAttention}
+	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits}
 	var s *model.Store
 	if _, statErr := os.Stat(arg); statErr == nil || arg == "-" || poller.ValidateJobID(arg) != nil {
 		var err error
@@ -135,7 +140,3 @@ func fetchRun(ctx context.Context, baseURL, key, jobID string) (*model.Store, *e
 	}
 	return s, &export.ResultContent{ArtifactID: art.ID, SnapshotID: v.SnapshotID, Kind: v.Kind, Content: snap.Content}, nil
 }
-
-// reportAttention is the hook for the attention items and the estimated
-// cost per agent (issue 13, package attention). nil until it lands.
-var reportAttention func(*model.Store) export.Attention

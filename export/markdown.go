@@ -91,21 +91,25 @@ func markdown(s *model.Store, rep *report) string {
 	}
 
 	if at := rep.Attention; at != nil {
-		w("\n### Needs a look\n\n")
+		w("\n### Needed a look\n\n")
 		if len(at.Items) == 0 {
-			w("Nothing.\n")
+			w("Nothing: no stall, loop, slow tool, failing streak or budget warning.\n")
 		}
 		for _, it := range at.Items {
-			w("- **", md(it.Severity), "** ", md(it.Title))
-			if it.Detail != "" {
-				w(": ", md(it.Detail))
+			w("- **", md(it.Kind), "** ")
+			if it.Agent != "" {
+				w(md(it.Agent), ": ")
 			}
-			w("\n")
+			w(md(it.Message), " (", md(it.At))
+			if it.Open {
+				w(", still open")
+			}
+			w(")\n")
 		}
 		if len(at.Costs) > 0 {
 			w("\n| Agent | Credits (estimated) |\n|---|---:|\n")
 			for _, c := range at.Costs {
-				w("| ", md(c.Agent), " | ", strconv.FormatFloat(c.Credits, 'f', 1, 64), " |\n")
+				w("| ", md(c.Agent), " | ", md(c.Credits), " |\n")
 			}
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
@@ -29,10 +30,9 @@ type ReportOptions struct {
 	// Result is the latest content of the result artifact, when it could
 	// be fetched (a report of a job id); nil otherwise.
 	Result *ResultContent
-	// Attention, when set, gives the attention items and the estimated
-	// cost per agent (package attention, another issue's work). This is
-	// the one hook the report has for them; nil leaves the section out.
-	Attention func(*model.Store) Attention
+	// MaxCredits is the run's cap for the attention tracker's budget item;
+	// 0 assumes the service's default.
+	MaxCredits float64
 }
 
 // ResultContent is an artifact version's content.
@@ -43,23 +43,22 @@ type ResultContent struct {
 	Content    string // as the service sent it; escaped when written
 }
 
-// Attention is what needs a look, for the report.
-type Attention struct {
-	Items []AttentionItem
-	Costs []AgentCost
+// attentionRows is what package attention found, for the report.
+type attentionRows struct {
+	Items []attentionItem
+	Costs []agentCost
 }
 
-// AttentionItem is one thing that needs a look.
-type AttentionItem struct {
-	Severity string // "warn", "bad", "info"
-	Title    string
-	Detail   string
+// attentionItem is one thing that needed a look during the run.
+type attentionItem struct {
+	Level, Kind, Agent, At, Message string
+	Open                            bool // not cleared when the report was made
 }
 
-// AgentCost is an agent's estimated share of the credits.
-type AgentCost struct {
+// agentCost is an agent's estimated share of the credits.
+type agentCost struct {
 	Agent   string
-	Credits float64
+	Credits string
 }
 
 // maxRows bounds the waterfall and the tool list of a huge run; the report
@@ -93,7 +92,7 @@ type report struct {
 	Errors    []errRow
 	Artifacts []artifactRow
 	Result    *resultRow
-	Attention *Attention
+	Attention *attentionRows
 	Chart     chart
 	Version   string
 	CSS       template.CSS
@@ -160,21 +159,9 @@ type chartTick struct {
 	End   bool // near the right edge: the label ends at the line
 }
 
-// explanations say what each error code means for the person reading.
-var explanations = map[model.ErrorCode]string{
-	model.CodeCancelled:          "The run was cancelled (a user asked for it through the API or the dashboard); work done so far is kept.",
-	model.CodeCreditLimitReached: "The run used the credits its maxCredits allowed and was stopped; raise maxCredits or narrow the prompt.",
-	model.CodeParentFinished:     "The agent that spawned this one finished first, so this one was stopped with it.",
-	model.CodeRefused:            "The model refused the task (policy or safety); rephrase the prompt or change the target.",
-	model.CodeInternal:           "An error inside the service or a tool (a timeout, a blocked page, an upstream failure); retryable ones are often retried by the agent itself.",
-}
-
-func explain(te model.TraceError) string {
-	if e, ok := explanations[te.Code]; ok {
-		return e
-	}
-	return "An error code this version of firewatch does not know."
-}
+// explain says what an error means for the person reading (package
+// attention has the one answer).
+func explain(te model.TraceError) string { return attention.ExplainError(&te) }
 
 func level(o model.Outcome, finished bool) string {
 	if !finished {
@@ -311,20 +298,43 @@ func build(s *model.Store, o ReportOptions) *report {
 		}
 		rep.Result = &resultRow{ID: clean(o.Result.ArtifactID), Kind: clean(string(o.Result.Kind)), Snapshot: clean(o.Result.SnapshotID), Content: c, Cut: cut}
 	}
-	if o.Attention != nil {
-		at := o.Attention(s)
-		for i := range at.Items {
-			at.Items[i].Title, at.Items[i].Detail = clean(at.Items[i].Title), clean(at.Items[i].Detail)
-		}
-		for i := range at.Costs {
-			at.Costs[i].Agent = clean(at.Costs[i].Agent)
-		}
-		rep.Attention = &at
-	}
+	rep.Attention = attentionOf(s, o, clean)
 	rep.Chart = buildChart(s, clean)
 	rep.CSS = template.CSS(reportCSS)
 	rep.CSP = reportCSP()
 	return rep
+}
+
+// attentionOf runs package attention over the whole run: the items it
+// raised (a loop, a stall, a slow tool, a failing streak, the budget) and
+// the estimated credits of each agent. The tracker's "now" is the last
+// event's time, so the report depends on the trace only.
+func attentionOf(s *model.Store, o ReportOptions, clean func(string) string) *attentionRows {
+	if s.Len() == 0 {
+		return nil
+	}
+	tr := attention.New(s, attention.Options{MaxCredits: o.MaxCredits})
+	tr.Update(model.Delta{From: 0, Events: s.Timeline()}, lastTime(s))
+	rows := &attentionRows{}
+	for _, it := range tr.Items() {
+		row := attentionItem{Level: "warn", Kind: clean(string(it.Kind)), At: stamp(it.FirstAt), Message: clean(it.Message), Open: !it.Cleared}
+		switch it.Kind {
+		case attention.KindFailingStreak, attention.KindBudget:
+			row.Level = "bad"
+		}
+		if a := s.Agent(it.AgentID); a != nil {
+			row.Agent = clean(a.Name)
+		}
+		rows.Items = append(rows.Items, row)
+	}
+	for _, ac := range tr.Estimate() {
+		name := ac.AgentID
+		if a := s.Agent(ac.AgentID); a != nil {
+			name = a.Name
+		}
+		rows.Costs = append(rows.Costs, agentCost{Agent: clean(name), Credits: "≈ " + strconv.FormatFloat(ac.Credits, 'f', -1, 64)})
+	}
+	return rows
 }
 
 // pretty indents a JSON value for the folded blocks, cut at maxContent.

@@ -5,7 +5,10 @@ import (
 	"flag"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+
+	"github.com/firewatch/firewatch/model"
 )
 
 var update = flag.Bool("update", false, "rewrite the report goldens in testdata")
@@ -46,5 +49,28 @@ func TestReportGoldens(t *testing.T) {
 				golden(t, "report-"+c.name+"."+f+".golden", b.Bytes())
 			})
 		}
+	}
+}
+
+// TestReportAttention: what package attention raised during the run (here
+// a loop: the same call with the same parameters again and again) and the
+// estimated credits per agent are in both reports.
+func TestReportAttention(t *testing.T) {
+	s := model.NewStore()
+	if _, err := s.Ingest(manyCalls(6)); err != nil {
+		t.Fatal(err)
+	}
+	var md, html bytes.Buffer
+	if err := Report(&md, s, FormatMarkdown, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := Report(&html, s, FormatHTML, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(md.String(), "- **loop** o: ") {
+		t.Errorf("no loop item in the Markdown:\n%s", md.String())
+	}
+	if !strings.Contains(html.String(), `<span class="badge warn">loop</span> <strong>o</strong>`) {
+		t.Errorf("no loop item in the HTML")
 	}
 }
