@@ -17,8 +17,8 @@ import (
 )
 
 type reportOptions struct {
-	Out    string
-	Format string
+	Out        string
+	Format     string
 	APIURL     string
 	APIKey     string
 	MaxCredits float64
