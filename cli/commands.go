@@ -129,6 +129,7 @@ type demoOptions struct {
 	Scenario string
 	Speed    float64
 	Seed     int64
+	History  int
 }
 
 func scenarioCompletion(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -157,6 +158,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f.StringVar(&d.Scenario, "scenario", sim.ScenarioResearch, "the run to simulate: "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
 	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
+	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP)
 	return cmd
@@ -182,7 +184,10 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	}
 	defer cleanup()
 	ctx := cmd.Context()
-	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed}
+	if d.History < 0 {
+		return usageErrorf("--history %d: it must not be negative", d.History)
+	}
+	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed, History: d.History}
 	if w.Debug != nil {
 		sopts.Log = &lineLogger{prefix: "sim: ", d: w.Debug}
 	}
@@ -191,6 +196,11 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 		return err
 	}
 	defer srv.Close()
+	if d.History > 0 && w.Output == OutputTUI {
+		// With a history, the demo opens on the runs screen.
+		return a.demoRuns(cmd, o, srv)
+	}
+
 	job := srv.Jobs[0]
 	// The demo started the run: it knows the cap, and its clock runs
 	// --speed times faster than the detectors' fixed times assume.
@@ -335,6 +345,7 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.Int64Var(&so.Seed, "seed", 1, "the same seed gives the same runs")
 	f.StringVar(&so.Key, "key", "", "the API key to accept (default: a random fc- key)")
 	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
+	f.IntVar(&so.History, "history", 0, "also host this many finished runs in the team's list, 20 a page (40+ make several pages)")
 	f.IntVar(&so.MaxCredits, "max-credits", sim.DefaultMaxCredits, "credit cap of the credit-limit scenario")
 	f.IntVar(&so.RateLimit, "rate-limit", sim.DefaultRateLimit, "requests a minute per key before 429 (-1: no limit)")
 	f.IntVar(&so.Scrapes, "scrapes", 1, "ready-made scrape jobs to interact with (0: none)")
@@ -356,6 +367,9 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 	}
 	if so.Events < 1 || so.MaxCredits < 1 {
 		return usageErrorf("--events and --max-credits must be at least 1")
+	}
+	if so.History < 0 {
+		return usageErrorf("--history %d: it must not be negative", so.History)
 	}
 	if so.RateLimit == 0 {
 		return usageErrorf("--rate-limit 0 would refuse every request; use -1 for no limit")

@@ -65,6 +65,7 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
 	poller.Version = Version()
 	root := a.rootCommand()
+	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
@@ -122,6 +123,8 @@ const rootLong = `firewatch watches a Firecrawl agent run live, from its first t
 its final outcome: what every agent is doing, the tools it calls, the
 artifacts it writes, what it costs and what went wrong.
 
+  firewatch                       on a terminal: the team's runs, enter watches one
+  firewatch run "PROMPT"          start an agent run and watch it
   firewatch demo                  see it work against the built-in simulator
   firewatch JOB_ID                watch a run (FIRECRAWL_API_KEY must be set)
   firewatch JOB_ID -o json | jq   the events as NDJSON, for scripts
@@ -146,6 +149,9 @@ func (a *app) rootCommand() *cobra.Command {
 		SilenceUsage:  true,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if len(args) == 0 {
+				if a.onTerminal() {
+					return runE(a.firstScreen(cmd, o))
+				}
 				return cmd.Help()
 			}
 			return runE(a.watch(cmd, o, args[0]))
@@ -202,8 +208,13 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
   firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
-		Args: exactlyOne("a JOB_ID (the run's UUID)"),
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.watch(cmd, o, args[0])) },
+		Args: latestArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if latest, _ := cmd.Flags().GetBool("latest"); latest {
+				return runE(a.watchLatest(cmd, o))
+			}
+			return runE(a.watch(cmd, o, args[0]))
+		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	return cmd

@@ -47,6 +47,10 @@ type watchSession struct {
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage
 
+	// BackToList: the runs screen opened this watch (esc goes back to it);
+	// Back: the user went back (cmd_runs.go).
+	BackToList, Back bool
+
 	// Attention follows the store for what needs a look (attention.go).
 	Attention *attention.Tracker
 

@@ -54,6 +54,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		ExitOnFinish: w.Opts.ExitOnFinish,
 		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
+		BackToList:   w.BackToList,
 		Notes:        w.Notes,
 		Attention:    w.newTracker(),
 	}
@@ -61,6 +62,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		cfg.Debug = debugWriter{w.Debug}
 	}
 	res, uiErr := ui.Run(parent, cfg)
+	w.Back = res.Back
 
 	// Stop the source (the user may quit before it ends) and see how it
 	// ended.
@@ -84,9 +86,12 @@ func runTUI(parent context.Context, w *watchSession) error {
 		endErr = se
 	}
 
-	// The short summary stays in the terminal's scrollback.
+	// The short summary stays in the terminal's scrollback (not when going
+	// back to the runs list: the run is still there).
 	endErr = endCause(parent, endErr)
-	newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	if !res.Back {
+		newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+	}
 	return endErr
 }
 

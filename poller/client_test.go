@@ -410,7 +410,7 @@ func TestEndpoints(t *testing.T) {
 	if err != nil {
 		t.Fatalf("ActiveCrawls: %v", err)
 	}
-	if len(crawls) != 2 || !isUUID(crawls[0].ID) || crawls[0].URL == "" || crawls[0].TeamID == "" || len(crawls[0].Options) == 0 {
+	if len(crawls) != 4 || !isUUID(crawls[0].ID) || crawls[0].URL == "" || crawls[0].TeamID == "" || len(crawls[0].Options) == 0 {
 		t.Fatalf("crawls %+v", crawls)
 	}
 

@@ -32,6 +32,7 @@ type Status struct {
 	CreditsUsed *float64       // nil when absent (it is omitted while running)
 	ExpiresAt   *time.Time     // nil when absent
 	Model       string         // sanitised
+	Effort      string         // sanitised; "" when absent
 	Data        jsontext.Value // the result when completed, raw (not sanitised); nil when absent
 	Error       string         // the job's error message when failed, sanitised
 }
@@ -65,6 +66,7 @@ type RunInfo struct {
 	Effort      string
 	CreditsUsed *float64
 	Raw         jsontext.Value // the item as received
+	RunExtras                  // targetHint, origin, integration, settings (agents.go)
 }
 
 // TokenUsage is the team's token balance.
@@ -168,6 +170,7 @@ func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
 	s := &Status{Data: o.raw("data")}
 	s.Status = o.sanitized("status")
 	s.Model = o.sanitized("model")
+	s.Effort = o.sanitized("effort")
 	s.Error = o.sanitized("error")
 	if f, ok := o.num("creditsUsed"); ok {
 		s.CreditsUsed = &f
@@ -221,6 +224,7 @@ func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
 			ri.ID = o.sanitized("jobId")
 		}
 		ri.CreatedAt, _ = o.time("createdAt")
+		ri.RunExtras = readExtras(o)
 		ri.Status = o.sanitized("status")
 		if f, ok := o.num("creditsUsed"); ok {
 			ri.CreditsUsed = &f

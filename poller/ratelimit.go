@@ -1,6 +1,7 @@
 package poller
 
 import (
+	"errors"
 	"net/http"
 	"regexp"
 	"strconv"
@@ -116,4 +117,21 @@ func secondsDur(f float64) time.Duration {
 		return maxServerDelay
 	}
 	return time.Duration(f * float64(time.Second))
+}
+
+// RetryWait is how long a caller that polls besides the watch loop (the
+// runs screen, runs --limit, team) waits before asking again after err:
+// the watch loop's rule with interval as the backoff (a delay the service
+// asked for, clamped to [interval, MaxRetryAfter]); ok is false when asking
+// again cannot help (a refusal).
+func RetryWait(err error, interval time.Duration) (d time.Duration, ok bool) {
+	var e *Error
+	if !errors.As(err, &e) {
+		return interval, true
+	}
+	if !e.Retryable() {
+		return 0, false
+	}
+	d, _ = retryDelay(e, interval, interval)
+	return d, true
 }

@@ -135,7 +135,7 @@ func smallRun(b *builder, sc string) {
 // MaxCredits is the maxCredits the job's run was started with (as firewatch
 // would know it had it started the run), 0 when none.
 func (s *Server) MaxCredits(jobID string) int {
-	if r := s.runs[jobID]; r != nil {
+	if r := s.lookup(jobID); r != nil {
 		return r.info.maxCredits
 	}
 	return 0
@@ -144,7 +144,7 @@ func (s *Server) MaxCredits(jobID string) int {
 // CreditsAt is the creditsUsed the job's trace reports at simulated time
 // at, for tests that build trace bodies from Script.
 func (s *Server) CreditsAt(jobID string, at time.Duration) int {
-	r := s.runs[jobID]
+	r := s.lookup(jobID)
 	if r == nil {
 		return 0
 	}

@@ -19,10 +19,12 @@
 //	GET    /agent/{jobId}/snapshots/{snapshotId}   {success,id,snapshotId,snapshot} of an emitted artifact change
 //	DELETE /agent/{jobId}                          cooperative cancel; 409 when finished or already cancelled
 //	GET    /agent/{jobId}                          status: processing | completed | failed (a cancelled run is failed)
-//	GET    /agent[?before=<unix ms>]               the hosted jobs, newest first, 20 a page, next URL
+//	GET    /agent[?before=<unix ms>]               every hosted run (scenario jobs, Options.History finished runs,
+//	                                               started runs), newest first, 20 a page, next URL (agentlist.go)
+//	POST   /agent                                  starts a run: validation, prompt → scenario, maxCredits (agentstart.go)
 //	GET    /team/token-usage                       remainingTokens = planTokens − 15 × credits used by all runs so far
 //	                                               (404 "Could not find token usage information" with Options.NoTokenUsage)
-//	GET    /crawl/active                           two realistic crawls with scrapeOptions
+//	GET    /crawl/active                           four realistic crawls with scrapeOptions (string and object formats, actions, location, v1 leftovers)
 //
 //	POST   /scrape                                 a scrape: data{markdown,html,rawHtml,links,summary,images,json,
 //	                                               screenshot (a URL under /files/),metadata{title,url,sourceURL,statusCode,scrapeId,...}}

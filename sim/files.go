@@ -21,7 +21,7 @@ func (s *Server) serveFile(w *respWriter, req *http.Request, rest string) string
 		return route
 	}
 	job, name, _ := strings.Cut(rest, "/")
-	if s.runs[job] == nil && !s.scrapeKnown(job) || !strings.HasSuffix(name, ".png") || !strings.HasPrefix(name, "screenshots/") {
+	if s.lookup(job) == nil && !s.scrapeKnown(job) || !strings.HasSuffix(name, ".png") || !strings.HasPrefix(name, "screenshots/") {
 		writeJSON(w, http.StatusNotFound, errBody("File not found"))
 		return route
 	}

@@ -24,6 +24,13 @@ type Options struct {
 	// RetryAfterHeader makes 429 answers carry a Retry-After header (the real
 	// service usually sends none; the wait is only in the body text).
 	RetryAfterHeader bool
+	// History adds that many finished runs, created 7 to 11 minutes apart
+	// before the scenarios' jobs, to the team's list (GET /v2/agent): with
+	// 40 or more the list has several pages.
+	History int
+	// RefuseStart, when 402, 403 or 500, makes POST /v2/agent refuse every
+	// run with that status and the real service's message.
+	RefuseStart int
 	// NoTokenUsage makes GET /v2/team/token-usage answer as the real service
 	// does for a team without usage information: 404 {"success":false,
 	// "error":"Could not find token usage information"}.

@@ -40,6 +40,10 @@ type Server struct {
 	crawls  []byte
 	scrapes *scrapeStore
 
+	// runsMu guards runs and byIdx once Start has returned: POST
+	// /v2/agent adds runs (agentlist.go).
+	runsMu sync.RWMutex
+
 	closeOnce sync.Once
 	closeErr  error
 	done      chan struct{}
@@ -66,6 +70,7 @@ type run struct {
 	v         atomic.Pointer[view]
 	vstate    atomic.Pointer[viewState]
 	faults    *faultPlan // chaos only
+	meta      *runMeta   // what the list says besides jobInfo; nil: an API run with default settings
 }
 
 // viewState is derived once per view: the outcome.
@@ -116,6 +121,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.byIdx = append(s.byIdx, r)
 		s.Jobs = append(s.Jobs, Job{ID: id, Scenario: sc})
 	}
+	s.addHistory()
 	s.crawls = activeCrawls(o.Seed)
 	s.initScrapes()
 	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
@@ -214,7 +220,7 @@ func (r *run) setView(v *view) {
 // Finished reports whether the job's run is over and every event of it,
 // late ones included, is visible. A first-generation job is always finished.
 func (s *Server) Finished(jobID string) bool {
-	r := s.runs[jobID]
+	r := s.lookup(jobID)
 	if r == nil {
 		return false
 	}
@@ -224,7 +230,7 @@ func (s *Server) Finished(jobID string) bool {
 
 // WaitFinished blocks until Finished(jobID) or ctx is done.
 func (s *Server) WaitFinished(ctx context.Context, jobID string) error {
-	r := s.runs[jobID]
+	r := s.lookup(jobID)
 	if r == nil {
 		return fmt.Errorf("sim: unknown job %s", jobID)
 	}
@@ -268,7 +274,7 @@ type ScriptEvent struct {
 // Script returns every event the job's run will serve (as things stand:
 // a cancel changes it), in serving order, and the run's total credits.
 func (s *Server) Script(jobID string) ([]ScriptEvent, int) {
-	r := s.runs[jobID]
+	r := s.lookup(jobID)
 	if r == nil {
 		return nil, 0
 	}
@@ -449,7 +455,10 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 	var allow string
 	switch {
 	case len(seg) == 1 && seg[0] == "agent":
-		route, allow = "GET list", "GET"
+		route, allow = "GET list", "GET, POST"
+		if req.Method == http.MethodPost {
+			route = "POST agent"
+		}
 	case len(seg) == 2 && seg[0] == "agent":
 		allow = "GET, DELETE"
 		if req.Method == http.MethodDelete {
@@ -512,6 +521,8 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 	switch route {
 	case "GET list":
 		s.serveList(w, req)
+	case "POST agent":
+		s.serveStart(w, req)
 	case "GET token-usage":
 		if s.o.NoTokenUsage {
 			writeJSON(w, http.StatusNotFound, errBody(msgNoTokenUsage))
@@ -538,7 +549,7 @@ func (s *Server) serveJob(w *respWriter, req *http.Request, route string, seg []
 		jobErr(w, route, http.StatusBadRequest, msgInvalidJobID)
 		return
 	}
-	r := s.runs[strings.ToLower(id)]
+	r := s.lookup(strings.ToLower(id))
 	if r == nil {
 		jobErr(w, route, http.StatusNotFound, msgJobNotFound)
 		return
@@ -780,61 +791,12 @@ func (s *Server) cancel(w http.ResponseWriter, r *run) {
 	writeJSON(w, http.StatusOK, []byte(`{"success":true}`))
 }
 
-func (s *Server) serveList(w *respWriter, req *http.Request) {
-	before := int64(-1)
-	if q := req.URL.Query().Get("before"); q != "" {
-		n, err := strconv.ParseInt(q, 10, 64)
-		if err != nil || n < 0 {
-			writeJSON(w, http.StatusBadRequest, errBody("Invalid 'before' parameter: expected a unix timestamp in milliseconds"))
-			return
-		}
-		before = n
-	}
-	runs := slices.Clone(s.byIdx)
-	slices.SortStableFunc(runs, func(a, b *run) int { return b.createdAt.Compare(a.createdAt) })
-	now := s.simNow()
-	items := arr{}
-	var next any
-	for _, r := range runs {
-		if before >= 0 && r.createdAt.UnixMilli() >= before {
-			continue
-		}
-		if len(items) == 20 {
-			next = s.URL + "/v2/agent?before=" + strconv.FormatInt(runs[slices.Index(runs, r)-1].createdAt.UnixMilli(), 10)
-			break
-		}
-		st, _ := r.status(r.v.Load(), now)
-		opts := obj{"prompt", r.info.prompt}
-		if len(r.info.urls) > 0 {
-			opts = append(opts, "urls", r.info.urls)
-		}
-		opts = append(opts, "model", r.info.model)
-		if r.info.effort != "" {
-			opts = append(opts, "effort", r.info.effort)
-		}
-		hint := ""
-		if len(r.info.urls) > 0 {
-			hint = strings.TrimPrefix(strings.TrimPrefix(r.info.urls[0], "https://"), "www.")
-		}
-		items = append(items, obj{"id", r.id, "createdAt", r.createdAt.Format(isoMillis), "status", st,
-			"targetHint", hint, "origin", "api", "settings", obj{"hidden", false, "starred", false}, "options", opts})
-	}
-	// "data" is what the API reference shows; the JS SDK's type reads
-	// "agents": both carry the same list.
-	writeJSON(w, http.StatusOK, jsonOf(obj{"success", true, "data", items, "agents", items, "next", next}))
-}
-
 const planTokens = 1_500_000
 
 func (s *Server) tokenUsage() []byte {
-	now := s.simNow()
-	used := 0
-	for _, r := range s.byIdx {
-		used += r.credits(r.v.Load(), now)
-	}
 	start := time.Date(s.base.Year(), s.base.Month(), 1, 0, 0, 0, 0, time.UTC)
 	return jsonOf(obj{"success", true, "data", obj{
-		"remainingTokens", planTokens - 15*used,
+		"remainingTokens", s.remainingTokens(),
 		"planTokens", planTokens,
 		"billingPeriodStart", start.Format(isoMillis),
 		"billingPeriodEnd", start.AddDate(0, 1, 0).Format(isoMillis),
@@ -854,5 +816,5 @@ func activeCrawls(seed int64) []byte {
 			"onlyMainContent", false, "excludeTags", []string{"nav", "footer"}, "maxAge", 0, "waitFor", 1000, "timeout", 30000,
 			"location", obj{"country", "US", "languages", []string{"en-US"}}, "blockAds", true, "proxy", "auto"},
 			"limit", 200, "maxDiscoveryDepth", 2, "sitemap", "skip", "prompt", "Only the library reference and the tutorial"}}
-	return jsonOf(obj{"success", true, "crawls", arr{c1, c2}})
+	return jsonOf(obj{"success", true, "crawls", append(arr{c1, c2}, moreCrawls(r, team)...)})
 }

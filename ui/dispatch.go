@@ -80,6 +80,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !m.scope.q.empty() {
 			m.input.SetValue("")
 			m.setFilter("")
+		} else if m.backToList {
+			m.back = true
+			return tea.Quit
 		}
 	case key.Matches(msg, k.Filter):
 		m.filtering = true

@@ -350,7 +350,12 @@ func (m *Model) footer() string {
 	}
 	// "? help · q quit" always shows, at the right; the focused pane's
 	// keys fill the room before it.
-	tail := m.shortHelp([]key.Binding{k.Help, k.Quit}, w)
+	tailKeys := []key.Binding{k.Help, k.Quit}
+	if m.backToList && m.overlay == nil {
+		// Opened from the runs list: esc goes back to it.
+		tailKeys = []key.Binding{key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "runs")), k.Help, k.Quit}
+	}
+	tail := m.shortHelp(tailKeys, w)
 	tailW := width(stripStyle(tail))
 	head := m.shortHelp(bindings, r.left()-tailW-3)
 	r.raw(head, width(stripStyle(head)))

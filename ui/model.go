@@ -77,6 +77,8 @@ type Model struct {
 
 	copyNote string // said after the next "copied ..." (o without a desktop)
 	userQuit bool
+	// backToList is Config.BackToList; back is set when esc used it.
+	backToList, back bool
 }
 
 // Pane indexes in focus order: reading order of the full layout.
@@ -159,13 +161,14 @@ func New(cfg Config) *Model {
 			Agents: store.Agents(), ToolCalls: store.ToolCalls(), Artifacts: store.Artifacts(), Sessions: store.Sessions()}
 		m.applyDelta(&all)
 	}
+	m.backToList = cfg.BackToList
 	return m
 }
 
 // Result is how the UI ended so far: Quit when the user quit before the
 // run finished.
 func (m *Model) Result() Result {
-	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished}
+	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished, Back: m.back}
 }
 
 // SetClock freezes the UI's clock and time zone (tests and goldens).

@@ -39,6 +39,10 @@ type Config struct {
 
 	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
 
+	// BackToList: the runs screen opened this run; esc (with no filter
+	// set) leaves the UI with Result.Back, to go back to the list.
+	BackToList bool
+
 	// Attention is the tracker of what needs attention, over Store; the
 	// UI updates it with every merge. Nil: the UI makes its own.
 	Attention *attention.Tracker
@@ -67,6 +71,8 @@ type Config struct {
 type Result struct {
 	// Quit: the user quit before the run finished.
 	Quit bool
+	// Back: the user went back to the runs list (Config.BackToList).
+	Back bool
 }
 
 // Run shows the UI until the user quits (or, with ExitOnFinish, until the

@@ -1,0 +1,215 @@
+package cli
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/firewatch/firewatch/poller"
+)
+
+// firewatch run PROMPT: start an agent run (POST /v2/agent), then watch it
+// exactly as watch does.
+
+// runOptions are run's own flags.
+type runOptions struct {
+	URLs       []string
+	Schema     string
+	Model      string
+	Effort     string
+	StrictURLs bool
+	Detach     bool
+	maxCredits int // from --max-credits, checked
+}
+
+func (a *app) runCommand() *cobra.Command {
+	o := &watchOptions{}
+	ro := &runOptions{}
+	cmd := &cobra.Command{
+		Use:   "run PROMPT",
+		Short: "Start an agent run and watch it",
+		Long: `Start an agent run (POST /v2/agent) and watch it like watch does: the terminal
+UI, plain or JSON output, --summary, --record and the same exit codes. The new
+run's id goes to stderr first ("firewatch: started run <id>"); with --detach
+only the id is printed, on stdout, and firewatch exits 0.
+
+Everything is checked before the request: an empty prompt, one over 10 000
+characters, a schema that is not a JSON object (the error says where), a
+--max-credits that is not a positive whole number and an unknown --effort
+exit 2. When the service refuses (400 invalid schema, 402 payment required,
+403, 429 rate limit) its message is printed and firewatch exits 6; nothing
+else is sent.`,
+		Example: `  firewatch run "Compare the pricing of the top 5 vector databases"
+  firewatch run "Extract the plans" --url https://example.com/pricing --schema plans.schema.json --max-credits 300
+  JOB=$(firewatch run "Summarise the docs" --effort low --detach)`,
+		Args: exactlyOne("a PROMPT (quote it)"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.run(cmd, o, ro, args[0])) },
+	}
+	f := cmd.Flags()
+	f.StringArrayVar(&ro.URLs, "url", nil, "a URL the agent starts from (repeat for several)")
+	f.StringVar(&ro.Schema, "schema", "", "JSON schema of the result: a `FILE`, or the JSON itself")
+	f.StringVar(&ro.Model, "model", "", "model (the service's default: spark-2)")
+	f.StringVar(&ro.Effort, "effort", "", "effort: "+strings.Join(poller.Efforts, ", "))
+	f.BoolVar(&ro.StrictURLs, "strict-urls", false, "keep the agent to the --url pages (strictConstrainToURLs)")
+	f.BoolVar(&ro.Detach, "detach", false, "print the new run's id on stdout and exit without watching")
+	_ = cmd.RegisterFlagCompletionFunc("effort", cobra.FixedCompletions(poller.Efforts, cobra.ShellCompDirectiveNoFileComp))
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	if mc := f.Lookup("max-credits"); mc != nil {
+		mc.Usage = "the run's credit cap, sent as maxCredits (the service's default: 2500); it also drives the burn projection"
+	} else {
+		// The watch flags may bring --max-credits (the cap the attention
+		// features project against); run reads whichever defines it.
+		f.String("max-credits", "", "the run's credit cap (maxCredits; the service's default: 2500)")
+	}
+	return cmd
+}
+
+// checkRun validates run's flags and prompt; nothing is sent before.
+func (ro *runOptions) request(f *pflag.FlagSet, prompt string) (poller.AgentRequest, error) {
+	req := poller.AgentRequest{Prompt: prompt, URLs: ro.URLs, Model: strings.TrimSpace(ro.Model),
+		Effort: strings.ToLower(strings.TrimSpace(ro.Effort)), StrictConstrainToURLs: ro.StrictURLs}
+	if mc := f.Lookup("max-credits"); mc != nil && mc.Changed {
+		n, err := strconv.ParseFloat(strings.TrimSpace(mc.Value.String()), 64)
+		if err != nil || !(n >= 1) || n != float64(int(n)) || n > 1e9 {
+			return req, usageErrorf("--max-credits %s: it must be a positive whole number of credits", mc.Value.String())
+		}
+		ro.maxCredits = int(n)
+		req.MaxCredits = ro.maxCredits
+	}
+	if f.Changed("effort") && req.Effort == "" {
+		return req, usageErrorf("--effort is empty: use one of %s", strings.Join(poller.Efforts, ", "))
+	}
+	if f.Changed("model") && req.Model == "" {
+		return req, usageErrorf("--model is empty")
+	}
+	if f.Changed("schema") {
+		s, err := readSchema(ro.Schema)
+		if err != nil {
+			return req, err
+		}
+		req.Schema = s
+	}
+	if err := req.Validate(); err != nil {
+		var fe *poller.FieldError
+		if errors.As(err, &fe) {
+			flag := map[string]string{"prompt": "the prompt", "urls": "--url", "schema": "--schema", "maxCredits": "--max-credits", "effort": "--effort"}[fe.Field]
+			return req, usageErrorf("%s: %s", flag, fe.Msg)
+		}
+		return req, withCode(ExitUsage, err)
+	}
+	return req, nil
+}
+
+// readSchema reads --schema: JSON when it starts like JSON, else a file.
+// A syntax error says where (file:line:column).
+func readSchema(arg string) (jsontext.Value, error) {
+	src, name := []byte(arg), "--schema"
+	if t := strings.TrimSpace(arg); t == "" {
+		return nil, usageErrorf("--schema is empty: give a FILE or the JSON schema itself")
+	} else if t[0] != '{' && t[0] != '[' {
+		f, err := os.Open(arg)
+		if err != nil {
+			return nil, usageErrorf("--schema: cannot read the schema file: %v", err)
+		}
+		defer f.Close()
+		src, err = io.ReadAll(io.LimitReader(f, 10<<20))
+		if err != nil {
+			return nil, usageErrorf("--schema: cannot read the schema file: %v", err)
+		}
+		name = arg
+	}
+	v := jsontext.Value(bytes.TrimSpace(src))
+	dec := jsontext.NewDecoder(bytes.NewReader(v))
+	if _, err := dec.ReadValue(); err != nil {
+		off := dec.InputOffset()
+		var se *jsontext.SyntacticError
+		if errors.As(err, &se) {
+			off = se.ByteOffset
+		}
+		line, col := lineCol(v, off)
+		return nil, usageErrorf("%s: not valid JSON at line %d, column %d: %s", name, line, col, syntaxMsg(err))
+	}
+	if v.Kind() != '{' {
+		return nil, usageErrorf("%s: a JSON schema must be a JSON object, not %s", name, kindName(v.Kind()))
+	}
+	return v.Clone(), nil
+}
+
+func syntaxMsg(err error) string {
+	var se *jsontext.SyntacticError
+	if errors.As(err, &se) && se.Err != nil {
+		return se.Err.Error()
+	}
+	return err.Error()
+}
+
+func kindName(k jsontext.Kind) string {
+	switch k {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case '0':
+		return "a number"
+	case 't', 'f':
+		return "a boolean"
+	case 'n':
+		return "null"
+	}
+	return "that"
+}
+
+// lineCol is the 1-based line and column of byte offset off in b.
+func lineCol(b []byte, off int64) (int, int) {
+	off = min(max(off, 0), int64(len(b)))
+	line := 1 + bytes.Count(b[:off], []byte{'\n'})
+	col := int(off) - bytes.LastIndexByte(b[:off], '\n')
+	return line, col
+}
+
+func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt string) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	req, err := ro.request(cmd.Flags(), prompt)
+	if err != nil {
+		return err
+	}
+	c, key, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	var w *watchSession
+	var cleanup func()
+	if !ro.Detach {
+		// Output files and modes are checked before the run starts.
+		if w, cleanup, err = a.newSession(cmd, o); err != nil {
+			return err
+		}
+		defer cleanup()
+	}
+	id, err := c.StartAgent(cmd.Context(), req)
+	if err != nil {
+		return serviceError(err)
+	}
+	if ro.Detach {
+		_, err := fmt.Fprintln(a.stdout, id)
+		return err
+	}
+	fmt.Fprintf(a.stderr, "firewatch: started run %s\n", id)
+	// The run's cap is known, not assumed: the one sent, else the
+	// service's default.
+	o.StartedMaxCredits = float64(ro.maxCredits)
+	if ro.maxCredits == 0 {
+		o.StartedMaxCredits = poller.DefaultMaxCredits
+	}
+	return a.watchLive(cmd.Context(), w, poller.ResolveBaseURL(o.APIURL), key, id, nil)
+}

@@ -1,0 +1,300 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/runs"
+)
+
+// firewatch runs: the team's runs (GET /v2/agent). On a terminal the runs
+// screen; --output plain (an aligned table) or json (one line per run, the
+// service's list item as it was sent) for scripts.
+
+// runsOptions are the flags of runs besides the watch's.
+type runsOptions struct {
+	Status string
+	Limit  int
+}
+
+// runStatuses are the list's status filters.
+var runStatuses = []string{"all", "processing", "completed", "failed"}
+
+func (a *app) runsCommand() *cobra.Command {
+	o := &watchOptions{}
+	ro := &runsOptions{}
+	cmd := &cobra.Command{
+		Use:   "runs",
+		Short: "The team's agent runs: a list to pick one from (also: firewatch with no arguments)",
+		Long: `List the team's agent runs, newest first (processing ones first on a
+terminal). On a terminal it opens the runs screen: enter watches the selected
+run, esc there comes back to the list (q quits). With --output plain or json it prints the
+list for scripts: plain is an aligned table, json one line per run (the
+service's list item as it was sent). --limit pages through the list until
+that many runs (matching --status) are printed.
+
+The watch flags (--interval, --live-view, --mouse...) apply to the runs
+watched from the screen.`,
+		Example: `  firewatch runs
+  firewatch runs --output plain --status processing
+  firewatch runs -o json --limit 100 | jq -r 'select(.status=="failed") | .id'`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.runs(cmd, o, ro)) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&ro.Status, "status", "all", "only runs with this status: "+strings.Join(runStatuses, ", ")+" (any other value is matched as it is)")
+	f.IntVar(&ro.Limit, "limit", poller.ListPageSize, "plain and JSON output: print at most this many runs, paging through the list")
+	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(runStatuses, cobra.ShellCompDirectiveNoFileComp))
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
+	return cmd
+}
+
+// connect resolves the key and the address and makes the client every
+// command besides watch uses; no key is a usage error (no request).
+func (a *app) connect(o *watchOptions) (*poller.Client, string, error) {
+	key := poller.ResolveAPIKey(o.APIKey)
+	if key == "" {
+		return nil, "", usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
+	}
+	a.stderr.key = key
+	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
+	if err != nil {
+		return nil, "", withCode(ExitUsage, err)
+	}
+	return c, key, nil
+}
+
+// retried calls fn, waiting out up to three 429s (the delay the service
+// asks for, like the watch) with a line on stderr each time.
+func retried[T any](ctx context.Context, a *app, fn func() (T, error)) (T, error) {
+	for attempt := 0; ; attempt++ {
+		v, err := fn()
+		var pe *poller.Error
+		if err == nil || attempt == 3 || !errors.As(err, &pe) || pe.Kind != poller.KindRateLimited {
+			return v, err
+		}
+		d, _ := poller.RetryWait(err, time.Second)
+		fmt.Fprintf(a.stderr, "firewatch: %s: rate limited, retrying in %s\n", pe.Op, text.Duration(d))
+		t := time.NewTimer(d)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return v, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	if ro.Limit < 1 {
+		return usageErrorf("--limit %d: it must be at least 1", ro.Limit)
+	}
+	ro.Status = strings.ToLower(strings.TrimSpace(ro.Status))
+	if ro.Status == "" {
+		return usageErrorf("--status is empty: use one of %s", strings.Join(runStatuses, ", "))
+	}
+	termOut, _ := isTerminal(a.stdout)
+	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut) {
+		return a.runsScreen(cmd, o, ro.Status)
+	}
+	c, _, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	list, err := collectRuns(ctx, a, c, ro.Limit, 0, func(r *poller.RunInfo) bool { return runs.StatusMatches(ro.Status, r.Status) })
+	if err != nil && len(list) == 0 {
+		return serviceError(err)
+	}
+	if o.Output == OutputJSON {
+		var b []byte
+		for i := range list {
+			b = append(escapeForTerminal(eventLine(b, list[i].Raw)), '\n')
+		}
+		if _, werr := a.stdout.Write(b); werr != nil {
+			return werr
+		}
+	} else {
+		writeRunsTable(a, list, time.Now())
+	}
+	if err != nil {
+		// Some pages came, then the service refused: say so after them.
+		return serviceError(err)
+	}
+	return nil
+}
+
+// collectRuns pages through the list until limit runs keep (nil: all) or
+// the list ends. On an error it returns what it had and the error.
+func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages int, keep func(*poller.RunInfo) bool) ([]poller.RunInfo, error) {
+	p := c.RunPages()
+	var out []poller.RunInfo
+	for !p.Done() && len(out) < limit && (maxPages <= 0 || p.Pages() < maxPages) {
+		l, err := retried(ctx, a, func() (*poller.RunList, error) { return p.Next(ctx) })
+		if l != nil {
+			for _, r := range l.Runs {
+				if len(out) < limit && (keep == nil || keep(&r)) {
+					out = append(out, r)
+				}
+			}
+		}
+		if err != nil {
+			return out, err
+		}
+	}
+	return out, nil
+}
+
+// writeRunsTable prints the aligned table of plain output.
+func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
+	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
+	for _, r := range list {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(text.Age(now, r.CreatedAt)),
+			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
+	}
+	_ = tw.Flush()
+}
+
+// latestPages is how far watch --latest and team look for processing runs:
+// they are the newest ones, and 100 runs is far more than any team has
+// running at once.
+const latestPages = 5
+
+// watchLatest watches the newest processing run (watch --latest): exit 2
+// when none is processing.
+func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	c, _, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
+	if err != nil && len(list) == 0 {
+		return serviceError(err)
+	}
+	if len(list) == 0 {
+		return usageErrorf("--latest: no run is processing (firewatch runs lists the team's runs)")
+	}
+	fmt.Fprintf(a.stderr, "firewatch: watching the newest processing run %s\n", list[0].ID)
+	return a.watch(cmd, o, list[0].ID)
+}
+
+// latestArgs: watch takes a JOB_ID, or none with --latest.
+func latestArgs(cmd *cobra.Command, args []string) error {
+	if latest, _ := cmd.Flags().GetBool("latest"); latest {
+		if len(args) > 0 {
+			return usageErrorf("watch --latest takes no JOB_ID (got %q)", args[0])
+		}
+		return nil
+	}
+	return exactlyOne("a JOB_ID (the run's UUID), or --latest")(cmd, args)
+}
+
+// onTerminal reports whether firewatch talks to a person: stdin and
+// stdout are terminals.
+func (a *app) onTerminal() bool {
+	out, _ := isTerminal(a.stdout)
+	in := false
+	if f, ok := a.stdin.(*os.File); ok {
+		in, _ = isTerminal(f)
+	}
+	return out && in
+}
+
+// runsScreen opens the runs screen; enter watches the chosen run in the
+// terminal UI with the watch flags, and leaving it (q) comes back to the
+// list with the selection kept.
+func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	c, key, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	return a.runsLoop(cmd, o, status, c, poller.ResolveBaseURL(o.APIURL), key)
+}
+
+// runsLoop shows the runs screen of the service at baseURL until the user
+// quits, watching each run they open.
+func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, baseURL, key string) error {
+	ctx := cmd.Context()
+	m := runs.New(runs.Config{Service: c, Status: status, ASCII: o.ASCII,
+		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
+	for {
+		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
+			return err
+		}
+		if m.Chosen == "" {
+			return nil
+		}
+		wo := *o
+		wo.Output = OutputTUI
+		w, cleanup, err := a.newSession(cmd, &wo)
+		if err != nil {
+			return err
+		}
+		w.BackToList = true
+		err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
+		cleanup()
+		if ctx.Err() != nil || !w.Back {
+			// Interrupted, or q in the run: firewatch ends. The watched
+			// run's exit code is for watch; leaving the list is 0.
+			var ee *exitError
+			if ctx.Err() != nil || err != nil && !errors.As(err, &ee) {
+				return err
+			}
+			return nil
+		}
+	}
+}
+
+// demoRuns is demo --history on a terminal: the runs screen of the
+// in-process simulator.
+func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) error {
+	a.stderr.key = srv.Key
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		return err
+	}
+	return a.runsLoop(cmd, o, "all", c, srv.URL, srv.Key)
+}
+
+// firstScreen is firewatch with no arguments on a terminal: the runs
+// screen, or, without a key, the help and how to get further.
+func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
+	if poller.ResolveAPIKey(o.APIKey) == "" {
+		if err := cmd.Help(); err != nil {
+			return err
+		}
+		fmt.Fprintln(a.stderr, "\nfirewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40")
+		return nil
+	}
+	return a.runsScreen(cmd, o, "all")
+}
+
+// addRunsCommands adds runs, run and team to root, and --latest to watch.
+func (a *app) addRunsCommands(root *cobra.Command) {
+	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
+	if w, _, err := root.Find([]string{"watch"}); err == nil && w != root {
+		w.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
+	}
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/scrapeopts"
+	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/runs"
+)
+
+// firewatch team: the team at a glance, for scripts: tokens left in the
+// billing period, the processing runs and the active crawls.
+
+func (a *app) teamCommand() *cobra.Command {
+	o := &watchOptions{}
+	var output string
+	cmd := &cobra.Command{
+		Use:   "team",
+		Short: "The team at a glance: tokens left, processing runs, active crawls",
+		Long: `Print the team's token balance for the billing period (GET /v2/team/token-usage;
+1 credit = 15 tokens), its processing runs (GET /v2/agent) and its active
+crawls (GET /v2/crawl/active) with the scrape options that differ from the v2
+defaults; options left over from v1 (parsePDF, an "extract" format) are
+flagged as renamed.
+
+--output plain (the default) is for people; json is one object with
+tokenUsage, activeCrawls and runs (the processing runs as the service sent
+them). A team without token usage information gets tokenUsage null.`,
+		Example: `  firewatch team
+  firewatch team -o json | jq .tokenUsage.remainingTokens`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.team(cmd, o, output)) },
+	}
+	cmd.Flags().StringVarP(&output, "output", "o", OutputPlain, "plain or json")
+	_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions([]string{OutputPlain, OutputJSON}, cobra.ShellCompDirectiveNoFileComp))
+	o.register(cmd, flagsConnection)
+	return cmd
+}
+
+// teamView is what the team command fetched.
+type teamView struct {
+	Usage  *poller.TokenUsage // nil: the service has none for the team
+	Crawls []poller.Crawl
+	Runs   []poller.RunInfo // processing
+}
+
+// fetchTeam makes the three requests (a 429 is waited out, like the watch).
+func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error) {
+	t := &teamView{}
+	u, err := retried(ctx, a, func() (*poller.TokenUsage, error) { return c.TokenUsage(ctx) })
+	var pe *poller.Error
+	switch {
+	case errors.As(err, &pe) && pe.Kind == poller.KindNotFound:
+	case err != nil:
+		return nil, err
+	default:
+		t.Usage = u
+	}
+	if t.Crawls, err = retried(ctx, a, func() ([]poller.Crawl, error) { return c.ActiveCrawls(ctx) }); err != nil {
+		return nil, err
+	}
+	t.Runs, err = collectRuns(ctx, a, c, 1<<30, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
+	if err != nil {
+		return nil, err
+	}
+	return t, nil
+}
+
+func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
+	output = strings.ToLower(strings.TrimSpace(output))
+	if output != OutputPlain && output != OutputJSON {
+		return usageErrorf("--output %q: it must be plain or json", output)
+	}
+	c, _, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	t, err := fetchTeam(cmd.Context(), a, c)
+	if err != nil {
+		return serviceError(err)
+	}
+	if output == OutputJSON {
+		b, err := teamJSON(t)
+		if err != nil {
+			return err
+		}
+		_, err = a.stdout.Write(append(escapeForTerminal(b), '\n'))
+		return err
+	}
+	_, err = fmt.Fprint(a.stdout, teamPlain(t, time.Now()))
+	return err
+}
+
+// teamJSON is the json output: one object.
+func teamJSON(t *teamView) ([]byte, error) {
+	type usage struct {
+		RemainingTokens    float64    `json:"remainingTokens"`
+		PlanTokens         float64    `json:"planTokens"`
+		RemainingCredits   float64    `json:"remainingCredits"`
+		BillingPeriodStart *time.Time `json:"billingPeriodStart"`
+		BillingPeriodEnd   *time.Time `json:"billingPeriodEnd"`
+	}
+	type crawl struct {
+		ID      string         `json:"id"`
+		TeamID  string         `json:"teamId"`
+		URL     string         `json:"url"`
+		Options jsontext.Value `json:"options,omitempty"`
+	}
+	var out struct {
+		TokenUsage   *usage           `json:"tokenUsage"`
+		ActiveCrawls []crawl          `json:"activeCrawls"`
+		Runs         []jsontext.Value `json:"runs"`
+	}
+	if u := t.Usage; u != nil {
+		out.TokenUsage = &usage{RemainingTokens: u.RemainingTokens, PlanTokens: u.PlanTokens, RemainingCredits: u.RemainingTokens / 15}
+		if !u.BillingPeriodStart.IsZero() {
+			out.TokenUsage.BillingPeriodStart = &u.BillingPeriodStart
+		}
+		if !u.BillingPeriodEnd.IsZero() {
+			out.TokenUsage.BillingPeriodEnd = &u.BillingPeriodEnd
+		}
+	}
+	out.ActiveCrawls = []crawl{}
+	for _, c := range t.Crawls {
+		out.ActiveCrawls = append(out.ActiveCrawls, crawl{ID: c.ID, TeamID: c.TeamID, URL: c.URL, Options: c.Options})
+	}
+	out.Runs = []jsontext.Value{}
+	for _, r := range t.Runs {
+		v := r.Raw.Clone()
+		if v.Compact() != nil {
+			continue
+		}
+		out.Runs = append(out.Runs, v)
+	}
+	return json.Marshal(&out)
+}
+
+// teamPlain is the plain output.
+func teamPlain(t *teamView, now time.Time) string {
+	var b strings.Builder
+	if t.Usage == nil {
+		b.WriteString("Tokens         no token usage information for this team\n")
+	} else {
+		fmt.Fprintf(&b, "Tokens         %s\n", runs.TokenLine(t.Usage))
+		if p := runs.PeriodLine(t.Usage, now); p != "" {
+			fmt.Fprintf(&b, "               %s\n", p)
+		}
+	}
+	fmt.Fprintf(&b, "Processing     %s\n", plural(len(t.Runs), "run", "runs"))
+	for _, r := range t.Runs {
+		fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, orDash(text.Age(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
+	}
+	fmt.Fprintf(&b, "Active crawls  %d\n", len(t.Crawls))
+	for _, c := range t.Crawls {
+		fmt.Fprintf(&b, "  %s  %s\n", describe.OneLine(c.URL, 80), c.ID)
+		opts := scrapeopts.Render(scrapeopts.ScrapeOptions(c.Options))
+		if len(opts) == 0 {
+			b.WriteString("      (v2 defaults)\n")
+		}
+		for _, l := range scrapeopts.Lines(opts) {
+			fmt.Fprintf(&b, "      %s\n", l)
+		}
+	}
+	return b.String()
+}

@@ -1,0 +1,258 @@
+package poller
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"time"
+	"unicode/utf16"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+// Starting a run (POST /v2/agent) and paging through the team's runs
+// (GET /v2/agent?before=<unix ms>).
+
+// MaxPromptLen is the longest prompt the service takes, in UTF-16 code units
+// (JavaScript's string length, which the service counts).
+const MaxPromptLen = 10000
+
+// ListPageSize is the number of runs on a page of the service's list.
+const ListPageSize = 20
+
+// DefaultMaxCredits is the service's maxCredits for a run started without
+// one.
+const DefaultMaxCredits = 2500
+
+// Efforts are the effort levels the service knows.
+var Efforts = []string{"low", "medium", "high"}
+
+// AgentRequest is the body of POST /v2/agent. Zero fields are left out.
+type AgentRequest struct {
+	Prompt                string
+	URLs                  []string
+	Schema                jsontext.Value // a JSON schema object; nil: none
+	MaxCredits            int            // 0: the service's default (2 500)
+	StrictConstrainToURLs bool
+	Model                 string
+	Effort                string
+}
+
+// FieldError is an AgentRequest the service would refuse, found before any
+// request: the field and what is wrong with it.
+type FieldError struct {
+	Field string // the body's name: "prompt", "maxCredits", ...
+	Msg   string
+}
+
+func (e *FieldError) Error() string { return e.Field + ": " + e.Msg }
+
+// PromptLen is the prompt's length as the service counts it.
+func PromptLen(s string) int { return len(utf16.Encode([]rune(s))) }
+
+// Validate checks what the service checks: a prompt (not blank, at most
+// MaxPromptLen), http(s) URLs, a schema that is a JSON object, maxCredits
+// not negative, a known effort. It returns a *FieldError.
+func (r *AgentRequest) Validate() error {
+	switch n := PromptLen(r.Prompt); {
+	case strings.TrimSpace(r.Prompt) == "":
+		return &FieldError{"prompt", "it is empty"}
+	case n > MaxPromptLen:
+		return &FieldError{"prompt", fmt.Sprintf("it is %d characters long; the service takes at most %d", n, MaxPromptLen)}
+	}
+	for _, u := range r.URLs {
+		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
+			return &FieldError{"urls", fmt.Sprintf("%q is not an http(s) URL", u)}
+		}
+	}
+	if r.Schema != nil && r.Schema.Kind() != '{' {
+		return &FieldError{"schema", "a JSON schema must be a JSON object"}
+	}
+	if r.MaxCredits < 0 {
+		return &FieldError{"maxCredits", "it must be a positive number"}
+	}
+	if r.Effort != "" && !contains(Efforts, r.Effort) {
+		return &FieldError{"effort", fmt.Sprintf("%q is not one of %s", r.Effort, strings.Join(Efforts, ", "))}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// Body is the request's JSON, in the documented field order.
+func (r *AgentRequest) Body() ([]byte, error) {
+	var b []byte
+	add := func(name string, v any) error {
+		vb, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if len(b) > 0 {
+			b = append(b, ',')
+		}
+		nb, _ := json.Marshal(name)
+		b = append(append(append(b, nb...), ':'), vb...)
+		return nil
+	}
+	if err := add("prompt", r.Prompt); err != nil {
+		return nil, err
+	}
+	if len(r.URLs) > 0 {
+		_ = add("urls", r.URLs)
+	}
+	if r.Schema != nil {
+		c := r.Schema.Clone()
+		if err := c.Compact(); err != nil {
+			return nil, &FieldError{"schema", err.Error()}
+		}
+		_ = add("schema", c)
+	}
+	if r.MaxCredits > 0 {
+		_ = add("maxCredits", r.MaxCredits)
+	}
+	if r.StrictConstrainToURLs {
+		_ = add("strictConstrainToURLs", true)
+	}
+	if r.Model != "" {
+		_ = add("model", r.Model)
+	}
+	if r.Effort != "" {
+		_ = add("effort", r.Effort)
+	}
+	return append(append([]byte{'{'}, b...), '}'), nil
+}
+
+// StartAgent sends POST /v2/agent and returns the new run's id. The request
+// is validated first (a *FieldError, no request). It is sent once: a
+// refusal (400 "Invalid JSON schema: ...", 402, 403, 429, 5xx) is an *Error
+// with the service's message and is never retried, since a run may have
+// started.
+func (c *Client) StartAgent(ctx context.Context, req AgentRequest) (string, error) {
+	const op = "start agent"
+	if err := req.Validate(); err != nil {
+		return "", err
+	}
+	body, err := req.Body()
+	if err != nil {
+		return "", err
+	}
+	r, err := c.send(ctx, op, http.MethodPost, "/v2/agent", nil, body, 0, maxOtherBody)
+	if err != nil {
+		return "", err
+	}
+	o, err := c.answer(op, r)
+	if err != nil {
+		return "", err
+	}
+	id := o.sanitized("id")
+	if id == "" {
+		if d, ok := o.obj("data"); ok {
+			id = d.sanitized("id")
+		}
+	}
+	if !isUUID(id) {
+		return "", c.malformed(op, r.status, "no run id in the answer")
+	}
+	return strings.ToLower(id), nil
+}
+
+// RunExtras are the list item's fields besides the run's options.
+// Strings are sanitised.
+type RunExtras struct {
+	TargetHint  string
+	Origin      string
+	Integration string
+	Hidden      bool
+	Starred     bool
+	Label       string
+	HasSchema   bool
+}
+
+func readExtras(o object) RunExtras {
+	x := RunExtras{TargetHint: o.sanitized("targetHint"), Origin: o.sanitized("origin"), Integration: o.sanitized("integration")}
+	if s, ok := o.obj("settings"); ok {
+		x.Hidden, _ = s.boolean("hidden")
+		x.Starred, _ = s.boolean("starred")
+		x.Label = s.sanitized("label")
+	}
+	if opts, ok := o.obj("options"); ok {
+		if v := opts.raw("schema"); v != nil && v.Kind() == '{' {
+			x.HasSchema = true
+		}
+	}
+	return x
+}
+
+// ErrCursorLoop is returned by RunPager.Next when the service's next page
+// would not move the cursor back in time (a page fetched twice, or a loop).
+var ErrCursorLoop = errors.New("list runs: the next page's cursor does not move back in time; stopped so as not to fetch a page twice")
+
+// RunPager walks the team's runs page by page, newest first, following the
+// `before` cursor the service's next URL carries (only its cursor: the
+// requests go to the client's own address with its key). No page is
+// fetched twice: the cursor must move back in time, and runs already seen
+// (a run created between two pages) are dropped.
+type RunPager struct {
+	c      *Client
+	before time.Time
+	done   bool
+	seen   map[string]bool
+	pages  int
+}
+
+// RunPages starts paging at the newest run.
+func (c *Client) RunPages() *RunPager {
+	return &RunPager{c: c, seen: map[string]bool{}}
+}
+
+// Done reports whether the last page has been fetched.
+func (p *RunPager) Done() bool { return p.done }
+
+// Pages is the number of pages fetched.
+func (p *RunPager) Pages() int { return p.pages }
+
+// Cursor is the `before` of the next page (zero before the first).
+func (p *RunPager) Cursor() time.Time { return p.before }
+
+// Next fetches the next page. After the last page it returns an empty list
+// and Done is true. An error leaves the pager where it was: calling Next
+// again retries the same page (after a 429, wait RetryWait first).
+func (p *RunPager) Next(ctx context.Context) (*RunList, error) {
+	if p.done {
+		return &RunList{}, nil
+	}
+	l, err := p.c.Runs(ctx, p.before)
+	if err != nil {
+		return nil, err
+	}
+	p.pages++
+	out := l.Runs[:0:0]
+	for _, r := range l.Runs {
+		if r.ID == "" || p.seen[r.ID] {
+			continue
+		}
+		p.seen[r.ID] = true
+		out = append(out, r)
+	}
+	l.Runs = out
+	switch {
+	case l.Next == "" || l.NextBefore.IsZero():
+		p.done = true
+	case !p.before.IsZero() && !l.NextBefore.Before(p.before):
+		p.done = true
+		return l, ErrCursorLoop
+	default:
+		p.before = l.NextBefore
+	}
+	return l, nil
+}

@@ -1,0 +1,730 @@
+// Package runs is the runs screen: the team's agent runs from GET
+// /v2/agent (processing first, then newest first), paged lazily as the
+// cursor nears the end, filtered by text (/) and status (1-4), refreshed
+// every 10 s and on r, with the selected run's details (GET
+// /v2/agent/{id}) fetched lazily for that row only, and a team tab (tokens
+// left, processing runs, active crawls with their scrape options).
+//
+// It follows the UI's component contract: SetSize, Update returning a
+// command, View that only draws (the visible rows only), ShortHelp and
+// FullHelp from one KeyMap. All I/O is in commands with a timeout, through
+// Service. Enter on a run ends the screen's program with Chosen set; the
+// caller (cli's runsLoop) watches the run in the watch screen with
+// ui.Config.BackToList, where esc ends it with Result.Back, and starts this
+// screen again with the same Model, which keeps its rows, filter and
+// selection.
+package runs
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/theme"
+)
+
+// Service is what the screen asks of the service; *poller.Client is one.
+type Service interface {
+	Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
+	Status(ctx context.Context, jobID string) (*poller.Status, error)
+	TokenUsage(ctx context.Context) (*poller.TokenUsage, error)
+	ActiveCrawls(ctx context.Context) ([]poller.Crawl, error)
+}
+
+// Config configures a Model.
+type Config struct {
+	Service  Service
+	NoColor  bool
+	ASCII    bool
+	Status   string        // initial status filter: all, processing, completed, failed
+	Interval time.Duration // refresh; default 10 s
+	Timeout  time.Duration // per request; default 20 s
+	Now      func() time.Time
+}
+
+// Defaults.
+const (
+	DefaultInterval = 10 * time.Second
+	// prefetch: the next page is asked for when the cursor is this close
+	// to the last loaded row.
+	prefetch = 5
+	// detailDelay: the selected row's details are fetched once the
+	// selection has rested this long (holding a key fetches nothing).
+	detailDelay = 150 * time.Millisecond
+)
+
+// Tabs.
+const (
+	TabRuns = iota
+	TabTeam
+)
+
+// Model is the runs screen.
+type Model struct {
+	cfg    Config
+	keys   KeyMap
+	st     *theme.Styles
+	sym    theme.Symbols
+	width  int
+	height int
+
+	rows    []poller.RunInfo // every run loaded, deduplicated by id
+	byID    map[string]int
+	view    []int // rows shown: filtered and sorted
+	sel     int   // index into view
+	selID   string
+	top     int // first visible row
+	status  string
+	filter  string
+	editing bool // typing a filter
+
+	// paging
+	cursor  time.Time          // before of the next page
+	done    bool               // the last page is in
+	loading bool               // a page request is in flight
+	asked   map[int64]bool     // cursors already requested (no page twice)
+	pages   int                // pages received
+	gen     int                // refresh generation (tags the tick)
+	nextTry time.Time          // a 429 asked to wait until then
+	note    string             // the last problem, for the footer
+	details map[string]*detail // by run id
+
+	detailSeq int
+
+	// team tab
+	tab       int
+	usage     *poller.TokenUsage
+	usageNone bool
+	crawls    []poller.Crawl
+	crawlSel  int
+	crawlOpen bool // showing all options of the selected crawl
+	jsonTop   int
+	teamNote  string
+	teamAt    time.Time
+
+	showHelp bool
+
+	// tick is tea.Tick; tests replace it to decide when timers fire.
+	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+
+	// Chosen is the run enter picked; the screen's program ends with it.
+	Chosen string
+	// Requests counts the list pages requested (for tests and figures).
+	Requests int
+}
+
+type detail struct {
+	st      *poller.Status
+	err     string
+	at      time.Time
+	loading bool
+}
+
+// New makes the screen. Call Init (or Reopen when coming back).
+func New(cfg Config) *Model {
+	if cfg.Interval <= 0 {
+		cfg.Interval = DefaultInterval
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 20 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	m := &Model{cfg: cfg, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
+		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all", tick: tea.Tick}
+	if cfg.ASCII {
+		m.sym = theme.ASCII()
+	}
+	switch s := strings.ToLower(cfg.Status); s {
+	case "processing", "completed", "failed":
+		m.status = s
+	}
+	return m
+}
+
+// Messages.
+type (
+	pageMsg struct {
+		before  time.Time
+		refresh bool
+		list    *poller.RunList
+		err     error
+	}
+	statusMsg struct {
+		id  string
+		st  *poller.Status
+		err error
+	}
+	teamMsg struct {
+		usage     *poller.TokenUsage
+		usageNone bool
+		crawls    []poller.Crawl
+		err       error
+	}
+	tickMsg       struct{ gen int }
+	detailTickMsg struct{ seq int }
+)
+
+// Init asks for the first page (one request) and, for the team figures in
+// the header, the token usage and active crawls.
+func (m *Model) Init() tea.Cmd {
+	return tea.Batch(m.fetchPage(time.Time{}, false), m.fetchTeam())
+}
+
+// Reopen is Init for a screen coming back from watching a run: a refresh
+// of the first page, the rows and selection as they were.
+func (m *Model) Reopen() tea.Cmd {
+	m.Chosen = ""
+	// Answers in flight when the last program ended were lost with it.
+	if m.loading {
+		m.loading = false
+		delete(m.asked, cursorKey(m.cursor))
+	}
+	for _, d := range m.details {
+		d.loading = false
+	}
+	return tea.Batch(m.refresh(), m.fetchTeam(), m.scheduleDetail())
+}
+
+func (m *Model) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), m.cfg.Timeout)
+}
+
+// fetchPage asks for the page before cursor (zero: the newest). A paging
+// request for a cursor already asked is not sent again.
+func (m *Model) fetchPage(before time.Time, refresh bool) tea.Cmd {
+	if !refresh {
+		k := cursorKey(before)
+		if m.asked[k] || m.loading {
+			return nil
+		}
+		m.asked[k] = true
+		m.loading = true
+	}
+	m.Requests++
+	svc := m.cfg.Service
+	ctx, cancel := m.ctx()
+	return func() tea.Msg {
+		defer cancel()
+		l, err := svc.Runs(ctx, before)
+		return pageMsg{before: before, refresh: refresh, list: l, err: err}
+	}
+}
+
+// cursorKey is a page's key in asked: -1 for the newest page.
+func cursorKey(before time.Time) int64 {
+	if before.IsZero() {
+		return -1
+	}
+	return before.UnixMilli()
+}
+
+func (m *Model) fetchTeam() tea.Cmd {
+	svc := m.cfg.Service
+	ctx, cancel := m.ctx()
+	return func() tea.Msg {
+		defer cancel()
+		var t teamMsg
+		u, err := svc.TokenUsage(ctx)
+		var pe *poller.Error
+		switch {
+		case errors.As(err, &pe) && pe.Kind == poller.KindNotFound:
+			t.usageNone = true
+		case err != nil:
+			t.err = err
+		default:
+			t.usage = u
+		}
+		c, err := svc.ActiveCrawls(ctx)
+		if err != nil && t.err == nil {
+			t.err = err
+		}
+		t.crawls = c
+		return t
+	}
+}
+
+func (m *Model) refresh() tea.Cmd {
+	return m.fetchPage(time.Time{}, true)
+}
+
+// arm schedules the next refresh (from one place, tagged).
+func (m *Model) arm(d time.Duration) tea.Cmd {
+	m.gen++
+	gen := m.gen
+	return m.tick(d, func(time.Time) tea.Msg { return tickMsg{gen} })
+}
+
+// SetSize gives the screen its box.
+func (m *Model) SetSize(w, h int) {
+	m.width, m.height = w, h
+	m.clamp()
+}
+
+// Update handles a message.
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.SetSize(msg.Width, msg.Height)
+		return nil
+	case pageMsg:
+		return m.onPage(msg)
+	case statusMsg:
+		d := m.details[msg.id]
+		if d == nil {
+			d = &detail{}
+			m.details[msg.id] = d
+		}
+		d.loading = false
+		d.at = m.cfg.Now()
+		if msg.err != nil {
+			d.err = errText(msg.err)
+		} else {
+			d.st, d.err = msg.st, ""
+		}
+		return nil
+	case teamMsg:
+		m.teamAt = m.cfg.Now()
+		m.teamNote = ""
+		if msg.err != nil {
+			m.teamNote = errText(msg.err)
+		}
+		if msg.usage != nil || msg.usageNone {
+			m.usage, m.usageNone = msg.usage, msg.usageNone
+		}
+		if msg.crawls != nil || msg.err == nil {
+			m.crawls = msg.crawls
+		}
+		m.crawlSel = min(m.crawlSel, max(len(m.crawls)-1, 0))
+		return nil
+	case tickMsg:
+		if msg.gen != m.gen {
+			return nil
+		}
+		if wait := m.nextTry.Sub(m.cfg.Now()); wait > 0 {
+			return m.arm(wait)
+		}
+		// The selected run's details too, when it is processing and its
+		// details are older than the interval.
+		return tea.Batch(m.refresh(), m.fetchTeam(), m.fetchDetail())
+	case detailTickMsg:
+		if msg.seq != m.detailSeq {
+			return nil
+		}
+		return m.fetchDetail()
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	}
+	return nil
+}
+
+func errText(err error) string {
+	var pe *poller.Error
+	if errors.As(err, &pe) {
+		return pe.Short()
+	}
+	return err.Error()
+}
+
+// onPage merges a page: new runs are added, known ones updated; the
+// selection stays on the same run.
+func (m *Model) onPage(msg pageMsg) tea.Cmd {
+	if !msg.refresh {
+		m.loading = false
+	}
+	var cmds []tea.Cmd
+	if msg.err != nil {
+		m.note = errText(msg.err)
+		if !msg.refresh {
+			// Let the same page be asked again later.
+			delete(m.asked, cursorKey(msg.before))
+		}
+		d, ok := poller.RetryWait(msg.err, m.cfg.Interval)
+		if !ok {
+			d = m.cfg.Interval
+		}
+		m.nextTry = m.cfg.Now().Add(d)
+		if msg.refresh || msg.before.IsZero() {
+			cmds = append(cmds, m.arm(d))
+		}
+		return tea.Batch(cmds...)
+	}
+	m.note = ""
+	m.nextTry = time.Time{}
+	first := len(m.rows) == 0
+	for _, r := range msg.list.Runs {
+		if i, ok := m.byID[r.ID]; ok {
+			m.rows[i] = r
+			continue
+		}
+		if r.ID == "" {
+			continue
+		}
+		m.byID[r.ID] = len(m.rows)
+		m.rows = append(m.rows, r)
+	}
+	if !msg.refresh {
+		m.pages++
+		switch {
+		case msg.list.Next == "" || msg.list.NextBefore.IsZero():
+			m.done = true
+		case !m.cursor.IsZero() && !msg.list.NextBefore.Before(m.cursor):
+			m.done = true // the cursor would not move back: stop
+		default:
+			m.cursor = msg.list.NextBefore
+		}
+	} else if m.pages == 0 {
+		// A refresh before the first page came: it is the first page.
+		m.pages = 1
+		m.asked[-1] = true
+		if msg.list.Next == "" || msg.list.NextBefore.IsZero() {
+			m.done = true
+		} else {
+			m.cursor = msg.list.NextBefore
+		}
+	}
+	m.rebuild()
+	if msg.refresh || msg.before.IsZero() {
+		cmds = append(cmds, m.arm(m.cfg.Interval))
+	}
+	if first {
+		cmds = append(cmds, m.scheduleDetail())
+	}
+	cmds = append(cmds, m.maybeMore())
+	return tea.Batch(cmds...)
+}
+
+// rebuild recomputes the shown rows (filter, sort) and puts the selection
+// back on the same run.
+func (m *Model) rebuild() {
+	m.view = m.view[:0]
+	f := strings.ToLower(m.filter)
+	for i := range m.rows {
+		r := &m.rows[i]
+		if !StatusMatches(m.status, r.Status) {
+			continue
+		}
+		if f != "" && !strings.Contains(strings.ToLower(r.Prompt), f) && !strings.Contains(strings.ToLower(r.ID), f) {
+			continue
+		}
+		m.view = append(m.view, i)
+	}
+	slices.SortStableFunc(m.view, func(a, b int) int {
+		ra, rb := &m.rows[a], &m.rows[b]
+		pa, pb := isProcessing(ra.Status), isProcessing(rb.Status)
+		if pa != pb {
+			if pa {
+				return -1
+			}
+			return 1
+		}
+		return rb.CreatedAt.Compare(ra.CreatedAt)
+	})
+	m.sel = 0
+	if m.selID != "" {
+		for k, i := range m.view {
+			if m.rows[i].ID == m.selID {
+				m.sel = k
+				break
+			}
+		}
+	}
+	m.clamp()
+	m.remember()
+}
+
+func isProcessing(s string) bool { return strings.EqualFold(s, "processing") }
+
+// StatusMatches applies a status filter ("all" or "" matches every run; a
+// cancelled run counts as failed, as the service reports it).
+func StatusMatches(filter, status string) bool {
+	s := strings.ToLower(status)
+	switch filter {
+	case "", "all":
+		return true
+	case "failed":
+		return s == "failed" || s == "cancelled" || s == "canceled"
+	}
+	return s == filter
+}
+
+// remember notes the selected run's id (the selection follows it).
+func (m *Model) remember() {
+	if m.sel >= 0 && m.sel < len(m.view) {
+		m.selID = m.rows[m.view[m.sel]].ID
+	}
+}
+
+// Selected is the selected run, or nil.
+func (m *Model) Selected() *poller.RunInfo {
+	if m.sel < 0 || m.sel >= len(m.view) {
+		return nil
+	}
+	return &m.rows[m.view[m.sel]]
+}
+
+// Loaded is the number of runs loaded; Pages the pages received.
+func (m *Model) Loaded() int { return len(m.rows) }
+
+// Pages is the number of list pages received (refreshes not counted).
+func (m *Model) Pages() int { return m.pages }
+
+// Done reports whether the last page is in.
+func (m *Model) Done() bool { return m.done }
+
+// listHeight is the rows the list shows.
+func (m *Model) listHeight() int {
+	_, lh := m.layout()
+	return max(lh, 1)
+}
+
+func (m *Model) clamp() {
+	n := len(m.view)
+	m.sel = min(max(m.sel, 0), max(n-1, 0))
+	h := m.listHeight()
+	if m.sel < m.top {
+		m.top = m.sel
+	}
+	if m.sel >= m.top+h {
+		m.top = m.sel - h + 1
+	}
+	m.top = min(max(m.top, 0), max(n-h, 0))
+}
+
+// maybeMore asks for the next page when the cursor is near the end of
+// what is loaded (or the filter leaves too few rows to fill the screen).
+func (m *Model) maybeMore() tea.Cmd {
+	if m.done || m.loading || m.pages == 0 || !m.nextTry.IsZero() && m.cfg.Now().Before(m.nextTry) {
+		return nil
+	}
+	if m.sel >= len(m.view)-prefetch || len(m.view) < m.listHeight() && (m.filter != "" || m.status != "all") {
+		return m.fetchPage(m.cursor, false)
+	}
+	return nil
+}
+
+// scheduleDetail fetches the selected row's details once the selection
+// rests.
+func (m *Model) scheduleDetail() tea.Cmd {
+	m.detailSeq++
+	seq := m.detailSeq
+	return m.tick(detailDelay, func(time.Time) tea.Msg { return detailTickMsg{seq} })
+}
+
+// fetchDetail asks for the selected run's status unless it is fresh (a
+// finished run's status does not change; a processing one is asked again
+// after the refresh interval).
+func (m *Model) fetchDetail() tea.Cmd {
+	r := m.Selected()
+	if r == nil {
+		return nil
+	}
+	d := m.details[r.ID]
+	if d != nil && (d.loading || d.st != nil && (d.st.Terminal() || m.cfg.Now().Sub(d.at) < m.cfg.Interval)) {
+		return nil
+	}
+	if d == nil {
+		d = &detail{}
+		m.details[r.ID] = d
+	}
+	d.loading = true
+	id := r.ID
+	svc := m.cfg.Service
+	ctx, cancel := m.ctx()
+	return func() tea.Msg {
+		defer cancel()
+		st, err := svc.Status(ctx, id)
+		return statusMsg{id: id, st: st, err: err}
+	}
+}
+
+// move changes the selection by delta rows (clamped).
+func (m *Model) move(delta int) tea.Cmd {
+	old := m.sel
+	m.sel += delta
+	m.clamp()
+	m.remember()
+	if m.sel == old {
+		return m.maybeMore()
+	}
+	return tea.Batch(m.maybeMore(), m.scheduleDetail())
+}
+
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	if m.editing {
+		return m.editFilter(msg)
+	}
+	k := m.keys
+	if m.showHelp {
+		if key.Matches(msg, k.Help, k.Back) {
+			m.showHelp = false
+			return nil
+		}
+	}
+	if m.tab == TabTeam {
+		return m.teamKey(msg)
+	}
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Help):
+		m.showHelp = !m.showHelp
+	case key.Matches(msg, k.Up):
+		return m.move(-1)
+	case key.Matches(msg, k.Down):
+		return m.move(1)
+	case key.Matches(msg, k.PageUp):
+		return m.move(-m.listHeight())
+	case key.Matches(msg, k.PageDown):
+		return m.move(m.listHeight())
+	case key.Matches(msg, k.Top):
+		return m.move(-len(m.view))
+	case key.Matches(msg, k.Bottom):
+		return m.move(len(m.view))
+	case key.Matches(msg, k.Open):
+		if r := m.Selected(); r != nil {
+			m.Chosen = r.ID
+			return tea.Quit
+		}
+	case key.Matches(msg, k.Filter):
+		m.editing = true
+	case key.Matches(msg, k.Back):
+		if m.filter != "" {
+			m.filter = ""
+			m.rebuild()
+			return m.scheduleDetail()
+		}
+	case key.Matches(msg, k.All):
+		return m.setStatus("all")
+	case key.Matches(msg, k.Processing):
+		return m.setStatus("processing")
+	case key.Matches(msg, k.Completed):
+		return m.setStatus("completed")
+	case key.Matches(msg, k.Failed):
+		return m.setStatus("failed")
+	case key.Matches(msg, k.Refresh):
+		if w := m.nextTry.Sub(m.cfg.Now()); w > 0 {
+			m.note = "rate limited: the service asked to wait " + w.Round(time.Second).String()
+			return nil
+		}
+		return tea.Batch(m.refresh(), m.fetchTeam())
+	case key.Matches(msg, k.Team):
+		m.tab = TabTeam
+	}
+	return nil
+}
+
+func (m *Model) setStatus(s string) tea.Cmd {
+	m.status = s
+	m.rebuild()
+	return tea.Batch(m.maybeMore(), m.scheduleDetail())
+}
+
+// editFilter handles keys while typing a filter: text, backspace, enter
+// (keep it), esc (drop it).
+func (m *Model) editFilter(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		m.editing = false
+		return tea.Batch(m.maybeMore(), m.scheduleDetail())
+	case "esc":
+		m.editing = false
+		m.filter = ""
+	case "backspace":
+		if r := []rune(m.filter); len(r) > 0 {
+			m.filter = string(r[:len(r)-1])
+		}
+	case "ctrl+c":
+		return tea.Quit
+	default:
+		t := msg.Text
+		if t == "" && msg.String() == "space" {
+			t = " "
+		}
+		if t == "" || len([]rune(m.filter)) >= 80 {
+			return nil
+		}
+		for _, r := range t {
+			if r < 0x20 || r == 0x7f {
+				return nil
+			}
+		}
+		m.filter += t
+	}
+	m.rebuild()
+	return m.maybeMore()
+}
+
+// teamKey handles keys on the team tab.
+func (m *Model) teamKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Quit):
+		return tea.Quit
+	case key.Matches(msg, k.Back):
+		if m.crawlOpen {
+			m.crawlOpen = false
+		} else {
+			m.tab = TabRuns
+		}
+	case key.Matches(msg, k.Team):
+		m.tab, m.crawlOpen = TabRuns, false
+	case key.Matches(msg, k.Up):
+		if m.crawlOpen {
+			m.jsonTop = max(m.jsonTop-1, 0)
+		} else {
+			m.crawlSel = max(m.crawlSel-1, 0)
+		}
+	case key.Matches(msg, k.Down):
+		if m.crawlOpen {
+			m.jsonTop++
+		} else {
+			m.crawlSel = min(m.crawlSel+1, max(len(m.crawls)-1, 0))
+		}
+	case key.Matches(msg, k.PageDown):
+		if m.crawlOpen {
+			m.jsonTop += max(m.height-4, 1)
+		}
+	case key.Matches(msg, k.PageUp):
+		if m.crawlOpen {
+			m.jsonTop = max(m.jsonTop-max(m.height-4, 1), 0)
+		}
+	case key.Matches(msg, k.Open):
+		if len(m.crawls) > 0 {
+			m.crawlOpen, m.jsonTop = true, 0
+		}
+	case key.Matches(msg, k.Refresh):
+		return m.fetchTeam()
+	}
+	return nil
+}
+
+// ShortHelp is the footer's keys.
+func (m *Model) ShortHelp() []key.Binding {
+	k := m.keys
+	if m.tab == TabTeam {
+		if m.crawlOpen {
+			return []key.Binding{k.Up, k.Down, k.Back, k.Quit}
+		}
+		return []key.Binding{k.Up, k.Down, k.Open, k.Refresh, k.Team, k.Quit}
+	}
+	return []key.Binding{k.Open, k.Filter, k.Processing, k.All, k.Refresh, k.Team, k.Help, k.Quit}
+}
+
+// FullHelp is every key, grouped.
+func (m *Model) FullHelp() [][]key.Binding {
+	k := m.keys
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Open, k.Filter, k.Back, k.Refresh},
+		{k.All, k.Processing, k.Completed, k.Failed},
+		{k.Team, k.Help, k.Quit},
+	}
+}

@@ -1,0 +1,325 @@
+package runs
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/internal/golden"
+)
+
+var _ = flag.Bool("update", false, "rewrite the golden files")
+
+var fixedNow = time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC)
+
+// harness drives a Model the way a program does, synchronously: commands
+// run at once, except timers, which are kept until the test fires them.
+type harness struct {
+	t      *testing.T
+	m      *Model
+	srv    *sim.Server
+	timers []timer
+	quit   bool
+}
+
+type timer struct {
+	d  time.Duration
+	fn func(time.Time) tea.Msg
+}
+
+type timerMsg timer
+
+func newHarness(t *testing.T, o sim.Options, w, h int) *harness {
+	t.Helper()
+	if o.RateLimit == 0 {
+		o.RateLimit = -1
+	}
+	if o.Now == nil {
+		o.Now = func() time.Time { return fixedNow }
+	}
+	srv, err := sim.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(Config{Service: c, NoColor: true, Now: func() time.Time { return fixedNow.Add(90 * time.Second) }})
+	hs := &harness{t: t, m: m, srv: srv}
+	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		return func() tea.Msg { return timerMsg{d, fn} }
+	}
+	m.SetSize(w, h)
+	return hs
+}
+
+// run executes cmd and everything it leads to.
+func (h *harness) run(cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	switch msg := cmd().(type) {
+	case nil:
+	case tea.BatchMsg:
+		for _, c := range msg {
+			h.run(c)
+		}
+	case timerMsg:
+		h.timers = append(h.timers, timer(msg))
+	case tea.QuitMsg:
+		h.quit = true
+	default:
+		h.run(h.m.Update(msg))
+	}
+}
+
+// fire fires the pending timers of duration d (all when d is 0).
+func (h *harness) fire(d time.Duration) {
+	var keep, due []timer
+	for _, t := range h.timers {
+		if d == 0 || t.d == d {
+			due = append(due, t)
+		} else {
+			keep = append(keep, t)
+		}
+	}
+	h.timers = keep
+	for _, t := range due {
+		h.run(h.m.Update(t.fn(time.Now())))
+	}
+}
+
+func (h *harness) key(k string) {
+	var msg tea.KeyPressMsg
+	switch k {
+	case "enter":
+		msg = tea.KeyPressMsg{Code: tea.KeyEnter}
+	case "esc":
+		msg = tea.KeyPressMsg{Code: tea.KeyEscape}
+	case "down":
+		msg = tea.KeyPressMsg{Code: tea.KeyDown}
+	case "tab":
+		msg = tea.KeyPressMsg{Code: tea.KeyTab}
+	case "backspace":
+		msg = tea.KeyPressMsg{Code: tea.KeyBackspace}
+	default:
+		r := []rune(k)[0]
+		msg = tea.KeyPressMsg{Code: r, Text: k}
+	}
+	h.run(h.m.Update(msg))
+}
+
+// lists is the list requests the screen made (the simulator's own count is
+// written after the answer, so it can lag behind the client).
+func (h *harness) lists() int { return h.m.Requests }
+
+func (h *harness) view() string {
+	return golden.View(h.t, h.m.View(), h.m.width, h.m.height)
+}
+
+// TestListOpenBack: the list against the simulator: processing first, one
+// page up front, enter picks the run, coming back keeps the selection on
+// it, and rows arriving on a refresh do not move it off the run.
+func TestListOpenBack(t *testing.T) {
+	h := newHarness(t, sim.Options{Scenarios: []string{sim.ScenarioCancel}, History: 45, Speed: 1}, 120, 40)
+	h.run(h.m.Init())
+	if h.lists() != 1 || h.m.Loaded() != 20 {
+		t.Fatalf("opening made %d list requests and loaded %d runs, want 1 and 20", h.lists(), h.m.Loaded())
+	}
+	if r := h.m.Selected(); r == nil || r.ID != h.srv.Jobs[0].ID || r.Status != "processing" {
+		t.Fatalf("first row %+v, want the processing job", r)
+	}
+	for range 3 {
+		h.key("down")
+	}
+	want := h.m.Selected().ID
+	h.fire(detailDelay)
+	if d := h.m.details[want]; d == nil || d.st == nil || d.st.Status == "" {
+		t.Fatalf("details of %s not fetched: %+v", want, d)
+	}
+	if n := len(h.m.details); n != 1 {
+		t.Errorf("details of %d runs fetched for one resting selection, want 1", n)
+	}
+	if v := h.view(); !strings.Contains(v, "expires") || !strings.Contains(v, "credits ") {
+		t.Errorf("the details pane lacks the status fields:\n%s", v)
+	}
+	h.key("enter")
+	if !h.quit || h.m.Chosen != want {
+		t.Fatalf("enter: quit %v chosen %q, want %s", h.quit, h.m.Chosen, want)
+	}
+	// Watching happened; come back.
+	h.quit = false
+	h.run(h.m.Reopen())
+	if h.m.Chosen != "" || h.m.Selected().ID != want {
+		t.Fatalf("back: selected %s, want %s", h.m.Selected().ID, want)
+	}
+	// A new run starts: the refresh puts it on top, the selection stays.
+	req, _ := http.NewRequest("POST", h.srv.URL+"/v2/agent", bytes.NewBufferString(`{"prompt":"A new run"}`))
+	req.Header.Set("Authorization", "Bearer "+h.srv.Key)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	h.fire(DefaultInterval)
+	if h.m.Loaded() != 21 || h.m.Selected().ID != want || h.m.sel != 4 {
+		t.Fatalf("after the refresh: %d loaded, selected %s at %d; want 21, %s at 4", h.m.Loaded(), h.m.Selected().ID, h.m.sel, want)
+	}
+}
+
+// TestPagingCost is the figure of the issue: 200 runs over 10 pages; the
+// screen asks for one page up front and, while the cursor goes down to the
+// last run, for each further page once.
+func TestPagingCost(t *testing.T) {
+	h := newHarness(t, sim.Options{Scenarios: []string{sim.ScenarioFirstGen}, History: 199, Speed: 1000}, 120, 40)
+	h.run(h.m.Init())
+	if h.lists() != 1 {
+		t.Fatalf("opening made %d list requests, want 1", h.lists())
+	}
+	keys := 0
+	for !h.m.Done() || h.m.sel < len(h.m.view)-1 {
+		h.key("j")
+		keys++
+		if keys > 1000 {
+			t.Fatal("never reached the end")
+		}
+	}
+	t.Logf("200 runs, 10 pages: 1 list request up front, %d while pressing j %d times to the last run", h.lists()-1, keys)
+	if h.m.Loaded() != 200 || h.lists() != 10 || h.m.Pages() != 10 {
+		t.Fatalf("loaded %d with %d list requests (%d pages); want 200 with 10: no page twice", h.m.Loaded(), h.lists(), h.m.Pages())
+	}
+	// More keys at the end ask for nothing.
+	h.key("G")
+	h.key("j")
+	if h.lists() != 10 {
+		t.Fatalf("%d list requests after the end", h.lists())
+	}
+}
+
+// TestFilters: / filters by prompt text and id, status keys by status.
+func TestFilters(t *testing.T) {
+	h := newHarness(t, sim.Options{Scenarios: []string{sim.ScenarioCancel}, History: 12, Speed: 1}, 100, 30)
+	h.run(h.m.Init())
+	h.key("/")
+	for _, r := range "vector" {
+		h.key(string(r))
+	}
+	h.key("enter")
+	if len(h.m.view) == 0 {
+		t.Fatal("no row matches vector")
+	}
+	for _, i := range h.m.view {
+		if !strings.Contains(strings.ToLower(h.m.rows[i].Prompt), "vector") {
+			t.Fatalf("row %q does not match", h.m.rows[i].Prompt)
+		}
+	}
+	h.key("esc")
+	id := h.srv.Jobs[0].ID
+	h.key("/")
+	for _, r := range id[:8] {
+		h.key(string(r))
+	}
+	h.key("enter")
+	if len(h.m.view) != 1 || h.m.Selected().ID != id {
+		t.Fatalf("filter by id: %d rows", len(h.m.view))
+	}
+	h.key("esc")
+	h.key("2")
+	if len(h.m.view) != 1 || h.m.Selected().Status != "processing" {
+		t.Fatalf("processing: %d rows", len(h.m.view))
+	}
+	h.key("4")
+	for _, i := range h.m.view {
+		if h.m.rows[i].Status != "failed" {
+			t.Fatalf("failed filter shows %s", h.m.rows[i].Status)
+		}
+	}
+	h.key("1")
+	if len(h.m.view) != 13 {
+		t.Fatalf("all: %d rows, want 13", len(h.m.view))
+	}
+}
+
+// TestRateLimited: a 429 on the list waits what the service asked before
+// the next refresh.
+func TestRateLimited(t *testing.T) {
+	h := newHarness(t, sim.Options{Scenarios: []string{sim.ScenarioFirstGen}, Speed: 1000, RateLimit: 2}, 100, 30)
+	h.run(h.m.Init()) // list + token usage + crawls: the third is refused
+	h.fire(DefaultInterval)
+	if h.m.note == "" || h.m.nextTry.IsZero() {
+		t.Fatalf("no rate-limit note after a 429 (note %q)", h.m.note)
+	}
+	var d time.Duration
+	for _, tm := range h.timers {
+		d = max(d, tm.d)
+	}
+	if d < 10*time.Second {
+		t.Fatalf("next refresh in %v, want the service's wait", d)
+	}
+}
+
+// TestGoldens: the list and the team tab (options rendered the v2 way, v1
+// leftovers flagged; enter shows a crawl's options as JSON) at 120x40 and
+// 80x24, without colour.
+func TestGoldens(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			h := newHarness(t, sim.Options{Scenarios: []string{sim.ScenarioFirstGen}, History: 30, Speed: 1000}, size[0], size[1])
+			h.run(h.m.Init())
+			h.fire(detailDelay)
+			name := fmt.Sprintf("%dx%d", size[0], size[1])
+			golden.Check(t, "list-"+name+".txt", h.view())
+			h.key("tab")
+			golden.Check(t, "team-"+name+".txt", h.view())
+			for range 3 {
+				h.key("j")
+			}
+			golden.Check(t, "team-last-crawl-"+name+".txt", h.view())
+			h.key("enter")
+			golden.Check(t, "crawl-json-"+name+".txt", h.view())
+			h.key("esc")
+			h.key("esc")
+			if h.m.tab != TabRuns {
+				t.Fatal("esc did not come back to the runs")
+			}
+		})
+	}
+}
+
+// BenchmarkKeyDown: a key costs the same with 200 and 20 000 runs loaded
+// (only the visible rows are drawn).
+func BenchmarkKeyDown(b *testing.B) {
+	for _, n := range []int{200, 20000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			m := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+			m.SetSize(120, 40)
+			rows := make([]poller.RunInfo, n)
+			for i := range rows {
+				rows[i] = poller.RunInfo{ID: fmt.Sprintf("%08x-0000-4000-8000-000000000000", i), Status: "completed",
+					Prompt: "Compare the pricing of the top web-scraping APIs", CreatedAt: fixedNow.Add(-time.Duration(i) * time.Minute)}
+			}
+			m.onPage(pageMsg{list: &poller.RunList{Runs: rows}})
+			down, up := tea.KeyPressMsg{Code: tea.KeyDown}, tea.KeyPressMsg{Code: tea.KeyUp}
+			b.ResetTimer()
+			for i := range b.N {
+				k := down
+				if i%200 >= 100 {
+					k = up
+				}
+				m.Update(k)
+				_ = m.View()
+			}
+		})
+	}
+}

@@ -1,0 +1,156 @@
+package runs
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/scrapeopts"
+)
+
+// The team tab: tokens left of the plan in the billing period (a bar and
+// figures; 1 credit = 15 tokens), the processing runs, and the active
+// crawls with their scrape options rendered the v2 way; enter on a crawl
+// shows all its options as JSON.
+
+// TokenLine is the token balance in figures: "1,234,567 of 1,500,000 tokens
+// left (82%) = 82,304 credits".
+func TokenLine(u *poller.TokenUsage) string {
+	s := describe.Tokens(u.RemainingTokens)
+	if u.PlanTokens > 0 {
+		s += " of " + describe.Tokens(u.PlanTokens) + fmt.Sprintf(" tokens left (%.0f%%)", 100*u.RemainingTokens/u.PlanTokens)
+	} else {
+		s += " tokens left"
+	}
+	return s + " = " + describe.Tokens(u.RemainingTokens/15) + " credits"
+}
+
+// PeriodLine is the billing period: "billing period 2026-11-01 – 2026-12-01
+// (8 days left)"; "" when the service gave none.
+func PeriodLine(u *poller.TokenUsage, now time.Time) string {
+	if u.BillingPeriodStart.IsZero() && u.BillingPeriodEnd.IsZero() {
+		return ""
+	}
+	s := "billing period " + day(u.BillingPeriodStart) + " – " + day(u.BillingPeriodEnd)
+	if end := u.BillingPeriodEnd; !end.IsZero() && end.After(now) {
+		s += fmt.Sprintf(" (%d days left)", int(end.Sub(now).Hours()/24))
+	}
+	return s
+}
+
+func day(t time.Time) string {
+	if t.IsZero() {
+		return "?"
+	}
+	return t.UTC().Format("2006-01-02")
+}
+
+// bar is a w-cell bar filled to frac.
+func (m *Model) bar(frac float64, w int) string {
+	frac = min(max(frac, 0), 1)
+	n := int(frac*float64(w) + 0.5)
+	full, empty := "█", "░"
+	if m.sym.ASCII {
+		full, empty = "#", "."
+	}
+	sty := m.st.Good
+	switch {
+	case frac < 0.1:
+		sty = m.st.Bad
+	case frac < 0.25:
+		sty = m.st.Warn
+	}
+	return "[" + sty.Render(strings.Repeat(full, n)) + m.st.Muted.Render(strings.Repeat(empty, w-n)) + "]"
+}
+
+// teamLines draws the team tab in h lines.
+func (m *Model) teamLines(h int) []string {
+	if m.crawlOpen && m.crawlSel < len(m.crawls) {
+		c := m.crawls[m.crawlSel]
+		text := strings.Split(scrapeopts.Pretty(c.Options), "\n")
+		out := []string{" " + m.st.Title.Render("All options of the crawl of "+describe.OneLine(c.URL, 80)) + m.st.Muted.Render("  (esc: back)")}
+		m.jsonTop = min(m.jsonTop, max(len(text)-(h-1), 0))
+		for i := m.jsonTop; i < len(text) && len(out) < h; i++ {
+			out = append(out, "  "+strings.ReplaceAll(text[i], "\t", "  "))
+		}
+		return out
+	}
+	lab := func(k string) string { return " " + m.st.Muted.Render(pad(k, 14)) }
+	var out []string
+	out = append(out, "")
+	switch {
+	case m.usage != nil:
+		u := m.usage
+		frac := 0.0
+		if u.PlanTokens > 0 {
+			frac = u.RemainingTokens / u.PlanTokens
+		}
+		out = append(out, lab("Tokens")+m.bar(frac, min(40, max(m.width-30, 10)))+fmt.Sprintf(" %.0f%% left", 100*frac))
+		out = append(out, lab("")+TokenLine(u))
+		if p := PeriodLine(u, m.cfg.Now()); p != "" {
+			out = append(out, lab("")+p)
+		}
+	case m.usageNone:
+		out = append(out, lab("Tokens")+m.st.Muted.Render("no token usage information for this team"))
+	default:
+		out = append(out, lab("Tokens")+m.st.Muted.Render("…"))
+	}
+	proc := 0
+	for i := range m.rows {
+		if isProcessing(m.rows[i].Status) {
+			proc++
+		}
+	}
+	out = append(out, lab("Processing")+fmt.Sprintf("%s (of the %d runs loaded)", describe.Count(proc, "run"), len(m.rows)))
+	if m.teamNote != "" {
+		out = append(out, lab("")+m.st.Warn.Render(m.teamNote))
+	}
+	out = append(out, "", " "+m.st.Title.Render(fmt.Sprintf("Active crawls (%d)", len(m.crawls))))
+	head := len(out)
+	var body []string
+	selStart := 0
+	for i, c := range m.crawls {
+		if i == m.crawlSel {
+			selStart = len(body)
+		}
+		line := "   " + describe.OneLine(c.URL, 70) + "  " + m.st.Muted.Render(describe.ShortID(c.ID))
+		if i == m.crawlSel {
+			line = m.st.Selected.Render(padStyled(" "+m.sym.Arrow+" "+describe.OneLine(c.URL, 70)+"  "+describe.ShortID(c.ID), m.width))
+		}
+		body = append(body, line)
+		opts := scrapeopts.Render(scrapeopts.ScrapeOptions(c.Options))
+		if len(opts) == 0 {
+			body = append(body, "       "+m.st.Muted.Render("(v2 defaults)"))
+		}
+		for _, o := range opts {
+			body = append(body, "       "+m.st.Muted.Render(o.Name+":")+" "+o.Value)
+			if o.Renamed != "" {
+				body = append(body, "         "+m.st.Warn.Render(m.sym.Warn+" renamed: "+o.Renamed))
+			}
+		}
+	}
+	if len(m.crawls) == 0 {
+		body = append(body, "   "+m.st.Muted.Render("none"))
+	}
+	room := max(h-head, 1)
+	// Scroll so that the selected crawl's whole block shows.
+	selEnd := len(body)
+	if m.crawlSel+1 < len(m.crawls) {
+		for i := selStart + 1; i < len(body); i++ {
+			if !strings.HasPrefix(body[i], "       ") {
+				selEnd = i
+				break
+			}
+		}
+	}
+	start := 0
+	if selEnd > room {
+		start = min(selStart, selEnd-room)
+	}
+	for i := start; i < len(body) && len(out) < h; i++ {
+		out = append(out, body[i])
+	}
+	return out
+}

@@ -1,0 +1,352 @@
+package runs
+
+import (
+	"strconv"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/theme"
+)
+
+// Layout: a title line, a filter line, the list (with the details pane at
+// its right from 150 columns, else below it), and the footer.
+
+const (
+	sideMin    = 150 // from this width the details pane sits at the right
+	sideWidth  = 40
+	bottomRows = 7 // the details pane's height below the list
+)
+
+// layout is the list's width and height.
+func (m *Model) layout() (int, int) {
+	h := m.height - 3 // title, filter line, footer
+	w := m.width
+	if m.width >= sideMin {
+		w = m.width - sideWidth - 1
+	} else {
+		h -= bottomRows + 1
+	}
+	return max(w, 10), max(h, 1)
+}
+
+// View draws the screen: exactly height lines, none wider than width.
+func (m *Model) View() string {
+	if m.width <= 0 || m.height <= 0 {
+		return ""
+	}
+	var lines []string
+	lines = append(lines, m.titleLine())
+	switch {
+	case m.showHelp:
+		lines = append(lines, m.helpLines()...)
+	case m.tab == TabTeam:
+		lines = append(lines, m.teamLines(m.height-2)...)
+	default:
+		lines = append(lines, m.filterLine())
+		lines = append(lines, m.body()...)
+	}
+	for len(lines) < m.height-1 {
+		lines = append(lines, "")
+	}
+	lines = lines[:m.height-1]
+	lines = append(lines, m.footer())
+	for i, l := range lines {
+		lines[i] = fit(l, m.width)
+	}
+	return strings.Join(lines, "\n")
+}
+
+// fit cuts a styled line to w cells.
+func fit(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// pad pads plain text to w cells (cutting it when longer).
+func pad(s string, w int) string {
+	s = describe.Truncate(s, w)
+	if n := describe.Width(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+func (m *Model) titleLine() string {
+	tabs := []string{"Runs", "Team"}
+	var b strings.Builder
+	b.WriteString(m.st.Bold.Render("firewatch") + "  ")
+	for i, t := range tabs {
+		if i == m.tab {
+			b.WriteString(m.st.TitleFocus.Render(" " + t + " "))
+		} else {
+			b.WriteString(m.st.Muted.Render(" " + t + " "))
+		}
+	}
+	right := ""
+	if u := m.usage; u != nil {
+		right = describe.Tokens(u.RemainingTokens/15) + " credits left"
+	}
+	left := b.String()
+	if gap := m.width - ansi.StringWidth(left) - describe.Width(right) - 1; right != "" && gap > 0 {
+		return left + strings.Repeat(" ", gap) + m.st.Muted.Render(right)
+	}
+	return left
+}
+
+func (m *Model) filterLine() string {
+	var parts []string
+	parts = append(parts, "status "+m.st.Accent.Render(m.status))
+	switch {
+	case m.editing:
+		parts = append(parts, "filter /"+m.filter+"▏")
+	case m.filter != "":
+		parts = append(parts, "filter "+m.st.Match.Render(m.filter))
+	}
+	count := strconv.Itoa(len(m.view)) + " of " + strconv.Itoa(len(m.rows)) + " loaded"
+	switch {
+	case m.loading:
+		count += ", loading more…"
+	case !m.done && m.pages > 0:
+		count += ", more below"
+	}
+	parts = append(parts, m.st.Muted.Render(count))
+	return strings.Join(parts, m.st.Muted.Render(" · "))
+}
+
+// body is the list and the details pane.
+func (m *Model) body() []string {
+	lw, lh := m.layout()
+	list := m.listLines(lw, lh)
+	if m.width >= sideMin {
+		det := m.detailLines(sideWidth, lh)
+		out := make([]string, lh)
+		sep := m.st.Border.Render(m.sym.Vertical)
+		for i := range lh {
+			l, d := "", ""
+			if i < len(list) {
+				l = list[i]
+			}
+			if i < len(det) {
+				d = det[i]
+			}
+			out[i] = padStyled(l, lw) + sep + d
+		}
+		return out
+	}
+	out := append([]string(nil), list...)
+	for len(out) < lh {
+		out = append(out, "")
+	}
+	out = append(out, m.st.Border.Render(strings.Repeat(m.sym.Rule, m.width)))
+	return append(out, m.detailLines(m.width, bottomRows)...)
+}
+
+func padStyled(s string, w int) string {
+	s = fit(s, w)
+	if n := ansi.StringWidth(s); n < w {
+		s += strings.Repeat(" ", w-n)
+	}
+	return s
+}
+
+// statusSym is a status's symbol and style.
+func (m *Model) statusSym(s string) (string, theme.Style) {
+	switch strings.ToLower(s) {
+	case "processing":
+		return m.sym.Running, m.st.Running
+	case "completed":
+		return m.sym.Succeeded, m.st.Good
+	case "failed":
+		return m.sym.Failed, m.st.Bad
+	case "cancelled", "canceled":
+		return m.sym.Cancelled, m.st.Warn
+	}
+	return m.sym.Pending, m.st.Muted
+}
+
+// listLines draws the visible rows only.
+func (m *Model) listLines(w, h int) []string {
+	if len(m.view) == 0 {
+		switch {
+		case m.pages == 0 && m.note == "":
+			return []string{m.st.Muted.Render("  loading the team's runs…")}
+		case m.note != "" && len(m.rows) == 0:
+			return []string{m.st.Bad.Render("  " + m.note)}
+		case len(m.rows) == 0:
+			return []string{m.st.Muted.Render("  no runs yet: start one with firewatch run \"PROMPT\"")}
+		}
+		return []string{m.st.Muted.Render("  no run matches (esc clears the filter, 1 shows every status)")}
+	}
+	now := m.cfg.Now()
+	out := make([]string, 0, h)
+	// Columns: status 12, id 8, age 9, prompt (rest), model 15, target 18, label.
+	showModel, showTarget := w >= 90, w >= 110
+	for k := m.top; k < len(m.view) && len(out) < h; k++ {
+		r := &m.rows[m.view[k]]
+		sym, sty := m.statusSym(r.Status)
+		status := pad(describe.OneLine(r.Status, 10), 10)
+		id := describe.ShortID(r.ID)
+		age := pad(text.Age(now, r.CreatedAt), 8)
+		tail := ""
+		if showModel {
+			tail += "  " + pad(ModelEffort(r), 14)
+		}
+		if showTarget {
+			tail += "  " + pad(describe.OneLine(r.TargetHint, 16), 16)
+		}
+		mark := ""
+		if r.Starred {
+			mark = "★ "
+			if m.sym.ASCII {
+				mark = "* "
+			}
+		}
+		if r.Label != "" {
+			mark += "[" + describe.OneLine(r.Label, 14) + "] "
+		}
+		if r.Hidden {
+			mark += "(hidden) "
+		}
+		fixed := 2 + 1 + 1 + 10 + 2 + 8 + 2 + 8 + 2
+		pw := max(w-fixed-describe.Width(tail)-describe.Width(mark), 8)
+		prompt := pad(mark+FirstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark))
+		line := " " + sty.Render(sym) + " " + sty.Render(status) + "  " + m.st.Muted.Render(pad(id, 8)) + "  " + m.st.Muted.Render(age) + "  " + prompt + m.st.Muted.Render(tail)
+		if k == m.sel {
+			line = m.st.Selected.Render(padStyled(ansi.Strip(line), w))
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+// ModelEffort is "spark-2/high", "spark-2", "high" or "".
+func ModelEffort(r *poller.RunInfo) string {
+	switch {
+	case r.Model != "" && r.Effort != "":
+		return describe.OneLine(r.Model, 10) + "/" + describe.OneLine(r.Effort, 6)
+	case r.Model != "":
+		return describe.OneLine(r.Model, 14)
+	}
+	return describe.OneLine(r.Effort, 14)
+}
+
+// FirstLine is a prompt's first non-blank line, cut to n cells.
+func FirstLine(s string, n int) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.TrimSpace(l) != "" {
+			return describe.OneLine(l, n)
+		}
+	}
+	return ""
+}
+
+// detailLines is the selected run's pane.
+func (m *Model) detailLines(w, h int) []string {
+	r := m.Selected()
+	if r == nil {
+		return nil
+	}
+	lab := func(k, v string) string {
+		return " " + m.st.Muted.Render(pad(k, 9)) + describe.Truncate(v, max(w-11, 4))
+	}
+	out := []string{" " + m.st.Title.Render(describe.Truncate(r.ID, w-1))}
+	d := m.details[r.ID]
+	switch {
+	case d == nil || d.loading && d.st == nil:
+		out = append(out, lab("status", describe.OneLine(r.Status, 20)+m.st.Muted.Render(" (fetching details…)")))
+	case d.st == nil:
+		out = append(out, lab("status", describe.OneLine(r.Status, 20)), lab("details", m.st.Bad.Render(d.err)))
+	default:
+		st := d.st
+		sym, sty := m.statusSym(st.Status)
+		out = append(out, lab("status", sty.Render(sym+" "+describe.OneLine(st.Status, 20))))
+		credits := "not reported while running"
+		if st.CreditsUsed != nil {
+			credits = describe.Credits(*st.CreditsUsed)
+		}
+		out = append(out, lab("credits", credits))
+		me := describe.OneLine(st.Model, 20)
+		if st.Effort != "" {
+			me += " / effort " + describe.OneLine(st.Effort, 10)
+		}
+		out = append(out, lab("model", orDash(me)))
+		if st.ExpiresAt != nil {
+			out = append(out, lab("expires", st.ExpiresAt.Local().Format("2006-01-02 15:04")+" ("+until(m.cfg.Now(), *st.ExpiresAt)+")"))
+		}
+		if st.Error != "" {
+			out = append(out, lab("error", m.st.Bad.Render(describe.OneLine(st.Error, 200))))
+		}
+	}
+	if r.TargetHint != "" {
+		out = append(out, lab("target", describe.OneLine(r.TargetHint, 60)))
+	}
+	if o := r.Origin; o != "" || r.Integration != "" {
+		v := describe.OneLine(o, 20)
+		if r.Integration != "" {
+			v += " via " + describe.OneLine(r.Integration, 20)
+		}
+		out = append(out, lab("origin", v))
+	}
+	out = append(out, lab("prompt", FirstLine(r.Prompt, 200)))
+	if len(out) > h {
+		out = out[:h]
+	}
+	return out
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func until(now, t time.Time) string {
+	d := t.Sub(now)
+	if d <= 0 {
+		return "expired"
+	}
+	return "in " + text.Duration(d.Truncate(time.Minute))
+}
+
+func (m *Model) footer() string {
+	var parts []string
+	if m.note != "" {
+		parts = append(parts, m.st.Warn.Render(m.note))
+	}
+	if m.editing {
+		parts = append(parts, m.st.Key.Render("enter")+" keep  "+m.st.Key.Render("esc")+" clear")
+		return strings.Join(parts, "  ")
+	}
+	parts = append(parts, m.keyHelp(m.ShortHelp()))
+	return strings.Join(parts, "  ")
+}
+
+func (m *Model) keyHelp(bs []key.Binding) string {
+	var b []string
+	for _, k := range bs {
+		h := k.Help()
+		b = append(b, m.st.Key.Render(h.Key)+" "+m.st.Muted.Render(h.Desc))
+	}
+	return strings.Join(b, "  ")
+}
+
+func (m *Model) helpLines() []string {
+	out := []string{m.st.Bold.Render(" Keys"), ""}
+	for _, g := range m.FullHelp() {
+		for _, k := range g {
+			h := k.Help()
+			out = append(out, "  "+m.st.Key.Render(pad(h.Key, 10))+" "+h.Desc)
+		}
+		out = append(out, "")
+	}
+	return out
+}
