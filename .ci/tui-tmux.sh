@@ -164,13 +164,13 @@ wait_for "● running" 30
 wait_for "result.json" 30
 t send-keys -t ci c
 wait_for "Cancel run" 5
-expect "yes, cancel the run"
+wait_for "yes, cancel the run" 5 # the answers show once they are taken
 t send-keys -t ci y
 wait_for "cancel accepted by the service" 10
 wait_for "Run cancelled" 30
 expect "cancelled"
 t send-keys -t ci c
-wait_for "Cancel run" 5
+wait_for "yes, cancel the run" 5
 t send-keys -t ci y
 wait_for "already cancelled (409)" 10
 t send-keys -t ci q

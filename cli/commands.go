@@ -20,46 +20,39 @@ import (
 
 // newSession checks the flags and prepares what every watch shares: the
 // output mode, colour, the debug log and the --summary target. Files that
-// cannot be created are usage errors (exit 2), found before any request.
+// cannot be created are usage errors (exit 2), found before any request
+// and before any file is created (see outputs): the debug log is created
+// last, --record by watchLive, --summary when watching ends.
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
-	w = &watchSession{Opts: o, Store: model.NewStore(), Stdout: a.stdout, Stderr: a.stderr}
-	var closers []func()
-	cleanup = func() {
-		for i := len(closers) - 1; i >= 0; i-- {
-			closers[i]()
-		}
-	}
-	defer func() {
-		if err != nil {
-			cleanup()
-		}
-	}()
-	if o.Debug != "" {
-		f, err := createFile("debug", o.Debug)
-		if err != nil {
-			return nil, cleanup, err
-		}
-		w.Debug = newDebugLog(f)
-		closers = append(closers, func() { _ = w.Debug.Close() })
-		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
-	}
-	if o.Summary != "" && o.Summary != "-" {
-		// Fail now rather than after a long watch; the file is written at
-		// the end.
-		f, err := os.OpenFile(o.Summary, os.O_WRONLY|os.O_CREATE, 0o644)
-		if err != nil {
-			return nil, cleanup, usageErrorf("--summary: %v", err)
-		}
-		_ = f.Close()
-	}
+	a.out = &outputs{stderr: a.stderr}
+	cleanup = a.out.close
+	w = &watchSession{Opts: o, Store: model.NewStore(), Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}
 	termOut, width := isTerminal(a.stdout)
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
+		return nil, cleanup, err
+	}
+	if w.Output == OutputTUI {
+		if err := checkTUI(a.stdin, termOut); err != nil {
+			return nil, cleanup, err
+		}
+		a.out.defer_ = true
+	}
+	if err := checkOutputs(o); err != nil {
 		return nil, cleanup, err
 	}
 	if termOut {
 		w.Width = width
 	}
 	w.Color = termOut && !o.NoColor && !noColorEnv() && os.Getenv("TERM") != "dumb"
+	if o.Debug != "" {
+		f, err := a.out.create("--debug", o.Debug)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		w.Debug = newDebugLog(f)
+		a.out.debug = w.Debug
+		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
+	}
 	return w, cleanup, nil
 }
 
@@ -77,6 +70,10 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 		return usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
 	}
 	a.stderr.key = key
+	// The address and key are checked before any file is created.
+	if _, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key}); err != nil {
+		return withCode(ExitUsage, err)
+	}
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err
@@ -101,15 +98,15 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	}
 	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
 	if o.Record != "" {
-		f, err := createFile("record", o.Record)
+		f, err := a.out.create("--record", o.Record)
 		if err != nil {
 			return err
 		}
-		defer f.Close()
 		wopts.Record = f
 	}
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
+	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", baseURL, jobID)
 	otlp, err := o.OTLP.live(w, key)
 	if err != nil {
@@ -121,7 +118,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 		defer cancel()
 		go hook(hctx, client)
 	}
-	return w.run(ctx)
+	ctx, stop := a.out.context(ctx)
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
 }
 
 // demo options.
@@ -171,8 +170,8 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if !slices.Contains(sim.Scenarios(), d.Scenario) {
 		return usageErrorf("--scenario %q: it must be one of %s", d.Scenario, strings.Join(sim.Scenarios(), ", "))
 	}
-	if !(d.Speed > 0) || d.Speed > 10000 {
-		return usageErrorf("--speed %v: it must be above 0 and at most 10000", d.Speed)
+	if err := checkSpeed(d.Speed); err != nil {
+		return err
 	}
 	if !cmd.Flags().Changed("interval") {
 		// Poll as often, relative to the run, as at the real pace.
@@ -310,7 +309,9 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	}
 	defer otlp.finish()
-	return w.run(cmd.Context())
+	ctx, stop := a.out.context(cmd.Context())
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
 }
 
 // serve options.
@@ -362,8 +363,8 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 			return usageErrorf("--scenario %q: it must be one of %s", sc, strings.Join(sim.Scenarios(), ", "))
 		}
 	}
-	if !(so.Speed > 0) {
-		return usageErrorf("--speed %v: it must be above 0", so.Speed)
+	if err := checkSpeed(so.Speed); err != nil {
+		return err
 	}
 	if so.Events < 1 || so.MaxCredits < 1 {
 		return usageErrorf("--events and --max-credits must be at least 1")

@@ -17,6 +17,7 @@ const (
 	ExitCreditLimit = 5   // the run hit its credit limit
 	ExitRejected    = 6   // the service refused the request: 400, 401, 403 or 404
 	ExitTimeout     = 7   // --timeout passed before the run finished
+	ExitOutput      = 8   // an output could not be written (stdout closed, --record, --summary or --debug failing, e.g. a full disk)
 	ExitInterrupted = 130 // interrupted (Ctrl-C, SIGTERM, quitting the UI) before the run finished
 )
 

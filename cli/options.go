@@ -161,16 +161,6 @@ func noColorEnv() bool {
 	return set
 }
 
-// createFile opens a file for writing (--record, --summary, --debug); a
-// failure is a usage error (exit 2).
-func createFile(flag, path string) (*os.File, error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, usageErrorf("--%s: %v", flag, err)
-	}
-	return f, nil
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)

@@ -27,6 +27,9 @@ import (
 // the exit code. SIGINT and SIGTERM end a watch cleanly (summary written,
 // exit 130); a second one kills the process.
 func Main() int {
+	// A closed stdout (firewatch ... | head -1) is a failed write that ends
+	// watching cleanly (exit 8), not a death by SIGPIPE (141).
+	signal.Ignore(syscall.SIGPIPE)
 	ctx, stop := signalContext(context.Background())
 	defer stop()
 	return Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
@@ -58,6 +61,7 @@ type app struct {
 	stdin  io.Reader
 	stdout io.Writer
 	stderr *scrubWriter // scrubs the key once it is known
+	out    *outputs     // the watch's outputs (newSession)
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -131,7 +135,7 @@ artifacts it writes, what it costs and what went wrong.
 
 The exit code tells how the run ended: 0 succeeded, 1 failed, 2 bad usage,
 3 cancelled, 4 refused, 5 credit limit, 6 the service refused the request,
-7 --timeout passed, 130 interrupted.`
+7 --timeout passed, 8 an output could not be written, 130 interrupted.`
 
 func (a *app) rootCommand() *cobra.Command {
 	o := &watchOptions{}

@@ -105,10 +105,10 @@ func (w *watchSession) run(ctx context.Context) error {
 	w.Debug.Printf("watch ended: %v; exit %d", orNil(endErr), code)
 
 	if err := w.writeSummary(); err != nil {
-		fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
-		if code == ExitOK {
-			code = ExitFailed
+		if !errors.As(err, new(*outputError)) { // stdout's is said once, by outputs
+			fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
 		}
+		code = outputCode(code, err)
 	}
 	if msg := w.endMessage(endErr, code); msg != "" {
 		fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg)
@@ -190,6 +190,8 @@ func (w *watchSession) endMessage(endErr error, code int) string {
 	switch {
 	case errors.As(endErr, &pe) && pe.Refusal():
 		return pe.Error()
+	case errors.As(endErr, new(*outputError)):
+		return "" // said once, by outputs
 	case w.Store.Run().State == model.StateFinished:
 		return ""
 	case code == ExitTimeout:
@@ -266,12 +268,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 				lastEvent, lastOutput = time.Now(), time.Now()
 			}
 			w.attend(p, &d, time.Now())
-			if len(d.Rejected) > 0 {
-				for _, r := range d.Rejected {
-					w.Debug.Printf("event set aside (index %d, id %q): %s", r.Index, describe.OneLine(r.EventID, 60), r.Reason)
-				}
-				p.health(fmt.Sprintf("%s set aside: %s", plural(len(d.Rejected), "malformed event", "malformed events"), describe.OneLine(d.Rejected[0].Reason, 120)))
-			}
+			reportBad(w, p, d)
 			w.Debug.Printf("poll: %d new events, %d late, credits %v", len(d.Events), d.Late, w.Store.Run().CreditsUsed)
 		}
 		if u.Tokens != nil {

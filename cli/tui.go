@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
 
 	"github.com/firewatch/firewatch/poller"
@@ -61,7 +62,12 @@ func runTUI(parent context.Context, w *watchSession) error {
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}
 	}
+	// Quitting always works: after SIGINT/SIGTERM the UI has quitGrace to
+	// stop before the terminal is given back and firewatch leaves.
+	uiDone := make(chan struct{})
+	go uiWatchdog(parent, uiDone, quitGrace, terminalRestorer(os.Stdin, os.Stdout), w.Stderr, os.Exit)
 	res, uiErr := ui.Run(parent, cfg)
+	close(uiDone)
 	w.Back = res.Back
 
 	// Stop the source (the user may quit before it ends) and see how it

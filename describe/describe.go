@@ -112,10 +112,17 @@ func event(e *model.Event, s *model.Store) Line {
 	case model.AgentStarted:
 		return Line{KindAgent, agentStarted(e, s), Info}
 	case model.AgentFinished:
-		return Line{KindAgent, finished(p.Outcome, p.Error, "in "+text.Duration(ms(p.DurationMs))), Outcome(p.Outcome).Level}
+		in := "in " + text.Duration(ms(p.DurationMs))
+		if !p.HasDuration {
+			in = "" // absent or out of range (a bad value, not shown)
+		}
+		return Line{KindAgent, finished(p.Outcome, p.Error, in), Outcome(p.Outcome).Level}
 	case model.BrowserSessionStarted:
 		return Line{KindSession, "opened " + ShortID(p.SessionID), Dim}
 	case model.BrowserSessionFinished:
+		if !p.HasDuration {
+			return Line{KindSession, "closed " + ShortID(p.SessionID), Dim}
+		}
 		return Line{KindSession, "closed " + ShortID(p.SessionID) + " after " + text.Duration(ms(p.DurationMs)), Dim}
 	case model.ProgressReported:
 		return Line{KindPhase, join(": ", orDash(string(p.Phase)), p.Message), Info}

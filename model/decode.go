@@ -32,9 +32,16 @@ type Poll struct {
 
 	Events   []*Event   // events new to the decoder, in body order
 	Rejected []Rejected // events set aside, each reported once
-	Dropped  int        // usage.recorded events dropped, each counted once
-	Total    int        // events in the body, known ones included
-	Finished bool       // a run.finished is among Events
+	// Flaws are values out of range (see MaxCredits...), not used; those
+	// of events are reported with the event, once.
+	Flaws []Flaw
+	// Duplicates are events whose eventId the decoder produced before,
+	// with other bytes: the store tells a changed event from one written
+	// differently. Each distinct value is reported once.
+	Duplicates []*Event
+	Dropped    int  // usage.recorded events dropped, each counted once
+	Total      int  // events in the body, known ones included
+	Finished   bool // a run.finished is among Events
 
 	dec *Decoder // that produced the poll
 }
@@ -113,6 +120,9 @@ type Decoder struct {
 	entrySlab []entry
 	strSlab   []byte // short strings; appended to, never changed
 
+	runID string // the watched run; "" accepts any runId (SetRunID)
+	flaws []Flaw // of the value being decoded (see bounded)
+
 	dec     jsontext.Decoder
 	buf     bytes.Buffer // dec's input
 	subs    []*subDecoder
@@ -189,6 +199,11 @@ func NewDecoder() *Decoder {
 		intern: make(map[string]string),
 	}
 }
+
+// SetRunID names the run being watched: an event whose runId is another
+// run's is set aside (a Rejected) instead of being produced. An event
+// without a runId is used. Call it before the first Decode.
+func (d *Decoder) SetRunID(id string) { d.runID = id }
 
 // DecodeTrace decodes one trace response body on its own.
 func DecodeTrace(body []byte) (*Poll, error) { return NewDecoder().Decode(body) }
@@ -348,15 +363,17 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, error) {
 				if err != nil {
 					return syntaxErrAt(dec, base, field, err)
 				}
-				if f, ok := number(v); ok {
+				if f, ok := d.bounded(v, "creditsUsed", MaxCredits); ok {
 					p.CreditsUsed, p.HasCredits = f, true
 				}
+				d.takeFlaws(p, "")
 			case "activeBrowserSessions":
 				v, err := dec.ReadValue()
 				if err != nil {
 					return syntaxErrAt(dec, base, field, err)
 				}
 				p.LiveSessions, p.HasLiveSessions = d.liveSessions(v)
+				d.takeFlaws(p, "")
 			case "error":
 				v, err := dec.ReadValue()
 				if err != nil {
@@ -598,6 +615,9 @@ func (d *Decoder) addFirst(body []byte, o, index int, p *Poll) (*entry, int, err
 	rest := d.arena[o-d.arenaBase:]
 	ev, reason, n, err := d.decodeEvent(rest)
 	if err != nil {
+		if n, ok := valueEnd(rest); ok && tooDeep(rest[:n]) {
+			return d.record(rest[:n:n], d.deepEvent(rest[:n:n]), ReasonTooDeep, index, p), n, nil
+		}
 		return nil, n, err
 	}
 	raw := rest[:n:n]
@@ -616,6 +636,9 @@ func (d *Decoder) addFirst(body []byte, o, index int, p *Poll) (*entry, int, err
 // it. An error means the value is not JSON: the body cannot be used.
 func (d *Decoder) add(raw []byte, index int, p *Poll) (*entry, error) {
 	ev, reason, n, err := d.decodeEvent(raw)
+	if err != nil && tooDeep(raw) {
+		return d.record(raw, d.deepEvent(raw), ReasonTooDeep, index, p), nil
+	}
 	if err == nil && n != len(raw) {
 		err = &jsontext.SyntacticError{ByteOffset: int64(n), Err: errors.New("unexpected data after a value")}
 	}
@@ -641,8 +664,10 @@ func (d *Decoder) record(raw []byte, ev *Event, reason string, index int, p *Pol
 		p.Dropped++
 	case dup:
 		e.kind = entryDuplicate
+		p.Duplicates = append(p.Duplicates, ev)
 	default:
 		e.kind = entryEvent
+		d.takeFlaws(p, ev.ID)
 		d.ids[ev.ID] = struct{}{}
 		d.addedIDs = append(d.addedIDs, ev.ID)
 		p.Events = append(p.Events, ev)
@@ -661,6 +686,7 @@ type fields struct {
 	reason, outcome, sessionID, phase, message, text string
 	toolCallID, toolName                             string
 	durationMs                                       int64
+	hasDuration                                      bool
 	err                                              *TraceError
 	params, result                                   jsontext.Value
 	artifact                                         *ArtifactRef
@@ -674,6 +700,7 @@ type fields struct {
 // JSON or an error.
 func (d *Decoder) decodeEvent(buf []byte) (ev *Event, reason string, n int, err error) {
 	ev = d.newEvent()
+	d.flaws = d.flaws[:0]
 	d.cur = buf
 	defer func() { d.cur = nil }()
 	raw := buf
@@ -734,7 +761,7 @@ func (d *Decoder) decodeEvent(buf []byte) (ev *Event, reason string, n int, err 
 			}
 		case "occurredAt":
 			if k == '"' {
-				ev.OccurredAt = parseTime(d.unquote(v))
+				ev.OccurredAt = d.boundedTime(v, parseTime(d.unquote(v)))
 			}
 		case "producerSequence":
 			x, ok := integer(v)
@@ -783,8 +810,8 @@ func (d *Decoder) decodeEvent(buf []byte) (ev *Event, reason string, n int, err 
 		case "error":
 			f.err = d.traceError(v)
 		case "durationMs":
-			if x, ok := number(v); ok {
-				f.durationMs = clampInt(x)
+			if x, ok := d.bounded(v, "durationMs", MaxDurationMs); ok {
+				f.durationMs, f.hasDuration = int64(math.Round(x)), true
 			}
 		case "sessionId":
 			f.sessionID = d.strOf(v)
@@ -825,6 +852,8 @@ func (d *Decoder) decodeEvent(buf []byte) (ev *Event, reason string, n int, err 
 		reason = "missing type"
 	case !f.hasSeq:
 		reason = "missing producerSequence"
+	case d.runID != "" && ev.RunID != "" && !strings.EqualFold(ev.RunID, d.runID):
+		reason = foreignReason(ev.RunID, d.runID)
 	default:
 		ev.Payload = f.payload(ev.Type)
 	}
@@ -890,11 +919,11 @@ func (f *fields) payload(t EventType) Payload {
 	case TypeAgentStarted:
 		return AgentStarted{}
 	case TypeAgentFinished:
-		return AgentFinished{Outcome: Outcome(f.outcome), DurationMs: f.durationMs, Error: f.err}
+		return AgentFinished{Outcome: Outcome(f.outcome), DurationMs: f.durationMs, HasDuration: f.hasDuration, Error: f.err}
 	case TypeBrowserSessionStarted:
 		return BrowserSessionStarted{SessionID: f.sessionID}
 	case TypeBrowserSessionFinished:
-		return BrowserSessionFinished{SessionID: f.sessionID, DurationMs: f.durationMs}
+		return BrowserSessionFinished{SessionID: f.sessionID, DurationMs: f.durationMs, HasDuration: f.hasDuration}
 	case TypeProgressReported:
 		return ProgressReported{Phase: Phase(f.phase), Message: f.message}
 	case TypeReasoningSummary:
@@ -1032,7 +1061,7 @@ func (d *Decoder) artifactRef(v jsontext.Value) *ArtifactRef {
 				})
 			}
 		case "itemCount":
-			if x, ok := integer(v); ok {
+			if x, ok := d.bounded(v, "artifact.itemCount", MaxCount); ok && x == math.Trunc(x) {
 				a.ItemCount, a.HasItemCount = int(x), true
 			}
 		case "sourceToolCallId":
@@ -1065,12 +1094,14 @@ func (d *Decoder) liveSessions(v jsontext.Value) ([]LiveSession, bool) {
 			case "viewport":
 				if v.Kind() == '{' {
 					d.members(v, func(name string, v jsontext.Value) {
-						x, _ := number(v)
 						switch name {
-						case "width":
-							s.ViewportWidth = int(clampInt(x))
-						case "height":
-							s.ViewportHeight = int(clampInt(x))
+						case "width", "height":
+							x, _ := d.bounded(v, "activeBrowserSessions.viewport."+name, MaxViewport)
+							if name == "width" {
+								s.ViewportWidth = int(x)
+							} else {
+								s.ViewportHeight = int(x)
+							}
 						}
 					})
 				}
@@ -1213,29 +1244,6 @@ func skipSpace(b []byte, o int) int {
 		o++
 	}
 	return o
-}
-
-// number reads a JSON number value.
-func number(v jsontext.Value) (float64, bool) {
-	if v.Kind() != '0' {
-		return 0, false
-	}
-	f, err := strconv.ParseFloat(string(v), 64)
-	if err != nil || math.IsInf(f, 0) || math.IsNaN(f) {
-		return 0, false
-	}
-	return f, true
-}
-
-// clampInt rounds x to the nearest int64, clamped to its range.
-func clampInt(x float64) int64 {
-	switch {
-	case x >= math.MaxInt64:
-		return math.MaxInt64
-	case x <= math.MinInt64:
-		return math.MinInt64
-	}
-	return int64(math.Round(x))
 }
 
 // integer reads a JSON number that is a whole number within int64.

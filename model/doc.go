@@ -18,6 +18,10 @@
 //
 // Every string from the server is sanitised once, as it is decoded (see
 // Sanitize); each event keeps its raw bytes for JSON output and export.
+// Every number is checked against its range in one place (see MaxCredits):
+// one out of range is not used and is reported once as a Flaw. Events that
+// cannot be used (a bad envelope, another run's, nested too deep, a changed
+// duplicate) are set aside as Rejected, with a reason.
 //
 // Ownership: Decode copies what it keeps (the caller may reuse the body).
 // An Event's strings may share memory with its Raw bytes, so neither may be

@@ -202,12 +202,16 @@ type (
 	AgentFinished struct {
 		Outcome    Outcome
 		DurationMs int64
-		Error      *TraceError
+		// HasDuration is false when durationMs was absent or out of
+		// range (see MaxDurationMs); DurationMs is then 0.
+		HasDuration bool
+		Error       *TraceError
 	}
 	BrowserSessionStarted  struct{ SessionID string }
 	BrowserSessionFinished struct {
-		SessionID  string
-		DurationMs int64
+		SessionID   string
+		DurationMs  int64
+		HasDuration bool // as AgentFinished's
 	}
 	ProgressReported struct {
 		Phase   Phase

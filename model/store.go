@@ -57,6 +57,9 @@ type Store struct {
 	rejected     []Rejected
 	rejectedSeen map[string]bool
 	unknown      int
+	watchID      string // SetRunID
+	flaws        []Flaw
+	flawSeen     map[string]bool
 
 	run  Run
 	live []LiveSession
@@ -110,6 +113,7 @@ type Delta struct {
 	Sessions  []*BrowserSession
 	Errors    []*ErrorEntry // new error entries
 	Rejected  []Rejected    // newly set aside
+	Flaws     []Flaw        // values out of range, new
 
 	TreeChanged  bool // agents added or moved in the tree
 	RunChanged   bool // state, outcome, phase, cancel request, start or finish
@@ -119,7 +123,7 @@ type Delta struct {
 
 // Empty reports whether the merge changed nothing.
 func (d Delta) Empty() bool {
-	return len(d.Events) == 0 && len(d.Rejected) == 0 && !d.Credits && !d.LiveSessions && !d.RunChanged
+	return len(d.Events) == 0 && len(d.Rejected) == 0 && len(d.Flaws) == 0 && !d.Credits && !d.LiveSessions && !d.RunChanged
 }
 
 // Ingest decodes a trace response body with the store's own decoder and
@@ -156,12 +160,7 @@ func (s *Store) Merge(p *Poll) Delta {
 		defer s.creditPoint()
 	}
 	for _, r := range p.Rejected {
-		k := string(r.Raw)
-		if !s.rejectedSeen[k] {
-			s.rejectedSeen[k] = true
-			s.rejected = append(s.rejected, r)
-			d.Rejected = append(d.Rejected, r)
-		}
+		s.reject(r, &d)
 	}
 
 	// Keep the new events and put each into its agent's order.
@@ -176,6 +175,10 @@ func (s *Store) Merge(p *Poll) Delta {
 			continue
 		}
 		if s.byID != nil && s.byID[e.ID] != nil {
+			continue
+		}
+		if s.foreign(e) {
+			s.reject(Rejected{Index: -1, EventID: e.ID, Reason: foreignReason(e.RunID, s.watchID), Raw: e.Raw}, &d)
 			continue
 		}
 		if e.store != nil && e.store != s {
@@ -214,6 +217,7 @@ func (s *Store) Merge(p *Poll) Delta {
 	}
 	if len(d.Events) == 0 {
 		s.applyLive(p, &d)
+		s.mergeExtras(p, &d)
 		return d
 	}
 
@@ -256,6 +260,7 @@ func (s *Store) Merge(p *Poll) Delta {
 	}
 	s.refresh(ch, moved, newAgents, &d)
 	s.applyLive(p, &d)
+	s.mergeExtras(p, &d)
 	return d
 }
 
@@ -686,7 +691,7 @@ func (s *Store) refreshAgentLifecycle(a *Agent) (identity, ended bool) {
 	a.State, a.Outcome, a.DurationMs, a.HasDuration, a.Error, a.FinishedAt = StateRunning, "", 0, false, nil, time.Time{}
 	if fin != nil {
 		f := fin.Payload.(AgentFinished)
-		a.State, a.Outcome, a.DurationMs, a.HasDuration, a.Error, a.FinishedAt = StateFinished, f.Outcome, f.DurationMs, true, f.Error, fin.OccurredAt
+		a.State, a.Outcome, a.DurationMs, a.HasDuration, a.Error, a.FinishedAt = StateFinished, f.Outcome, f.DurationMs, f.HasDuration, f.Error, fin.OccurredAt
 	}
 	a.LastEvent = a.Events[len(a.Events)-1]
 	return identity, was != a.State
@@ -793,7 +798,8 @@ func (s *Store) refreshSession(b *BrowserSession) {
 	switch {
 	case b.Finished != nil:
 		b.State = StateFinished
-		b.DurationMs, b.HasDuration = b.Finished.Payload.(BrowserSessionFinished).DurationMs, true
+		f := b.Finished.Payload.(BrowserSessionFinished)
+		b.DurationMs, b.HasDuration = f.DurationMs, f.HasDuration
 	case s.ended(b.Agent):
 		b.State = StateUnfinished
 	default:

@@ -625,12 +625,12 @@ func TestUnknownEventsAndSummaryShape(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"agents", "artifacts", "browserSessions", "cancelRequested", "creditsUsed", "durationMs", "error", "errors",
-		"eventCount", "finishedAt", "outcome", "runId", "startedAt", "state", "timeline", "tokensUsed", "toolCalls", "unknownEvents"}
+	want := []string{"agents", "artifacts", "badValues", "browserSessions", "cancelRequested", "creditsUsed", "durationMs", "error", "errors",
+		"eventCount", "finishedAt", "outcome", "runId", "setAside", "startedAt", "state", "timeline", "tokensUsed", "toolCalls", "unknownEvents"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("summary keys %v", keys)
 	}
-	for _, k := range []string{"artifacts", "browserSessions", "errors"} {
+	for _, k := range []string{"artifacts", "browserSessions", "errors", "setAside", "badValues"} {
 		if string(m[k]) != "[]" {
 			t.Errorf("%s = %s, want []", k, m[k])
 		}

@@ -23,6 +23,17 @@ type Summary struct {
 	Artifacts       []SummaryArtifact `json:"artifacts"`
 	BrowserSessions []SummarySession  `json:"browserSessions"`
 	Errors          []SummaryError    `json:"errors"`
+	// SetAside is every event not used (malformed, another run's, a
+	// changed duplicate, nested too deep), with why; BadValues every
+	// number out of range that was not used (see MaxCredits).
+	SetAside  []SummarySetAside `json:"setAside"`
+	BadValues []Flaw            `json:"badValues"`
+}
+
+// SummarySetAside is one event set aside.
+type SummarySetAside struct {
+	EventID *string `json:"eventId"` // null when it could not be read
+	Reason  string  `json:"reason"`
 }
 
 // SummaryAgent is one agent of the summary.
@@ -95,6 +106,15 @@ func (s *Store) Summary() Summary {
 		Artifacts:       make([]SummaryArtifact, 0, len(s.artifactOrder)),
 		BrowserSessions: make([]SummarySession, 0, len(s.sessionOrder)),
 		Errors:          make([]SummaryError, 0, len(s.errors)),
+		SetAside:        make([]SummarySetAside, 0, len(s.rejected)),
+		BadValues:       append(make([]Flaw, 0, len(s.flaws)), s.flaws...),
+	}
+	for _, r := range s.rejected {
+		sa := SummarySetAside{Reason: r.Reason}
+		if r.EventID != "" {
+			sa.EventID = ptr(r.EventID)
+		}
+		sum.SetAside = append(sum.SetAside, sa)
 	}
 	if r.State == StateFinished {
 		sum.Outcome = ptr(r.Outcome)

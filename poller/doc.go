@@ -76,7 +76,7 @@
 //     (Retry-After header in seconds or as an HTTP date, else the body's
 //     retry_after_seconds, else "retry after Ns" or "try again in 1 minute"
 //     in a 429 message, or in a 200 body saying it is rate limited) that
-//     delay is used instead, clamped to [interval, 2 min]; a 429 naming no
+//     delay is used instead, clamped to [interval, 1 h]; a 429 naming no
 //     delay waits at least the interval. PollNow never cuts a delay the
 //     server asked for short. Health.Reason says why and how long:
 //     "rate limited, retrying in 12s".

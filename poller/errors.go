@@ -226,9 +226,14 @@ func (e *Error) Short() string {
 	case KindRateLimited:
 		s = "rate limited"
 	case KindServer:
-		if e.Status != 0 {
+		switch {
+		case e.Status == 200 && e.ServerMessage != "":
+			// {"success":false,"error":"..."} with a 200: the message is
+			// all there is to say.
+			s = "the service says " + strconv.Quote(truncateRunes(e.ServerMessage, 100))
+		case e.Status != 0:
 			s = "server error " + strconv.Itoa(e.Status)
-		} else {
+		default:
 			s = "server error"
 		}
 	case KindNetwork:
@@ -243,7 +248,12 @@ func (e *Error) Short() string {
 		if strings.Contains(e.detail, "truncated") || strings.Contains(e.detail, "ends too early") {
 			s = "truncated response"
 		} else {
+			// Say why, not only that: "malformed response: events[3]:
+			// invalid character 'x' ..." (the detail is clean already).
 			s = "malformed response"
+			if e.detail != "" {
+				s += ": " + truncateRunes(e.detail, 100)
+			}
 		}
 	default:
 		s = e.sentence()

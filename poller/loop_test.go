@@ -265,13 +265,14 @@ func TestRetryDelays(t *testing.T) {
 		t.Fatalf("zero jitter: %v, want the %v floor", got, MinInterval)
 	}
 
-	// Server-named delays are clamped to [interval, 2 min].
+	// Server-named delays are clamped to [interval, MaxRetryAfter (1 h)].
 	for _, tc := range []struct {
 		asked, want time.Duration
 		kind        Kind
 	}{
 		{12 * time.Second, 12 * time.Second, KindRateLimited},
-		{time.Hour, 2 * time.Minute, KindRateLimited},
+		{10 * time.Minute, 10 * time.Minute, KindRateLimited},
+		{5 * time.Hour, time.Hour, KindRateLimited},
 		{100 * time.Millisecond, 2 * time.Second, KindRateLimited},
 		{0, 2 * time.Second, KindRateLimited}, // no delay named: at least the interval
 		{5 * time.Second, 5 * time.Second, KindServer},

@@ -15,8 +15,10 @@ import (
 // then waits.
 
 // MaxRetryAfter is the longest the watch loop waits for a delay the service
-// asks for.
-const MaxRetryAfter = 2 * time.Minute
+// asks for: a 429 asking for ten minutes is waited out in full (polling
+// sooner only earns another 429); one asking for longer than an hour is
+// tried again after an hour, and the health line says both figures.
+const MaxRetryAfter = time.Hour
 
 // retryDelay is how long the watch loop waits after a retryable failure e,
 // given the backoff it would otherwise use: a delay the server asks for is

@@ -59,7 +59,7 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 	if r.err != nil {
 		return
 	}
-	if len(p.Events) == 0 && len(p.Rejected) == 0 &&
+	if len(p.Events) == 0 && len(p.Rejected) == 0 && len(p.Duplicates) == 0 &&
 		bytes.Equal(top.id, r.id) && bytes.Equal(top.credits, r.credits) && bytes.Equal(top.live, r.live) {
 		return
 	}
@@ -98,7 +98,21 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 		b = append(b, compactJSON(e.Raw)...)
 		n++
 	}
+	// A duplicate eventId with other bytes comes after its first version
+	// (in an earlier line or among Events), as it did live.
+	for _, e := range p.Duplicates {
+		if n > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, compactJSON(e.Raw)...)
+		n++
+	}
 	for _, e := range p.Rejected {
+		if e.Reason == model.ReasonTooDeep {
+			// Replay's JSON reader could not read the line back; the
+			// event is set aside anyway.
+			continue
+		}
 		if n > 0 {
 			b = append(b, ',')
 		}
@@ -188,7 +202,11 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		return errors.New("replay: not a recording or a trace body: the input is not a JSON object")
 	}
 	if kind, _ := head.str("firewatch"); kind != "recording" {
-		// Saved trace bodies.
+		// Saved trace bodies: the first one's id names the run; another
+		// run's events are set aside.
+		if id, ok := head.str("id"); ok && ValidateJobID(id) == nil {
+			dec.SetRunID(id)
+		}
 		for n := 1; ; n++ {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -208,6 +226,9 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 	}
 	if v, ok := head.num("version"); !ok || v != RecordingVersion {
 		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads version %d)", model.Sanitize(string(head.raw("version"))), RecordingVersion)
+	}
+	if id, ok := head.str("jobId"); ok && ValidateJobID(id) == nil {
+		dec.SetRunID(id) // as the live watch did
 	}
 
 	var last time.Time

@@ -310,6 +310,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 	}()
 
 	l := &loop{w: w, o: o, dec: model.NewDecoder(), sink: sink, interval: o.Interval}
+	l.dec.SetRunID(w.jobID) // another run's events decide nothing here
 	l.h.Interval = o.Interval
 	now := w.clock.Now()
 	if o.Record != nil {
@@ -530,6 +531,10 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 	l.h.Cause = e.Short()
 	l.h.Wait = d
 	l.h.Reason = l.h.Cause + ", retrying in " + text.Duration(d)
+	if e.RetryAfter > d {
+		// Capped (MaxRetryAfter): say what was asked and what is done.
+		l.h.Reason = l.h.Cause + ", the service asks to wait " + text.Duration(e.RetryAfter) + "; retrying in " + text.Duration(d)
+	}
 	w.c.logf("watch: attempt failed (%d in a row): %v; retrying in %s", l.attempt, e, text.Duration(d))
 
 	if l.h.Tail {
@@ -593,7 +598,11 @@ func (l *loop) decode(body []byte) (*model.Poll, traceTop, error) {
 			if _, derr := model.DecodeTrace(body); derr != nil {
 				return nil, top, derr
 			}
-			return nil, top, &model.DecodeError{Msg: err.Error()}
+			// The body is usable (an event nested too deep for the
+			// scan is set aside by the model): keep its top members.
+			if top, err = scanTop(body); err != nil {
+				return nil, top, &model.DecodeError{Msg: err.Error()}
+			}
 		}
 	}
 	p, err := l.dec.Decode(body)
@@ -611,11 +620,11 @@ func (c *Client) decodeError(err error, body []byte) *Error {
 		}
 		if de.ServerError != "" {
 			// {"success":false,"error":"..."} with a 2xx status: believe
-			// the message.
+			// the message and treat it as what it says (a server error
+			// when it names nothing more precise), not as a body that
+			// cannot be read.
 			e.ServerMessage = cleanMessage(de.ServerError, c.key)
-			if k := classifyText("trace", e.ServerMessage); k != KindServer {
-				e.Kind = k
-			}
+			e.Kind = classifyText("trace", e.ServerMessage)
 			if e.Kind == KindRateLimited {
 				o, _ := parseObject(body)
 				e.RetryAfter = bodyRetryAfter(o, e.ServerMessage)

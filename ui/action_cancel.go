@@ -8,16 +8,27 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// askCancel opens the confirmation, over whatever is shown.
-func (m *Model) askCancel() {
+// askCancel opens the confirmation, over whatever is shown. It takes an
+// answer only once it has been on the screen a moment (confirmArm): keys
+// typed ahead, already queued when it opened ("cy" typed fast, a paste),
+// reach it before the arming message and are dropped.
+func (m *Model) askCancel() tea.Cmd {
 	if m.backend == nil {
 		m.env.flash = "cancel is not available in replay: the run is not being watched live"
-		return
+		return nil
 	}
 	v := &confirmView{e: m.env, run: m.shortID(), state: m.stateWord(), yes: m.cancelCmd}
 	v.back = m.overlay
 	m.overlay = v
+	return m.after(confirmArm, confirmArmMsg{v: v})
 }
+
+// confirmArm is how long the confirmation is shown before it takes an
+// answer: several frames (the renderer draws at 60 per second).
+const confirmArm = 150 * time.Millisecond
+
+// confirmArmMsg arms the confirmation v.
+type confirmArmMsg struct{ v *confirmView }
 
 // cancelCmd sends the cancel request, in a command with a timeout.
 func (m *Model) cancelCmd() tea.Cmd {

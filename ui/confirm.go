@@ -5,14 +5,16 @@ import (
 	tea "charm.land/bubbletea/v2"
 )
 
-// confirmView asks before cancelling the run: y cancels, n or esc keeps
-// it running; other keys are ignored.
+// confirmView asks before cancelling the run, which costs money: a
+// lower-case y cancels, n or esc keeps it running; other keys are ignored,
+// and so is every key until it is armed (see askCancel).
 type confirmView struct {
 	stackBase
 	e          *env
 	run, state string
 	yes        func() tea.Cmd
 	w, h       int
+	armed      bool
 }
 
 func (v *confirmView) title() string { return "Cancel the run?" }
@@ -21,7 +23,7 @@ func (v *confirmView) setSize(w, h int) tea.Cmd { v.w, v.h = w, h; return nil }
 
 func (v *confirmView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 	km, ok := msg.(tea.KeyPressMsg)
-	if !ok {
+	if !ok || !v.armed {
 		return v, nil
 	}
 	switch {
@@ -43,6 +45,10 @@ func (v *confirmView) render() []string {
 		{},
 		{text: " " + st.Key.Render("y") + st.Text.Render("  yes, cancel the run") + "      " + st.Key.Render("n") + st.Muted.Render(" or ") + st.Key.Render("esc") + st.Text.Render("  no, keep it running"), styled: true},
 	}
+	if !v.armed {
+		// The answers appear when they are taken (see askCancel).
+		lines[len(lines)-1] = textLine{}
+	}
 	tv := textView{lines: lines, ascii: v.e.ascii}
 	tv.setSize(v.w, v.h)
 	out := tv.render()
@@ -53,5 +59,8 @@ func (v *confirmView) render() []string {
 }
 
 func (v *confirmView) helpKeys(k keyMap) []key.Binding {
+	if !v.armed {
+		return nil
+	}
 	return []key.Binding{v.e.dk.Confirm, v.e.dk.Decline}
 }

@@ -93,8 +93,7 @@ func (d *detailView) setTab(i int, name string, b body) {
 }
 
 func (d *detailView) setHead(lines []textLine) {
-	d.head.lines = lines
-	d.head.wrapped = nil
+	d.head.setLines(lines)
 }
 
 // headRows is the number of rows the head takes: at most two fifths of
@@ -109,8 +108,7 @@ func (d *detailView) headRows() int {
 
 func (d *detailView) setSize(w, h int) tea.Cmd {
 	d.w, d.h = w, h
-	d.head.setSize(w, h)
-	return d.sizeBody()
+	return tea.Batch(d.head.setSize(w, h), d.sizeBody())
 }
 
 // sizeBody gives the current tab its box, when it changed.
@@ -188,7 +186,7 @@ func (d *detailView) render() []string {
 	out := make([]string, 0, d.h)
 	head := d.head.layout()
 	n := d.headRows()
-	out = append(out, head[:n]...)
+	out = append(out, d.head.rowsAt(0, n)...)
 	if n < len(head) && n > 0 {
 		// The head did not fit: say so on its last row.
 		out[n-1] = styled(d.e.st.Muted, " "+d.e.sym.Ellipsis+" "+describe.Count(len(head)-n+1, "more line")+" (a taller terminal shows them)", d.w, d.e.ascii)

@@ -97,7 +97,7 @@ func (v *artifactView) buildHead() {
 	a, e := v.a, v.e
 	f := &fields{env: e}
 	f.field("artifact", a.ID+" · "+string(a.Kind)+" · "+orDash(a.Path)+" · "+describe.Count(len(a.Versions), "version"))
-	v.head.lines, v.head.wrapped = f.lines, nil
+	v.head.setLines(f.lines)
 }
 
 func (v *artifactView) versionRow(i, w int, selected bool) string {
@@ -160,9 +160,8 @@ func (v *artifactView) bodySize() (int, int) {
 
 func (v *artifactView) setSize(w, h int) tea.Cmd {
 	v.w, v.h = w, h
-	v.head.setSize(w, h)
+	cmds := []tea.Cmd{v.head.setSize(w, h)}
 	v.versions.setSize(w, v.versionRows())
-	var cmds []tea.Cmd
 	if !v.started {
 		v.started = true
 		cmds = append(cmds, v.load())
@@ -526,8 +525,7 @@ func (v *artifactView) tick() {}
 func (v *artifactView) render() []string {
 	e, sym := v.e, v.e.sym
 	out := make([]string, 0, v.h)
-	head := v.head.layout()
-	out = append(out, head[:v.headRows()]...)
+	out = append(out, v.head.rowsAt(0, v.headRows())...)
 	v.versions.focused = !v.focusC
 	out = append(out, v.rule("Versions "+itoa(len(v.a.Versions)), "", !v.focusC))
 	out = append(out, v.versions.view()...)

@@ -57,7 +57,7 @@ func newTextBody(e *env, lines []textLine) *textBody {
 	return &textBody{tv: textView{lines: lines, ascii: e.ascii}}
 }
 
-func (b *textBody) setSize(w, h int) tea.Cmd { b.tv.setSize(w, h); return nil }
+func (b *textBody) setSize(w, h int) tea.Cmd { return b.tv.setSize(w, h) }
 func (b *textBody) update(msg tea.Msg, k keyMap) tea.Cmd {
 	if km, ok := msg.(tea.KeyPressMsg); ok && key.Matches(km, k.Back) {
 		return nil

@@ -58,7 +58,9 @@ func newEventDetail(e *env, ev *model.Event) overlay {
 		f.traceError(p.Error)
 	case model.AgentFinished:
 		f.field("outcome", string(p.Outcome))
-		f.field("duration", text.Duration(time.Duration(p.DurationMs)*time.Millisecond))
+		if p.HasDuration {
+			f.field("duration", text.Duration(time.Duration(p.DurationMs)*time.Millisecond))
+		}
 		f.traceError(p.Error)
 	case model.ArtifactUpdated:
 		a := p.Artifact
@@ -76,7 +78,9 @@ func newEventDetail(e *env, ev *model.Event) overlay {
 		f.field("session id", p.SessionID)
 	case model.BrowserSessionFinished:
 		f.field("session id", p.SessionID)
-		f.field("duration", text.Duration(time.Duration(p.DurationMs)*time.Millisecond))
+		if p.HasDuration {
+			f.field("duration", text.Duration(time.Duration(p.DurationMs)*time.Millisecond))
+		}
 	case model.RunCancelRequested:
 		f.field("reason", p.Reason)
 	}

@@ -85,7 +85,7 @@ func newSessionDetail(e *env, b *model.BrowserSession, live *model.LiveSession) 
 		if fieldsBody == nil {
 			fieldsBody = newTextBody(e, f.lines)
 		} else {
-			fieldsBody.tv.lines, fieldsBody.tv.wrapped = f.lines, nil
+			fieldsBody.tv.setLines(f.lines)
 			fieldsBody.tv.clamp()
 		}
 	}

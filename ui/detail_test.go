@@ -424,6 +424,7 @@ func TestCancelConfirmed(t *testing.T) {
 	s.Merge(&model.Poll{Events: before})
 	m := serviceModel(t, "", 120, 40, fb, Config{Store: s})
 	pressRun(t, m, "c")
+	armConfirm(t, m)
 	if _, ok := m.overlay.(*confirmView); !ok {
 		t.Fatalf("c opened %T, want the confirmation", m.overlay)
 	}
@@ -461,7 +462,9 @@ func TestCancelDeclined(t *testing.T) {
 	for _, k := range []string{"n", "esc"} {
 		fb := &fakeService{}
 		m := serviceModel(t, "running.json", 120, 40, fb, Config{})
-		pressRun(t, m, "c", k)
+		pressRun(t, m, "c")
+		armConfirm(t, m)
+		pressRun(t, m, k)
 		if fb.cancels != 0 || m.overlay != nil {
 			t.Fatalf("%s: %d cancels, overlay %T", k, fb.cancels, m.overlay)
 		}
@@ -472,7 +475,9 @@ func TestCancelDeclined(t *testing.T) {
 	// From the waterfall, the confirmation goes back to it.
 	fb := &fakeService{}
 	m := serviceModel(t, "running.json", 120, 40, fb, Config{})
-	pressRun(t, m, "w", "c", "n")
+	pressRun(t, m, "w", "c")
+	armConfirm(t, m)
+	pressRun(t, m, "n")
 	if _, ok := m.overlay.(*waterfallView); !ok || fb.cancels != 0 {
 		t.Fatalf("c n in the waterfall: overlay %T, %d cancels", m.overlay, fb.cancels)
 	}
@@ -490,7 +495,9 @@ func TestCancelAnswers(t *testing.T) {
 	} {
 		fb := &fakeService{cancelErr: tc.err}
 		m := serviceModel(t, "succeeded.json", 120, 40, fb, Config{})
-		pressRun(t, m, "c", "y")
+		pressRun(t, m, "c")
+		armConfirm(t, m)
+		pressRun(t, m, "y")
 		f := footerLine(m)
 		for _, w := range tc.want {
 			if !strings.Contains(f, w) {

@@ -5,6 +5,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/suspend"
 )
 
 // onKey routes a key: the filter input first, then an overlay, then the
@@ -14,6 +15,11 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if msg.String() == "ctrl+c" {
 		m.userQuit = true
 		return tea.Quit
+	}
+	if key.Matches(msg, k.Suspend) {
+		// Through SIGTSTP, so that Ctrl-Z and kill -TSTP are one path
+		// (ui/internal/suspend).
+		return suspend.Request
 	}
 	m.env.flash = ""
 	if m.filtering {
@@ -28,8 +34,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.userQuit = true
 			return tea.Quit
 		case key.Matches(msg, k.Cancel):
-			m.askCancel()
-			return nil
+			return m.askCancel()
 		case key.Matches(msg, k.Help) && !helping:
 			m.push(newHelpOverlay(m))
 			return nil
@@ -149,7 +154,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Result):
 		m.openResult()
 	case key.Matches(msg, k.Cancel):
-		m.askCancel()
+		cmd = m.askCancel()
 	case key.Matches(msg, k.Copy):
 		cmd = m.copySelection(p.selection())
 	case key.Matches(msg, k.Open):

@@ -194,7 +194,7 @@ func TestEndToEndArtifactAndCancel(t *testing.T) {
 	wait("entries")
 	tm.Send(tea.KeyPressMsg{Code: tea.KeyEscape})
 	key('c')
-	wait("Cancel run")
+	wait("yes, cancel the run") // shown once it takes an answer
 	key('y')
 	wait("Run cancelled")
 	key('q')

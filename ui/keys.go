@@ -38,6 +38,7 @@ type keyMap struct {
 	Follow               key.Binding
 	Pause, PollNow       key.Binding
 	Help, Quit           key.Binding
+	Suspend              key.Binding // ctrl+z: back to the shell, fg resumes
 
 	// Digging in and acting.
 	Waterfall key.Binding // w
@@ -80,6 +81,7 @@ func defaultKeys() keyMap {
 		PollNow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "poll now")),
 		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
 		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Suspend:   key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
 
 		Waterfall: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "waterfall")),
 		Result:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "result artifact")),
@@ -99,7 +101,7 @@ func (k keyMap) all() []key.Binding {
 	return []key.Binding{
 		k.Up, k.Down, k.Left, k.Right, k.PageUp, k.PageDown, k.Top, k.Bottom,
 		k.NextPane, k.PrevPane, k.Enter, k.Back, k.Filter, k.NextMatch, k.PrevMatch,
-		k.NextError, k.PrevError, k.Follow, k.Pause, k.PollNow, k.Help, k.Quit,
+		k.NextError, k.PrevError, k.Follow, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend,
 		k.Waterfall, k.Result, k.Cancel, k.Copy, k.Open, k.LiveView, k.Save, k.Diff, k.Zoom,
 		k.Attention,
 	}
@@ -112,7 +114,7 @@ func (k keyMap) fullHelp() [][]key.Binding {
 		{k.NextPane, k.PrevPane, k.Left, k.Right, k.Enter, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow, k.Attention},
 		{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open, k.Save, k.Diff},
-		{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit},
+		{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend},
 	}
 }
 
@@ -154,7 +156,7 @@ func defaultDetailKeys() detailKeys {
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
 		Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry")),
-		Confirm:  key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes, cancel the run")),
+		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, cancel the run")),
 		Decline:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no, keep it running")),
 		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
 		OpenLink: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open")),

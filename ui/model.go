@@ -20,6 +20,7 @@ import (
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	artcontent "github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/textwrap"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
@@ -386,6 +387,19 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case openDetailMsg:
 		m.openDetail(msg.sel)
+		return nil
+	case confirmArmMsg:
+		msg.v.armed = true
+		return nil
+	case tea.ResumeMsg:
+		// Back from a suspend: draw the whole screen again.
+		return tea.ClearScreen
+	case textwrap.LaidMsg:
+		// A large text laid out off the loop: its view takes it (or
+		// drops it, when another layout was asked for since).
+		if v, ok := msg.Owner.(*textView); ok {
+			v.laid(msg)
+		}
 		return nil
 	}
 	return m.notifyOverlays(msg)

@@ -1,0 +1,305 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"syscall"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/firewatch/firewatch/sim"
+)
+
+// outputs are what a watch writes besides stderr: stdout, --record, --debug
+// (and --summary, written at the end). The files are created only once
+// every flag has been checked (a usage error leaves no file behind). The
+// first failed write of each output is kept and reported once, on stderr
+// and in the debug log; the exit code is then ExitOutput unless the run's
+// outcome says more (see outputCode). A stdout that cannot be written any
+// more (a closed pipe: firewatch ... | head -1) ends watching cleanly: the
+// summary is still written.
+type outputs struct {
+	mu      sync.Mutex
+	stderr  io.Writer
+	debug   *debugLog
+	defer_  bool // the terminal UI owns the screen: report at the end
+	failed  []error
+	pending []string // messages not yet shown (deferred)
+	stop    context.CancelCauseFunc
+	closers []func()
+}
+
+// errOutput wraps the failure of an output.
+type outputError struct {
+	name string
+	err  error
+}
+
+func (e *outputError) Error() string {
+	msg := e.err.Error()
+	if errors.Is(e.err, syscall.EPIPE) {
+		msg = "the reader went away (closed pipe)"
+	}
+	return fmt.Sprintf("%s: cannot write: %s", e.name, msg)
+}
+
+func (e *outputError) Unwrap() error { return e.err }
+
+// fail records the first failure of an output and says so once (stdout's
+// when watching ends, in finish: it also ends watching).
+func (o *outputs) fail(oe *outputError) {
+	name := oe.name
+	o.mu.Lock()
+	o.failed = append(o.failed, oe)
+	msg := oe.Error()
+	switch name {
+	case "--record":
+		msg += "; the recording stops here"
+	case "--debug":
+		msg += "; the debug log stops here"
+	}
+	show := !o.defer_ && name != "stdout" // stdout's ends watching: the end message says it
+	if !show && name != "stdout" {
+		o.pending = append(o.pending, msg)
+	}
+	stop := o.stop
+	o.mu.Unlock()
+	if name != "--debug" { // the debug log's own failure: its Printf holds its lock
+		o.debug.Printf("%s", msg)
+	}
+	if show {
+		fmt.Fprintf(o.stderr, "firewatch: %s\n", msg)
+	}
+	if name == "stdout" && stop != nil {
+		stop(withCode(ExitOutput, oe))
+	}
+}
+
+// all is every output that failed.
+func (o *outputs) all() []*outputError {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	out := make([]*outputError, 0, len(o.failed))
+	for _, f := range o.failed {
+		out = append(out, f.(*outputError))
+	}
+	return out
+}
+
+// failure is the first failure of any output, nil when all went well.
+func (o *outputs) failure() error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if len(o.failed) == 0 {
+		return nil
+	}
+	return o.failed[0]
+}
+
+// flush shows the messages kept while the terminal UI had the screen.
+func (o *outputs) flush() {
+	o.mu.Lock()
+	p := o.pending
+	o.pending = nil
+	o.mu.Unlock()
+	for _, msg := range p {
+		fmt.Fprintf(o.stderr, "firewatch: %s\n", msg)
+	}
+}
+
+// guard is an output's writer: after its first failure it writes nothing
+// more and returns that error.
+type guard struct {
+	mu   sync.Mutex
+	name string
+	w    io.Writer
+	o    *outputs
+	err  error
+}
+
+func (g *guard) Write(b []byte) (int, error) {
+	g.mu.Lock()
+	if g.err != nil {
+		err := g.err
+		g.mu.Unlock()
+		return 0, err
+	}
+	n, err := g.w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	if err != nil {
+		err = &outputError{name: g.name, err: err}
+	}
+	g.err = err
+	g.mu.Unlock()
+	if err != nil {
+		g.o.fail(err.(*outputError))
+	}
+	return n, err
+}
+
+// guarded wraps w as the output name.
+func (o *outputs) guarded(name string, w io.Writer) *guard {
+	return &guard{name: name, w: w, o: o}
+}
+
+// guardedFile is a created output file, closed at cleanup; a failed close
+// (the last data not written) is a failed write too.
+type guardedFile struct {
+	*guard
+	f *os.File
+}
+
+func (g guardedFile) Close() error {
+	err := g.f.Close()
+	if err != nil {
+		g.mu.Lock()
+		first := g.err == nil
+		oe := &outputError{name: g.name, err: err}
+		g.err = oe
+		g.mu.Unlock()
+		if first {
+			g.o.fail(oe)
+		}
+	}
+	return err
+}
+
+// create creates the output file of flag (--record, --debug), now that
+// usage is valid.
+func (o *outputs) create(flag, path string) (guardedFile, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return guardedFile{}, usageErrorf("%s: %v", flag, err)
+	}
+	g := guardedFile{guard: o.guarded(flag, f), f: f}
+	o.closers = append(o.closers, func() { _ = g.Close() })
+	return g, nil
+}
+
+// close closes the files created, last first.
+func (o *outputs) close() {
+	for i := len(o.closers) - 1; i >= 0; i-- {
+		o.closers[i]()
+	}
+	o.closers = nil
+}
+
+// checkWritable says, without creating or changing anything, whether path
+// can be written: the file exists and opens for writing, or its directory
+// exists and is writable. A usage error otherwise.
+func checkWritable(flag, path string) error {
+	fi, err := os.Stat(path)
+	switch {
+	case err == nil && fi.IsDir():
+		return usageErrorf("%s %q: it is a directory", flag, path)
+	case err == nil:
+		f, err := os.OpenFile(path, os.O_WRONLY, 0)
+		if err != nil {
+			return usageErrorf("%s: %v", flag, err)
+		}
+		_ = f.Close()
+		return nil
+	case !errors.Is(err, os.ErrNotExist):
+		return usageErrorf("%s: %v", flag, err)
+	}
+	dir := filepath.Dir(path)
+	di, err := os.Stat(dir)
+	if err != nil {
+		return usageErrorf("%s %q: %v", flag, path, err)
+	}
+	if !di.IsDir() {
+		return usageErrorf("%s %q: %s is not a directory", flag, path, dir)
+	}
+	if err := syscall.Access(dir, 2 /* W_OK */); err != nil {
+		return usageErrorf("%s %q: cannot create a file in %s: %v", flag, path, dir, err)
+	}
+	return nil
+}
+
+// checkOutputs checks every output flag of o before anything is created.
+func checkOutputs(o *watchOptions) error {
+	for _, f := range []struct{ flag, path string }{{"--debug", o.Debug}, {"--record", o.Record}, {"--summary", o.Summary}} {
+		if f.path == "" || f.path == "-" && f.flag == "--summary" {
+			continue
+		}
+		if err := checkWritable(f.flag, f.path); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// checkTUI refuses the terminal UI without a terminal to draw on and read
+// keys from, before Bubble Tea would fail with its own words.
+func checkTUI(stdin io.Reader, stdoutTerminal bool) error {
+	if !stdoutTerminal {
+		return usageErrorf("--output tui needs a terminal, and stdout is not one; use --output plain or --output json")
+	}
+	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		return nil
+	}
+	tty, err := os.Open("/dev/tty")
+	if err != nil {
+		return usageErrorf("--output tui needs a terminal to read keys from: stdin is not one and /dev/tty cannot be opened; use --output plain or --output json")
+	}
+	_ = tty.Close()
+	return nil
+}
+
+// outputCode is the exit code once outputs failed: ExitOutput when the
+// run succeeded or watching stopped without an outcome (code 0 or the
+// interrupt's 130), else the run's own code, which says more.
+func outputCode(code int, failure error) int {
+	if failure != nil && (code == ExitOK || code == ExitInterrupted) {
+		return ExitOutput
+	}
+	return code
+}
+
+// context is ctx, ended (cause: exit ExitOutput) when stdout fails.
+func (o *outputs) context(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	ctx, stop := context.WithCancelCause(ctx)
+	o.mu.Lock()
+	o.stop = stop
+	o.mu.Unlock()
+	return ctx, stop
+}
+
+// finish closes the output files (a failed close is a failed write), shows
+// what was kept while the UI had the screen, and turns the watch's result
+// err into the exit code outputCode says.
+func (o *outputs) finish(_ *watchSession, err error) error {
+	o.close()
+	o.flush()
+	fail := o.failure()
+	if fail == nil {
+		return err
+	}
+	for _, f := range o.all() {
+		if f.name == "stdout" {
+			// Said here, once: the end message leaves it out.
+			fmt.Fprintf(o.stderr, "firewatch: %s; watching stopped\n", f)
+		}
+	}
+	code := codeOf(err)
+	if c := outputCode(code, fail); c != code {
+		return withCode(c, nil)
+	}
+	return err
+}
+
+// checkSpeed checks demo's and serve's --speed against what the simulator
+// accepts (exit 2 rather than the simulator's refusal, exit 1).
+func checkSpeed(v float64) error {
+	if !(v >= sim.MinSpeed && v <= sim.MaxSpeed) { // NaN too
+		return usageErrorf("--speed %v: it must be from %v to %v", v, sim.MinSpeed, sim.MaxSpeed)
+	}
+	return nil
+}
