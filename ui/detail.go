@@ -195,7 +195,7 @@ func (d *detailView) render() []string {
 		return out
 	}
 	out = append(out, d.tabBar())
-	out = append(out, d.tabs[d.cur].body.view()...)
+	out = append(out, d.tabs[d.cur].body.render()...)
 	if len(out) > d.h {
 		out = out[:d.h]
 	}
@@ -225,7 +225,7 @@ func (d *detailView) tabBar() string {
 func (d *detailView) helpKeys(k keyMap) []key.Binding {
 	var bk []key.Binding
 	if len(d.tabs) > 0 {
-		bk = d.tabs[d.cur].body.keys(k)
+		bk = d.tabs[d.cur].body.helpKeys(k)
 	}
 	n := min(2, len(bk))
 	out := append([]key.Binding{}, bk[:n]...)

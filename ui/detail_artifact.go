@@ -191,9 +191,13 @@ func (v *artifactView) kindOf(x *model.ArtifactVersion) model.ArtifactKind {
 	return v.a.Kind
 }
 
-// fetch loads a version's snapshot (see snapshots.fetch).
+// fetch asks the root for a version's snapshot unless it is loaded or
+// loading (see snapshots.fetch); the cache is the root's to write.
 func (v *artifactView) fetch(x *model.ArtifactVersion) tea.Cmd {
-	return v.e.snaps.fetch(x.Ref.SnapshotID, v.kindOf(x), v.e.render)
+	if en := v.e.snaps.get(x.Ref.SnapshotID); en != nil && (en.loading || en.ok) {
+		return nil
+	}
+	return want(snapshotWantMsg{id: x.Ref.SnapshotID, kind: v.kindOf(x)})
 }
 
 // versionOf is the version with snapshot id, the selected one if none.
@@ -271,33 +275,18 @@ func (v *artifactView) diffBody() body {
 	return b
 }
 
-// computeDiff starts (or does) the diff of the selected version with the
+// computeDiff asks the root for the diff of the selected version with the
 // previous one once both snapshots are in.
 func (v *artifactView) computeDiff() tea.Cmd {
 	k, p, ok := v.diffKey()
-	if !ok || !v.diffOn {
-		return nil
-	}
-	if _, done := v.e.snaps.diffs[k]; done {
-		return nil
-	}
-	a, b := v.e.snaps.get(k[0]), v.e.snaps.get(k[1])
-	if a == nil || b == nil || !a.ok || !b.ok {
+	if !ok || !v.diffOn || !v.e.snaps.canDiff(k) {
 		return nil
 	}
 	kind := v.selV.Ref.Kind
 	if kind == "" {
 		kind = p.Ref.Kind
 	}
-	if len(a.content)+len(b.content) > diffLarge {
-		if v.e.snaps.diffing[k] {
-			return nil
-		}
-		v.e.snaps.diffing[k] = true
-		return diffCmd(kind, k, a.content, b.content)
-	}
-	v.e.snaps.diffs[k] = diff.Compute(kind, a.content, b.content, diff.DefaultContext)
-	return nil
+	return want(diffWantMsg{key: k, kind: kind})
 }
 
 func (v *artifactView) sizeBody() tea.Cmd {
@@ -393,7 +382,6 @@ func (v *artifactView) retry() tea.Cmd {
 	}
 	for _, id := range ids {
 		if en := v.e.snaps.get(id); en != nil && !en.ok && !en.loading {
-			delete(v.e.snaps.m, id)
 			cmds = append(cmds, v.fetch(v.versionOf(id)))
 		}
 	}
@@ -528,7 +516,7 @@ func (v *artifactView) render() []string {
 	out = append(out, v.head.rowsAt(0, v.headRows())...)
 	v.versions.focused = !v.focusC
 	out = append(out, v.rule("Versions "+itoa(len(v.a.Versions)), "", !v.focusC))
-	out = append(out, v.versions.view()...)
+	out = append(out, v.versions.render()...)
 
 	// The content's rule says which version and what state it is in.
 	x := v.selV
@@ -546,7 +534,7 @@ func (v *artifactView) render() []string {
 	out = append(out, v.rule(label, info, v.focusC))
 	_, bh := v.bodySize()
 	if b := v.current(); b != nil {
-		out = append(out, b.view()...)
+		out = append(out, b.render()...)
 	} else {
 		out = append(out, v.status(bh)...)
 	}
@@ -613,7 +601,7 @@ func (v *artifactView) helpKeys(k keyMap) []key.Binding {
 	var out, rest []key.Binding
 	if v.focusC {
 		if b := v.current(); b != nil {
-			bk := b.keys(k)
+			bk := b.helpKeys(k)
 			n := min(2, len(bk))
 			out, rest = bk[:n], bk[n:]
 		}

@@ -17,10 +17,8 @@ import (
 // text of fields, a JSON value, an artifact's content, a diff or a list of
 // rows. It renders only its visible lines, each exactly w cells.
 type body interface {
-	setSize(w, h int) tea.Cmd
+	component
 	update(msg tea.Msg, k keyMap) tea.Cmd
-	view() []string
-	keys(k keyMap) []key.Binding
 	// copyText is what y copies here ("" when the view has nothing
 	// better than the detail's default).
 	copyText() (text, what string)
@@ -65,15 +63,15 @@ func (b *textBody) update(msg tea.Msg, k keyMap) tea.Cmd {
 	b.tv.update(msg, k)
 	return nil
 }
-func (b *textBody) view() []string {
+func (b *textBody) render() []string {
 	lines := b.tv.render()
 	for len(lines) < b.tv.h {
 		lines = append(lines, blank(b.tv.w))
 	}
 	return lines
 }
-func (b *textBody) keys(k keyMap) []key.Binding   { return []key.Binding{k.Move, k.PageDown} }
-func (b *textBody) copyText() (text, what string) { return "", "" }
+func (b *textBody) helpKeys(k keyMap) []key.Binding { return []key.Binding{k.Move, k.PageDown} }
+func (b *textBody) copyText() (text, what string)   { return "", "" }
 
 // jsonBody is a JSON value in the jsonview viewer: highlighted, folded
 // where large, the value under the cursor copied by y.
@@ -94,8 +92,8 @@ func (b *jsonBody) update(msg tea.Msg, k keyMap) tea.Cmd {
 	b.m, cmd = b.m.Update(msg)
 	return cmd
 }
-func (b *jsonBody) view() []string { return fitLines(b.m.View(), b.w, b.h, b.e.ascii) }
-func (b *jsonBody) keys(k keyMap) []key.Binding {
+func (b *jsonBody) render() []string { return fitLines(b.m.View(), b.w, b.h, b.e.ascii) }
+func (b *jsonBody) helpKeys(k keyMap) []key.Binding {
 	j := b.m.KeyMap
 	return []key.Binding{k.Move, j.Toggle, j.ExpandAll, j.FoldAll}
 }
@@ -142,7 +140,7 @@ func (b *contentBody) update(msg tea.Msg, k keyMap) tea.Cmd {
 	b.m, cmd = b.m.Update(msg)
 	return cmd
 }
-func (b *contentBody) view() []string {
+func (b *contentBody) render() []string {
 	if b.inner() == b.w {
 		return fitLines(b.m.View(), b.w, b.h, b.e.ascii)
 	}
@@ -156,7 +154,7 @@ func indent(lines []string) []string {
 	}
 	return lines
 }
-func (b *contentBody) keys(k keyMap) []key.Binding {
+func (b *contentBody) helpKeys(k keyMap) []key.Binding {
 	if j := b.m.JSON(); j != nil {
 		return []key.Binding{k.Move, j.KeyMap.Toggle, j.KeyMap.ExpandAll, j.KeyMap.FoldAll}
 	}
@@ -181,10 +179,10 @@ func (b *diffBody) update(msg tea.Msg, k keyMap) tea.Cmd {
 	b.m, cmd = b.m.Update(msg)
 	return cmd
 }
-func (b *diffBody) view() []string {
+func (b *diffBody) render() []string {
 	return indent(fitLines(b.m.View(), max(1, b.w-margin), b.h, b.e.ascii))
 }
-func (b *diffBody) keys(k keyMap) []key.Binding {
+func (b *diffBody) helpKeys(k keyMap) []key.Binding {
 	return []key.Binding{k.Move, b.m.KeyMap.NextChange, b.m.KeyMap.PrevChange}
 }
 func (b *diffBody) copyText() (text, what string) { return "", "" }
@@ -235,7 +233,7 @@ func (b *listBody) update(msg tea.Msg, k keyMap) tea.Cmd {
 	return nil
 }
 
-func (b *listBody) view() []string {
+func (b *listBody) render() []string {
 	n := b.n()
 	b.fix(n, b.h)
 	lines := make([]string, 0, b.h)
@@ -251,7 +249,7 @@ func (b *listBody) view() []string {
 	return lines
 }
 
-func (b *listBody) keys(k keyMap) []key.Binding {
+func (b *listBody) helpKeys(k keyMap) []key.Binding {
 	if b.open != nil {
 		return []key.Binding{k.Move, k.Enter}
 	}

@@ -106,6 +106,31 @@ func runCmds(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
 	return raw
 }
 
+// deliverWants runs cmd's commands once and hands what children ask the
+// root for (snapshotWantMsg, diffWantMsg) to m; it returns the rest, and
+// what m started, unsettled.
+func deliverWants(m *Model, cmd tea.Cmd) tea.Cmd {
+	var rest []tea.Cmd
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case snapshotWantMsg, diffWantMsg:
+			_, next := m.Update(msg)
+			rest = append(rest, next)
+		default:
+			rest = append(rest, func() tea.Msg { return msg })
+		}
+	}
+	return tea.Batch(rest...)
+}
+
 // keys presses each key and settles what it started.
 func pressRun(t *testing.T, m *Model, ks ...string) (raw []string) {
 	t.Helper()
@@ -312,8 +337,10 @@ func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
 		timers = append(timers, msg)
 		return nil
 	}
-	// Opening starts the fetch and the spinner; the screen says it loads.
+	// Opening asks the root for the snapshot; the root starts the fetch
+	// and the spinner; the screen says it loads.
 	_, cmd := m.Update(keyMsg("a"))
+	cmd = deliverWants(m, cmd)
 	if m.env.snaps.loading != 1 || len(timers) != 1 {
 		t.Fatalf("a fetch and one spinner tick: loading %d, timers %v", m.env.snaps.loading, timers)
 	}

@@ -121,12 +121,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.Attention):
 		return m.nextAttention()
 	case key.Matches(msg, k.Pause):
-		if m.backend == nil {
-			m.env.flash = "nothing to pause: this is a replay"
-			break
-		}
-		if m.done {
-			m.env.flash = "the watch has ended"
+		if !m.canPoll("pause") {
 			break
 		}
 		m.paused = !m.paused
@@ -138,12 +133,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 			return m.armTicks()
 		}
 	case key.Matches(msg, k.PollNow):
-		if m.backend == nil {
-			m.env.flash = "nothing to poll: this is a replay"
-			break
-		}
-		if m.done {
-			m.env.flash = "the watch has ended"
+		if !m.canPoll("poll") {
 			break
 		}
 		m.backend.PollNow()
@@ -254,4 +244,18 @@ func (m *Model) onClick(msg tea.MouseClickMsg) tea.Cmd {
 		m.rescope(false)
 	}
 	return nil
+}
+
+// canPoll reports whether p and P can act on the poll; when not (a
+// replay, or the watch has ended) the footer says why: "nothing to <verb>".
+func (m *Model) canPoll(verb string) bool {
+	switch {
+	case m.backend == nil:
+		m.env.flash = "nothing to " + verb + ": this is a replay"
+	case m.done:
+		m.env.flash = "the watch has ended"
+	default:
+		return true
+	}
+	return false
 }

@@ -8,7 +8,10 @@
 //   - layout.go: the frame and the pane rectangles (full and compact), View.
 //   - keys.go: every key binding of the main screen; dispatch.go routes a
 //     key, a wheel turn or a click to what handles it.
-//   - pane.go: the pane contract and the list/box they embed (navigation);
+//   - component.go: the one contract of panes, overlays and detail
+//     bodies (setSize, render, helpKeys).
+//   - pane.go: the pane contract and the nav/list/box they embed
+//     (navigation, the visible-rows render);
 //     pane_agents.go, pane_sessions.go, pane_tools.go, pane_timeline.go,
 //     pane_artifacts.go: one pane each.
 //   - header.go: the header lines; help.go: the ? screen; confirm.go: the
@@ -23,11 +26,13 @@
 //     action_result.go: what a key does to the run or to the outside world.
 //   - messages.go: every message type of the package.
 //   - env.go: the read-only context every pane and overlay gets (store,
-//     styles, symbols, clock); styles.go: the theme mapped onto the
-//     components' styles; text.go: cell-width text building.
+//     styles, symbols, clock, the snapshot cache); only the root writes
+//     it, children ask with messages (flash, want); styles.go: the theme
+//     mapped onto the components' styles; text.go: cell-width text
+//     building.
 //
 // Everything that waits happens in commands: snapshot fetches (cached for
-// the program, snapshots.go), the cancel request, copying (OSC 52, package
+// the program by the root, snapshots.go), the cancel request, copying (OSC 52, package
 // clipboard), opening a browser (package browser), saving a file, large
 // diffs, markdown rendering. The update loop only merges, indexes and
 // draws. Timers are armed from one place each and tagged: the 1 s clock

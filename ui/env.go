@@ -14,11 +14,12 @@ import (
 	artcontent "github.com/firewatch/firewatch/ui/content"
 )
 
-// env is what every pane and overlay reads: the store, the look, and the
-// clock. The root model owns it, hands the same pointer to each child and
-// is the only one that writes it: a child that wants a line in the footer
-// returns flash(...) (messages.go). The snapshot cache (snaps) is shared
-// state that children fill through its commands.
+// env is what every pane and overlay reads: the store, the look, the
+// clock, the snapshot cache, the live-view state and the spinner frame.
+// The root model owns it, hands the same pointer to each child and is the
+// only one that writes it: a child that wants a line in the footer returns
+// flash(...), one that wants a snapshot or a diff returns
+// want(snapshotWantMsg{...}) or want(diffWantMsg{...}) (messages.go).
 type env struct {
 	store    *model.Store
 	st       *theme.Styles

@@ -164,7 +164,7 @@ func (m *Model) render() string {
 	} else if f.kind == layoutFull {
 		lines = append(lines, m.fullBody(f)...)
 	} else {
-		lines = append(lines, m.focused().render(true)...)
+		lines = append(lines, m.focused().render()...)
 	}
 	lines = append(lines, m.footer())
 	for len(lines) < m.height {
@@ -196,8 +196,8 @@ func (m *Model) fullBody(f frame) []string {
 	sep := st.Border.Render(sym.Vertical)
 	// Band A: Agents | Browser sessions.
 	lines = append(lines, m.rule(paneAgents, f.wl, sym.Tee)+m.rule(paneSessions, wr, ""))
-	left := m.agents.render(m.focus == paneAgents)
-	right := m.sessions.render(m.focus == paneSessions)
+	left := m.agents.render()
+	right := m.sessions.render()
 	for i := 0; i < f.aH-1; i++ {
 		lines = append(lines, left[i]+sep+right[i])
 	}
@@ -210,7 +210,7 @@ func (m *Model) fullBody(f frame) []string {
 			mark, junction = f.wl, sym.BottomTee
 		}
 		lines = append(lines, m.ruleAt(band.i, m.width, mark, junction))
-		lines = append(lines, m.panes[band.i].render(m.focus == band.i)...)
+		lines = append(lines, m.panes[band.i].render()...)
 	}
 	return lines
 }

@@ -84,6 +84,23 @@ type openedMsg struct {
 	browser.OpenedMsg
 }
 
+// snapshotWantMsg is a detail view asking for a snapshot (again, when it
+// failed): the root owns the cache (snapshots.go) and starts the fetch.
+type snapshotWantMsg struct {
+	id   string
+	kind model.ArtifactKind
+}
+
+// diffWantMsg is a detail view asking for the diff of two loaded
+// snapshots; the root computes it (in a command when large).
+type diffWantMsg struct {
+	key  [2]string
+	kind model.ArtifactKind
+}
+
+// want sends msg to the root.
+func want(msg tea.Msg) tea.Cmd { return func() tea.Msg { return msg } }
+
 // snapshotMsg is the result of a fetch.
 type snapshotMsg struct {
 	id      string

@@ -368,9 +368,16 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.env.snaps.done(msg)
 		return m.notifyOverlays(msg)
 	case diffMsg:
-		m.env.snaps.diffs[msg.key] = msg.res
-		delete(m.env.snaps.diffing, msg.key)
+		m.env.snaps.diffDone(msg)
 		return m.notifyOverlays(msg)
+	case snapshotWantMsg:
+		return m.env.snaps.fetch(msg.id, msg.kind, m.env.render)
+	case diffWantMsg:
+		done, cmd := m.env.snaps.diff(msg.key, msg.kind)
+		if done != nil {
+			return m.notifyOverlays(*done)
+		}
+		return cmd
 	case cancelDoneMsg:
 		m.onCancelDone(msg)
 		return nil
@@ -452,13 +459,17 @@ func (m *Model) overlaySize() (w, h int, ok bool) {
 // (a no-op for a box that did not change): a resize, a header that grew a
 // line, an overlay opened or closed.
 func (m *Model) relayout() tea.Cmd {
+	var cmds []tea.Cmd
 	if m.width > 0 && m.height > 0 && m.frame().kind != layoutSmall {
 		rects := m.paneRects()
 		for i, p := range m.panes {
-			p.setSize(rects[i].w, rects[i].h)
+			cmds = append(cmds, p.setSize(rects[i].w, rects[i].h))
 		}
 	}
-	return m.sizeOverlay()
+	for i, p := range m.panes {
+		p.setFocus(i == m.focus)
+	}
+	return tea.Batch(append(cmds, m.sizeOverlay())...)
 }
 
 // sizeOverlay gives the overlay shown its box (a no-op when unchanged).

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/model"
@@ -13,15 +12,11 @@ import (
 // the results of its commands come through notified. Overlays stack: one
 // opened over another goes back to it on esc (stacked).
 type overlay interface {
+	// component: setSize is called from Update after every message.
+	component
 	title() string
-	// setSize gives the overlay its box. The root calls it from Update
-	// (never from View) after every message; it returns the commands a new
-	// size needs (markdown rendered for the width, a first fetch).
-	setSize(w, h int) tea.Cmd
 	// update returns the overlay to show next: nil closes it.
 	update(msg tea.Msg, k keyMap) (overlay, tea.Cmd)
-	render() []string
-	helpKeys(k keyMap) []key.Binding
 }
 
 // push opens o over what is shown.

@@ -1,7 +1,7 @@
 package ui
 
 import (
-	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/model"
 )
@@ -39,12 +39,14 @@ func (s *scope) hasAgent(id string) bool { return s.agents == nil || s.agents[id
 // renders exactly h lines of exactly w cells, only the rows that are
 // visible, and supplies its own help bindings for the footer.
 type pane interface {
+	// component: setSize from relayout, render draws its box.
+	component
 	name() string
 	// info is the short text after the title: counts, follow state.
 	info() string
-	setSize(w, h int)
-	render(focused bool) []string
-	helpKeys(k keyMap) []key.Binding
+	// setFocus says whether the pane has the focus (its cursor shows);
+	// the root calls it from relayout with the sizes.
+	setFocus(focused bool)
 
 	// Navigation. move is by rows (a page is ±h).
 	move(delta int)
@@ -109,23 +111,32 @@ func (l *list) cycle(dir, n, h int) bool {
 
 // nav is the navigation of a pane whose rows are a plain list: the cursor
 // (list) over count() rows in its box. Panes embed it instead of spelling
-// move, home, end, step and setSize out each.
+// move, home, end, step and setSize out each; moved, when set, is told
+// after each move (the agents pane keeps its selected agent there).
 type nav struct {
 	box
 	list
 	count func() int
+	moved func()
 }
 
-func (n *nav) setSize(w, h int) {
+func (n *nav) setSize(w, h int) tea.Cmd {
 	n.box.setSize(w, h)
 	n.fix(n.count(), h)
+	return nil
 }
 
 func (n *nav) move(delta int) { n.sel += delta; n.settle() }
 func (n *nav) home()          { n.sel = 0; n.settle() }
 func (n *nav) end()           { n.sel = n.count() - 1; n.settle() }
 
-func (n *nav) settle() { n.fix(n.count(), n.h); n.dirty = true }
+func (n *nav) settle() {
+	n.fix(n.count(), n.h)
+	if n.moved != nil {
+		n.moved()
+	}
+	n.dirty = true
+}
 
 // step moves to the next (dir > 0) or previous row, wrapping around.
 func (n *nav) step(dir int) bool {
@@ -136,20 +147,25 @@ func (n *nav) step(dir int) bool {
 	return true
 }
 
-// box is the common state of a pane: its size and a render cache.
+// box is the common state of a pane: its size, its focus and a render
+// cache.
 type box struct {
-	env   *env
-	w, h  int
-	dirty bool
-	lines []string
-	focus bool
+	env      *env
+	w, h     int
+	hasFocus bool // as the root set it
+	dirty    bool
+	lines    []string
+	focus    bool // as last drawn
 }
 
-func (b *box) setSize(w, h int) {
+func (b *box) setSize(w, h int) tea.Cmd {
 	if w != b.w || h != b.h {
 		b.w, b.h, b.dirty = w, h, true
 	}
+	return nil
 }
+
+func (b *box) setFocus(f bool) { b.hasFocus = f }
 
 func (b *box) height() int { return b.h }
 
@@ -175,4 +191,24 @@ func (b *box) placeholder(text string) []string {
 		lines = append(lines, styled(b.env.st.Muted, " "+text, b.w, b.env.ascii))
 	}
 	return lines
+}
+
+// renderRows is the render of a pane whose rows are a plain list: only the
+// rows in the visible window, the selected one marked when focused; with
+// no rows, "no <noun> yet" (or "no <noun> match" when a scope or filter
+// hides them).
+func renderRows[T any](n *nav, rows []T, sc *scope, focused bool, noun string, row func(T, bool) string) []string {
+	return n.cached(focused, func() []string {
+		if len(rows) == 0 {
+			if sc.q.empty() && sc.agents == nil {
+				return n.placeholder("no " + noun + " yet")
+			}
+			return n.placeholder("no " + noun + " match")
+		}
+		lines := make([]string, 0, max(0, min(len(rows)-n.off, n.h)))
+		for i := n.off; i < min(len(rows), n.off+n.h); i++ {
+			lines = append(lines, row(rows[i], focused && i == n.sel))
+		}
+		return lines
+	})
 }

@@ -18,8 +18,7 @@ import (
 // selected agent scopes the other panes to its subtree; the root shows
 // everything.
 type agentsPane struct {
-	box
-	list
+	nav
 	rows    []agentRow
 	selA    *model.Agent
 	q       query
@@ -32,7 +31,14 @@ type agentRow struct {
 }
 
 func newAgents(e *env) *agentsPane {
-	return &agentsPane{box: box{env: e, dirty: true}}
+	p := &agentsPane{nav: nav{box: box{env: e, dirty: true}}}
+	p.count = func() int { return len(p.rows) }
+	p.moved = func() {
+		if len(p.rows) > 0 {
+			p.selA = p.rows[p.sel].a
+		}
+	}
+	return p
 }
 
 func (p *agentsPane) name() string { return "Agents" }
@@ -115,27 +121,6 @@ func (p *agentsPane) tick() {
 	}
 }
 
-func (p *agentsPane) setSize(w, h int) {
-	p.box.setSize(w, h)
-	p.fix(len(p.rows), h)
-}
-
-func (p *agentsPane) move(delta int) {
-	p.sel += delta
-	p.settle()
-}
-
-func (p *agentsPane) home() { p.sel = 0; p.settle() }
-func (p *agentsPane) end()  { p.sel = len(p.rows) - 1; p.settle() }
-
-func (p *agentsPane) settle() {
-	p.fix(len(p.rows), p.h)
-	if len(p.rows) > 0 {
-		p.selA = p.rows[p.sel].a
-	}
-	p.dirty = true
-}
-
 // step moves to the next agent whose name matches the filter.
 func (p *agentsPane) step(dir int) bool {
 	n := len(p.rows)
@@ -168,7 +153,8 @@ func (p *agentsPane) selected() *model.Agent {
 	return p.selA
 }
 
-func (p *agentsPane) render(focused bool) []string {
+func (p *agentsPane) render() []string {
+	focused := p.hasFocus
 	return p.cached(focused, func() []string {
 		if len(p.rows) == 0 {
 			return p.placeholder("no agents yet")

@@ -96,20 +96,9 @@ func (p *artifactsPane) selection() Selection {
 	return Selection{}
 }
 
-func (p *artifactsPane) render(focused bool) []string {
-	return p.cached(focused, func() []string {
-		if len(p.rows) == 0 {
-			if p.scope.q.empty() && p.scope.agents == nil {
-				return p.placeholder("no artifacts yet")
-			}
-			return p.placeholder("no artifacts match")
-		}
-		var lines []string
-		for i := p.off; i < min(len(p.rows), p.off+p.h); i++ {
-			lines = append(lines, p.row(p.rows[i], focused && i == p.sel))
-		}
-		return lines
-	})
+func (p *artifactsPane) render() []string {
+	focused := p.hasFocus
+	return renderRows(&p.nav, p.rows, p.scope, focused, "artifacts", p.row)
 }
 
 func (p *artifactsPane) row(a *model.Artifact, selected bool) string {

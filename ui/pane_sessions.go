@@ -119,20 +119,9 @@ func (p *sessionsPane) selection() Selection {
 	return Selection{}
 }
 
-func (p *sessionsPane) render(focused bool) []string {
-	return p.cached(focused, func() []string {
-		if len(p.rows) == 0 {
-			if p.scope.q.empty() && p.scope.agents == nil {
-				return p.placeholder("no browser sessions yet")
-			}
-			return p.placeholder("no browser sessions match")
-		}
-		var lines []string
-		for i := p.off; i < min(len(p.rows), p.off+p.h); i++ {
-			lines = append(lines, p.row(p.rows[i], focused && i == p.sel))
-		}
-		return lines
-	})
+func (p *sessionsPane) render() []string {
+	focused := p.hasFocus
+	return renderRows(&p.nav, p.rows, p.scope, focused, "browser sessions", p.row)
 }
 
 func (p *sessionsPane) row(sr sessionRow, selected bool) string {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
@@ -358,12 +359,22 @@ func (t *timelinePane) settle() {
 // dropRows empties the row cache.
 func (t *timelinePane) dropRows() { clear(t.rows) }
 
-func (t *timelinePane) setSize(w, h int) {
+func (t *timelinePane) setSize(w, h int) tea.Cmd {
 	if w != t.w {
 		t.dropRows()
 	}
 	if w != t.w || h != t.h {
 		t.box.setSize(w, h)
+		t.settle()
+	}
+	return nil
+}
+
+// setFocus expands the selected row's detail while the pane has the focus.
+func (t *timelinePane) setFocus(focused bool) {
+	t.box.setFocus(focused)
+	if focused != t.expand {
+		t.expand = focused
 		t.settle()
 	}
 }
@@ -411,11 +422,8 @@ func (t *timelinePane) unfold(e *model.Event) []string {
 	return wrap(strings.TrimSpace(full), dw, max, " "+tail)
 }
 
-func (t *timelinePane) render(focused bool) []string {
-	if focused != t.expand {
-		t.expand = focused
-		t.settle()
-	}
+func (t *timelinePane) render() []string {
+	focused := t.hasFocus
 	return t.cached(focused, func() []string {
 		n := t.len()
 		if n == 0 {

@@ -182,7 +182,8 @@ func (p *toolsPane) selection() Selection {
 	return Selection{}
 }
 
-func (p *toolsPane) render(focused bool) []string {
+func (p *toolsPane) render() []string {
+	focused := p.hasFocus
 	return p.cached(focused, func() []string {
 		n := p.len()
 		if n == 0 {

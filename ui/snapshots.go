@@ -31,7 +31,10 @@ type snapEntry struct {
 	kind model.ArtifactKind
 }
 
-// snapshots is the per-program cache, keyed by snapshotId.
+// snapshots is the per-program cache, keyed by snapshotId. The root
+// writes it (fetch, done, diff, diffDone); detail views read it with get
+// and canDiff, and ask for what they need with snapshotWantMsg and
+// diffWantMsg.
 type snapshots struct {
 	backend Backend
 	m       map[string]*snapEntry
@@ -48,7 +51,7 @@ func newSnapshots(b Backend) *snapshots {
 func (s *snapshots) get(id string) *snapEntry { return s.m[id] }
 
 // fetch starts loading id, the snapshot of an artifact of kind, unless it
-// is loaded or loading; it returns the command that fetches it (nil when
+// is loaded or loading (a failed one is tried again); it returns the command that fetches it (nil when
 // nothing is to be done) and prepares its view with r. In a replay there
 // is no service: the entry says so.
 func (s *snapshots) fetch(id string, kind model.ArtifactKind, r *artcontent.Renderer) tea.Cmd {
@@ -99,6 +102,39 @@ const spinEvery = 100 * time.Millisecond
 // diffLarge is the combined size above which a diff is computed in a
 // command rather than in Update.
 const diffLarge = 64 << 10
+
+// canDiff reports whether the diff of key is neither done nor computing
+// and both its snapshots are in.
+func (s *snapshots) canDiff(key [2]string) bool {
+	if _, done := s.diffs[key]; done || s.diffing[key] {
+		return false
+	}
+	a, b := s.get(key[0]), s.get(key[1])
+	return a != nil && b != nil && a.ok && b.ok
+}
+
+// diff computes the diff of key's two snapshots of kind: in the update
+// loop when small (its diffMsg is returned to be passed on at once), in a
+// command when large (the returned cmd).
+func (s *snapshots) diff(key [2]string, kind model.ArtifactKind) (*diffMsg, tea.Cmd) {
+	if !s.canDiff(key) {
+		return nil, nil
+	}
+	a, b := s.get(key[0]), s.get(key[1])
+	if len(a.content)+len(b.content) > diffLarge {
+		s.diffing[key] = true
+		return nil, diffCmd(kind, key, a.content, b.content)
+	}
+	msg := diffMsg{key: key, res: diff.Compute(kind, a.content, b.content, diff.DefaultContext)}
+	s.diffDone(msg)
+	return &msg, nil
+}
+
+// diffDone records a computed diff.
+func (s *snapshots) diffDone(msg diffMsg) {
+	s.diffs[msg.key] = msg.res
+	delete(s.diffing, msg.key)
+}
 
 // diffCmd computes the diff of two loaded snapshots of kind.
 func diffCmd(kind model.ArtifactKind, key [2]string, old, new string) tea.Cmd {
