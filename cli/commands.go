@@ -108,6 +108,11 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", baseURL, jobID)
+	otlp, err := o.OTLP.live(w, key)
+	if err != nil {
+		return err
+	}
+	defer otlp.finish()
 	if hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -154,7 +159,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
 	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
-	o.register(cmd, flagsPolling|flagsOutput)
+	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP)
 	return cmd
 }
 
@@ -264,7 +269,7 @@ the recorded run's.`,
 	f := cmd.Flags()
 	f.Float64Var(&r.Speed, "speed", 1, "pace multiplier over the recorded pace")
 	f.BoolVar(&r.Instant, "instant", false, "show everything at once (the default for plain and JSON output)")
-	o.register(cmd, flagsOutput)
+	o.register(cmd, flagsOutput|flagsOTLP)
 	return cmd
 }
 
@@ -275,19 +280,11 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	if !(r.Speed > 0) {
 		return usageErrorf("--speed %v: it must be above 0", r.Speed)
 	}
-	var in io.Reader = a.stdin
-	name := "stdin"
-	if file != "-" {
-		f, err := os.Open(file)
-		if err != nil {
-			return usageErrorf("cannot read the recording: %v", err)
-		}
-		defer f.Close()
-		if st, err := f.Stat(); err == nil && st.IsDir() {
-			return usageErrorf("cannot read the recording: %s is a directory", file)
-		}
-		in, name = f, file
+	in, name, closeIn, err := a.openRecording(file)
+	if err != nil {
+		return err
 	}
+	defer closeIn()
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err
@@ -307,6 +304,11 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	}
 	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
+	otlp, err := o.OTLP.live(w, "")
+	if err != nil {
+		return err
+	}
+	defer otlp.finish()
 	ctx, stop := a.out.context(cmd.Context())
 	defer stop(nil)
 	return a.out.finish(w, w.run(ctx))

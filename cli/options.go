@@ -60,6 +60,9 @@ type watchOptions struct {
 	MaxCredits        float64
 	StartedMaxCredits float64
 	timeScale         float64 // the demo's --speed: the trace's clock runs that much faster
+
+	// OTLP is the OpenTelemetry export (--otlp, cli/otlp.go).
+	OTLP otlpOptions
 }
 
 const (
@@ -75,6 +78,7 @@ const (
 	flagsConnection flagSet = 1 << iota // --api-url, --api-key
 	flagsPolling                        // --interval, --tail, --live-view, --record, --timeout
 	flagsOutput                         // --output, --summary, --no-color, --ascii, --debug, --mouse, --exit-on-finish
+	flagsOTLP                           // --otlp, --otlp-endpoint, --otlp-content
 )
 
 func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
@@ -102,6 +106,9 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 		f.DurationVar(&o.Heartbeat, "heartbeat", defaultHeartbeat, "say the run is still going after this long without events (plain and JSON output)")
 		_ = cmd.RegisterFlagCompletionFunc("output", cobra.FixedCompletions(outputModes, cobra.ShellCompDirectiveNoFileComp))
 		o.registerAttention(f)
+	}
+	if which&flagsOTLP != 0 {
+		o.OTLP.register(cmd)
 	}
 }
 
@@ -134,6 +141,11 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	}
 	if o.Record != "" && o.Record == o.Summary {
 		return usageErrorf("--record and --summary name the same file %q", o.Record)
+	}
+	if f.Lookup("otlp") != nil {
+		if err := o.OTLP.check(false); err != nil {
+			return err
+		}
 	}
 	if o.SaveDir != "" {
 		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {

@@ -1,7 +1,7 @@
 // Package cli is firewatch's command line: the commands (watch, demo,
-// replay, serve, version, completion; interact, scrape, crawl-preview in
-// cmd_interact.go and cmd_scrape.go), their flags and environment, the
-// plain and JSON outputs, the summary and the exit codes.
+// replay, serve, export, report, version, completion; interact, scrape,
+// crawl-preview in cmd_interact.go and cmd_scrape.go), their flags and
+// environment, the plain and JSON outputs, the summary and the exit codes.
 package cli
 
 import (
@@ -161,11 +161,12 @@ func (a *app) rootCommand() *cobra.Command {
 			return runE(a.watch(cmd, o, args[0]))
 		},
 	}
-	o.register(root, flagsConnection|flagsPolling|flagsOutput)
+	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
+	root.AddCommand(a.exportCommand(), a.reportCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
@@ -219,7 +220,7 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 			return runE(a.watch(cmd, o, args[0]))
 		},
 	}
-	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	return cmd
 }
 

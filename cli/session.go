@@ -54,6 +54,10 @@ type watchSession struct {
 	// Attention follows the store for what needs a look (attention.go).
 	Attention *attention.Tracker
 
+	// Notes are lines for the terminal UI's footer from outside the watch
+	// (the OTLP export's failure, cli/otlp.go); nil for none.
+	Notes chan string
+
 	// timeout is the cause set on the context when --timeout passes.
 	timeout error
 }

@@ -56,6 +56,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		SaveDir:      w.Opts.SaveDir,
 		LiveView:     w.Opts.LiveView,
 		BackToList:   w.BackToList,
+		Notes:        w.Notes,
 		Attention:    w.newTracker(),
 	}
 	if w.Debug != nil {

@@ -24,6 +24,21 @@ type flashMsg struct{ text string }
 
 func flash(text string) tea.Cmd { return func() tea.Msg { return flashMsg{text} } }
 
+// noteMsg is a footer line from outside the UI (Config.Notes).
+type noteMsg struct{ text string }
+
+func waitNote(ch <-chan string) tea.Cmd {
+	if ch == nil {
+		return nil
+	}
+	return func() tea.Msg {
+		if s, ok := <-ch; ok {
+			return noteMsg{s}
+		}
+		return nil
+	}
+}
+
 // updatesClosedMsg says the watch ended: the Updates channel was closed.
 type updatesClosedMsg struct{}
 

@@ -34,6 +34,7 @@ type Model struct {
 
 	backend      Backend
 	updates      <-chan poller.Update
+	notes        <-chan string // Config.Notes
 	debug        io.Writer
 	jobID        string
 	mouse        bool
@@ -132,6 +133,7 @@ func New(cfg Config) *Model {
 		help:         help.New(),
 		backend:      cfg.Backend,
 		updates:      cfg.Updates,
+		notes:        cfg.Notes,
 		debug:        cfg.Debug,
 		jobID:        model.Sanitize(cfg.JobID),
 		mouse:        cfg.Mouse,
@@ -243,7 +245,7 @@ func (m *Model) markAll() {
 // Init starts reading updates, asks the terminal for its background colour
 // and starts the clock.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitUpdate(m.updates), m.armTicks()}
+	cmds := []tea.Cmd{waitUpdate(m.updates), waitNote(m.notes), m.armTicks()}
 	if !m.env.noColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -304,6 +306,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case flashMsg:
 		m.env.flash = msg.text
 		return nil
+	case noteMsg:
+		m.env.flash = msg.text
+		return waitNote(m.notes)
 	case updatesClosedMsg:
 		m.updates = nil
 		m.done = true

@@ -52,6 +52,10 @@ type Config struct {
 	// directory.
 	SaveDir string
 
+	// Notes are lines for the footer from outside the UI (an OTLP export
+	// that failed), made of sanitised strings; nil for none.
+	Notes <-chan string
+
 	// Debug, if set, gets one line per message the UI handles (its type,
 	// never its content).
 	Debug io.Writer

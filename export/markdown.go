@@ -1,0 +1,225 @@
+package export
+
+import (
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
+)
+
+// mdEscaper makes service text inert in Markdown: every character that
+// can start inline markup (emphasis, links and images, HTML, code, table
+// cells, strike-through) is backslash-escaped or written as an entity, and
+// line breaks become spaces, so a string stays plain text on one line of a
+// table or list item (which never starts with it, so block markup such as
+// headings cannot start either).
+var mdEscaper = strings.NewReplacer(
+	`\`, `\\`, "`", "\\`", "*", `\*`, "_", `\_`, "[", `\[`, "]", `\]`, "|", `\|`, "~", `\~`,
+	"<", "&lt;", ">", "&gt;", "&", "&amp;", "\r\n", " ", "\n", " ", "\r", " ", "\t", " ",
+)
+
+func md(s string) string { return mdEscaper.Replace(s) }
+
+// mermaidText keeps only what a mermaid gantt label can hold safely:
+// letters, digits, spaces and a few harmless marks; anything else becomes
+// a space (a ':' or '#' or ';' would end or break the task line).
+func mermaidText(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case unicode.IsLetter(r) || unicode.IsDigit(r), r == ' ', r == '-', r == '_', r == '.', r == '/':
+			b.WriteRune(r)
+		default:
+			b.WriteByte(' ')
+		}
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if out == "" {
+		out = "unnamed"
+	}
+	if r := []rune(out); len(r) > 60 {
+		out = string(r[:60])
+	}
+	// A line that starts with a keyword is a directive, not a task
+	// ("click ... href", "section ...").
+	first, _, _ := strings.Cut(strings.ToLower(out), " ")
+	switch first {
+	case "section", "title", "dateformat", "axisformat", "tickinterval", "excludes", "includes", "todaymarker",
+		"weekday", "weekend", "click", "acctitle", "accdescr", "inclusiveenddates", "topaxis", "displaymode", "gantt", "call", "href":
+		out = "_" + out
+	}
+	return out
+}
+
+// markdown is the report for a GitHub issue or a support ticket: a summary
+// table, the agent tree, the errors and a mermaid gantt.
+func markdown(s *model.Store, rep *report) string {
+	var b strings.Builder
+	w := func(parts ...string) {
+		for _, p := range parts {
+			b.WriteString(p)
+		}
+	}
+	w("## firewatch report: run `", strings.ReplaceAll(rep.JobID, "`", ""), "`\n\n")
+	w("| | |\n|---|---|\n")
+	row := func(k, v string) { w("| ", k, " | ", v, " |\n") }
+	row("Outcome", "**"+md(rep.Outcome)+"**")
+	if rep.Duration != "" {
+		row("Duration", md(rep.Duration))
+	}
+	if rep.Started != "" {
+		row("Started", md(rep.Started))
+	}
+	if rep.Finished != "" {
+		row("Finished", md(rep.Finished))
+	}
+	row("Credits", md(rep.Credits))
+	row("Tokens", md(rep.Tokens))
+	row("Agents", strconv.Itoa(len(rep.Agents)))
+	tools := strconv.Itoa(len(s.ToolCalls()))
+	row("Tool calls", tools)
+	row("Errors", strconv.Itoa(len(rep.Errors)))
+	row("Events", strconv.Itoa(rep.Events))
+	if rep.Cancel != "" {
+		row("Cancel requested", md(rep.Cancel))
+	}
+	if e := rep.RunError; e != nil {
+		w("\n**", md(e.Code), "**: ", md(e.Message), "  \n", md(e.Explanation), "\n")
+	}
+
+	if at := rep.Attention; at != nil {
+		w("\n### Needed a look\n\n")
+		if len(at.Items) == 0 {
+			w("Nothing: no stall, loop, slow tool, failing streak or budget warning.\n")
+		}
+		for _, it := range at.Items {
+			w("- **", md(it.Kind), "** ")
+			if it.Agent != "" {
+				w(md(it.Agent), ": ")
+			}
+			w(md(it.Message), " (", md(it.At))
+			if it.Open {
+				w(", still open")
+			}
+			w(")\n")
+		}
+		if len(at.Costs) > 0 {
+			w("\n| Agent | Credits (estimated) |\n|---|---:|\n")
+			for _, c := range at.Costs {
+				w("| ", md(c.Agent), " | ", md(c.Credits), " |\n")
+			}
+		}
+	}
+
+	w("\n### Agents\n\n")
+	if len(rep.Agents) == 0 {
+		w("No agent has reported yet.\n")
+	}
+	for _, a := range rep.Agents {
+		state := a.Outcome
+		if a.Unfinished {
+			state = "unfinished"
+		}
+		w(a.Indent, "- **", md(a.Name), "** (", md(a.Role), ", ", md(state))
+		if a.Duration != "" {
+			w(", ", md(a.Duration))
+		}
+		w(", ", describe.Count(a.Tools, "tool call"))
+		if a.Errors > 0 {
+			w(", ", describe.Count(a.Errors, "error"))
+		}
+		w(")\n")
+	}
+
+	w("\n### Errors\n\n")
+	if len(rep.Errors) == 0 {
+		w("No errors.\n")
+	}
+	for _, e := range rep.Errors {
+		tags := md(e.Source)
+		if e.Retryable {
+			tags += ", retryable"
+		}
+		if e.Fatal {
+			tags += ", fatal"
+		}
+		w("- **", md(e.Code), "** (", tags, ")")
+		if e.Agent != "" {
+			w(" in ", md(e.Agent))
+		}
+		w(" at ", md(e.At), ": ", md(e.Message), "  \n  ", md(e.Explanation), "\n")
+	}
+
+	w(gantt(s))
+	if rep.Version != "" {
+		w("\n<sub>firewatch ", md(rep.Version), "</sub>\n")
+	}
+	return b.String()
+}
+
+// gantt is a mermaid gantt of the agents and their tool calls on the
+// trace's time axis (GitHub renders it).
+func gantt(s *model.Store) string {
+	r := s.Run()
+	t0, t1 := r.StartedAt, lastTime(s)
+	if t0.IsZero() || !t1.After(t0) || len(s.Agents()) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n### Timeline\n\n```mermaid\ngantt\n    dateFormat x\n    axisFormat %M:%S\n")
+	ms := func(t time.Time) string { return strconv.FormatInt(t.UnixMilli(), 10) }
+	task := func(label, tag string, n int, start, end time.Time) {
+		if start.IsZero() {
+			start = t0
+		}
+		if end.IsZero() || !end.After(start) {
+			end = start.Add(time.Millisecond)
+		}
+		b.WriteString("    " + mermaidText(label) + " :" + tag + "t" + strconv.Itoa(n) + ", " + ms(start) + ", " + ms(end) + "\n")
+	}
+	n, rows := 0, 0
+	for _, a := range s.Agents() {
+		if rows >= maxRows {
+			break
+		}
+		b.WriteString("    section " + mermaidText(a.Name) + "\n")
+		tag := "done, "
+		switch {
+		case a.State != model.StateFinished:
+			tag = "active, "
+		case a.Outcome != model.OutcomeSucceeded:
+			tag = "crit, "
+		}
+		end := a.FinishedAt
+		if a.State != model.StateFinished {
+			end = t1
+		}
+		n++
+		rows++
+		task(a.Name, tag, n, a.StartedAt, end)
+		for _, t := range a.ToolCalls {
+			if rows >= maxRows {
+				break
+			}
+			tag := ""
+			if t.Failed() {
+				tag = "crit, "
+			}
+			end := t.FinishedAt()
+			if t.State != model.StateFinished {
+				end = t1
+				if !a.FinishedAt.IsZero() {
+					end = a.FinishedAt
+				}
+			}
+			n++
+			rows++
+			task(t.Name, tag, n, t.StartedAt(), end)
+		}
+	}
+	b.WriteString("```\n")
+	return b.String()
+}
