@@ -238,9 +238,10 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 // printInteract writes one call's answer and returns its exit code.
 func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) error {
 	if o.Output == OutputJSON {
-		v := res.Raw.Clone()
+		red, _ := text.RedactJSON(res.Raw)
+		v := jsontext.Value(red).Clone()
 		if err := v.Compact(); err != nil {
-			v = res.Raw
+			v = red
 		}
 		fmt.Fprintf(a.stdout, "%s\n", v)
 	} else {

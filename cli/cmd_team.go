@@ -136,7 +136,8 @@ func teamJSON(t *teamView) ([]byte, error) {
 	}
 	out.Runs = []jsontext.Value{}
 	for _, r := range t.Runs {
-		v := r.Raw.Clone()
+		red, _ := text.RedactJSON(r.Raw)
+		v := jsontext.Value(red).Clone()
 		if v.Compact() != nil {
 			continue
 		}

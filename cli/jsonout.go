@@ -48,6 +48,7 @@ func (p *jsonPrinter) events(evs []*model.Event) {
 // or when it cannot be (it is kept even if not strictly valid) those bytes
 // become spaces. All fields stay as they were sent.
 func eventLine(dst []byte, raw jsontext.Value) []byte {
+	raw, _ = text.RedactJSON(raw) // the key in any form (the model's events are already)
 	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
 		return append(dst, raw...)
 	}

@@ -622,6 +622,7 @@ func (d *Decoder) addFirst(body []byte, o, index int, p *Poll) (*entry, int, err
 	}
 	raw := rest[:n:n]
 	ev.Raw = raw
+	ev, reason = d.redact(ev, reason)
 	if reason != "" || ev.Type == TypeUsageRecorded {
 		// A first body's values are not looked up, but a value set aside
 		// or dropped is reported once: did the body have it already?
@@ -645,7 +646,27 @@ func (d *Decoder) add(raw []byte, index int, p *Poll) (*entry, error) {
 	if err != nil {
 		return nil, err
 	}
+	ev, reason = d.redact(ev, reason)
 	return d.record(raw, ev, reason, index, p), nil
+}
+
+// redact returns ev decoded again from a copy of its bytes in which every
+// string that holds the API key in any form (see text.RedactJSON) is
+// redacted, when there is one: everything that leaves the model, the
+// event's Raw bytes (--output json, recordings, exports, copies) and the
+// strings decoded from them, is then free of it. The entry keeps the bytes
+// as they came, so the next poll's copy of the event is still recognised.
+func (d *Decoder) redact(ev *Event, reason string) (*Event, string) {
+	red, changed := text.RedactJSON(ev.Raw)
+	if !changed {
+		return ev, reason
+	}
+	ev2, reason2, _, err := d.decodeEvent(red)
+	if err != nil {
+		ev.Raw = red
+		return ev, reason
+	}
+	return ev2, reason2
 }
 
 // record keeps a new value's entry and reports its event.
@@ -658,7 +679,11 @@ func (d *Decoder) record(raw []byte, ev *Event, reason string, index int, p *Pol
 	switch {
 	case reason != "":
 		e.kind = entryRejected
-		p.Rejected = append(p.Rejected, Rejected{Index: index, EventID: ev.ID, Reason: reason, Raw: raw})
+		out := raw
+		if ev.Raw != nil {
+			out = ev.Raw // redacted (see redact)
+		}
+		p.Rejected = append(p.Rejected, Rejected{Index: index, EventID: ev.ID, Reason: reason, Raw: out})
 	case ev.Type == TypeUsageRecorded:
 		e.kind = entryDropped
 		p.Dropped++
@@ -1153,8 +1178,8 @@ func (d *Decoder) str(v jsontext.Value) string {
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // valid while b is
 	switch {
-	case !text.IsSafe(s):
-		return text.Sanitize(s)
+	case !text.IsSafe(s) || text.HoldsSecret(s):
+		return text.Sanitize(s) // which redacts the key (see redact)
 	case len(b) <= 64:
 		return d.short(b)
 	case inside(b, d.cur):

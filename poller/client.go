@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // DefaultBaseURL is the service's address when neither the flag nor
@@ -119,6 +120,9 @@ func New(cfg Config) (*Client, error) {
 	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r <= ' ' || r == 0x7f || unicode.IsSpace(r) || unicode.IsControl(r) }) {
 		return nil, errors.New("the API key contains white space or a control character (a line break?): check FIRECRAWL_API_KEY")
 	}
+	// Every path out redacts the key from now on, in whatever form the
+	// server echoes it (see text.AddSecret).
+	text.AddSecret(cfg.APIKey)
 	raw := strings.TrimSpace(cfg.BaseURL)
 	if raw == "" {
 		raw = DefaultBaseURL

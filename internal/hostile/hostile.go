@@ -33,6 +33,7 @@ type Answer struct {
 	Status int
 	Header http.Header
 	Body   []byte
+	Key    string // the API key the request carried (for modes that echo it)
 }
 
 // Fault is what a mode does to the answer to a trace request. n counts the
@@ -132,7 +133,8 @@ func (f *Front) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	rec := httptest.NewRecorder()
 	f.next.ServeHTTP(rec, r)
-	a := &Answer{Status: rec.Code, Header: rec.Header().Clone(), Body: rec.Body.Bytes()}
+	a := &Answer{Status: rec.Code, Header: rec.Header().Clone(), Body: rec.Body.Bytes(),
+		Key: strings.TrimPrefix(r.Header.Get("Authorization"), "Bearer ")}
 	for _, m := range mods {
 		faults[m].Trace(n, job, a)
 	}

@@ -1,0 +1,110 @@
+package text
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/go-json-experiment/json/jsontext"
+)
+
+const testKey = "fc-0123456789abcdef0123456789abcdef"
+
+func init() { AddSecret(testKey) }
+
+// rebuilt reports whether the key can be read back from the JSON value v
+// by any of the transformations output goes through: unescaping every
+// string, and sanitising it.
+func rebuilt(t *testing.T, v []byte) bool {
+	t.Helper()
+	dec := jsontext.NewDecoder(strings.NewReader(string(v)), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	for {
+		tok, err := dec.ReadToken()
+		if err != nil {
+			return strings.Contains(string(v), testKey)
+		}
+		if tok.Kind() == '"' {
+			s := tok.String()
+			if strings.Contains(s, testKey) || strings.Contains(sanitize(s), testKey) {
+				return true
+			}
+		}
+		if dec.StackDepth() == 0 {
+			return false
+		}
+	}
+}
+
+func TestRedactJSONForms(t *testing.T) {
+	k := testKey
+	for _, tc := range []string{
+		`"` + k + `"`,
+		`"` + k[:1] + `\u0063` + k[2:] + `"`,
+		`"` + k[:4] + "\u200b" + k[4:] + `"`,
+		`"` + k[:6] + `\u200D` + k[6:] + `"`,
+		`"` + k[:5] + `\u001b[31m` + k[5:] + `"`,
+		`"` + k[:5] + `\u001b]8;;http://x\u0007` + k[5:] + `"`,
+		`"` + k[:3] + `\u0085` + k[3:] + `"`,
+		`{"` + k[:2] + `\u2066` + k[2:] + `":[1,{"x":"a ` + k[:9] + `\u0000` + k[9:] + ` b"}]}`,
+	} {
+		out, changed := RedactJSON([]byte(tc))
+		if !changed || rebuilt(t, out) {
+			t.Errorf("%s → %s (changed %v)", tc, out, changed)
+		}
+		if !jsontext.Value(out).IsValid() {
+			t.Errorf("%s → %s: not valid JSON", tc, out)
+		}
+		if !strings.Contains(string(out), Redacted) {
+			t.Errorf("%s → %s: no %s", tc, out, Redacted)
+		}
+	}
+	// Nothing to do: the same bytes back.
+	for _, tc := range []string{`{"a":"fc-0123 just a prefix"}`, `"` + k[:10] + `"`, `[1,2,3]`} {
+		if out, changed := RedactJSON([]byte(tc)); changed || string(out) != tc {
+			t.Errorf("%s → %s (changed %v)", tc, out, changed)
+		}
+	}
+}
+
+func TestSanitizeRedacts(t *testing.T) {
+	for _, s := range []string{testKey, "x " + testKey[:4] + "\u200b" + testKey[4:], testKey[:5] + "\x1b[1m" + testKey[5:]} {
+		if got := Sanitize(s); strings.Contains(got, testKey) || !strings.Contains(got, Redacted) {
+			t.Errorf("Sanitize(%q) = %q", s, got)
+		}
+	}
+}
+
+// Whatever is inserted into the key, and whichever of its letters are
+// written as escapes, RedactJSON leaves no string from which unescaping or
+// sanitising rebuilds it.
+func FuzzRedactJSON(f *testing.F) {
+	f.Add(uint64(0), uint8(0), "\u200b")
+	f.Add(uint64(1<<5|1<<9), uint8(7), "\x1b[31m")
+	f.Add(uint64(0xffff), uint8(30), "\x1b]0;t\x07")
+	f.Fuzz(func(t *testing.T, escapes uint64, at uint8, junk string) {
+		k := testKey
+		i := int(at) % (len(k) + 1)
+		var b strings.Builder
+		b.WriteString(`{"m":"`)
+		for j := 0; j <= len(k); j++ {
+			if j == i {
+				for _, r := range junk {
+					fmt.Fprintf(&b, `\u%04x`, r&0xffff)
+				}
+			}
+			if j == len(k) {
+				break
+			}
+			if escapes>>(j%64)&1 == 1 {
+				fmt.Fprintf(&b, `\u%04x`, k[j])
+			} else {
+				b.WriteByte(k[j])
+			}
+		}
+		b.WriteString(`"}`)
+		out, _ := RedactJSON([]byte(b.String()))
+		if rebuilt(t, out) {
+			t.Fatalf("%s → %s", b.String(), out)
+		}
+	})
+}
