@@ -11,7 +11,6 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/internal/program"
-	"github.com/firewatch/firewatch/ui/internal/suspend"
 )
 
 // Backend is what the UI can ask of the service while it watches. It is
@@ -84,12 +83,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	m := New(cfg)
 	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
-	p := tea.NewProgram(m, opts...)
-	// Ctrl-Z and an outside SIGTSTP suspend like any shell job, the
-	// terminal restored; SIGCONT resumes and redraws.
-	stopSuspend := suspend.Listen(p)
-	final, err := p.Run()
-	stopSuspend()
+	final, err := program.Run(tea.NewProgram(m, opts...))
 	res := Result{}
 	if fm, ok := final.(*Model); ok {
 		res = fm.Result()

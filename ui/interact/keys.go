@@ -1,6 +1,10 @@
 package interact
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/firewatch/firewatch/ui/internal/program"
+)
 
 // KeyMap is every key of the console. Letters and symbols go to the input,
 // so the console's own keys are control keys, function keys and the
@@ -23,6 +27,7 @@ type KeyMap struct {
 	Save       key.Binding
 	Help       key.Binding
 	Leave      key.Binding
+	Suspend    key.Binding
 }
 
 // DefaultKeyMap is the console's keys.
@@ -45,6 +50,7 @@ func DefaultKeyMap() KeyMap {
 		Save:       key.NewBinding(key.WithKeys("ctrl+s"), key.WithHelp("ctrl+s", "save output")),
 		Help:       key.NewBinding(key.WithKeys("f1"), key.WithHelp("f1", "help")),
 		Leave:      key.NewBinding(key.WithKeys("ctrl+c", "ctrl+d", "ctrl+q"), key.WithHelp("ctrl+c", "leave")),
+		Suspend:    key.NewBinding(key.WithKeys(program.SuspendKeys...), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
 	}
 }
 
@@ -59,7 +65,7 @@ func (k KeyMap) FullHelp() [][]key.Binding {
 		{k.Send, k.Newline, k.Mode, k.Language},
 		{k.HistPrev, k.HistNext, k.Search},
 		{k.ScrollUp, k.PageUp, k.Bottom},
-		{k.Links, k.View, k.Save, k.Help, k.Leave},
+		{k.Links, k.View, k.Save, k.Help, k.Leave, k.Suspend},
 	}
 }
 

@@ -19,6 +19,8 @@
 package interact
 
 import (
+	"github.com/firewatch/firewatch/ui/internal/program"
+
 	"context"
 	"fmt"
 	"io"
@@ -361,6 +363,9 @@ func (m *Model) say(s string) {
 }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	if key.Matches(msg, m.keys.Suspend) {
+		return program.Suspend
+	}
 	switch m.overlay {
 	case overlayLinks:
 		return m.linksKey(msg)

@@ -14,7 +14,7 @@ import (
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	m := New(cfg)
 	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
-	final, err := tea.NewProgram(m, opts...).Run()
+	final, err := program.Run(tea.NewProgram(m, opts...))
 	res := Result{}
 	if fm, ok := final.(*Model); ok {
 		res = fm.Result()

@@ -1,6 +1,10 @@
 package runs
 
-import "charm.land/bubbles/v2/key"
+import (
+	"charm.land/bubbles/v2/key"
+
+	"github.com/firewatch/firewatch/ui/internal/program"
+)
 
 // KeyMap is the runs screen's keys: one place for dispatch and help.
 type KeyMap struct {
@@ -12,6 +16,7 @@ type KeyMap struct {
 	Team                                    key.Binding
 	Back                                    key.Binding
 	Quit                                    key.Binding
+	Suspend                                 key.Binding
 	Help                                    key.Binding
 }
 
@@ -35,5 +40,6 @@ func DefaultKeyMap() KeyMap {
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
 		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Suspend:    key.NewBinding(key.WithKeys(program.SuspendKeys...), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
 	}
 }

@@ -51,7 +51,7 @@ func Run(ctx context.Context, m *Model, o RunOptions) error {
 	opts := program.Options(ctx, o.Input, o.Output, 0, 0, m.cfg.NoColor)
 	reopen := m.pages > 0
 	m.Chosen = ""
-	_, err := tea.NewProgram(Screen{M: m, reopen: reopen}, opts...).Run()
+	_, err := program.Run(tea.NewProgram(Screen{M: m, reopen: reopen}, opts...))
 	if errors.Is(err, tea.ErrInterrupted) {
 		return nil
 	}

@@ -16,6 +16,8 @@
 package runs
 
 import (
+	"github.com/firewatch/firewatch/ui/internal/program"
+
 	"context"
 	"errors"
 	"slices"
@@ -562,6 +564,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.editFilter(msg)
 	}
 	k := m.keys
+	if key.Matches(msg, k.Suspend) {
+		return program.Suspend
+	}
 	if m.showHelp {
 		if key.Matches(msg, k.Help, k.Back) {
 			m.showHelp = false
@@ -725,6 +730,6 @@ func (m *Model) FullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Filter, k.Back, k.Refresh},
 		{k.All, k.Processing, k.Completed, k.Failed},
-		{k.Team, k.Help, k.Quit},
+		{k.Team, k.Help, k.Quit, k.Suspend},
 	}
 }

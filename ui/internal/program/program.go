@@ -1,6 +1,7 @@
 // Package program holds what firewatch's full-screen programs (the watch
-// UI, the interact console) share when they start: where they read and
-// write, the size to assume when the output is not a terminal, and colour.
+// UI, the runs screen, the interact console) share when they start: where
+// they read and write, the size to assume when the output is not a
+// terminal, colour, and suspending with Ctrl-Z.
 package program
 
 import (
@@ -11,7 +12,25 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
+
+	"github.com/firewatch/firewatch/ui/internal/suspend"
 )
+
+// Run runs p with Ctrl-Z and an outside SIGTSTP suspending it like any
+// shell job (the terminal restored; SIGCONT resumes and redraws; see
+// package suspend). One listener at a time: each screen's program is run
+// through here, and the screens run one after another.
+func Run(p *tea.Program) (tea.Model, error) {
+	stop := suspend.Listen(p)
+	defer stop()
+	return p.Run()
+}
+
+// Suspend is the command a screen returns for its suspend key.
+var Suspend tea.Cmd = suspend.Request
+
+// SuspendKeys are the keys that suspend, for every screen's KeyMap.
+var SuspendKeys = []string{"ctrl+z"}
 
 // Options are the program's options: ctx ends it; in and out replace the
 // process's terminal when non-nil; an out that is not a terminal gets the

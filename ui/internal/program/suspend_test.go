@@ -1,0 +1,71 @@
+package program_test
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/interact"
+	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/runs"
+)
+
+func isSuspend(cmd tea.Cmd) bool {
+	return cmd != nil && reflect.ValueOf(cmd).Pointer() == reflect.ValueOf(program.Suspend).Pointer()
+}
+
+// Ctrl-Z suspends on the runs screen (list and team tab) and in the
+// interact console (whatever it shows), and both name it in their help.
+func TestCtrlZSuspendsEveryScreen(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{Speed: 1e5, RateLimit: -1, Scrapes: 1,
+		Now: func() time.Time { return time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctrlZ := tea.KeyPressMsg{Code: 'z', Mod: tea.ModCtrl}
+
+	r := runs.New(runs.Config{Service: c, NoColor: true})
+	r.SetSize(120, 40)
+	if cmd := r.Update(ctrlZ); !isSuspend(cmd) {
+		t.Error("runs list: ctrl+z does not suspend")
+	}
+	r.Update(tea.KeyPressMsg{Code: tea.KeyTab})
+	if cmd := r.Update(ctrlZ); !isSuspend(cmd) {
+		t.Error("team tab: ctrl+z does not suspend")
+	}
+	if !helps(r.FullHelp()) {
+		t.Error("runs help does not name ctrl+z")
+	}
+
+	m := interact.New(interact.Config{ScrapeID: srv.ScrapeIDs[0], Backend: interact.ClientBackend(c, srv.ScrapeIDs[0]), NoColor: true})
+	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if _, cmd := m.Update(ctrlZ); !isSuspend(cmd) {
+		t.Error("interact console: ctrl+z does not suspend")
+	}
+	if !helps(interact.DefaultKeyMap().FullHelp()) {
+		t.Error("console help does not name ctrl+z")
+	}
+}
+
+func helps(groups [][]key.Binding) bool {
+	for _, g := range groups {
+		for _, b := range g {
+			if strings.Contains(b.Help().Key, "ctrl+z") {
+				return true
+			}
+		}
+	}
+	return false
+}
