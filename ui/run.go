@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	tea "charm.land/bubbletea/v2"
@@ -83,20 +82,13 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 	}
 	m := New(cfg)
 	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
-	final, err := program.Run(tea.NewProgram(m, opts...))
+	final, interrupted, err := program.Run(ctx, tea.NewProgram(m, opts...))
 	res := Result{}
 	if fm, ok := final.(*Model); ok {
 		res = fm.Result()
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return res, context.Cause(ctx)
-		}
-		if errors.Is(err, tea.ErrInterrupted) {
-			res.Quit = cfg.Store.Run().State != model.StateFinished
-			return res, nil
-		}
-		return res, err
+	if interrupted {
+		res.Quit = cfg.Store.Run().State != model.StateFinished
 	}
-	return res, nil
+	return res, err
 }

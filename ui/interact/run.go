@@ -2,7 +2,6 @@ package interact
 
 import (
 	"context"
-	"errors"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -14,19 +13,10 @@ import (
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	m := New(cfg)
 	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
-	final, err := program.Run(tea.NewProgram(m, opts...))
+	final, _, err := program.Run(ctx, tea.NewProgram(m, opts...))
 	res := Result{}
 	if fm, ok := final.(*Model); ok {
 		res = fm.Result()
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return res, context.Cause(ctx)
-		}
-		if errors.Is(err, tea.ErrInterrupted) {
-			return res, nil
-		}
-		return res, err
-	}
-	return res, nil
+	return res, err
 }

@@ -2,7 +2,6 @@ package runs
 
 import (
 	"context"
-	"errors"
 	"io"
 
 	tea "charm.land/bubbletea/v2"
@@ -51,12 +50,6 @@ func Run(ctx context.Context, m *Model, o RunOptions) error {
 	opts := program.Options(ctx, o.Input, o.Output, 0, 0, m.cfg.NoColor)
 	reopen := m.pages > 0
 	m.Chosen = ""
-	_, err := program.Run(tea.NewProgram(Screen{M: m, reopen: reopen}, opts...))
-	if errors.Is(err, tea.ErrInterrupted) {
-		return nil
-	}
-	if err != nil && ctx.Err() != nil {
-		return context.Cause(ctx)
-	}
+	_, _, err := program.Run(ctx, tea.NewProgram(Screen{M: m, reopen: reopen}, opts...))
 	return err
 }

@@ -6,6 +6,7 @@ package program
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 
@@ -16,14 +17,26 @@ import (
 	"github.com/firewatch/firewatch/ui/internal/suspend"
 )
 
-// Run runs p with Ctrl-Z and an outside SIGTSTP suspending it like any
-// shell job (the terminal restored; SIGCONT resumes and redraws; see
-// package suspend). One listener at a time: each screen's program is run
-// through here, and the screens run one after another.
-func Run(p *tea.Program) (tea.Model, error) {
+// Run runs p, started with ctx, with Ctrl-Z and an outside SIGTSTP
+// suspending it like any shell job (the terminal restored; SIGCONT resumes
+// and redraws; see package suspend). One listener at a time: each screen's
+// program is run through here, and the screens run one after another.
+//
+// It returns the final model and what ended the program: interrupted when
+// Ctrl-C reached Bubble Tea (err is then nil), ctx's cause when ctx ended
+// first, or the program's own error.
+func Run(ctx context.Context, p *tea.Program) (final tea.Model, interrupted bool, err error) {
 	stop := suspend.Listen(p)
 	defer stop()
-	return p.Run()
+	final, err = p.Run()
+	switch {
+	case err == nil:
+	case ctx.Err() != nil:
+		err = context.Cause(ctx)
+	case errors.Is(err, tea.ErrInterrupted):
+		interrupted, err = true, nil
+	}
+	return final, interrupted, err
 }
 
 // Suspend is the command a screen returns for its suspend key.
