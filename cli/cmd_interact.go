@@ -238,12 +238,7 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 // printInteract writes one call's answer and returns its exit code.
 func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) error {
 	if o.Output == OutputJSON {
-		red, _ := text.RedactJSON(res.Raw)
-		v := jsontext.Value(red).Clone()
-		if err := v.Compact(); err != nil {
-			v = red
-		}
-		fmt.Fprintf(a.stdout, "%s\n", v)
+		fmt.Fprintf(a.stdout, "%s\n", compactLine(res.Raw))
 	} else {
 		if res.HasOutput && res.Output != "" {
 			fmt.Fprintln(a.stdout, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
@@ -341,9 +336,10 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 
 // compactLine is v as one line of JSON.
 func compactLine(v jsontext.Value) []byte {
-	c := v.Clone()
+	red, _ := text.RedactJSON(v) // the key, in whatever form the service echoed it
+	c := jsontext.Value(red).Clone()
 	if err := c.Compact(); err != nil {
-		return v
+		return red
 	}
 	return c
 }

@@ -136,14 +136,15 @@ func teamJSON(t *teamView) ([]byte, error) {
 	}
 	out.Runs = []jsontext.Value{}
 	for _, r := range t.Runs {
-		red, _ := text.RedactJSON(r.Raw)
-		v := jsontext.Value(red).Clone()
+		v := r.Raw.Clone()
 		if v.Compact() != nil {
-			continue
+			continue // not JSON: json.Marshal would fail on it
 		}
 		out.Runs = append(out.Runs, v)
 	}
-	return json.Marshal(&out)
+	b, err := json.Marshal(&out)
+	b, _ = text.RedactJSON(b) // the key, in whatever form the service echoed it
+	return b, err
 }
 
 // teamPlain is the plain output.
