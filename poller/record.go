@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
@@ -156,7 +157,11 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 	if speed <= 0 || speed != speed {
 		speed = 1
 	}
-	in := jsontext.NewDecoder(r, scanOpts...)
+	// The bytes of the first value are kept while it is read: when the
+	// JSON reader cannot read it (an event nested past its depth limit),
+	// the input may still be one trace body the model can use.
+	head0 := &firstValue{}
+	in := jsontext.NewDecoder(io.TeeReader(r, head0), scanOpts...)
 	dec := model.NewDecoder()
 	h := Health{Replay: true}
 
@@ -164,11 +169,11 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 	// of a recording.
 	deliver := func(body []byte, where string) error {
 		if _, err := scanTrace(body); err != nil {
-			_, derr := model.DecodeTrace(body)
-			if derr == nil {
-				derr = err
+			// The model's own decoder says what is wrong; a body it can
+			// use (an event too deep for the scan is set aside) is used.
+			if _, derr := model.DecodeTrace(body); derr != nil {
+				return fmt.Errorf("replay: %s: %w", where, derr)
 			}
-			return fmt.Errorf("replay: %s: %w", where, derr)
 		}
 		p, err := dec.Decode(body)
 		if err != nil {
@@ -194,8 +199,24 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		return errors.New("replay: the input is empty")
 	}
 	if err != nil {
+		// One saved body the reader cannot walk but the model can use.
+		if body, ok := head0.whole(r); ok {
+			if _, derr := model.DecodeTrace(body); derr == nil {
+				if top, terr := scanTop(body); terr == nil {
+					var id string
+					if json.Unmarshal(top.id, &id) == nil && ValidateJobID(id) == nil {
+						dec.SetRunID(id)
+					}
+				}
+				if err := deliver(body, "value 1"); err != nil {
+					return err
+				}
+				return done()
+			}
+		}
 		return fmt.Errorf("replay: not a recording or a trace body: %w", describeJSON(err))
 	}
+	head0.stop()
 	first = bytes.Clone(first)
 	head, ok := parseObject(first)
 	if !ok {
@@ -280,4 +301,39 @@ func describeJSON(err error) error {
 		return errors.New("the input ends in the middle of a value (cut short?)")
 	}
 	return err
+}
+
+// firstValue keeps the bytes read from a replay's input until stop, at most
+// a trace body's limit.
+type firstValue struct {
+	b       []byte
+	stopped bool
+	over    bool
+}
+
+func (f *firstValue) Write(p []byte) (int, error) {
+	if !f.stopped {
+		if len(f.b)+len(p) > maxTraceBody {
+			f.stopped, f.over, f.b = true, true, nil
+		} else {
+			f.b = append(f.b, p...)
+		}
+	}
+	return len(p), nil
+}
+
+func (f *firstValue) stop() { f.stopped, f.b = true, nil }
+
+// whole is the input from its start: what was kept, then the rest of r.
+func (f *firstValue) whole(r io.Reader) ([]byte, bool) {
+	if f.over || f.stopped {
+		return nil, false
+	}
+	b := f.b
+	f.stop()
+	rest, err := io.ReadAll(io.LimitReader(r, maxTraceBody+1))
+	if err != nil || len(b)+len(rest) > maxTraceBody {
+		return nil, false
+	}
+	return append(b, rest...), true
 }

@@ -271,3 +271,35 @@ func FuzzCompactJSON(f *testing.F) {
 		}
 	})
 }
+
+// A saved trace body with one event nested past the JSON reader's depth
+// limit replays like the live watch reads it: that event set aside, the
+// rest used (issue 16, item 5).
+func TestReplaySavedBodyWithOverDeepEvent(t *testing.T) {
+	srv := startSim(t, sim.Options{Seed: 9})
+	c := newClient(t, srv, withKey(srv))
+	job := srv.Jobs[0].ID
+	if err := srv.WaitFinished(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	body, err := c.Trace(context.Background(), job, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := scriptSummary(t, srv, job)
+	deep := `{"schemaVersion":1,"eventId":"0190f3a4-0000-7000-8000-00000000d001","runId":"` + job +
+		`","occurredAt":"2026-03-14T09:26:53.500Z","producerSequence":0,"type":"tool_call.started","agent":{"id":"0190f3a4-0000-7000-8000-0000000000aa","role":"orchestrator","name":"deep"},` +
+		`"toolCallId":"deep","toolName":"deep","parameters":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
+	in := bytes.Replace(bytes.Clone(body), []byte(`"events":[`), []byte(`"events":[`+deep+`,`), 1)
+	col := newCollector()
+	if err := Replay(context.Background(), bytes.NewReader(in), ReplayOptions{}, col.sink); err != nil {
+		t.Fatal(err)
+	}
+	got := col.summary()
+	if got.Outcome == nil || want.Outcome == nil || *got.Outcome != *want.Outcome || got.EventCount != want.EventCount {
+		t.Errorf("outcome %v, %d events; want %v, %d", got.Outcome, got.EventCount, want.Outcome, want.EventCount)
+	}
+	if len(got.SetAside) != 1 || got.SetAside[0].Reason == "" {
+		t.Errorf("set aside: %+v, want the one over-deep event", got.SetAside)
+	}
+}
