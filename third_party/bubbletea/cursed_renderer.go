@@ -16,6 +16,11 @@ import (
 )
 
 type cursedRenderer struct {
+	// staleView is set by resize and cleared by render: the view held was
+	// made for the old size, and drawing it at the new one would show a
+	// corrupted frame until the model's next View (firewatch patch).
+	staleView bool
+
 	w             io.Writer
 	buf           bytes.Buffer // updates buffer to be flushed to [w]
 	scr           *uv.TerminalRenderer
@@ -290,6 +295,11 @@ func (s *cursedRenderer) writeString(str string) (int, error) {
 func (s *cursedRenderer) flush(closing bool) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+
+	if s.staleView && !closing {
+		// The model has not drawn for the new size yet (firewatch patch).
+		return nil
+	}
 
 	view := s.view
 	frameArea := uv.Rect(0, 0, s.width, s.height)
@@ -629,6 +639,7 @@ func (s *cursedRenderer) render(v View) {
 	defer s.mu.Unlock()
 
 	s.view = v
+	s.staleView = false
 }
 
 // reset implements renderer.
@@ -676,6 +687,7 @@ func (s *cursedRenderer) resize(w, h int) {
 	s.width, s.height = w, h
 	s.scr.Resize(s.width, s.height)
 	s.pendingErase = true
+	s.staleView = true
 	s.mu.Unlock()
 }
 

@@ -201,3 +201,37 @@ func TestCursedRenderer_updatesKittyKeyboardFlagsInPlace(t *testing.T) {
 		t.Fatalf("expected kitty keyboard protocol to be pushed once, got %d pushes in %q", n, got)
 	}
 }
+
+// After a resize, the view made for the old size is not drawn at the new
+// one: the frame ticker's flush waits for the model's next view (firewatch
+// patch: the corrupted frame seen in a storm of resizes).
+func TestCursedRenderer_noStaleFrameAfterResize(t *testing.T) {
+	t.Parallel()
+
+	var out bytes.Buffer
+	r := newCursedRenderer(&out, []string{"TERM=xterm-256color"}, 120, 40)
+	r.start()
+	old := NewView(strings.Repeat("x", 120))
+	old.AltScreen = true
+	r.render(old)
+	if err := r.flush(false); err != nil {
+		t.Fatal(err)
+	}
+	out.Reset()
+	r.resize(77, 40)
+	if err := r.flush(false); err != nil {
+		t.Fatal(err)
+	}
+	if out.Len() != 0 {
+		t.Fatalf("a frame of the old view was drawn at the new size: %q", out.String())
+	}
+	v := NewView(strings.Repeat("y", 77))
+	v.AltScreen = true
+	r.render(v)
+	if err := r.flush(false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "yyy") || strings.Contains(out.String(), "xxx") {
+		t.Fatalf("after the new view: %q", out.String())
+	}
+}
