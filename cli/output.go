@@ -217,7 +217,7 @@ func checkWritable(flag, path string) error {
 	if !di.IsDir() {
 		return usageErrorf("%s %q: %s is not a directory", flag, path, dir)
 	}
-	if err := syscall.Access(dir, 2 /* W_OK */); err != nil {
+	if err := canCreateIn(dir); err != nil {
 		return usageErrorf("%s %q: cannot create a file in %s: %v", flag, path, dir, err)
 	}
 	return nil
