@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -152,10 +153,13 @@ func TestReplayPace(t *testing.T) {
 	}
 }
 
-func TestReplaySavedTraceBody(t *testing.T) {
+// finishedBody is the trace body of a finished simulated run, its job id
+// and the summary its script gives.
+func finishedBody(t *testing.T) (body []byte, job string, want model.Summary) {
+	t.Helper()
 	srv := startSim(t, sim.Options{Seed: 9})
 	c := newClient(t, srv, withKey(srv))
-	job := srv.Jobs[0].ID
+	job = srv.Jobs[0].ID
 	if err := srv.WaitFinished(context.Background(), job); err != nil {
 		t.Fatal(err)
 	}
@@ -163,7 +167,11 @@ func TestReplaySavedTraceBody(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := scriptSummary(t, srv, job)
+	return body, job, scriptSummary(t, srv, job)
+}
+
+func TestReplaySavedTraceBody(t *testing.T) {
+	body, _, want := finishedBody(t)
 	pretty := jsontext.Value(bytes.Clone(body))
 	if err := pretty.Indent(jsontext.WithIndent("  ")); err != nil {
 		t.Fatal(err)
@@ -276,17 +284,7 @@ func FuzzCompactJSON(f *testing.F) {
 // limit replays like the live watch reads it: that event set aside, the
 // rest used (issue 16, item 5).
 func TestReplaySavedBodyWithOverDeepEvent(t *testing.T) {
-	srv := startSim(t, sim.Options{Seed: 9})
-	c := newClient(t, srv, withKey(srv))
-	job := srv.Jobs[0].ID
-	if err := srv.WaitFinished(context.Background(), job); err != nil {
-		t.Fatal(err)
-	}
-	body, err := c.Trace(context.Background(), job, false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := scriptSummary(t, srv, job)
+	body, job, want := finishedBody(t)
 	deep := `{"schemaVersion":1,"eventId":"0190f3a4-0000-7000-8000-00000000d001","runId":"` + job +
 		`","occurredAt":"2026-03-14T09:26:53.500Z","producerSequence":0,"type":"tool_call.started","agent":{"id":"0190f3a4-0000-7000-8000-0000000000aa","role":"orchestrator","name":"deep"},` +
 		`"toolCallId":"deep","toolName":"deep","parameters":` + strings.Repeat("[", 20000) + strings.Repeat("]", 20000) + `}`
