@@ -163,49 +163,128 @@ func redactString(s string) (string, bool) {
 }
 
 // mayHold reports whether the JSON text v could hold k once its escapes are
-// decoded and characters are removed from it (sanitising only removes, so
-// the key must then be a subsequence of the unescaped text): false is
-// certain, true is a maybe. k is matched byte by byte; a \u escape counts as
-// the UTF-8 bytes of its rune.
+// decoded and the string is sanitised: false is certain, true is a maybe.
+// Sanitising only removes characters, and only these: escape sequences
+// (which may swallow printable characters after an ESC or a C1 control),
+// other C0 and C1 controls but newline and tab, DEL, and non-ASCII format
+// characters. So k can only be rebuilt where its bytes stand in order with
+// nothing but such characters between them. For a key of printable ASCII
+// (an API key is), a candidate is followed from each place k's first byte
+// appears, escaped or not, over what sanitising would remove; an ESC or a
+// C1 control on the way is a maybe (what it swallows is not worked out
+// here). Any other key falls back to a looser test: k's bytes in order
+// anywhere in v.
 func mayHold(v []byte, k string) bool {
+	if len(k) == 0 {
+		return true
+	}
+	if !printableASCII(k) {
+		return subsequence(v, k)
+	}
+	for i := 0; i < len(v); i++ {
+		if c := v[i]; c != k[0] && c != '\\' {
+			continue
+		}
+		if matchFrom(v, i, k) {
+			return true
+		}
+	}
+	return false
+}
+
+// unit is one character of JSON text at v[i]: its byte (c), or for a \u
+// escape its rune (r, c = 0 unless r is ASCII); n is how many bytes of v it
+// takes.
+func unit(v []byte, i int) (c byte, r rune, n int) {
+	c = v[i]
+	if c != '\\' || i+1 >= len(v) {
+		return c, rune(c), 1
+	}
+	switch e := v[i+1]; e {
+	case 'u':
+		if i+6 <= len(v) {
+			if r, ok := hex4(v[i+2 : i+6]); ok {
+				if r < 0x80 {
+					return byte(r), r, 6
+				}
+				return 0, r, 6
+			}
+		}
+		return 'u', 'u', 2
+	case 'n':
+		return '\n', '\n', 2
+	case 't':
+		return '\t', '\t', 2
+	case 'r':
+		return '\r', '\r', 2
+	case 'b':
+		return '\b', '\b', 2
+	case 'f':
+		return '\f', '\f', 2
+	default:
+		return e, rune(e), 2
+	}
+}
+
+// matchFrom reports whether k (printable ASCII) may be rebuilt starting at
+// v[i]: see mayHold.
+func matchFrom(v []byte, i int, k string) bool {
+	j := 0
+	for i < len(v) && j < len(k) {
+		c, r, n := unit(v, i)
+		i += n
+		switch {
+		case r < 0x80 && c == k[j]:
+			j++
+		case j == 0:
+			return false // the first unit is k's first byte or nothing
+		case c == 0x1b:
+			return true // an escape sequence: what it swallows is a maybe
+		case n == 1 && c >= 0x80:
+			if c == 0xc2 && i < len(v) && v[i] >= 0x80 && v[i] <= 0x9f {
+				return true // a raw C1 control: maybe a sequence too
+			}
+			// a byte of a non-ASCII character, which sanitising may
+			// remove (a format character): k may go on after it
+		case r >= 0x80 && r <= 0x9f:
+			return true // an escaped C1 control
+		case c == '\n' || c == '\t':
+			return false // kept by sanitising: it breaks k
+		case r < 0x20 || r == 0x7f || r >= 0x80:
+			// removed by sanitising (a raw non-ASCII byte may be part of a
+			// format character): k may go on after it
+		default:
+			return false
+		}
+	}
+	return j == len(k)
+}
+
+func printableASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 0x21 || s[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
+// subsequence reports whether the bytes of k appear in order in the
+// unescaped JSON text v (a \u escape counts as the UTF-8 bytes of its rune).
+func subsequence(v []byte, k string) bool {
 	j := 0
 	var rb [utf8.UTFMax]byte
 	for i := 0; i < len(v) && j < len(k); {
-		c := v[i]
-		if c != '\\' || i+1 >= len(v) {
+		c, r, n := unit(v, i)
+		i += n
+		if n == 1 {
 			if c == k[j] {
 				j++
 			}
-			i++
 			continue
 		}
-		e := v[i+1]
-		if e != 'u' || i+6 > len(v) {
-			switch e {
-			case 'n':
-				e = '\n'
-			case 't':
-				e = '\t'
-			case 'r':
-				e = '\r'
-			case 'b':
-				e = '\b'
-			case 'f':
-				e = '\f'
-			}
-			if e == k[j] {
-				j++
-			}
-			i += 2
-			continue
-		}
-		r, ok := hex4(v[i+2 : i+6])
-		i += 6
-		if !ok {
-			continue
-		}
-		n := utf8.EncodeRune(rb[:], r)
-		for _, b := range rb[:n] {
+		m := utf8.EncodeRune(rb[:], r)
+		for _, b := range rb[:m] {
 			if j < len(k) && b == k[j] {
 				j++
 			}

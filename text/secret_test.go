@@ -108,3 +108,52 @@ func FuzzRedactJSON(f *testing.F) {
 		}
 	})
 }
+
+// mayHold is the quick test that spares RedactJSON's walk: it must say
+// maybe wherever the walk finds the key, and no on ordinary events whose
+// text holds the key's letters scattered (UUIDs, hex: the old subsequence
+// test said maybe to nearly every event, so every first poll re-encoded
+// the whole trace).
+func TestMayHold(t *testing.T) {
+	ordinary := `{"eventId":"0190f3a4-0000-7000-8000-000000000001","runId":"fc012345-6789-abcd-ef01-23456789abcd","text":"f c - 0 1 2 3 4 5 6 7 8 9 a b c d e f 0123456789abcdef0123456789abcdef fc-01"}`
+	if !subsequence([]byte(ordinary), testKey) {
+		t.Fatal("the test event should hold the key's bytes in order")
+	}
+	if mayHold([]byte(ordinary), testKey) {
+		t.Errorf("mayHold(%s) = true, want false", ordinary)
+	}
+	k := testKey
+	for _, tc := range []string{
+		`"` + k + `"`,
+		`"` + k[:1] + `\u0063` + k[2:] + `"`,
+		`"\u0066` + k[1:] + `"`,
+		`"` + k[:4] + "\u200b" + k[4:] + `"`,
+		`"` + k[:5] + "\x1b[31m" + k[5:] + `"`,
+		`"` + k[:5] + `\u001b]8;;http://x\u0007` + k[5:] + `"`,
+		`"` + k[:3] + "\u0085" + k[3:] + `"`,
+		`"` + k[:3] + `\u009b1m` + k[3:] + `"`,
+		`"` + k[:9] + `\u0000\u007f` + k[9:] + `"`,
+	} {
+		if !mayHold([]byte(tc), k) {
+			t.Errorf("mayHold(%s) = false", tc)
+		}
+	}
+	for _, tc := range []string{`"` + k[:9] + `\n` + k[9:] + `"`, `"` + k[:9] + ` ` + k[9:] + `"`, `"` + k[:9] + `"`} {
+		if mayHold([]byte(tc), k) {
+			t.Errorf("mayHold(%s) = true: sanitising keeps what breaks the key there", tc)
+		}
+	}
+}
+
+// Whatever the bytes, mayHold never says no where RedactJSON's walk finds
+// the key.
+func FuzzMayHold(f *testing.F) {
+	f.Add([]byte(`"` + testKey[:4] + "\u200b" + testKey[4:] + `"`))
+	f.Add([]byte(`{"a":"` + testKey[:5] + `\u001b[1m` + testKey[5:] + `"}`))
+	f.Add([]byte(`["` + testKey[:2] + `\u00` + testKey[2:] + `"]`))
+	f.Fuzz(func(t *testing.T, v []byte) {
+		if _, changed := redactJSON(v); changed && jsontext.Value(v).IsValid() && !mayHold(v, testKey) {
+			t.Fatalf("mayHold(%q) = false, but the walk redacts it", v)
+		}
+	})
+}
