@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -92,6 +93,10 @@ type Decoder struct {
 	entries   int                 // entries in known and unindexed
 	ids       map[string]struct{} // eventIds of the events produced
 	layout    []*entry            // the last body's events, in its order
+	layoutOff []int               // where each of them starts in that body
+	spare     []*entry            // the layout before it, reused for the next
+	spareOff  []int
+	same      int // of the body being decoded: see DecodeSame
 	intern    map[string]string
 
 	// The body being decoded. first: nothing was known before it, so its
@@ -212,20 +217,31 @@ var decodeOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext
 
 // Decode reads one trace response body. It returns a *DecodeError when the
 // body cannot be used; a bad event only sets that event aside.
-func (d *Decoder) Decode(body []byte) (*Poll, error) {
+func (d *Decoder) Decode(body []byte) (*Poll, error) { return d.DecodeSame(body, 0) }
+
+// DecodeSame is Decode told that the first same bytes of body are those of
+// the body of the last Decode that succeeded (0: nothing is known). An
+// event of that body that lies wholly within them, at the same place, is
+// taken without comparing its bytes again: the caller compared them as it
+// read the body (the poller does, while reading into the buffer it keeps).
+// Any other event is compared or looked up as Decode does.
+func (d *Decoder) DecodeSame(body []byte, same int) (*Poll, error) {
 	d.first = d.entries == 0
-	p, layout, err := d.decode(body)
+	d.same = min(max(same, 0), len(body))
+	p, layout, offs, err := d.decode(body)
 	if err != nil {
 		d.undo()
 	} else {
-		// Commit the new layout.
+		// Commit the new layout; the old one's storage is the next's.
 		for _, e := range d.layout {
 			e.idx = -1
 		}
 		for i, e := range layout {
 			e.idx = i
 		}
-		d.layout = layout
+		clear(d.layout)
+		d.spare, d.spareOff = d.layout[:0], d.layoutOff[:0]
+		d.layout, d.layoutOff = layout, offs
 	}
 	clear(d.added)
 	d.added, d.addedIDs, d.arena, d.cur = d.added[:0], d.addedIDs[:0], nil, nil
@@ -301,19 +317,20 @@ func (d *Decoder) newEvent() *Event {
 	return e
 }
 
-func (d *Decoder) decode(body []byte) (*Poll, []*entry, error) {
+func (d *Decoder) decode(body []byte) (*Poll, []*entry, []int, error) {
 	p := &Poll{dec: d}
 	var layout []*entry
+	var offs []int
 	top := jsontext.NewDecoder(bytes.NewBuffer(body), decodeOpts...)
 	tok, err := top.ReadToken()
 	if err == io.EOF {
-		return nil, nil, &DecodeError{Offset: int64(len(body)), Msg: "the body is empty"}
+		return nil, nil, nil, &DecodeError{Offset: int64(len(body)), Msg: "the body is empty"}
 	}
 	if err != nil {
-		return nil, nil, syntaxErrAt(top, 0, "", err)
+		return nil, nil, nil, syntaxErrAt(top, 0, "", err)
 	}
 	if tok.Kind() != '{' {
-		return nil, nil, &DecodeError{Offset: int64(skipSpace(body, 0)), Msg: fmt.Sprintf("the body is %s, not an object", kindName(tok.Kind()))}
+		return nil, nil, nil, &DecodeError{Offset: int64(skipSpace(body, 0)), Msg: fmt.Sprintf("the body is %s, not an object", kindName(tok.Kind()))}
 	}
 	var serverErr string
 	sawEvents := false
@@ -344,11 +361,11 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, error) {
 					// Only the first decoder reads straight from the body.
 					return &DecodeError{Offset: base + dec.InputOffset(), Field: field, Msg: "events appears twice"}
 				}
-				l, end, err := d.decodeEvents(body, int(dec.InputOffset()), p)
+				l, o, end, err := d.decodeEvents(body, int(dec.InputOffset()), p)
 				if err != nil {
 					return err
 				}
-				layout = l
+				layout, offs = l, o
 				return errRestart{end}
 			case "id":
 				v, err := dec.ReadValue()
@@ -419,16 +436,16 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, error) {
 		err = readMembers(dec, int64(restart.end)-int64(len(prefix)))
 	}
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if !sawEvents {
 		msg := "the response has no events array"
 		if serverErr != "" {
 			msg = "the server answered with an error instead of a trace"
 		}
-		return nil, nil, &DecodeError{Offset: 0, Field: "events", Msg: msg, ServerError: serverErr}
+		return nil, nil, nil, &DecodeError{Offset: 0, Field: "events", Msg: msg, ServerError: serverErr}
 	}
-	return p, layout, nil
+	return p, layout, offs, nil
 }
 
 // fieldName makes a member name from the body fit for an error message.
@@ -449,13 +466,13 @@ func (errRestart) Error() string { return "restart" }
 // the last body, and decodes only values it has not seen. It returns the
 // offset just past the array's ']', with the body's layout (the entry of
 // each element, in order) for Decode to commit.
-func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, error) {
+func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, []int, int, error) {
 	o := skipSpace(body, start)
 	if o < len(body) && body[o] == ':' {
 		o = skipSpace(body, o+1)
 	}
 	if o >= len(body) || body[o] != '[' {
-		return nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: "expected an array"}
+		return nil, nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: "expected an array"}
 	}
 	o = skipSpace(body, o+1)
 	old := d.layout
@@ -464,7 +481,11 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, 
 		d.ids = make(map[string]struct{}, len(body)/512)
 		p.Events = make([]*Event, 0, len(body)/512)
 	}
-	next := make([]*entry, 0, len(old)+16)
+	oldOff := d.layoutOff
+	next, offs := d.spare[:0], d.spareOff[:0]
+	if cap(next) < len(old)+16 {
+		next, offs = make([]*entry, 0, len(old)+len(old)/4+16), make([]int, 0, len(old)+len(old)/4+16)
+	}
 	k := 0 // index in old of the event expected next
 	index := 0
 	if o < len(body) && body[o] == ']' {
@@ -472,12 +493,27 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, 
 	} else {
 		for {
 			if o >= len(body) {
-				return nil, 0, &DecodeError{Offset: int64(o), Field: fmt.Sprintf("events[%d]", index), Msg: msgTruncated}
+				return nil, nil, 0, &DecodeError{Offset: int64(o), Field: fmt.Sprintf("events[%d]", index), Msg: msgTruncated}
+			}
+			// In the part of the body the caller knows is the last body's
+			// (d.same bytes), the events of the last body stand where they
+			// stood, with the same separators: every one that, with the
+			// separator after it, lies wholly within that part is taken
+			// at once, without touching its bytes.
+			if k < len(old) && o == oldOff[k] {
+				if j := sort.SearchInts(oldOff, d.same+1) - 1; j > k {
+					next = append(next, old[k:j]...)
+					offs = append(offs, oldOff[k:j]...)
+					index += j - k
+					k, o = j, oldOff[j]
+					continue
+				}
 			}
 			var e *entry
 			// The expected event's bytes, found in place, are that event:
 			// a JSON object, array or string ends where its bytes end. (A
 			// number does not: 1 is a prefix of 12.)
+			at := o
 			if k < len(old) && old[k].raw[0] != '-' && (old[k].raw[0] < '0' || old[k].raw[0] > '9') && bytes.HasPrefix(body[o:], old[k].raw) {
 				e = old[k]
 				o += len(e.raw)
@@ -501,7 +537,7 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, 
 						if o+n < len(body) {
 							msg = fmt.Sprintf("invalid character %q at the start of a value", body[o])
 						}
-						return nil, 0, &DecodeError{Offset: int64(o + n), Field: fmt.Sprintf("events[%d]", index), Msg: msg}
+						return nil, nil, 0, &DecodeError{Offset: int64(o + n), Field: fmt.Sprintf("events[%d]", index), Msg: msg}
 					}
 					if e = d.lookup(body[o : o+n]); e == nil {
 						e, err = d.add(bytes.Clone(body[o:o+n]), index, p)
@@ -511,11 +547,12 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, 
 				}
 				if err != nil {
 					off, msg := syntaxDetail(err)
-					return nil, 0, &DecodeError{Offset: int64(o) + off, Field: fmt.Sprintf("events[%d]", index), Msg: msg}
+					return nil, nil, 0, &DecodeError{Offset: int64(o) + off, Field: fmt.Sprintf("events[%d]", index), Msg: msg}
 				}
 				o += n
 			}
 			next = append(next, e)
+			offs = append(offs, at)
 			index++
 			o = skipSpace(body, o)
 			if o < len(body) && body[o] == ',' {
@@ -527,13 +564,13 @@ func (d *Decoder) decodeEvents(body []byte, start int, p *Poll) ([]*entry, int, 
 				break
 			}
 			if o >= len(body) {
-				return nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: msgTruncated}
+				return nil, nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: msgTruncated}
 			}
-			return nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: fmt.Sprintf("expected ',' or ']' after events[%d], found %q", index-1, body[o])}
+			return nil, nil, 0, &DecodeError{Offset: int64(o), Field: "events", Msg: fmt.Sprintf("expected ',' or ']' after events[%d], found %q", index-1, body[o])}
 		}
 	}
 	p.Total = index
-	return next, o, nil
+	return next, offs, o, nil
 }
 
 // valueEnd returns the length of the JSON value at the start of b by matching

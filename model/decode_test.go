@@ -624,3 +624,64 @@ func TestDecoderRepollInsertsInTheMiddle(t *testing.T) {
 		t.Fatalf("%d of %d", len(seen), len(tr.events))
 	}
 }
+
+// DecodeSame, told how much of each body is the last good body's, produces
+// exactly what Decode does, poll after poll, whatever changes between the
+// bodies (withheld, repeated and changed events, other orders, indenting,
+// bodies that cannot be used).
+func TestDecodeSameMatchesDecode(t *testing.T) {
+	for seed := uint64(1); seed <= 12; seed++ {
+		r := rand.New(rand.NewPCG(seed, 9))
+		tr := genTrace(genOpts{events: 150, seed: seed, skew: true, hostile: seed%2 == 0})
+		plain, hinted := NewDecoder(), NewDecoder()
+		var last []byte // the body of hinted's last good Decode
+		n := 0
+		for round := 0; n < len(tr.events) || round < 4; round++ {
+			n = min(len(tr.events), n+r.IntN(40))
+			var out []genEvent
+			for _, e := range tr.events[:n] {
+				switch k := r.IntN(40); {
+				case k == 0 && n < len(tr.events):
+				case k == 1:
+					out = append(out, e, e)
+				case k == 2:
+					c := e
+					c.raw = append([]byte(`{"x-changed":`+fmt.Sprint(r.IntN(1000))+`,`), e.raw[1:]...)
+					out = append(out, c)
+				default:
+					out = append(out, e)
+				}
+			}
+			order := globalSeq
+			if r.IntN(5) == 0 {
+				order = ordering(r.IntN(3))
+			}
+			b := render(out, order, r, round)
+			if r.IntN(6) == 0 {
+				b = b[:r.IntN(len(b))] // cut short: unusable
+			}
+			same := 0
+			for same < min(len(b), len(last)) && b[same] == last[same] {
+				same++
+			}
+			want, werr := plain.Decode(b)
+			got, gerr := hinted.DecodeSame(b, same)
+			if (werr == nil) != (gerr == nil) {
+				t.Fatalf("seed %d round %d: Decode error %v, DecodeSame error %v", seed, round, werr, gerr)
+			}
+			if werr != nil {
+				continue
+			}
+			last = slices.Clone(b)
+			if got.Total != want.Total || len(got.Events) != len(want.Events) || len(got.Rejected) != len(want.Rejected) {
+				t.Fatalf("seed %d round %d: DecodeSame gave %d/%d/%d (total/events/set aside), Decode %d/%d/%d",
+					seed, round, got.Total, len(got.Events), len(got.Rejected), want.Total, len(want.Events), len(want.Rejected))
+			}
+			for i := range got.Events {
+				if got.Events[i].ID != want.Events[i].ID || !bytes.Equal(got.Events[i].Raw, want.Events[i].Raw) {
+					t.Fatalf("seed %d round %d: event %d is %s, want %s", seed, round, i, got.Events[i].ID, want.Events[i].ID)
+				}
+			}
+		}
+	}
+}

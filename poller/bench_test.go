@@ -34,19 +34,24 @@ func BenchmarkPoll(b *testing.B) {
 		for _, mode := range []struct {
 			name      string
 			recording bool
-		}{{"recording", true}, {"plain", false}} {
+			same      bool // the body read told the decoder it is the last one
+		}{{"recording", true, false}, {"plain", false, false}, {"plain-same", false, true}} {
 			b.Run(fmt.Sprintf("events=%d/%s", n, mode.name), func(b *testing.B) {
 				l := &loop{dec: model.NewDecoder()}
 				if mode.recording {
 					l.rec = &recorder{w: io.Discard}
 				}
-				if _, _, err := l.decode(body); err != nil {
+				if _, _, err := l.decode(body, 0); err != nil {
 					b.Fatal(err)
+				}
+				same := 0
+				if mode.same {
+					same = len(body)
 				}
 				b.SetBytes(int64(len(body)))
 				b.ReportAllocs()
 				for b.Loop() {
-					if _, _, err := l.decode(body); err != nil {
+					if _, _, err := l.decode(body, same); err != nil {
 						b.Fatal(err)
 					}
 				}

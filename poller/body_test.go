@@ -75,7 +75,7 @@ func TestEndlessBodiesAreBounded(t *testing.T) {
 					runtime.ReadMemStats(&ms)
 					alloc = ms.TotalAlloc
 				}
-				_, err := c.trace(context.Background(), stubJob, nil, &bb)
+				_, _, err := c.trace(context.Background(), stubJob, nil, &bb)
 				var e *Error
 				if !errors.As(err, &e) || e.Kind != KindMalformed || !strings.Contains(e.Error(), tt.why) {
 					t.Fatalf("attempt %d: %v, want a malformed answer saying %q", i, err, tt.why)
@@ -122,7 +122,7 @@ func TestScrubOnlyWhatChangedStillRedacts(t *testing.T) {
 	}
 	var bb bodyBuf
 	for n, want := range bodies {
-		body, err := c.trace(context.Background(), stubJob, nil, &bb)
+		body, _, err := c.trace(context.Background(), stubJob, nil, &bb)
 		if err != nil {
 			t.Fatal(err)
 		}

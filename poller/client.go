@@ -458,6 +458,7 @@ type response struct {
 	status int
 	header http.Header
 	body   []byte
+	same   int // bytes at the start of body that are the last body's in bb (sendBuf)
 }
 
 // do sends one request and reads the whole answer within the per-request
@@ -559,7 +560,7 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 	body, found := c.scrubBodyFrom(body, from)
 	bb.clean = !found
 	c.logf("%s %s → %d (%d bytes, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
-	return &response{status: resp.StatusCode, header: resp.Header, body: body}, nil
+	return &response{status: resp.StatusCode, header: resp.Header, body: body, same: same}, nil
 }
 
 // isCorrupt reports whether a body read failed because the gzip stream
@@ -657,18 +658,20 @@ func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte
 	if liveView {
 		q = url.Values{"liveView": {"true"}}
 	}
-	return c.trace(ctx, jobID, q, nil)
+	body, _, err := c.trace(ctx, jobID, q, nil)
+	return body, err
 }
 
 // trace is Trace reading the body into *buf (see sendBuf): the watch loop's
 // buffer, reused from poll to poll. The body returned is valid until the
-// next call with the same buffer.
-func (c *Client) trace(ctx context.Context, jobID string, q url.Values, buf *bodyBuf) ([]byte, error) {
+// next call with the same buffer; same is how many bytes at its start are
+// those of the last body read into buf as they were received.
+func (c *Client) trace(ctx context.Context, jobID string, q url.Values, buf *bodyBuf) (body []byte, same int, err error) {
 	r, err := c.sendBuf(ctx, "trace", http.MethodGet, "/v2/agent/"+jobID+"/trace", q, nil, 0, c.traceLimit(), buf)
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
-	return r.body, nil
+	return r.body, r.same, nil
 }
 
 // traceLimit is the largest trace body read (maxTraceBody; tests lower it).

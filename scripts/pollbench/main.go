@@ -90,11 +90,15 @@ func main() {
 		*events, float64(tr.size(*events))/1e6, *grow, *polls, *interval)
 	fmt.Printf("| watcher | polls | CPU per poll | peak RSS | on the wire per poll |\n|---|---:|---:|---:|---:|\n")
 	res := map[string][2]float64{}
-	for i, w := range ws {
+	for _, w := range ws {
 		if *only != "" && !strings.Contains(","+*only+",", ","+w.name+",") {
 			continue
 		}
-		job := fmt.Sprintf("0190f3a4-0000-7000-8000-%012d", 900+i)
+		// Every watcher watches the one run the trace's events belong to
+		// (firewatch sets aside another run's events), one after the
+		// other, each from the first body on.
+		job := job0
+		srv.reset(job)
 		c := w.cmd(job)
 		c.Stdout = nil // /dev/null
 		var stderr bytes.Buffer
@@ -187,6 +191,12 @@ type server struct {
 	first, grow, polls int
 	mu                 sync.Mutex
 	reqs               map[string]*atomic.Int64
+}
+
+func (s *server) reset(job string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.reqs[job] = new(atomic.Int64)
 }
 
 func (s *server) count(job string) int {
