@@ -96,7 +96,8 @@ type Decoder struct {
 	layoutOff []int               // where each of them starts in that body
 	spare     []*entry            // the layout before it, reused for the next
 	spareOff  []int
-	same      int // of the body being decoded: see DecodeSame
+	same      int  // of the body being decoded: see DecodeSame
+	kept      bool // the body being decoded is the caller's to keep: see DecodeKept
 	intern    map[string]string
 
 	// The body being decoded. first: nothing was known before it, so its
@@ -218,6 +219,15 @@ var decodeOpts = []jsontext.Options{jsontext.AllowDuplicateNames(true), jsontext
 // Decode reads one trace response body. It returns a *DecodeError when the
 // body cannot be used; a bad event only sets that event aside.
 func (d *Decoder) Decode(body []byte) (*Poll, error) { return d.DecodeSame(body, 0) }
+
+// DecodeKept is Decode for a body that nobody changes or reuses after the
+// call (a saved trace read from a file for a replay): a first body's events
+// then keep their bytes in body itself instead of in a copy of it.
+func (d *Decoder) DecodeKept(body []byte) (*Poll, error) {
+	d.kept = true
+	defer func() { d.kept = false }()
+	return d.DecodeSame(body, 0)
+}
 
 // DecodeSame is Decode told that the first same bytes of body are those of
 // the body of the last Decode that succeeded (0: nothing is known). An
@@ -647,7 +657,10 @@ func (d *Decoder) lookup(raw []byte) *entry {
 // cannot be used.
 func (d *Decoder) addFirst(body []byte, o, index int, p *Poll) (*entry, int, error) {
 	if d.arena == nil {
-		d.arena, d.arenaBase = bytes.Clone(body[o:]), o
+		d.arena, d.arenaBase = body[o:len(body):len(body)], o
+		if !d.kept {
+			d.arena = bytes.Clone(d.arena)
+		}
 	}
 	rest := d.arena[o-d.arenaBase:]
 	ev, reason, n, err := d.decodeEvent(rest)

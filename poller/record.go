@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strconv"
 	"time"
 
@@ -161,7 +162,27 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 	// JSON reader cannot read it (an event nested past its depth limit),
 	// the input may still be one trace body the model can use.
 	head0 := &firstValue{}
-	in := jsontext.NewDecoder(io.TeeReader(r, head0), scanOpts...)
+	// A file is read whole into one buffer of its size and walked in
+	// place: a saved 60 MB trace then costs 60 MB, not the reader's
+	// growing buffer plus a copy of the first value, a clone of it and the
+	// decoder's own copy. The values read alias data, which nothing
+	// changes, so they are kept as they are (no clones, DecodeKept).
+	data, inPlace, err := readWhole(r)
+	if err != nil {
+		return fmt.Errorf("replay: %w", err)
+	}
+	var in *jsontext.Decoder
+	if inPlace {
+		in = jsontext.NewDecoder(bytes.NewBuffer(data), scanOpts...)
+	} else {
+		in = jsontext.NewDecoder(io.TeeReader(r, head0), scanOpts...)
+	}
+	keep := func(v []byte) []byte {
+		if inPlace {
+			return v
+		}
+		return bytes.Clone(v)
+	}
 	dec := model.NewDecoder()
 	h := Health{Replay: true}
 
@@ -175,7 +196,11 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 				return fmt.Errorf("replay: %s: %w", where, derr)
 			}
 		}
-		p, err := dec.Decode(body)
+		decode := dec.Decode
+		if inPlace {
+			decode = dec.DecodeKept
+		}
+		p, err := decode(body)
 		if err != nil {
 			return fmt.Errorf("replay: %s: %w", where, err)
 		}
@@ -200,7 +225,11 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 	}
 	if err != nil {
 		// One saved body the reader cannot walk but the model can use.
-		if body, ok := head0.whole(r); ok {
+		body, ok := head0.whole(r)
+		if inPlace {
+			body, ok = data, len(data) <= maxTraceBody
+		}
+		if ok {
 			if _, derr := model.DecodeTrace(body); derr == nil {
 				if top, terr := scanTop(body); terr == nil {
 					var id string
@@ -217,7 +246,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		return fmt.Errorf("replay: not a recording or a trace body: %w", describeJSON(err))
 	}
 	head0.stop()
-	first = bytes.Clone(first)
+	first = keep(first)
 	head, ok := parseObject(first)
 	if !ok {
 		return errors.New("replay: not a recording or a trace body: the input is not a JSON object")
@@ -242,7 +271,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 			if err != nil {
 				return fmt.Errorf("replay: value %d: %w", n+1, describeJSON(err))
 			}
-			first = bytes.Clone(next)
+			first = keep(next)
 		}
 	}
 	if v, ok := head.num("version"); !ok || v != RecordingVersion {
@@ -293,6 +322,36 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 			return err
 		}
 	}
+}
+
+// maxReplayFile is the largest file a replay reads whole (see readWhole).
+const maxReplayFile = 1 << 30
+
+// readWhole reads r whole when it is a regular file of at most
+// maxReplayFile bytes, into one buffer of the file's size; inPlace is false
+// (and nothing read) for any other reader, which is then streamed.
+func readWhole(r io.Reader) (data []byte, inPlace bool, err error) {
+	f, ok := r.(*os.File)
+	if !ok {
+		return nil, false, nil
+	}
+	st, err := f.Stat()
+	if err != nil || !st.Mode().IsRegular() || st.Size() > maxReplayFile {
+		return nil, false, nil
+	}
+	data = make([]byte, st.Size()+1) // one more: a file that grew is seen
+	n, err := io.ReadFull(f, data)
+	switch err {
+	case io.ErrUnexpectedEOF, io.EOF:
+		return data[:n:n], true, nil // as large as it said, or smaller
+	case nil:
+		rest, err := io.ReadAll(f) // it grew since: take the rest too
+		if err != nil {
+			return nil, false, err
+		}
+		return append(data, rest...), true, nil
+	}
+	return nil, false, err
 }
 
 // describeJSON makes a reading error of the input say what it is.

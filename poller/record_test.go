@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"io"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -109,14 +112,16 @@ func TestRecordThenReplay(t *testing.T) {
 				t.Fatalf("%d events recorded, %d served", len(seen), len(served))
 			}
 
-			replayed := newCollector()
-			if err := Replay(context.Background(), bytes.NewReader(rec.Bytes()), ReplayOptions{Instant: true}, replayed.sink); err != nil {
-				t.Fatalf("Replay: %v", err)
-			}
-			sameSummary(t, "replay vs live", replayed.summary(), live.summary())
-			us := replayed.snapshot()
-			if last := us[len(us)-1]; !last.Done || !last.Health.Replay || len(us) != len(lines)+1 {
-				t.Fatalf("%d updates for %d lines; last %+v", len(us), len(lines), last)
+			for how, r := range inputs(t, rec.Bytes()) {
+				replayed := newCollector()
+				if err := Replay(context.Background(), r, ReplayOptions{Instant: true}, replayed.sink); err != nil {
+					t.Fatalf("Replay from %s: %v", how, err)
+				}
+				sameSummary(t, "replay from "+how+" vs live", replayed.summary(), live.summary())
+				us := replayed.snapshot()
+				if last := us[len(us)-1]; !last.Done || !last.Health.Replay || len(us) != len(lines)+1 {
+					t.Fatalf("from %s: %d updates for %d lines; last %+v", how, len(us), len(lines), last)
+				}
 			}
 		})
 	}
@@ -182,12 +187,30 @@ func TestReplaySavedTraceBody(t *testing.T) {
 		"two bodies":   append(append(bytes.Clone(body), '\n'), pretty...),
 		"trailing eol": append(bytes.Clone(pretty), "\n\n"...),
 	} {
-		col := newCollector()
-		if err := Replay(context.Background(), bytes.NewReader(in), ReplayOptions{}, col.sink); err != nil {
-			t.Fatalf("%s: %v", name, err)
+		for how, r := range inputs(t, in) {
+			col := newCollector()
+			if err := Replay(context.Background(), r, ReplayOptions{}, col.sink); err != nil {
+				t.Fatalf("%s from %s: %v", name, how, err)
+			}
+			sameSummary(t, name+" from "+how, col.summary(), want)
 		}
-		sameSummary(t, name, col.summary(), want)
 	}
+}
+
+// inputs gives b as a replay reads it: streamed from a reader, and from a
+// file (read whole and walked in place, see readWhole).
+func inputs(t *testing.T, b []byte) map[string]io.Reader {
+	t.Helper()
+	name := filepath.Join(t.TempDir(), "in.json")
+	if err := os.WriteFile(name, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return map[string]io.Reader{"a reader": bytes.NewReader(b), "a file": f}
 }
 
 func TestReplayBadInput(t *testing.T) {
