@@ -295,6 +295,11 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		instant = w.Output != OutputTUI && !cmd.Flags().Changed("speed")
 	}
 	w.Replay = true
+	if f, ok := in.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			w.InputBytes = st.Size()
+		}
+	}
 	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
 		err := poller.Replay(ctx, in, poller.ReplayOptions{Speed: r.Speed, Instant: instant}, sink)
 		if err != nil && ctx.Err() == nil {

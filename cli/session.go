@@ -37,8 +37,11 @@ type watchSession struct {
 	Opts   *watchOptions
 	Output string // the resolved mode: tui, plain or json
 	Replay bool   // the events come from a recording
-	Color  bool   // colour allowed (a terminal, no --no-color, no NO_COLOR)
-	Width  int    // terminal width for plain output; 0 when stdout is not a terminal
+	// InputBytes is the size of the file a replay reads (0: not known):
+	// the memory the terminal UI may take follows it from the start.
+	InputBytes int64
+	Color      bool // colour allowed (a terminal, no --no-color, no NO_COLOR)
+	Width      int  // terminal width for plain output; 0 when stdout is not a terminal
 
 	Stdout io.Writer
 	Stderr io.Writer
