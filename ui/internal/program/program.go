@@ -48,8 +48,13 @@ var SuspendKeys = []string{"ctrl+z"}
 // Options are the program's options: ctx ends it; in and out replace the
 // process's terminal when non-nil; an out that is not a terminal gets the
 // size w x h (80x24 when unset); noColor sends no colour.
+//
+// SIGINT and SIGTERM are the caller's: ctx ends on them (cli's signal
+// context), and Bubble Tea's own handler is off. Its goroutine sends a
+// QuitMsg without watching the context, so when ctx ended first it blocked
+// for ever and Run, which waits for it, never returned.
 func Options(ctx context.Context, in io.Reader, out io.Writer, w, h int, noColor bool) []tea.ProgramOption {
-	opts := []tea.ProgramOption{tea.WithContext(ctx)}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
 	if in != nil {
 		opts = append(opts, tea.WithInput(in))
 	}
