@@ -6,7 +6,7 @@ import (
 	"strings"
 )
 
-// Numbers out of range (issue 16, item 2).
+// Numbers out of range: too large, negative, not a float64, beyond int64.
 var (
 	HugeCredits = register("huge-credits", Fault{
 		Doc:   "creditsUsed is 1.7e308 (tokens would be +Inf)",
@@ -49,7 +49,7 @@ var (
 	})
 )
 
-// Events that are not this run's, or not usable (items 4, 5, 9).
+// Events that are not this run's, too deep to read, or changed in place.
 var (
 	ForeignRun = register("foreign-run", Fault{
 		Doc: "events of another run (runId 0190f3a4-dead-7000-8000-000000000000): an agent.started and a failed run.finished",
@@ -92,7 +92,7 @@ var (
 	})
 )
 
-// Answers that say they failed, or ask for a long wait (item 9).
+// Answers that say they failed, are not JSON, or ask for a long wait.
 var (
 	SuccessFalse = register("success-false", Fault{
 		Doc:   `every trace answer is 200 {"success":false,"error":"Internal server error while reading the trace"}`,
@@ -128,7 +128,7 @@ var (
 	})
 )
 
-// Text that is costly to show (item 3).
+// Text that is costly to lay out.
 var (
 	LongWord = register("long-word", Fault{
 		Doc: "one more reasoning.summary whose text is one word of 1 MB",

@@ -12,8 +12,8 @@ import (
 	"github.com/firewatch/firewatch/sim"
 )
 
-// Cases of issue 16 through the hostile front (internal/hostile): each is
-// a mode of the front, watched to the end with a recording, which then
+// Hostile answers through the fault-injecting front (internal/hostile):
+// each case is a mode of the front, watched to the end with a recording, which then
 // replays to the same state.
 func TestHostileFront(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{"refused"}, Speed: 1000})
