@@ -277,11 +277,14 @@ type changes struct {
 	errors    bool
 	reasoning bool
 	newErrors []*ErrorEntry
+	// The lengths of the run-wide lists when the merge began: what comes
+	// after was added by it (see sortFrom).
+	errorsFrom, reasoningFrom int
 }
 
 func (s *Store) newChanges() *changes {
 	s.epoch++
-	return &changes{epoch: s.epoch}
+	return &changes{epoch: s.epoch, errorsFrom: len(s.errors), reasoningFrom: len(s.reasoning)}
 }
 
 func (ch *changes) agent(a *Agent) {
@@ -460,6 +463,22 @@ func sortByPos[T any](l []T, cmp func(a, b T) int) {
 	}
 }
 
+// sortFrom is sortByPos for a list whose first from elements were in order
+// before the merge and, when no event already placed moved, come before
+// everything it added: only the added part is checked (a long run's
+// reasoning list is not walked at every poll), and the whole list is
+// sorted only if the two parts do not follow on.
+func sortFrom[T any](l []T, from int, cmp func(a, b T) int) {
+	if from <= 0 || from > len(l) {
+		sortByPos(l, cmp)
+		return
+	}
+	sortByPos(l[from:], cmp)
+	if from < len(l) && cmp(l[from-1], l[from]) > 0 {
+		sortByPos(l, cmp)
+	}
+}
+
 // refresh recomputes the entities a merge touched (everything when the
 // merge moved events already placed).
 func (s *Store) refresh(ch *changes, moved, newAgents bool, d *Delta) {
@@ -477,12 +496,13 @@ func (s *Store) refresh(ch *changes, moved, newAgents bool, d *Delta) {
 			ch.artifact(art)
 		}
 		ch.run, ch.phase, ch.errors, ch.reasoning = true, true, true, true
+		ch.errorsFrom, ch.reasoningFrom = 0, 0
 	}
 	if ch.errors {
-		sortByPos(s.errors, byErrorEvent)
+		sortFrom(s.errors, ch.errorsFrom, byErrorEvent)
 	}
 	if ch.reasoning {
-		sortByPos(s.reasoning, byPos)
+		sortFrom(s.reasoning, ch.reasoningFrom, byPos)
 	}
 
 	// The run, then the agents' lifecycles: the states that decide whether
