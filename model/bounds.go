@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"github.com/firewatch/firewatch/text"
 	"math"
 	"strconv"
 	"strings"
@@ -138,6 +139,11 @@ func tooDeep(v []byte) bool {
 func (d *Decoder) deepEvent(raw []byte) *Event {
 	ev := d.newEvent()
 	ev.Raw = raw
+	if red, changed := text.RedactJSON(raw); changed {
+		// Too deep to walk, so kept as redacted text: its bytes go out as
+		// a set-aside event's raw value like any other.
+		ev.Raw = red
+	}
 	if len(raw) == 0 || raw[0] != '{' {
 		return ev
 	}

@@ -2,6 +2,7 @@ package model
 
 import (
 	"encoding/json"
+	"github.com/firewatch/firewatch/text"
 	"math"
 	"strings"
 	"testing"
@@ -188,6 +189,19 @@ func TestOverDeepEvent(t *testing.T) {
 			}
 		})
 	}
+	// The key in a deep event does not survive in its raw bytes, which
+	// go out with the set-aside event.
+	const key = "fc-deepdeepdeep0123456789abcdef"
+	text.AddSecret(key)
+	keyed := strings.Replace(deep, `"toolName":"x"`, `"toolName":"`+key[:4]+`\u200b`+key[4:]+`"`, 1)
+	if keyed == deep {
+		t.Fatal("the key was not put in the deep event")
+	}
+	s := ingest(t, body(e1, keyed, e2))
+	if r := s.Rejected(); len(r) != 1 || strings.Contains(string(r[0].Raw), key[4:]) || !strings.Contains(string(r[0].Raw), text.Redacted) {
+		t.Fatalf("set aside %d; raw holds the key or no %s", len(r), text.Redacted)
+	}
+
 	// A body that is not JSON inside the deep part is still a body error
 	// when the brackets do not match.
 	if _, err := DecodeTrace(body(e1, strings.Repeat("[", 20000))); err == nil {

@@ -120,10 +120,7 @@ func redactJSON(v []byte) ([]byte, bool) {
 	for {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			// Not JSON we can walk: keep it only as redacted text.
-			s := Sanitize(string(v))
-			b, _ := jsontext.AppendQuote(nil, s)
-			return b, true
+			return unwalkable(v), true
 		}
 		if tok.Kind() == '"' {
 			s := tok.String()
@@ -133,9 +130,7 @@ func redactJSON(v []byte) ([]byte, bool) {
 			}
 		}
 		if err := enc.WriteToken(tok); err != nil {
-			s := Sanitize(string(v))
-			b, _ := jsontext.AppendQuote(nil, s)
-			return b, true
+			return unwalkable(v), true
 		}
 		if dec.StackDepth() == 0 {
 			break
@@ -145,6 +140,20 @@ func redactJSON(v []byte) ([]byte, bool) {
 		return v, false
 	}
 	return bytes.TrimRight(buf.Bytes(), "\n"), true
+}
+
+// unwalkable is what RedactJSON makes of a value that may hold a secret
+// but cannot be walked (not JSON, or nested past the reader's depth
+// limit): its sanitised text as a JSON string, the secrets redacted. When
+// sanitising does not bring the secret out (it hides behind a JSON escape,
+// which only a walk decodes), the whole value is replaced instead.
+func unwalkable(v []byte) []byte {
+	s := Sanitize(string(v))
+	if !strings.Contains(s, Redacted) {
+		s = Redacted + " (a value that could not be read as JSON and may hold a secret)"
+	}
+	b, _ := jsontext.AppendQuote(nil, s)
+	return b
 }
 
 // redactString reports whether s, as it is or once sanitised, holds a
