@@ -5,12 +5,14 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 )
 
 // Endless bodies, endless chunked bodies, gzip bombs and bodies announcing
@@ -132,5 +134,46 @@ func TestScrubOnlyWhatChangedStillRedacts(t *testing.T) {
 		if w := strings.ReplaceAll(want, key, redacted); string(body) != w {
 			t.Fatalf("body %d: got a different body than the redacted one", n)
 		}
+	}
+}
+
+// readBody's count of leading bytes that are the last body's never claims
+// a byte that differs, and finds every byte before the first difference,
+// whatever the read sizes.
+func TestReadBodySame(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var bb bodyBuf
+	var last []byte
+	for round := range 60 {
+		n := r.IntN(320<<10) + 1
+		body := make([]byte, n)
+		copy(body, last)
+		for i := len(last); i < n; i++ {
+			body[i] = byte('a' + r.IntN(3))
+		}
+		if round%3 == 1 && n > 0 {
+			body[r.IntN(n)] ^= 1 // one byte changed somewhere
+		}
+		length := int64(n)
+		if round%4 == 0 {
+			length = -1
+		}
+		kept := cap(bb.b)
+		got, same, err := readBody(iotest.HalfReader(bytes.NewReader(body)), length, 1<<30, false, &bb)
+		if err != nil || !bytes.Equal(got, body) {
+			t.Fatalf("round %d: %v, %d bytes read of %d", round, err, len(got), n)
+		}
+		common := 0
+		for common < min(len(last), n) && last[common] == body[common] {
+			common++
+		}
+		if same > common {
+			t.Fatalf("round %d: same %d, but the bodies part at %d", round, same, common)
+		}
+		// (A body that needed a new buffer is compared with nothing.)
+		if cap(bb.b) == kept && same < common {
+			t.Fatalf("round %d: same %d, want %d", round, same, common)
+		}
+		last = bytes.Clone(body)
 	}
 }
