@@ -172,7 +172,7 @@ func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
 	s.Model = o.sanitized("model")
 	s.Effort = o.sanitized("effort")
 	s.Error = o.sanitized("error")
-	if f, ok := o.num("creditsUsed"); ok {
+	if f, ok := o.numIn("creditsUsed", 0, model.MaxCredits); ok {
 		s.CreditsUsed = &f
 	}
 	if t, ok := o.time("expiresAt"); ok {
@@ -226,7 +226,7 @@ func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
 		ri.CreatedAt, _ = o.time("createdAt")
 		ri.RunExtras = readExtras(o)
 		ri.Status = o.sanitized("status")
-		if f, ok := o.num("creditsUsed"); ok {
+		if f, ok := o.numIn("creditsUsed", 0, model.MaxCredits); ok {
 			ri.CreditsUsed = &f
 		}
 		opts, _ := o.obj("options")
@@ -284,10 +284,10 @@ func (c *Client) TokenUsage(ctx context.Context) (*TokenUsage, error) {
 	}
 	t := &TokenUsage{}
 	var has bool
-	if t.RemainingTokens, has = o.num("remainingTokens"); !has {
-		return nil, c.malformed(op, r.status, "no remainingTokens in the answer")
+	if t.RemainingTokens, has = o.numIn("remainingTokens", -maxTokens, maxTokens); !has {
+		return nil, c.malformed(op, r.status, "no usable remainingTokens in the answer (absent, not a number, or out of range)")
 	}
-	t.PlanTokens, _ = o.num("planTokens")
+	t.PlanTokens, _ = o.numIn("planTokens", 0, maxTokens)
 	t.BillingPeriodStart, _ = o.time("billingPeriodStart")
 	t.BillingPeriodEnd, _ = o.time("billingPeriodEnd")
 	return t, nil
@@ -388,6 +388,22 @@ func (o object) num(name string) (float64, bool) {
 		return 0, false
 	}
 	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return 0, false
+	}
+	return f, true
+}
+
+// maxTokens bounds the team's token figures: the model's credit bound in
+// tokens (15 a credit).
+const maxTokens = model.MaxCredits * 15
+
+// numIn is num for a figure that must lie in [lo, hi]: one outside (a
+// server's 1.7e308 or a negative count) is not used, as the model does
+// with the trace's numbers (model/bounds.go), so nothing downstream
+// prints a 309-digit figure or overflows.
+func (o object) numIn(name string, lo, hi float64) (float64, bool) {
+	f, ok := o.num(name)
+	if !ok || f < lo || f > hi {
 		return 0, false
 	}
 	return f, true
