@@ -195,10 +195,13 @@ func (p *agentsPane) row(ar agentRow, left int, selected, marked bool) string {
 		errs = strings.TrimSpace(marks + " " + errs)
 	}
 	if p.env.store.Run().HasCredits {
-		dur = padLeft(dur, 6) + " " + padRight(attn.AgentCredits(p.env.attn, a.ID, sym), 5)
+		c := attn.AgentCredits(p.env.attn, a.ID, sym)
+		dur = padLeft(dur, 6) + " " + padRight(c, max(5, width(c))) // ≈1,234 is not cut
 	}
-	nameW := max(0, left-width(ar.prefix)-2)
 	durW := max(6, width(dur))
+	// The name gives way to the duration and the credits: a four-digit
+	// estimate must not be cut at the pane's edge.
+	nameW := max(0, min(left-width(ar.prefix)-2, p.w-width(ar.prefix)-4-durW))
 	if selected {
 		// One style for the whole row: cheap, and readable without colour.
 		text := " " + ar.prefix + symbol + " " + padRight(a.Name, nameW) + " " + padLeft(dur, durW) + " " + act
