@@ -568,6 +568,27 @@ func decoderRound(t *testing.T, d *Decoder, b []byte, seen map[string]bool) *Pol
 
 // Decode of body N+1 after body N yields exactly the set difference,
 // however the bodies are ordered, formatted and changed.
+// perturb is evs as a server might send them again: about one in every
+// `in` withheld this time (when withhold), one repeated, one changed in
+// place (same eventId, other bytes).
+func perturb(r *rand.Rand, evs []genEvent, withhold bool, in int) []genEvent {
+	var out []genEvent
+	for _, e := range evs {
+		switch k := r.IntN(in); {
+		case k == 0 && withhold:
+		case k == 1:
+			out = append(out, e, e)
+		case k == 2:
+			c := e
+			c.raw = append([]byte(`{"x-changed":`+fmt.Sprint(r.IntN(1000))+`,`), e.raw[1:]...)
+			out = append(out, c)
+		default:
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
 func TestDecoderSetDifference(t *testing.T) {
 	for seed := uint64(1); seed <= 12; seed++ {
 		r := rand.New(rand.NewPCG(seed, 7))
@@ -577,24 +598,7 @@ func TestDecoderSetDifference(t *testing.T) {
 		n := 0
 		for round := 0; n < len(tr.events) || round < 4; round++ {
 			n = min(len(tr.events), n+r.IntN(40))
-			evs := slices.Clone(tr.events[:n])
-			// Perturb: some events withheld this time, some twice, some
-			// changed in place (same eventId, other bytes).
-			var out []genEvent
-			for _, e := range evs {
-				switch k := r.IntN(30); {
-				case k == 0 && n < len(tr.events):
-					continue
-				case k == 1:
-					out = append(out, e, e)
-				case k == 2:
-					c := e
-					c.raw = append([]byte(`{"x-changed":`+fmt.Sprint(r.IntN(1000))+`,`), e.raw[1:]...)
-					out = append(out, c)
-				default:
-					out = append(out, e)
-				}
-			}
+			out := perturb(r, tr.events[:n], n < len(tr.events), 30)
 			order := ordering(r.IntN(3))
 			b := render(out, order, r, round)
 			if r.IntN(4) == 0 {
@@ -638,20 +642,7 @@ func TestDecodeSameMatchesDecode(t *testing.T) {
 		n := 0
 		for round := 0; n < len(tr.events) || round < 4; round++ {
 			n = min(len(tr.events), n+r.IntN(40))
-			var out []genEvent
-			for _, e := range tr.events[:n] {
-				switch k := r.IntN(40); {
-				case k == 0 && n < len(tr.events):
-				case k == 1:
-					out = append(out, e, e)
-				case k == 2:
-					c := e
-					c.raw = append([]byte(`{"x-changed":`+fmt.Sprint(r.IntN(1000))+`,`), e.raw[1:]...)
-					out = append(out, c)
-				default:
-					out = append(out, e)
-				}
-			}
+			out := perturb(r, tr.events[:n], n < len(tr.events), 40)
 			order := globalSeq
 			if r.IntN(5) == 0 {
 				order = ordering(r.IntN(3))
