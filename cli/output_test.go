@@ -79,14 +79,7 @@ func TestSpeedOutOfRange(t *testing.T) {
 // --record to a full disk says so once, on stderr and in the debug log,
 // and exits 8; the run is still watched to its end and the summary written.
 func TestRecordToAFullDisk(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
-	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1000, RateLimit: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := fullDiskAndARun(t)
 	dir := t.TempDir()
 	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key,
 		"--interval", "100ms", "-o", "json", "--record", "/dev/full", "--summary", filepath.Join(dir, "s.json"), "--debug", filepath.Join(dir, "d.log"))
@@ -101,6 +94,21 @@ func TestRecordToAFullDisk(t *testing.T) {
 	if log, _ := os.ReadFile(filepath.Join(dir, "d.log")); !strings.Contains(string(log), "--record: cannot write") {
 		t.Fatalf("debug log:\n%s", log)
 	}
+}
+
+// fullDiskAndARun skips the test where there is no /dev/full, and
+// otherwise serves a research run that finishes at once.
+func fullDiskAndARun(t *testing.T) *sim.Server {
+	t.Helper()
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1000, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
 }
 
 // closedPipe is a stdout whose reader went away after n bytes.
@@ -148,14 +156,7 @@ func TestClosedStdoutEndsWatching(t *testing.T) {
 
 // --summary to a full disk: said once, exit 8 for a run that succeeded.
 func TestSummaryToAFullDisk(t *testing.T) {
-	if _, err := os.Stat("/dev/full"); err != nil {
-		t.Skip("no /dev/full")
-	}
-	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1000, RateLimit: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := fullDiskAndARun(t)
 	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key,
 		"--interval", "100ms", "-o", "json", "--summary", "/dev/full")
 	if code != ExitOutput || strings.Count(errOut, "--summary") != 1 || !strings.Contains(errOut, "no space left") {
