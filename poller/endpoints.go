@@ -1,7 +1,9 @@
 package poller
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"math"
 	"net/http"
 	"net/url"
@@ -347,6 +349,37 @@ func parseObject(b []byte) (object, bool) {
 	var o object
 	if err := unmarshal(b, &o); err != nil || o == nil {
 		return nil, false
+	}
+	return o, true
+}
+
+// viewObject is parseObject without copies: the members' values are
+// slices of b, so b must not change while the object is used. A replay
+// reads its 60 MB first value this way instead of copying its events
+// array only to read the header's few members.
+func viewObject(b []byte) (object, bool) {
+	d := jsontext.NewDecoder(bytes.NewBuffer(b), lenient)
+	if t, err := d.ReadToken(); err != nil || t.Kind() != '{' {
+		return nil, false
+	}
+	o := object{}
+	for d.PeekKind() != '}' {
+		name, err := d.ReadToken()
+		if err != nil {
+			return nil, false
+		}
+		key := name.String() // before the next read voids the token
+		v, err := d.ReadValue()
+		if err != nil {
+			return nil, false
+		}
+		o[key] = v
+	}
+	if _, err := d.ReadToken(); err != nil {
+		return nil, false
+	}
+	if _, err := d.ReadValue(); err != io.EOF {
+		return nil, false // more than one value
 	}
 	return o, true
 }

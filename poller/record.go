@@ -247,7 +247,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 	}
 	head0.stop()
 	first = keep(first)
-	head, ok := parseObject(first)
+	head, ok := viewObject(first) // first is not changed: kept or in place
 	if !ok {
 		return errors.New("replay: not a recording or a trace body: the input is not a JSON object")
 	}
@@ -290,7 +290,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		if err != nil {
 			return fmt.Errorf("replay: line %d: %w", line, describeJSON(err))
 		}
-		rec, ok := parseObject(v)
+		rec, ok := viewObject(v) // v stays as it is until the next read
 		if !ok {
 			return fmt.Errorf("replay: line %d: not a JSON object", line)
 		}

@@ -324,3 +324,30 @@ func TestReplaySavedBodyWithOverDeepEvent(t *testing.T) {
 		t.Errorf("set aside: %+v, want the one over-deep event", got.SetAside)
 	}
 }
+
+// viewObject reads what parseObject reads, without copies: the same
+// members (the last of duplicate names), the same refusals.
+func TestViewObjectReadsAsParseObject(t *testing.T) {
+	for _, in := range []string{
+		`{}`,
+		` {"a":1,"b":"x","c":[1,{"d":2}]} `,
+		`{"a":1,"a":2}`,
+		"{\"s\":\"\xff\"}",
+		`{"firewatch":"recording","version":1,"jobId":"x"}`,
+		`[]`, `1`, `"x"`, `null`, ``,
+		`{"a":1} {"b":2}`,
+		`{"a":}`, `{"a":1`, `{"a" 1}`,
+	} {
+		want, wok := parseObject([]byte(in))
+		got, gok := viewObject([]byte(in))
+		if gok != wok || len(got) != len(want) {
+			t.Errorf("%q: viewObject = %v, %v; parseObject = %v, %v", in, got, gok, want, wok)
+			continue
+		}
+		for k, v := range want {
+			if string(got[k]) != string(v) {
+				t.Errorf("%q: member %q = %s, want %s", in, k, got[k], v)
+			}
+		}
+	}
+}
