@@ -752,6 +752,12 @@ func TestResultFailed(t *testing.T) {
 		{`{"success":true}`, false},
 		{`{"success":true,"isError":true}`, true},
 		{" \n\t{\"error\":\"x\"} \n", true},
+		// names spelt with escapes, and the words only inside values
+		{`{"\u0065rror":"x"}`, true},
+		{`{"is\u0045rror":true}`, true},
+		{`{"succes\u0073":false}`, true},
+		{`{"note":"error success isError"}`, false},
+		{`{"note":"\"error\": 1"}`, false},
 	} {
 		if got := ResultFailed([]byte(c.in)); got != c.want {
 			t.Errorf("ResultFailed(%q) = %v, want %v", c.in, got, c.want)
