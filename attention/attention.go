@@ -148,8 +148,8 @@ type agentState struct {
 
 type call struct {
 	key, id, name, agent string
-	skey                 string // its slow-tool item's key
-	loopKey              string
+	skey                 string // its slow-tool item's key, made when first judged (slowKey)
+	loopKey              string // agent, tool and a digest of the canonical parameters
 	start, end           time.Time
 	ended                bool
 }
@@ -157,7 +157,7 @@ type call struct {
 type loopState struct {
 	ids   []string
 	total time.Duration
-	open  map[string]*call // not finished yet
+	open  []*call // not finished yet (a slice: mostly empty, and one a call)
 }
 
 type streakState struct {
@@ -363,14 +363,19 @@ func (t *Tracker) dropRunning(c *call) {
 	if i := slices.Index(t.running, c); i >= 0 {
 		t.running = slices.Delete(t.running, i, i+1)
 	}
-	if it := t.byKey[slowKey(c)]; it != nil {
-		t.clear(it, c.end)
+	if c.skey != "" { // judged slow or not while it ran
+		if it := t.byKey[c.skey]; it != nil {
+			t.clear(it, c.end)
+		}
 	}
-	if l := t.loops[c.loopKey]; l != nil && l.open[c.key] == c {
-		delete(l.open, c.key)
-		l.total += c.end.Sub(c.start)
+	if l := t.loops[c.loopKey]; l != nil {
+		if i := slices.Index(l.open, c); i >= 0 {
+			l.open = slices.Delete(l.open, i, i+1)
+			l.total += c.end.Sub(c.start)
+		}
 	}
-	t.credit.ended = append(t.credit.ended, c)
+	// What the credit split needs of it; the call itself is let go.
+	t.credit.ended = append(t.credit.ended, worked{t.agents[c.agent], c.start, c.end})
 }
 
 func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Time) {
@@ -378,8 +383,8 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 	if t.calls[key] != nil {
 		return // a second start under one id: the first one counts
 	}
-	c := &call{key: key, id: p.ToolCallID, name: p.ToolName, agent: a.id, start: at, skey: "slow\x00" + key}
-	c.loopKey = a.id + "\x00" + p.ToolName + "\x00" + canonical(p.Parameters)
+	c := &call{key: key, id: p.ToolCallID, name: p.ToolName, agent: a.id, start: at}
+	c.loopKey = a.id + "\x00" + p.ToolName + "\x00" + paramsDigest(p.Parameters)
 	t.calls[key] = c
 	t.running = append(t.running, c)
 	a.calls++
@@ -396,11 +401,11 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 	}
 	l := t.loops[c.loopKey]
 	if l == nil {
-		l = &loopState{open: make(map[string]*call)}
+		l = &loopState{}
 		t.loops[c.loopKey] = l
 	}
 	l.ids = append(l.ids, p.ToolCallID)
-	l.open[key] = c
+	l.open = append(l.open, c)
 	if countOf(a.recent, c.loopKey) >= loopMin {
 		k := "loop\x00" + c.loopKey
 		it := t.byKey[k]
@@ -590,7 +595,15 @@ func (t *Tracker) slowMessage(c *call, ran time.Duration) string {
 	return msg
 }
 
-func slowKey(c *call) string { return c.skey }
+// slowKey is c's slow-tool item's key, made once: most calls end before
+// they are ever judged, and a replay of 33 000 calls need not hold 33 000
+// more strings.
+func slowKey(c *call) string {
+	if c.skey == "" {
+		c.skey = "slow\x00" + c.key
+	}
+	return c.skey
+}
 
 func orTool(name string) string {
 	if name == "" {

@@ -2,6 +2,7 @@ package attention
 
 import (
 	"cmp"
+	"crypto/sha256"
 	"fmt"
 	"math"
 	"slices"
@@ -20,8 +21,15 @@ type creditState struct {
 	next   int       // credit points taken in
 	prevAt time.Time // the end of the last closed interval
 	prevC  float64
-	carry  float64 // rises no agent could take yet
-	ended  []*call // calls that ended in the open interval
+	carry  float64  // rises no agent could take yet
+	ended  []worked // calls that ended in the open interval
+}
+
+// worked is the time an agent's call ran, kept for the credit split after
+// the call ended.
+type worked struct {
+	agent      *agentState
+	start, end time.Time
 }
 
 // closeCredit closes the interval that ends at p.
@@ -36,16 +44,16 @@ func (t *Tracker) closeCredit(p model.CreditPoint) {
 	}
 	w := make(map[*agentState]time.Duration)
 	var total time.Duration
-	add := func(k *call) {
-		s, e := k.start, b
-		if k.ended && k.end.Before(e) {
-			e = k.end
-		}
+	add := func(k worked) {
+		s, e := k.start, k.end
 		if s.Before(a) {
 			s = a
 		}
+		if e.After(b) {
+			e = b
+		}
 		if d := e.Sub(s); d > 0 {
-			w[t.agents[k.agent]] += d
+			w[k.agent] += d
 			total += d
 		}
 	}
@@ -53,9 +61,9 @@ func (t *Tracker) closeCredit(p model.CreditPoint) {
 		add(k)
 	}
 	for _, k := range t.running {
-		add(k)
+		add(worked{t.agents[k.agent], k.start, b})
 	}
-	c.ended = slices.DeleteFunc(c.ended, func(k *call) bool { return !k.end.After(b) })
+	c.ended = slices.DeleteFunc(c.ended, func(k worked) bool { return !k.end.After(b) })
 	events := 0
 	for _, x := range t.agentSeq {
 		events += x.events
@@ -250,15 +258,19 @@ func (t *Tracker) budget() {
 	t.raise(&Item{Kind: KindBudget, key: "budget", FirstAt: t.clock, LastAt: t.clock, Count: 1, Message: msg}, t.clock)
 }
 
-// canonical is the canonical form of tool parameters (RFC 8785: sorted
-// keys, no white space); a value that is not valid JSON is compared as it is.
-func canonical(v jsontext.Value) string {
+// paramsDigest identifies tool parameters by their canonical form (RFC
+// 8785: sorted keys, no white space; a value that is not valid JSON is
+// taken as it is): the first 16 bytes of its SHA-256. Calls compare
+// equal when their canonical parameters do, and the tracker keeps 16
+// bytes a call instead of a copy of each call's parameters.
+func paramsDigest(v jsontext.Value) string {
 	if len(v) == 0 {
 		return ""
 	}
 	c := v.Clone()
 	if err := c.Canonicalize(); err != nil {
-		return string(v)
+		c = v
 	}
-	return string(c)
+	sum := sha256.Sum256(c)
+	return string(sum[:16])
 }
