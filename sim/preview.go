@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -13,7 +14,7 @@ import (
 //	paths        "/blog", "blog", "docs"/"documentation", "pricing", "api", "guides", "careers", "news",
 //	             "changelog", "tutorials" → includePaths; after "except", "excluding", "but not",
 //	             "without", "skip", "ignore" → excludePaths
-//	depth        "N levels"/"depth N"/"N deep" → maxDepth and maxDiscoveryDepth N; "only this page",
+//	depth        "N levels"/"depth N"/"N deep" (N in digits or one to ten) → maxDepth and maxDiscoveryDepth N; "only this page",
 //	             "shallow", "top-level" → 1
 //	domain       "entire site", "whole site", "entire domain", "everything", "all pages" → crawlEntireDomain
 //	subdomains   "subdomain(s)" → allowSubdomains (unless "no subdomains")
@@ -23,7 +24,7 @@ import (
 
 var (
 	rePreviewPath  = regexp.MustCompile(`(?:^|\s)(/[\w\-./]+)`)
-	rePreviewDepth = regexp.MustCompile(`(\d+)\s*(?:levels?|deep)|depth\s*(?:of\s*)?(\d+)`)
+	rePreviewDepth = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:levels?|deep)|depth\s*(?:of\s*)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b`)
 	rePreviewLimit = regexp.MustCompile(`(\d+)\s*pages`)
 	previewWords   = map[string]string{
 		"blog": "blog", "docs": "docs", "documentation": "docs", "pricing": "pricing", "api": "api",
@@ -109,7 +110,7 @@ func previewOptions(u, prompt string) obj {
 	}
 	depth := 10
 	if m := rePreviewDepth.FindStringSubmatch(low); m != nil {
-		depth, _ = strconv.Atoi(m[1] + m[2])
+		depth = previewNumber(m[1] + m[2])
 	} else if has("only this page", "shallow", "top-level", "top level") {
 		depth = 1
 	}
@@ -140,4 +141,12 @@ func previewOptions(u, prompt string) obj {
 		"limit", limit,
 		"prompt", prompt,
 	}
+}
+
+// previewNumber reads a depth in digits or in words (one to ten).
+func previewNumber(w string) int {
+	if n, err := strconv.Atoi(w); err == nil {
+		return n
+	}
+	return slices.Index([]string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten"}, w) + 1
 }

@@ -293,6 +293,8 @@ func TestParamsPreview(t *testing.T) {
 		check  map[string]any
 	}{
 		{"Only the blog posts, 2 levels deep", map[string]any{"includePaths": []any{"blog/.*"}, "maxDepth": 2.0, "crawlEntireDomain": false}},
+		{"only the API reference pages, two levels deep", map[string]any{"includePaths": []any{"api/.*"}, "maxDepth": 2.0, "maxDiscoveryDepth": 2.0}},
+		{"the changelog, depth of three", map[string]any{"maxDepth": 3.0}},
 		{"The whole site including subdomains and external links, 50 pages", map[string]any{"crawlEntireDomain": true, "allowSubdomains": true, "allowExternalLinks": true, "limit": 50.0}},
 		{"Everything under /docs/api except the changelog, ignore the sitemap", map[string]any{"includePaths": []any{"docs/api/.*"}, "excludePaths": []any{"changelog/.*"}, "sitemap": "skip"}},
 		{"Documentation pages but no external links", map[string]any{"includePaths": []any{"docs/.*"}, "allowExternalLinks": false}},
