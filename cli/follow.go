@@ -16,11 +16,14 @@ import (
 //
 // With errAsUpdate, a source that ends with an error (a refusal) while ctx
 // is still live also sends it as a last update, so that the UI shows it.
+// The memory the watch may take follows what the store holds
+// (memlimit.go).
 func (w *watchSession) follow(ctx context.Context, buf int, errAsUpdate bool) (updates <-chan poller.Update, wait func() error) {
 	ch := make(chan poller.Update, buf)
 	done := make(chan error, 1)
+	src := newMemoryBudget(w.InputBytes).wrap(w.Source)
 	go func() {
-		err := w.Source(ctx, func(u poller.Update) { ch <- u })
+		err := src(ctx, func(u poller.Update) { ch <- u })
 		if err != nil && errAsUpdate && ctx.Err() == nil {
 			ch <- poller.Update{Err: err, Done: true, Health: poller.Health{Done: true}}
 		}

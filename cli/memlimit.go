@@ -9,40 +9,57 @@ import (
 	"github.com/firewatch/firewatch/poller"
 )
 
-// memoryBudget keeps a full-screen watch's memory near what it must hold.
-// The store keeps every event (its JSON and what is derived from it:
-// about 2.5× the trace's JSON with the UI's state), and that data lives as
-// long as the screen does; with the garbage collector's default pacing the
-// heap may grow to twice what is live before a collection, so a
-// 100 000-event run (59 MB of JSON) peaked at 5× its JSON. So the soft
-// memory limit follows the JSON the store has taken in: 2.8× it plus
-// 8 MiB, never under 64 MiB, raised as the run grows. Below the limit
-// the collector paces as usual; near it, it collects sooner. A limit the
-// user set (GOMEMLIMIT) is left alone.
+// memoryBudget keeps a watch's memory near what it must hold, in every
+// output mode. The store keeps every event (its JSON and what is derived
+// from it: about 2.3× the trace's JSON, 2.5× with the UI's state), and that
+// data lives as long as the watch does; with the garbage collector's
+// default pacing the heap may grow to twice what is live before a
+// collection: a 100 000-event replay (59 MB of JSON) peaked at 5× its
+// JSON in the UI, and an hour's live watch of a growing trace at 8×. So
+// the soft memory limit follows the JSON the store has taken in, raised
+// as the run grows:
+//   - a file replayed in place (the events are slices of the file read
+//     whole): 2.8× the JSON plus 8 MiB;
+//   - a live watch, or a replay read from a stream: 5× the JSON plus
+//     16 MiB, because the poller's body buffer (1.25× the last body) or
+//     the reader's holds the JSON once more, and what is live while a
+//     poll is merged comes to about 4× (a 100 000-event run watched live
+//     in the UI: 211 MB live at 51 MB of JSON; at 4× the collector ran
+//     ten times a second);
+//
+// never under 64 MiB. Below the limit the collector paces as usual; near
+// it, it collects sooner. A limit the user set (GOMEMLIMIT) is left alone.
 type memoryBudget struct {
 	json, set int64
+	inPlace   bool
 	off       bool
 }
 
 // newMemoryBudget starts a budget for a store about to take in known
-// bytes of JSON (a replayed file's size; 0: not known yet).
+// bytes of JSON from a file replayed in place (0: a live watch or a
+// stream, whose size is not known yet).
 func newMemoryBudget(known int64) *memoryBudget {
-	b := &memoryBudget{off: os.Getenv("GOMEMLIMIT") != ""}
+	b := &memoryBudget{off: os.Getenv("GOMEMLIMIT") != "", inPlace: known > 0}
 	b.raise(known)
 	return b
 }
 
 // raise sets the limit for json bytes once it has grown by a tenth.
 func (b *memoryBudget) raise(json int64) {
-	if l := limitFor(json); !b.off && l > b.set+b.set/10 {
+	if l := limitFor(json, b.inPlace); !b.off && l > b.set+b.set/10 {
 		debug.SetMemoryLimit(l)
 		b.set = l
 	}
 }
 
 // limitFor is the soft memory limit for a store holding json bytes of
-// events.
-func limitFor(json int64) int64 { return max(64<<20, json*28/10+8<<20) }
+// events, read in place or not.
+func limitFor(json int64, inPlace bool) int64 {
+	if inPlace {
+		return max(64<<20, json*28/10+8<<20)
+	}
+	return max(64<<20, json*5+16<<20)
+}
 
 // take counts the JSON of a poll's new events and raises the limit once
 // it has grown by a tenth.

@@ -8,9 +8,10 @@ import (
 	"github.com/firewatch/firewatch/model"
 )
 
-// The UI's memory limit follows the JSON the store holds: set from a known
+// A watch's memory limit follows the JSON the store holds: set from a known
 // input size at once, raised as events come (by a tenth at least), never
-// lowered, and left alone when the user set GOMEMLIMIT.
+// lowered, higher when the JSON is held twice (live, or a stream), and left
+// alone when the user set GOMEMLIMIT.
 func TestMemoryBudget(t *testing.T) {
 	t.Cleanup(func() { debug.SetMemoryLimit(math.MaxInt64) })
 	t.Setenv("GOMEMLIMIT", "")
@@ -30,7 +31,7 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("limit %d after 1 MB, want the floor", got)
 	}
 	b.take(poll(100, 1<<20)) // 100 MiB more
-	want := limitFor(b.json)
+	want := limitFor(b.json, false)
 	if got := debug.SetMemoryLimit(-1); got != want || want <= 64<<20 {
 		t.Fatalf("limit %d after %d bytes, want %d", got, b.json, want)
 	}
@@ -39,8 +40,11 @@ func TestMemoryBudget(t *testing.T) {
 		t.Fatalf("limit %d after a small poll, want it kept at %d", got, want)
 	}
 
-	if newMemoryBudget(60 << 20); debug.SetMemoryLimit(-1) != limitFor(60<<20) {
-		t.Fatalf("a replayed file's size sets the limit at once")
+	if want != 5*(b.json-1000)+16<<20 { // before the small poll
+		t.Fatalf("live limit %d for %d bytes of JSON, want 5x + 16 MiB", want, b.json)
+	}
+	if newMemoryBudget(60 << 20); debug.SetMemoryLimit(-1) != limitFor(60<<20, true) || limitFor(60<<20, true) != 60<<20*28/10+8<<20 {
+		t.Fatalf("a replayed file's size sets the in-place limit at once")
 	}
 
 	debug.SetMemoryLimit(123 << 20)

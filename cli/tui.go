@@ -37,9 +37,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 	defer stop()
 
 	// The UI merges the updates into w.Store on its goroutine; a source
-	// that ends with an error (a refusal) sends it as a last update. The
-	// memory the UI may take follows what the store holds (memlimit.go).
-	w.Source = newMemoryBudget(w.InputBytes).wrap(w.Source)
+	// that ends with an error (a refusal) sends it as a last update.
 	updates, wait := w.follow(ctx, 64, true)
 
 	var backend ui.Backend
