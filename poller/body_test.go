@@ -18,7 +18,7 @@ import (
 // Endless bodies, endless chunked bodies, gzip bombs and bodies announcing
 // more than the limit are refused at the limit, say why, and a retry reads
 // into the same buffer: nothing grows past the limit and nothing is
-// allocated anew per retry (issue 16 item 7). The limit is lowered to 1 MB
+// allocated anew per retry. The limit is lowered to 1 MB
 // so that the test is cheap; the code path is the 256 MB one.
 func TestEndlessBodiesAreBounded(t *testing.T) {
 	const limit = 1 << 20

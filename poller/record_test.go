@@ -305,7 +305,7 @@ func FuzzCompactJSON(f *testing.F) {
 
 // A saved trace body with one event nested past the JSON reader's depth
 // limit replays like the live watch reads it: that event set aside, the
-// rest used (issue 16, item 5).
+// rest used.
 func TestReplaySavedBodyWithOverDeepEvent(t *testing.T) {
 	body, job, want := finishedBody(t)
 	deep := `{"schemaVersion":1,"eventId":"0190f3a4-0000-7000-8000-00000000d001","runId":"` + job +

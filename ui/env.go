@@ -44,7 +44,7 @@ type env struct {
 	getenv  func(string) string // TMUX, STY, TERM for OSC 52
 	opener  browser.Opener
 
-	// attn is what needs attention (issue 13): the root updates it once per
+	// attn is what needs attention (package attention): the root updates it once per
 	// merge and per clock tick; the panes and the header only look in it.
 	attn *attention.Tracker
 

@@ -51,7 +51,7 @@ type keyMap struct {
 	Diff      key.Binding // d (an artifact's last two versions)
 	Zoom      key.Binding // + and -: the waterfall's zoom
 
-	Attention key.Binding // !: the next item that needs attention (issue 13)
+	Attention key.Binding // !: the next item that needs attention
 }
 
 func defaultKeys() keyMap {

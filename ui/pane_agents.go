@@ -189,7 +189,7 @@ func (p *agentsPane) row(ar agentRow, left int, selected, marked bool) string {
 	if a.Errors > 0 {
 		errs = sym.Error + strconv.Itoa(a.Errors)
 	}
-	// Stalled, looping (issue 13), with the errors at the right; the
+	// Stalled, looping, with the errors at the right; the
 	// estimated credits sit by the duration, which changes as often.
 	if marks := attn.AgentFlags(p.env.attn, a.ID, sym); marks != "" {
 		errs = strings.TrimSpace(marks + " " + errs)

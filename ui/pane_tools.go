@@ -248,7 +248,7 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 		detail = describe.JSON(t.Parameters, 72)
 	}
 	detail = p.env.text(detail)
-	if mark := attn.CallMark(p.env.attn, t.ID); mark != "" { // slow, repeated, failing (issue 13)
+	if mark := attn.CallMark(p.env.attn, t.ID); mark != "" { // slow, repeated, failing
 		detail = "[" + mark + "] " + detail
 	}
 	nameW := min(18, max(10, p.w/5))
