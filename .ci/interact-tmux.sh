@@ -30,15 +30,9 @@ for _ in $(seq 1 100); do grep -q '^SCRAPE_ID=' "$tmp/serve.env" 2>/dev/null && 
 # shellcheck disable=SC1090
 set -a; . "$tmp/serve.env"; set +a
 
-screen() { t capture-pane -p -t ci; }
-fail() { echo "interact-tmux: $*"; echo "--- screen:"; screen || true; exit 1; }
-wait_for() {
-  local deadline=$((SECONDS + ${2:-20}))
-  until screen | grep -qF -- "$1"; do
-    [ $SECONDS -lt $deadline ] || fail "timed out waiting for \"$1\""
-    sleep 0.2
-  done
-}
+name=interact-tmux
+# shellcheck source=.ci/tmux-lib.sh
+. .ci/tmux-lib.sh
 
 t new-session -d -s ci -x 120 -y 40 \
   "env LANG=C.UTF-8 TERM=xterm-256color NO_COLOR=1 FIRECRAWL_API_URL=$FIRECRAWL_API_URL FIRECRAWL_API_KEY=$FIRECRAWL_API_KEY $tmp/firewatch interact $SCRAPE_ID 2>$tmp/stderr; echo \$? > $tmp/exit; sleep 600"

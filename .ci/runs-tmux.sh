@@ -23,15 +23,9 @@ trap cleanup EXIT
 
 go build -o "$tmp/firewatch" .
 
-screen() { t capture-pane -p -t ci; }
-fail() { echo "runs-tmux: $*"; echo "--- screen:"; screen || true; exit 1; }
-wait_for() {
-  local deadline=$((SECONDS + ${2:-30}))
-  until screen | grep -qF -- "$1"; do
-    [ $SECONDS -lt $deadline ] || fail "timed out waiting for \"$1\""
-    sleep 0.2
-  done
-}
+name=runs-tmux
+# shellcheck source=.ci/tmux-lib.sh
+. .ci/tmux-lib.sh
 # selected: the id in the details pane (the line after the rule).
 selected() { screen | grep -A1 -- '────' | tail -1 | tr -d ' '; }
 

@@ -23,16 +23,9 @@ trap cleanup EXIT
 
 go build -o "$tmp/firewatch" .
 
-screen() { t capture-pane -p -t ci; }
-fail() { echo "tui-tmux: $*"; echo "--- screen:"; screen || true; exit 1; }
-# wait_for TEXT [SECONDS]: until the screen shows TEXT.
-wait_for() {
-  local deadline=$((SECONDS + ${2:-30}))
-  until screen | grep -qF -- "$1"; do
-    [ $SECONDS -lt $deadline ] || fail "timed out waiting for \"$1\""
-    sleep 0.2
-  done
-}
+name=tui-tmux
+# shellcheck source=.ci/tmux-lib.sh
+. .ci/tmux-lib.sh
 expect() { screen | grep -qF -- "$1" || fail "expected \"$1\" on screen"; }
 # start NAME ARGS...: a 120x40 window whose program waits for $tmp/go-NAME,
 # so that pipe-pane records from the first byte the UI writes.
