@@ -45,14 +45,29 @@ func main() {
 		only     = flag.String("only", "", "comma-separated watchers to run (firewatch,plain,sdk); default all")
 		fwArgs   = flag.String("firewatch-args", "", "extra arguments for firewatch watch")
 		gz       = flag.Bool("gzip", false, "gzip the bodies for clients that ask for it (as a CDN would)")
+		warm     = flag.Int("warm", 20, "requests before the steady-state count starts (CPU per re-poll)")
+		shape    = flag.String("shape", "sim", "the events: sim (the simulator's large run: tool calls with parameters and results, reasoning, artifacts across 12 agents) or text (one agent's reasoning, a long string each)")
 	)
 	flag.Parse()
 	if *fw == "" {
 		fmt.Fprintln(os.Stderr, "pollbench: -firewatch is required")
 		os.Exit(2)
 	}
-	tr := newTrace(*events + *grow**polls + 1)
-	srv := &server{gzip: *gz, tr: tr, first: *events, grow: *grow, polls: *polls, reqs: map[string]*atomic.Int64{}}
+	var tr *trace
+	switch *shape {
+	case "sim":
+		var err error
+		if tr, err = simTrace(*events + *grow**polls + 1); err != nil {
+			fmt.Fprintln(os.Stderr, "pollbench:", err)
+			os.Exit(1)
+		}
+	case "text":
+		tr = newTrace(*events + *grow**polls + 1)
+	default:
+		fmt.Fprintf(os.Stderr, "pollbench: -shape %q: want sim or text\n", *shape)
+		os.Exit(2)
+	}
+	srv := &server{gzip: *gz, tr: tr, first: *events, grow: *grow, polls: *polls, warm: *warm, reqs: map[string]*atomic.Int64{}}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "pollbench:", err)
@@ -86,10 +101,10 @@ func main() {
 			return c
 		}})
 	}
-	fmt.Printf("trace: %d events (%.1f MB) growing by %d a request, run.finished at request %d, interval %s\n\n",
-		*events, float64(tr.size(*events))/1e6, *grow, *polls, *interval)
-	fmt.Printf("| watcher | polls | CPU per poll | peak RSS | on the wire per poll |\n|---|---:|---:|---:|---:|\n")
-	res := map[string][2]float64{}
+	fmt.Printf("trace (%s): %d events (%.1f MB) growing by %d a request, run.finished at request %d, interval %s\n\n",
+		*shape, *events, float64(tr.size(*events))/1e6, *grow, *polls, *interval)
+	fmt.Printf("| watcher | polls | CPU per poll | CPU per re-poll (after the first %d) | peak RSS | on the wire per poll |\n|---|---:|---:|---:|---:|---:|\n", *warm)
+	res := map[string][3]float64{}
 	for _, w := range ws {
 		if *only != "" && !strings.Contains(","+*only+",", ","+w.name+",") {
 			continue
@@ -97,13 +112,18 @@ func main() {
 		// Every watcher watches the one run the trace's events belong to
 		// (firewatch sets aside another run's events), one after the
 		// other, each from the first body on.
-		job := job0
+		job := tr.job
 		srv.reset(job)
 		c := w.cmd(job)
 		c.Stdout = nil // /dev/null
 		var stderr bytes.Buffer
 		c.Stderr = &stderr
-		if err := c.Run(); err != nil {
+		err := c.Start()
+		if err == nil {
+			srv.watch(c.Process.Pid)
+			err = c.Wait()
+		}
+		if err != nil {
 			fmt.Fprintf(os.Stderr, "pollbench: %s: %v\n%s", w.name, err, stderr.String())
 			continue
 		}
@@ -111,9 +131,17 @@ func main() {
 		cpu := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 		n := srv.count(job)
 		per := cpu / time.Duration(max(n, 1))
+		steady, warmCPU := time.Duration(0), srv.warmCPU.Load()
+		if warmCPU > 0 && n > *warm {
+			steady = (cpu - time.Duration(warmCPU)) / time.Duration(n-*warm)
+		}
 		rss := float64(ru.Maxrss) / 1024 // KB → MB
-		res[w.name] = [2]float64{float64(per), rss}
-		fmt.Printf("| %s | %d | %.1f ms | %.0f MB | %.2f MB |\n", w.name, n, float64(per)/1e6, rss, float64(srv.wire.Swap(0))/float64(max(n, 1))/1e6)
+		res[w.name] = [3]float64{float64(per), rss, float64(steady)}
+		st := "–"
+		if steady > 0 {
+			st = fmt.Sprintf("%.1f ms", float64(steady)/1e6)
+		}
+		fmt.Printf("| %s | %d | %.1f ms | %s | %.0f MB | %.2f MB |\n", w.name, n, float64(per)/1e6, st, rss, float64(srv.wire.Swap(0))/float64(max(n, 1))/1e6)
 	}
 	f, ok := res["firewatch"]
 	if !ok {
@@ -122,7 +150,7 @@ func main() {
 	fmt.Println()
 	for _, o := range []string{"plain", "sdk"} {
 		if r, ok := res[o]; ok {
-			fmt.Printf("firewatch / %s: CPU per poll %.3f×, peak RSS %.2f×\n", o, f[0]/r[0], f[1]/r[1])
+			fmt.Printf("firewatch / %s: CPU per poll %.3f×, per re-poll %.3f×, peak RSS %.2f×\n", o, f[0]/r[0], f[2]/max(r[2], 1), f[1]/r[1])
 		}
 	}
 }
@@ -136,22 +164,25 @@ func srcFile() string {
 	return "scripts/pollbench/main.go"
 }
 
-// trace holds every event the runs will ever bring, one after the other,
-// so that a body of n events is three writes.
+// trace holds every event the run will ever bring, in the order the
+// service serves them (producerSequence), with the order in which they
+// become visible: the body of a poll is the first n events to become
+// visible, served in that order. In the text shape both orders are the
+// same (new events come at the end); in the sim shape, as on the service,
+// they are not (new events land among the others, wherever their agent's
+// sequence puts them).
 type trace struct {
-	buf  []byte
-	ends []int // ends[i]: offset just past event i (with its leading comma)
+	job  string   // the run the events belong to
+	evs  [][]byte // in serving order
+	rank []int    // rank[i]: evs[i] is the rank[i]th event to become visible; run.finished is last
 }
 
 const job0 = "0190f3a4-0000-7000-8000-00000000aaaa"
 
 func newTrace(n int) *trace {
-	t := &trace{ends: make([]int, n)}
+	t := &trace{job: job0, evs: make([][]byte, n), rank: make([]int, n)}
 	agents := []string{"orchestrator", "researcher", "writer", "checker"}
 	for i := range n {
-		if i > 0 {
-			t.buf = append(t.buf, ',')
-		}
 		a := i % len(agents)
 		role := "subagent"
 		if a == 0 {
@@ -161,28 +192,42 @@ func newTrace(n int) *trace {
 		if i == n-1 {
 			typ, extra = "run.finished", `,"outcome":"succeeded"`
 		}
-		t.buf = fmt.Appendf(t.buf, `{"schemaVersion":1,"eventId":"0190f3a4-%04x-7000-8000-%012d","runId":"%s","occurredAt":"2026-03-14T09:%02d:%02d.%03dZ","producerSequence":%d,"agent":{"id":"0190f3a4-0000-7000-8000-00000000000%d","role":"%s","name":"%s"},"type":"%s"%s}`,
+		t.evs[i] = fmt.Appendf(nil, `{"schemaVersion":1,"eventId":"0190f3a4-%04x-7000-8000-%012d","runId":"%s","occurredAt":"2026-03-14T09:%02d:%02d.%03dZ","producerSequence":%d,"agent":{"id":"0190f3a4-0000-7000-8000-00000000000%d","role":"%s","name":"%s"},"type":"%s"%s}`,
 			i/1000000, i, job0, (i/600)%60, (i/10)%60, (i%10)*100, i, a, role, agents[a], typ, extra)
-		t.ends[i] = len(t.buf)
+		t.rank[i] = i
 	}
 	return t
 }
 
-// body writes a trace of the first n-1 events plus, if fin, the last
-// (run.finished).
-func (t *trace) body(n int, fin bool) [][]byte {
-	head := []byte(`{"success":true,"id":"` + job0 + `","events":[`)
-	evs := t.buf[:t.ends[n-1]]
-	parts := [][]byte{head, evs}
-	if fin {
-		last := len(t.ends) - 1
-		parts = append(parts, t.buf[t.ends[last-1]:t.ends[last]])
+// body is the trace when the first n events to become visible are (n is
+// at least 1 and at most len(t.evs)), as the parts to write.
+func (t *trace) body(n int) [][]byte {
+	parts := make([][]byte, 0, 2*n+1)
+	parts = append(parts, []byte(`{"success":true,"id":"`+t.job+`","events":[`))
+	for i, e := range t.evs {
+		if t.rank[i] >= n {
+			continue
+		}
+		if len(parts) > 1 {
+			parts = append(parts, comma)
+		}
+		parts = append(parts, e)
 	}
-	parts = append(parts, []byte(`],"creditsUsed":`+strconv.Itoa(n)+`}`))
-	return parts
+	return append(parts, []byte(`],"creditsUsed":`+strconv.Itoa(n)+`}`))
 }
 
-func (t *trace) size(n int) int { return t.ends[n-1] }
+var comma = []byte{','}
+
+// size is the length of the events of body(n).
+func (t *trace) size(n int) int {
+	k := 0
+	for i, e := range t.evs {
+		if t.rank[i] < n {
+			k += len(e) + 1
+		}
+	}
+	return k
+}
 
 type server struct {
 	gzip               bool
@@ -191,6 +236,35 @@ type server struct {
 	first, grow, polls int
 	mu                 sync.Mutex
 	reqs               map[string]*atomic.Int64
+	warm               int          // the request before which warmCPU is taken
+	pid                atomic.Int64 // the watcher being served
+	warmCPU            atomic.Int64 // its CPU time (ns) when request warm came
+}
+
+// watch names the watcher process served next.
+func (s *server) watch(pid int) {
+	s.warmCPU.Store(0)
+	s.pid.Store(int64(pid))
+}
+
+// cpuOf is a process's CPU time so far, in nanoseconds: the sum over its
+// threads of the first field of /proc/PID/task/TID/schedstat (0 where
+// there is no /proc).
+func cpuOf(pid int) int64 {
+	dirs, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/schedstat", pid))
+	var ns int64
+	for _, d := range dirs {
+		b, err := os.ReadFile(d)
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(b))
+		if len(f) > 0 {
+			v, _ := strconv.ParseInt(f[0], 10, 64)
+			ns += v
+		}
+	}
+	return ns
 }
 
 func (s *server) reset(job string) {
@@ -222,26 +296,34 @@ func (s *server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Unlock()
 	k := int(c.Add(1)) - 1
-	n := min(s.first+s.grow*k, len(s.tr.ends)-1)
-	parts := s.tr.body(n, k+1 >= s.polls)
-	total := 0
-	for _, p := range parts {
-		total += len(p)
+	if k == s.warm {
+		// The steady state's count starts here: everything the watcher
+		// did for the first warm bodies (decoding the first whole, its
+		// start-up) is behind it.
+		s.warmCPU.Store(cpuOf(int(s.pid.Load())))
 	}
-	w.Header().Set("Content-Type", "application/json")
+	n := len(s.tr.evs) // the last poll: run.finished
+	if k+1 < s.polls {
+		n = min(s.first+s.grow*k, n-1)
+	}
+	// One write of the whole body, as a service behind a proxy sends it
+	// (written event by event, it would go out in 4 KB segments and wake
+	// the watcher for each).
+	var b bytes.Buffer
 	if s.gzip && strings.Contains(r.Header.Get("Accept-Encoding"), "gzip") {
-		var b bytes.Buffer
 		z, _ := gzip.NewWriterLevel(&b, gzip.BestSpeed)
-		for _, p := range parts {
+		for _, p := range s.tr.body(n) {
 			z.Write(p)
 		}
 		z.Close()
-		parts, total = [][]byte{b.Bytes()}, b.Len()
 		w.Header().Set("Content-Encoding", "gzip")
+	} else {
+		for _, p := range s.tr.body(n) {
+			b.Write(p)
+		}
 	}
-	s.wire.Add(int64(total))
-	w.Header().Set("Content-Length", strconv.Itoa(total))
-	for _, p := range parts {
-		w.Write(p)
-	}
+	w.Header().Set("Content-Type", "application/json")
+	s.wire.Add(int64(b.Len()))
+	w.Header().Set("Content-Length", strconv.Itoa(b.Len()))
+	w.Write(b.Bytes())
 }
