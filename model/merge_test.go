@@ -113,10 +113,20 @@ func TestMergeOrderIndependent(t *testing.T) {
 			polls := randomPolls(r, tr.events, 1+r.IntN(8))
 			s := NewStore()
 			shared := r.IntN(2) == 0 // one decoder for all polls, or one each
+			seen := map[string]bool{}
+			var so []genEvent // the events merged so far
+			maxCredits := 0
 			for i, poll := range polls {
 				credits := 7
 				if i != len(polls)-1 {
 					credits = r.IntN(7) // lower figures come and go
+				}
+				maxCredits = max(maxCredits, credits)
+				for _, e := range poll {
+					if !seen[e.id] {
+						seen[e.id] = true
+						so = append(so, e)
+					}
 				}
 				b := render(poll, ordering(r.IntN(3)), r, credits)
 				var p *Poll
@@ -131,6 +141,11 @@ func TestMergeOrderIndependent(t *testing.T) {
 				}
 				s.Merge(p)
 				checkInvariants(t, s)
+				// After every merge, not only the last: what a merge
+				// leaves as it was must still be right.
+				if got, want := digest(t, s), digest(t, scratchStore(t, so, maxCredits)); got != want {
+					t.Fatalf("trial %d round %d poll %d: state differs from one merge of the events so far:\n%s", trial, round, i, diffLines(want, got))
+				}
 				if r.IntN(3) == 0 {
 					before := digest(t, s)
 					if d := s.Merge(p); !d.Empty() {
@@ -178,6 +193,9 @@ func TestMergeRealisticPolls(t *testing.T) {
 				t.Fatal(err)
 			}
 			checkInvariants(t, s)
+			if got, want := digest(t, s), digest(t, scratchStore(t, evs, min(poll, 5))); got != want {
+				t.Fatalf("seed %d poll %d: state differs from one merge of the events so far:\n%s", seed, poll, diffLines(want, got))
+			}
 			if len(evs) == len(tr.events) {
 				break
 			}
@@ -211,4 +229,86 @@ func diffLines(a, b string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// An event that lands at the head of its agent's events with a later time
+// than the next one can reorder events already placed: before it, sub1's y
+// (1 s) came before sub2's b (5 s); with x (10 s) ahead of y in sub1's own
+// order, b comes first. Whatever those events belong to follows, even when
+// the poll brings nothing of the same kind.
+func TestMergeReordersWhatWasPlaced(t *testing.T) {
+	y := func(typ string, kv ...any) E { return ev("y", sub1, 2, 1000, typ, kv...) }
+	b := func(typ string, kv ...any) E { return ev("b", sub2, 1, 5000, typ, kv...) }
+	x := ev("x", sub1, 1, 10000, "progress.reported", "phase", "working", "message", "x")
+	for _, tc := range []struct {
+		name string
+		y, b E
+	}{
+		{"reasoning", y("reasoning.summary", "text", "y"), b("reasoning.summary", "text", "b")},
+		{"calls", y("tool_call.started", "toolCallId", "call-y", "toolName", "mcp__tools__scrape", "parameters", map[string]any{}),
+			b("tool_call.started", "toolCallId", "call-b", "toolName", "mcp__tools__scrape", "parameters", map[string]any{})},
+		{"errors", y("error.occurred", "error", terr("E1", "tool", true, "y")), b("error.occurred", "error", terr("E2", "tool", true, "b"))},
+		{"sessions", y("browser.session.started", "sessionId", "s-y"), b("browser.session.started", "sessionId", "s-b")},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := ingest(t, body(tc.y, tc.b))
+			if got := ids(s.Timeline()); !slices.Equal(got, []string{"y", "b"}) {
+				t.Fatalf("first timeline %v, want [y b]", got)
+			}
+			if _, err := s.Ingest(body(tc.y, tc.b, x)); err != nil {
+				t.Fatal(err)
+			}
+			checkInvariants(t, s)
+			if got := ids(s.Timeline()); !slices.Equal(got, []string{"b", "x", "y"}) {
+				t.Fatalf("timeline %v, want [b x y]", got)
+			}
+			if got, want := digest(t, s), digest(t, ingest(t, body(tc.y, tc.b, x))); got != want {
+				t.Fatalf("state differs from one merge:\n%s", diffLines(want, got))
+			}
+		})
+	}
+}
+
+// A call known only by its finish is ordered by that finish until its
+// start comes; a start that lands after it (a higher sequence number)
+// moves the call behind calls that were after it.
+func TestMergeCallOrderedByLateStart(t *testing.T) {
+	var evs []any
+	for i := range 8 {
+		id := fmt.Sprintf("call-%d", i)
+		if i == 1 {
+			evs = append(evs, ev("f1", sub1, 2, 1000, "tool_call.finished", "toolCallId", id, "toolName", "mcp__tools__scrape", "result", map[string]any{}))
+			continue
+		}
+		evs = append(evs, ev(fmt.Sprintf("s%d", i), sub1, int64(2*i+1), 1000*i+100, "tool_call.started", "toolCallId", id, "toolName", "mcp__tools__scrape", "parameters", map[string]any{}))
+	}
+	late := ev("s1", sub1, 40, 9000, "tool_call.started", "toolCallId", "call-1", "toolName", "mcp__tools__scrape", "parameters", map[string]any{})
+	s := ingest(t, body(evs...), body(append(evs, late)...))
+	var got []string
+	for _, c := range s.ToolCalls() {
+		got = append(got, c.ID)
+	}
+	want := []string{"call-0", "call-2", "call-3", "call-4", "call-5", "call-6", "call-7", "call-1"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("calls %v, want %v", got, want)
+	}
+	if g, w := digest(t, s), digest(t, ingest(t, body(append(evs, late)...))); g != w {
+		t.Fatalf("state differs from one merge:\n%s", diffLines(w, g))
+	}
+}
+
+// The start says whose call it is: a finish that came first from another
+// agent gives the call up when the start lands, and both agents' lists
+// and counts follow.
+func TestMergeCallChangesHands(t *testing.T) {
+	f := ev("f", sub2, 1, 1000, "tool_call.finished", "toolCallId", "call-x", "toolName", "mcp__tools__scrape", "result", map[string]any{})
+	o := ev("o", sub2, 2, 1500, "tool_call.started", "toolCallId", "call-o", "toolName", "mcp__tools__scrape", "parameters", map[string]any{})
+	st := ev("st", sub1, 1, 2000, "tool_call.started", "toolCallId", "call-x", "toolName", "mcp__tools__scrape", "parameters", map[string]any{})
+	s := ingest(t, body(f, o), body(f, o, st))
+	if g, w := digest(t, s), digest(t, ingest(t, body(f, o, st))); g != w {
+		t.Fatalf("state differs from one merge:\n%s", diffLines(w, g))
+	}
+	if c := s.ToolCall("call-x"); c == nil || c.AgentID != sub1.id {
+		t.Fatalf("call-x belongs to %v, want %s", c, sub1.id)
+	}
 }

@@ -125,6 +125,7 @@ type ToolCall struct {
 	failed int8 // resultHasError(Result): 0 not known yet, 1 no, 2 yes
 	pair   pairInfo
 	mark   int
+	openIn *Agent // the agent whose open list holds it
 }
 
 // StartedAt is the start event's time, zero when unknown.
@@ -208,8 +209,9 @@ type BrowserSession struct {
 	// activeBrowserSessions, nil when it is not there.
 	Live *LiveSession
 
-	pair pairInfo
-	mark int
+	pair   pairInfo
+	mark   int
+	openIn *Agent // the agent whose open list holds it
 }
 
 // ErrorEntry is a non-fatal error.occurred, or a fatal error: a failed (not
@@ -219,6 +221,8 @@ type ErrorEntry struct {
 	AgentID string
 	Error   TraceError
 	Fatal   bool
+
+	call *ToolCall // the call it is linked to (a tool error), if any
 }
 
 // Run is the run as a whole.

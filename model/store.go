@@ -69,9 +69,11 @@ type Store struct {
 
 // agentInfo is what the store keeps about an agent beyond its public fields.
 type agentInfo struct {
-	lifecycle  []*Event // agent.started and agent.finished
-	toolErrors []*ErrorEntry
-	fresh      int // events of the merge in progress
+	lifecycle    []*Event // agent.started and agent.finished
+	toolErrors   []*ErrorEntry
+	open         []*ToolCall       // calls not finished when last touched (see refreshAgentActivity)
+	openSessions []*BrowserSession // sessions likewise
+	fresh        int               // events of the merge in progress
 }
 
 // pairInfo holds the start and finish events of a tool call or session
@@ -258,7 +260,7 @@ func (s *Store) Merge(p *Poll) Delta {
 			s.derive(s.agents[e.Agent.ID], e, ch)
 		}
 	}
-	s.refresh(ch, moved, newAgents, &d)
+	s.refresh(ch, from, moved, newAgents, &d)
 	s.applyLive(p, &d)
 	s.mergeExtras(p, &d)
 	return d
@@ -277,14 +279,11 @@ type changes struct {
 	errors    bool
 	reasoning bool
 	newErrors []*ErrorEntry
-	// The lengths of the run-wide lists when the merge began: what comes
-	// after was added by it (see sortFrom).
-	errorsFrom, reasoningFrom int
 }
 
 func (s *Store) newChanges() *changes {
 	s.epoch++
-	return &changes{epoch: s.epoch, errorsFrom: len(s.errors), reasoningFrom: len(s.reasoning)}
+	return &changes{epoch: s.epoch}
 }
 
 func (ch *changes) agent(a *Agent) {
@@ -455,54 +454,77 @@ func byFirstSession(a, b *BrowserSession) int {
 }
 func byErrorEvent(a, b *ErrorEntry) int { return byPos(a.Event, b.Event) }
 
-// sortByPos sorts a list kept in timeline order, when it is not (lists
-// only grow at their end unless events already placed moved).
+// sortByPos sorts a list kept in timeline order, when it is not.
 func sortByPos[T any](l []T, cmp func(a, b T) int) {
 	if !slices.IsSortedFunc(l, cmp) {
 		slices.SortStableFunc(l, cmp)
 	}
 }
 
-// sortFrom is sortByPos for a list whose first from elements were in order
-// before the merge and, when no event already placed moved, come before
-// everything it added: only the added part is checked (a long run's
-// reasoning list is not walked at every poll), and the whole list is
-// sorted only if the two parts do not follow on.
-func sortFrom[T any](l []T, from int, cmp func(a, b T) int) {
-	if from <= 0 || from > len(l) {
-		sortByPos(l, cmp)
-		return
-	}
-	sortByPos(l[from:], cmp)
-	if from < len(l) && cmp(l[from-1], l[from]) > 0 {
-		sortByPos(l, cmp)
+// sortAfter puts back in order a list kept in order of pos (a timeline
+// position) after a merge that placed events again from timeline index
+// from on. Events before from kept their places, so the elements whose
+// pos is before from still lead the list, in order; only the rest (those
+// that moved and those the merge added, at the end) is looked at: a long
+// run's lists are not walked at every poll. It needs every element's pos
+// to have stayed on its side of from (see refresh's full).
+func sortAfter[T any](l []T, from int, pos func(T) int) {
+	i := sort.Search(len(l), func(i int) bool { return pos(l[i]) >= from })
+	sortByPos(l[i:], func(a, b T) int { return pos(a) - pos(b) })
+}
+
+func errorPos(en *ErrorEntry) int      { return en.Event.pos }
+func eventPos(e *Event) int            { return e.pos }
+func callPos(t *ToolCall) int          { return t.first().pos }
+func sessionPos(b *BrowserSession) int { return b.first().pos }
+func artifactPos(a *Artifact) int      { return a.Versions[0].Event.pos }
+
+// touch marks what an event already derived belongs to as changed: its
+// place in the timeline moved.
+func (s *Store) touch(e *Event, ch *changes) {
+	ch.agent(s.agents[e.Agent.ID])
+	switch pl := e.Payload.(type) {
+	case AgentFinished:
+		ch.errors = ch.errors || failed(pl.Outcome, pl.Error)
+	case RunStarted, RunCancelRequested:
+		ch.run = true
+	case RunFinished:
+		ch.run = true
+		ch.errors = ch.errors || failed(pl.Outcome, pl.Error)
+	case ProgressReported:
+		ch.phase = true
+	case ReasoningSummary:
+		ch.reasoning = true
+	case ToolCallStarted:
+		ch.tool(s.toolCalls[pairKey(pl.ToolCallID, e)])
+	case ToolCallFinished:
+		ch.tool(s.toolCalls[pairKey(pl.ToolCallID, e)])
+	case BrowserSessionStarted:
+		ch.session(s.sessions[pairKey(pl.SessionID, e)])
+	case BrowserSessionFinished:
+		ch.session(s.sessions[pairKey(pl.SessionID, e)])
+	case ArtifactUpdated:
+		ch.artifact(s.artifacts[pairKey(pl.Artifact.ArtifactID, e)])
+	case ErrorOccurred:
+		ch.errors = true
 	}
 }
 
-// refresh recomputes the entities a merge touched (everything when the
-// merge moved events already placed).
-func (s *Store) refresh(ch *changes, moved, newAgents bool, d *Delta) {
+// refresh recomputes the entities a merge touched. When the merge placed
+// events already placed again (moved: from is before the old end), the
+// entities of the events from from on are touched too: those before kept
+// their places, and with them everything derived from their order.
+func (s *Store) refresh(ch *changes, from int, moved, newAgents bool, d *Delta) {
 	if moved {
-		for _, a := range s.agentList {
-			ch.agent(a)
+		for _, e := range s.timeline.events[from:] {
+			s.touch(e, ch)
 		}
-		for _, t := range s.toolOrder {
-			ch.tool(t)
-		}
-		for _, b := range s.sessionOrder {
-			ch.session(b)
-		}
-		for _, art := range s.artifactOrder {
-			ch.artifact(art)
-		}
-		ch.run, ch.phase, ch.errors, ch.reasoning = true, true, true, true
-		ch.errorsFrom, ch.reasoningFrom = 0, 0
 	}
 	if ch.errors {
-		sortFrom(s.errors, ch.errorsFrom, byErrorEvent)
+		sortAfter(s.errors, from, errorPos)
 	}
 	if ch.reasoning {
-		sortFrom(s.reasoning, ch.reasoningFrom, byPos)
+		sortAfter(s.reasoning, from, eventPos)
 	}
 
 	// The run, then the agents' lifecycles: the states that decide whether
@@ -536,14 +558,39 @@ func (s *Store) refresh(ch *changes, moved, newAgents bool, d *Delta) {
 			}
 		}
 	}
+	// full: a call or session whose first event was before from now has
+	// its first event after it, or changed hands. The lists kept in order
+	// of first event then cannot be put back in order from from on alone
+	// (rare: a start that lands after its finish, two agents using one id).
+	full := false
 	for _, t := range ch.tools {
+		was, had := t.first(), t.Agent
 		s.refreshToolCall(t)
+		if had != t.Agent {
+			ch.agent(had)
+			full = true
+		}
+		full = full || was != nil && was.pos < from && t.first().pos >= from
+		if t.State != StateFinished && t.openIn != t.Agent {
+			t.openIn = t.Agent
+			t.Agent.info.open = append(t.Agent.info.open, t)
+		}
 		for _, art := range s.artifactsByTool[t.ID] {
 			ch.artifact(art)
 		}
 	}
 	for _, b := range ch.sessions {
+		was, had := b.first(), b.Agent
 		s.refreshSession(b)
+		if had != b.Agent {
+			ch.agent(had)
+			full = true
+		}
+		full = full || was != nil && was.pos < from && b.first().pos >= from
+		if b.State != StateFinished && b.openIn != b.Agent {
+			b.openIn = b.Agent
+			b.Agent.info.openSessions = append(b.Agent.info.openSessions, b)
+		}
 	}
 	for _, art := range ch.artifacts {
 		s.refreshArtifact(art)
@@ -557,20 +604,28 @@ func (s *Store) refresh(ch *changes, moved, newAgents bool, d *Delta) {
 		ch.agent(b.Agent)
 	}
 	for _, a := range ch.agents {
-		s.refreshAgentActivity(a)
+		s.refreshAgentActivity(a, from, full)
 	}
 	if treeDirty {
 		s.buildTree()
 		d.TreeChanged = true
 	}
 	if len(ch.tools) > 0 {
-		sortByPos(s.toolOrder, byFirstCall)
+		if full {
+			sortByPos(s.toolOrder, byFirstCall)
+		} else {
+			sortAfter(s.toolOrder, from, callPos)
+		}
 	}
 	if len(ch.sessions) > 0 {
-		sortByPos(s.sessionOrder, byFirstSession)
+		if full {
+			sortByPos(s.sessionOrder, byFirstSession)
+		} else {
+			sortAfter(s.sessionOrder, from, sessionPos)
+		}
 	}
 	if len(ch.artifacts) > 0 {
-		sortByPos(s.artifactOrder, byFirstVersion)
+		sortAfter(s.artifactOrder, from, artifactPos)
 	}
 
 	// The delta, in a deterministic order: by first event.
@@ -717,35 +772,82 @@ func (s *Store) refreshAgentLifecycle(a *Agent) (identity, ended bool) {
 	return identity, was != a.State
 }
 
-// refreshAgentActivity recounts what the agent has running and links its
-// tool errors to calls.
-func (s *Store) refreshAgentActivity(a *Agent) {
-	sortByPos(a.ToolCalls, byFirstCall)
-	sortByPos(a.Sessions, byFirstSession)
+// refreshAgentActivity puts the agent's lists back in order, recounts
+// what it has running and links its tool errors to calls, looking only at
+// what the merge can have changed (see refresh): the calls and sessions
+// not finished (a few), and the tool errors from timeline index from on.
+// full says that the lists must be sorted and linked whole.
+func (s *Store) refreshAgentActivity(a *Agent, from int, full bool) {
 	info := &a.info
-	sortByPos(info.toolErrors, byErrorEvent)
-	a.RunningTools, a.OpenSessions, a.CurrentTool, a.CurrentSession = 0, 0, nil, nil
-	for _, t := range a.ToolCalls {
+	if full {
+		sortByPos(a.ToolCalls, byFirstCall)
+		sortByPos(a.Sessions, byFirstSession)
+	} else {
+		sortAfter(a.ToolCalls, from, callPos)
+		sortAfter(a.Sessions, from, sessionPos)
+	}
+	sortAfter(info.toolErrors, from, errorPos)
+
+	// The calls and sessions still open (the lists hold those that were
+	// open when last touched; some have finished or changed hands since).
+	info.open = slices.DeleteFunc(info.open, func(t *ToolCall) bool {
+		gone := t.openIn != a || t.State == StateFinished
+		if gone && t.openIn == a {
+			t.openIn = nil
+		}
+		return gone
+	})
+	slices.SortFunc(info.open, byFirstCall)
+	a.RunningTools, a.CurrentTool = 0, nil
+	for _, t := range info.open {
 		if t.State == StateRunning {
 			a.RunningTools++
 			a.CurrentTool = t
 		}
-		t.Errors = nil
 	}
-	for _, b := range a.Sessions {
+	info.openSessions = slices.DeleteFunc(info.openSessions, func(b *BrowserSession) bool {
+		gone := b.openIn != a || b.State == StateFinished
+		if gone && b.openIn == a {
+			b.openIn = nil
+		}
+		return gone
+	})
+	slices.SortFunc(info.openSessions, byFirstSession)
+	a.OpenSessions, a.CurrentSession = 0, nil
+	for _, b := range info.openSessions {
 		if b.State == StateRunning {
 			a.OpenSessions++
 			a.CurrentSession = b
 		}
 	}
+
 	// A tool error belongs to the call the agent most recently started
 	// before it (the agent's calls are in start order, which within one
-	// agent is its own order).
-	for _, en := range info.toolErrors {
+	// agent is its own order). Errors before from keep their calls: the
+	// calls that started before them did not move.
+	errs := info.toolErrors
+	if full {
+		for _, t := range a.ToolCalls {
+			t.Errors = nil
+		}
+		for _, en := range errs {
+			en.call = nil
+		}
+	} else {
+		errs = errs[sort.Search(len(errs), func(i int) bool { return errs[i].Event.pos >= from }):]
+		for _, en := range errs {
+			if t := en.call; t != nil {
+				t.Errors = slices.DeleteFunc(t.Errors, func(x *ErrorEntry) bool { return x == en })
+				en.call = nil
+			}
+		}
+	}
+	for _, en := range errs {
 		i := sort.Search(len(a.ToolCalls), func(i int) bool { return a.ToolCalls[i].first().pos >= en.Event.pos })
 		for i--; i >= 0; i-- {
 			if t := a.ToolCalls[i]; t.Started != nil {
 				t.Errors = append(t.Errors, en)
+				en.call = t
 				break
 			}
 		}
