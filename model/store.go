@@ -1075,8 +1075,10 @@ func resultHasError(v jsontext.Value) bool {
 		return false
 	}
 	// Most results name none of the three members: say so without a
-	// decoder (a name spelt with escapes has a backslash).
-	if bytes.IndexByte(v, '\\') < 0 && !bytes.Contains(v, []byte(`"error"`)) &&
+	// decoder. The names are letters, which an escape other than \uXXXX
+	// cannot spell: only a result with a \u can hide them (text with \n
+	// and \" cannot).
+	if !bytes.Contains(v, []byte(`\u`)) && !bytes.Contains(v, []byte(`"error"`)) &&
 		!bytes.Contains(v, []byte(`"isError"`)) && !bytes.Contains(v, []byte(`"success"`)) {
 		return false
 	}

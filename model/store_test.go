@@ -758,6 +758,11 @@ func TestResultFailed(t *testing.T) {
 		{`{"succes\u0073":false}`, true},
 		{`{"note":"error success isError"}`, false},
 		{`{"note":"\"error\": 1"}`, false},
+		// other escapes cannot spell the names: text with them takes the
+		// quick way and still finds a member that is there
+		{`{"markdown":"# A\n\"b\"\\","success":false}`, true},
+		{`{"markdown":"# A\n\"b\"\\"}`, false},
+		{`{"markdown":"\\u0065rror","\u0065rror":true}`, true},
 	} {
 		if got := ResultFailed([]byte(c.in)); got != c.want {
 			t.Errorf("ResultFailed(%q) = %v, want %v", c.in, got, c.want)
