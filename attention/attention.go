@@ -119,11 +119,11 @@ type st struct {
 	runOver  bool
 	agents   map[string]*agentState
 	agentSeq []*agentState
-	calls    map[string]*call // running, by agent + toolCallId
+	calls    map[callKey]*call // running
 	running  []*call
 	durs     map[string][]time.Duration // finished durations by tool name, sorted
 	loops    map[string]*loopState
-	streaks  map[string]*streakState
+	streaks  map[callKey]*streakState // by agent and tool name (in id)
 	items    []*Item
 	open     []*Item
 	byKey    map[string]*Item // open items
@@ -146,22 +146,30 @@ type agentState struct {
 	share   float64
 }
 
+// callKey names a call (an agent's toolCallId) or, for a failing streak,
+// an agent's tool: a map key made of the event's own strings, where a
+// joined string cost an allocation at every call.
+type callKey struct{ agent, id string }
+
 type call struct {
-	key, id, name, agent string
-	skey                 string // its slow-tool item's key, made when first judged (slowKey)
-	loopKey              string // agent, tool and a digest of the canonical parameters
-	start, end           time.Time
-	ended                bool
+	key             callKey
+	id, name, agent string
+	skey            string // its slow-tool item's key, made when first judged (slowKey)
+	loopKey         string // agent, tool and a digest of the canonical parameters
+	start, end      time.Time
+	ended           bool
 }
 
 type loopState struct {
-	ids   []string
-	total time.Duration
-	open  []*call // not finished yet (a slice: mostly empty, and one a call)
+	ids    []string
+	total  time.Duration
+	open   []*call // not finished yet (a slice: mostly empty, and one a call)
+	raised bool    // an item was raised for it: only then can one be open
 }
 
 type streakState struct {
-	ids []string
+	ids    []string
+	raised bool // as in loopState
 }
 
 // New returns a tracker of s.
@@ -174,10 +182,10 @@ func New(s *model.Store, o Options) *Tracker {
 func (t *Tracker) reset() {
 	t.st = st{
 		agents:  make(map[string]*agentState),
-		calls:   make(map[string]*call),
+		calls:   make(map[callKey]*call),
 		durs:    make(map[string][]time.Duration),
 		loops:   make(map[string]*loopState),
-		streaks: make(map[string]*streakState),
+		streaks: make(map[callKey]*streakState),
 		byKey:   make(map[string]*Item),
 	}
 }
@@ -379,7 +387,7 @@ func (t *Tracker) dropRunning(c *call) {
 }
 
 func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Time) {
-	key := a.id + "\x00" + p.ToolCallID
+	key := callKey{a.id, p.ToolCallID}
 	if t.calls[key] != nil {
 		return // a second start under one id: the first one counts
 	}
@@ -394,9 +402,14 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 	if len(a.recent) > loopWindow {
 		a.recent = a.recent[1:]
 	}
-	for _, it := range slices.Clone(t.open) {
-		if it.Kind == KindLoop && it.AgentID == a.id && it.key != "loop\x00"+c.loopKey && countOf(a.recent, it.key[len("loop\x00"):]) < 2 {
-			t.clear(it, at) // it moved on
+	movedOn := func(it *Item) bool {
+		return it.Kind == KindLoop && it.AgentID == a.id && it.key[len("loop\x00"):] != c.loopKey && countOf(a.recent, it.key[len("loop\x00"):]) < 2
+	}
+	if slices.ContainsFunc(t.open, movedOn) { // rarely: no copy of t.open at every call
+		for _, it := range slices.Clone(t.open) {
+			if movedOn(it) {
+				t.clear(it, at) // it moved on
+			}
 		}
 	}
 	l := t.loops[c.loopKey]
@@ -407,6 +420,7 @@ func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Ti
 	l.ids = append(l.ids, p.ToolCallID)
 	l.open = append(l.open, c)
 	if countOf(a.recent, c.loopKey) >= loopMin {
+		l.raised = true
 		k := "loop\x00" + c.loopKey
 		it := t.byKey[k]
 		if it == nil {
@@ -442,8 +456,7 @@ func (t *Tracker) loopMessage(it *Item, l *loopState, at time.Time) string {
 }
 
 func (t *Tracker) callFinished(a *agentState, p model.ToolCallFinished, at time.Time) {
-	key := a.id + "\x00" + p.ToolCallID
-	c := t.calls[key]
+	c := t.calls[callKey{a.id, p.ToolCallID}]
 	name := p.ToolName
 	if c != nil {
 		c.end, c.ended = at, true
@@ -455,22 +468,26 @@ func (t *Tracker) callFinished(a *agentState, p model.ToolCallFinished, at time.
 		i, _ := slices.BinarySearch(ds, d)
 		t.durs[name] = slices.Insert(ds, i, d)
 		t.dropRunning(c)
-		if it := t.byKey["loop\x00"+c.loopKey]; it != nil {
-			it.Message = t.loopMessage(it, t.loops[c.loopKey], at)
-			it.LastAt = at
+		if l := t.loops[c.loopKey]; l != nil && l.raised {
+			if it := t.byKey["loop\x00"+c.loopKey]; it != nil {
+				it.Message = t.loopMessage(it, l, at)
+				it.LastAt = at
+			}
 		}
 	}
 	// failing streak, in the order the calls finish
-	sk := a.id + "\x00" + name
+	sk := callKey{a.id, name}
 	s := t.streaks[sk]
 	if s == nil {
 		s = &streakState{}
 		t.streaks[sk] = s
 	}
-	k := "streak\x00" + sk
 	if !model.ResultFailed(p.Result) {
 		s.ids = s.ids[:0]
-		if it := t.byKey[k]; it != nil {
+		if !s.raised {
+			return
+		}
+		if it := t.byKey[streakKey(sk)]; it != nil {
 			it.Message = fmt.Sprintf("%s works again after %d failures in a row", orTool(name), it.Count)
 			t.clear(it, at)
 		}
@@ -480,6 +497,8 @@ func (t *Tracker) callFinished(a *agentState, p model.ToolCallFinished, at time.
 	if len(s.ids) < streakMin {
 		return
 	}
+	s.raised = true
+	k := streakKey(sk)
 	it := t.byKey[k]
 	if it == nil {
 		it = &Item{Kind: KindFailingStreak, AgentID: a.id, key: k, FirstAt: at}
@@ -526,6 +545,8 @@ func (t *Tracker) stallThreshold(a *agentState) time.Duration {
 }
 
 func stallKey(agent string) string { return "stall\x00" + agent }
+
+func streakKey(k callKey) string { return "streak\x00" + k.agent + "\x00" + k.id }
 
 const quietKey = "stall\x00"
 
@@ -600,7 +621,7 @@ func (t *Tracker) slowMessage(c *call, ran time.Duration) string {
 // more strings.
 func slowKey(c *call) string {
 	if c.skey == "" {
-		c.skey = "slow\x00" + c.key
+		c.skey = "slow\x00" + c.key.agent + "\x00" + c.key.id
 	}
 	return c.skey
 }
