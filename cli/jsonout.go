@@ -26,19 +26,44 @@ type jsonPrinter struct {
 
 func newJSONPrinter(w *watchSession) *jsonPrinter { return &jsonPrinter{w: w} }
 
+// jsonBatch is how many bytes of whole lines the printer gathers before a
+// write: a first poll of a long run brings thousands of events at once,
+// and one write per line made that many system calls.
+const jsonBatch = 64 << 10
+
 func (p *jsonPrinter) events(evs []*model.Event) {
+	// Whole lines only, one write per batch and at least one per poll: a
+	// reader never sees half a line, and jq gets each event as soon as
+	// the poll that brought it is read.
+	p.buf = p.buf[:0]
 	for _, e := range evs {
-		// One write per line: a reader never sees half a line, and jq
-		// gets each event as soon as it arrives.
-		p.buf = append(eventLine(p.buf[:0], e.Raw), '\n')
+		start := len(p.buf)
+		p.buf = append(eventLine(p.buf, e.Raw), '\n')
 		if p.w.Width > 0 {
 			// A person reads this on a terminal: the same JSON, with the
 			// characters a terminal could act on written as escapes.
-			p.buf = escapeForTerminal(p.buf)
+			line := p.buf[start:]
+			if esc := escapeForTerminal(line); &esc[0] != &line[0] {
+				p.buf = append(p.buf[:start], esc...)
+			}
 		}
-		if _, err := p.w.Stdout.Write(p.buf); err != nil {
-			p.w.Debug.Printf("writing stdout: %v", err)
+		if len(p.buf) >= jsonBatch {
+			p.flush()
 		}
+	}
+	p.flush()
+}
+
+func (p *jsonPrinter) flush() {
+	if len(p.buf) == 0 {
+		return
+	}
+	if _, err := p.w.Stdout.Write(p.buf); err != nil {
+		p.w.Debug.Printf("writing stdout: %v", err)
+	}
+	p.buf = p.buf[:0]
+	if cap(p.buf) > 4*jsonBatch {
+		p.buf = nil // one huge event: let it go
 	}
 }
 
