@@ -4,12 +4,14 @@
 // getAgentTrace with dedup by eventId (sdkwatch.mjs).
 //
 // It serves one growing trace per watcher on 127.0.0.1: the body starts at
-// -events events (about 515 bytes each: 20 000 is ~10 MB) and grows by -grow
-// events at every request, served whole each time; request -polls brings
-// run.finished. Each watcher runs as its own process, one after the other,
-// polling at -interval; pollbench reports each one's CPU (user+system, from
-// the kernel's accounting of the child) divided by the trace requests it
-// made, its peak RSS, and the ratios. Run it with scripts/pollbench.sh.
+// -events events (-shape sim, the simulator's large run: about 590 bytes
+// each, 20 000 are 11.8 MB) and grows by -grow events at every request,
+// served whole each time; request -polls brings run.finished. Each watcher
+// runs as its own process, one after the other, polling at -interval;
+// pollbench reports each one's CPU (user+system, from the kernel's
+// accounting of the child) divided by the trace requests it made, the same
+// counted from its -warm'th request on (the steady state), its peak RSS,
+// and the ratios. Run it with scripts/pollbench.sh.
 package main
 
 import (
