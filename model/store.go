@@ -777,6 +777,29 @@ func (s *Store) refreshAgentLifecycle(a *Agent) (identity, ended bool) {
 // what the merge can have changed (see refresh): the calls and sessions
 // not finished (a few), and the tool errors from timeline index from on.
 // full says that the lists must be sorted and linked whole.
+// stillOpen keeps of l (an agent's open calls or sessions) those still
+// open in a, in order of first event, and says how many of them are running
+// and which ran last. open gives an element's openIn and its state; one
+// that left a has its openIn cleared.
+func stillOpen[T any](l []T, a *Agent, open func(T) (**Agent, State), cmp func(T, T) int) (_ []T, running int, current T) {
+	l = slices.DeleteFunc(l, func(x T) bool {
+		in, st := open(x)
+		gone := *in != a || st == StateFinished
+		if gone && *in == a {
+			*in = nil
+		}
+		return gone
+	})
+	slices.SortFunc(l, cmp)
+	for _, x := range l {
+		if _, st := open(x); st == StateRunning {
+			running++
+			current = x
+		}
+	}
+	return l, running, current
+}
+
 func (s *Store) refreshAgentActivity(a *Agent, from int, full bool) {
 	info := &a.info
 	if full {
@@ -790,36 +813,10 @@ func (s *Store) refreshAgentActivity(a *Agent, from int, full bool) {
 
 	// The calls and sessions still open (the lists hold those that were
 	// open when last touched; some have finished or changed hands since).
-	info.open = slices.DeleteFunc(info.open, func(t *ToolCall) bool {
-		gone := t.openIn != a || t.State == StateFinished
-		if gone && t.openIn == a {
-			t.openIn = nil
-		}
-		return gone
-	})
-	slices.SortFunc(info.open, byFirstCall)
-	a.RunningTools, a.CurrentTool = 0, nil
-	for _, t := range info.open {
-		if t.State == StateRunning {
-			a.RunningTools++
-			a.CurrentTool = t
-		}
-	}
-	info.openSessions = slices.DeleteFunc(info.openSessions, func(b *BrowserSession) bool {
-		gone := b.openIn != a || b.State == StateFinished
-		if gone && b.openIn == a {
-			b.openIn = nil
-		}
-		return gone
-	})
-	slices.SortFunc(info.openSessions, byFirstSession)
-	a.OpenSessions, a.CurrentSession = 0, nil
-	for _, b := range info.openSessions {
-		if b.State == StateRunning {
-			a.OpenSessions++
-			a.CurrentSession = b
-		}
-	}
+	info.open, a.RunningTools, a.CurrentTool = stillOpen(info.open, a,
+		func(t *ToolCall) (**Agent, State) { return &t.openIn, t.State }, byFirstCall)
+	info.openSessions, a.OpenSessions, a.CurrentSession = stillOpen(info.openSessions, a,
+		func(b *BrowserSession) (**Agent, State) { return &b.openIn, b.State }, byFirstSession)
 
 	// A tool error belongs to the call the agent most recently started
 	// before it (the agent's calls are in start order, which within one
