@@ -143,6 +143,25 @@ func TestMarkdownSanitised(t *testing.T) {
 	}
 }
 
+// HTML in markdown shows as its text: no tags, no comments, nothing of a
+// script or a style, character references decoded (glamour's stripper,
+// third_party/glamour/ansi/context.go, in place of bluemonday).
+func TestMarkdownHTMLAsText(t *testing.T) {
+	r := NewRenderer(DefaultStyles(), Options{Glamour: GlamourNoTTY})
+	src := "# Limits\n\n<div class=\"note\">\n<p>Burst &lt;b&gt; is 10 &amp; more</p>\n<!-- hidden -->\n<script>alert(1)</script><style>p{color:red}</style>\n</div>\n\nInline <span style=\"x\">spanned</span> and <br> done.\n"
+	plain := ansi.Strip(show(t, r, model.KindMarkdown, src, 100, 40).View())
+	for _, want := range []string{"Burst <b> is 10 & more", "spanned", "done."} {
+		if !strings.Contains(plain, want) {
+			t.Errorf("text %q lost:\n%s", want, plain)
+		}
+	}
+	for _, bad := range []string{"<div", "<p>", "</p>", "hidden", "alert", "color:red", "<span", "<br>", "&lt;", "&amp;"} {
+		if strings.Contains(plain, bad) {
+			t.Errorf("output holds %q:\n%s", bad, plain)
+		}
+	}
+}
+
 func TestFilterOutput(t *testing.T) {
 	for in, want := range map[string]string{
 		"a\x1b[1;38;5;2mb\x1b[mc":              "a\x1b[1;38;5;2mb\x1b[mc",
