@@ -510,6 +510,18 @@ func (s *Store) touch(e *Event, ch *changes) {
 	}
 }
 
+// replaced says whether a call or session just refreshed must have its
+// lists sorted whole (see refresh's full): it changed hands, from had to
+// now (had's activity is then refreshed too), or its first event was
+// before from (was) and is now after it (first).
+func (ch *changes) replaced(had, now *Agent, was, first *Event, from int) bool {
+	if had != now {
+		ch.agent(had)
+		return true
+	}
+	return was != nil && was.pos < from && first.pos >= from
+}
+
 // refresh recomputes the entities a merge touched. When the merge placed
 // events already placed again (moved: from is before the old end), the
 // entities of the events from from on are touched too: those before kept
@@ -566,11 +578,7 @@ func (s *Store) refresh(ch *changes, from int, moved, newAgents bool, d *Delta) 
 	for _, t := range ch.tools {
 		was, had := t.first(), t.Agent
 		s.refreshToolCall(t)
-		if had != t.Agent {
-			ch.agent(had)
-			full = true
-		}
-		full = full || was != nil && was.pos < from && t.first().pos >= from
+		full = ch.replaced(had, t.Agent, was, t.first(), from) || full
 		if t.State != StateFinished && t.openIn != t.Agent {
 			t.openIn = t.Agent
 			t.Agent.info.open = append(t.Agent.info.open, t)
@@ -582,11 +590,7 @@ func (s *Store) refresh(ch *changes, from int, moved, newAgents bool, d *Delta) 
 	for _, b := range ch.sessions {
 		was, had := b.first(), b.Agent
 		s.refreshSession(b)
-		if had != b.Agent {
-			ch.agent(had)
-			full = true
-		}
-		full = full || was != nil && was.pos < from && b.first().pos >= from
+		full = ch.replaced(had, b.Agent, was, b.first(), from) || full
 		if b.State != StateFinished && b.openIn != b.Agent {
 			b.openIn = b.Agent
 			b.Agent.info.openSessions = append(b.Agent.info.openSessions, b)
@@ -772,11 +776,6 @@ func (s *Store) refreshAgentLifecycle(a *Agent) (identity, ended bool) {
 	return identity, was != a.State
 }
 
-// refreshAgentActivity puts the agent's lists back in order, recounts
-// what it has running and links its tool errors to calls, looking only at
-// what the merge can have changed (see refresh): the calls and sessions
-// not finished (a few), and the tool errors from timeline index from on.
-// full says that the lists must be sorted and linked whole.
 // stillOpen keeps of l (an agent's open calls or sessions) those still
 // open in a, in order of first event, and says how many of them are running
 // and which ran last. open gives an element's openIn and its state; one
@@ -800,6 +799,11 @@ func stillOpen[T any](l []T, a *Agent, open func(T) (**Agent, State), cmp func(T
 	return l, running, current
 }
 
+// refreshAgentActivity puts the agent's lists back in order, recounts
+// what it has running and links its tool errors to calls, looking only at
+// what the merge can have changed (see refresh): the calls and sessions
+// not finished (a few), and the tool errors from timeline index from on.
+// full says that the lists must be sorted and linked whole.
 func (s *Store) refreshAgentActivity(a *Agent, from int, full bool) {
 	info := &a.info
 	if full {
