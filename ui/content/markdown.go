@@ -8,6 +8,7 @@ import (
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/firewatch/firewatch/internal/lazyre"
 	"github.com/firewatch/firewatch/model"
 )
 
@@ -53,7 +54,7 @@ func renderMarkdown(src, style string, width int) ([]string, error) {
 	return lines, nil
 }
 
-var charRef = regexp.MustCompile(`&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,9}));`)
+var charRef = lazyre.New(`&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,9}));`)
 
 // neutraliseCharRefs replaces numeric character references to characters
 // model.Sanitize would remove (and invalid ones) with U+FFFD.
@@ -61,8 +62,8 @@ func neutraliseCharRefs(s string) string {
 	if !strings.Contains(s, "&#") {
 		return s
 	}
-	return charRef.ReplaceAllStringFunc(s, func(ref string) string {
-		m := charRef.FindStringSubmatch(ref)
+	return charRef().ReplaceAllStringFunc(s, func(ref string) string {
+		m := charRef().FindStringSubmatch(ref)
 		var n uint64
 		var err error
 		if m[1] != "" {
