@@ -121,7 +121,7 @@ type st struct {
 	agentSeq []*agentState
 	calls    map[callKey]*call // running
 	running  []*call
-	durs     map[string][]time.Duration // finished durations by tool name, sorted
+	durs     map[string]*median // finished durations by tool name
 	loops    map[string]*loopState
 	streaks  map[callKey]*streakState // by agent and tool name (in id)
 	items    []*Item
@@ -138,7 +138,7 @@ type agentState struct {
 	idx     int
 	lastOwn time.Time
 	lastAct time.Time // own or a subagent's
-	gaps    []time.Duration
+	gaps    median    // between its own events
 	over    bool
 	recent  []string // the loop keys of its latest calls
 	calls   int      // tool calls running
@@ -183,7 +183,7 @@ func (t *Tracker) reset() {
 	t.st = st{
 		agents:  make(map[string]*agentState),
 		calls:   make(map[callKey]*call),
-		durs:    make(map[string][]time.Duration),
+		durs:    make(map[string]*median),
 		loops:   make(map[string]*loopState),
 		streaks: make(map[callKey]*streakState),
 		byKey:   make(map[string]*Item),
@@ -306,8 +306,7 @@ func (t *Tracker) apply(e *model.Event, at time.Time) {
 	a := t.agent(e.Agent.ID)
 	if !a.lastOwn.IsZero() {
 		gap := at.Sub(a.lastOwn)
-		i, _ := slices.BinarySearch(a.gaps, gap)
-		a.gaps = slices.Insert(a.gaps, i, gap)
+		a.gaps.Add(gap)
 	}
 	a.lastOwn = at
 	a.events++
@@ -465,8 +464,11 @@ func (t *Tracker) callFinished(a *agentState, p model.ToolCallFinished, at time.
 		}
 		d := at.Sub(c.start)
 		ds := t.durs[name]
-		i, _ := slices.BinarySearch(ds, d)
-		t.durs[name] = slices.Insert(ds, i, d)
+		if ds == nil {
+			ds = new(median)
+			t.durs[name] = ds
+		}
+		ds.Add(d)
 		t.dropRunning(c)
 		if l := t.loops[c.loopKey]; l != nil && l.raised {
 			if it := t.byKey["loop\x00"+c.loopKey]; it != nil {
@@ -536,8 +538,8 @@ func (t *Tracker) stalls(at time.Time) {
 
 func (t *Tracker) stallThreshold(a *agentState) time.Duration {
 	thr := t.o.Stall
-	if len(a.gaps) >= stallMinGaps {
-		if m := stallMedianFactor * a.gaps[len(a.gaps)/2]; m > thr {
+	if a.gaps.Len() >= stallMinGaps {
+		if m := stallMedianFactor * a.gaps.Median(); m > thr {
 			thr = m
 		}
 	}
@@ -598,13 +600,13 @@ func (t *Tracker) slow(at time.Time) {
 	}
 }
 
-func (t *Tracker) slowThreshold(tool string) (thr, median time.Duration) {
+func (t *Tracker) slowThreshold(tool string) (thr, med time.Duration) {
 	ds := t.durs[tool]
-	if len(ds) == 0 {
+	if ds == nil || ds.Len() == 0 {
 		return t.o.d(slowAlone), 0
 	}
-	median = ds[len(ds)/2]
-	return max(slowFactor*median, t.o.d(slowFloor)), median
+	med = ds.Median()
+	return max(slowFactor*med, t.o.d(slowFloor)), med
 }
 
 func (t *Tracker) slowMessage(c *call, ran time.Duration) string {

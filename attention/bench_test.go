@@ -98,3 +98,48 @@ func BenchmarkRepoll(b *testing.B) {
 	b.ReportMetric(float64(attNs.Nanoseconds())/float64(b.N), "attention-ns/poll")
 	b.ReportMetric(100*float64(attNs)/float64(modelNs), "attention-%")
 }
+
+// BenchmarkFirstPoll is the tracker's first Update on the simulator's large
+// run of 20 000 and of 100 000 events, the poll a watch or a replay starts
+// with (the model's ingest of it is not timed); the tracker's medians kept
+// in sorted slices made the second quadratic:
+//
+//	go test -run '^$' -bench FirstPoll -benchmem -count 6 ./attention
+func BenchmarkFirstPoll(b *testing.B) {
+	for _, n := range []int{20_000, 100_000} {
+		b.Run(strconv.Itoa(n), func(b *testing.B) { benchmarkFirstPoll(b, n) })
+	}
+}
+
+func benchmarkFirstPoll(b *testing.B, events int) {
+	srv, err := sim.Start(b.Context(), sim.Options{Scenarios: []string{sim.ScenarioLarge}, Events: events, RateLimit: -1})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer srv.Close()
+	job := srv.Jobs[0].ID
+	evs, _ := srv.Script(job)
+	var buf bytes.Buffer
+	buf.WriteString(`{"success":true,"id":"` + job + `","events":[`)
+	for i, e := range evs {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.Write(e.JSON)
+	}
+	buf.WriteString(`],"creditsUsed":` + strconv.Itoa(srv.CreditsAt(job, evs[len(evs)-1].Visible)) + `}`)
+	body := buf.Bytes()
+	b.SetBytes(int64(len(body)))
+	b.ReportAllocs()
+	now := time.Now()
+	for b.Loop() {
+		b.StopTimer()
+		s := model.NewStore()
+		d, err := s.Ingest(body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		New(s, Options{}).Update(d, now)
+	}
+}
