@@ -602,7 +602,7 @@ func (t *Tracker) slow(at time.Time) {
 
 func (t *Tracker) slowThreshold(tool string) (thr, med time.Duration) {
 	ds := t.durs[tool]
-	if ds == nil || ds.Len() == 0 {
+	if ds == nil { // made at the tool's first finished call
 		return t.o.d(slowAlone), 0
 	}
 	med = ds.Median()

@@ -5,8 +5,8 @@
 // main, in every command the binary has: `firewatch version` paid for the
 // simulator's sandbox patterns and the poller's error texts. With New the
 // pattern is compiled once, on first use, and an invalid pattern still
-// panics, as MustCompile does (its tests call every pattern, so a bad one
-// cannot wait for a user to find it).
+// panics, as MustCompile does, on first use: each package's tests compile
+// all of its patterns, so a bad one fails CI rather than a user.
 package lazyre
 
 import (

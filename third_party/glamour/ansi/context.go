@@ -46,9 +46,11 @@ func (ctx RenderContext) SanitizeHTML(s string, trimSpaces bool) string {
 func htmlText(s string) string {
 	var b strings.Builder
 	skip := 0 // depth inside elements whose content is dropped
-	// text writes t, outside the dropped elements. Raw text (the content of
-	// script, style, textarea...) has its NULs replaced and, but in textarea
-	// and title, its character references left as they are.
+	// text writes t unless it lies inside a dropped element, with CR LF
+	// and CR made LF. In raw text (the content of script, style, textarea
+	// and the like) NULs become U+FFFD; character references are decoded
+	// when unescape is set (all text but raw text, and textarea's and
+	// title's).
 	text := func(t string, unescape, raw bool) {
 		if skip > 0 || t == "" {
 			return
