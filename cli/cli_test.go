@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -230,5 +231,32 @@ func TestEscapeForTerminal(t *testing.T) {
 				t.Errorf("%q decodes to %v, was %v", got, b, a)
 			}
 		}
+	}
+}
+
+// TestVersionShortcut: `firewatch version` is answered before the command
+// tree is built, with the line the version command prints; anything more
+// than the bare word still goes through cobra.
+func TestVersionShortcut(t *testing.T) {
+	ctx := context.Background()
+	short, errOut, code := run(t, ctx, "version")
+	if code != 0 || errOut != "" {
+		t.Fatalf("version: exit %d, stderr %q", code, errOut)
+	}
+	want := fmt.Sprintf("firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if short != want {
+		t.Errorf("version printed %q, want %q", short, want)
+	}
+	// "version --" is not the bare word: cobra parses it and runs the command.
+	viaCobra, _, code := run(t, ctx, "version", "--")
+	if code != 0 || viaCobra != short {
+		t.Errorf("version through cobra: exit %d, %q; shortcut %q", code, viaCobra, short)
+	}
+	help, _, code := run(t, ctx, "version", "--help")
+	if code != 0 || !strings.Contains(help, "Print firewatch's version") {
+		t.Errorf("version --help: exit %d, %q", code, help)
+	}
+	if _, errOut, code := run(t, ctx, "version", "extra"); code != 2 || !strings.Contains(errOut, `unknown command "extra"`) {
+		t.Errorf("version extra: exit %d, stderr %q", code, errOut)
 	}
 }

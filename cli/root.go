@@ -27,6 +27,10 @@ import (
 // the exit code. SIGINT and SIGTERM end a watch cleanly (summary written,
 // exit 130); a second one kills the process.
 func Main() int {
+	if versionOnly(os.Args[1:]) {
+		printVersion(os.Stdout)
+		return 0
+	}
 	// A closed stdout (firewatch ... | head -1) is a failed write that ends
 	// watching cleanly (exit 8), not a death by SIGPIPE (141).
 	signal.Ignore(syscall.SIGPIPE)
@@ -66,6 +70,10 @@ type app struct {
 
 // Execute runs firewatch with args and returns the exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	if versionOnly(args) {
+		printVersion(stdout)
+		return 0
+	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
 	poller.Version = Version()
 	root := a.rootCommand()
@@ -230,10 +238,21 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print firewatch's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			fmt.Fprintf(a.stdout, "firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+			printVersion(a.stdout)
 			return nil
 		},
 	}
+}
+
+// versionOnly reports whether args are just "version". Scripts and shell
+// prompts run it often, so it is answered before the command tree is built
+// (and, in Main, before the signal handlers are set up); "version --help"
+// and the like still go through cobra.
+func versionOnly(args []string) bool { return len(args) == 1 && args[0] == "version" }
+
+// printVersion writes the line `firewatch version` prints.
+func printVersion(w io.Writer) {
+	fmt.Fprintf(w, "firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // isTerminal reports whether w is a terminal, and its width.
