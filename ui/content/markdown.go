@@ -1,7 +1,6 @@
 package content
 
 import (
-	"regexp"
 	"strconv"
 	"strings"
 
@@ -148,9 +147,9 @@ func seqLen(s string) int {
 	return 2
 }
 
-var sgrRe = regexp.MustCompile(`^\x1b\[[0-9;:]*m$`)
+var sgrRe = lazyre.New(`^\x1b\[[0-9;:]*m$`)
 
-func isSGR(seq string) bool { return sgrRe.MatchString(seq) }
+func isSGR(seq string) bool { return sgrRe().MatchString(seq) }
 
 // safeHyperlink returns an OSC 8 sequence rebuilt from seq when its
 // parameters and target are harmless.
@@ -197,12 +196,12 @@ func closeLink(l string) string {
 	return l + "\x1b]8;;\a"
 }
 
-var trailingPad = regexp.MustCompile(`(?:\x1b\[[0-9;:]*m| )+$`)
+var trailingPad = lazyre.New(`(?:\x1b\[[0-9;:]*m| )+$`)
 
 // trimPadding removes the spaces (and the SGR around them) glamour pads
 // lines with, then closes any style left open.
 func trimPadding(l string) string {
-	t := trailingPad.ReplaceAllString(l, "")
+	t := trailingPad().ReplaceAllString(l, "")
 	if t != l && strings.Contains(t, "\x1b[") {
 		t += "\x1b[m"
 	}
