@@ -943,7 +943,57 @@ func NewBytesFilter(elements ...[]byte) BytesFilter {
 
 // NewBytesFilterString returns a new BytesFilter.
 // Given string must be separated by a comma.
+//
+// The filter is built on first use (firewatch patch): the HTML renderer's
+// and the extensions' attribute filters are package variables built with it,
+// and built eagerly they cost every program that imports goldmark start-up
+// time, whether it renders HTML or not.
 func NewBytesFilterString(elements string) BytesFilter {
+	return &lazyBytesFilter{get: sync.OnceValue(func() BytesFilter { return newBytesFilterString(elements) })}
+}
+
+// lazyBytesFilter is a BytesFilter built by get on first use. Extending it
+// gives another lazy filter, so chains of package-level ExtendString calls
+// cost nothing until a filter is used. An extended filter holds what its
+// parent held when it was extended, as an eager one does: before the parent
+// changes (Add), the filters extended from it are built.
+type lazyBytesFilter struct {
+	get      func() BytesFilter
+	mu       sync.Mutex
+	children []*lazyBytesFilter // extended from this one, perhaps not built yet
+}
+
+func (l *lazyBytesFilter) Add(b []byte) {
+	l.mu.Lock()
+	children := l.children
+	l.children = nil
+	l.mu.Unlock()
+	for _, c := range children {
+		c.get()
+	}
+	l.get().Add(b)
+}
+
+func (l *lazyBytesFilter) Contains(b []byte) bool { return l.get().Contains(b) }
+
+func (l *lazyBytesFilter) Extend(bs ...[]byte) BytesFilter {
+	return l.extend(func(f BytesFilter) BytesFilter { return f.Extend(bs...) })
+}
+
+func (l *lazyBytesFilter) ExtendString(elements string) BytesFilter {
+	return l.extend(func(f BytesFilter) BytesFilter { return f.ExtendString(elements) })
+}
+
+func (l *lazyBytesFilter) extend(extend func(BytesFilter) BytesFilter) BytesFilter {
+	c := &lazyBytesFilter{}
+	c.get = sync.OnceValue(func() BytesFilter { return extend(l.get()) })
+	l.mu.Lock()
+	l.children = append(l.children, c)
+	l.mu.Unlock()
+	return c
+}
+
+func newBytesFilterString(elements string) BytesFilter {
 	s := &bytesFilter{
 		threshold: 3,
 		slots:     make([][][]byte, 64),
