@@ -59,6 +59,7 @@ type AnyValue struct {
 }
 
 func (x *AnyValue) Reset() {
+	Init()
 	*x = AnyValue{}
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -72,6 +73,7 @@ func (x *AnyValue) String() string {
 func (*AnyValue) ProtoMessage() {}
 
 func (x *AnyValue) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -242,6 +244,7 @@ type ArrayValue struct {
 }
 
 func (x *ArrayValue) Reset() {
+	Init()
 	*x = ArrayValue{}
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -255,6 +258,7 @@ func (x *ArrayValue) String() string {
 func (*ArrayValue) ProtoMessage() {}
 
 func (x *ArrayValue) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -297,6 +301,7 @@ type KeyValueList struct {
 }
 
 func (x *KeyValueList) Reset() {
+	Init()
 	*x = KeyValueList{}
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -310,6 +315,7 @@ func (x *KeyValueList) String() string {
 func (*KeyValueList) ProtoMessage() {}
 
 func (x *KeyValueList) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -361,6 +367,7 @@ type KeyValue struct {
 }
 
 func (x *KeyValue) Reset() {
+	Init()
 	*x = KeyValue{}
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -374,6 +381,7 @@ func (x *KeyValue) String() string {
 func (*KeyValue) ProtoMessage() {}
 
 func (x *KeyValue) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -435,6 +443,7 @@ type InstrumentationScope struct {
 }
 
 func (x *InstrumentationScope) Reset() {
+	Init()
 	*x = InstrumentationScope{}
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -448,6 +457,7 @@ func (x *InstrumentationScope) String() string {
 func (*InstrumentationScope) ProtoMessage() {}
 
 func (x *InstrumentationScope) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -529,6 +539,7 @@ type EntityRef struct {
 }
 
 func (x *EntityRef) Reset() {
+	Init()
 	*x = EntityRef{}
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -542,6 +553,7 @@ func (x *EntityRef) String() string {
 func (*EntityRef) ProtoMessage() {}
 
 func (x *EntityRef) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_common_v1_common_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -663,7 +675,19 @@ var file_opentelemetry_proto_common_v1_common_proto_depIdxs = []int32{
 	0, // [0:6] is the sub-list for field type_name
 }
 
-func init() { file_opentelemetry_proto_common_v1_common_proto_init() }
+// Init registers this file's types with the protobuf runtime, once
+// (firewatch patch: on first use instead of in an init function, which ran
+// the registration and the protobuf runtime's set-up before main in every
+// firewatch command). Every message's ProtoReflect and Reset and every
+// enum's Descriptor and Type call it, after the files this one imports.
+func Init() {
+	file_opentelemetry_proto_common_v1_common_proto_once.Do(func() {
+		file_opentelemetry_proto_common_v1_common_proto_init()
+	})
+}
+
+var file_opentelemetry_proto_common_v1_common_proto_once sync.Once
+
 func file_opentelemetry_proto_common_v1_common_proto_init() {
 	if File_opentelemetry_proto_common_v1_common_proto != nil {
 		return

@@ -60,6 +60,7 @@ type Resource struct {
 }
 
 func (x *Resource) Reset() {
+	Init()
 	*x = Resource{}
 	mi := &file_opentelemetry_proto_resource_v1_resource_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -73,6 +74,7 @@ func (x *Resource) String() string {
 func (*Resource) ProtoMessage() {}
 
 func (x *Resource) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_resource_v1_resource_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -152,7 +154,20 @@ var file_opentelemetry_proto_resource_v1_resource_proto_depIdxs = []int32{
 	0, // [0:2] is the sub-list for field type_name
 }
 
-func init() { file_opentelemetry_proto_resource_v1_resource_proto_init() }
+// Init registers this file's types with the protobuf runtime, once
+// (firewatch patch: on first use instead of in an init function, which ran
+// the registration and the protobuf runtime's set-up before main in every
+// firewatch command). Every message's ProtoReflect and Reset and every
+// enum's Descriptor and Type call it, after the files this one imports.
+func Init() {
+	file_opentelemetry_proto_resource_v1_resource_proto_once.Do(func() {
+		v1.Init()
+		file_opentelemetry_proto_resource_v1_resource_proto_init()
+	})
+}
+
+var file_opentelemetry_proto_resource_v1_resource_proto_once sync.Once
+
 func file_opentelemetry_proto_resource_v1_resource_proto_init() {
 	if File_opentelemetry_proto_resource_v1_resource_proto != nil {
 		return

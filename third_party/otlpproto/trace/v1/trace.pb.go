@@ -98,10 +98,12 @@ func (x SpanFlags) String() string {
 }
 
 func (SpanFlags) Descriptor() protoreflect.EnumDescriptor {
+	Init()
 	return file_opentelemetry_proto_trace_v1_trace_proto_enumTypes[0].Descriptor()
 }
 
 func (SpanFlags) Type() protoreflect.EnumType {
+	Init()
 	return &file_opentelemetry_proto_trace_v1_trace_proto_enumTypes[0]
 }
 
@@ -172,10 +174,12 @@ func (x Span_SpanKind) String() string {
 }
 
 func (Span_SpanKind) Descriptor() protoreflect.EnumDescriptor {
+	Init()
 	return file_opentelemetry_proto_trace_v1_trace_proto_enumTypes[1].Descriptor()
 }
 
 func (Span_SpanKind) Type() protoreflect.EnumType {
+	Init()
 	return &file_opentelemetry_proto_trace_v1_trace_proto_enumTypes[1]
 }
 
@@ -227,10 +231,12 @@ func (x Status_StatusCode) String() string {
 }
 
 func (Status_StatusCode) Descriptor() protoreflect.EnumDescriptor {
+	Init()
 	return file_opentelemetry_proto_trace_v1_trace_proto_enumTypes[2].Descriptor()
 }
 
 func (Status_StatusCode) Type() protoreflect.EnumType {
+	Init()
 	return &file_opentelemetry_proto_trace_v1_trace_proto_enumTypes[2]
 }
 
@@ -266,6 +272,7 @@ type TracesData struct {
 }
 
 func (x *TracesData) Reset() {
+	Init()
 	*x = TracesData{}
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -279,6 +286,7 @@ func (x *TracesData) String() string {
 func (*TracesData) ProtoMessage() {}
 
 func (x *TracesData) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -322,6 +330,7 @@ type ResourceSpans struct {
 }
 
 func (x *ResourceSpans) Reset() {
+	Init()
 	*x = ResourceSpans{}
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -335,6 +344,7 @@ func (x *ResourceSpans) String() string {
 func (*ResourceSpans) ProtoMessage() {}
 
 func (x *ResourceSpans) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -393,6 +403,7 @@ type ScopeSpans struct {
 }
 
 func (x *ScopeSpans) Reset() {
+	Init()
 	*x = ScopeSpans{}
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -406,6 +417,7 @@ func (x *ScopeSpans) String() string {
 func (*ScopeSpans) ProtoMessage() {}
 
 func (x *ScopeSpans) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -558,6 +570,7 @@ type Span struct {
 }
 
 func (x *Span) Reset() {
+	Init()
 	*x = Span{}
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -571,6 +584,7 @@ func (x *Span) String() string {
 func (*Span) ProtoMessage() {}
 
 func (x *Span) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -712,6 +726,7 @@ type Status struct {
 }
 
 func (x *Status) Reset() {
+	Init()
 	*x = Status{}
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -725,6 +740,7 @@ func (x *Status) String() string {
 func (*Status) ProtoMessage() {}
 
 func (x *Status) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -777,6 +793,7 @@ type Span_Event struct {
 }
 
 func (x *Span_Event) Reset() {
+	Init()
 	*x = Span_Event{}
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -790,6 +807,7 @@ func (x *Span_Event) String() string {
 func (*Span_Event) ProtoMessage() {}
 
 func (x *Span_Event) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -880,6 +898,7 @@ type Span_Link struct {
 }
 
 func (x *Span_Link) Reset() {
+	Init()
 	*x = Span_Link{}
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -893,6 +912,7 @@ func (x *Span_Link) String() string {
 func (*Span_Link) ProtoMessage() {}
 
 func (x *Span_Link) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_trace_v1_trace_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -1083,7 +1103,21 @@ var file_opentelemetry_proto_trace_v1_trace_proto_depIdxs = []int32{
 	0,  // [0:13] is the sub-list for field type_name
 }
 
-func init() { file_opentelemetry_proto_trace_v1_trace_proto_init() }
+// Init registers this file's types with the protobuf runtime, once
+// (firewatch patch: on first use instead of in an init function, which ran
+// the registration and the protobuf runtime's set-up before main in every
+// firewatch command). Every message's ProtoReflect and Reset and every
+// enum's Descriptor and Type call it, after the files this one imports.
+func Init() {
+	file_opentelemetry_proto_trace_v1_trace_proto_once.Do(func() {
+		v11.Init()
+		v1.Init()
+		file_opentelemetry_proto_trace_v1_trace_proto_init()
+	})
+}
+
+var file_opentelemetry_proto_trace_v1_trace_proto_once sync.Once
+
 func file_opentelemetry_proto_trace_v1_trace_proto_init() {
 	if File_opentelemetry_proto_trace_v1_trace_proto != nil {
 		return

@@ -49,6 +49,7 @@ type ExportTraceServiceRequest struct {
 }
 
 func (x *ExportTraceServiceRequest) Reset() {
+	Init()
 	*x = ExportTraceServiceRequest{}
 	mi := &file_opentelemetry_proto_collector_trace_v1_trace_service_proto_msgTypes[0]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -62,6 +63,7 @@ func (x *ExportTraceServiceRequest) String() string {
 func (*ExportTraceServiceRequest) ProtoMessage() {}
 
 func (x *ExportTraceServiceRequest) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_collector_trace_v1_trace_service_proto_msgTypes[0]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -108,6 +110,7 @@ type ExportTraceServiceResponse struct {
 }
 
 func (x *ExportTraceServiceResponse) Reset() {
+	Init()
 	*x = ExportTraceServiceResponse{}
 	mi := &file_opentelemetry_proto_collector_trace_v1_trace_service_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -121,6 +124,7 @@ func (x *ExportTraceServiceResponse) String() string {
 func (*ExportTraceServiceResponse) ProtoMessage() {}
 
 func (x *ExportTraceServiceResponse) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_collector_trace_v1_trace_service_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -164,6 +168,7 @@ type ExportTracePartialSuccess struct {
 }
 
 func (x *ExportTracePartialSuccess) Reset() {
+	Init()
 	*x = ExportTracePartialSuccess{}
 	mi := &file_opentelemetry_proto_collector_trace_v1_trace_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -177,6 +182,7 @@ func (x *ExportTracePartialSuccess) String() string {
 func (*ExportTracePartialSuccess) ProtoMessage() {}
 
 func (x *ExportTracePartialSuccess) ProtoReflect() protoreflect.Message {
+	Init()
 	mi := &file_opentelemetry_proto_collector_trace_v1_trace_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
@@ -254,7 +260,20 @@ var file_opentelemetry_proto_collector_trace_v1_trace_service_proto_depIdxs = []
 	0, // [0:2] is the sub-list for field type_name
 }
 
-func init() { file_opentelemetry_proto_collector_trace_v1_trace_service_proto_init() }
+// Init registers this file's types with the protobuf runtime, once
+// (firewatch patch: on first use instead of in an init function, which ran
+// the registration and the protobuf runtime's set-up before main in every
+// firewatch command). Every message's ProtoReflect and Reset and every
+// enum's Descriptor and Type call it, after the files this one imports.
+func Init() {
+	file_opentelemetry_proto_collector_trace_v1_trace_service_proto_once.Do(func() {
+		v1.Init()
+		file_opentelemetry_proto_collector_trace_v1_trace_service_proto_init()
+	})
+}
+
+var file_opentelemetry_proto_collector_trace_v1_trace_service_proto_once sync.Once
+
 func file_opentelemetry_proto_collector_trace_v1_trace_service_proto_init() {
 	if File_opentelemetry_proto_collector_trace_v1_trace_service_proto != nil {
 		return
