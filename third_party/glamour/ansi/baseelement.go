@@ -9,8 +9,6 @@ import (
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
-	"golang.org/x/text/cases"
-	"golang.org/x/text/language"
 )
 
 // BaseElement renders a styled primitive element.
@@ -46,13 +44,13 @@ func renderText(w io.Writer, rules StylePrimitive, s string) (int, error) { //no
 	// strings. Needs further investigation.
 	style := ansi.Style{}
 	if rules.Upper != nil && *rules.Upper {
-		s = cases.Upper(language.English).String(s)
+		s = strings.ToUpper(s)
 	}
 	if rules.Lower != nil && *rules.Lower {
-		s = cases.Lower(language.English).String(s)
+		s = strings.ToLower(s)
 	}
 	if rules.Title != nil && *rules.Title {
-		s = cases.Title(language.English).String(s)
+		s = titleCase(s)
 	}
 	if rules.Color != nil {
 		style = style.ForegroundColor(lipgloss.Color(*rules.Color))

@@ -4,9 +4,7 @@ import (
 	"regexp"
 	"strings"
 	"text/template"
-
-	"golang.org/x/text/cases"
-	"golang.org/x/text/language"
+	"unicode"
 )
 
 // TemplateFuncMap contains a few useful template helpers.
@@ -72,9 +70,9 @@ var (
 		"SplitAfter":   strings.SplitAfter,
 		"SplitAfterN":  strings.SplitAfterN,
 		"SplitN":       strings.SplitN,
-		"Title":        cases.Title(language.English).String,
-		"ToLower":      cases.Lower(language.English).String,
-		"ToTitle":      cases.Upper(language.English).String,
+		"Title":        titleCase,
+		"ToLower":      strings.ToLower,
+		"ToTitle":      strings.ToUpper,
 		"ToUpper":      strings.ToUpper,
 		"Trim":         strings.Trim,
 		"TrimLeft":     strings.TrimLeft,
@@ -84,3 +82,24 @@ var (
 		"TrimSuffix":   strings.TrimSuffix,
 	}
 )
+
+// titleCase upper-cases (title-cases) the first letter of each word and
+// lower-cases the rest. firewatch patch: it and strings.ToUpper/ToLower stand
+// in for golang.org/x/text's English casers, whose package initialisation
+// (language tables, casing tries) ran before main in every firewatch command;
+// they differ from those casers only on language-specific rules (ß, final
+// sigma, Dutch ij), and none of glamour's built-in styles changes case.
+func titleCase(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	inWord := false
+	for _, r := range s {
+		if inWord {
+			b.WriteRune(unicode.ToLower(r))
+		} else {
+			b.WriteRune(unicode.ToTitle(r))
+		}
+		inWord = unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) || (inWord && (r == '\'' || r == '’'))
+	}
+	return b.String()
+}
