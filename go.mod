@@ -68,3 +68,5 @@ replace github.com/yuin/goldmark => ./third_party/goldmark
 replace github.com/atotto/clipboard => ./third_party/clipboard
 
 replace github.com/charmbracelet/x/ansi => ./third_party/ansi
+
+replace google.golang.org/protobuf => ./third_party/protobuf

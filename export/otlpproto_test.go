@@ -1,6 +1,7 @@
 package export
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -76,5 +77,19 @@ func TestOTLPTypesRegisterOnFirstUse(t *testing.T) {
 		if _, err := protoregistry.GlobalTypes.FindMessageByName(protoreflect.FullName(name)); err != nil {
 			t.Errorf("%s not registered after first use: %v", name, err)
 		}
+	}
+}
+
+// The patched protobuf runtime (third_party/protobuf) picks the "proto:"
+// prefix of its errors, and hashes the executable for it, on first use
+// instead of before main; its errors read as before.
+func TestProtobufErrorsKeepTheirPrefix(t *testing.T) {
+	err := proto.Unmarshal([]byte{0xff}, &collpb.ExportTraceServiceRequest{})
+	if err == nil {
+		t.Fatal("a truncated varint was accepted")
+	}
+	msg := strings.Replace(err.Error(), "proto:\u00a0", "proto: ", 1)
+	if !errors.Is(err, proto.Error) || msg != "proto: cannot parse invalid wire-format data" {
+		t.Errorf("Unmarshal error %q (is proto.Error: %v)", err, errors.Is(err, proto.Error))
 	}
 }
