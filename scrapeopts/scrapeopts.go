@@ -32,13 +32,18 @@ type Option struct {
 	Renamed string
 }
 
-// defaults are the v2 defaults the spec lists: an option with this value is
-// not shown.
-var defaults = map[string]string{
-	"maxAge":              strconv.Itoa(DefaultMaxAge),
-	"skipTlsVerification": "true",
-	"removeBase64Images":  "true",
-	"blockAds":            "true",
+// isDefault reports whether v is the v2 default the spec lists for the
+// option name: an option with its default is not shown. A switch rather
+// than a package-level map, which would be built before main in every
+// command.
+func isDefault(name string, v jsontext.Value) bool {
+	switch name {
+	case "maxAge":
+		return compact(v) == strconv.Itoa(DefaultMaxAge)
+	case "skipTlsVerification", "removeBase64Images", "blockAds":
+		return compact(v) == "true"
+	}
+	return false
 }
 
 // order is the spec's order of the scrape options; others follow by name.
@@ -90,7 +95,7 @@ func Render(scrapeOptions jsontext.Value) []Option {
 	var out []Option
 	for _, name := range names {
 		v := m[name]
-		if d, ok := defaults[name]; ok && compact(v) == d {
+		if isDefault(name, v) {
 			continue
 		}
 		o := Option{Name: clean(name)}

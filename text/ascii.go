@@ -1,6 +1,9 @@
 package text
 
-import "strings"
+import (
+	"strings"
+	"sync"
+)
 
 // Ellipsis is the one ASCII fallback for "…".
 const Ellipsis = "..."
@@ -14,11 +17,13 @@ var asciiPairs = []string{
 	"≈", "~", // an estimate (attention)
 }
 
-var asciiReplacer = strings.NewReplacer(asciiPairs...)
+// asciiReplacer is built on first use: only --ascii output needs it, and
+// built before main it cost every command start-up time.
+var asciiReplacer = sync.OnceValue(func() *strings.Replacer { return strings.NewReplacer(asciiPairs...) })
 
 // ASCII replaces the symbols of the table with their ASCII spelling; other
 // text is left as it is.
-func ASCII(s string) string { return asciiReplacer.Replace(s) }
+func ASCII(s string) string { return asciiReplacer().Replace(s) }
 
 // Fallback is the ASCII spelling of one symbol of the table (the symbol
 // itself when the table does not have it).
