@@ -19,23 +19,23 @@ func TestAnsiCopyTables(t *testing.T) {
 		t.Fatal("parser.Table differs from GenerateTransitionTable(): run go generate in third_party/ansi")
 	}
 	n := 0
+	check := func(r rune) {
+		n++
+		if w := ansi.StringWidthWc("a" + string(r)); w != 1 {
+			t.Errorf("U+%04X measures %d columns after an a, want 0", r, w-1)
+		}
+	}
 	for _, tab := range []*unicode.RangeTable{unicode.Mn, unicode.Me, unicode.Cf} {
 		for _, r16 := range tab.R16 {
 			for r := rune(r16.Lo); r <= rune(r16.Hi); r += rune(r16.Stride) {
 				if r >= 0xa0 {
-					n++
-					if w := ansi.StringWidthWc("a" + string(r)); w != 1 {
-						t.Errorf("U+%04X measures %d columns after an a, want 0", r, w-1)
-					}
+					check(r)
 				}
 			}
 		}
 		for _, r32 := range tab.R32 {
 			for r := rune(r32.Lo); r <= rune(r32.Hi); r += rune(r32.Stride) {
-				n++
-				if w := ansi.StringWidthWc("a" + string(r)); w != 1 {
-					t.Errorf("U+%04X measures %d columns after an a, want 0", r, w-1)
-				}
+				check(r)
 			}
 		}
 	}
