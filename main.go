@@ -12,6 +12,8 @@ import (
 	_ "charm.land/lipgloss/v2"
 
 	"github.com/firewatch/firewatch/cli"
+	// Maps the executable's code in at once, early in start-up.
+	_ "github.com/firewatch/firewatch/internal/prefault"
 )
 
 func main() { os.Exit(cli.Main()) }
