@@ -1,16 +1,13 @@
 package prefault
 
-import (
-	"syscall"
-	"unsafe"
-)
+import "unsafe"
 
 // madvPopulateRead is MADV_POPULATE_READ.
 const madvPopulateRead = 22
 
 func init() {
 	if start, end, ok := textMapping(); ok {
-		syscall.Syscall(syscall.SYS_MADVISE, start, end-start, madvPopulateRead)
+		madvise(start, end-start, madvPopulateRead)
 	}
 }
 
@@ -20,16 +17,16 @@ func init() {
 func textMapping() (start, end uintptr, ok bool) {
 	fn := textMapping
 	pc := **(**uintptr)(unsafe.Pointer(&fn))
-	fd, err := syscall.Open("/proc/self/maps", syscall.O_RDONLY|syscall.O_CLOEXEC, 0)
-	if err != nil {
+	fd, ok := openMaps()
+	if !ok {
 		return 0, 0, false
 	}
-	defer syscall.Close(fd)
+	defer closeFD(fd)
 	var buf [16 << 10]byte
 	have := 0
 	for {
-		n, err := syscall.Read(fd, buf[have:])
-		if n <= 0 || err != nil {
+		n := read(fd, buf[have:])
+		if n <= 0 {
 			return 0, 0, false
 		}
 		have += n
