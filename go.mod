@@ -70,3 +70,5 @@ replace github.com/atotto/clipboard => ./third_party/clipboard
 replace github.com/charmbracelet/x/ansi => ./third_party/ansi
 
 replace google.golang.org/protobuf => ./third_party/protobuf
+
+replace github.com/mattn/go-runewidth => ./third_party/runewidth
