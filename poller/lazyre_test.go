@@ -1,16 +1,15 @@
 package poller
 
 import (
-	"regexp"
 	"testing"
+
+	"github.com/firewatch/firewatch/internal/lazyre"
 )
 
-// The error texts' patterns are compiled on first use; this compiles every one
-// so that a pattern that does not compile fails here.
+// The package's patterns are compiled on first use (internal/lazyre); this
+// compiles every one, so that a pattern that does not compile fails here.
 func TestPatternsCompile(t *testing.T) {
-	for _, re := range []func() *regexp.Regexp{retryText, alreadyCancelledText, invalidIDText, firstGenText} {
-		if re() == nil {
-			t.Fatal("nil pattern")
-		}
+	if err := lazyre.Check(); err != nil {
+		t.Fatal(err)
 	}
 }

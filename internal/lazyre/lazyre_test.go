@@ -1,6 +1,7 @@
 package lazyre
 
 import (
+	"strings"
 	"sync"
 	"testing"
 )
@@ -31,4 +32,18 @@ func TestInvalidPatternPanicsOnFirstUseNotBefore(t *testing.T) {
 		}
 	}()
 	re()
+}
+
+func TestCheckCompilesEveryPattern(t *testing.T) {
+	saved := patterns // those of the other tests
+	patterns = nil
+	defer func() { patterns = saved }()
+	New(`^ok$`)
+	if err := Check(); err != nil {
+		t.Fatalf("Check on a valid pattern: %v", err)
+	}
+	New(`[unclosed`)
+	if err := Check(); err == nil || !strings.Contains(err.Error(), "[unclosed") {
+		t.Fatalf("Check with an invalid pattern: %v", err)
+	}
 }
