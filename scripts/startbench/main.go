@@ -45,12 +45,14 @@ func main() {
 			cpu[i] = append(cpu[i], d)
 		}
 	}
-	base := median(cpu[0])
+	for _, s := range cpu {
+		slices.Sort(s)
+	}
+	base := cpu[0][len(cpu[0])/2]
 	fmt.Printf("%-40s %9s %9s %9s %8s\n", "command", "p25", "median", "p75", "×first")
 	for i, c := range cmds {
 		s := cpu[i]
-		slices.Sort(s)
-		m := median(s)
+		m := s[len(s)/2]
 		fmt.Printf("%-40s %9s %9s %9s %8.2f\n", label(c), ms(s[len(s)/4]), ms(m), ms(s[len(s)*3/4]), float64(m)/float64(base))
 	}
 	fmt.Printf("CPU from exec to exit, user + system, %d runs each, in turn\n", *runs)
@@ -90,12 +92,6 @@ func run(c []string) (time.Duration, error) {
 		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(), nil
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()), nil
-}
-
-func median(s []time.Duration) time.Duration {
-	t := slices.Clone(s)
-	slices.Sort(t)
-	return t[len(t)/2]
 }
 
 func ms(d time.Duration) string { return fmt.Sprintf("%.2f ms", float64(d)/1e6) }
