@@ -15,7 +15,6 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/firewatch/firewatch/model"
@@ -148,10 +147,10 @@ func New(o Options) (*Exporter, error) {
 	otel.SetLogger(logr.Discard())
 
 	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
-	res, err := resource.Merge(resource.NewWithAttributes(semconv.SchemaURL,
-		semconv.ServiceName("firewatch"), semconv.ServiceVersion(o.Version)), resource.Environment())
+	res, err := resource.Merge(resource.NewWithAttributes(semconvSchemaURL,
+		keyServiceName.String("firewatch"), keyServiceVersion.String(o.Version)), resource.Environment())
 	if err != nil {
-		res = resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName("firewatch"))
+		res = resource.NewWithAttributes(semconvSchemaURL, keyServiceName.String("firewatch"))
 	}
 	x.tp = sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
@@ -172,7 +171,7 @@ func New(o Options) (*Exporter, error) {
 			sdktrace.WithExportTimeout(o.Timeout*2)),
 	)
 	x.tracer = x.tp.Tracer("github.com/firewatch/firewatch/export",
-		trace.WithInstrumentationVersion(o.Version), trace.WithSchemaURL(semconv.SchemaURL))
+		trace.WithInstrumentationVersion(o.Version), trace.WithSchemaURL(semconvSchemaURL))
 	return x, nil
 }
 
