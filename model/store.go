@@ -473,6 +473,15 @@ func sortAfter[T any](l []T, from int, pos func(T) int) {
 	sortByPos(l[i:], func(a, b T) int { return pos(a) - pos(b) })
 }
 
+// firstMoved is the from to give sortAfter for the lists kept in order of
+// a call's or session's first event: all of them when full (see refresh).
+func firstMoved(from int, full bool) int {
+	if full {
+		return 0
+	}
+	return from
+}
+
 func errorPos(en *ErrorEntry) int      { return en.Event.pos }
 func eventPos(e *Event) int            { return e.pos }
 func callPos(t *ToolCall) int          { return t.first().pos }
@@ -615,18 +624,10 @@ func (s *Store) refresh(ch *changes, from int, moved, newAgents bool, d *Delta) 
 		d.TreeChanged = true
 	}
 	if len(ch.tools) > 0 {
-		if full {
-			sortByPos(s.toolOrder, byFirstCall)
-		} else {
-			sortAfter(s.toolOrder, from, callPos)
-		}
+		sortAfter(s.toolOrder, firstMoved(from, full), callPos)
 	}
 	if len(ch.sessions) > 0 {
-		if full {
-			sortByPos(s.sessionOrder, byFirstSession)
-		} else {
-			sortAfter(s.sessionOrder, from, sessionPos)
-		}
+		sortAfter(s.sessionOrder, firstMoved(from, full), sessionPos)
 	}
 	if len(ch.artifacts) > 0 {
 		sortAfter(s.artifactOrder, from, artifactPos)
@@ -806,13 +807,8 @@ func stillOpen[T any](l []T, a *Agent, open func(T) (**Agent, State), cmp func(T
 // full says that the lists must be sorted and linked whole.
 func (s *Store) refreshAgentActivity(a *Agent, from int, full bool) {
 	info := &a.info
-	if full {
-		sortByPos(a.ToolCalls, byFirstCall)
-		sortByPos(a.Sessions, byFirstSession)
-	} else {
-		sortAfter(a.ToolCalls, from, callPos)
-		sortAfter(a.Sessions, from, sessionPos)
-	}
+	sortAfter(a.ToolCalls, firstMoved(from, full), callPos)
+	sortAfter(a.Sessions, firstMoved(from, full), sessionPos)
 	sortAfter(info.toolErrors, from, errorPos)
 
 	// The calls and sessions still open (the lists hold those that were
