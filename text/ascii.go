@@ -1,9 +1,6 @@
 package text
 
-import (
-	"strings"
-	"sync"
-)
+import "strings"
 
 // Ellipsis is the one ASCII fallback for "…".
 const Ellipsis = "..."
@@ -17,13 +14,13 @@ var asciiPairs = []string{
 	"≈", "~", // an estimate (attention)
 }
 
-// asciiReplacer is built on first use: only --ascii output needs it, and
-// built before main it cost every command start-up time.
-var asciiReplacer = sync.OnceValue(func() *strings.Replacer { return strings.NewReplacer(asciiPairs...) })
+// strings.NewReplacer only copies its pairs: the replacer is built on its
+// first Replace, not before main.
+var asciiReplacer = strings.NewReplacer(asciiPairs...)
 
 // ASCII replaces the symbols of the table with their ASCII spelling; other
 // text is left as it is.
-func ASCII(s string) string { return asciiReplacer().Replace(s) }
+func ASCII(s string) string { return asciiReplacer.Replace(s) }
 
 // Fallback is the ASCII spelling of one symbol of the table (the symbol
 // itself when the table does not have it).
