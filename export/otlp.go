@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"net/url"
 	"os"
 	"strings"
@@ -147,10 +148,10 @@ func New(o Options) (*Exporter, error) {
 	otel.SetLogger(logr.Discard())
 
 	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
-	res, err := resource.Merge(resource.NewWithAttributes(semconvSchemaURL,
-		keyServiceName.String("firewatch"), keyServiceVersion.String(o.Version)), resource.Environment())
+	res, err := resource.Merge(resource.NewWithAttributes(semconv.SchemaURL,
+		semconv.ServiceName("firewatch"), semconv.ServiceVersion(o.Version)), resource.Environment())
 	if err != nil {
-		res = resource.NewWithAttributes(semconvSchemaURL, keyServiceName.String("firewatch"))
+		res = resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName("firewatch"))
 	}
 	x.tp = sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
@@ -171,7 +172,7 @@ func New(o Options) (*Exporter, error) {
 			sdktrace.WithExportTimeout(o.Timeout*2)),
 	)
 	x.tracer = x.tp.Tracer("github.com/firewatch/firewatch/export",
-		trace.WithInstrumentationVersion(o.Version), trace.WithSchemaURL(semconvSchemaURL))
+		trace.WithInstrumentationVersion(o.Version), trace.WithSchemaURL(semconv.SchemaURL))
 	return x, nil
 }
 
