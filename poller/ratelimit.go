@@ -3,11 +3,10 @@ package poller
 import (
 	"errors"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/firewatch/firewatch/internal/lazyre"
 )
 
 // Every 429 wait is decided in this file: where a delay the service asks for
@@ -53,7 +52,7 @@ func statusRetryAfter(header string, now time.Time, body time.Duration, msg stri
 }
 
 // "please retry after 12s", "retry after 1.5 seconds", "try again in 2 minutes"
-var retryText = lazyre.New(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
+var retryText = regexp.MustCompile(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
 
 // bodyRetryAfter is the delay a rate-limit answer's body asks for:
 // retry_after_seconds, else the "retry after Ns" of its message.
@@ -68,7 +67,7 @@ func bodyRetryAfter(o object, msg string) time.Duration {
 
 // retryAfterText reads the "retry after Ns" of a 429 message.
 func retryAfterText(msg string) time.Duration {
-	m := retryText().FindStringSubmatch(msg)
+	m := retryText.FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}
