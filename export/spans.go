@@ -3,13 +3,13 @@ package export
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"hash/fnv"
 	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/firewatch/firewatch/model"
