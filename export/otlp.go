@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -50,6 +51,11 @@ func ResolveEndpoint(flag string) (string, error) {
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("%s: put credentials in OTEL_EXPORTER_OTLP_HEADERS, not in the URL", what)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("%s %q: port %s is not between 1 and 65535", what, model.Sanitize(base), model.Sanitize(p))
+		}
 	}
 	if appendPath && !strings.HasSuffix(u.Path, tracesPath) {
 		u.Path = strings.TrimRight(u.Path, "/") + tracesPath
