@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -205,54 +204,6 @@ func exactlyOne(what string) cobra.PositionalArgs {
 		}
 		return nil
 	}
-}
-
-func (a *app) watchCommand() *cobra.Command {
-	o := &watchOptions{}
-	cmd := &cobra.Command{
-		Use:   "watch JOB_ID",
-		Short: "Follow an agent run to its end (also: firewatch JOB_ID)",
-		Long: `Follow an agent run to its end: poll its trace, show every event as it
-arrives and the outcome when it finishes. The exit code says how it ended.
-
-The key comes from FIRECRAWL_API_KEY (or --api-key); the service from
-FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
-		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
-  firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
-  firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
-		Args: latestArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if latest, _ := cmd.Flags().GetBool("latest"); latest {
-				return runE(a.watchLatest(cmd, o))
-			}
-			return runE(a.watch(cmd, o, args[0]))
-		},
-	}
-	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
-	return cmd
-}
-
-func (a *app) versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print firewatch's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			printVersion(a.stdout)
-			return nil
-		},
-	}
-}
-
-// versionOnly reports whether args are just "version". Scripts and shell
-// prompts run it often, so it is answered before the command tree is built
-// (and, in Main, before the signal handlers are set up); "version --help"
-// and the like still go through cobra.
-func versionOnly(args []string) bool { return len(args) == 1 && args[0] == "version" }
-
-// printVersion writes the line `firewatch version` prints.
-func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // isTerminal reports whether w is a terminal, and its width.
