@@ -1,7 +1,7 @@
-// Package cli is firewatch's command line: the commands (watch, demo,
-// replay, serve, export, report, version, completion; interact, scrape,
-// crawl-preview in cmd_interact.go and cmd_scrape.go), their flags and
-// environment, the plain and JSON outputs, the summary and the exit codes.
+// Package cli is firewatch's command line: each command in its own
+// cmd_<name>.go (root.go is the bare "firewatch [JOB_ID]"), their flags and
+// environment, the plain and JSON outputs, the summary, and the exit code
+// (decided in exitcode.go alone).
 package cli
 
 import (
@@ -99,8 +99,8 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 // Version is firewatch's version: the module version it was built at
-// ("v1.2.0" with go install ...@v1.2.0), else "dev" with the VCS revision
-// when known.
+// (go install github.com/firewatch/firewatch@v1.2.0 gives "v1.2.0"), else
+// "dev" with the VCS revision when known.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -133,6 +133,7 @@ func Version() string {
 const rootLong = `firewatch watches a Firecrawl agent run live, from its first trace event to
 its final outcome: what every agent is doing, the tools it calls, the
 artifacts it writes, what it costs and what went wrong.
+Install: go install github.com/firewatch/firewatch@latest
 
   firewatch                       on a terminal: the team's runs, enter watches one
   firewatch run "PROMPT"          start an agent run and watch it
@@ -150,7 +151,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "firewatch [JOB_ID]",
 		Short: "Watch a Firecrawl agent run live",
 		Long:  rootLong,
-		Example: `  go run . demo
+		Example: `  firewatch demo
   export FIRECRAWL_API_KEY=fc-...
   firewatch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b --output json --summary run.json`,

@@ -2,7 +2,7 @@
 // `firewatch demo` and `firewatch serve`, and the test double of every test
 // that needs a server. It serves scripted agent runs on loopback, paced in
 // real time, with the real service's routes, auth, bodies and status codes
-// (see ../shared/spec). It builds its wire JSON by hand and shares no code
+// (the Firecrawl v2 API as documented on docs.firecrawl.dev). It builds its wire JSON by hand and shares no code
 // with the project's decoder, so it is an independent check on it.
 //
 //	s, err := sim.Start(ctx, sim.Options{Scenarios: []string{"research", "chaos"}, Speed: 50})

@@ -178,7 +178,7 @@ func TestListOpenBack(t *testing.T) {
 	}
 }
 
-// TestPagingCost is the figure of the issue: 200 runs over 10 pages; the
+// TestPagingCost: 200 runs over 10 pages; the
 // screen asks for one page up front and, while the cursor goes down to the
 // last run, for each further page once.
 func TestPagingCost(t *testing.T) {
