@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -79,11 +80,44 @@ func TestExitCode(t *testing.T) {
 		// A recording that ends early, an unexpected failure.
 		{"", nil, 1},
 		{"", retryable, 1},
-		{"", withCode(ExitUsage, errors.New("bad file")), 2},
+		{"", asUsage(errors.New("bad file")), 2},
 	} {
 		w := &watchSession{Store: store(t, tc.outcome), Opts: &watchOptions{}}
 		if got := w.ExitCode(tc.end); got != tc.want {
 			t.Errorf("outcome %q, end %v: exit %d, want %d", tc.outcome, tc.end, got, tc.want)
+		}
+	}
+}
+
+// TestCodeOf: the kinds commands return and the code each gets, decided
+// in exitcode.go alone.
+func TestCodeOf(t *testing.T) {
+	out := &outputError{name: "stdout", err: syscall.EPIPE}
+	code := 3
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, 0},
+		{"usage", badUsage("--tail %d", 0), 2},
+		{"cobra's own", errors.New("unknown flag: --x"), 2},
+		{"failure", runE(errors.New("disk on fire")), 1},
+		{"a signal", errInterrupted, 130},
+		{"the UI quit", errQuit, 130},
+		{"a write that failed", out, 8},
+		{"outputs failed after a clean end", &outputsFailed{nil}, 8},
+		{"outputs failed after an interrupt", &outputsFailed{errInterrupted}, 8},
+		{"outputs failed after a failed run", &outputsFailed{&failure{errors.New("x")}}, 1},
+		{"refused", &poller.Error{Kind: poller.KindNotFound, Status: 404}, 6},
+		{"a 5xx after the retries", &poller.Error{Kind: poller.KindServer, Status: 503}, 1},
+		{"a 429 after the retries", &poller.Error{Kind: poller.KindRateLimited, Status: 429}, 1},
+		{"an id refused before any request", &poller.Error{Kind: poller.KindInvalidID}, 2},
+		{"interact killed", &interactEnd{&poller.InteractResult{Killed: true}}, 124},
+		{"interact exit code", &interactEnd{&poller.InteractResult{ExitCode: &code}}, 3},
+	} {
+		if got := codeOf(tc.err); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }

@@ -25,14 +25,14 @@ list; --output json prints the response's data as one line.`,
   firewatch crawl-preview https://example.com 'the whole blog except tag pages' -o json | jq .includePaths`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) != 2 {
-				return usageErrorf("%s needs a URL and a PROMPT (quote the prompt), got %d argument(s)", cmd.CommandPath(), len(args))
+				return badUsage("%s needs a URL and a PROMPT (quote the prompt), got %d argument(s)", cmd.CommandPath(), len(args))
 			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.crawlPreview(cmd, o, args[0], args[1])) },
 	}
 	o.registerCommon(cmd, "auto (plain), plain or json")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
@@ -42,10 +42,10 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	}
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErrorf("%q is not a URL to crawl: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
+		return badUsage("%q is not a URL to crawl: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
 	}
 	if strings.TrimSpace(prompt) == "" {
-		return usageErrorf("the PROMPT is empty: say in words what to crawl")
+		return badUsage("the PROMPT is empty: say in words what to crawl")
 	}
 	c, err := a.interactClient(o)
 	if err != nil {
@@ -55,9 +55,9 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	p, err := c.CrawlParamsPreview(ctx, u.String(), prompt)
 	if err != nil {
 		if ctx.Err() != nil {
-			return withCode(ExitInterrupted, nil)
+			return errInterrupted
 		}
-		return serviceError(err)
+		return err
 	}
 	if o.Output == OutputJSON {
 		fmt.Fprintf(a.stdout, "%s\n", compactLine(p.Data))

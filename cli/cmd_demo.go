@@ -58,7 +58,7 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 		return err
 	}
 	if !slices.Contains(sim.Scenarios(), d.Scenario) {
-		return usageErrorf("--scenario %q: it must be one of %s", d.Scenario, strings.Join(sim.Scenarios(), ", "))
+		return badUsage("--scenario %q: it must be one of %s", d.Scenario, strings.Join(sim.Scenarios(), ", "))
 	}
 	if err := checkSpeed(d.Speed); err != nil {
 		return err
@@ -74,7 +74,7 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	defer cleanup()
 	ctx := cmd.Context()
 	if d.History < 0 {
-		return usageErrorf("--history %d: it must not be negative", d.History)
+		return badUsage("--history %d: it must not be negative", d.History)
 	}
 	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed, History: d.History}
 	if w.Debug != nil {

@@ -33,7 +33,7 @@ Headers (authentication) come from OTEL_EXPORTER_OTLP_HEADERS.`,
 		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.export(cmd, x, args[0])) },
 	}
 	x.registerTarget(cmd)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
@@ -46,7 +46,7 @@ func (a *app) export(cmd *cobra.Command, x *otlpOptions, file string) error {
 		return err
 	}
 	if s.Len() == 0 {
-		return usageErrorf("%s holds no trace events: nothing to export", name)
+		return badUsage("%s holds no trace events: nothing to export", name)
 	}
 	ex, err := export.New(export.Options{Endpoint: x.url, Content: x.Content, Version: Version()})
 	if err != nil {
@@ -72,7 +72,7 @@ func (a *app) loadRun(ctx context.Context, file string) (*model.Store, string, e
 	defer closeIn()
 	s, err := export.Load(ctx, in)
 	if err != nil {
-		return nil, name, withCode(ExitUsage, fmt.Errorf("%s: %w", name, err))
+		return nil, name, asUsage(fmt.Errorf("%s: %w", name, err))
 	}
 	return s, name, nil
 }
@@ -85,11 +85,11 @@ func (a *app) openRecording(file string) (in io.Reader, name string, closeIn fun
 	}
 	f, err := os.Open(file)
 	if err != nil {
-		return nil, file, nil, usageErrorf("cannot read the recording: %v", err)
+		return nil, file, nil, badUsage("cannot read the recording: %v", err)
 	}
 	if st, err := f.Stat(); err == nil && st.IsDir() {
 		f.Close()
-		return nil, file, nil, usageErrorf("cannot read the recording: %s is a directory", file)
+		return nil, file, nil, badUsage("cannot read the recording: %s is a directory", file)
 	}
 	return f, file, func() { f.Close() }, nil
 }

@@ -47,7 +47,7 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	}
 	if !(r.Speed > 0) {
-		return usageErrorf("--speed %v: it must be above 0", r.Speed)
+		return badUsage("--speed %v: it must be above 0", r.Speed)
 	}
 	in, name, closeIn, err := a.openRecording(file)
 	if err != nil {
@@ -73,7 +73,7 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		err := poller.Replay(ctx, in, poller.ReplayOptions{Speed: r.Speed, Instant: instant}, sink)
 		if err != nil && ctx.Err() == nil {
 			// The file is not one firewatch can read: bad usage.
-			return withCode(ExitUsage, fmt.Errorf("%s: %w", name, err))
+			return asUsage(fmt.Errorf("%s: %w", name, err))
 		}
 		return err
 	}

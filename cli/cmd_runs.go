@@ -65,12 +65,12 @@ watched from the screen.`,
 func (a *app) connect(o *watchOptions) (*poller.Client, string, error) {
 	key := poller.ResolveAPIKey(o.APIKey)
 	if key == "" {
-		return nil, "", usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
+		return nil, "", badUsage("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
 	}
 	a.stderr.key = key
 	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
 	if err != nil {
-		return nil, "", withCode(ExitUsage, err)
+		return nil, "", asUsage(err)
 	}
 	return c, key, nil
 }
@@ -101,11 +101,11 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 		return err
 	}
 	if ro.Limit < 1 {
-		return usageErrorf("--limit %d: it must be at least 1", ro.Limit)
+		return badUsage("--limit %d: it must be at least 1", ro.Limit)
 	}
 	ro.Status = strings.ToLower(strings.TrimSpace(ro.Status))
 	if ro.Status == "" {
-		return usageErrorf("--status is empty: use one of %s", strings.Join(runStatuses, ", "))
+		return badUsage("--status is empty: use one of %s", strings.Join(runStatuses, ", "))
 	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut) {
@@ -118,7 +118,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	ctx := cmd.Context()
 	list, err := collectRuns(ctx, a, c, ro.Limit, 0, func(r *poller.RunInfo) bool { return runs.StatusMatches(ro.Status, r.Status) })
 	if err != nil && len(list) == 0 {
-		return serviceError(err)
+		return err
 	}
 	if o.Output == OutputJSON {
 		var b []byte
@@ -133,7 +133,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	}
 	if err != nil {
 		// Some pages came, then the service refused: say so after them.
-		return serviceError(err)
+		return err
 	}
 	return nil
 }
@@ -188,10 +188,10 @@ func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 	ctx := cmd.Context()
 	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
 	if err != nil && len(list) == 0 {
-		return serviceError(err)
+		return err
 	}
 	if len(list) == 0 {
-		return usageErrorf("--latest: no run is processing (firewatch runs lists the team's runs)")
+		return badUsage("--latest: no run is processing (firewatch runs lists the team's runs)")
 	}
 	fmt.Fprintf(a.stderr, "firewatch: watching the newest processing run %s\n", list[0].ID)
 	return a.watch(cmd, o, list[0].ID)
@@ -201,7 +201,7 @@ func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 func latestArgs(cmd *cobra.Command, args []string) error {
 	if latest, _ := cmd.Flags().GetBool("latest"); latest {
 		if len(args) > 0 {
-			return usageErrorf("watch --latest takes no JOB_ID (got %q)", args[0])
+			return badUsage("watch --latest takes no JOB_ID (got %q)", args[0])
 		}
 		return nil
 	}
@@ -258,8 +258,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if ctx.Err() != nil || !w.Back {
 			// Interrupted, or q in the run: firewatch ends. The watched
 			// run's exit code is for watch; leaving the list is 0.
-			var ee *exitError
-			if ctx.Err() != nil || err != nil && !errors.As(err, &ee) {
+			if ctx.Err() != nil || err != nil && !said(err) {
 				return err
 			}
 			return nil

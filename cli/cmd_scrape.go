@@ -73,7 +73,7 @@ object form {"type":"json",...}); --screenshot for a full-page screenshot
 	f.BoolVar(&s.Screenshot, "screenshot", false, "take a full-page screenshot (its URL is printed)")
 	f.BoolVar(&s.Interact, "interact", false, "then open the interact console on the scrape's browser (a terminal is needed)")
 	_ = cmd.RegisterFlagCompletionFunc("formats", cobra.FixedCompletions(scrapeFormats, cobra.ShellCompDirectiveNoFileComp))
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
@@ -81,11 +81,11 @@ object form {"type":"json",...}); --screenshot for a full-page screenshot
 func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller.ScrapeRequest, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usageErrorf("%q is not a URL firewatch can scrape: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
+		return nil, badUsage("%q is not a URL firewatch can scrape: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
 	}
 	req := &poller.ScrapeRequest{URL: u.String(), WaitFor: s.WaitFor, Mobile: s.Mobile}
 	if s.WaitFor < 0 || s.WaitFor > 60000 {
-		return nil, usageErrorf("--wait-for %d: it must be from 0 to 60000 milliseconds", s.WaitFor)
+		return nil, badUsage("--wait-for %d: it must be from 0 to 60000 milliseconds", s.WaitFor)
 	}
 	if cmd.Flags().Changed("only-main-content") {
 		v := s.OnlyMainContent
@@ -104,19 +104,19 @@ func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller
 			continue
 		}
 		if v2, ok := v1Formats[strings.ToLower(name)]; ok && name != "rawHtml" {
-			return nil, usageErrorf("--formats %s: that is a v1 name; in v2 it is %s", text.Sanitize(name), v2)
+			return nil, badUsage("--formats %s: that is a v1 name; in v2 it is %s", text.Sanitize(name), v2)
 		}
 		known := false
 		for _, k := range scrapeFormats {
 			known = known || k == name
 		}
 		if !known {
-			return nil, usageErrorf("--formats %q: it must be among %s", text.Sanitize(name), strings.Join(scrapeFormats, ", "))
+			return nil, badUsage("--formats %q: it must be among %s", text.Sanitize(name), strings.Join(scrapeFormats, ", "))
 		}
 		switch name {
 		case "json":
 			if s.JSONPrompt == "" && s.JSONSchema == "" {
-				return nil, usageErrorf("--formats json needs --json-prompt or --json-schema")
+				return nil, badUsage("--formats json needs --json-prompt or --json-schema")
 			}
 		case "screenshot":
 			add(poller.Format{Type: "screenshot", FullPage: true})
@@ -129,11 +129,11 @@ func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller
 		if s.JSONSchema != "" {
 			b, err := os.ReadFile(s.JSONSchema)
 			if err != nil {
-				return nil, usageErrorf("--json-schema: %v", err)
+				return nil, badUsage("--json-schema: %v", err)
 			}
 			v := jsontext.Value(b)
 			if err := v.Compact(); err != nil || v.Kind() != '{' {
-				return nil, usageErrorf("--json-schema %s: not a JSON object (a JSON Schema such as {\"type\":\"object\",\"properties\":{...}})", s.JSONSchema)
+				return nil, badUsage("--json-schema %s: not a JSON object (a JSON Schema such as {\"type\":\"object\",\"properties\":{...}})", s.JSONSchema)
 			}
 			jf.Schema = v
 		}
@@ -159,7 +159,7 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 	}
 	if s.Interact {
 		if term, _ := isTerminal(a.stdout); !term {
-			return usageErrorf("--interact opens the console, which needs a terminal; use firewatch interact SCRAPE_ID --code ... in scripts")
+			return badUsage("--interact opens the console, which needs a terminal; use firewatch interact SCRAPE_ID --code ... in scripts")
 		}
 		if _, err := a.checkInteract(cmd, o, "00000000-0000-4000-8000-000000000000"); err != nil {
 			return err
@@ -173,9 +173,9 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 	res, err := c.Scrape(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return withCode(ExitInterrupted, nil)
+			return errInterrupted
 		}
-		return serviceError(err)
+		return err
 	}
 	if res.ScrapeID != "" {
 		fmt.Fprintf(a.stderr, "Scrape ID: %s\n", res.ScrapeID)
@@ -187,7 +187,7 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 	}
 	if s.Interact {
 		if res.ScrapeID == "" {
-			return withCode(ExitFailed, fmt.Errorf("the scrape's answer has no data.metadata.scrapeId: nothing to interact with"))
+			return &failure{fmt.Errorf("the scrape's answer has no data.metadata.scrapeId: nothing to interact with")}
 		}
 		return a.runConsole(ctx, c, o, res.ScrapeID)
 	}

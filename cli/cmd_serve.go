@@ -53,35 +53,35 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.IntVar(&so.MaxBrowserSessions, "max-browser-sessions", 5, "scrape browser sessions open at once before interact answers 429")
 	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
 func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 	for _, sc := range so.Scenarios {
 		if !slices.Contains(sim.Scenarios(), sc) {
-			return usageErrorf("--scenario %q: it must be one of %s", sc, strings.Join(sim.Scenarios(), ", "))
+			return badUsage("--scenario %q: it must be one of %s", sc, strings.Join(sim.Scenarios(), ", "))
 		}
 	}
 	if err := checkSpeed(so.Speed); err != nil {
 		return err
 	}
 	if so.Events < 1 || so.MaxCredits < 1 {
-		return usageErrorf("--events and --max-credits must be at least 1")
+		return badUsage("--events and --max-credits must be at least 1")
 	}
 	if so.History < 0 {
-		return usageErrorf("--history %d: it must not be negative", so.History)
+		return badUsage("--history %d: it must not be negative", so.History)
 	}
 	if so.RateLimit == 0 {
-		return usageErrorf("--rate-limit 0 would refuse every request; use -1 for no limit")
+		return badUsage("--rate-limit 0 would refuse every request; use -1 for no limit")
 	}
 	if host, _, err := net.SplitHostPort(so.Addr); err != nil {
-		return usageErrorf("--addr %q: %v", so.Addr, err)
+		return badUsage("--addr %q: %v", so.Addr, err)
 	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(a.stderr, "firewatch: serve: listening on %s, which is not loopback: anyone who can reach it can use the simulator\n", so.Addr)
 	}
 	if so.Scrapes < 0 || so.MaxBrowserSessions < 1 {
-		return usageErrorf("--scrapes must be at least 0 and --max-browser-sessions at least 1")
+		return badUsage("--scrapes must be at least 0 and --max-browser-sessions at least 1")
 	}
 	opts := so.Options
 	opts.Scenarios = so.Scenarios

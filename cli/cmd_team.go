@@ -79,7 +79,7 @@ func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error)
 func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	output = strings.ToLower(strings.TrimSpace(output))
 	if output != OutputPlain && output != OutputJSON {
-		return usageErrorf("--output %q: it must be plain or json", output)
+		return badUsage("--output %q: it must be plain or json", output)
 	}
 	c, _, err := a.connect(o)
 	if err != nil {
@@ -87,7 +87,7 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	}
 	t, err := fetchTeam(cmd.Context(), a, c)
 	if err != nil {
-		return serviceError(err)
+		return err
 	}
 	if output == OutputJSON {
 		b, err := teamJSON(t)

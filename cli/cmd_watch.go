@@ -55,16 +55,16 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 	}
 	// The id is checked before anything else: no request for a bad one.
 	if err := poller.ValidateJobID(jobID); err != nil {
-		return withCode(ExitUsage, err)
+		return asUsage(err)
 	}
 	key := poller.ResolveAPIKey(o.APIKey)
 	if key == "" {
-		return usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
+		return badUsage("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
 	}
 	a.stderr.key = key
 	// The address and key are checked before any file is created.
 	if _, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key}); err != nil {
-		return withCode(ExitUsage, err)
+		return asUsage(err)
 	}
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
@@ -86,7 +86,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	}
 	client, err := poller.New(cfg)
 	if err != nil {
-		return withCode(ExitUsage, err)
+		return asUsage(err)
 	}
 	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
 	if o.Record != "" {

@@ -51,14 +51,14 @@ func (x *otlpOptions) check(always bool) error {
 		x.Enabled = true
 	}
 	if x.Content && !x.Enabled {
-		return usageErrorf("--otlp-content needs --otlp or --otlp-endpoint")
+		return badUsage("--otlp-content needs --otlp or --otlp-endpoint")
 	}
 	if !x.Enabled {
 		return nil
 	}
 	u, err := export.ResolveEndpoint(x.Endpoint)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return badUsage("%v", err)
 	}
 	x.url = u
 	return nil

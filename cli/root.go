@@ -6,7 +6,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -23,12 +22,12 @@ import (
 )
 
 // Main runs firewatch with the process's arguments and streams and returns
-// the exit code. SIGINT and SIGTERM end a watch cleanly (summary written,
+// the exit code. SIGINT, SIGTERM and SIGHUP end a watch cleanly (summary written,
 // exit 130); a second one kills the process.
 func Main() int {
 	if versionOnly(os.Args[1:]) {
 		printVersion(os.Stdout)
-		return 0
+		return codeOf(nil)
 	}
 	// A closed stdout (firewatch ... | head -1) is a failed write that ends
 	// watching cleanly (exit 8), not a death by SIGPIPE (141).
@@ -38,13 +37,13 @@ func Main() int {
 	return Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
-// signalContext is cancelled with cause errInterrupted by the first SIGINT
-// or SIGTERM; after it the signals get their default behaviour back, so a
+// signalContext is cancelled with cause errInterrupted by the first SIGINT,
+// SIGTERM or SIGHUP (a closed terminal); after it the signals get their default behaviour back, so a
 // second Ctrl-C ends the process at once.
 func signalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		select {
 		case <-ch:
@@ -71,7 +70,7 @@ type app struct {
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if versionOnly(args) {
 		printVersion(stdout)
-		return 0
+		return codeOf(nil)
 	}
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
 	poller.Version = Version()
@@ -84,13 +83,12 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	err := root.ExecuteContext(ctx)
 	code := codeOf(err)
 	if err != nil {
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.err != nil {
+		if !said(err) {
 			// Messages can quote arguments, file contents or the service:
 			// nothing raw reaches the terminal.
 			fmt.Fprintf(a.stderr, "firewatch: %s\n", model.Sanitize(err.Error()))
 		}
-		if !errors.As(err, &ee) {
+		if !ours(err) {
 			// cobra's own errors: unknown command or flag, arguments.
 			fmt.Fprintln(a.stderr, "Run 'firewatch --help' for usage.")
 		}
@@ -170,7 +168,7 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
@@ -184,13 +182,13 @@ func (a *app) rootCommand() *cobra.Command {
 func rootArgs(cmd *cobra.Command, args []string) error {
 	switch {
 	case len(args) > 1:
-		return usageErrorf("unknown command %q, or too many arguments (firewatch JOB_ID takes one job id)", args[0])
+		return badUsage("unknown command %q, or too many arguments (firewatch JOB_ID takes one job id)", args[0])
 	case len(args) == 1 && !strings.Contains(args[0], "-") && len(args[0]) < 20:
 		hint := "a job id is a UUID; run firewatch --help for the commands"
 		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 			hint = "did you mean " + strings.Join(s, " or ") + "?"
 		}
-		return usageErrorf("unknown command %q for firewatch (%s)", args[0], hint)
+		return badUsage("unknown command %q for firewatch (%s)", args[0], hint)
 	}
 	return nil
 }
@@ -199,9 +197,9 @@ func exactlyOne(what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		switch {
 		case len(args) == 0:
-			return usageErrorf("%s needs %s", cmd.CommandPath(), what)
+			return badUsage("%s needs %s", cmd.CommandPath(), what)
 		case len(args) > 1:
-			return usageErrorf("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
+			return badUsage("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
 		}
 		return nil
 	}
@@ -220,15 +218,11 @@ func isTerminal(w io.Writer) (bool, int) {
 	return true, width
 }
 
-// runE wraps a command's own errors: those that carry no exit code are
-// failures of firewatch itself (exit 1), not usage errors.
+// runE marks a command's own errors that are of no kind of ours as
+// failures of firewatch itself, not usage errors (cobra's own).
 func runE(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
+	if err == nil || ours(err) {
 		return err
 	}
-	return withCode(ExitFailed, err)
+	return &failure{err}
 }

@@ -69,15 +69,6 @@ type watchSession struct {
 // to be reported.
 const recoveryNote = 5 * time.Second
 
-// errTimeout is the context cause when --timeout passes.
-var errTimeout = errors.New("--timeout passed")
-
-// errInterrupted is the context cause on SIGINT or SIGTERM.
-var errInterrupted = errors.New("interrupted")
-
-// errQuit is what the terminal UI returns when the user quits it.
-var errQuit = errors.New("quit")
-
 // run watches to the end, prints, writes the summary and returns the exit
 // code as an error (nil for 0).
 func (w *watchSession) run(ctx context.Context) error {
@@ -107,49 +98,25 @@ func (w *watchSession) run(ctx context.Context) error {
 	}
 	w.Debug.Printf("watch ended: %v; exit %d", orNil(endErr), code)
 
+	end := &watchEnd{run: w.Store.Run(), err: endErr}
 	if err := w.writeSummary(); err != nil {
 		if !errors.As(err, new(*outputError)) { // stdout's is said once, by outputs
 			fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
 		}
-		code = outputCode(code, err)
+		end.output = err
+		code = codeOf(end)
 	}
 	if msg := w.endMessage(endErr, code); msg != "" {
 		fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg)
 	}
-	if code == ExitOK {
+	if codeOf(end) == codeOf(nil) {
 		return nil
 	}
-	return withCode(code, nil)
+	return end
 }
 
-// ExitCode maps how watching ended to the exit code. A run that finished
-// has its outcome's code however watching ended (an interrupt or the
-// timeout during the tail window included).
-func (w *watchSession) ExitCode(endErr error) int {
-	var pe *poller.Error
-	if errors.As(endErr, &pe) && pe.Refusal() {
-		return ExitRejected
-	}
-	r := w.Store.Run()
-	if r.State == model.StateFinished {
-		return OutcomeCode(r.Outcome)
-	}
-	var ee *exitError
-	if errors.As(endErr, &ee) {
-		return ee.code
-	}
-	switch {
-	case endErr == nil:
-		// The source ended without the run finishing: a recording that
-		// stops early. The outcome is unknown.
-		return ExitFailed
-	case errors.Is(endErr, errTimeout):
-		return ExitTimeout
-	case errors.Is(endErr, errQuit), errors.Is(endErr, errInterrupted), errors.Is(endErr, context.Canceled):
-		return ExitInterrupted
-	}
-	return ExitFailed
-}
+// ExitCode is the exit code for how watching ended (exitcode.go decides).
+func (w *watchSession) ExitCode(endErr error) int { return watchCode(w.Store.Run(), endErr) }
 
 // endCause turns a context error into its cause (timeout or interrupt).
 func endCause(ctx context.Context, err error) error {
@@ -169,12 +136,12 @@ func (w *watchSession) endNote(endErr error, code int) string {
 	if w.Store.Run().State == model.StateFinished {
 		return ""
 	}
-	switch code {
-	case ExitTimeout:
+	switch {
+	case timedOut(code):
 		return "gave up after --timeout " + w.Opts.Timeout.String()
-	case ExitInterrupted:
+	case interrupted(code):
 		return "interrupted"
-	case ExitRejected:
+	case rejected(code):
 		return noteRefused
 	}
 	if endErr == nil {
@@ -197,9 +164,9 @@ func (w *watchSession) endMessage(endErr error, code int) string {
 		return "" // said once, by outputs
 	case w.Store.Run().State == model.StateFinished:
 		return ""
-	case code == ExitTimeout:
+	case timedOut(code):
 		return fmt.Sprintf("gave up after --timeout %s; the run has not finished", w.Opts.Timeout)
-	case code == ExitInterrupted:
+	case interrupted(code):
 		return ""
 	case endErr == nil && w.Replay:
 		return "the recording ends before the run finished; its outcome is unknown"

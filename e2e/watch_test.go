@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode"
@@ -119,27 +120,33 @@ func TestTimeout(t *testing.T) {
 	}
 }
 
-// TestInterrupt: Ctrl-C (SIGINT) before the run finished exits 130 with the
-// summary of what was seen; the closing block says so.
+// TestInterrupt: Ctrl-C (SIGINT), SIGTERM or SIGHUP (the terminal closed)
+// before the run finished exits 130 with the summary of what was seen; the
+// closing block says so.
 func TestInterrupt(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, sim.Options{Speed: 1})
-	dir := t.TempDir()
-	sum := filepath.Join(dir, "sum.json")
-	p := start(t, simEnv(srv), "watch", srv.Jobs[0].ID, "--output", "plain", "--summary", sum, "--interval", "200ms")
-	p.waitOutput(t, runLimit, "the first event", func(s string) bool { return strings.Contains(s, "run       started") })
-	if err := p.cmd.Process.Signal(os.Interrupt); err != nil {
-		t.Fatal(err)
-	}
-	if code := p.wait(t, 20*time.Second); code != 130 {
-		t.Fatalf("exit %d, want 130\n%s\n%s", code, p.stdout.String(), p.stderr.String())
-	}
-	if out := p.stdout.String(); !strings.Contains(out, "still running") || !strings.Contains(out, "interrupted") {
-		t.Errorf("the closing block does not say it was interrupted:\n%s", tailOf(out))
-	}
-	s := readSummary(t, readFile(t, sum))
-	if s.State != model.StateRunning || s.EventCount == 0 {
-		t.Errorf("summary: state %s, %d events", s.State, s.EventCount)
+	for _, sig := range []os.Signal{os.Interrupt, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			srv := startSim(t, sim.Options{Speed: 1})
+			dir := t.TempDir()
+			sum := filepath.Join(dir, "sum.json")
+			p := start(t, simEnv(srv), "watch", srv.Jobs[0].ID, "--output", "plain", "--summary", sum, "--interval", "200ms")
+			p.waitOutput(t, runLimit, "the first event", func(s string) bool { return strings.Contains(s, "run       started") })
+			if err := p.cmd.Process.Signal(sig); err != nil {
+				t.Fatal(err)
+			}
+			if code := p.wait(t, 20*time.Second); code != 130 {
+				t.Fatalf("exit %d, want 130\n%s\n%s", code, p.stdout.String(), p.stderr.String())
+			}
+			if out := p.stdout.String(); !strings.Contains(out, "still running") || !strings.Contains(out, "interrupted") {
+				t.Errorf("the closing block does not say it was interrupted:\n%s", tailOf(out))
+			}
+			s := readSummary(t, readFile(t, sum))
+			if s.State != model.StateRunning || s.EventCount == 0 {
+				t.Errorf("summary: state %s, %d events", s.State, s.EventCount)
+			}
+		})
 	}
 }
 
