@@ -19,6 +19,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 )
 
 func TestOutcomeCode(t *testing.T) {
@@ -111,7 +112,7 @@ func TestCodeOf(t *testing.T) {
 		{"outputs failed after a failed run", &outputsFailed{&failure{errors.New("x")}}, 1},
 		{"refused", &poller.Error{Kind: poller.KindNotFound, Status: 404}, 6},
 		{"a 5xx after the retries", &poller.Error{Kind: poller.KindServer, Status: 503}, 1},
-		{"a 429 after the retries", &poller.Error{Kind: poller.KindRateLimited, Status: 429}, 1},
+		{"a 429 after the retries", &poller.Error{Kind: poller.KindRateLimited, Status: 429}, 6},
 		{"an id refused before any request", &poller.Error{Kind: poller.KindInvalidID}, 2},
 		{"interact killed", &interactEnd{&poller.InteractResult{Killed: true}}, 124},
 		{"interact exit code", &interactEnd{&poller.InteractResult{ExitCode: &code}}, 3},
@@ -149,7 +150,7 @@ func TestEventLine(t *testing.T) {
 		// Broken beyond compacting: the newlines become spaces.
 		{"{\"a\":\n1,,}", `{"a": 1,,}`},
 	} {
-		got := string(eventLine(nil, jsontext.Value(tc.in)))
+		got := string(eventLine(nil, jsontext.Value(tc.in), nil))
 		if got != tc.want {
 			t.Errorf("eventLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
@@ -161,7 +162,10 @@ func TestEventLine(t *testing.T) {
 
 func TestScrub(t *testing.T) {
 	var b bytes.Buffer
-	w := &scrubWriter{w: &b, key: "fc-secret"}
+	// One value for both: a secret added after they were made is redacted too.
+	secrets := text.NewSecrets()
+	w := &scrubWriter{w: &b, secrets: secrets}
+	secrets.Add("fc-secret")
 	n, err := fmt.Fprintf(w, "bad key fc-secret (fc-secret)\n")
 	if err != nil || n != len("bad key fc-secret (fc-secret)\n") {
 		t.Errorf("Write = %d, %v", n, err)
@@ -170,8 +174,7 @@ func TestScrub(t *testing.T) {
 		t.Errorf("scrubbed: %q", got)
 	}
 	var d bytes.Buffer
-	l := newDebugLog(nopCloser{&d})
-	l.setKey("fc-secret")
+	l := newDebugLog(nopCloser{&d}, secrets)
 	l.Printf("sending fc-secret\x1b[31m\nnow")
 	if s := d.String(); strings.Contains(s, "fc-secret") || strings.Contains(s, "\x1b") || strings.Count(s, "\n") != 1 || !strings.Contains(s, "sending [redacted] now") {
 		t.Errorf("debug line %q", s)

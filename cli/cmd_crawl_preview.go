@@ -60,7 +60,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 		return err
 	}
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", compactLine(p.Data))
+		fmt.Fprintf(a.stdout, "%s\n", a.compactLine(p.Data))
 		return nil
 	}
 	w := 0
@@ -99,5 +99,5 @@ func previewValue(v jsontext.Value) string {
 			return strings.Join(parts, ", ")
 		}
 	}
-	return text.Sanitize(string(compactLine(v)))
+	return text.Sanitize(string(compactJSON(v))) // the client redacted the answer
 }

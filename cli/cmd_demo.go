@@ -115,7 +115,11 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 			}
 		}
 	}
-	return a.watchLive(ctx, w, srv.URL, srv.Key, job.ID, hook)
+	svc := service{baseURL: srv.URL, key: srv.Key}
+	if err := a.use(svc); err != nil {
+		return err
+	}
+	return a.watchLive(ctx, w, svc, job.ID, hook)
 }
 
 // lineLogger turns writes (the simulator's request log) into debug lines.

@@ -47,19 +47,13 @@ func (o *interactOptions) registerConsole(cmd *cobra.Command) {
 	f.StringVar(&o.SaveDir, "save-dir", "", "console: where ctrl+s saves an output (default: the current directory)")
 }
 
-// client checks the key and the base URL and returns a client; the key is
-// scrubbed from stderr from here on.
+// interactClient is the client of interact, scrape and crawl-preview.
 func (a *app) interactClient(o *interactOptions) (*poller.Client, error) {
-	key := poller.ResolveAPIKey(o.APIKey)
-	if key == "" {
-		return nil, badUsage("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
-	}
-	a.stderr.key = key
-	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
+	s, err := a.service(o.APIURL, o.APIKey)
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, err
 	}
-	return c, nil
+	return a.client(s, nil)
 }
 
 func checkOutput(o *interactOptions, allowed ...string) error {
@@ -217,7 +211,7 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 // printInteract writes one call's answer and returns its exit code.
 func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) error {
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", compactLine(res.Raw))
+		fmt.Fprintf(a.stdout, "%s\n", a.compactLine(res.Raw))
 	} else {
 		if res.HasOutput && res.Output != "" {
 			fmt.Fprintln(a.stdout, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
@@ -297,12 +291,17 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 	return nil
 }
 
-// compactLine is v as one line of JSON.
-func compactLine(v jsontext.Value) []byte {
-	red, _ := text.RedactJSON(v) // the key, in whatever form the service echoed it
-	c := jsontext.Value(red).Clone()
+// compactLine is v as one line of JSON, the secrets redacted.
+func (a *app) compactLine(v jsontext.Value) []byte {
+	red, _ := a.secrets.RedactJSON(v) // the key, in whatever form the service echoed it
+	return compactJSON(red)
+}
+
+// compactJSON is v on one line; v as it is when it is not JSON.
+func compactJSON(v []byte) []byte {
+	c := jsontext.Value(v).Clone()
 	if err := c.Compact(); err != nil {
-		return red
+		return v
 	}
 	return c
 }

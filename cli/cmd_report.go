@@ -73,7 +73,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		return badUsage("--max-credits %v: it must not be negative", o.MaxCredits)
 	}
 	ctx := cmd.Context()
-	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits}
+	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits, Secrets: a.secrets}
 	var s *model.Store
 	if _, statErr := os.Stat(arg); statErr == nil || arg == "-" || poller.ValidateJobID(arg) != nil {
 		var err error
@@ -81,14 +81,11 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 			return err
 		}
 	} else {
-		key := poller.ResolveAPIKey(o.APIKey)
-		if key == "" {
-			return badUsage("no API key to fetch run %s: set FIRECRAWL_API_KEY (or give a recording FILE)", arg)
+		svc, err := a.service(o.APIURL, o.APIKey)
+		if err != nil {
+			return err
 		}
-		a.stderr.key = key
-		ro.Secret = key
-		var err error
-		if s, ro.Result, err = fetchRun(ctx, poller.ResolveBaseURL(o.APIURL), key, arg); err != nil {
+		if s, ro.Result, err = a.fetchRun(ctx, svc, arg); err != nil {
 			return err
 		}
 	}
@@ -109,10 +106,10 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 
 // fetchRun gets a run's trace and, when there is one, the latest content
 // of its result artifact (a failure to get that leaves it out).
-func fetchRun(ctx context.Context, baseURL, key, jobID string) (*model.Store, *export.ResultContent, error) {
-	c, err := poller.New(poller.Config{BaseURL: baseURL, APIKey: key})
+func (a *app) fetchRun(ctx context.Context, svc service, jobID string) (*model.Store, *export.ResultContent, error) {
+	c, err := a.client(svc, nil)
 	if err != nil {
-		return nil, nil, asUsage(err)
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
@@ -121,6 +118,7 @@ func fetchRun(ctx context.Context, baseURL, key, jobID string) (*model.Store, *e
 		return nil, nil, err
 	}
 	s := model.NewStore()
+	s.SetSecrets(a.secrets)
 	if _, err := s.Ingest(body); err != nil {
 		return nil, nil, fmt.Errorf("the trace of %s: %w", jobID, err)
 	}

@@ -183,7 +183,7 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if err != nil {
 		return err
 	}
-	c, key, err := a.connect(o)
+	c, svc, err := a.connect(o)
 	if err != nil {
 		return err
 	}
@@ -211,5 +211,5 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if ro.maxCredits == 0 {
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
-	return a.watchLive(cmd.Context(), w, poller.ResolveBaseURL(o.APIURL), key, id, nil)
+	return a.watchLive(cmd.Context(), w, svc, id, nil)
 }

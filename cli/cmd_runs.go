@@ -60,19 +60,15 @@ watched from the screen.`,
 	return cmd
 }
 
-// connect resolves the key and the address and makes the client every
-// command besides watch uses; no key is a usage error (no request).
-func (a *app) connect(o *watchOptions) (*poller.Client, string, error) {
-	key := poller.ResolveAPIKey(o.APIKey)
-	if key == "" {
-		return nil, "", badUsage("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
-	}
-	a.stderr.key = key
-	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
+// connect resolves the service of o's flags and makes its client; no key
+// is a usage error (no request).
+func (a *app) connect(o *watchOptions) (*poller.Client, service, error) {
+	svc, err := a.service(o.APIURL, o.APIKey)
 	if err != nil {
-		return nil, "", asUsage(err)
+		return nil, svc, err
 	}
-	return c, key, nil
+	c, err := a.client(svc, nil)
+	return c, svc, err
 }
 
 // retried calls fn, waiting out up to three 429s (the delay the service
@@ -123,7 +119,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	if o.Output == OutputJSON {
 		var b []byte
 		for i := range list {
-			b = append(escapeForTerminal(eventLine(b, list[i].Raw)), '\n')
+			b = append(escapeForTerminal(eventLine(b, list[i].Raw, a.secrets)), '\n')
 		}
 		if _, werr := a.stdout.Write(b); werr != nil {
 			return werr
@@ -226,16 +222,16 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 	if err := o.check(cmd.Flags()); err != nil {
 		return err
 	}
-	c, key, err := a.connect(o)
+	c, svc, err := a.connect(o)
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, status, c, poller.ResolveBaseURL(o.APIURL), key)
+	return a.runsLoop(cmd, o, status, c, svc)
 }
 
 // runsLoop shows the runs screen of the service at baseURL until the user
 // quits, watching each run they open.
-func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, baseURL, key string) error {
+func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
 	m := runs.New(runs.Config{Service: c, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
@@ -253,7 +249,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			return err
 		}
 		w.BackToList = true
-		err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
+		err = a.watchLive(ctx, w, svc, m.Chosen, nil)
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
 			// Interrupted, or q in the run: firewatch ends. The watched
@@ -269,18 +265,21 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 // demoRuns is demo --history on a terminal: the runs screen of the
 // in-process simulator.
 func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) error {
-	a.stderr.key = srv.Key
-	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	svc := service{baseURL: srv.URL, key: srv.Key}
+	if err := a.use(svc); err != nil {
+		return err
+	}
+	c, err := a.client(svc, nil)
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, "all", c, srv.URL, srv.Key)
+	return a.runsLoop(cmd, o, "all", c, svc)
 }
 
 // firstScreen is firewatch with no arguments on a terminal: the runs
 // screen, or, without a key, the help and how to get further.
 func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
-	if poller.ResolveAPIKey(o.APIKey) == "" {
+	if resolveKey(o.APIKey) == "" {
 		if err := cmd.Help(); err != nil {
 			return err
 		}

@@ -181,7 +181,7 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 		fmt.Fprintf(a.stderr, "Scrape ID: %s\n", res.ScrapeID)
 	}
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", compactLine(res.Data))
+		fmt.Fprintf(a.stdout, "%s\n", a.compactLine(res.Data))
 	} else {
 		a.printScrape(req, res)
 	}

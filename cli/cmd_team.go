@@ -90,7 +90,7 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 		return err
 	}
 	if output == OutputJSON {
-		b, err := teamJSON(t)
+		b, err := teamJSON(t, a.secrets)
 		if err != nil {
 			return err
 		}
@@ -102,7 +102,7 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 }
 
 // teamJSON is the json output: one object.
-func teamJSON(t *teamView) ([]byte, error) {
+func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 	type usage struct {
 		RemainingTokens    float64    `json:"remainingTokens"`
 		PlanTokens         float64    `json:"planTokens"`
@@ -143,7 +143,7 @@ func teamJSON(t *teamView) ([]byte, error) {
 		out.Runs = append(out.Runs, v)
 	}
 	b, err := json.Marshal(&out)
-	b, _ = text.RedactJSON(b) // the key, in whatever form the service echoed it
+	b, _ = secrets.RedactJSON(b) // the key, in whatever form the service echoed it
 	return b, err
 }
 

@@ -18,7 +18,8 @@ import (
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
 	a.out = &outputs{stderr: a.stderr}
 	cleanup = a.out.close
-	w = &watchSession{Opts: o, Store: model.NewStore(), Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}
+	w = &watchSession{Opts: o, Store: model.NewStore(), Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}
+	w.Store.SetSecrets(a.secrets)
 	termOut, width := isTerminal(a.stdout)
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
 		return nil, cleanup, err
@@ -41,7 +42,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 		if err != nil {
 			return nil, cleanup, err
 		}
-		w.Debug = newDebugLog(f)
+		w.Debug = newDebugLog(f, a.secrets)
 		a.out.debug = w.Debug
 		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
 	}
@@ -57,36 +58,27 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 	if err := poller.ValidateJobID(jobID); err != nil {
 		return asUsage(err)
 	}
-	key := poller.ResolveAPIKey(o.APIKey)
-	if key == "" {
-		return badUsage("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
-	}
-	a.stderr.key = key
 	// The address and key are checked before any file is created.
-	if _, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key}); err != nil {
-		return asUsage(err)
+	svc, err := a.service(o.APIURL, o.APIKey)
+	if err != nil {
+		return err
 	}
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
-	return a.watchLive(cmd.Context(), w, poller.ResolveBaseURL(o.APIURL), key, jobID, nil)
+	return a.watchLive(cmd.Context(), w, svc, jobID, nil)
 }
 
-// watchLive watches jobID at baseURL: the code path of watch and demo.
-// hook, if set, runs in its own goroutine once the client exists.
-func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobID string, hook func(context.Context, *poller.Client)) error {
+// watchLive watches jobID at svc: the code path of watch, run, the runs
+// screen and demo. hook, if set, runs in its own goroutine once the client
+// exists.
+func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID string, hook func(context.Context, *poller.Client)) error {
 	o := w.Opts
-	a.stderr.key = key
-	w.Debug.setKey(key)
-	cfg := poller.Config{BaseURL: baseURL, APIKey: key}
-	if w.Debug != nil {
-		cfg.Logf = w.Debug.Printf
-	}
-	client, err := poller.New(cfg)
+	client, err := a.client(svc, w.Debug)
 	if err != nil {
-		return asUsage(err)
+		return err
 	}
 	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
 	if o.Record != "" {
@@ -99,8 +91,8 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
 	w.Store.SetRunID(jobID)
-	w.Debug.Printf("service %s, job %s", baseURL, jobID)
-	otlp, err := o.OTLP.live(w, key)
+	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
+	otlp, err := o.OTLP.live(w, a.secrets)
 	if err != nil {
 		return err
 	}

@@ -159,13 +159,13 @@ func codeOf(err error) int {
 }
 
 // serviceCode is the code of a failed call: 2 for an id refused before any
-// request, 6 when the service refused the request, 1 otherwise (a 5xx, a
-// 429 still there after the retries, the network).
+// request, 6 when the service refused the request (a 4xx, a 429 still there
+// after the retries included), 1 otherwise (a 5xx, the network).
 func serviceCode(pe *poller.Error) int {
 	switch {
 	case pe.Kind == poller.KindInvalidID && pe.Status == 0:
 		return ExitUsage
-	case pe.Refusal(), pe.Status >= 400 && pe.Status < 500 && pe.Kind != poller.KindRateLimited && pe.Kind != poller.KindTimeout:
+	case pe.Refusal(), pe.Status >= 400 && pe.Status < 500 && pe.Kind != poller.KindTimeout:
 		return ExitRejected
 	}
 	return ExitFailed

@@ -12,6 +12,7 @@ import (
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // otlpOptions are the OpenTelemetry flags: a group that watch, demo,
@@ -78,7 +79,7 @@ type liveExport struct {
 // live starts the export of a watch (nil when --otlp is off) and makes its
 // source feed it. The watch's store and pace are not touched: the export
 // keeps its own store on its own goroutine.
-func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
+func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport, error) {
 	if !x.Enabled {
 		return nil, nil
 	}
@@ -90,7 +91,7 @@ func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
 		le.notes = w.Notes
 	}
 	l, err := export.NewLive(export.Options{
-		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secret: key, Version: Version(),
+		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secrets: secrets, Version: Version(),
 		OnError: le.failed,
 	})
 	if err != nil {

@@ -19,6 +19,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Main runs firewatch with the process's arguments and streams and returns
@@ -62,8 +63,12 @@ func signalContext(parent context.Context) (context.Context, func()) {
 type app struct {
 	stdin  io.Reader
 	stdout io.Writer
-	stderr *scrubWriter // scrubs the key once it is known
+	stderr *scrubWriter // redacts the secrets
 	out    *outputs     // the watch's outputs (newSession)
+	// secrets is every secret of this run (the key once resolved, key.go):
+	// stderr, the debug log, the client, the store and the printers of
+	// server JSON all redact with this one value.
+	secrets *text.Secrets
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -72,7 +77,8 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		printVersion(stdout)
 		return codeOf(nil)
 	}
-	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
+	secrets := text.NewSecrets()
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets}
 	poller.Version = Version()
 	root := a.rootCommand()
 	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)

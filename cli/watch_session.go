@@ -46,6 +46,8 @@ type watchSession struct {
 	Stdout io.Writer
 	Stderr io.Writer
 	Debug  *debugLog
+	// Secrets are redacted by every printer of server JSON (the app's).
+	Secrets *text.Secrets
 
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage

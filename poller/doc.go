@@ -5,8 +5,8 @@
 // # Client
 //
 // New(Config) makes a Client for a base URL (see ResolveBaseURL: flag, then
-// FIRECRAWL_API_URL, then https://api.firecrawl.dev) and a key (see
-// ResolveAPIKey: flag, then FIRECRAWL_API_KEY). Every request carries
+// FIRECRAWL_API_URL, then https://api.firecrawl.dev) and a key (the CLI
+// resolves it, once: cli/key.go). Every request carries
 // "Authorization: Bearer <key>" and "User-Agent: firewatch/<Version>", runs
 // under the caller's context and a per-request timeout (30 s by default,
 // reading the body included), over a keep-alive transport that asks for

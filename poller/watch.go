@@ -325,7 +325,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 		wg.Wait()
 	}()
 
-	l := &loop{w: w, o: o, dec: model.NewDecoder(), sink: sink, interval: o.Interval}
+	l := &loop{w: w, o: o, dec: w.c.newDecoder(), sink: sink, interval: o.Interval}
 	l.dec.SetRunID(w.jobID) // another run's events decide nothing here
 	l.h.Interval = o.Interval
 	now := w.clock.Now()
