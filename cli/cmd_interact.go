@@ -53,7 +53,7 @@ func (a *app) interactClient(o *interactOptions) (*poller.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	return a.client(s, nil)
+	return a.client(s, nil, nil)
 }
 
 func checkOutput(o *interactOptions, allowed ...string) error {
@@ -272,7 +272,9 @@ func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOpt
 func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
 	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
 	res, err := interact.Run(ctx, interact.Config{
-		ScrapeID: id, Backend: interact.ClientBackend(c, id),
+		// The console's calls ask once: a wait on a 429 would be unsaid
+		// behind the screen; the error on screen names the service's delay.
+		ScrapeID: id, Backend: interact.ClientBackend(c.WithRetry(poller.Retry{Tries: 1}), id),
 		Language: o.Language, Timeout: o.Timeout, NoColor: noColor, ASCII: o.ASCII, SaveDir: o.SaveDir,
 		Input: a.stdin, Output: a.stdout,
 	})

@@ -107,7 +107,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 // fetchRun gets a run's trace and, when there is one, the latest content
 // of its result artifact (a failure to get that leaves it out).
 func (a *app) fetchRun(ctx context.Context, svc service, jobID string) (*model.Store, *export.ResultContent, error) {
-	c, err := a.client(svc, nil)
+	c, err := a.client(svc, nil, nil)
 	if err != nil {
 		return nil, nil, err
 	}

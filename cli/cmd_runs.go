@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -67,29 +66,8 @@ func (a *app) connect(o *watchOptions) (*poller.Client, service, error) {
 	if err != nil {
 		return nil, svc, err
 	}
-	c, err := a.client(svc, nil)
+	c, err := a.client(svc, nil, nil)
 	return c, svc, err
-}
-
-// retried calls fn, waiting out up to three 429s (the delay the service
-// asks for, like the watch) with a line on stderr each time.
-func retried[T any](ctx context.Context, a *app, fn func() (T, error)) (T, error) {
-	for attempt := 0; ; attempt++ {
-		v, err := fn()
-		var pe *poller.Error
-		if err == nil || attempt == 3 || !errors.As(err, &pe) || pe.Kind != poller.KindRateLimited {
-			return v, err
-		}
-		d, _ := poller.RetryWait(err, time.Second)
-		fmt.Fprintf(a.stderr, "firewatch: %s: rate limited, retrying in %s\n", pe.Op, text.Duration(d))
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return v, ctx.Err()
-		case <-t.C:
-		}
-	}
 }
 
 func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
@@ -140,7 +118,7 @@ func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages 
 	p := c.RunPages()
 	var out []poller.RunInfo
 	for !p.Done() && len(out) < limit && (maxPages <= 0 || p.Pages() < maxPages) {
-		l, err := retried(ctx, a, func() (*poller.RunList, error) { return p.Next(ctx) })
+		l, err := p.Next(ctx)
 		if l != nil {
 			for _, r := range l.Runs {
 				if len(out) < limit && (keep == nil || keep(&r)) {
@@ -233,7 +211,9 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 // quits, watching each run they open.
 func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
-	m := runs.New(runs.Config{Service: c, Status: status, ASCII: o.ASCII,
+	// The screen waits on its own, and says so on screen: its client
+	// asks once.
+	m := runs.New(runs.Config{Service: c.WithRetry(poller.Retry{Tries: 1}), Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
 		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
@@ -269,7 +249,7 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 	if err := a.use(svc); err != nil {
 		return err
 	}
-	c, err := a.client(svc, nil)
+	c, err := a.client(svc, nil, nil)
 	if err != nil {
 		return err
 	}

@@ -57,7 +57,7 @@ type teamView struct {
 // fetchTeam makes the three requests (a 429 is waited out, like the watch).
 func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error) {
 	t := &teamView{}
-	u, err := retried(ctx, a, func() (*poller.TokenUsage, error) { return c.TokenUsage(ctx) })
+	u, err := c.TokenUsage(ctx)
 	var pe *poller.Error
 	switch {
 	case errors.As(err, &pe) && pe.Kind == poller.KindNotFound:
@@ -66,7 +66,7 @@ func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error)
 	default:
 		t.Usage = u
 	}
-	if t.Crawls, err = retried(ctx, a, func() ([]poller.Crawl, error) { return c.ActiveCrawls(ctx) }); err != nil {
+	if t.Crawls, err = c.ActiveCrawls(ctx); err != nil {
 		return nil, err
 	}
 	t.Runs, err = collectRuns(ctx, a, c, 1<<30, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })

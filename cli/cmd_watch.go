@@ -28,6 +28,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 		if err := checkTUI(a.stdin, termOut); err != nil {
 			return nil, cleanup, err
 		}
+		w.Notes = make(chan string, 4)
 		a.out.defer_ = true
 	}
 	if err := checkOutputs(o); err != nil {
@@ -76,7 +77,11 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 // exists.
 func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID string, hook func(context.Context, *poller.Client)) error {
 	o := w.Opts
-	client, err := a.client(svc, w.Debug)
+	var say func(string) // stderr
+	if w.Output == OutputTUI {
+		say = w.note // the footer: the screen is the UI's
+	}
+	client, err := a.client(svc, w.Debug, say)
 	if err != nil {
 		return err
 	}

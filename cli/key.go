@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"fmt"
 	"os"
 	"strings"
 
@@ -48,10 +49,16 @@ func (a *app) use(s service) error {
 	return nil
 }
 
-// client makes the client for s, redacting with a.secrets; d (may be nil)
-// gets its debug lines.
-func (a *app) client(s service, d *debugLog) (*poller.Client, error) {
-	cfg := poller.Config{BaseURL: s.baseURL, APIKey: s.key, Secrets: a.secrets}
+// client makes the client for s, redacting with a.secrets and asking again
+// as a.retry says; each wait is said on stderr, or by say when it is set
+// (the terminal UI's footer). d (may be nil) gets its debug lines.
+func (a *app) client(s service, d *debugLog, say func(string)) (*poller.Client, error) {
+	if say == nil {
+		say = func(line string) { fmt.Fprintf(a.stderr, "firewatch: %s\n", line) }
+	}
+	r := a.retry
+	r.Notify = func(w poller.Wait) { say(w.Err.Op + ": " + w.String()) }
+	cfg := poller.Config{BaseURL: s.baseURL, APIKey: s.key, Secrets: a.secrets, Retry: r}
 	if d != nil {
 		cfg.Logf = d.Printf
 	}

@@ -87,7 +87,6 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 	if le.defer_ {
 		// The terminal UI shows the failure in its footer; stderr gets it
 		// once the screen is back.
-		w.Notes = make(chan string, 1)
 		le.notes = w.Notes
 	}
 	l, err := export.NewLive(export.Options{

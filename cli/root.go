@@ -69,6 +69,9 @@ type app struct {
 	// stderr, the debug log, the client, the store and the printers of
 	// server JSON all redact with this one value.
 	secrets *text.Secrets
+	// retry is the policy of every request but the watch's polls
+	// (poller.Retry's defaults; tests replace its Sleep).
+	retry poller.Retry
 }
 
 // Execute runs firewatch with args and returns the exit code.

@@ -67,6 +67,15 @@ type watchSession struct {
 	timeout error
 }
 
+// note puts a line in the terminal UI's footer, unless the footer is
+// behind (then the line goes: a newer one follows).
+func (w *watchSession) note(line string) {
+	select {
+	case w.Notes <- line:
+	default:
+	}
+}
+
 // recoveryNote is how long connection trouble must have lasted for its end
 // to be reported.
 const recoveryNote = 5 * time.Second

@@ -146,7 +146,8 @@ func (c *Client) StartAgent(ctx context.Context, req AgentRequest) (string, erro
 	if err != nil {
 		return "", err
 	}
-	r, err := c.send(ctx, op, http.MethodPost, "/v2/agent", nil, body, 0, maxOtherBody)
+	// A run is started once: the user decides about asking again.
+	r, err := c.sendWith(ctx, Retry{Tries: 1}, op, http.MethodPost, "/v2/agent", nil, body, 0, maxOtherBody)
 	if err != nil {
 		return "", err
 	}

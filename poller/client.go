@@ -55,6 +55,9 @@ type Config struct {
 	APIKey     string        // sent as "Authorization: Bearer <key>"; "" sends no Authorization header
 	Timeout    time.Duration // per request, reading the body included; default 30s
 	HTTPClient *http.Client  // optional; default: keep-alive transport with gzip
+	// Retry is the policy of every request but the trace's (ratelimit.go);
+	// its Notify says each wait to whoever waits.
+	Retry Retry
 	// Secrets, if set, is the set the key is added to and every answer
 	// is redacted with (see text.Secrets); nil: a set of the key alone.
 	Secrets *text.Secrets
@@ -97,6 +100,7 @@ type Client struct {
 	key     string
 	keyJSON [][]byte // the key as JSON encoders may write it, for scrubbing bodies
 	secrets *text.Secrets
+	retry   Retry
 	timeout time.Duration
 	hc      *http.Client
 	logFn   func(format string, args ...any)
@@ -129,6 +133,7 @@ func New(cfg Config) (*Client, error) {
 		key:     cfg.APIKey,
 		keyJSON: keyForms(cfg.APIKey),
 		secrets: secrets,
+		retry:   cfg.Retry,
 		timeout: cfg.Timeout,
 		logFn:   cfg.Logf,
 		now:     time.Now,
@@ -490,14 +495,37 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 
 // send is do with a JSON body (nil: none) and a timeout for this request
 // (0: the client's).
-// Its body is redacted of the secrets in every form (the trace's, read
-// with sendBuf, is redacted event by event by the decoder instead).
+// It asks again after a failure as the client's Retry says. Its body is
+// redacted of the secrets in every form (the trace's, read with sendBuf,
+// is redacted event by event by the decoder instead).
 func (c *Client) send(ctx context.Context, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
-	r, err := c.sendBuf(ctx, op, method, path, query, reqBody, timeout, limit, nil)
-	if err == nil {
-		r.body, _ = c.secrets.RedactJSON(r.body)
+	return c.sendWith(ctx, c.retry, op, method, path, query, reqBody, timeout, limit)
+}
+
+// sendWith is send with another policy than the client's (its Notify
+// kept).
+func (c *Client) sendWith(ctx context.Context, rp Retry, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
+	notify := c.retry.Notify
+	rp.Notify = func(w Wait) {
+		c.logf("%s: %s", op, w)
+		if notify != nil {
+			notify(w)
+		}
 	}
-	return r, err
+	return Call(ctx, rp, func(ctx context.Context) (*response, error) {
+		r, err := c.sendBuf(ctx, op, method, path, query, reqBody, timeout, limit, nil)
+		if err == nil {
+			r.body, _ = c.secrets.RedactJSON(r.body)
+		}
+		return r, err
+	})
+}
+
+// WithRetry is a client like c (the same connections) with policy r.
+func (c *Client) WithRetry(r Retry) *Client {
+	c2 := *c
+	c2.retry = r
+	return &c2
 }
 
 // Secrets is the set the client redacts with (its key among them).

@@ -252,16 +252,20 @@ func TestRetryDelays(t *testing.T) {
 	w.jitter = func(n int64) int64 { return n - 1 }
 	l := &loop{w: w, o: w.options()}
 	want := []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second, 16 * time.Second, 30 * time.Second, 30 * time.Second}
+	backoff := func(n int) time.Duration {
+		wait, _ := l.retry().Delay(&Error{Kind: KindServer}, n)
+		return wait.Delay
+	}
 	for i, d := range want {
-		if got := l.backoff(i + 1); got != d {
+		if got := backoff(i + 1); got != d {
 			t.Fatalf("failure %d: %v, want %v", i+1, got, d)
 		}
 	}
-	if got := l.backoff(1000); got != 30*time.Second {
+	if got := backoff(1000); got != 30*time.Second {
 		t.Fatalf("failure 1000: %v", got)
 	}
 	w.jitter = func(int64) int64 { return 0 }
-	if got := l.backoff(3); got != MinInterval {
+	if got := backoff(3); got != MinInterval {
 		t.Fatalf("zero jitter: %v, want the %v floor", got, MinInterval)
 	}
 
