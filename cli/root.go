@@ -76,12 +76,18 @@ type app struct {
 
 // Execute runs firewatch with args and returns the exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return execute(ctx, args, stdin, stdout, stderr, poller.Retry{})
+}
+
+// execute is Execute with the retry policy of the run's requests (tests
+// replace its Sleep).
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry) int {
 	if versionOnly(args) {
 		printVersion(stdout)
 		return codeOf(nil)
 	}
 	secrets := text.NewSecrets()
-	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets}
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry}
 	poller.Version = Version()
 	root := a.rootCommand()
 	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)

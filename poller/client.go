@@ -713,7 +713,8 @@ func (c *Client) checkJob(op, jobID string) error {
 
 // Trace fetches GET /v2/agent/{jobID}/trace (with liveView=true when asked)
 // and returns the raw body of a 2xx answer, unparsed: decoding is the
-// model's job. Any other status is an *Error.
+// model's job. Any other status is an *Error. A failure is retried as the
+// client's Retry says (the watch loop's polls, which use trace, are not).
 func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte, error) {
 	if err := c.checkJob("trace", jobID); err != nil {
 		return nil, err
@@ -722,8 +723,18 @@ func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte
 	if liveView {
 		q = url.Values{"liveView": {"true"}}
 	}
-	body, _, err := c.trace(ctx, jobID, q, nil)
-	return body, err
+	r := c.retry
+	notify := r.Notify
+	r.Notify = func(w Wait) {
+		c.logf("trace: %s", w)
+		if notify != nil {
+			notify(w)
+		}
+	}
+	return Call(ctx, r, func(ctx context.Context) ([]byte, error) {
+		body, _, err := c.trace(ctx, jobID, q, nil)
+		return body, err
+	})
 }
 
 // trace is Trace reading the body into *buf (see sendBuf): the watch loop's

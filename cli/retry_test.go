@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+)
+
+// faultFront stands before the simulator and answers the first n requests
+// to one route (method and path prefix) with a 429 that asks for a delay
+// (Retry-After: 1), then lets requests through.
+type faultFront struct {
+	next          http.Handler
+	method, route string
+	n             int
+
+	mu   sync.Mutex
+	seen int
+}
+
+func (f *faultFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method == f.method && strings.HasPrefix(r.URL.Path, f.route) {
+		f.mu.Lock()
+		f.seen++
+		refuse := f.seen <= f.n
+		f.mu.Unlock()
+		if refuse {
+			w.Header().Set("Retry-After", "1")
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusTooManyRequests)
+			fmt.Fprint(w, `{"success":false,"error":"Rate limit exceeded"}`)
+			return
+		}
+	}
+	f.next.ServeHTTP(w, r)
+}
+
+func (f *faultFront) requests() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.seen
+}
+
+var waitLine = regexp.MustCompile(`rate limited, retrying in (\S+)(?: \((\d+)/(\d+)\))?`)
+
+// TestOneRetryPolicy drives every command that asks the service against
+// the same fault: k 429s in a row on the request it makes. Every one waits
+// the same (the delay asked, 1s, each time), says each wait with its length
+// on stderr, and gives up at the same try: after poller.DefaultTries tries
+// in all it fails with exit 6 (the service refused), with fewer 429s it
+// succeeds. The watch is a poller: it waits the same and never gives up,
+// saying each wait in its output. (The runs screen uses the same
+// Retry.Delay as a poller; ui/runs's TestRateLimited shows its wait.)
+func TestOneRetryPolicy(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1000, RateLimit: -1, Scrapes: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	if err := srv.WaitFinished(context.Background(), srv.Jobs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	job, scrape := srv.Jobs[0].ID, srv.ScrapeIDs[0]
+	callers := []struct {
+		name, method, route string
+		args                []string
+		poller              bool // waits in its output, never gives up
+	}{
+		{"runs", "GET", "/v2/agent", []string{"runs", "-o", "json", "--limit", "1"}, false},
+		{"team", "GET", "/v2/team/token-usage", []string{"team", "-o", "json"}, false},
+		{"crawl-preview", "POST", "/v2/crawl/params-preview", []string{"crawl-preview", "https://example.com", "the docs", "-o", "json"}, false},
+		{"scrape", "POST", "/v2/scrape", []string{"scrape", "https://example.com", "-o", "json"}, false},
+		{"interact --stop", "DELETE", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--stop"}, false},
+		{"interact --code", "POST", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--code", "1+1", "-o", "json"}, false},
+		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false},
+		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true},
+	}
+	for _, k := range []int{2, poller.DefaultTries} {
+		for _, c := range callers {
+			if c.poller && k == poller.DefaultTries {
+				continue // the same waits, more of them: nothing new to see
+			}
+			t.Run(fmt.Sprintf("%s/%d 429s", c.name, k), func(t *testing.T) {
+				front := &faultFront{next: srv, method: c.method, route: c.route, n: k}
+				hs := httptest.NewServer(front)
+				defer hs.Close()
+				t.Setenv("FIRECRAWL_API_URL", hs.URL)
+				t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+				var slept []time.Duration
+				var mu sync.Mutex
+				retry := poller.Retry{Sleep: func(ctx context.Context, d time.Duration) bool {
+					mu.Lock()
+					slept = append(slept, d)
+					mu.Unlock()
+					return ctx.Err() == nil
+				}}
+				var out, errOut bytes.Buffer
+				code := execute(context.Background(), c.args, strings.NewReader(""), &out, &errOut, retry)
+
+				said := waitLine.FindAllStringSubmatch(errOut.String()+out.String(), -1)
+				waits := min(k, poller.DefaultTries-1) // a wait between two tries
+				if c.poller {
+					waits = k
+				} else if !slices.Equal(slept, slices.Repeat([]time.Duration{time.Second}, waits)) {
+					t.Errorf("waited %v, want %d × 1s", slept, waits)
+				}
+				if len(said) < waits {
+					t.Fatalf("%d waits said, want %d:\n%s\n%s", len(said), waits, errOut.String(), out.String())
+				}
+				for i, m := range said[:waits] {
+					if m[1] != "1.0s" {
+						t.Errorf("wait %d said as %q, want 1.0s", i+1, m[0])
+					}
+					if !c.poller && (m[2] != fmt.Sprint(i+1) || m[3] != fmt.Sprint(poller.DefaultTries-1)) {
+						t.Errorf("wait %d said as %q, want (%d/%d)", i+1, m[0], i+1, poller.DefaultTries-1)
+					}
+				}
+				switch {
+				case c.poller:
+					if code != 0 || front.requests() <= k { // the run succeeded
+						t.Errorf("exit %d after %d requests: the watch should go on to the end\n%s", code, front.requests(), errOut.String())
+					}
+				case k < poller.DefaultTries:
+					if code != 0 || front.requests() != k+1 {
+						t.Errorf("exit %d after %d requests, want 0 after %d\n%s", code, front.requests(), k+1, errOut.String())
+					}
+				default:
+					if code != ExitRejected || front.requests() != poller.DefaultTries || !strings.Contains(errOut.String(), "Rate limit exceeded") {
+						t.Errorf("exit %d after %d requests, want %d after %d, with the service's message\n%s", code, front.requests(), ExitRejected, poller.DefaultTries, errOut.String())
+					}
+				}
+			})
+		}
+	}
+}
