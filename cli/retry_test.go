@@ -24,6 +24,7 @@ type faultFront struct {
 	next          http.Handler
 	method, route string
 	n             int
+	status        int // 0: 429
 
 	mu   sync.Mutex
 	seen int
@@ -35,6 +36,12 @@ func (f *faultFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.seen++
 		refuse := f.seen <= f.n
 		f.mu.Unlock()
+		if refuse && f.status != 0 {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(f.status)
+			fmt.Fprint(w, `{"success":false,"error":"Internal server error"}`)
+			return
+		}
 		if refuse {
 			w.Header().Set("Retry-After", "1")
 			w.Header().Set("Content-Type", "application/json")
@@ -142,5 +149,32 @@ func TestOneRetryPolicy(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestServerErrorRetriedThenExit1: a 5xx on the runs list is retried by the
+// same policy (the doubling backoff: 1s, 2s, 4s, 8s, each said) and, still
+// there after the last try, is exit 1 (firewatch failed), not 6.
+func TestServerErrorRetriedThenExit1(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1000, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	front := &faultFront{next: srv, method: "GET", route: "/v2/agent", n: 100, status: http.StatusServiceUnavailable}
+	hs := httptest.NewServer(front)
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	var slept []time.Duration
+	retry := poller.Retry{Sleep: func(ctx context.Context, d time.Duration) bool { slept = append(slept, d); return true }}
+	var out, errOut bytes.Buffer
+	code := execute(context.Background(), []string{"runs", "-o", "json"}, strings.NewReader(""), &out, &errOut, retry)
+	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
+	if code != ExitFailed || !slices.Equal(slept, want) || front.requests() != poller.DefaultTries {
+		t.Fatalf("exit %d, waited %v after %d requests; want exit 1, %v, %d\n%s", code, slept, front.requests(), want, poller.DefaultTries, errOut.String())
+	}
+	if n := strings.Count(errOut.String(), "server error 503, retrying in"); n != len(want) {
+		t.Errorf("%d waits said, want %d:\n%s", n, len(want), errOut.String())
 	}
 }
