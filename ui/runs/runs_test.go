@@ -51,7 +51,7 @@ func newHarness(t *testing.T, o sim.Options, w, h int) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key, Retry: poller.Retry{Tries: 1}})
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
