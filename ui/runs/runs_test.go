@@ -125,7 +125,7 @@ func (h *harness) key(k string) {
 func (h *harness) lists() int { return h.m.Requests }
 
 func (h *harness) view() string {
-	return golden.View(h.t, h.m.View(), h.m.width, h.m.height)
+	return golden.NoColour(h.t, h.m.View(), h.m.width, h.m.height)
 }
 
 // TestListOpenBack: the list against the simulator: processing first, one
