@@ -18,7 +18,8 @@ import (
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
 	a.out = &outputs{stderr: a.stderr}
 	cleanup = a.out.close
-	w = &watchSession{Opts: o, Store: model.NewStore(), Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}
+	w = &watchSession{Opts: o, runState: runState{Store: model.NewStore()},
+		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
 	termOut, width := isTerminal(a.stdout)
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
