@@ -93,8 +93,8 @@ func ResolveBaseURL(flag string) string {
 }
 
 // Client talks to the service's v2 endpoints. It is safe for concurrent
-// use; it does not retry by itself (see Watch for the loop that does, and
-// Error.Retryable for callers that want to).
+// use. It asks again after a failure only as its Config.Retry says (the
+// watch loop has its own, the same policy as a poller's: see Watch).
 type Client struct {
 	base    string // scheme://host[:port][/path], no trailing slash, no /v2
 	origin  string // scheme://host:port of base, for redirects
