@@ -259,7 +259,7 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 // firstScreen is firewatch with no arguments on a terminal: the runs
 // screen, or, without a key, the help and how to get further.
 func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
-	if resolveKey(o.APIKey) == "" {
+	if !haveKey(o.APIKey) {
 		if err := cmd.Help(); err != nil {
 			return err
 		}

@@ -28,6 +28,9 @@ func resolveKey(flag string) string {
 	return strings.TrimSpace(os.Getenv(poller.EnvAPIKey))
 }
 
+// haveKey reports whether a key was given, without using it.
+func haveKey(flag string) bool { return resolveKey(flag) != "" }
+
 // service resolves the address and the key of a command's flags and checks
 // them (poller.Config.Check, no client made). The key joins a.secrets at
 // once, so every output path redacts it from then on. No key is bad usage.

@@ -19,8 +19,8 @@ import (
 // (and --summary, written at the end). The files are created only once
 // every flag has been checked (a usage error leaves no file behind). The
 // first failed write of each output is kept and reported once, on stderr
-// and in the debug log; the exit code is then ExitOutput unless the run's
-// outcome says more (see outputCode). A stdout that cannot be written any
+// and in the debug log; the exit code is then 8 unless the run's
+// outcome says more (exitcode.go). A stdout that cannot be written any
 // more (a closed pipe: firewatch ... | head -1) ends watching cleanly: the
 // summary is still written.
 type outputs struct {
