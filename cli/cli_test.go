@@ -297,3 +297,27 @@ func TestVersionShortcut(t *testing.T) {
 		t.Errorf("version extra: exit %d, stderr %q", code, errOut)
 	}
 }
+
+// brokenPipe is a stdout whose reader went away.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestAnswerNotWritten: a one-shot command whose answer cannot be written
+// (firewatch runs | a reader that went away) says so once and exits 8.
+func TestAnswerNotWritten(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{Speed: 1000, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	for _, args := range [][]string{{"runs", "-o", "json"}, {"team"}, {"runs", "-o", "plain"}} {
+		var errOut bytes.Buffer
+		code := Execute(context.Background(), args, strings.NewReader(""), brokenPipe{}, &errOut)
+		if code != ExitOutput || strings.Count(errOut.String(), "stdout: cannot write: the reader went away") != 1 {
+			t.Errorf("%v: exit %d, want %d, saying it once:\n%s", args, code, ExitOutput, errOut.String())
+		}
+	}
+}

@@ -99,7 +99,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 		for i := range list {
 			b = append(escapeForTerminal(eventLine(b, list[i].Raw, a.secrets)), '\n')
 		}
-		if _, werr := a.stdout.Write(b); werr != nil {
+		if _, werr := a.print.Write(b); werr != nil {
 			return werr
 		}
 	} else {
@@ -135,7 +135,7 @@ func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages 
 
 // writeRunsTable prints the aligned table of plain output.
 func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(text.Age(now, r.CreatedAt)),

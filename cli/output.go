@@ -289,3 +289,29 @@ func checkSpeed(v float64) error {
 	}
 	return nil
 }
+
+// writeGuard writes through to w and keeps the first error.
+type writeGuard struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (g *writeGuard) Write(b []byte) (int, error) {
+	n, err := g.w.Write(b)
+	if err != nil {
+		g.mu.Lock()
+		if g.err == nil {
+			g.err = err
+		}
+		g.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed is the first write error, nil when none.
+func (g *writeGuard) failed() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
+}
