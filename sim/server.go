@@ -493,7 +493,6 @@ func (s *Server) newMux() *http.ServeMux {
 	type known struct {
 		methods []string
 		name    string // the first route's name, after its method
-		open    bool
 	}
 	paths := map[string]*known{}
 	var order []string
@@ -502,7 +501,7 @@ func (s *Server) newMux() *http.ServeMux {
 		k := paths[r.path]
 		if k == nil {
 			_, name, _ := strings.Cut(r.name, " ")
-			k = &known{name: name, open: r.open}
+			k = &known{name: name}
 			paths[r.path] = k
 			order = append(order, r.path)
 		}
