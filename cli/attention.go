@@ -24,10 +24,10 @@ func (o *watchOptions) registerAttention(f *pflag.FlagSet) {
 // checkAttention validates them (exit 2 on a bad one).
 func (o *watchOptions) checkAttention(f *pflag.FlagSet) error {
 	if f.Lookup("stall") != nil && o.Stall <= 0 {
-		return usageErrorf("--stall %s: it must be positive", o.Stall)
+		return badUsage("--stall %s: it must be positive", o.Stall)
 	}
 	if f.Lookup("max-credits") != nil && !(o.MaxCredits >= 0) {
-		return usageErrorf("--max-credits %v: it must not be negative", o.MaxCredits)
+		return badUsage("--max-credits %v: it must not be negative", o.MaxCredits)
 	}
 	return nil
 }

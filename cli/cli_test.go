@@ -8,6 +8,7 @@ import (
 	"io"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 	"unicode/utf8"
@@ -18,6 +19,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 )
 
 func TestOutcomeCode(t *testing.T) {
@@ -79,11 +81,44 @@ func TestExitCode(t *testing.T) {
 		// A recording that ends early, an unexpected failure.
 		{"", nil, 1},
 		{"", retryable, 1},
-		{"", withCode(ExitUsage, errors.New("bad file")), 2},
+		{"", asUsage(errors.New("bad file")), 2},
 	} {
-		w := &watchSession{Store: store(t, tc.outcome), Opts: &watchOptions{}}
+		w := &watchSession{runState: runState{Store: store(t, tc.outcome)}, Opts: &watchOptions{}}
 		if got := w.ExitCode(tc.end); got != tc.want {
 			t.Errorf("outcome %q, end %v: exit %d, want %d", tc.outcome, tc.end, got, tc.want)
+		}
+	}
+}
+
+// TestCodeOf: the kinds commands return and the code each gets, decided
+// in exitcode.go alone.
+func TestCodeOf(t *testing.T) {
+	out := &outputError{name: "stdout", err: syscall.EPIPE}
+	code := 3
+	for _, tc := range []struct {
+		name string
+		err  error
+		want int
+	}{
+		{"nil", nil, 0},
+		{"usage", badUsage("--tail %d", 0), 2},
+		{"cobra's own", errors.New("unknown flag: --x"), 2},
+		{"failure", runE(errors.New("disk on fire")), 1},
+		{"a signal", errInterrupted, 130},
+		{"the UI quit", errQuit, 130},
+		{"a write that failed", out, 8},
+		{"outputs failed after a clean end", &outputsFailed{nil}, 8},
+		{"outputs failed after an interrupt", &outputsFailed{errInterrupted}, 8},
+		{"outputs failed after a failed run", &outputsFailed{&failure{errors.New("x")}}, 1},
+		{"refused", &poller.Error{Kind: poller.KindNotFound, Status: 404}, 6},
+		{"a 5xx after the retries", &poller.Error{Kind: poller.KindServer, Status: 503}, 1},
+		{"a 429 after the retries", &poller.Error{Kind: poller.KindRateLimited, Status: 429}, 6},
+		{"an id refused before any request", &poller.Error{Kind: poller.KindInvalidID}, 2},
+		{"interact killed", &interactEnd{&poller.InteractResult{Killed: true}}, 124},
+		{"interact exit code", &interactEnd{&poller.InteractResult{ExitCode: &code}}, 3},
+	} {
+		if got := codeOf(tc.err); got != tc.want {
+			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
 		}
 	}
 }
@@ -115,7 +150,7 @@ func TestEventLine(t *testing.T) {
 		// Broken beyond compacting: the newlines become spaces.
 		{"{\"a\":\n1,,}", `{"a": 1,,}`},
 	} {
-		got := string(eventLine(nil, jsontext.Value(tc.in)))
+		got := string(eventLine(nil, jsontext.Value(tc.in), nil))
 		if got != tc.want {
 			t.Errorf("eventLine(%q) = %q, want %q", tc.in, got, tc.want)
 		}
@@ -127,7 +162,10 @@ func TestEventLine(t *testing.T) {
 
 func TestScrub(t *testing.T) {
 	var b bytes.Buffer
-	w := &scrubWriter{w: &b, key: "fc-secret"}
+	// One value for both: a secret added after they were made is redacted too.
+	secrets := text.NewSecrets()
+	w := &scrubWriter{w: &b, secrets: secrets}
+	secrets.Add("fc-secret")
 	n, err := fmt.Fprintf(w, "bad key fc-secret (fc-secret)\n")
 	if err != nil || n != len("bad key fc-secret (fc-secret)\n") {
 		t.Errorf("Write = %d, %v", n, err)
@@ -136,8 +174,7 @@ func TestScrub(t *testing.T) {
 		t.Errorf("scrubbed: %q", got)
 	}
 	var d bytes.Buffer
-	l := newDebugLog(nopCloser{&d})
-	l.setKey("fc-secret")
+	l := newDebugLog(nopCloser{&d}, secrets)
 	l.Printf("sending fc-secret\x1b[31m\nnow")
 	if s := d.String(); strings.Contains(s, "fc-secret") || strings.Contains(s, "\x1b") || strings.Count(s, "\n") != 1 || !strings.Contains(s, "sending [redacted] now") {
 		t.Errorf("debug line %q", s)
@@ -151,7 +188,7 @@ type nopCloser struct{ io.Writer }
 func (nopCloser) Close() error { return nil }
 
 func TestHeartbeatText(t *testing.T) {
-	w := &watchSession{Store: store(t, ""), Opts: &watchOptions{}}
+	w := &watchSession{runState: runState{Store: store(t, "")}, Opts: &watchOptions{}}
 	got := heartbeatText(w, 45*time.Second, false)
 	if got != "… still running · 3 credits · last event 45s ago" {
 		t.Errorf("heartbeat %q", got)
@@ -258,5 +295,29 @@ func TestVersionShortcut(t *testing.T) {
 	}
 	if _, errOut, code := run(t, ctx, "version", "extra"); code != 2 || !strings.Contains(errOut, `unknown command "extra"`) {
 		t.Errorf("version extra: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// brokenPipe is a stdout whose reader went away.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestAnswerNotWritten: a one-shot command whose answer cannot be written
+// (firewatch runs | a reader that went away) says so once and exits 8.
+func TestAnswerNotWritten(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{Speed: 1000, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	for _, args := range [][]string{{"runs", "-o", "json"}, {"team"}, {"runs", "-o", "plain"}} {
+		var errOut bytes.Buffer
+		code := Execute(context.Background(), args, strings.NewReader(""), brokenPipe{}, &errOut)
+		if code != ExitOutput || strings.Count(errOut.String(), "stdout: cannot write: the reader went away") != 1 {
+			t.Errorf("%v: exit %d, want %d, saying it once:\n%s", args, code, ExitOutput, errOut.String())
+		}
 	}
 }

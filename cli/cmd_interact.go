@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -16,10 +15,6 @@ import (
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/interact"
 )
-
-// ExitKilled is the exit code of a one-shot interact call killed by its
-// timeout (as timeout(1) exits).
-const ExitKilled = 124
 
 // interactOptions are the flags of interact, scrape and crawl-preview.
 type interactOptions struct {
@@ -52,19 +47,13 @@ func (o *interactOptions) registerConsole(cmd *cobra.Command) {
 	f.StringVar(&o.SaveDir, "save-dir", "", "console: where ctrl+s saves an output (default: the current directory)")
 }
 
-// client checks the key and the base URL and returns a client; the key is
-// scrubbed from stderr from here on.
+// interactClient is the client of interact, scrape and crawl-preview.
 func (a *app) interactClient(o *interactOptions) (*poller.Client, error) {
-	key := poller.ResolveAPIKey(o.APIKey)
-	if key == "" {
-		return nil, usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
-	}
-	a.stderr.key = key
-	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
+	s, err := a.service(o.APIURL, o.APIKey)
 	if err != nil {
-		return nil, withCode(ExitUsage, err)
+		return nil, err
 	}
-	return c, nil
+	return a.client(s, nil, nil)
 }
 
 func checkOutput(o *interactOptions, allowed ...string) error {
@@ -74,23 +63,7 @@ func checkOutput(o *interactOptions, allowed ...string) error {
 			return nil
 		}
 	}
-	return usageErrorf("--output %q: it must be one of %s", o.Output, strings.Join(allowed, ", "))
-}
-
-// serviceError is the exit for a failed call: 6 when the service answered
-// with a refusal (with its message and what to do), 1 otherwise.
-func serviceError(err error) error {
-	if err == nil {
-		return nil
-	}
-	var pe *poller.Error
-	if errors.As(err, &pe) && pe.Status >= 400 {
-		return withCode(ExitRejected, err)
-	}
-	if errors.As(err, &pe) && pe.Kind == poller.KindInvalidID {
-		return withCode(ExitUsage, err)
-	}
-	return withCode(ExitFailed, err)
+	return badUsage("--output %q: it must be one of %s", o.Output, strings.Join(allowed, ", "))
 }
 
 func (a *app) interactCommand() *cobra.Command {
@@ -131,7 +104,7 @@ bad usage (nothing is sent).`,
 	f.StringVar(&o.Prompt, "prompt", "", "have the AI agent carry out this task in the page, then exit")
 	f.BoolVar(&o.Stop, "stop", false, "stop the scrape's browser session (DELETE) and exit")
 	_ = cmd.RegisterFlagCompletionFunc("language", cobra.FixedCompletions(poller.InteractLanguages, cobra.ShellCompDirectiveNoFileComp))
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
@@ -139,38 +112,38 @@ bad usage (nothing is sent).`,
 // flags, the code's bounds.
 func (a *app) checkInteract(cmd *cobra.Command, o *interactOptions, id string) (*poller.InteractRequest, error) {
 	if err := poller.ValidateJobID(id); err != nil {
-		return nil, withCode(ExitUsage, fmt.Errorf("scrape id: %w", err))
+		return nil, asUsage(fmt.Errorf("scrape id: %w", err))
 	}
 	if err := checkOutput(o, OutputAuto, OutputTUI, OutputPlain, OutputJSON); err != nil {
 		return nil, err
 	}
 	if !validLang(o.Language) {
-		return nil, usageErrorf("--language %q: it must be one of %s", text.Sanitize(o.Language), strings.Join(poller.InteractLanguages, ", "))
+		return nil, badUsage("--language %q: it must be one of %s", text.Sanitize(o.Language), strings.Join(poller.InteractLanguages, ", "))
 	}
 	if o.Timeout < poller.MinInteractTimeout || o.Timeout > poller.MaxInteractTimeout {
-		return nil, usageErrorf("--timeout %d: it must be from %d to %d seconds", o.Timeout, poller.MinInteractTimeout, poller.MaxInteractTimeout)
+		return nil, badUsage("--timeout %d: it must be from %d to %d seconds", o.Timeout, poller.MinInteractTimeout, poller.MaxInteractTimeout)
 	}
 	if o.SaveDir != "" {
 		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {
-			return nil, usageErrorf("--save-dir %q: not a directory firewatch can save into", o.SaveDir)
+			return nil, badUsage("--save-dir %q: not a directory firewatch can save into", o.SaveDir)
 		}
 	}
 	f := cmd.Flags()
 	hasCode, hasPrompt := f.Changed("code"), f.Changed("prompt")
 	switch {
 	case o.Stop && (hasCode || hasPrompt):
-		return nil, usageErrorf("--stop ends the session: give it without --code or --prompt")
+		return nil, badUsage("--stop ends the session: give it without --code or --prompt")
 	case o.Stop:
 		return nil, nil
 	case hasCode && hasPrompt:
-		return nil, usageErrorf("give --code or --prompt, not both")
+		return nil, badUsage("give --code or --prompt, not both")
 	case !hasCode && !hasPrompt:
 		return nil, nil // the console
 	}
 	req := &poller.InteractRequest{Language: o.Language, Timeout: o.Timeout, Origin: "firewatch"}
 	if hasPrompt {
 		if strings.TrimSpace(o.Prompt) == "" {
-			return nil, usageErrorf("--prompt is empty")
+			return nil, badUsage("--prompt is empty")
 		}
 		req.Prompt = o.Prompt
 		return req, nil
@@ -179,16 +152,16 @@ func (a *app) checkInteract(cmd *cobra.Command, o *interactOptions, id string) (
 	if code == "-" {
 		b, err := io.ReadAll(io.LimitReader(a.stdin, 4*poller.MaxInteractCode+1))
 		if err != nil {
-			return nil, usageErrorf("--code -: reading stdin: %v", err)
+			return nil, badUsage("--code -: reading stdin: %v", err)
 		}
 		code = strings.TrimSuffix(string(b), "\n")
 	}
 	if code == "" {
-		return nil, usageErrorf("--code is empty: give the code to run (at least 1 character)")
+		return nil, badUsage("--code is empty: give the code to run (at least 1 character)")
 	}
 	req.Code = code
 	if err := req.Validate(); err != nil {
-		return nil, usageErrorf("--code: %v", err)
+		return nil, badUsage("--code: %v", err)
 	}
 	return req, nil
 }
@@ -211,7 +184,7 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 	if console {
 		term, _ := isTerminal(a.stdout)
 		if o.Output == OutputPlain || o.Output == OutputJSON || (o.Output == OutputAuto && !term) {
-			return usageErrorf("the console needs a terminal: give --code or --prompt for one call (or --stop)")
+			return badUsage("the console needs a terminal: give --code or --prompt for one call (or --stop)")
 		}
 	}
 	c, err := a.interactClient(o)
@@ -228,9 +201,9 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 	res, err := c.Interact(ctx, id, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return withCode(ExitInterrupted, nil)
+			return errInterrupted
 		}
-		return serviceError(err)
+		return err
 	}
 	return a.printInteract(o, res)
 }
@@ -238,13 +211,13 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 // printInteract writes one call's answer and returns its exit code.
 func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) error {
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", compactLine(res.Raw))
+		fmt.Fprintf(a.print, "%s\n", a.compactLine(res.Raw))
 	} else {
 		if res.HasOutput && res.Output != "" {
-			fmt.Fprintln(a.stdout, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
+			fmt.Fprintln(a.print, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
 		}
 		if res.Stdout != "" {
-			io.WriteString(a.stdout, text.Sanitize(res.Stdout))
+			io.WriteString(a.print, text.Sanitize(res.Stdout))
 		}
 		if res.Stderr != "" {
 			io.WriteString(a.stderr, text.Sanitize(res.Stderr))
@@ -261,29 +234,13 @@ func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) erro
 			fmt.Fprintf(a.stderr, "firewatch: exception: %s\n", text.Sanitize(res.Error))
 		}
 	}
-	return withCode(interactExit(res), nil)
-}
-
-// interactExit is the exit code of a call: 124 killed, 1 an exception,
-// else the code's own (0 when none was sent; 1 when it does not fit).
-func interactExit(res *poller.InteractResult) int {
-	switch {
-	case res.Killed:
-		return ExitKilled
-	case res.Error != "":
-		return ExitFailed
-	case res.ExitCode == nil:
-		return ExitOK
-	case *res.ExitCode < 0 || *res.ExitCode > 255:
-		return ExitFailed
-	}
-	return *res.ExitCode
+	return &interactEnd{res}
 }
 
 func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
 	res, err := c.StopInteract(ctx, id)
 	if err != nil {
-		return serviceError(err)
+		return err
 	}
 	if o.Output == OutputJSON {
 		type out struct {
@@ -294,7 +251,7 @@ func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOpt
 			CreditsBilled     *float64 `json:"creditsBilled,omitempty"`
 		}
 		b, _ := json.Marshal(out{id, !res.NoSession, res.Message, res.SessionDuration.Milliseconds(), res.CreditsBilled})
-		fmt.Fprintf(a.stdout, "%s\n", b)
+		fmt.Fprintf(a.print, "%s\n", b)
 		return nil
 	}
 	if res.NoSession {
@@ -315,7 +272,9 @@ func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOpt
 func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
 	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
 	res, err := interact.Run(ctx, interact.Config{
-		ScrapeID: id, Backend: interact.ClientBackend(c, id),
+		// The console's calls ask once: a wait on a 429 would be unsaid
+		// behind the screen; the error on screen names the service's delay.
+		ScrapeID: id, Backend: interact.ClientBackend(c.WithRetry(poller.Retry{Tries: 1}), id),
 		Language: o.Language, Timeout: o.Timeout, NoColor: noColor, ASCII: o.ASCII, SaveDir: o.SaveDir,
 		Input: a.stdin, Output: a.stdout,
 	})
@@ -327,19 +286,24 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 	}
 	if err != nil {
 		if ctx.Err() != nil {
-			return withCode(ExitInterrupted, nil)
+			return errInterrupted
 		}
 		return err
 	}
 	return nil
 }
 
-// compactLine is v as one line of JSON.
-func compactLine(v jsontext.Value) []byte {
-	red, _ := text.RedactJSON(v) // the key, in whatever form the service echoed it
-	c := jsontext.Value(red).Clone()
+// compactLine is v as one line of JSON, the secrets redacted.
+func (a *app) compactLine(v jsontext.Value) []byte {
+	red, _ := a.secrets.RedactJSON(v) // the key, in whatever form the service echoed it
+	return compactJSON(red)
+}
+
+// compactJSON is v on one line; v as it is when it is not JSON.
+func compactJSON(v []byte) []byte {
+	c := jsontext.Value(v).Clone()
 	if err := c.Compact(); err != nil {
-		return red
+		return v
 	}
 	return c
 }

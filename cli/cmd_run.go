@@ -79,16 +79,16 @@ func (ro *runOptions) request(f *pflag.FlagSet, prompt string) (poller.AgentRequ
 	if mc := f.Lookup("max-credits"); mc != nil && mc.Changed {
 		n, err := strconv.ParseFloat(strings.TrimSpace(mc.Value.String()), 64)
 		if err != nil || !(n >= 1) || n != float64(int(n)) || n > 1e9 {
-			return req, usageErrorf("--max-credits %s: it must be a positive whole number of credits", mc.Value.String())
+			return req, badUsage("--max-credits %s: it must be a positive whole number of credits", mc.Value.String())
 		}
 		ro.maxCredits = int(n)
 		req.MaxCredits = ro.maxCredits
 	}
 	if f.Changed("effort") && req.Effort == "" {
-		return req, usageErrorf("--effort is empty: use one of %s", strings.Join(poller.Efforts, ", "))
+		return req, badUsage("--effort is empty: use one of %s", strings.Join(poller.Efforts, ", "))
 	}
 	if f.Changed("model") && req.Model == "" {
-		return req, usageErrorf("--model is empty")
+		return req, badUsage("--model is empty")
 	}
 	if f.Changed("schema") {
 		s, err := readSchema(ro.Schema)
@@ -101,9 +101,9 @@ func (ro *runOptions) request(f *pflag.FlagSet, prompt string) (poller.AgentRequ
 		var fe *poller.FieldError
 		if errors.As(err, &fe) {
 			flag := map[string]string{"prompt": "the prompt", "urls": "--url", "schema": "--schema", "maxCredits": "--max-credits", "effort": "--effort"}[fe.Field]
-			return req, usageErrorf("%s: %s", flag, fe.Msg)
+			return req, badUsage("%s: %s", flag, fe.Msg)
 		}
-		return req, withCode(ExitUsage, err)
+		return req, asUsage(err)
 	}
 	return req, nil
 }
@@ -113,16 +113,16 @@ func (ro *runOptions) request(f *pflag.FlagSet, prompt string) (poller.AgentRequ
 func readSchema(arg string) (jsontext.Value, error) {
 	src, name := []byte(arg), "--schema"
 	if t := strings.TrimSpace(arg); t == "" {
-		return nil, usageErrorf("--schema is empty: give a FILE or the JSON schema itself")
+		return nil, badUsage("--schema is empty: give a FILE or the JSON schema itself")
 	} else if t[0] != '{' && t[0] != '[' {
 		f, err := os.Open(arg)
 		if err != nil {
-			return nil, usageErrorf("--schema: cannot read the schema file: %v", err)
+			return nil, badUsage("--schema: cannot read the schema file: %v", err)
 		}
 		defer f.Close()
 		src, err = io.ReadAll(io.LimitReader(f, 10<<20))
 		if err != nil {
-			return nil, usageErrorf("--schema: cannot read the schema file: %v", err)
+			return nil, badUsage("--schema: cannot read the schema file: %v", err)
 		}
 		name = arg
 	}
@@ -135,10 +135,10 @@ func readSchema(arg string) (jsontext.Value, error) {
 			off = se.ByteOffset
 		}
 		line, col := lineCol(v, off)
-		return nil, usageErrorf("%s: not valid JSON at line %d, column %d: %s", name, line, col, syntaxMsg(err))
+		return nil, badUsage("%s: not valid JSON at line %d, column %d: %s", name, line, col, syntaxMsg(err))
 	}
 	if v.Kind() != '{' {
-		return nil, usageErrorf("%s: a JSON schema must be a JSON object, not %s", name, kindName(v.Kind()))
+		return nil, badUsage("%s: a JSON schema must be a JSON object, not %s", name, kindName(v.Kind()))
 	}
 	return v.Clone(), nil
 }
@@ -183,7 +183,7 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if err != nil {
 		return err
 	}
-	c, key, err := a.connect(o)
+	c, svc, err := a.connect(o)
 	if err != nil {
 		return err
 	}
@@ -198,10 +198,10 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	}
 	id, err := c.StartAgent(cmd.Context(), req)
 	if err != nil {
-		return serviceError(err)
+		return err
 	}
 	if ro.Detach {
-		_, err := fmt.Fprintln(a.stdout, id)
+		_, err := fmt.Fprintln(a.print, id)
 		return err
 	}
 	fmt.Fprintf(a.stderr, "firewatch: started run %s\n", id)
@@ -211,5 +211,5 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if ro.maxCredits == 0 {
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
-	return a.watchLive(cmd.Context(), w, poller.ResolveBaseURL(o.APIURL), key, id, nil)
+	return a.watchLive(cmd.Context(), w, svc, id, nil)
 }

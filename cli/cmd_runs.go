@@ -2,7 +2,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -60,40 +59,15 @@ watched from the screen.`,
 	return cmd
 }
 
-// connect resolves the key and the address and makes the client every
-// command besides watch uses; no key is a usage error (no request).
-func (a *app) connect(o *watchOptions) (*poller.Client, string, error) {
-	key := poller.ResolveAPIKey(o.APIKey)
-	if key == "" {
-		return nil, "", usageErrorf("no API key: set FIRECRAWL_API_KEY (export FIRECRAWL_API_KEY=fc-...; keys are on https://www.firecrawl.dev/app/api-keys)")
-	}
-	a.stderr.key = key
-	c, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key})
+// connect resolves the service of o's flags and makes its client; no key
+// is a usage error (no request).
+func (a *app) connect(o *watchOptions) (*poller.Client, service, error) {
+	svc, err := a.service(o.APIURL, o.APIKey)
 	if err != nil {
-		return nil, "", withCode(ExitUsage, err)
+		return nil, svc, err
 	}
-	return c, key, nil
-}
-
-// retried calls fn, waiting out up to three 429s (the delay the service
-// asks for, like the watch) with a line on stderr each time.
-func retried[T any](ctx context.Context, a *app, fn func() (T, error)) (T, error) {
-	for attempt := 0; ; attempt++ {
-		v, err := fn()
-		var pe *poller.Error
-		if err == nil || attempt == 3 || !errors.As(err, &pe) || pe.Kind != poller.KindRateLimited {
-			return v, err
-		}
-		d, _ := poller.RetryWait(err, time.Second)
-		fmt.Fprintf(a.stderr, "firewatch: %s: rate limited, retrying in %s\n", pe.Op, text.Duration(d))
-		t := time.NewTimer(d)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return v, ctx.Err()
-		case <-t.C:
-		}
-	}
+	c, err := a.client(svc, nil, nil)
+	return c, svc, err
 }
 
 func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
@@ -101,11 +75,11 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 		return err
 	}
 	if ro.Limit < 1 {
-		return usageErrorf("--limit %d: it must be at least 1", ro.Limit)
+		return badUsage("--limit %d: it must be at least 1", ro.Limit)
 	}
 	ro.Status = strings.ToLower(strings.TrimSpace(ro.Status))
 	if ro.Status == "" {
-		return usageErrorf("--status is empty: use one of %s", strings.Join(runStatuses, ", "))
+		return badUsage("--status is empty: use one of %s", strings.Join(runStatuses, ", "))
 	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut) {
@@ -118,14 +92,14 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	ctx := cmd.Context()
 	list, err := collectRuns(ctx, a, c, ro.Limit, 0, func(r *poller.RunInfo) bool { return runs.StatusMatches(ro.Status, r.Status) })
 	if err != nil && len(list) == 0 {
-		return serviceError(err)
+		return err
 	}
 	if o.Output == OutputJSON {
 		var b []byte
 		for i := range list {
-			b = append(escapeForTerminal(eventLine(b, list[i].Raw)), '\n')
+			b = append(escapeForTerminal(eventLine(b, list[i].Raw, a.secrets)), '\n')
 		}
-		if _, werr := a.stdout.Write(b); werr != nil {
+		if _, werr := a.print.Write(b); werr != nil {
 			return werr
 		}
 	} else {
@@ -133,7 +107,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	}
 	if err != nil {
 		// Some pages came, then the service refused: say so after them.
-		return serviceError(err)
+		return err
 	}
 	return nil
 }
@@ -144,7 +118,7 @@ func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages 
 	p := c.RunPages()
 	var out []poller.RunInfo
 	for !p.Done() && len(out) < limit && (maxPages <= 0 || p.Pages() < maxPages) {
-		l, err := retried(ctx, a, func() (*poller.RunList, error) { return p.Next(ctx) })
+		l, err := p.Next(ctx)
 		if l != nil {
 			for _, r := range l.Runs {
 				if len(out) < limit && (keep == nil || keep(&r)) {
@@ -161,7 +135,7 @@ func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages 
 
 // writeRunsTable prints the aligned table of plain output.
 func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(text.Age(now, r.CreatedAt)),
@@ -174,39 +148,6 @@ func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 // they are the newest ones, and 100 runs is far more than any team has
 // running at once.
 const latestPages = 5
-
-// watchLatest watches the newest processing run (watch --latest): exit 2
-// when none is processing.
-func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
-	if err := o.check(cmd.Flags()); err != nil {
-		return err
-	}
-	c, _, err := a.connect(o)
-	if err != nil {
-		return err
-	}
-	ctx := cmd.Context()
-	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
-	if err != nil && len(list) == 0 {
-		return serviceError(err)
-	}
-	if len(list) == 0 {
-		return usageErrorf("--latest: no run is processing (firewatch runs lists the team's runs)")
-	}
-	fmt.Fprintf(a.stderr, "firewatch: watching the newest processing run %s\n", list[0].ID)
-	return a.watch(cmd, o, list[0].ID)
-}
-
-// latestArgs: watch takes a JOB_ID, or none with --latest.
-func latestArgs(cmd *cobra.Command, args []string) error {
-	if latest, _ := cmd.Flags().GetBool("latest"); latest {
-		if len(args) > 0 {
-			return usageErrorf("watch --latest takes no JOB_ID (got %q)", args[0])
-		}
-		return nil
-	}
-	return exactlyOne("a JOB_ID (the run's UUID), or --latest")(cmd, args)
-}
 
 // onTerminal reports whether firewatch talks to a person: stdin and
 // stdout are terminals.
@@ -226,18 +167,20 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 	if err := o.check(cmd.Flags()); err != nil {
 		return err
 	}
-	c, key, err := a.connect(o)
+	c, svc, err := a.connect(o)
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, status, c, poller.ResolveBaseURL(o.APIURL), key)
+	return a.runsLoop(cmd, o, status, c, svc)
 }
 
 // runsLoop shows the runs screen of the service at baseURL until the user
 // quits, watching each run they open.
-func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, baseURL, key string) error {
+func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
-	m := runs.New(runs.Config{Service: c, Status: status, ASCII: o.ASCII,
+	// The screen waits on its own, and says so on screen: its client
+	// asks once.
+	m := runs.New(runs.Config{Service: c.WithRetry(poller.Retry{Tries: 1}), Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
 		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
@@ -253,13 +196,12 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			return err
 		}
 		w.BackToList = true
-		err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
+		err = a.watchLive(ctx, w, svc, m.Chosen, nil)
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
 			// Interrupted, or q in the run: firewatch ends. The watched
 			// run's exit code is for watch; leaving the list is 0.
-			var ee *exitError
-			if ctx.Err() != nil || err != nil && !errors.As(err, &ee) {
+			if ctx.Err() != nil || err != nil && !said(err) {
 				return err
 			}
 			return nil
@@ -270,18 +212,21 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 // demoRuns is demo --history on a terminal: the runs screen of the
 // in-process simulator.
 func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) error {
-	a.stderr.key = srv.Key
-	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	svc := service{baseURL: srv.URL, key: srv.Key}
+	if err := a.use(svc); err != nil {
+		return err
+	}
+	c, err := a.client(svc, nil, nil)
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, "all", c, srv.URL, srv.Key)
+	return a.runsLoop(cmd, o, "all", c, svc)
 }
 
 // firstScreen is firewatch with no arguments on a terminal: the runs
 // screen, or, without a key, the help and how to get further.
 func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
-	if poller.ResolveAPIKey(o.APIKey) == "" {
+	if !haveKey(o.APIKey) {
 		if err := cmd.Help(); err != nil {
 			return err
 		}
@@ -289,12 +234,4 @@ func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
 		return nil
 	}
 	return a.runsScreen(cmd, o, "all")
-}
-
-// addRunsCommands adds runs, run and team to root, and --latest to watch.
-func (a *app) addRunsCommands(root *cobra.Command) {
-	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
-	if w, _, err := root.Find([]string{"watch"}); err == nil && w != root {
-		w.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
-	}
 }

@@ -73,7 +73,7 @@ object form {"type":"json",...}); --screenshot for a full-page screenshot
 	f.BoolVar(&s.Screenshot, "screenshot", false, "take a full-page screenshot (its URL is printed)")
 	f.BoolVar(&s.Interact, "interact", false, "then open the interact console on the scrape's browser (a terminal is needed)")
 	_ = cmd.RegisterFlagCompletionFunc("formats", cobra.FixedCompletions(scrapeFormats, cobra.ShellCompDirectiveNoFileComp))
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
@@ -81,11 +81,11 @@ object form {"type":"json",...}); --screenshot for a full-page screenshot
 func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller.ScrapeRequest, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, usageErrorf("%q is not a URL firewatch can scrape: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
+		return nil, badUsage("%q is not a URL firewatch can scrape: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
 	}
 	req := &poller.ScrapeRequest{URL: u.String(), WaitFor: s.WaitFor, Mobile: s.Mobile}
 	if s.WaitFor < 0 || s.WaitFor > 60000 {
-		return nil, usageErrorf("--wait-for %d: it must be from 0 to 60000 milliseconds", s.WaitFor)
+		return nil, badUsage("--wait-for %d: it must be from 0 to 60000 milliseconds", s.WaitFor)
 	}
 	if cmd.Flags().Changed("only-main-content") {
 		v := s.OnlyMainContent
@@ -104,19 +104,19 @@ func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller
 			continue
 		}
 		if v2, ok := v1Formats[strings.ToLower(name)]; ok && name != "rawHtml" {
-			return nil, usageErrorf("--formats %s: that is a v1 name; in v2 it is %s", text.Sanitize(name), v2)
+			return nil, badUsage("--formats %s: that is a v1 name; in v2 it is %s", text.Sanitize(name), v2)
 		}
 		known := false
 		for _, k := range scrapeFormats {
 			known = known || k == name
 		}
 		if !known {
-			return nil, usageErrorf("--formats %q: it must be among %s", text.Sanitize(name), strings.Join(scrapeFormats, ", "))
+			return nil, badUsage("--formats %q: it must be among %s", text.Sanitize(name), strings.Join(scrapeFormats, ", "))
 		}
 		switch name {
 		case "json":
 			if s.JSONPrompt == "" && s.JSONSchema == "" {
-				return nil, usageErrorf("--formats json needs --json-prompt or --json-schema")
+				return nil, badUsage("--formats json needs --json-prompt or --json-schema")
 			}
 		case "screenshot":
 			add(poller.Format{Type: "screenshot", FullPage: true})
@@ -129,11 +129,11 @@ func scrapeRequest(cmd *cobra.Command, s *scrapeOptions, rawURL string) (*poller
 		if s.JSONSchema != "" {
 			b, err := os.ReadFile(s.JSONSchema)
 			if err != nil {
-				return nil, usageErrorf("--json-schema: %v", err)
+				return nil, badUsage("--json-schema: %v", err)
 			}
 			v := jsontext.Value(b)
 			if err := v.Compact(); err != nil || v.Kind() != '{' {
-				return nil, usageErrorf("--json-schema %s: not a JSON object (a JSON Schema such as {\"type\":\"object\",\"properties\":{...}})", s.JSONSchema)
+				return nil, badUsage("--json-schema %s: not a JSON object (a JSON Schema such as {\"type\":\"object\",\"properties\":{...}})", s.JSONSchema)
 			}
 			jf.Schema = v
 		}
@@ -159,7 +159,7 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 	}
 	if s.Interact {
 		if term, _ := isTerminal(a.stdout); !term {
-			return usageErrorf("--interact opens the console, which needs a terminal; use firewatch interact SCRAPE_ID --code ... in scripts")
+			return badUsage("--interact opens the console, which needs a terminal; use firewatch interact SCRAPE_ID --code ... in scripts")
 		}
 		if _, err := a.checkInteract(cmd, o, "00000000-0000-4000-8000-000000000000"); err != nil {
 			return err
@@ -173,21 +173,21 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 	res, err := c.Scrape(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
-			return withCode(ExitInterrupted, nil)
+			return errInterrupted
 		}
-		return serviceError(err)
+		return err
 	}
 	if res.ScrapeID != "" {
 		fmt.Fprintf(a.stderr, "Scrape ID: %s\n", res.ScrapeID)
 	}
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", compactLine(res.Data))
+		fmt.Fprintf(a.print, "%s\n", a.compactLine(res.Data))
 	} else {
 		a.printScrape(req, res)
 	}
 	if s.Interact {
 		if res.ScrapeID == "" {
-			return withCode(ExitFailed, fmt.Errorf("the scrape's answer has no data.metadata.scrapeId: nothing to interact with"))
+			return &failure{fmt.Errorf("the scrape's answer has no data.metadata.scrapeId: nothing to interact with")}
 		}
 		return a.runConsole(ctx, c, o, res.ScrapeID)
 	}
@@ -236,11 +236,11 @@ func (a *app) printScrape(req *poller.ScrapeRequest, res *poller.ScrapeResult) {
 			body = strings.Join(imgs, "\n")
 		}
 		if len(names) > 1 {
-			fmt.Fprintf(a.stdout, "--- %s ---\n", name)
+			fmt.Fprintf(a.print, "--- %s ---\n", name)
 		}
 		body = strings.TrimSuffix(text.Sanitize(body), "\n")
 		if body != "" {
-			io.WriteString(a.stdout, body+"\n")
+			io.WriteString(a.print, body+"\n")
 		}
 	}
 }
@@ -252,94 +252,4 @@ func dataField(data jsontext.Value, name string) (jsontext.Value, bool) {
 	}
 	v, ok := m[name]
 	return v, ok
-}
-
-func (a *app) crawlPreviewCommand() *cobra.Command {
-	o := &interactOptions{}
-	cmd := &cobra.Command{
-		Use:   "crawl-preview URL PROMPT",
-		Short: "Show the crawl options the service derives from a prompt (POST /v2/crawl/params-preview)",
-		Long: `Show the crawl options the service would derive from a natural-language
-PROMPT for a crawl of URL, before starting one: paths to include or
-exclude, depth, subdomains, external links. Plain output is an aligned
-list; --output json prints the response's data as one line.`,
-		Example: `  firewatch crawl-preview https://docs.example.com 'only the API reference, 2 levels deep'
-  firewatch crawl-preview https://example.com 'the whole blog except tag pages' -o json | jq .includePaths`,
-		Args: func(cmd *cobra.Command, args []string) error {
-			if len(args) != 2 {
-				return usageErrorf("%s needs a URL and a PROMPT (quote the prompt), got %d argument(s)", cmd.CommandPath(), len(args))
-			}
-			return nil
-		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.crawlPreview(cmd, o, args[0], args[1])) },
-	}
-	o.registerCommon(cmd, "auto (plain), plain or json")
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
-	return cmd
-}
-
-func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, prompt string) error {
-	if err := checkOutput(o, OutputAuto, OutputPlain, OutputJSON); err != nil {
-		return err
-	}
-	u, err := url.Parse(strings.TrimSpace(rawURL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return usageErrorf("%q is not a URL to crawl: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
-	}
-	if strings.TrimSpace(prompt) == "" {
-		return usageErrorf("the PROMPT is empty: say in words what to crawl")
-	}
-	c, err := a.interactClient(o)
-	if err != nil {
-		return err
-	}
-	ctx := cmd.Context()
-	p, err := c.CrawlParamsPreview(ctx, u.String(), prompt)
-	if err != nil {
-		if ctx.Err() != nil {
-			return withCode(ExitInterrupted, nil)
-		}
-		return serviceError(err)
-	}
-	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", compactLine(p.Data))
-		return nil
-	}
-	w := 0
-	for _, op := range p.Options {
-		w = max(w, len(op.Name))
-	}
-	for _, op := range p.Options {
-		fmt.Fprintf(a.stdout, "%-*s  %s\n", w, op.Name, previewValue(op.Value))
-	}
-	if p.Warning != "" {
-		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)
-	}
-	return nil
-}
-
-// previewValue is an option's value for the aligned list: strings as they
-// are, empty lists as "(none)", other values as compact JSON; sanitised.
-func previewValue(v jsontext.Value) string {
-	switch v.Kind() {
-	case '"':
-		var s string
-		_ = json.Unmarshal(v, &s)
-		return text.Sanitize(s)
-	case 'n':
-		return "(not set)"
-	case '[':
-		var items []jsontext.Value
-		if json.Unmarshal(v, &items) == nil {
-			if len(items) == 0 {
-				return "(none)"
-			}
-			parts := make([]string, len(items))
-			for i, it := range items {
-				parts[i] = previewValue(it)
-			}
-			return strings.Join(parts, ", ")
-		}
-	}
-	return text.Sanitize(string(compactLine(v)))
 }

@@ -57,7 +57,7 @@ type teamView struct {
 // fetchTeam makes the three requests (a 429 is waited out, like the watch).
 func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error) {
 	t := &teamView{}
-	u, err := retried(ctx, a, func() (*poller.TokenUsage, error) { return c.TokenUsage(ctx) })
+	u, err := c.TokenUsage(ctx)
 	var pe *poller.Error
 	switch {
 	case errors.As(err, &pe) && pe.Kind == poller.KindNotFound:
@@ -66,7 +66,7 @@ func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error)
 	default:
 		t.Usage = u
 	}
-	if t.Crawls, err = retried(ctx, a, func() ([]poller.Crawl, error) { return c.ActiveCrawls(ctx) }); err != nil {
+	if t.Crawls, err = c.ActiveCrawls(ctx); err != nil {
 		return nil, err
 	}
 	t.Runs, err = collectRuns(ctx, a, c, 1<<30, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
@@ -79,7 +79,7 @@ func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error)
 func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	output = strings.ToLower(strings.TrimSpace(output))
 	if output != OutputPlain && output != OutputJSON {
-		return usageErrorf("--output %q: it must be plain or json", output)
+		return badUsage("--output %q: it must be plain or json", output)
 	}
 	c, _, err := a.connect(o)
 	if err != nil {
@@ -87,22 +87,22 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	}
 	t, err := fetchTeam(cmd.Context(), a, c)
 	if err != nil {
-		return serviceError(err)
+		return err
 	}
 	if output == OutputJSON {
-		b, err := teamJSON(t)
+		b, err := teamJSON(t, a.secrets)
 		if err != nil {
 			return err
 		}
-		_, err = a.stdout.Write(append(escapeForTerminal(b), '\n'))
+		_, err = a.print.Write(append(escapeForTerminal(b), '\n'))
 		return err
 	}
-	_, err = fmt.Fprint(a.stdout, teamPlain(t, time.Now()))
+	_, err = fmt.Fprint(a.print, teamPlain(t, time.Now()))
 	return err
 }
 
 // teamJSON is the json output: one object.
-func teamJSON(t *teamView) ([]byte, error) {
+func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 	type usage struct {
 		RemainingTokens    float64    `json:"remainingTokens"`
 		PlanTokens         float64    `json:"planTokens"`
@@ -143,7 +143,7 @@ func teamJSON(t *teamView) ([]byte, error) {
 		out.Runs = append(out.Runs, v)
 	}
 	b, err := json.Marshal(&out)
-	b, _ = text.RedactJSON(b) // the key, in whatever form the service echoed it
+	b, _ = secrets.RedactJSON(b) // the key, in whatever form the service echoed it
 	return b, err
 }
 

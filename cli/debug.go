@@ -3,35 +3,27 @@ package cli
 import (
 	"fmt"
 	"io"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/text"
 )
 
 // debugLog is the --debug file: one timestamped line per thing that
-// happened. A nil *debugLog discards everything. The key is scrubbed from
-// every line, whoever wrote it.
+// happened. A nil *debugLog discards everything. The secrets are redacted
+// from every line, whoever wrote it.
 type debugLog struct {
-	mu  sync.Mutex
-	w   io.WriteCloser
-	key string
+	mu      sync.Mutex
+	w       io.WriteCloser
+	secrets *text.Secrets
 }
 
-func newDebugLog(w io.WriteCloser) *debugLog { return &debugLog{w: w} }
-
-// setKey makes the log scrub key from now on.
-func (d *debugLog) setKey(key string) {
-	if d == nil {
-		return
-	}
-	d.mu.Lock()
-	d.key = key
-	d.mu.Unlock()
+func newDebugLog(w io.WriteCloser, secrets *text.Secrets) *debugLog {
+	return &debugLog{w: w, secrets: secrets}
 }
 
-// Printf writes one line (sanitised, the key scrubbed).
+// Printf writes one line (sanitised, the secrets redacted).
 func (d *debugLog) Printf(format string, args ...any) {
 	if d == nil {
 		return
@@ -39,10 +31,9 @@ func (d *debugLog) Printf(format string, args ...any) {
 	msg := fmt.Sprintf(format, args...)
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	msg = scrub(msg, d.key)
 	// Lines from the poller may carry server text: keep the log one line
 	// per entry and free of escape sequences.
-	msg = scrub(describe.OneLine(msg, 0), d.key)
+	msg = d.secrets.Redact(describe.OneLine(d.secrets.Redact(msg), 0))
 	fmt.Fprintf(d.w, "%s %s\n", time.Now().Format("2006-01-02T15:04:05.000Z07:00"), msg)
 }
 
@@ -55,25 +46,18 @@ func (d *debugLog) Close() error {
 	return d.w.Close()
 }
 
-func scrub(s, key string) string {
-	if key == "" {
-		return s
-	}
-	return strings.ReplaceAll(s, key, "[redacted]")
-}
-
-// scrubWriter writes through to w with every occurrence of key replaced.
-// stderr goes through it: no message may show the key, whatever produced it.
+// scrubWriter writes through to w with every secret redacted. stderr goes
+// through it: no message may show the key, whatever produced it.
 type scrubWriter struct {
-	w   io.Writer
-	key string
+	w       io.Writer
+	secrets *text.Secrets
 }
 
 func (s *scrubWriter) Write(b []byte) (int, error) {
-	if s.key == "" || !strings.Contains(string(b), s.key) {
+	if !s.secrets.Holds(string(b)) {
 		return s.w.Write(b)
 	}
-	if _, err := io.WriteString(s.w, scrub(string(b), s.key)); err != nil {
+	if _, err := io.WriteString(s.w, s.secrets.Redact(string(b))); err != nil {
 		return 0, err
 	}
 	return len(b), nil

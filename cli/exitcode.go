@@ -1,11 +1,17 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
 )
+
+// Every exit code is chosen in this file. Commands return errors that say
+// what happened (bad usage, a refusal, an interrupt, how a watch ended, a
+// failed write); codeOf alone turns them into the code.
 
 // Exit codes: a contract with scripts (also a table in the README).
 const (
@@ -18,7 +24,8 @@ const (
 	ExitRejected    = 6   // the service refused the request: 400, 401, 403 or 404
 	ExitTimeout     = 7   // --timeout passed before the run finished
 	ExitOutput      = 8   // an output could not be written (stdout closed, --record, --summary or --debug failing, e.g. a full disk)
-	ExitInterrupted = 130 // interrupted (Ctrl-C, SIGTERM, quitting the UI) before the run finished
+	ExitKilled      = 124 // a one-shot interact call killed by its --timeout (like timeout(1))
+	ExitInterrupted = 130 // interrupted (SIGINT, SIGTERM, SIGHUP, quitting the UI) before the run finished
 )
 
 // OutcomeCode is the exit code of a finished run's outcome. An outcome value
@@ -39,40 +46,191 @@ var outcomeCodes = map[model.Outcome]int{
 	model.OutcomeCreditLimitReached: ExitCreditLimit,
 }
 
-// exitError is an error that carries its exit code. Commands return it; the
-// top level prints its message (when it has one) and exits with its code.
-type exitError struct {
-	code int
-	err  error // nil: exit quietly, everything was already said
+// usageError is bad usage: a flag, an argument, a file or a key.
+type usageError struct{ err error }
+
+func (e *usageError) Error() string { return e.err.Error() }
+func (e *usageError) Unwrap() error { return e.err }
+
+// badUsage is a usage error with a message.
+func badUsage(format string, args ...any) error {
+	return &usageError{fmt.Errorf(format, args...)}
 }
 
-func (e *exitError) Error() string {
-	if e.err == nil {
-		return fmt.Sprintf("exit status %d", e.code)
-	}
-	return e.err.Error()
+// asUsage marks err (a bad id, an unreadable file, a key that cannot be
+// sent) as bad usage.
+func asUsage(err error) error { return &usageError{err} }
+
+// failure is firewatch failing at what it was asked to do (the network,
+// the service, a file it reads): everything a command returns that is not
+// one of the other kinds.
+type failure struct{ err error }
+
+func (e *failure) Error() string { return e.err.Error() }
+func (e *failure) Unwrap() error { return e.err }
+
+// interruptedError ends a command early at the user's word: a signal
+// (SIGINT, SIGTERM, SIGHUP) or quitting the terminal UI.
+type interruptedError struct{ why string }
+
+func (e *interruptedError) Error() string { return e.why }
+
+var (
+	// errInterrupted is the context cause on SIGINT, SIGTERM or SIGHUP.
+	errInterrupted error = &interruptedError{"interrupted"}
+	// errQuit is what the terminal UI returns when the user quits it.
+	errQuit error = &interruptedError{"quit"}
+)
+
+// errTimeout is the context cause when --timeout passes.
+var errTimeout = errors.New("--timeout passed")
+
+// watchEnd is how a watch ended, once everything about it was said: the
+// run (finished or not, and its outcome), the error that stopped watching
+// (nil: the source ended) and an output that failed (--summary, stdout).
+type watchEnd struct {
+	run    *model.Run
+	err    error
+	output error
 }
 
-func (e *exitError) Unwrap() error { return e.err }
+func (e *watchEnd) Error() string { return fmt.Sprintf("exit status %d", codeOf(e)) }
 
-// usageErrorf is a bad-usage error (exit 2).
-func usageErrorf(format string, args ...any) error {
-	return &exitError{code: ExitUsage, err: fmt.Errorf(format, args...)}
+// interactEnd is the end of a one-shot interact call, its answer printed.
+type interactEnd struct{ res *poller.InteractResult }
+
+func (e *interactEnd) Error() string { return fmt.Sprintf("exit status %d", codeOf(e)) }
+
+// outputsFailed is err (a command's result) with an output that could not
+// be written, already said on stderr.
+type outputsFailed struct{ err error }
+
+func (e *outputsFailed) Error() string { return fmt.Sprintf("exit status %d", codeOf(e)) }
+
+// said reports whether everything about err was already said: Execute
+// prints no message for it.
+func said(err error) bool {
+	return errors.As(err, new(*watchEnd)) || errors.As(err, new(*interactEnd)) ||
+		errors.As(err, new(*outputsFailed)) || errors.As(err, new(*interruptedError)) ||
+		errors.Is(err, context.Canceled)
 }
 
-// withCode wraps err with an exit code; a nil err gives a quiet exit.
-func withCode(code int, err error) error { return &exitError{code: code, err: err} }
+// ours reports whether err is one of firewatch's kinds; cobra's own errors
+// (an unknown command, arguments of a subcommand) are not, and are usage
+// errors.
+func ours(err error) bool {
+	return said(err) || errors.As(err, new(*usageError)) || errors.As(err, new(*failure)) ||
+		errors.As(err, new(*outputError)) || errors.As(err, new(*poller.Error))
+}
 
 // codeOf is the exit code for an error returned by a command.
 func codeOf(err error) int {
-	if err == nil {
+	var (
+		we *watchEnd
+		ie *interactEnd
+		of *outputsFailed
+		pe *poller.Error
+	)
+	switch {
+	case err == nil:
 		return ExitOK
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
-		return ee.code
+	case errors.As(err, &we):
+		return outputCode(watchCode(we.run, we.err), we.output)
+	case errors.As(err, &ie):
+		return interactCode(ie.res)
+	case errors.As(err, &of):
+		return outputCode(codeOf(of.err), of)
+	case errors.As(err, new(*usageError)):
+		return ExitUsage
+	case errors.As(err, new(*outputError)):
+		return ExitOutput
+	case errors.As(err, new(*interruptedError)), errors.Is(err, context.Canceled):
+		return ExitInterrupted
+	case errors.Is(err, errTimeout):
+		return ExitTimeout
+	case errors.As(err, &pe):
+		return serviceCode(pe)
+	case errors.As(err, new(*failure)):
+		return ExitFailed
 	}
 	// Errors from cobra itself (unknown command or flag, wrong number of
 	// arguments, a flag value that does not parse) are usage errors.
 	return ExitUsage
 }
+
+// serviceCode is the code of a failed call: 2 for an id refused before any
+// request, 6 when the service refused the request (a 4xx, a 429 still there
+// after the retries included), 1 otherwise (a 5xx, the network).
+func serviceCode(pe *poller.Error) int {
+	switch {
+	case pe.Kind == poller.KindInvalidID && pe.Status == 0:
+		return ExitUsage
+	case pe.Refusal(), pe.Status >= 400 && pe.Status < 500 && pe.Kind != poller.KindTimeout:
+		return ExitRejected
+	}
+	return ExitFailed
+}
+
+// watchCode maps how watching ended to the exit code. A run that finished
+// has its outcome's code however watching ended (an interrupt or the
+// timeout during the tail window included).
+func watchCode(r *model.Run, endErr error) int {
+	var pe *poller.Error
+	if errors.As(endErr, &pe) && pe.Refusal() {
+		return ExitRejected
+	}
+	if r.State == model.StateFinished {
+		return OutcomeCode(r.Outcome)
+	}
+	switch {
+	case endErr == nil:
+		// The source ended without the run finishing: a recording that
+		// stops early. The outcome is unknown.
+		return ExitFailed
+	case errors.Is(endErr, errTimeout):
+		return ExitTimeout
+	case errors.As(endErr, new(*interruptedError)), errors.Is(endErr, context.Canceled):
+		return ExitInterrupted
+	case errors.As(endErr, new(*usageError)):
+		return ExitUsage // a replay's file that cannot be read
+	case errors.As(endErr, new(*outputError)):
+		return ExitOutput // stdout failed
+	}
+	return ExitFailed
+}
+
+// outputCode is the exit code once an output failed: ExitOutput when the
+// run succeeded or watching stopped without an outcome (code 0 or the
+// interrupt's 130), else the run's own code, which says more.
+func outputCode(code int, failure error) int {
+	if failure != nil && (code == ExitOK || code == ExitInterrupted) {
+		return ExitOutput
+	}
+	return code
+}
+
+// interactCode is the exit code of a call: 124 killed, 1 an exception,
+// else the code's own (0 when none was sent; 1 when it does not fit).
+func interactCode(res *poller.InteractResult) int {
+	switch {
+	case res.Killed:
+		return ExitKilled
+	case res.Error != "":
+		return ExitFailed
+	case res.ExitCode == nil:
+		return ExitOK
+	case *res.ExitCode < 0 || *res.ExitCode > 255:
+		return ExitFailed
+	}
+	return *res.ExitCode
+}
+
+// Ending kinds for the watch's closing words (watch_session.go), so that
+// what is said follows the code without naming one.
+func timedOut(code int) bool    { return code == ExitTimeout }
+func interrupted(code int) bool { return code == ExitInterrupted }
+func rejected(code int) bool    { return code == ExitRejected }
+
+// watchdogCode is the code when the terminal UI does not stop in time
+// after an interrupt.
+func watchdogCode() int { return ExitInterrupted }

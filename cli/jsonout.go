@@ -38,7 +38,7 @@ func (p *jsonPrinter) events(evs []*model.Event) {
 	p.buf = p.buf[:0]
 	for _, e := range evs {
 		start := len(p.buf)
-		p.buf = append(eventLine(p.buf, e.Raw), '\n')
+		p.buf = append(eventLine(p.buf, e.Raw, p.w.Secrets), '\n')
 		if p.w.Width > 0 {
 			// A person reads this on a terminal: the same JSON, with the
 			// characters a terminal could act on written as escapes.
@@ -72,8 +72,8 @@ func (p *jsonPrinter) flush() {
 // tokens (inside strings they must be escaped), so the value is compacted,
 // or when it cannot be (it is kept even if not strictly valid) those bytes
 // become spaces. All fields stay as they were sent.
-func eventLine(dst []byte, raw jsontext.Value) []byte {
-	raw, _ = text.RedactJSON(raw) // the key in any form (the model's events are already)
+func eventLine(dst []byte, raw jsontext.Value, secrets *text.Secrets) []byte {
+	raw, _ = secrets.RedactJSON(raw) // the key in any form (the model's events are already)
 	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
 		return append(dst, raw...)
 	}

@@ -9,26 +9,11 @@ import (
 	"github.com/firewatch/firewatch/poller"
 )
 
-// memoryBudget keeps a watch's memory near what it must hold, in every
-// output mode. The store keeps every event (its JSON and what is derived
-// from it: about 2.3× the trace's JSON, 2.5× with the UI's state), and that
-// data lives as long as the watch does; with the garbage collector's
-// default pacing the heap may grow to twice what is live before a
-// collection: a 100 000-event replay (59 MB of JSON) peaked at 5× its
-// JSON in the UI, and an hour's live watch of a growing trace at 8×. So
-// the soft memory limit follows the JSON the store has taken in, raised
-// as the run grows:
-//   - a file replayed in place (the events are slices of the file read
-//     whole): 2.8× the JSON plus 8 MiB;
-//   - a live watch, or a replay read from a stream: 5× the JSON plus
-//     16 MiB, because the poller's body buffer (1.25× the last body) or
-//     the reader's holds the JSON once more, and what is live while a
-//     poll is merged comes to about 4× (a 100 000-event run watched live
-//     in the UI: 211 MB live at 51 MB of JSON; at 4× the collector ran
-//     ten times a second);
-//
-// never under 64 MiB. Below the limit the collector paces as usual; near
-// it, it collects sooner. A limit the user set (GOMEMLIMIT) is left alone.
+// memoryBudget sets the soft memory limit from the JSON the store has taken
+// in, so the collector runs sooner than its default (heap = 2× live) would:
+// 2.8× the JSON + 8 MiB for a file replayed in place (events are slices of
+// it), 5× + 16 MiB otherwise (the body buffer holds the JSON once more);
+// never under 64 MiB, and never when the user set GOMEMLIMIT.
 type memoryBudget struct {
 	json, set int64
 	inPlace   bool

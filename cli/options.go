@@ -115,13 +115,13 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 // check validates flag values (exit 2 on a bad one).
 func (o *watchOptions) check(f *pflag.FlagSet) error {
 	if f.Lookup("interval") != nil && o.Interval < MinInterval {
-		return usageErrorf("--interval %s is too short: the minimum is %s", o.Interval, MinInterval)
+		return badUsage("--interval %s is too short: the minimum is %s", o.Interval, MinInterval)
 	}
 	if f.Lookup("tail") != nil && o.Tail < 1 {
-		return usageErrorf("--tail %d: it must be at least 1", o.Tail)
+		return badUsage("--tail %d: it must be at least 1", o.Tail)
 	}
 	if f.Lookup("timeout") != nil && o.Timeout < 0 {
-		return usageErrorf("--timeout %s: it must not be negative", o.Timeout)
+		return badUsage("--timeout %s: it must not be negative", o.Timeout)
 	}
 	if f.Lookup("output") != nil {
 		o.Output = strings.ToLower(strings.TrimSpace(o.Output))
@@ -130,17 +130,17 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 			ok = ok || o.Output == m
 		}
 		if !ok {
-			return usageErrorf("--output %q: it must be one of %s", o.Output, strings.Join(outputModes, ", "))
+			return badUsage("--output %q: it must be one of %s", o.Output, strings.Join(outputModes, ", "))
 		}
 	}
 	if f.Lookup("heartbeat") != nil && o.Heartbeat <= 0 {
-		return usageErrorf("--heartbeat must be positive")
+		return badUsage("--heartbeat must be positive")
 	}
 	if err := o.checkAttention(f); err != nil {
 		return err
 	}
 	if o.Record != "" && o.Record == o.Summary {
-		return usageErrorf("--record and --summary name the same file %q", o.Record)
+		return badUsage("--record and --summary name the same file %q", o.Record)
 	}
 	if f.Lookup("otlp") != nil {
 		if err := o.OTLP.check(false); err != nil {
@@ -149,7 +149,7 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	}
 	if o.SaveDir != "" {
 		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {
-			return usageErrorf("--save-dir %q: not a directory firewatch can save into", o.SaveDir)
+			return badUsage("--save-dir %q: not a directory firewatch can save into", o.SaveDir)
 		}
 	}
 	return nil

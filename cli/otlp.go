@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"os"
 	"sync"
 	"time"
 
@@ -13,6 +12,7 @@ import (
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // otlpOptions are the OpenTelemetry flags: a group that watch, demo,
@@ -52,14 +52,14 @@ func (x *otlpOptions) check(always bool) error {
 		x.Enabled = true
 	}
 	if x.Content && !x.Enabled {
-		return usageErrorf("--otlp-content needs --otlp or --otlp-endpoint")
+		return badUsage("--otlp-content needs --otlp or --otlp-endpoint")
 	}
 	if !x.Enabled {
 		return nil
 	}
 	u, err := export.ResolveEndpoint(x.Endpoint)
 	if err != nil {
-		return usageErrorf("%v", err)
+		return badUsage("%v", err)
 	}
 	x.url = u
 	return nil
@@ -79,7 +79,7 @@ type liveExport struct {
 // live starts the export of a watch (nil when --otlp is off) and makes its
 // source feed it. The watch's store and pace are not touched: the export
 // keeps its own store on its own goroutine.
-func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
+func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport, error) {
 	if !x.Enabled {
 		return nil, nil
 	}
@@ -87,11 +87,10 @@ func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
 	if le.defer_ {
 		// The terminal UI shows the failure in its footer; stderr gets it
 		// once the screen is back.
-		w.Notes = make(chan string, 1)
 		le.notes = w.Notes
 	}
 	l, err := export.NewLive(export.Options{
-		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secret: key, Version: Version(),
+		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secrets: secrets, Version: Version(),
 		OnError: le.failed,
 	})
 	if err != nil {
@@ -147,85 +146,4 @@ func (le *liveExport) finish() {
 		// The trace id finds the run in the backend.
 		fmt.Fprintf(le.stderr, "firewatch: OTLP: %d spans sent to %s (trace id %s)\n", st.Spans, st.Endpoint, st.TraceID)
 	}
-}
-
-func (a *app) exportCommand() *cobra.Command {
-	x := &otlpOptions{}
-	cmd := &cobra.Command{
-		Use:   "export FILE",
-		Short: "Send a recorded run to an OpenTelemetry backend over OTLP/HTTP",
-		Long: `Send a run as OpenTelemetry spans over OTLP/HTTP (protobuf): a file written by
---record, or a saved trace body (- for stdin). The same spans as --otlp sends
-live, with the same trace and span ids, so sending a run twice does not
-duplicate it in a backend that de-duplicates.
-
-The endpoint: --otlp-endpoint, else OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
-OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/traces), else http://localhost:4318.
-Headers (authentication) come from OTEL_EXPORTER_OTLP_HEADERS.`,
-		Example: `  firewatch export run.ndjson                        # to a local Jaeger or collector
-  OTEL_EXPORTER_OTLP_ENDPOINT=https://api.honeycomb.io \
-  OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=$HONEYCOMB_KEY firewatch export run.ndjson`,
-		Args: exactlyOne("a FILE (a --record file or a saved trace body; - for stdin)"),
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.export(cmd, x, args[0])) },
-	}
-	x.registerTarget(cmd)
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
-	return cmd
-}
-
-func (a *app) export(cmd *cobra.Command, x *otlpOptions, file string) error {
-	if err := x.check(true); err != nil {
-		return err
-	}
-	s, name, err := a.loadRun(cmd.Context(), file)
-	if err != nil {
-		return err
-	}
-	if s.Len() == 0 {
-		return usageErrorf("%s holds no trace events: nothing to export", name)
-	}
-	ex, err := export.New(export.Options{Endpoint: x.url, Content: x.Content, Version: Version()})
-	if err != nil {
-		return err
-	}
-	ctx, cancel := context.WithTimeout(cmd.Context(), 30*time.Second)
-	defer cancel()
-	st := ex.Close(ctx, s)
-	if st.Err != nil {
-		return fmt.Errorf("OTLP export to %s: %d spans not delivered: %s", st.Endpoint, st.Failed, st.Err)
-	}
-	fmt.Fprintf(a.stdout, "exported %d spans of run %s to %s (trace id %s)\n", st.Spans, s.Run().ID, st.Endpoint, st.TraceID)
-	return nil
-}
-
-// loadRun reads a recording or saved trace body (- for stdin) into a
-// store; a file it cannot read is a usage error.
-func (a *app) loadRun(ctx context.Context, file string) (*model.Store, string, error) {
-	in, name, closeIn, err := a.openRecording(file)
-	if err != nil {
-		return nil, file, err
-	}
-	defer closeIn()
-	s, err := export.Load(ctx, in)
-	if err != nil {
-		return nil, name, withCode(ExitUsage, fmt.Errorf("%s: %w", name, err))
-	}
-	return s, name, nil
-}
-
-// openRecording opens a recording or saved trace body, stdin for "-"; a
-// file it cannot open is a usage error. name is what messages call it.
-func (a *app) openRecording(file string) (in io.Reader, name string, closeIn func(), err error) {
-	if file == "-" {
-		return a.stdin, "stdin", func() {}, nil
-	}
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, file, nil, usageErrorf("cannot read the recording: %v", err)
-	}
-	if st, err := f.Stat(); err == nil && st.IsDir() {
-		f.Close()
-		return nil, file, nil, usageErrorf("cannot read the recording: %s is a directory", file)
-	}
-	return f, file, func() { f.Close() }, nil
 }

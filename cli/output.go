@@ -19,8 +19,8 @@ import (
 // (and --summary, written at the end). The files are created only once
 // every flag has been checked (a usage error leaves no file behind). The
 // first failed write of each output is kept and reported once, on stderr
-// and in the debug log; the exit code is then ExitOutput unless the run's
-// outcome says more (see outputCode). A stdout that cannot be written any
+// and in the debug log; the exit code is then 8 unless the run's
+// outcome says more (exitcode.go). A stdout that cannot be written any
 // more (a closed pipe: firewatch ... | head -1) ends watching cleanly: the
 // summary is still written.
 type outputs struct {
@@ -76,7 +76,7 @@ func (o *outputs) fail(oe *outputError) {
 		fmt.Fprintf(o.stderr, "firewatch: %s\n", msg)
 	}
 	if name == "stdout" && stop != nil {
-		stop(withCode(ExitOutput, oe))
+		stop(oe)
 	}
 }
 
@@ -176,7 +176,7 @@ func (g guardedFile) Close() error {
 func (o *outputs) create(flag, path string) (guardedFile, error) {
 	f, err := os.Create(path)
 	if err != nil {
-		return guardedFile{}, usageErrorf("%s: %v", flag, err)
+		return guardedFile{}, badUsage("%s: %v", flag, err)
 	}
 	g := guardedFile{guard: o.guarded(flag, f), f: f}
 	o.closers = append(o.closers, func() { _ = g.Close() })
@@ -198,27 +198,27 @@ func checkWritable(flag, path string) error {
 	fi, err := os.Stat(path)
 	switch {
 	case err == nil && fi.IsDir():
-		return usageErrorf("%s %q: it is a directory", flag, path)
+		return badUsage("%s %q: it is a directory", flag, path)
 	case err == nil:
 		f, err := os.OpenFile(path, os.O_WRONLY, 0)
 		if err != nil {
-			return usageErrorf("%s: %v", flag, err)
+			return badUsage("%s: %v", flag, err)
 		}
 		_ = f.Close()
 		return nil
 	case !errors.Is(err, os.ErrNotExist):
-		return usageErrorf("%s: %v", flag, err)
+		return badUsage("%s: %v", flag, err)
 	}
 	dir := filepath.Dir(path)
 	di, err := os.Stat(dir)
 	if err != nil {
-		return usageErrorf("%s %q: %v", flag, path, err)
+		return badUsage("%s %q: %v", flag, path, err)
 	}
 	if !di.IsDir() {
-		return usageErrorf("%s %q: %s is not a directory", flag, path, dir)
+		return badUsage("%s %q: %s is not a directory", flag, path, dir)
 	}
 	if err := canCreateIn(dir); err != nil {
-		return usageErrorf("%s %q: cannot create a file in %s: %v", flag, path, dir, err)
+		return badUsage("%s %q: cannot create a file in %s: %v", flag, path, dir, err)
 	}
 	return nil
 }
@@ -240,30 +240,20 @@ func checkOutputs(o *watchOptions) error {
 // keys from, before Bubble Tea would fail with its own words.
 func checkTUI(stdin io.Reader, stdoutTerminal bool) error {
 	if !stdoutTerminal {
-		return usageErrorf("--output tui needs a terminal, and stdout is not one; use --output plain or --output json")
+		return badUsage("--output tui needs a terminal, and stdout is not one; use --output plain or --output json")
 	}
 	if f, ok := stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
 		return nil
 	}
 	tty, err := os.Open("/dev/tty")
 	if err != nil {
-		return usageErrorf("--output tui needs a terminal to read keys from: stdin is not one and /dev/tty cannot be opened; use --output plain or --output json")
+		return badUsage("--output tui needs a terminal to read keys from: stdin is not one and /dev/tty cannot be opened; use --output plain or --output json")
 	}
 	_ = tty.Close()
 	return nil
 }
 
-// outputCode is the exit code once outputs failed: ExitOutput when the
-// run succeeded or watching stopped without an outcome (code 0 or the
-// interrupt's 130), else the run's own code, which says more.
-func outputCode(code int, failure error) int {
-	if failure != nil && (code == ExitOK || code == ExitInterrupted) {
-		return ExitOutput
-	}
-	return code
-}
-
-// context is ctx, ended (cause: exit ExitOutput) when stdout fails.
+// context is ctx, ended (cause: the *outputError) when stdout fails.
 func (o *outputs) context(ctx context.Context) (context.Context, context.CancelCauseFunc) {
 	ctx, stop := context.WithCancelCause(ctx)
 	o.mu.Lock()
@@ -288,18 +278,40 @@ func (o *outputs) finish(_ *watchSession, err error) error {
 			fmt.Fprintf(o.stderr, "firewatch: %s; watching stopped\n", f)
 		}
 	}
-	code := codeOf(err)
-	if c := outputCode(code, fail); c != code {
-		return withCode(c, nil)
-	}
-	return err
+	return &outputsFailed{err}
 }
 
 // checkSpeed checks demo's and serve's --speed against what the simulator
 // accepts (exit 2 rather than the simulator's refusal, exit 1).
 func checkSpeed(v float64) error {
 	if !(v >= sim.MinSpeed && v <= sim.MaxSpeed) { // NaN too
-		return usageErrorf("--speed %v: it must be from %v to %v", v, sim.MinSpeed, sim.MaxSpeed)
+		return badUsage("--speed %v: it must be from %v to %v", v, sim.MinSpeed, sim.MaxSpeed)
 	}
 	return nil
+}
+
+// writeGuard writes through to w and keeps the first error.
+type writeGuard struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (g *writeGuard) Write(b []byte) (int, error) {
+	n, err := g.w.Write(b)
+	if err != nil {
+		g.mu.Lock()
+		if g.err == nil {
+			g.err = err
+		}
+		g.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed is the first write error, nil when none.
+func (g *writeGuard) failed() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
 }

@@ -1,7 +1,7 @@
-// Package cli is firewatch's command line: the commands (watch, demo,
-// replay, serve, export, report, version, completion; interact, scrape,
-// crawl-preview in cmd_interact.go and cmd_scrape.go), their flags and
-// environment, the plain and JSON outputs, the summary and the exit codes.
+// Package cli is firewatch's command line: each command in its own
+// cmd_<name>.go (root.go is the bare "firewatch [JOB_ID]"), their flags and
+// environment, the plain and JSON outputs, the summary, and the exit code
+// (decided in exitcode.go alone).
 package cli
 
 import (
@@ -11,7 +11,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"strings"
 	"syscall"
@@ -21,15 +20,16 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Main runs firewatch with the process's arguments and streams and returns
-// the exit code. SIGINT and SIGTERM end a watch cleanly (summary written,
+// the exit code. SIGINT, SIGTERM and SIGHUP end a watch cleanly (summary written,
 // exit 130); a second one kills the process.
 func Main() int {
 	if versionOnly(os.Args[1:]) {
 		printVersion(os.Stdout)
-		return 0
+		return codeOf(nil)
 	}
 	// A closed stdout (firewatch ... | head -1) is a failed write that ends
 	// watching cleanly (exit 8), not a death by SIGPIPE (141).
@@ -39,13 +39,13 @@ func Main() int {
 	return Execute(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 }
 
-// signalContext is cancelled with cause errInterrupted by the first SIGINT
-// or SIGTERM; after it the signals get their default behaviour back, so a
+// signalContext is cancelled with cause errInterrupted by the first SIGINT,
+// SIGTERM or SIGHUP (a closed terminal); after it the signals get their default behaviour back, so a
 // second Ctrl-C ends the process at once.
 func signalContext(parent context.Context) (context.Context, func()) {
 	ctx, cancel := context.WithCancelCause(parent)
 	ch := make(chan os.Signal, 1)
-	signal.Notify(ch, os.Interrupt, syscall.SIGTERM)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	go func() {
 		select {
 		case <-ch:
@@ -64,34 +64,57 @@ func signalContext(parent context.Context) (context.Context, func()) {
 type app struct {
 	stdin  io.Reader
 	stdout io.Writer
-	stderr *scrubWriter // scrubs the key once it is known
+	// print is stdout for the one-shot commands' answers: it keeps the
+	// first failed write (exit 8). The terminal UIs and watches use stdout.
+	print  *writeGuard
+	stderr *scrubWriter // redacts the secrets
 	out    *outputs     // the watch's outputs (newSession)
+	// secrets is every secret of this run (the key once resolved, key.go):
+	// stderr, the debug log, the client, the store and the printers of
+	// server JSON all redact with this one value.
+	secrets *text.Secrets
+	// retry is the policy of every request but the watch's polls
+	// (poller.Retry's defaults; tests replace its Sleep).
+	retry poller.Retry
 }
 
 // Execute runs firewatch with args and returns the exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	return execute(ctx, args, stdin, stdout, stderr, poller.Retry{})
+}
+
+// execute is Execute with the retry policy of the run's requests (tests
+// replace its Sleep).
+func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry) int {
 	if versionOnly(args) {
 		printVersion(stdout)
-		return 0
+		return codeOf(nil)
 	}
-	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
+	secrets := text.NewSecrets()
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}}
 	poller.Version = Version()
 	root := a.rootCommand()
-	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(a.stderr)
 	err := root.ExecuteContext(ctx)
+	if fail := a.print.failed(); fail != nil {
+		// An answer that could not be written: said here, once.
+		fmt.Fprintf(a.stderr, "firewatch: %s\n", &outputError{name: "stdout", err: fail})
+		if errors.Is(err, fail) {
+			err = nil // the command stopped at the failed write: that is all
+		}
+		err = &outputsFailed{err}
+	}
 	code := codeOf(err)
 	if err != nil {
-		var ee *exitError
-		if !errors.As(err, &ee) || ee.err != nil {
+		if !said(err) {
 			// Messages can quote arguments, file contents or the service:
 			// nothing raw reaches the terminal.
 			fmt.Fprintf(a.stderr, "firewatch: %s\n", model.Sanitize(err.Error()))
 		}
-		if !errors.As(err, &ee) {
+		if !ours(err) {
 			// cobra's own errors: unknown command or flag, arguments.
 			fmt.Fprintln(a.stderr, "Run 'firewatch --help' for usage.")
 		}
@@ -100,8 +123,8 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 // Version is firewatch's version: the module version it was built at
-// ("v1.2.0" with go install ...@v1.2.0), else "dev" with the VCS revision
-// when known.
+// (go install github.com/firewatch/firewatch@v1.2.0 gives "v1.2.0"), else
+// "dev" with the VCS revision when known.
 func Version() string {
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
@@ -134,6 +157,7 @@ func Version() string {
 const rootLong = `firewatch watches a Firecrawl agent run live, from its first trace event to
 its final outcome: what every agent is doing, the tools it calls, the
 artifacts it writes, what it costs and what went wrong.
+Install: go install github.com/firewatch/firewatch@latest
 
   firewatch                       on a terminal: the team's runs, enter watches one
   firewatch run "PROMPT"          start an agent run and watch it
@@ -151,7 +175,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "firewatch [JOB_ID]",
 		Short: "Watch a Firecrawl agent run live",
 		Long:  rootLong,
-		Example: `  go run . demo
+		Example: `  firewatch demo
   export FIRECRAWL_API_KEY=fc-...
   firewatch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b --output json --summary run.json`,
@@ -170,11 +194,12 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
-	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
+	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
@@ -184,13 +209,13 @@ func (a *app) rootCommand() *cobra.Command {
 func rootArgs(cmd *cobra.Command, args []string) error {
 	switch {
 	case len(args) > 1:
-		return usageErrorf("unknown command %q, or too many arguments (firewatch JOB_ID takes one job id)", args[0])
+		return badUsage("unknown command %q, or too many arguments (firewatch JOB_ID takes one job id)", args[0])
 	case len(args) == 1 && !strings.Contains(args[0], "-") && len(args[0]) < 20:
 		hint := "a job id is a UUID; run firewatch --help for the commands"
 		if s := cmd.SuggestionsFor(args[0]); len(s) > 0 {
 			hint = "did you mean " + strings.Join(s, " or ") + "?"
 		}
-		return usageErrorf("unknown command %q for firewatch (%s)", args[0], hint)
+		return badUsage("unknown command %q for firewatch (%s)", args[0], hint)
 	}
 	return nil
 }
@@ -199,60 +224,12 @@ func exactlyOne(what string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		switch {
 		case len(args) == 0:
-			return usageErrorf("%s needs %s", cmd.CommandPath(), what)
+			return badUsage("%s needs %s", cmd.CommandPath(), what)
 		case len(args) > 1:
-			return usageErrorf("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
+			return badUsage("%s takes one argument (%s), got %d", cmd.CommandPath(), what, len(args))
 		}
 		return nil
 	}
-}
-
-func (a *app) watchCommand() *cobra.Command {
-	o := &watchOptions{}
-	cmd := &cobra.Command{
-		Use:   "watch JOB_ID",
-		Short: "Follow an agent run to its end (also: firewatch JOB_ID)",
-		Long: `Follow an agent run to its end: poll its trace, show every event as it
-arrives and the outcome when it finishes. The exit code says how it ended.
-
-The key comes from FIRECRAWL_API_KEY (or --api-key); the service from
-FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
-		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
-  firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
-  firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
-		Args: latestArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if latest, _ := cmd.Flags().GetBool("latest"); latest {
-				return runE(a.watchLatest(cmd, o))
-			}
-			return runE(a.watch(cmd, o, args[0]))
-		},
-	}
-	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
-	return cmd
-}
-
-func (a *app) versionCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "version",
-		Short: "Print firewatch's version",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error {
-			printVersion(a.stdout)
-			return nil
-		},
-	}
-}
-
-// versionOnly reports whether args are just "version". Scripts and shell
-// prompts run it often, so it is answered before the command tree is built
-// (and, in Main, before the signal handlers are set up); "version --help"
-// and the like still go through cobra.
-func versionOnly(args []string) bool { return len(args) == 1 && args[0] == "version" }
-
-// printVersion writes the line `firewatch version` prints.
-func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
 }
 
 // isTerminal reports whether w is a terminal, and its width.
@@ -268,15 +245,11 @@ func isTerminal(w io.Writer) (bool, int) {
 	return true, width
 }
 
-// runE wraps a command's own errors: those that carry no exit code are
-// failures of firewatch itself (exit 1), not usage errors.
+// runE marks a command's own errors that are of no kind of ours as
+// failures of firewatch itself, not usage errors (cobra's own).
 func runE(err error) error {
-	if err == nil {
-		return nil
-	}
-	var ee *exitError
-	if errors.As(err, &ee) {
+	if err == nil || ours(err) {
 		return err
 	}
-	return withCode(ExitFailed, err)
+	return &failure{err}
 }

@@ -52,7 +52,7 @@ func TestTUIBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := s.Jobs[0].ID
-	w := &watchSession{JobID: job, Client: c, Watcher: c.Watch(job, poller.WatchOptions{})}
+	w := &watchSession{feed: feed{JobID: job, Client: c, Watcher: c.Watch(job, poller.WatchOptions{})}}
 	b := &tuiBackend{w: w}
 
 	// Wait for the result artifact's first version to be in the trace.
@@ -114,7 +114,7 @@ func TestTUIBackend(t *testing.T) {
 // one.
 func TestDebugWriter(t *testing.T) {
 	var out strings.Builder
-	d := newDebugLog(nopCloser{&out})
+	d := newDebugLog(nopCloser{&out}, nil)
 	n, err := debugWriter{d}.Write([]byte("12:00:00.000 ui: tea.KeyPressMsg\n12:00:00.001 ui: ui.clockMsg\n"))
 	if err != nil || n == 0 {
 		t.Fatalf("write: %d, %v", n, err)

@@ -18,7 +18,7 @@ const quitGrace = 3 * time.Second
 // (SIGINT, SIGTERM, --timeout), the UI has quitGrace to return (close done);
 // after that the terminal is restored (its mode as it was, the main
 // screen, the cursor, no mouse or paste modes), the reason said, and exit
-// called with ExitInterrupted.
+// called with the interrupt's code.
 func uiWatchdog(ctx context.Context, done <-chan struct{}, grace time.Duration, restore func(), stderr io.Writer, exit func(int)) {
 	select {
 	case <-done:
@@ -32,7 +32,7 @@ func uiWatchdog(ctx context.Context, done <-chan struct{}, grace time.Duration, 
 	case <-t.C:
 		restore()
 		io.WriteString(stderr, "firewatch: the terminal UI did not stop within "+grace.String()+"; leaving without the summary\n")
-		exit(ExitInterrupted)
+		exit(watchdogCode())
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"golang.org/x/net/html"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // hostile strings: each tries to break out of the context it lands in
@@ -96,7 +97,7 @@ func hostileStore(t testing.TB) *model.Store {
 func TestReportHostileHTML(t *testing.T) {
 	s := hostileStore(t)
 	var b bytes.Buffer
-	if err := Report(&b, s, FormatHTML, ReportOptions{Secret: "fc-secretkey", Result: &ResultContent{ArtifactID: "result", Kind: model.KindMarkdown, Content: strings.Join(hostile, "\n") + " fc-secretkey"}}); err != nil {
+	if err := Report(&b, s, FormatHTML, ReportOptions{Secrets: text.NewSecrets("fc-secretkey"), Result: &ResultContent{ArtifactID: "result", Kind: model.KindMarkdown, Content: strings.Join(hostile, "\n") + " fc-secretkey"}}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -158,7 +159,7 @@ func TestReportHostileHTML(t *testing.T) {
 func TestReportHostileMarkdown(t *testing.T) {
 	s := hostileStore(t)
 	var b bytes.Buffer
-	if err := Report(&b, s, FormatMarkdown, ReportOptions{Secret: "fc-secretkey"}); err != nil {
+	if err := Report(&b, s, FormatMarkdown, ReportOptions{Secrets: text.NewSecrets("fc-secretkey")}); err != nil {
 		t.Fatal(err)
 	}
 	out := b.String()
@@ -201,7 +202,7 @@ func TestReportHostileMarkdown(t *testing.T) {
 // attribute values, never the live-view URL or the key.
 func TestExportHostile(t *testing.T) {
 	r := newReceiver(t)
-	exportTo(t, r, hostileStore(t), Options{Content: true, Secret: "fc-secretkey"})
+	exportTo(t, r, hostileStore(t), Options{Content: true, Secrets: text.NewSecrets("fc-secretkey")})
 	if r.contains("liveview.evil.test") {
 		t.Error("the live-view URL was exported")
 	}

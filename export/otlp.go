@@ -21,6 +21,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // DefaultEndpoint is where spans go when neither a flag nor the
@@ -72,8 +73,9 @@ type Options struct {
 	// Content adds tool parameters and results (gen_ai.tool.call.arguments
 	// and .result); they can be large and private.
 	Content bool
-	// Secret (the API key) is replaced by [redacted] in every string sent.
-	Secret string
+	// Secrets (the API key, any other) are replaced by [redacted] in every
+	// string sent.
+	Secrets *text.Secrets
 	// Version is firewatch's version, for service.version.
 	Version string
 	// OnError is called once, with the first export that failed after its
@@ -223,7 +225,7 @@ func (x *Exporter) Observe(s *model.Store, d model.Delta) {
 	if x == nil {
 		return
 	}
-	b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secret)
+	b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secrets)
 	if x.stats.TraceID == (trace.TraceID{}) {
 		x.mu.Lock()
 		x.stats.TraceID = b.traceID
@@ -259,7 +261,7 @@ func (x *Exporter) Close(ctx context.Context, s *model.Store) Stats {
 		return Stats{}
 	}
 	if s != nil && s.Len() > 0 {
-		b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secret)
+		b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secrets)
 		x.mu.Lock()
 		x.stats.TraceID = b.traceID
 		x.mu.Unlock()

@@ -15,6 +15,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 )
 
 func hexID(b [8]byte) string { return hex.EncodeToString(b[:]) }
@@ -193,7 +194,7 @@ func TestContent(t *testing.T) {
 	tc := s.ToolCalls()[0]
 	secret := "fc-" + strings.Repeat("5ec2e7", 5)
 	r := newReceiver(t)
-	exportTo(t, r, s, Options{Content: true, Secret: secret})
+	exportTo(t, r, s, Options{Content: true, Secrets: text.NewSecrets(secret)})
 	sp := r.final()[hexID(SpanID(s.Run().ID, "tool", toolKey(tc)))]
 	ta := attrs(sp.Attributes)
 	if ta["gen_ai.tool.call.arguments"] != string(tc.Parameters) || ta["gen_ai.tool.call.result"] != string(tc.Result) {
@@ -246,7 +247,7 @@ func simRun(t *testing.T, scenario string, o Options, observe bool) ([]byte, *mo
 	if err != nil {
 		t.Fatal(err)
 	}
-	o.Secret = srv.Key
+	o.Secrets = c.Secrets()
 	x, err := New(o)
 	if err != nil {
 		t.Fatal(err)
@@ -311,7 +312,7 @@ func TestLiveFeedEqualsReplay(t *testing.T) {
 	defer srv.Close()
 	c, _ := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
 	live := newReceiver(t)
-	l, err := NewLive(Options{Endpoint: live.URL, Secret: srv.Key, BatchTimeout: 20 * time.Millisecond})
+	l, err := NewLive(Options{Endpoint: live.URL, Secrets: text.NewSecrets(srv.Key), BatchTimeout: 20 * time.Millisecond})
 	if err != nil {
 		t.Fatal(err)
 	}

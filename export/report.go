@@ -25,8 +25,9 @@ import (
 type ReportOptions struct {
 	// Version is firewatch's version, named in the footer.
 	Version string
-	// Secret (the API key) is replaced by [redacted] wherever it appears.
-	Secret string
+	// Secrets (the API key, any other) are replaced by [redacted] wherever
+	// they appear.
+	Secrets *text.Secrets
 	// Result is the latest content of the result artifact, when it could
 	// be fetched (a report of a job id); nil otherwise.
 	Result *ResultContent
@@ -185,12 +186,7 @@ func stamp(t time.Time) string {
 
 // build gathers the report's data from the store.
 func build(s *model.Store, o ReportOptions) *report {
-	clean := func(v string) string {
-		if o.Secret != "" {
-			v = strings.ReplaceAll(v, o.Secret, "[redacted]")
-		}
-		return v
-	}
+	clean := o.Secrets.Redact
 	r := s.Run()
 	finished := r.State == model.StateFinished
 	rep := &report{

@@ -4,7 +4,6 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"hash/fnv"
-	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -13,6 +12,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Attribute keys beyond semconv's gen_ai.*: the ones Phoenix and Langfuse
@@ -85,15 +85,15 @@ type builder struct {
 	jobID   string
 	traceID trace.TraceID
 	content bool
-	secret  string
+	secrets *text.Secrets
 	last    time.Time // the last event's time: where open spans end
 }
 
-func newBuilder(s *model.Store, jobID string, content bool, secret string) *builder {
+func newBuilder(s *model.Store, jobID string, content bool, secrets *text.Secrets) *builder {
 	if jobID == "" {
 		jobID = s.Run().ID
 	}
-	b := &builder{s: s, jobID: jobID, traceID: TraceID(jobID), content: content, secret: secret}
+	b := &builder{s: s, jobID: jobID, traceID: TraceID(jobID), content: content, secrets: secrets}
 	b.last = lastTime(s)
 	return b
 }
@@ -138,9 +138,7 @@ func lastTime(s *model.Store) time.Time {
 // clean scrubs the API key from a string (belt and braces: the bodies
 // were scrubbed when received).
 func (b *builder) clean(v string) string {
-	if b.secret != "" && strings.Contains(v, b.secret) {
-		v = strings.ReplaceAll(v, b.secret, "[redacted]")
-	}
+	v = b.secrets.Redact(v)
 	return v
 }
 

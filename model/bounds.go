@@ -2,7 +2,6 @@ package model
 
 import (
 	"bytes"
-	"github.com/firewatch/firewatch/text"
 	"math"
 	"strconv"
 	"strings"
@@ -139,7 +138,7 @@ func tooDeep(v []byte) bool {
 func (d *Decoder) deepEvent(raw []byte) *Event {
 	ev := d.newEvent()
 	ev.Raw = raw
-	if red, changed := text.RedactJSON(raw); changed {
+	if red, changed := d.secrets.RedactJSON(raw); changed {
 		// Too deep to walk, so kept as redacted text: its bytes go out as
 		// a set-aside event's raw value like any other.
 		ev.Raw = red

@@ -87,6 +87,7 @@ func (e *DecodeError) Error() string {
 // A Decoder is not safe for concurrent use. Its events may be handed to a
 // Store on another goroutine: the decoder never touches them again.
 type Decoder struct {
+	secrets   *text.Secrets // redacted from every event (SetSecrets)
 	seed      maphash.Seed
 	known     map[uint64]*entry   // hash of raw bytes → entries with that hash (chained)
 	unindexed []*entry            // entries not in known yet: indexed on the next look-up
@@ -210,6 +211,11 @@ func NewDecoder() *Decoder {
 // run's is set aside (a Rejected) instead of being produced. An event
 // without a runId is used. Call it before the first Decode.
 func (d *Decoder) SetRunID(id string) { d.runID = id }
+
+// SetSecrets gives the decoder the secrets (the API key) to redact from
+// every event it produces, in whatever form the server echoed them. Call
+// it before the first Decode.
+func (d *Decoder) SetSecrets(s *text.Secrets) { d.secrets = s }
 
 // DecodeTrace decodes one trace response body on its own.
 func DecodeTrace(body []byte) (*Poll, error) { return NewDecoder().Decode(body) }
@@ -701,13 +707,13 @@ func (d *Decoder) add(raw []byte, index int, p *Poll) (*entry, error) {
 }
 
 // redact returns ev decoded again from a copy of its bytes in which every
-// string that holds the API key in any form (see text.RedactJSON) is
+// string that holds the API key in any form (see text.Secrets.RedactJSON) is
 // redacted, when there is one: everything that leaves the model, the
 // event's Raw bytes (--output json, recordings, exports, copies) and the
 // strings decoded from them, is then free of it. The entry keeps the bytes
 // as they came, so the next poll's copy of the event is still recognised.
 func (d *Decoder) redact(ev *Event, reason string) (*Event, string) {
-	red, changed := text.RedactJSON(ev.Raw)
+	red, changed := d.secrets.RedactJSON(ev.Raw)
 	if !changed {
 		return ev, reason
 	}
@@ -1228,8 +1234,8 @@ func (d *Decoder) str(v jsontext.Value) string {
 	}
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // valid while b is
 	switch {
-	case !text.IsSafe(s) || text.HoldsSecret(s):
-		return text.Sanitize(s) // which redacts the key (see redact)
+	case !text.IsSafe(s) || d.secrets.Holds(s):
+		return d.secrets.Sanitize(s) // the key redacted (see redact)
 	case len(b) <= 64:
 		return d.short(b)
 	case inside(b, d.cur):

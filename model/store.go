@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 // Store is the run as the trace describes it so far: every distinct event,
@@ -96,6 +98,9 @@ func NewStore() *Store {
 		run:             Run{State: StateRunning},
 	}
 }
+
+// SetSecrets gives the store's decoder (Ingest) the secrets to redact.
+func (s *Store) SetSecrets(secrets *text.Secrets) { s.dec.SetSecrets(secrets) }
 
 // Delta is what one merge changed.
 type Delta struct {

@@ -135,21 +135,50 @@ func TestRunPager(t *testing.T) {
 	}
 }
 
-func TestRetryWait(t *testing.T) {
+// TestRetryDelay: the one policy's waits: the service's delay clamped to
+// [Interval, MaxRetryAfter], else the doubling backoff (at least Interval
+// for a 429), never below Min; giving up after Tries tries; no retry for a
+// refusal, a browser-session 429, or anything but a 429 when told so.
+func TestRetryDelay(t *testing.T) {
+	poller := Retry{Tries: -1, Interval: 10 * time.Second}
+	oneShot := Retry{}
+	rl := func(d time.Duration) *Error { return &Error{Kind: KindRateLimited, Status: 429, RetryAfter: d} }
 	for _, tc := range []struct {
+		name string
+		r    Retry
 		err  error
+		n    int
 		want time.Duration
 		ok   bool
 	}{
-		{&Error{Kind: KindRateLimited, RetryAfter: 30 * time.Second}, 30 * time.Second, true},
-		{&Error{Kind: KindRateLimited, RetryAfter: time.Second}, 10 * time.Second, true},
-		{&Error{Kind: KindRateLimited, RetryAfter: time.Hour}, MaxRetryAfter, true},
-		{&Error{Kind: KindServer}, 10 * time.Second, true},
-		{&Error{Kind: KindUnauthorized}, 0, false},
+		{"asked 30s", poller, rl(30 * time.Second), 1, 30 * time.Second, true},
+		{"asked less than the interval", poller, rl(time.Second), 1, 10 * time.Second, true},
+		{"asked an hour and more", poller, rl(3 * time.Hour), 1, MaxRetryAfter, true},
+		{"a 5xx, first retry", poller, &Error{Kind: KindServer}, 1, time.Second, true},
+		{"a 5xx, third retry", oneShot, &Error{Kind: KindServer}, 3, 4 * time.Second, true},
+		{"a 429 naming no delay", poller, rl(0), 1, 10 * time.Second, true},
+		{"the backoff's cap", Retry{Tries: -1}, &Error{Kind: KindNetwork}, 30, DefaultRetryCap, true},
+		{"Min", Retry{Min: 3 * time.Second}, &Error{Kind: KindServer}, 1, 3 * time.Second, true},
+		{"the last try", oneShot, rl(time.Second), DefaultTries - 1, time.Second, true},
+		{"tries used up", oneShot, rl(time.Second), DefaultTries, 0, false},
+		{"a poller never gives up", poller, rl(time.Second), 1000, 10 * time.Second, true},
+		{"a refusal", poller, &Error{Kind: KindUnauthorized}, 1, 0, false},
+		{"not an *Error", poller, context.Canceled, 1, 0, false},
+		{"browser sessions", oneShot, &Error{Kind: KindRateLimited, Status: 429, ServerMessage: "too many browser sessions"}, 1, 0, false},
+		{"429 only: a 5xx", oneShot.rateLimitOnly(), &Error{Kind: KindServer}, 1, 0, false},
+		{"429 only: a 429", oneShot.rateLimitOnly(), rl(2 * time.Second), 1, 2 * time.Second, true},
 	} {
-		d, ok := RetryWait(tc.err, 10*time.Second)
-		if d != tc.want || ok != tc.ok {
-			t.Errorf("%v: %v %v, want %v %v", tc.err, d, ok, tc.want, tc.ok)
+		w, ok := tc.r.Delay(tc.err, tc.n)
+		if w.Delay != tc.want || ok != tc.ok {
+			t.Errorf("%s: %v %v, want %v %v", tc.name, w.Delay, ok, tc.want, tc.ok)
 		}
+	}
+	w, _ := oneShot.Delay(rl(12*time.Second), 1)
+	if got := w.String(); got != "rate limited, retrying in 12.0s (1/4)" {
+		t.Errorf("Wait.String() = %q", got)
+	}
+	w, _ = poller.Delay(rl(3*time.Hour), 1)
+	if got := w.String(); got != "rate limited, the service asks to wait 3h00m; retrying in 1h00m" {
+		t.Errorf("Wait.String() = %q", got)
 	}
 }

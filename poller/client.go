@@ -29,7 +29,7 @@ const DefaultBaseURL = "https://api.firecrawl.dev"
 // User-Agent header "firewatch/<Version>".
 var Version = "dev"
 
-// Environment variables read by ResolveBaseURL and ResolveAPIKey (the names
+// Environment variables for the base URL and the key (the names
 // every official Firecrawl client uses).
 const (
 	EnvBaseURL = "FIRECRAWL_API_URL"
@@ -55,6 +55,13 @@ type Config struct {
 	APIKey     string        // sent as "Authorization: Bearer <key>"; "" sends no Authorization header
 	Timeout    time.Duration // per request, reading the body included; default 30s
 	HTTPClient *http.Client  // optional; default: keep-alive transport with gzip
+	// Retry, if set, is the policy of every request but the watch loop's
+	// (ratelimit.go); its Notify says each wait to whoever waits. nil: each
+	// request is sent once.
+	Retry *Retry
+	// Secrets, if set, is the set the key is added to and every answer
+	// is redacted with (see text.Secrets); nil: a set of the key alone.
+	Secrets *text.Secrets
 	// Logf, if set, gets one debug line per request and per decision of
 	// the watch loop. It never receives the key: every line is scrubbed.
 	Logf func(format string, args ...any)
@@ -85,23 +92,16 @@ func ResolveBaseURL(flag string) string {
 	return strings.TrimRight(s, "/")
 }
 
-// ResolveAPIKey returns flag if set, else $FIRECRAWL_API_KEY, without
-// surrounding white space (a key read with $(cat file) keeps its newline).
-func ResolveAPIKey(flag string) string {
-	if s := strings.TrimSpace(flag); s != "" {
-		return s
-	}
-	return strings.TrimSpace(os.Getenv(EnvAPIKey))
-}
-
 // Client talks to the service's v2 endpoints. It is safe for concurrent
-// use; it does not retry by itself (see Watch for the loop that does, and
-// Error.Retryable for callers that want to).
+// use. It asks again after a failure only as its Config.Retry says (the
+// watch loop has its own, the same policy as a poller's: see Watch).
 type Client struct {
 	base    string // scheme://host[:port][/path], no trailing slash, no /v2
 	origin  string // scheme://host:port of base, for redirects
 	key     string
 	keyJSON [][]byte // the key as JSON encoders may write it, for scrubbing bodies
+	secrets *text.Secrets
+	retry   Retry
 	timeout time.Duration
 	hc      *http.Client
 	logFn   func(format string, args ...any)
@@ -117,12 +117,47 @@ type Client struct {
 // characters inside (a key pasted with its line break): it could not be
 // sent as a header. A trailing "/v2" on the base URL is tolerated.
 func New(cfg Config) (*Client, error) {
+	u, err := cfg.base()
+	if err != nil {
+		return nil, err
+	}
+	secrets := cfg.Secrets
+	if secrets == nil {
+		secrets = text.NewSecrets()
+	}
+	secrets.Add(cfg.APIKey)
+	path := strings.TrimRight(u.EscapedPath(), "/")
+	path = strings.TrimSuffix(path, "/v2")
+	c := &Client{
+		base:    u.Scheme + "://" + u.Host + path,
+		origin:  origin(u),
+		key:     cfg.APIKey,
+		keyJSON: keyForms(cfg.APIKey),
+		secrets: secrets,
+		retry:   Retry{Tries: 1},
+		timeout: cfg.Timeout,
+		logFn:   cfg.Logf,
+		now:     time.Now,
+	}
+	if cfg.Retry != nil {
+		c.retry = *cfg.Retry
+	}
+	return c.init(cfg), nil
+}
+
+// Check is what New checks, without making a client: the key can be sent
+// as a header, the base URL is one, and the key goes over https unless to
+// loopback.
+func (cfg Config) Check() error {
+	_, err := cfg.base()
+	return err
+}
+
+// base checks cfg and returns its base URL.
+func (cfg Config) base() (*url.URL, error) {
 	if strings.ContainsFunc(cfg.APIKey, func(r rune) bool { return r <= ' ' || r == 0x7f || unicode.IsSpace(r) || unicode.IsControl(r) }) {
 		return nil, errors.New("the API key contains white space or a control character (a line break?): check FIRECRAWL_API_KEY")
 	}
-	// Every path out redacts the key from now on, in whatever form the
-	// server echoes it (see text.AddSecret).
-	text.AddSecret(cfg.APIKey)
 	raw := strings.TrimSpace(cfg.BaseURL)
 	if raw == "" {
 		raw = DefaultBaseURL
@@ -146,17 +181,11 @@ func New(cfg Config) (*Client, error) {
 	if u.Scheme == "http" && cfg.APIKey != "" && !isLoopback(u.Hostname()) {
 		return nil, insecureError(u.Hostname(), cfg.APIKey)
 	}
-	path := strings.TrimRight(u.EscapedPath(), "/")
-	path = strings.TrimSuffix(path, "/v2")
-	c := &Client{
-		base:    u.Scheme + "://" + u.Host + path,
-		origin:  origin(u),
-		key:     cfg.APIKey,
-		keyJSON: keyForms(cfg.APIKey),
-		timeout: cfg.Timeout,
-		logFn:   cfg.Logf,
-		now:     time.Now,
-	}
+	return u, nil
+}
+
+// init sets up the client's HTTP side.
+func (c *Client) init(cfg Config) *Client {
 	if c.timeout <= 0 {
 		c.timeout = DefaultTimeout
 	}
@@ -199,7 +228,7 @@ func New(cfg Config) (*Client, error) {
 		return nil
 	}
 	c.hc = &hc
-	return c, nil
+	return c
 }
 
 func insecureError(host, key string) *Error {
@@ -470,8 +499,47 @@ func (c *Client) do(ctx context.Context, op, method, path string, query url.Valu
 
 // send is do with a JSON body (nil: none) and a timeout for this request
 // (0: the client's).
+// It asks again after a failure as the client's Retry says. Its body is
+// redacted of the secrets in every form (the trace's, read with sendBuf,
+// is redacted event by event by the decoder instead).
 func (c *Client) send(ctx context.Context, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
-	return c.sendBuf(ctx, op, method, path, query, reqBody, timeout, limit, nil)
+	return c.sendWith(ctx, c.retry, op, method, path, query, reqBody, timeout, limit)
+}
+
+// sendWith is send with another policy than the client's (its Notify
+// kept).
+func (c *Client) sendWith(ctx context.Context, rp Retry, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
+	notify := c.retry.Notify
+	rp.Notify = func(w Wait) {
+		c.logf("%s: %s", op, w)
+		if notify != nil {
+			notify(w)
+		}
+	}
+	return Call(ctx, rp, func(ctx context.Context) (*response, error) {
+		r, err := c.sendBuf(ctx, op, method, path, query, reqBody, timeout, limit, nil)
+		if err == nil {
+			r.body, _ = c.secrets.RedactJSON(r.body)
+		}
+		return r, err
+	})
+}
+
+// WithRetry is a client like c (the same connections) with policy r.
+func (c *Client) WithRetry(r Retry) *Client {
+	c2 := *c
+	c2.retry = r
+	return &c2
+}
+
+// Secrets is the set the client redacts with (its key among them).
+func (c *Client) Secrets() *text.Secrets { return c.secrets }
+
+// newDecoder is a trace decoder that redacts the client's secrets.
+func (c *Client) newDecoder() *model.Decoder {
+	d := model.NewDecoder()
+	d.SetSecrets(c.secrets)
+	return d
 }
 
 // sendBuf is send reading a 2xx body into bb (see readBody), kept for the
@@ -649,7 +717,8 @@ func (c *Client) checkJob(op, jobID string) error {
 
 // Trace fetches GET /v2/agent/{jobID}/trace (with liveView=true when asked)
 // and returns the raw body of a 2xx answer, unparsed: decoding is the
-// model's job. Any other status is an *Error.
+// model's job. Any other status is an *Error. A failure is retried as the
+// client's Retry says (the watch loop's polls, which use trace, are not).
 func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte, error) {
 	if err := c.checkJob("trace", jobID); err != nil {
 		return nil, err
@@ -658,8 +727,18 @@ func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte
 	if liveView {
 		q = url.Values{"liveView": {"true"}}
 	}
-	body, _, err := c.trace(ctx, jobID, q, nil)
-	return body, err
+	r := c.retry
+	notify := r.Notify
+	r.Notify = func(w Wait) {
+		c.logf("trace: %s", w)
+		if notify != nil {
+			notify(w)
+		}
+	}
+	return Call(ctx, r, func(ctx context.Context) ([]byte, error) {
+		body, _, err := c.trace(ctx, jobID, q, nil)
+		return body, err
+	})
 }
 
 // trace is Trace reading the body into *buf (see sendBuf): the watch loop's

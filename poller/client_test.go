@@ -26,9 +26,6 @@ func TestResolve(t *testing.T) {
 	if got := ResolveBaseURL(""); got != DefaultBaseURL {
 		t.Fatalf("ResolveBaseURL() = %q", got)
 	}
-	if got := ResolveAPIKey(""); got != "" {
-		t.Fatalf("ResolveAPIKey() = %q", got)
-	}
 	t.Setenv(EnvBaseURL, "https://proxy.example/ ")
 	t.Setenv(EnvAPIKey, "fc-fromenv\n")
 	if got := ResolveBaseURL(""); got != "https://proxy.example" {
@@ -36,12 +33,6 @@ func TestResolve(t *testing.T) {
 	}
 	if got := ResolveBaseURL("http://127.0.0.1:9/"); got != "http://127.0.0.1:9" {
 		t.Fatalf("ResolveBaseURL(flag) = %q", got)
-	}
-	if got := ResolveAPIKey(""); got != "fc-fromenv" {
-		t.Fatalf("ResolveAPIKey() with env = %q", got)
-	}
-	if got := ResolveAPIKey("fc-flag"); got != "fc-flag" {
-		t.Fatalf("ResolveAPIKey(flag) = %q", got)
 	}
 }
 

@@ -17,12 +17,11 @@ import (
 
 // Scrape, the scrape's browser session (interact) and the crawl preview.
 //
-// Retries: a rate-limited scrape, crawl preview or stop (429 with a wait)
-// is tried again after the wait the service asks for, at most twice and
-// never longer than MaxRetryAfter; a stop (DELETE, idempotent) is also
-// tried again after a 5xx or a network failure. An interact call is never
-// sent twice: the code may have run. Its 429 ("You have reached the maximum
-// number of active browser sessions.") is a refusal, not a rate limit.
+// Retries: every call here is sent under the client's Retry (ratelimit.go).
+// An interact call is sent again only after a 429 (the code did not run),
+// never after a 5xx or a network failure (it may have). The 429 "You have
+// reached the maximum number of active browser sessions." is a refusal,
+// not a rate limit: waiting alone does not lift it.
 
 // Interact bounds (service-spec.md, Limits).
 const (
@@ -109,10 +108,8 @@ type ScrapeResult struct {
 
 // Scrape sends POST /v2/scrape.
 func (c *Client) Scrape(ctx context.Context, req *ScrapeRequest) (*ScrapeResult, error) {
-	r, err := c.retryRateLimit(ctx, func() (*response, error) {
-		// A scrape may take the page's own time: waitFor and a slow site.
-		return c.send(ctx, OpScrape, http.MethodPost, "/v2/scrape", nil, req.Body(), c.timeout+time.Duration(req.WaitFor)*time.Millisecond+30*time.Second, maxOtherBody)
-	})
+	// A scrape may take the page's own time: waitFor and a slow site.
+	r, err := c.send(ctx, OpScrape, http.MethodPost, "/v2/scrape", nil, req.Body(), c.timeout+time.Duration(req.WaitFor)*time.Millisecond+30*time.Second, maxOtherBody)
 	if err != nil {
 		return nil, err
 	}
@@ -244,7 +241,8 @@ func (c *Client) Interact(ctx context.Context, jobID string, req *InteractReques
 		t = max(t, 120) // the agent's task has no timeout of its own
 	}
 	start := time.Now()
-	r, err := c.send(ctx, OpInteract, http.MethodPost, "/v2/scrape/"+jobID+"/interact", nil, req.Body(), time.Duration(t)*time.Second+c.timeout, maxOtherBody)
+	// Code that ran must not run twice: only a refusal (429) is retried.
+	r, err := c.sendWith(ctx, c.retry.rateLimitOnly(), OpInteract, http.MethodPost, "/v2/scrape/"+jobID+"/interact", nil, req.Body(), time.Duration(t)*time.Second+c.timeout, maxOtherBody)
 	if err != nil {
 		return nil, interactKind(err)
 	}
@@ -309,20 +307,7 @@ func (c *Client) StopInteract(ctx context.Context, jobID string) (*StopResult, e
 	if err := c.checkJob(OpStopInteract, jobID); err != nil {
 		return nil, err
 	}
-	var r *response
-	var err error
-	for attempt := 0; ; attempt++ {
-		r, err = c.retryRateLimit(ctx, func() (*response, error) {
-			return c.send(ctx, OpStopInteract, http.MethodDelete, "/v2/scrape/"+jobID+"/interact", nil, nil, 0, maxOtherBody)
-		})
-		var e *Error
-		if err == nil || attempt >= 2 || !errors.As(err, &e) || !e.Retryable() || e.Kind == KindRateLimited {
-			break
-		}
-		if !sleepCtx(ctx, time.Duration(attempt+1)*500*time.Millisecond) {
-			return nil, ctx.Err()
-		}
-	}
+	r, err := c.send(ctx, OpStopInteract, http.MethodDelete, "/v2/scrape/"+jobID+"/interact", nil, nil, 0, maxOtherBody)
 	if err != nil {
 		var e *Error
 		if errors.As(err, &e) && e.NoSession() {
@@ -364,9 +349,7 @@ func (c *Client) CrawlParamsPreview(ctx context.Context, url, prompt string) (*C
 		URL    string `json:"url"`
 		Prompt string `json:"prompt"`
 	}{strings.TrimSpace(url), prompt})
-	r, err := c.retryRateLimit(ctx, func() (*response, error) {
-		return c.send(ctx, OpCrawlPreview, http.MethodPost, "/v2/crawl/params-preview", nil, b, 0, maxOtherBody)
-	})
+	r, err := c.send(ctx, OpCrawlPreview, http.MethodPost, "/v2/crawl/params-preview", nil, b, 0, maxOtherBody)
 	if err != nil {
 		return nil, err
 	}
@@ -396,36 +379,6 @@ func (c *Client) CrawlParamsPreview(ctx context.Context, url, prompt string) (*C
 		p.Options = append(p.Options, PreviewOption{Name: text.Sanitize(name), Value: v.Clone()})
 	}
 	return p, nil
-}
-
-// retryRateLimit sends, and after a rate-limited answer that says how long
-// to wait, waits and sends again (twice at most, each wait capped at
-// MaxRetryAfter).
-func (c *Client) retryRateLimit(ctx context.Context, send func() (*response, error)) (*response, error) {
-	for attempt := 0; ; attempt++ {
-		r, err := send()
-		var e *Error
-		if err == nil || attempt >= 2 || !errors.As(err, &e) || e.Kind != KindRateLimited || e.SessionLimit() {
-			return r, err
-		}
-		// The wait is ratelimit.go's rule: the service's delay, capped.
-		d, _ := retryDelay(e, time.Duration(attempt+1)*2*time.Second, 0)
-		c.logf("%s: rate limited, trying again in %s", e.Op, text.Duration(d))
-		if !sleepCtx(ctx, d) {
-			return nil, ctx.Err()
-		}
-	}
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
 
 // scrapeHint is what to do after a failure of this file's calls ("" for

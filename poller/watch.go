@@ -325,7 +325,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 		wg.Wait()
 	}()
 
-	l := &loop{w: w, o: o, dec: model.NewDecoder(), sink: sink, interval: o.Interval}
+	l := &loop{w: w, o: o, dec: w.c.newDecoder(), sink: sink, interval: o.Interval}
 	l.dec.SetRunID(w.jobID) // another run's events decide nothing here
 	l.h.Interval = o.Interval
 	now := w.clock.Now()
@@ -552,9 +552,10 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 		return false, e
 	}
 	l.attempt++
-	d, hold := retryDelay(e, l.backoff(l.attempt), l.o.Interval)
+	wait, _ := l.retry().Delay(e, l.attempt) // retryable, and a poller never gives up
+	d := wait.Delay
 	l.hold = time.Time{}
-	if hold {
+	if wait.Hold {
 		l.hold = received.Add(d)
 	}
 	l.nextTrace = received.Add(d)
@@ -562,11 +563,7 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 	l.h.NextTry = l.nextTrace
 	l.h.Cause = e.Short()
 	l.h.Wait = d
-	l.h.Reason = l.h.Cause + ", retrying in " + text.Duration(d)
-	if e.RetryAfter > d {
-		// Capped (MaxRetryAfter): say what was asked and what is done.
-		l.h.Reason = l.h.Cause + ", the service asks to wait " + text.Duration(e.RetryAfter) + "; retrying in " + text.Duration(d)
-	}
+	l.h.Reason = wait.String()
 	w.c.logf("watch: attempt failed (%d in a row): %v; retrying in %s", l.attempt, e, text.Duration(d))
 
 	if l.h.Tail {
@@ -598,15 +595,11 @@ func (l *loop) finish() {
 	l.sink(Update{Health: l.h, Done: true})
 }
 
-// backoff is the n-th failure's delay: full jitter over a capped
-// exponential, at least the minimum interval.
-func (l *loop) backoff(n int) time.Duration {
-	ceil := l.w.backoffCap
-	if n < 20 {
-		ceil = min(l.w.backoffCap, l.w.backoffBase<<(n-1))
-	}
-	d := time.Duration(l.w.jitter(int64(ceil) + 1))
-	return max(d, l.w.minInterval)
+// retry is the watch's policy: the one of ratelimit.go as a poller's
+// (never giving up, no 429 waited less than the interval), its backoff
+// jittered.
+func (l *loop) retry() Retry {
+	return Retry{Tries: -1, Base: l.w.backoffBase, Cap: l.w.backoffCap, Interval: l.o.Interval, Min: l.w.minInterval, Jitter: l.w.jitter}
 }
 
 func (l *loop) checkRecord() {

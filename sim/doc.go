@@ -2,7 +2,7 @@
 // `firewatch demo` and `firewatch serve`, and the test double of every test
 // that needs a server. It serves scripted agent runs on loopback, paced in
 // real time, with the real service's routes, auth, bodies and status codes
-// (see ../shared/spec). It builds its wire JSON by hand and shares no code
+// (the Firecrawl v2 API as documented on docs.firecrawl.dev). It builds its wire JSON by hand and shares no code
 // with the project's decoder, so it is an independent check on it.
 //
 //	s, err := sim.Start(ctx, sim.Options{Scenarios: []string{"research", "chaos"}, Speed: 50})
@@ -39,10 +39,11 @@
 // the trace or snapshots of the first-generation job; 404 "Agent job not
 // found", "Snapshot not found". Trace and snapshot errors carry no success
 // field (the real service passes the upstream body through). Unknown routes
-// answer 404 and wrong methods 405, both JSON. Besides /v2 the server has
-// /files/{jobId}/screenshots/*.png (the PNG a screenshot snapshot points
-// at, no key needed, like a signed URL) and /live/{sessionId} (the page a
-// liveViewUrl points at).
+// answer 404 and wrong methods 405 with Allow, both JSON (the routing table,
+// http.ServeMux method-and-path patterns, is routes in server.go). Besides
+// /v2 the server has /files/{jobId}/screenshots/*.png (the PNG a screenshot
+// snapshot points at, no key needed, like a signed URL) and
+// /live/{sessionId} (the page a liveViewUrl points at).
 //
 // Choices where the real service leaves room: the status omits creditsUsed
 // while the run is processing (the real one has done so) and includes it

@@ -20,25 +20,23 @@ import (
 //     paragraph separators U+2028/U+2029, which become a newline;
 //  4. invalid UTF-8 becomes U+FFFD.
 //
-// Last, the registered secrets (AddSecret) are redacted from the result:
-// sanitising can rebuild a key that the server sent with characters inside
-// it.
+// It knows no secrets: (*Secrets).Sanitize is Sanitize with them redacted.
 //
 // A string that needs none of this is returned as it is, without copying.
 func Sanitize(s string) string {
 	if IsSafe(s) {
-		return Redact(s)
+		return s
 	}
-	return Redact(sanitize(s))
+	return sanitize(s)
 }
 
 // SanitizeBytes is Sanitize for bytes; the result never shares b's memory.
 func SanitizeBytes(b []byte) string {
 	s := unsafe.String(unsafe.SliceData(b), len(b)) // read only, not kept
 	if IsSafe(s) {
-		return Redact(strings.Clone(s))
+		return strings.Clone(s)
 	}
-	return Redact(sanitize(s))
+	return sanitize(s)
 }
 
 // IsSafe reports whether s needs no sanitising: valid UTF-8 without

@@ -13,89 +13,98 @@ import (
 // Redacted is what a secret is replaced with wherever it appears.
 const Redacted = "[redacted]"
 
-// The secrets (the API key) that must never reach any output. A server may
-// echo the key in a form that is not the key's own bytes and becomes them
-// only after one of our transformations: a letter written as a JSON \u
-// escape (or \/), a zero-width or bidi character, a control character or a
-// whole escape sequence inside it. Unescaping JSON and sanitising (this
-// package's Sanitize) both rebuild the key from such a form. So redaction
-// happens after them, in the places every byte from the server passes
-// through on its way out:
+// Secrets is the set of strings (the API key, and any secret added later: a
+// password in a DSN, an exporter's header) that must never reach any
+// output. One value is made per run of firewatch and given to each path
+// out: the client (which redacts every answer but the trace), the model's
+// decoder (the trace's events), the writers of stderr and the debug log,
+// and the printers of server JSON. A nil *Secrets holds nothing.
 //
-//   - Sanitize, which every server string passes before it is shown or
-//     written as text, redacts the secrets from its result;
-//   - RedactJSON, for JSON that is written out as JSON (the trace's events
-//     re-emitted by --output json, recordings, the raw event views and
-//     copies, exports, the one-shot commands' -o json): every string in it
-//     whose unescaped or sanitised content holds a secret is replaced;
-//   - Redact, for a string that is neither (an error message, a log line).
-//
-// The poller registers its key (AddSecret) when a client is made, so that
-// every path out knows it without being told. The secret is matched
-// case-sensitively and whole; a key split over two separate JSON strings is
-// two harmless halves and is not looked for.
-var secrets atomic.Pointer[[]string]
+// A server may echo a secret in a form that becomes its bytes only after
+// one of our transformations: a letter written as a JSON \u escape (or
+// \/), a zero-width or bidi character, a control character or a whole
+// escape sequence inside it. So redaction happens after them: RedactJSON
+// for JSON written out as JSON (every string whose unescaped or sanitised
+// content holds a secret is replaced), Sanitize for a server string shown
+// as text, Redact for our own strings (an error message, a log line). A
+// secret is matched case-sensitively and whole; one split over two JSON
+// strings is two harmless halves and is not looked for.
+type Secrets struct {
+	mu   sync.Mutex
+	list atomic.Pointer[[]string]
+}
 
-var secretsMu sync.Mutex
+// NewSecrets returns a set holding the given secrets.
+func NewSecrets(secrets ...string) *Secrets {
+	s := &Secrets{}
+	for _, k := range secrets {
+		s.Add(k)
+	}
+	return s
+}
 
-// AddSecret registers s (at least 8 bytes; shorter ones would redact
-// ordinary text and are ignored) as a string no output may carry.
-func AddSecret(s string) {
-	if len(s) < 8 {
+// Add adds k (at least 8 bytes; shorter ones would redact ordinary text
+// and are ignored) to the set. It is safe to call while others read it.
+func (s *Secrets) Add(k string) {
+	if s == nil || len(k) < 8 {
 		return
 	}
-	secretsMu.Lock()
-	defer secretsMu.Unlock()
-	var list []string
-	if p := secrets.Load(); p != nil {
-		list = *p
-	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.all()
 	for _, have := range list {
-		if have == s {
+		if have == k {
 			return
 		}
 	}
-	list = append(list[:len(list):len(list)], s)
-	secrets.Store(&list)
+	list = append(list[:len(list):len(list)], k)
+	s.list.Store(&list)
 }
 
-func secretList() []string {
-	if p := secrets.Load(); p != nil {
+func (s *Secrets) all() []string {
+	if s == nil {
+		return nil
+	}
+	if p := s.list.Load(); p != nil {
 		return *p
 	}
 	return nil
 }
 
-// HoldsSecret reports whether s holds a registered secret as it is.
-func HoldsSecret(s string) bool {
-	for _, k := range secretList() {
-		if strings.Contains(s, k) {
+// Holds reports whether str holds a secret as it is.
+func (s *Secrets) Holds(str string) bool {
+	for _, k := range s.all() {
+		if strings.Contains(str, k) {
 			return true
 		}
 	}
 	return false
 }
 
-// Redact replaces every registered secret in s with Redacted.
-func Redact(s string) string {
-	for _, k := range secretList() {
-		if strings.Contains(s, k) {
-			s = strings.ReplaceAll(s, k, Redacted)
+// Redact replaces every secret in str with Redacted.
+func (s *Secrets) Redact(str string) string {
+	for _, k := range s.all() {
+		if strings.Contains(str, k) {
+			str = strings.ReplaceAll(str, k, Redacted)
 		}
 	}
-	return s
+	return str
 }
+
+// Sanitize is the package's Sanitize with the secrets redacted from its
+// result (sanitising can rebuild a secret sent with characters inside it).
+func (s *Secrets) Sanitize(str string) string { return s.Redact(Sanitize(str)) }
 
 // RedactJSON returns the JSON value v with every string (member names
 // included) whose content, once unescaped and once sanitised, holds a
-// registered secret replaced by its sanitised content with the secret
-// redacted. changed is false, and v is returned as it is, when no string
-// can hold one: a quick scan rules that out for almost every value, so
-// calling it on every new event costs little. A value that is not valid
-// JSON is returned unchanged when it cannot hold a secret, and otherwise
-// as a JSON string of its redacted, sanitised text.
-func RedactJSON(v []byte) (out []byte, changed bool) {
-	list := secretList()
+// secret replaced by its sanitised content with the secret redacted.
+// changed is false, and v is returned as it is, when no string can hold
+// one: a quick scan rules that out for almost every value, so calling it
+// on every new event costs little. A value that is not valid JSON is
+// returned unchanged when it cannot hold a secret, and otherwise as a JSON
+// string of its redacted, sanitised text.
+func (s *Secrets) RedactJSON(v []byte) (out []byte, changed bool) {
+	list := s.all()
 	if len(list) == 0 {
 		return v, false
 	}
@@ -109,10 +118,10 @@ func RedactJSON(v []byte) (out []byte, changed bool) {
 	if !may {
 		return v, false
 	}
-	return redactJSON(v)
+	return s.redactJSON(v)
 }
 
-func redactJSON(v []byte) ([]byte, bool) {
+func (s *Secrets) redactJSON(v []byte) ([]byte, bool) {
 	dec := jsontext.NewDecoder(bytes.NewReader(v), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
 	var buf bytes.Buffer
 	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
@@ -120,17 +129,17 @@ func redactJSON(v []byte) ([]byte, bool) {
 	for {
 		tok, err := dec.ReadToken()
 		if err != nil {
-			return unwalkable(v), true
+			return s.unwalkable(v), true
 		}
 		if tok.Kind() == '"' {
-			s := tok.String()
-			if r, ok := redactString(s); ok {
+			str := tok.String()
+			if r, ok := s.redactString(str); ok {
 				tok = jsontext.String(r)
 				changed = true
 			}
 		}
 		if err := enc.WriteToken(tok); err != nil {
-			return unwalkable(v), true
+			return s.unwalkable(v), true
 		}
 		if dec.StackDepth() == 0 {
 			break
@@ -147,25 +156,25 @@ func redactJSON(v []byte) ([]byte, bool) {
 // limit): its sanitised text as a JSON string, the secrets redacted. When
 // sanitising does not bring the secret out (it hides behind a JSON escape,
 // which only a walk decodes), the whole value is replaced instead.
-func unwalkable(v []byte) []byte {
-	s := Sanitize(string(v))
-	if !strings.Contains(s, Redacted) {
-		s = Redacted + " (a value that could not be read as JSON and may hold a secret)"
+func (s *Secrets) unwalkable(v []byte) []byte {
+	str := s.Sanitize(string(v))
+	if !strings.Contains(str, Redacted) {
+		str = Redacted + " (a value that could not be read as JSON and may hold a secret)"
 	}
-	b, _ := jsontext.AppendQuote(nil, s)
+	b, _ := jsontext.AppendQuote(nil, str)
 	return b
 }
 
 // redactString reports whether s, as it is or once sanitised, holds a
 // secret, and if so returns the sanitised s with the secrets redacted.
-func redactString(s string) (string, bool) {
-	clean := s
-	if !IsSafe(s) {
-		clean = sanitize(s)
+func (s *Secrets) redactString(str string) (string, bool) {
+	clean := str
+	if !IsSafe(str) {
+		clean = sanitize(str)
 	}
-	for _, k := range secretList() {
-		if strings.Contains(clean, k) || strings.Contains(s, k) {
-			return Redact(clean), true
+	for _, k := range s.all() {
+		if strings.Contains(clean, k) || strings.Contains(str, k) {
+			return s.Redact(clean), true
 		}
 	}
 	return "", false

@@ -10,7 +10,7 @@ import (
 
 const testKey = "fc-0123456789abcdef0123456789abcdef"
 
-func init() { AddSecret(testKey) }
+var testSecrets = NewSecrets(testKey)
 
 // rebuilt reports whether the key can be read back from the JSON value v
 // by any of the transformations output goes through: unescaping every
@@ -47,7 +47,7 @@ func TestRedactJSONForms(t *testing.T) {
 		`"` + k[:3] + `\u0085` + k[3:] + `"`,
 		`{"` + k[:2] + `\u2066` + k[2:] + `":[1,{"x":"a ` + k[:9] + `\u0000` + k[9:] + ` b"}]}`,
 	} {
-		out, changed := RedactJSON([]byte(tc))
+		out, changed := testSecrets.RedactJSON([]byte(tc))
 		if !changed || rebuilt(t, out) {
 			t.Errorf("%s → %s (changed %v)", tc, out, changed)
 		}
@@ -60,7 +60,7 @@ func TestRedactJSONForms(t *testing.T) {
 	}
 	// Nothing to do: the same bytes back.
 	for _, tc := range []string{`{"a":"fc-0123 just a prefix"}`, `"` + k[:10] + `"`, `[1,2,3]`} {
-		if out, changed := RedactJSON([]byte(tc)); changed || string(out) != tc {
+		if out, changed := testSecrets.RedactJSON([]byte(tc)); changed || string(out) != tc {
 			t.Errorf("%s → %s (changed %v)", tc, out, changed)
 		}
 	}
@@ -68,7 +68,7 @@ func TestRedactJSONForms(t *testing.T) {
 
 func TestSanitizeRedacts(t *testing.T) {
 	for _, s := range []string{testKey, "x " + testKey[:4] + "\u200b" + testKey[4:], testKey[:5] + "\x1b[1m" + testKey[5:]} {
-		if got := Sanitize(s); strings.Contains(got, testKey) || !strings.Contains(got, Redacted) {
+		if got := testSecrets.Sanitize(s); strings.Contains(got, testKey) || !strings.Contains(got, Redacted) {
 			t.Errorf("Sanitize(%q) = %q", s, got)
 		}
 	}
@@ -102,7 +102,7 @@ func FuzzRedactJSON(f *testing.F) {
 			}
 		}
 		b.WriteString(`"}`)
-		out, _ := RedactJSON([]byte(b.String()))
+		out, _ := testSecrets.RedactJSON([]byte(b.String()))
 		if rebuilt(t, out) {
 			t.Fatalf("%s → %s", b.String(), out)
 		}
@@ -152,8 +152,43 @@ func FuzzMayHold(f *testing.F) {
 	f.Add([]byte(`{"a":"` + testKey[:5] + `\u001b[1m` + testKey[5:] + `"}`))
 	f.Add([]byte(`["` + testKey[:2] + `\u00` + testKey[2:] + `"]`))
 	f.Fuzz(func(t *testing.T, v []byte) {
-		if _, changed := redactJSON(v); changed && jsontext.Value(v).IsValid() && !mayHold(v, testKey) {
+		if _, changed := testSecrets.redactJSON(v); changed && jsontext.Value(v).IsValid() && !mayHold(v, testKey) {
 			t.Fatalf("mayHold(%q) = false, but the walk redacts it", v)
 		}
 	})
+}
+
+// TestSecretsAdd: a secret added later is redacted by the same value from
+// then on, by every method; a nil set and a short string redact nothing,
+// and Sanitize alone knows no secrets.
+func TestSecretsAdd(t *testing.T) {
+	s := NewSecrets(testKey)
+	const dsn = "postgres://u:hunter2-long-password@db/x"
+	const pw = "hunter2-long-password"
+	if got := s.Redact(dsn); got != dsn {
+		t.Fatalf("redacted before Add: %q", got)
+	}
+	s.Add(pw)
+	s.Add(pw)
+	s.Add("short")
+	if got := s.Redact(dsn); got != "postgres://u:"+Redacted+"@db/x" {
+		t.Errorf("Redact after Add = %q", got)
+	}
+	if out, changed := s.RedactJSON([]byte(`{"h":"` + pw[:3] + `\u200b` + pw[3:] + `"}`)); !changed || strings.Contains(string(out), pw) {
+		t.Errorf("RedactJSON after Add = %s (changed %v)", out, changed)
+	}
+	if !s.Holds("x"+testKey) || s.Holds("short") || len(s.all()) != 2 {
+		t.Errorf("Holds or the list is wrong: %q", s.all())
+	}
+	var none *Secrets
+	none.Add(testKey)
+	if none.Redact(testKey) != testKey || none.Holds(testKey) {
+		t.Error("a nil set redacted")
+	}
+	if out, changed := none.RedactJSON([]byte(`"` + testKey + `"`)); changed || strings.Contains(string(out), Redacted) {
+		t.Error("a nil set redacted JSON")
+	}
+	if Sanitize(testKey) != testKey {
+		t.Error("Sanitize redacts without being given the secrets")
+	}
 }

@@ -16,7 +16,7 @@ import (
 	"github.com/firewatch/firewatch/sim"
 )
 
-// Benchmarks at the sizes of the issue: the simulator's "large" scenario
+// Benchmarks at the sizes the UI must stay quick at: the simulator's "large" scenario
 // (12 agents, scrape calls, reasoning, artifact updates, sessions) at
 // 1 000 and 100 000 events, its whole trace body built from the script
 // (no waiting for the pacing).

@@ -66,7 +66,7 @@ func typeText(m *Model, s string) {
 func screenLines(m *Model) []string { return strings.Split(plain(content(m)), "\n") }
 
 // TestKeysAreDistinct: no key is bound twice on the main screen, every key
-// of the two issues is bound, and every binding is in the full help.
+// in the list below is bound, and every binding is in the full help.
 func TestKeysAreDistinct(t *testing.T) {
 	k := defaultKeys()
 	seen := map[string]string{}

@@ -31,7 +31,9 @@ import (
 	"github.com/firewatch/firewatch/theme"
 )
 
-// Service is what the screen asks of the service; *poller.Client is one.
+// Service is what the screen asks of the service; *poller.Client is one,
+// made to ask once (no Config.Retry, or WithRetry(Retry{Tries: 1})): the
+// screen schedules its own retries and says each wait on screen.
 type Service interface {
 	Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
 	Status(ctx context.Context, jobID string) (*poller.Status, error)
@@ -94,6 +96,7 @@ type Model struct {
 	pages   int                // pages received
 	gen     int                // refresh generation (tags the tick)
 	nextTry time.Time          // a 429 asked to wait until then
+	fails   int                // failed page requests in a row
 	note    string             // the last problem, for the footer
 	details map[string]*detail // by run id
 
@@ -327,6 +330,12 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
+// retry is the screen's policy: poller.Retry as a poller's (never giving
+// up, no 429 waited less than the refresh interval).
+func (m *Model) retry() poller.Retry {
+	return poller.Retry{Tries: -1, Interval: m.cfg.Interval}
+}
+
 func errText(err error) string {
 	var pe *poller.Error
 	if errors.As(err, &pe) {
@@ -343,14 +352,16 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	}
 	var cmds []tea.Cmd
 	if msg.err != nil {
-		m.note = errText(msg.err)
 		if !msg.refresh {
 			// Let the same page be asked again later.
 			delete(m.asked, cursorKey(msg.before))
 		}
-		d, ok := poller.RetryWait(msg.err, m.cfg.Interval)
-		if !ok {
-			d = m.cfg.Interval
+		// The one retry policy, as a poller's: the wait is said on screen.
+		m.fails++
+		m.note = errText(msg.err)
+		d := m.cfg.Interval
+		if w, ok := m.retry().Delay(msg.err, m.fails); ok {
+			d, m.note = w.Delay, w.String()
 		}
 		m.nextTry = m.cfg.Now().Add(d)
 		if msg.refresh || msg.before.IsZero() {
@@ -360,6 +371,7 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	}
 	m.note = ""
 	m.nextTry = time.Time{}
+	m.fails = 0
 	first := len(m.rows) == 0
 	for _, r := range msg.list.Runs {
 		if i, ok := m.byID[r.ID]; ok {

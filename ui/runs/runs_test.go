@@ -125,7 +125,7 @@ func (h *harness) key(k string) {
 func (h *harness) lists() int { return h.m.Requests }
 
 func (h *harness) view() string {
-	return golden.View(h.t, h.m.View(), h.m.width, h.m.height)
+	return golden.NoColour(h.t, h.m.View(), h.m.width, h.m.height)
 }
 
 // TestListOpenBack: the list against the simulator: processing first, one
@@ -178,7 +178,7 @@ func TestListOpenBack(t *testing.T) {
 	}
 }
 
-// TestPagingCost is the figure of the issue: 200 runs over 10 pages; the
+// TestPagingCost: 200 runs over 10 pages; the
 // screen asks for one page up front and, while the cursor goes down to the
 // last run, for each further page once.
 func TestPagingCost(t *testing.T) {

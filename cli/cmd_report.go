@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -52,7 +51,7 @@ Live-view links are never included, nor the key.`,
 	f.StringVar(&o.APIKey, "api-key", "", "API key for a JOB_ID; prefer $FIRECRAWL_API_KEY")
 	f.Float64Var(&o.MaxCredits, "max-credits", 0, "the run's maxCredits, for the budget warning (default 2500, assumed)")
 	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{export.FormatHTML, export.FormatMarkdown}, cobra.ShellCompDirectiveNoFileComp))
-	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
@@ -68,13 +67,13 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		format = export.FormatMarkdown
 	}
 	if format != export.FormatHTML && format != export.FormatMarkdown {
-		return usageErrorf("--format %q: it must be html or md", o.Format)
+		return badUsage("--format %q: it must be html or md", o.Format)
 	}
 	if !(o.MaxCredits >= 0) {
-		return usageErrorf("--max-credits %v: it must not be negative", o.MaxCredits)
+		return badUsage("--max-credits %v: it must not be negative", o.MaxCredits)
 	}
 	ctx := cmd.Context()
-	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits}
+	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits, Secrets: a.secrets}
 	var s *model.Store
 	if _, statErr := os.Stat(arg); statErr == nil || arg == "-" || poller.ValidateJobID(arg) != nil {
 		var err error
@@ -82,14 +81,11 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 			return err
 		}
 	} else {
-		key := poller.ResolveAPIKey(o.APIKey)
-		if key == "" {
-			return usageErrorf("no API key to fetch run %s: set FIRECRAWL_API_KEY (or give a recording FILE)", arg)
+		svc, err := a.service(o.APIURL, o.APIKey)
+		if err != nil {
+			return err
 		}
-		a.stderr.key = key
-		ro.Secret = key
-		var err error
-		if s, ro.Result, err = fetchRun(ctx, poller.ResolveBaseURL(o.APIURL), key, arg); err != nil {
+		if s, ro.Result, err = a.fetchRun(ctx, svc, arg); err != nil {
 			return err
 		}
 	}
@@ -98,11 +94,11 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		return err
 	}
 	if o.Out == "" || o.Out == "-" {
-		_, err := a.stdout.Write(buf.Bytes())
+		_, err := a.print.Write(buf.Bytes())
 		return err
 	}
 	if err := os.WriteFile(o.Out, buf.Bytes(), 0o644); err != nil {
-		return usageErrorf("-o: %v", err)
+		return badUsage("-o: %v", err)
 	}
 	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", model.Sanitize(s.Run().ID), o.Out)
 	return nil
@@ -110,22 +106,19 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 
 // fetchRun gets a run's trace and, when there is one, the latest content
 // of its result artifact (a failure to get that leaves it out).
-func fetchRun(ctx context.Context, baseURL, key, jobID string) (*model.Store, *export.ResultContent, error) {
-	c, err := poller.New(poller.Config{BaseURL: baseURL, APIKey: key})
+func (a *app) fetchRun(ctx context.Context, svc service, jobID string) (*model.Store, *export.ResultContent, error) {
+	c, err := a.client(svc, nil, nil)
 	if err != nil {
-		return nil, nil, withCode(ExitUsage, err)
+		return nil, nil, err
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
 	body, err := c.Trace(ctx, jobID, false)
 	if err != nil {
-		var pe *poller.Error
-		if errors.As(err, &pe) && pe.Refusal() {
-			return nil, nil, withCode(ExitRejected, err)
-		}
 		return nil, nil, err
 	}
 	s := model.NewStore()
+	s.SetSecrets(a.secrets)
 	if _, err := s.Ingest(body); err != nil {
 		return nil, nil, fmt.Errorf("the trace of %s: %w", jobID, err)
 	}

@@ -1,0 +1,103 @@
+package cli
+
+import (
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/text"
+)
+
+func (a *app) crawlPreviewCommand() *cobra.Command {
+	o := &interactOptions{}
+	cmd := &cobra.Command{
+		Use:   "crawl-preview URL PROMPT",
+		Short: "Show the crawl options the service derives from a prompt (POST /v2/crawl/params-preview)",
+		Long: `Show the crawl options the service would derive from a natural-language
+PROMPT for a crawl of URL, before starting one: paths to include or
+exclude, depth, subdomains, external links. Plain output is an aligned
+list; --output json prints the response's data as one line.`,
+		Example: `  firewatch crawl-preview https://docs.example.com 'only the API reference, 2 levels deep'
+  firewatch crawl-preview https://example.com 'the whole blog except tag pages' -o json | jq .includePaths`,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 2 {
+				return badUsage("%s needs a URL and a PROMPT (quote the prompt), got %d argument(s)", cmd.CommandPath(), len(args))
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.crawlPreview(cmd, o, args[0], args[1])) },
+	}
+	o.registerCommon(cmd, "auto (plain), plain or json")
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
+	return cmd
+}
+
+func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, prompt string) error {
+	if err := checkOutput(o, OutputAuto, OutputPlain, OutputJSON); err != nil {
+		return err
+	}
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return badUsage("%q is not a URL to crawl: it must start with http:// or https:// and name a host", text.Sanitize(rawURL))
+	}
+	if strings.TrimSpace(prompt) == "" {
+		return badUsage("the PROMPT is empty: say in words what to crawl")
+	}
+	c, err := a.interactClient(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	p, err := c.CrawlParamsPreview(ctx, u.String(), prompt)
+	if err != nil {
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		return err
+	}
+	if o.Output == OutputJSON {
+		fmt.Fprintf(a.print, "%s\n", a.compactLine(p.Data))
+		return nil
+	}
+	w := 0
+	for _, op := range p.Options {
+		w = max(w, len(op.Name))
+	}
+	for _, op := range p.Options {
+		fmt.Fprintf(a.print, "%-*s  %s\n", w, op.Name, previewValue(op.Value))
+	}
+	if p.Warning != "" {
+		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)
+	}
+	return nil
+}
+
+// previewValue is an option's value for the aligned list: strings as they
+// are, empty lists as "(none)", other values as compact JSON; sanitised.
+func previewValue(v jsontext.Value) string {
+	switch v.Kind() {
+	case '"':
+		var s string
+		_ = json.Unmarshal(v, &s)
+		return text.Sanitize(s)
+	case 'n':
+		return "(not set)"
+	case '[':
+		var items []jsontext.Value
+		if json.Unmarshal(v, &items) == nil {
+			if len(items) == 0 {
+				return "(none)"
+			}
+			parts := make([]string, len(items))
+			for i, it := range items {
+				parts[i] = previewValue(it)
+			}
+			return strings.Join(parts, ", ")
+		}
+	}
+	return text.Sanitize(string(compactJSON(v))) // the client redacted the answer
+}

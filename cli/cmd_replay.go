@@ -1,0 +1,89 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/poller"
+)
+
+// replay options.
+type replayOptions struct {
+	Speed   float64
+	Instant bool
+}
+
+func (a *app) replayCommand() *cobra.Command {
+	o := &watchOptions{}
+	r := &replayOptions{}
+	cmd := &cobra.Command{
+		Use:   "replay FILE",
+		Short: "Show a recorded run (a --record file or a saved trace body; - for stdin)",
+		Long: `Show a recorded run: a file written by --record, or a saved trace response
+body (curl -H "Authorization: Bearer $FIRECRAWL_API_KEY" \
+  https://api.firecrawl.dev/v2/agent/$JOB/trace > run.json).
+
+With plain and JSON output it is shown at once (--instant); with --speed, or
+in the terminal UI, at its original pace times --speed. The exit code is
+the recorded run's.`,
+		Example: `  firewatch watch $JOB --record run.ndjson
+  firewatch replay run.ndjson --summary -
+  firewatch replay run.ndjson --speed 4 --output plain`,
+		Args: exactlyOne("a FILE (a --record file or a saved trace body; - for stdin)"),
+		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.replay(cmd, o, r, args[0])) },
+	}
+	f := cmd.Flags()
+	f.Float64Var(&r.Speed, "speed", 1, "pace multiplier over the recorded pace")
+	f.BoolVar(&r.Instant, "instant", false, "show everything at once (the default for plain and JSON output)")
+	o.register(cmd, flagsOutput|flagsOTLP)
+	return cmd
+}
+
+func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file string) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	if !(r.Speed > 0) {
+		return badUsage("--speed %v: it must be above 0", r.Speed)
+	}
+	in, name, closeIn, err := a.openRecording(file)
+	if err != nil {
+		return err
+	}
+	defer closeIn()
+	w, cleanup, err := a.newSession(cmd, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	instant := r.Instant
+	if !cmd.Flags().Changed("instant") {
+		instant = w.Output != OutputTUI && !cmd.Flags().Changed("speed")
+	}
+	w.Replay = true
+	if f, ok := in.(*os.File); ok {
+		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
+			w.InputBytes = st.Size()
+		}
+	}
+	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
+		err := poller.Replay(ctx, in, poller.ReplayOptions{Speed: r.Speed, Instant: instant}, sink)
+		if err != nil && ctx.Err() == nil {
+			// The file is not one firewatch can read: bad usage.
+			return asUsage(fmt.Errorf("%s: %w", name, err))
+		}
+		return err
+	}
+	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
+	otlp, err := o.OTLP.live(w, a.secrets)
+	if err != nil {
+		return err
+	}
+	defer otlp.finish()
+	ctx, stop := a.out.context(cmd.Context())
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
+}

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/sim"
+)
+
+// serve options.
+type serveOptions struct {
+	sim.Options
+	Scenarios []string
+}
+
+func (a *app) serveCommand() *cobra.Command {
+	so := &serveOptions{}
+	cmd := &cobra.Command{
+		Use:   "serve",
+		Short: "Run the simulated service, for firewatch, the official SDKs and CLI, or tests",
+		Long: `Run the simulated Firecrawl service until interrupted. It first prints
+
+    FIRECRAWL_API_URL=http://127.0.0.1:PORT
+    FIRECRAWL_API_KEY=KEY
+    JOB_ID=<uuid>            (one line per --scenario, in order)
+    SCRAPE_ID=<uuid>         (one line per ready-made scrape, --scrapes)
+
+on stdout (ready for eval or a .env file), then one line per request on
+stderr. The key is the simulator's own, not yours. The runs start at once.`,
+		Example: `  firewatch serve --scenario research --scenario failure
+  firewatch serve --addr 127.0.0.1:3002 --key fc-test --rate-limit -1`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.serve(cmd, so)) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&so.Addr, "addr", "127.0.0.1:0", "listen address (loopback unless told otherwise)")
+	f.StringArrayVar(&so.Scenarios, "scenario", []string{sim.ScenarioResearch}, "a run to host (repeat for several): "+strings.Join(sim.Scenarios(), ", "))
+	f.Float64Var(&so.Speed, "speed", 1, "pace multiplier")
+	f.Int64Var(&so.Seed, "seed", 1, "the same seed gives the same runs")
+	f.StringVar(&so.Key, "key", "", "the API key to accept (default: a random fc- key)")
+	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
+	f.IntVar(&so.History, "history", 0, "also host this many finished runs in the team's list, 20 a page (40+ make several pages)")
+	f.IntVar(&so.MaxCredits, "max-credits", sim.DefaultMaxCredits, "credit cap of the credit-limit scenario")
+	f.IntVar(&so.RateLimit, "rate-limit", sim.DefaultRateLimit, "requests a minute per key before 429 (-1: no limit)")
+	f.IntVar(&so.Scrapes, "scrapes", 1, "ready-made scrape jobs to interact with (0: none)")
+	f.IntVar(&so.MaxBrowserSessions, "max-browser-sessions", 5, "scrape browser sessions open at once before interact answers 429")
+	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
+	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
+	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
+	return cmd
+}
+
+func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
+	for _, sc := range so.Scenarios {
+		if !slices.Contains(sim.Scenarios(), sc) {
+			return badUsage("--scenario %q: it must be one of %s", sc, strings.Join(sim.Scenarios(), ", "))
+		}
+	}
+	if err := checkSpeed(so.Speed); err != nil {
+		return err
+	}
+	if so.Events < 1 || so.MaxCredits < 1 {
+		return badUsage("--events and --max-credits must be at least 1")
+	}
+	if so.History < 0 {
+		return badUsage("--history %d: it must not be negative", so.History)
+	}
+	if so.RateLimit == 0 {
+		return badUsage("--rate-limit 0 would refuse every request; use -1 for no limit")
+	}
+	if host, _, err := net.SplitHostPort(so.Addr); err != nil {
+		return badUsage("--addr %q: %v", so.Addr, err)
+	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
+		fmt.Fprintf(a.stderr, "firewatch: serve: listening on %s, which is not loopback: anyone who can reach it can use the simulator\n", so.Addr)
+	}
+	if so.Scrapes < 0 || so.MaxBrowserSessions < 1 {
+		return badUsage("--scrapes must be at least 0 and --max-browser-sessions at least 1")
+	}
+	opts := so.Options
+	opts.Scenarios = so.Scenarios
+	if opts.Scrapes == 0 {
+		opts.Scrapes = -1 // none
+	}
+	opts.Log = a.stderr
+	ctx := cmd.Context()
+	srv, err := sim.Start(ctx, opts)
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	var b strings.Builder
+	fmt.Fprintf(&b, "FIRECRAWL_API_URL=%s\n", srv.URL)
+	fmt.Fprintf(&b, "FIRECRAWL_API_KEY=%s\n", srv.Key)
+	for _, j := range srv.Jobs {
+		fmt.Fprintf(&b, "JOB_ID=%s\n", j.ID)
+	}
+	for _, id := range srv.ScrapeIDs {
+		fmt.Fprintf(&b, "SCRAPE_ID=%s\n", id)
+	}
+	if _, err := io.WriteString(a.print, b.String()); err != nil {
+		return err
+	}
+	<-ctx.Done()
+	if c := context.Cause(ctx); c != nil && !errors.Is(c, errInterrupted) && !errors.Is(c, context.Canceled) {
+		return c
+	}
+	return nil
+}

@@ -1,0 +1,175 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/runs"
+)
+
+// newSession checks the flags and prepares what every watch shares: the
+// output mode, colour, the debug log and the --summary target. Files that
+// cannot be created are usage errors (exit 2), found before any request
+// and before any file is created (see outputs): the debug log is created
+// last, --record by watchLive, --summary when watching ends.
+func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
+	a.out = &outputs{stderr: a.stderr}
+	cleanup = a.out.close
+	w = &watchSession{Opts: o, runState: runState{Store: model.NewStore()},
+		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
+	w.Store.SetSecrets(a.secrets)
+	termOut, width := isTerminal(a.stdout)
+	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
+		return nil, cleanup, err
+	}
+	if w.Output == OutputTUI {
+		if err := checkTUI(a.stdin, termOut); err != nil {
+			return nil, cleanup, err
+		}
+		w.Notes = make(chan string, 4)
+		a.out.defer_ = true
+	}
+	if err := checkOutputs(o); err != nil {
+		return nil, cleanup, err
+	}
+	if termOut {
+		w.Width = width
+	}
+	w.Color = termOut && !o.NoColor && !noColorEnv() && os.Getenv("TERM") != "dumb"
+	if o.Debug != "" {
+		f, err := a.out.create("--debug", o.Debug)
+		if err != nil {
+			return nil, cleanup, err
+		}
+		w.Debug = newDebugLog(f, a.secrets)
+		a.out.debug = w.Debug
+		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
+	}
+	return w, cleanup, nil
+}
+
+// watch follows a run of the service (watch JOB_ID, firewatch JOB_ID).
+func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	// The id is checked before anything else: no request for a bad one.
+	if err := poller.ValidateJobID(jobID); err != nil {
+		return asUsage(err)
+	}
+	// The address and key are checked before any file is created.
+	svc, err := a.service(o.APIURL, o.APIKey)
+	if err != nil {
+		return err
+	}
+	w, cleanup, err := a.newSession(cmd, o)
+	if err != nil {
+		return err
+	}
+	defer cleanup()
+	return a.watchLive(cmd.Context(), w, svc, jobID, nil)
+}
+
+// watchLive watches jobID at svc: the code path of watch, run, the runs
+// screen and demo. hook, if set, runs in its own goroutine once the client
+// exists.
+func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID string, hook func(context.Context, *poller.Client)) error {
+	o := w.Opts
+	var say func(string) // stderr
+	if w.Output == OutputTUI {
+		say = w.note // the footer: the screen is the UI's
+	}
+	client, err := a.client(svc, w.Debug, say)
+	if err != nil {
+		return err
+	}
+	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
+	if o.Record != "" {
+		f, err := a.out.create("--record", o.Record)
+		if err != nil {
+			return err
+		}
+		wopts.Record = f
+	}
+	watcher := client.Watch(jobID, wopts)
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
+	w.Store.SetRunID(jobID)
+	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
+	otlp, err := o.OTLP.live(w, a.secrets)
+	if err != nil {
+		return err
+	}
+	defer otlp.finish()
+	if hook != nil {
+		hctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		go hook(hctx, client)
+	}
+	ctx, stop := a.out.context(ctx)
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
+}
+
+func (a *app) watchCommand() *cobra.Command {
+	o := &watchOptions{}
+	cmd := &cobra.Command{
+		Use:   "watch JOB_ID",
+		Short: "Follow an agent run to its end (also: firewatch JOB_ID)",
+		Long: `Follow an agent run to its end: poll its trace, show every event as it
+arrives and the outcome when it finishes. The exit code says how it ended.
+
+The key comes from FIRECRAWL_API_KEY (or --api-key); the service from
+FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
+		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
+  firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
+  firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
+		Args: latestArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if latest, _ := cmd.Flags().GetBool("latest"); latest {
+				return runE(a.watchLatest(cmd, o))
+			}
+			return runE(a.watch(cmd, o, args[0]))
+		},
+	}
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
+	return cmd
+}
+
+// watchLatest watches the newest processing run (watch --latest): exit 2
+// when none is processing.
+func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	c, _, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
+	if err != nil && len(list) == 0 {
+		return err
+	}
+	if len(list) == 0 {
+		return badUsage("--latest: no run is processing (firewatch runs lists the team's runs)")
+	}
+	fmt.Fprintf(a.stderr, "firewatch: watching the newest processing run %s\n", list[0].ID)
+	return a.watch(cmd, o, list[0].ID)
+}
+
+// latestArgs: watch takes a JOB_ID, or none with --latest.
+func latestArgs(cmd *cobra.Command, args []string) error {
+	if latest, _ := cmd.Flags().GetBool("latest"); latest {
+		if len(args) > 0 {
+			return badUsage("watch --latest takes no JOB_ID (got %q)", args[0])
+		}
+		return nil
+	}
+	return exactlyOne("a JOB_ID (the run's UUID), or --latest")(cmd, args)
+}

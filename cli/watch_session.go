@@ -1,0 +1,234 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+)
+
+// source feeds a watch: the live poll loop (poller.Watcher.Run) or a replay.
+// It calls sink from one goroutine, in order, and returns nil when the run
+// has finished and nothing more will come, ctx's error when ctx ends first,
+// or the error that stopped it (a *poller.Error for a refusal).
+type source func(ctx context.Context, sink func(poller.Update)) error
+
+// watchSession is one watch of one run, whatever shows it (plain, json or
+// the terminal UI) and wherever the events come from (the service, the
+// simulator of the demo, a recording). Its parts: the feed (where the
+// events come from), the display (where and how they are shown), the
+// run's state, and the link to the runs screen.
+type watchSession struct {
+	Opts *watchOptions
+	feed
+	display
+	runState
+	listLink
+}
+
+// feed is where a watch's events come from.
+type feed struct {
+	JobID   string          // "" for a replay whose file does not say
+	Client  *poller.Client  // nil for a replay
+	Watcher *poller.Watcher // nil for a replay (pause, poll now, live view)
+	Source  source
+	Replay  bool // the events come from a recording
+	// InputBytes is the size of the file a replay reads (0: not known):
+	// the memory the terminal UI may take follows it from the start.
+	InputBytes int64
+}
+
+// display is where and how a watch is shown (newSession sets it up).
+type display struct {
+	Output  string // the resolved mode: tui, plain or json
+	Color   bool   // colour allowed (a terminal, no --no-color, no NO_COLOR)
+	Width   int    // terminal width for plain output; 0 when stdout is not a terminal
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Debug   *debugLog
+	Secrets *text.Secrets // redacted by every printer of server JSON (the app's)
+	// Notes are lines for the terminal UI's footer from outside the watch
+	// (a retry's wait, the OTLP export's failure); nil unless the UI shows
+	// the watch.
+	Notes chan string
+}
+
+// runState is what the watch knows of the run.
+type runState struct {
+	// Store is the run as data. Whoever runs the source merges every
+	// Update's Poll into it, from one goroutine, and the command writes
+	// --summary and picks the exit code from it when watching ends.
+	Store *model.Store
+	// Tokens is the team's token balance, when the service gave it.
+	Tokens *poller.TokenUsage
+	// Attention follows the store for what needs a look (attention.go).
+	Attention *attention.Tracker
+}
+
+// listLink ties a watch to the runs screen (cmd_runs.go) that opened it.
+type listLink struct {
+	BackToList bool // esc goes back to the runs screen
+	Back       bool // the user went back
+}
+
+// note puts a line in the terminal UI's footer, unless the footer is
+// behind (then the line goes: a newer one follows).
+func (w *watchSession) note(line string) {
+	select {
+	case w.Notes <- line:
+	default:
+	}
+}
+
+// run watches to the end, prints, writes the summary and returns the exit
+// code as an error (nil for 0).
+func (w *watchSession) run(ctx context.Context) error {
+	if w.Opts.Timeout > 0 {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeoutCause(ctx, w.Opts.Timeout, errTimeout)
+		defer cancel()
+	}
+	w.Debug.Printf("watch: job %s, output %s, interval %s, tail %d, timeout %s", orNone(w.JobID), w.Output, w.Opts.Interval, w.Opts.Tail, w.Opts.Timeout)
+
+	var endErr error
+	var code int
+	switch w.Output {
+	case OutputTUI:
+		endErr = endCause(ctx, runTUI(ctx, w))
+		code = w.ExitCode(endErr)
+	default:
+		var p printer
+		if w.Output == OutputJSON {
+			p = newJSONPrinter(w)
+		} else {
+			p = newPlainPrinter(w)
+		}
+		endErr = w.print(ctx, p)
+		code = w.ExitCode(endErr)
+		p.end(w.endNote(endErr, code))
+	}
+	w.Debug.Printf("watch ended: %v; exit %d", orNil(endErr), code)
+
+	end := &watchEnd{run: w.Store.Run(), err: endErr}
+	if err := w.writeSummary(); err != nil {
+		if !errors.As(err, new(*outputError)) { // stdout's is said once, by outputs
+			fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
+		}
+		end.output = err
+		code = codeOf(end)
+	}
+	if msg := w.endMessage(endErr, code); msg != "" {
+		fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg)
+	}
+	if codeOf(end) == codeOf(nil) {
+		return nil
+	}
+	return end
+}
+
+// ExitCode is the exit code for how watching ended (exitcode.go decides).
+func (w *watchSession) ExitCode(endErr error) int { return watchCode(w.Store.Run(), endErr) }
+
+// endCause turns a context error into its cause (timeout or interrupt).
+func endCause(ctx context.Context, err error) error {
+	if err != nil && ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		if c := context.Cause(ctx); c != nil {
+			return c
+		}
+	}
+	return err
+}
+
+const noteRefused = "the service refused the request"
+
+// endNote says, in the plain output's closing block, why watching stopped
+// when the run had not finished.
+func (w *watchSession) endNote(endErr error, code int) string {
+	if w.Store.Run().State == model.StateFinished {
+		return ""
+	}
+	switch {
+	case timedOut(code):
+		return "gave up after --timeout " + w.Opts.Timeout.String()
+	case interrupted(code):
+		return "interrupted"
+	case rejected(code):
+		return noteRefused
+	}
+	if endErr == nil {
+		if w.Replay {
+			return "the recording ends before the run finished"
+		}
+		return "watching stopped before the run finished"
+	}
+	return "watching failed"
+}
+
+// endMessage is the line for stderr at the end, "" when there is nothing to
+// add to the output.
+func (w *watchSession) endMessage(endErr error, code int) string {
+	var pe *poller.Error
+	switch {
+	case errors.As(endErr, &pe) && pe.Refusal():
+		return pe.Error()
+	case errors.As(endErr, new(*outputError)):
+		return "" // said once, by outputs
+	case w.Store.Run().State == model.StateFinished:
+		return ""
+	case timedOut(code):
+		return fmt.Sprintf("gave up after --timeout %s; the run has not finished", w.Opts.Timeout)
+	case interrupted(code):
+		return ""
+	case endErr == nil && w.Replay:
+		return "the recording ends before the run finished; its outcome is unknown"
+	case endErr != nil:
+		return endErr.Error()
+	}
+	return ""
+}
+
+// writeSummary writes --summary, when asked for. It is called when
+// watching ends, whatever the reason.
+func (w *watchSession) writeSummary() error {
+	if w.Opts.Summary == "" {
+		return nil
+	}
+	sum := w.summary()
+	if w.Opts.Summary == "-" {
+		b, err := marshalSummary(sum, false)
+		if err != nil {
+			return err
+		}
+		_, err = w.Stdout.Write(append(b, '\n'))
+		return err
+	}
+	b, err := marshalSummary(sum, true)
+	if err != nil {
+		return err
+	}
+	if err := os.WriteFile(w.Opts.Summary, append(b, '\n'), 0o644); err != nil {
+		return fmt.Errorf("--summary: %w", err)
+	}
+	w.Debug.Printf("summary written to %s", w.Opts.Summary)
+	return nil
+}
+
+func orNone(s string) string {
+	if s == "" {
+		return "(none)"
+	}
+	return s
+}
+
+func orNil(err error) any {
+	if err == nil {
+		return "finished"
+	}
+	return err
+}
