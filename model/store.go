@@ -57,7 +57,8 @@ type Store struct {
 	rejected     []Rejected
 	rejectedSeen map[string]bool
 	unknown      int
-	watchID      string // SetRunID
+	watchID      string  // SetRunID
+	request      Request // SetRequest
 	flaws        []Flaw
 	flawSeen     map[string]bool
 

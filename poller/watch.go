@@ -61,11 +61,17 @@ type WatchOptions struct {
 	// Record, if set, receives the recording: NDJSON, a header line, then
 	// one line per poll that changed something (see the package doc).
 	Record io.Writer
+	// Request is what the run was asked to do, as far as the caller knows
+	// it; the recording's header carries it.
+	Request model.Request
 }
 
 // Update is what the watch loop hands its sink, one at a time.
 type Update struct {
 	Poll   *model.Poll // the new data of a good poll (nil otherwise); merge it: store.Merge(Poll)
+	// Request is what the run was asked to do, from a recording's header
+	// (Replay, before the first poll): store.SetRequest(*Request).
+	Request *model.Request
 	Tokens *TokenUsage // when a token-usage fetch succeeded
 	Health Health
 	Err    error // the failed attempt's *Error when the loop retries
@@ -331,7 +337,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 	now := w.clock.Now()
 	if o.Record != nil {
 		l.rec = &recorder{w: o.Record, key: w.c.key}
-		l.rec.header(w.jobID, w.c.base, now)
+		l.rec.header(w.jobID, w.c.base, now, o.Request)
 		l.checkRecord()
 	}
 	l.nextTrace = now
