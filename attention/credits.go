@@ -190,6 +190,11 @@ type Burn struct {
 func (t *Tracker) Burn() Burn {
 	r := t.s.Run()
 	b := Burn{Used: r.CreditsUsed, Cap: t.o.MaxCredits, CapAssumed: t.o.MaxCreditsAssumed, Running: r.State != model.StateFinished}
+	if c := t.s.Request().MaxCredits; b.CapAssumed && c > 0 {
+		// Not told by the options, but known with the run's request (the
+		// run firewatch started, or a recording's header).
+		b.Cap, b.CapAssumed = c, false
+	}
 	now := t.clock
 	if !r.HasCredits || now.IsZero() || t.start.IsZero() || !now.After(t.start) {
 		return b

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -68,6 +69,9 @@ type Options struct {
 	Secret string
 	// Version is firewatch's version, for service.version.
 	Version string
+	// Request is what the run was asked to do, where the store does not
+	// say (the store's request wins).
+	Request model.Request
 	// OnError is called once, with the first export that failed after its
 	// retries, from the exporting goroutine. It must not block.
 	OnError func(error)
@@ -146,11 +150,22 @@ func New(o Options) (*Exporter, error) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { x.fail(0, err) }))
 	otel.SetLogger(logr.Discard())
 
-	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
-	res, err := resource.Merge(resource.NewWithAttributes(semconvSchemaURL,
-		keyServiceName.String("firewatch"), keyServiceVersion.String(o.Version)), resource.Environment())
+	// service.name and .version, telemetry.sdk.*; OTEL_SERVICE_NAME and
+	// OTEL_RESOURCE_ATTRIBUTES win over them (later detectors win).
+	attrs := []attribute.KeyValue{keyServiceName.String("firewatch")}
+	if o.Version != "" {
+		attrs = append(attrs, keyServiceVersion.String(o.Version))
+	}
+	res, err := resource.New(context.Background(),
+		resource.WithSchemaURL(semconvSchemaURL),
+		resource.WithAttributes(attrs...),
+		resource.WithTelemetrySDK(),
+		resource.WithFromEnv())
 	if err != nil {
-		res = resource.NewWithAttributes(semconvSchemaURL, keyServiceName.String("firewatch"))
+		// A bad OTEL_RESOURCE_ATTRIBUTES: the rest still holds.
+		if res == nil {
+			res = resource.NewWithAttributes(semconvSchemaURL, attrs...)
+		}
 	}
 	x.tp = sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
@@ -181,7 +196,7 @@ func (x *Exporter) Observe(s *model.Store, d model.Delta) {
 	if x == nil {
 		return
 	}
-	b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secret)
+	b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secret, x.o.Request)
 	if x.stats.TraceID == (trace.TraceID{}) {
 		x.mu.Lock()
 		x.stats.TraceID = b.traceID
@@ -217,7 +232,7 @@ func (x *Exporter) Close(ctx context.Context, s *model.Store) Stats {
 		return Stats{}
 	}
 	if s != nil && s.Len() > 0 {
-		b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secret)
+		b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secret, x.o.Request)
 		x.mu.Lock()
 		x.stats.TraceID = b.traceID
 		x.mu.Unlock()

@@ -23,6 +23,8 @@ const (
 	keyGenAIToolCallID        = attribute.Key("gen_ai.tool.call.id")
 	keyGenAIToolCallArguments = attribute.Key("gen_ai.tool.call.arguments")
 	keyGenAIToolCallResult    = attribute.Key("gen_ai.tool.call.result")
+	keyGenAIRequestModel      = attribute.Key("gen_ai.request.model")
+	keyGenAIInputMessages     = attribute.Key("gen_ai.input.messages")
 
 	// Values of gen_ai.operation.name.
 	opInvokeAgent = "invoke_agent"

@@ -26,6 +26,8 @@ func TestSemconvAsUpstream(t *testing.T) {
 		{keyGenAIToolCallID, semconv.GenAIToolCallIDKey},
 		{keyGenAIToolCallArguments, semconv.GenAIToolCallArgumentsKey},
 		{keyGenAIToolCallResult, semconv.GenAIToolCallResultKey},
+		{keyGenAIRequestModel, semconv.GenAIRequestModelKey},
+		{keyGenAIInputMessages, semconv.GenAIInputMessagesKey},
 	} {
 		if c.ours != c.theirs {
 			t.Errorf("key %q, semconv has %q", c.ours, c.theirs)

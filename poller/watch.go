@@ -68,14 +68,14 @@ type WatchOptions struct {
 
 // Update is what the watch loop hands its sink, one at a time.
 type Update struct {
-	Poll   *model.Poll // the new data of a good poll (nil otherwise); merge it: store.Merge(Poll)
+	Poll *model.Poll // the new data of a good poll (nil otherwise); merge it: store.Merge(Poll)
 	// Request is what the run was asked to do, from a recording's header
 	// (Replay, before the first poll): store.SetRequest(*Request).
 	Request *model.Request
-	Tokens *TokenUsage // when a token-usage fetch succeeded
-	Health Health
-	Err    error // the failed attempt's *Error when the loop retries
-	Done   bool  // last update: the run is over and the tail window closed
+	Tokens  *TokenUsage // when a token-usage fetch succeeded
+	Health  Health
+	Err     error // the failed attempt's *Error when the loop retries
+	Done    bool  // last update: the run is over and the tail window closed
 }
 
 // Health is the state of the loop, for the UI's status line and the plain
