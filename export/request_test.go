@@ -5,10 +5,13 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
+	"github.com/firewatch/firewatch/attention/attentiontest"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/sim"
 )
 
 // The run span says what was asked: the model, effort and cap always, the
@@ -102,5 +105,27 @@ func TestCancelIsNotAnError(t *testing.T) {
 				t.Errorf("session %s: kind %v, %v", ss.ID, sp.Kind, sa)
 			}
 		}
+	}
+}
+
+// The budget item the live watch raised (the burn run against its
+// 1,000-credit cap) is in the report of its recording, which names the
+// cap: the report steps through the polls as the watch did.
+func TestReportBudgetFromRequest(t *testing.T) {
+	bodies, maxCredits := attentiontest.SimPolls(t, sim.ScenarioBurn, 2*time.Second)
+	s := model.NewStore()
+	s.SetRequest(model.Request{MaxCredits: float64(maxCredits)})
+	for _, b := range bodies {
+		if _, err := s.Ingest(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var md strings.Builder
+	if err := Report(&md, s, FormatMarkdown, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	out := md.String()
+	if !strings.Contains(out, "**budget**") || !strings.Contains(out, "1,000-credit cap") || strings.Contains(out, "(assumed)") {
+		t.Errorf("the report lost the budget item or the cap:\n%s", out)
 	}
 }
