@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
 
@@ -211,5 +212,6 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if ro.maxCredits == 0 {
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
+	w.Request = model.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: o.StartedMaxCredits}
 	return a.watchLive(cmd.Context(), w, poller.ResolveBaseURL(o.APIURL), key, id, nil)
 }

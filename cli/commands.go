@@ -96,7 +96,22 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 	if err != nil {
 		return withCode(ExitUsage, err)
 	}
-	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
+	req := w.Request
+	if req.IsZero() {
+		// The prompt and model, for the screen, the recording, the report
+		// and the export; a failure costs nothing but them.
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		var err error
+		if req, err = client.RunRequest(rctx, jobID); err != nil {
+			w.Debug.Printf("the run's request: %v", err)
+		}
+		cancel()
+	}
+	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
+		req.MaxCredits = o.StartedMaxCredits
+	}
+	w.Store.SetRequest(req)
+	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView, Request: w.Store.Request()}
 	if o.Record != "" {
 		f, err := a.out.create("--record", o.Record)
 		if err != nil {
@@ -156,7 +171,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f := cmd.Flags()
 	f.StringVar(&d.Scenario, "scenario", sim.ScenarioResearch, "the run to simulate: "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
-	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
+	seedFlag(f, &d.Seed, "run")
 	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP)
@@ -186,6 +201,9 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if d.History < 0 {
 		return usageErrorf("--history %d: it must not be negative", d.History)
 	}
+	d.Seed = chooseSeed(d.Seed)
+	// Said before the screen takes over: the way to see this run again.
+	fmt.Fprintf(w.Stderr, "firewatch: demo: seed %d (--seed %d shows this run again)\n", d.Seed, d.Seed)
 	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed, History: d.History}
 	if w.Debug != nil {
 		sopts.Log = &lineLogger{prefix: "sim: ", d: w.Debug}
@@ -204,6 +222,8 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	// The demo started the run: it knows the cap, and its clock runs
 	// --speed times faster than the detectors' fixed times assume.
 	o.timeScale, o.StartedMaxCredits = d.Speed, float64(srv.MaxCredits(job.ID))
+	jr := srv.Request(job.ID)
+	w.Request = model.Request{Prompt: jr.Prompt, Model: jr.Model, Effort: jr.Effort, URLs: jr.URLs, MaxCredits: float64(jr.MaxCredits)}
 	w.Debug.Printf("demo: simulator at %s, scenario %s, speed %v, seed %d", srv.URL, d.Scenario, d.Speed, d.Seed)
 
 	var hook func(context.Context, *poller.Client)
@@ -334,6 +354,7 @@ func (a *app) serveCommand() *cobra.Command {
 
     FIRECRAWL_API_URL=http://127.0.0.1:PORT
     FIRECRAWL_API_KEY=KEY
+    SEED=N                   (--seed N serves the same runs, ids included)
     JOB_ID=<uuid>            (one line per --scenario, in order)
     SCRAPE_ID=<uuid>         (one line per ready-made scrape, --scrapes)
 
@@ -348,7 +369,7 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.StringVar(&so.Addr, "addr", "127.0.0.1:0", "listen address (loopback unless told otherwise)")
 	f.StringArrayVar(&so.Scenarios, "scenario", []string{sim.ScenarioResearch}, "a run to host (repeat for several): "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&so.Speed, "speed", 1, "pace multiplier")
-	f.Int64Var(&so.Seed, "seed", 1, "the same seed gives the same runs")
+	seedFlag(f, &so.Seed, "runs")
 	f.StringVar(&so.Key, "key", "", "the API key to accept (default: a random fc- key)")
 	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
 	f.IntVar(&so.History, "history", 0, "also host this many finished runs in the team's list, 20 a page (40+ make several pages)")
@@ -389,6 +410,7 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 		return usageErrorf("--scrapes must be at least 0 and --max-browser-sessions at least 1")
 	}
 	opts := so.Options
+	opts.Seed = chooseSeed(opts.Seed)
 	opts.Scenarios = so.Scenarios
 	if opts.Scrapes == 0 {
 		opts.Scrapes = -1 // none
@@ -403,6 +425,7 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FIRECRAWL_API_URL=%s\n", srv.URL)
 	fmt.Fprintf(&b, "FIRECRAWL_API_KEY=%s\n", srv.Key)
+	fmt.Fprintf(&b, "SEED=%d\n", opts.Seed)
 	for _, j := range srv.Jobs {
 		fmt.Fprintf(&b, "JOB_ID=%s\n", j.ID)
 	}

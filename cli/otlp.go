@@ -91,7 +91,7 @@ func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
 		le.notes = w.Notes
 	}
 	l, err := export.NewLive(export.Options{
-		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secret: key, Version: Version(),
+		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secret: key, Version: Version(), Request: w.Store.Request(),
 		OnError: le.failed,
 	})
 	if err != nil {
@@ -101,6 +101,9 @@ func (x *otlpOptions) live(w *watchSession, key string) (*liveExport, error) {
 	src := w.Source
 	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
 		return src(ctx, func(u poller.Update) {
+			if u.Request != nil {
+				le.l.SetRequest(*u.Request)
+			}
 			le.l.Feed(u.Poll)
 			sink(u)
 		})

@@ -129,6 +129,9 @@ func fetchRun(ctx context.Context, baseURL, key, jobID string) (*model.Store, *e
 	if _, err := s.Ingest(body); err != nil {
 		return nil, nil, fmt.Errorf("the trace of %s: %w", jobID, err)
 	}
+	if req, err := c.RunRequest(ctx, jobID); err == nil {
+		s.SetRequest(req) // what the report says was asked
+	}
 	art := s.Artifact("result")
 	if art == nil {
 		return s, nil, nil

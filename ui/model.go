@@ -497,6 +497,9 @@ func (m *Model) armSpin() tea.Cmd {
 
 // onUpdate merges an update into the store and every pane's index.
 func (m *Model) onUpdate(u poller.Update) tea.Cmd {
+	if u.Request != nil {
+		m.env.store.SetRequest(*u.Request)
+	}
 	if u.Poll != nil {
 		d := m.env.store.Merge(u.Poll)
 		m.applyDelta(&d)
