@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
@@ -255,6 +256,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		w.BackToList = true
 		err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
 		cleanup()
+		if r := w.Store.Run(); r.State == model.StateFinished {
+			m.SetOutcome(m.Chosen, string(r.Outcome)) // a cancel shows as one
+		}
 		if ctx.Err() != nil || !w.Back {
 			// Interrupted, or q in the run: firewatch ends. The watched
 			// run's exit code is for watch; leaving the list is 0.
