@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"net/http"
 	"strings"
 	"testing"
@@ -404,5 +405,15 @@ func TestListActions(t *testing.T) {
 	}
 	if got := h.srv.Request(h.m.Chosen).Prompt; got != "Find the API docs" {
 		t.Errorf("the new run's prompt is %q", got)
+	}
+}
+
+// A line cut where its value was already cut short ends in one ellipsis.
+func TestFitOneEllipsis(t *testing.T) {
+	for _, w := range []int{10, 19, 20, 21, 22} {
+		got := fit("prompt \"Extract the…\", schema", w)
+		if strings.Contains(got, "……") || ansi.StringWidth(got) > w {
+			t.Errorf("fit at %d: %q", w, got)
+		}
 	}
 }

@@ -64,12 +64,20 @@ func (m *Model) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// fit cuts a styled line to w cells.
+// fit cuts a styled line to w cells, with one ellipsis: a cut that falls
+// just after a value's own ellipsis does not add a second.
 func fit(s string, w int) string {
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
-	return ansi.Truncate(s, w, "…")
+	if w <= 1 {
+		return ansi.Truncate(s, w, "")
+	}
+	t := ansi.Truncate(s, w-1, "")
+	if strings.HasSuffix(strings.TrimRight(ansi.Strip(t), " "), "…") {
+		return t
+	}
+	return t + "…"
 }
 
 // pad pads plain text to w cells (cutting it when longer).
