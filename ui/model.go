@@ -64,6 +64,7 @@ type Model struct {
 	health    poller.Health
 	hasHealth bool
 	tokens    *poller.TokenUsage
+	tokensAt  float64 // the run's creditsUsed when tokens arrived
 	lastErr   string
 	done      bool // the watch ended
 	paused    bool
@@ -511,6 +512,7 @@ func (m *Model) onUpdate(u poller.Update) tea.Cmd {
 	m.health, m.hasHealth = u.Health, true
 	if u.Tokens != nil {
 		m.tokens = u.Tokens
+		m.tokensAt = m.env.store.Run().CreditsUsed
 	}
 	switch {
 	case u.Err != nil:
