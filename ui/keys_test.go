@@ -552,7 +552,7 @@ func TestHeaderHealthAndTeamTokens(t *testing.T) {
 	m := newTestModel(t, "running.json", 120, 40, Config{Updates: make(chan poller.Update), Backend: &fakeBackend{}})
 	m.onUpdate(poller.Update{Tokens: &poller.TokenUsage{RemainingTokens: 1_395_735}, Health: poller.Health{Polls: 3, Interval: 2 * time.Second}})
 	line := plain(screenLines(m)[1])
-	if !strings.Contains(line, "✓ live") || strings.Contains(line, "live…") || strings.Contains(line, "polling ev…") || !strings.Contains(line, "1,395,735") {
+	if !strings.Contains(line, "✓ live, polling every 2s") || !strings.Contains(line, "1,395,735") {
 		t.Fatalf("header line 2: %q", line)
 	}
 	credits := m.env.store.Run().CreditsUsed
