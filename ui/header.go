@@ -190,15 +190,19 @@ func (m *Model) headerLines(compact bool) []string {
 			}
 			return need <= room
 		}
+		// The whole state with a shorter team figure first, then the
+		// short state; the team figure goes last.
+		health, team = healths[len(healths)-1], ""
 	search:
-		for _, t := range teams {
+		for _, ts := range [][]string{teams[:len(teams)-1], teams[len(teams)-1:]} {
 			for _, h := range healths {
-				if fits(h, t) {
-					health, team = h, t
-					break search
+				for _, t := range ts {
+					if fits(h, t) {
+						health, team = h, t
+						break search
+					}
 				}
 			}
-			health, team = healths[len(healths)-1], ""
 		}
 		l2.add(st.Muted, " · ")
 		r := room
