@@ -218,6 +218,9 @@ func build(s *model.Store, o ReportOptions) *report {
 	if !finished {
 		rep.Outcome = "unfinished"
 	}
+	if finished && r.Outcome == model.OutcomeFailed && r.CreditsUsed > 0 {
+		rep.Credits += " used, 0 billed (a failed run is not billed)"
+	}
 	rep.Title = "firewatch report: run " + describe.ShortID(rep.JobID) + " " + rep.Outcome
 	if d, ok := r.Duration(); ok {
 		rep.Duration = text.Duration(d)

@@ -372,7 +372,7 @@ func (m *Model) banner(f frame) []string {
 		parts = append(parts, "in "+text.Duration(d))
 	}
 	if r.HasCredits {
-		parts = append(parts, describe.Credits(r.CreditsUsed))
+		parts = append(parts, describe.RunCredits(r))
 	}
 	parts = append(parts, describe.Count(m.env.store.Len(), "event"))
 	if n := len(m.env.store.Errors()); n > 0 {
