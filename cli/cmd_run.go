@@ -64,7 +64,8 @@ else is sent.`,
 	_ = cmd.RegisterFlagCompletionFunc("effort", cobra.FixedCompletions(poller.Efforts, cobra.ShellCompDirectiveNoFileComp))
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	if mc := f.Lookup("max-credits"); mc != nil {
-		mc.Usage = "the run's credit cap, sent as maxCredits (the service's default: 2500); it also drives the burn projection"
+		mc.Usage = "the run's credit cap, a whole number sent as maxCredits (the service's default: 2500); it also drives the burn projection"
+		mc.Value = wholeNumber{mc.Value}
 	} else {
 		// The watch flags may bring --max-credits (the cap the attention
 		// features project against); run reads whichever defines it.

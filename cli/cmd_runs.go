@@ -286,11 +286,9 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 // screen, or, without a key, the help and how to get further.
 func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
 	if poller.ResolveAPIKey(o.APIKey) == "" {
-		if err := cmd.Help(); err != nil {
-			return err
-		}
-		fmt.Fprintln(a.stderr, "\nfirewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40")
-		return nil
+		// The way further first; the help after it.
+		fmt.Fprint(a.stderr, "firewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40\n\n")
+		return cmd.Help()
 	}
 	return a.runsScreen(cmd, o, "all")
 }

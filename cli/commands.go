@@ -162,7 +162,7 @@ watch its run exactly as firewatch watches a real one.
 Scenarios: ` + strings.Join(sim.Scenarios(), ", ") + `.
 research (the default) takes about a minute at --speed 1. In plain and JSON
 output the cancel scenario is cancelled by the demo itself after a while.`,
-		Example: `  go run . demo
+		Example: `  firewatch demo
   firewatch demo --scenario failure --speed 5
   firewatch demo --speed 20 --output json | jq -r .type`,
 		Args: cobra.NoArgs,

@@ -151,7 +151,7 @@ func (a *app) rootCommand() *cobra.Command {
 		Use:   "firewatch [JOB_ID]",
 		Short: "Watch a Firecrawl agent run live",
 		Long:  rootLong,
-		Example: `  go run . demo
+		Example: `  firewatch demo
   export FIRECRAWL_API_KEY=fc-...
   firewatch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b --output json --summary run.json`,
@@ -175,6 +175,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
+	tidyFlagHelp(root)
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
