@@ -564,7 +564,7 @@ func (v *artifactView) status(h int) []string {
 			case !en.ok:
 				retry := "r tries again"
 				if e.replay {
-					retry = "a replay has no service to fetch snapshots from: watch the run (firewatch JOB_ID) to see its content"
+					retry = "watch the run (firewatch JOB_ID) to see its content"
 				}
 				lines = append(lines, textLine{st: st.Bad, text: e.sym.Failed + " could not load snapshot " + id + ": " + en.err, hang: 2},
 					textLine{st: st.Muted, text: retry, hang: 2})

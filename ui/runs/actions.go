@@ -72,7 +72,7 @@ func (m *Model) askCancel() tea.Cmd {
 		return nil
 	}
 	if !isProcessing(r.Status) {
-		m.note = "run " + describe.ShortID(r.ID) + " is " + describe.OneLine(m.shownStatus(r), 20) + ": there is nothing to cancel"
+		m.flash = "run " + describe.ShortID(r.ID) + " is " + describe.OneLine(m.shownStatus(r), 20) + ": there is nothing to cancel"
 		return nil
 	}
 	m.confirmID, m.confirmArmed = r.ID, false
@@ -92,7 +92,7 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "y":
 		id := m.confirmID
 		m.confirmID = ""
-		m.note = "cancelling run " + describe.ShortID(id) + "…"
+		m.flash = "cancelling run " + describe.ShortID(id) + "…"
 		svc := m.cfg.Service
 		ctx, cancel := m.ctx()
 		return func() tea.Msg {
@@ -101,7 +101,7 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 	case "n", "esc":
 		m.confirmID = ""
-		m.note = "not cancelled: the run goes on"
+		m.flash = "not cancelled: the run goes on"
 	}
 	return nil
 }
@@ -161,11 +161,11 @@ func (m *Model) composeKey(msg tea.KeyPressMsg) tea.Cmd {
 		}
 		req := poller.AgentRequest{Prompt: prompt}
 		if err := req.Validate(); err != nil {
-			m.note = err.Error()
+			m.flash = err.Error()
 			return nil
 		}
 		m.composing = false
-		m.note = "starting a run…"
+		m.flash = "starting a run…"
 		svc := m.cfg.Service
 		ctx, cancel := m.ctx()
 		return func() tea.Msg {
@@ -207,10 +207,10 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case cancelDoneMsg:
 		if msg.err != nil {
-			m.note = "cancel failed: " + errText(msg.err)
+			m.flash = "cancel failed: " + errText(msg.err)
 			return nil, true
 		}
-		m.note = "cancel of " + describe.ShortID(msg.id) + " accepted: the run stops as its agents do"
+		m.flash = "cancel of " + describe.ShortID(msg.id) + " accepted: the run stops as its agents do"
 		m.SetOutcome(msg.id, "cancelled")
 		if d := m.details[msg.id]; d != nil {
 			d.st = nil // asked again: the status changes
@@ -219,14 +219,14 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 		return m.fetchDetail(), true
 	case startedMsg:
 		if msg.err != nil {
-			m.note = "not started: " + errText(msg.err)
+			m.flash = "not started: " + errText(msg.err)
 			return nil, true
 		}
 		m.draft = ""
 		m.Chosen = msg.id
 		return tea.Quit, true
 	case clipboard.CopiedMsg:
-		m.note = msg.Status()
+		m.flash = msg.Status()
 		return nil, true
 	}
 	return nil, false

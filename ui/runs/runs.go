@@ -125,6 +125,9 @@ type Model struct {
 	// a new run's prompt being typed (n).
 	composing bool
 	draft     string
+	// flash is what the last action did, for the footer until the next
+	// key (note is the last problem with the list, which a refresh clears).
+	flash string
 
 	// tick is tea.Tick; tests replace it to decide when timers fire.
 	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
@@ -577,6 +580,7 @@ func (m *Model) move(delta int) tea.Cmd {
 }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	m.flash = ""
 	if m.editing {
 		return m.editFilter(msg)
 	}

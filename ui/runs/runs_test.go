@@ -367,8 +367,8 @@ func TestListActions(t *testing.T) {
 		t.Fatalf("selected %+v, want the processing job", r)
 	}
 	h.key("y")
-	if !strings.Contains(h.m.note, "copied run id") {
-		t.Errorf("y: note %q", h.m.note)
+	if !strings.Contains(h.m.flash, "copied run id") {
+		t.Errorf("y: note %q", h.m.flash)
 	}
 
 	h.key("c")
@@ -381,8 +381,8 @@ func TestListActions(t *testing.T) {
 	}
 	h.fire(confirmArm)
 	h.key("y")
-	if !strings.Contains(h.m.note, "accepted") {
-		t.Fatalf("after y: note %q", h.m.note)
+	if !strings.Contains(h.m.flash, "accepted") {
+		t.Fatalf("after y: note %q", h.m.flash)
 	}
 	if err := h.srv.WaitFinished(t.Context(), job); err != nil {
 		t.Fatal(err)

@@ -346,6 +346,9 @@ func (m *Model) footer() string {
 	if m.note != "" {
 		parts = append(parts, m.st.Warn.Render(m.note))
 	}
+	if m.flash != "" {
+		parts = append(parts, m.st.Accent.Render(m.flash))
+	}
 	if m.editing {
 		parts = append(parts, m.st.Key.Render("enter")+" keep  "+m.st.Key.Render("esc")+" clear")
 		return strings.Join(parts, "  ")
