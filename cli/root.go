@@ -188,6 +188,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
+	tidyFlagHelp(root)
 	root.SuggestionsMinimumDistance = 2
 	return root
 }

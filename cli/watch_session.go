@@ -33,6 +33,9 @@ type watchSession struct {
 	// Update's Poll into it, from one goroutine, and the command writes
 	// --summary and picks the exit code from it when watching ends.
 	Store *model.Store
+	// Request is what the run was asked to do, when the command knows it
+	// (run, demo); watchLive asks the service otherwise.
+	Request model.Request
 
 	Opts   *watchOptions
 	Output string // the resolved mode: tui, plain or json
@@ -242,6 +245,9 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 	lastOutput := time.Now()   // for the heartbeat's quiet period
 	var troubleSince time.Time // the first failure of the current streak
 	handle := func(u poller.Update) {
+		if u.Request != nil {
+			w.Store.SetRequest(*u.Request)
+		}
 		if u.Poll != nil {
 			d := w.Store.Merge(u.Poll)
 			if len(d.Events) > 0 {
