@@ -14,7 +14,6 @@ func Command() *cobra.Command {
 	secrets := text.NewSecrets()
 	a := &app{stdout: io.Discard, stderr: &scrubWriter{w: io.Discard, secrets: secrets}, secrets: secrets}
 	root := a.rootCommand()
-	a.addRunsCommands(root)
 	root.DisableAutoGenTag = true
 	return root
 }
