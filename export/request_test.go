@@ -57,7 +57,7 @@ func TestRunSpanRequest(t *testing.T) {
 // short have status Unset and say why in firecrawl.*; a failure is an
 // Error. Browser sessions carry their agent.
 func TestCancelIsNotAnError(t *testing.T) {
-	b, err := os.ReadFile(filepath.Join("testdata", "failed.json"))
+	b, err := os.ReadFile(filepath.Join("..", "ui", "testdata", "failed.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
