@@ -111,6 +111,12 @@ type Tracker struct {
 // st is everything derived from the store's timeline; a late event (one
 // that lands before events already seen) makes it start again.
 type st struct {
+	// est caches Estimate by agent id for EstimateOf, valid while estKey
+	// matches (the shares, the figure and the agents have not changed).
+	est    map[string]float64
+	estKey estimateKey
+	shares int // bumped whenever a share changes
+
 	done     int       // timeline events processed
 	seqDone  int       // the events with a lower model.Event.Seq are processed
 	clock    time.Time // the trace's clock: newest occurredAt processed

@@ -342,3 +342,42 @@ func TestLateEventStartsAgain(t *testing.T) {
 		t.Errorf("items after starting again:\n%s", strings.Join(items(tk), "\n"))
 	}
 }
+
+// The run's request names its cap (a run firewatch started, a recording's
+// header): the budget is watched against it, not the assumed default; a
+// cap given in the options wins.
+func TestBudgetFromRequest(t *testing.T) {
+	tr := team(sec(60))
+	for _, tc := range []struct {
+		o    Options
+		want string
+	}{
+		{Options{}, "85 % of the 100-credit cap used"},
+		{Options{MaxCredits: 1000}, ""},
+	} {
+		s := model.NewStore()
+		s.SetRequest(model.Request{MaxCredits: 100})
+		tk := New(s, tc.o)
+		local := t0
+		for _, p := range []poll{{sec(10), 20}, {sec(20), 50}, {sec(40), 85}} {
+			d, err := s.Ingest(tr.upTo(p.At, p.Credits))
+			if err != nil {
+				t.Fatal(err)
+			}
+			local = local.Add(time.Second)
+			tk.Update(d, local)
+		}
+		got := ""
+		for _, it := range tk.Open() {
+			if it.Kind == KindBudget {
+				got = it.Message
+			}
+		}
+		if !strings.Contains(got, tc.want) || (tc.want == "") != (got == "") {
+			t.Errorf("options %+v: budget item %q, want %q", tc.o, got, tc.want)
+		}
+		if b := tk.Burn(); b.CapAssumed {
+			t.Errorf("options %+v: the cap is shown as assumed", tc.o)
+		}
+	}
+}

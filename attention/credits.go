@@ -36,6 +36,7 @@ type worked struct {
 func (t *Tracker) closeCredit(p model.CreditPoint) {
 	c := &t.credit
 	c.next++
+	t.shares++
 	rise := p.Credits - c.prevC + c.carry
 	a, b := c.prevAt, p.At
 	c.prevAt, c.prevC, c.carry = p.At, p.Credits, 0
@@ -162,15 +163,28 @@ func (t *Tracker) Estimate() []AgentCredits {
 	return out
 }
 
-// EstimateOf is the agent's entry of Estimate (0 when none), cheap enough
-// for a render: it rounds the one share only, so it can differ by one unit
-// from Estimate's exact split.
+// estimateKey is what Estimate depends on.
+type estimateKey struct {
+	shares, points, agents int
+	credits                float64
+	has                    bool
+}
+
+// EstimateOf is the agent's entry of Estimate (0 when none): the same
+// figure the summary, the closing block and the report show, so the
+// agents' figures add up to the run's. Estimate is computed once per
+// change of its inputs, not per agent drawn.
 func (t *Tracker) EstimateOf(agentID string) float64 {
-	x := t.agents[agentID]
-	if x == nil {
-		return 0
+	r := t.s.Run()
+	k := estimateKey{shares: t.shares, points: len(t.s.CreditHistory()), agents: len(t.agentSeq), credits: r.CreditsUsed, has: r.HasCredits}
+	if t.est == nil || k != t.estKey {
+		t.est = make(map[string]float64, len(t.agentSeq))
+		for _, ac := range t.Estimate() {
+			t.est[ac.AgentID] = ac.Credits
+		}
+		t.estKey = k
 	}
-	return math.Round(x.share)
+	return t.est[agentID]
 }
 
 // Burn is the credit burn of the run.
@@ -190,6 +204,11 @@ type Burn struct {
 func (t *Tracker) Burn() Burn {
 	r := t.s.Run()
 	b := Burn{Used: r.CreditsUsed, Cap: t.o.MaxCredits, CapAssumed: t.o.MaxCreditsAssumed, Running: r.State != model.StateFinished}
+	if c := t.s.Request().MaxCredits; b.CapAssumed && c > 0 {
+		// Not told by the options, but known with the run's request (the
+		// run firewatch started, or a recording's header).
+		b.Cap, b.CapAssumed = c, false
+	}
 	now := t.clock
 	if !r.HasCredits || now.IsZero() || t.start.IsZero() || !now.After(t.start) {
 		return b

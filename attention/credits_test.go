@@ -115,9 +115,17 @@ func TestEstimatePollSplits(t *testing.T) {
 				polls = append(polls, poll{sec(float64(h)), c})
 			}
 			tk, _ := tr.run(t, Options{}, polls...)
-			var units, total int64
+			var units, total, shown int64
 			for _, ac := range tk.Estimate() {
 				units += int64(ac.Credits*100 + 0.5)
+				// What the agents pane draws is the same figure.
+				if of := tk.EstimateOf(ac.AgentID); of != ac.Credits {
+					t.Fatalf("seed %d frac %v: agent %s: EstimateOf %v, Estimate %v", seed, frac, ac.AgentID, of, ac.Credits)
+				}
+				shown += int64(tk.EstimateOf(ac.AgentID)*100 + 0.5)
+			}
+			if shown != units {
+				t.Fatalf("seed %d frac %v: the drawn figures add up to %d hundredths, the estimate to %d", seed, frac, shown, units)
 			}
 			total = int64(c*100 + 0.5)
 			if units != total {

@@ -19,7 +19,7 @@ func Explain(code model.ErrorCode) string {
 	case model.CodeRefused:
 		return "the agent declined the task; change what is asked, as it is it will be refused again"
 	case model.CodeInternal:
-		return "a failure inside the service (a model or tool outage); failed runs are not billed; try again later"
+		return "a failure inside the service (a model or tool outage); if the run failed, none of its credits are billed; try again later"
 	}
 	return "an error code the spec does not name; see its message"
 }

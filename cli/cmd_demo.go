@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 )
@@ -46,7 +47,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f := cmd.Flags()
 	f.StringVar(&d.Scenario, "scenario", sim.ScenarioResearch, "the run to simulate: "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
-	f.Int64Var(&d.Seed, "seed", 1, "the same seed gives the same run")
+	seedFlag(f, &d.Seed, "run")
 	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP)
@@ -76,6 +77,9 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if d.History < 0 {
 		return badUsage("--history %d: it must not be negative", d.History)
 	}
+	d.Seed = chooseSeed(d.Seed)
+	// Said before the screen takes over: the way to see this run again.
+	fmt.Fprintf(w.Stderr, "firewatch: demo: seed %d (--seed %d shows this run again)\n", d.Seed, d.Seed)
 	sopts := sim.Options{Scenarios: []string{d.Scenario}, Speed: d.Speed, Seed: d.Seed, History: d.History}
 	if w.Debug != nil {
 		sopts.Log = &lineLogger{prefix: "sim: ", d: w.Debug}
@@ -94,6 +98,8 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	// The demo started the run: it knows the cap, and its clock runs
 	// --speed times faster than the detectors' fixed times assume.
 	o.timeScale, o.StartedMaxCredits = d.Speed, float64(srv.MaxCredits(job.ID))
+	jr := srv.Request(job.ID)
+	w.Request = model.Request{Prompt: jr.Prompt, Model: jr.Model, Effort: jr.Effort, URLs: jr.URLs, MaxCredits: float64(jr.MaxCredits)}
 	w.Debug.Printf("demo: simulator at %s, scenario %s, speed %v, seed %d", srv.URL, d.Scenario, d.Speed, d.Seed)
 
 	var hook func(context.Context, *poller.Client)

@@ -15,13 +15,15 @@ import (
 
 func (a *app) exportCommand() *cobra.Command {
 	x := &otlpOptions{}
+	var apiURL, apiKey string
 	cmd := &cobra.Command{
-		Use:   "export FILE",
-		Short: "Send a recorded run to an OpenTelemetry backend over OTLP/HTTP",
+		Use:   "export FILE|JOB_ID",
+		Short: "Send a run to an OpenTelemetry backend over OTLP/HTTP",
 		Long: `Send a run as OpenTelemetry spans over OTLP/HTTP (protobuf): a file written by
---record, or a saved trace body (- for stdin). The same spans as --otlp sends
-live, with the same trace and span ids, so sending a run twice does not
-duplicate it in a backend that de-duplicates.
+--record, a saved trace body (- for stdin), or a job id (its trace fetched
+with FIRECRAWL_API_KEY; an existing file of that name wins). The same spans
+as --otlp sends live, with the same trace and span ids, so sending a run
+twice does not duplicate it in a backend that de-duplicates.
 
 The endpoint: --otlp-endpoint, else OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, else
 OTEL_EXPORTER_OTLP_ENDPOINT (+ /v1/traces), else http://localhost:4318.
@@ -29,26 +31,27 @@ Headers (authentication) come from OTEL_EXPORTER_OTLP_HEADERS.`,
 		Example: `  firewatch export run.ndjson                        # to a local Jaeger or collector
   OTEL_EXPORTER_OTLP_ENDPOINT=https://api.honeycomb.io \
   OTEL_EXPORTER_OTLP_HEADERS=x-honeycomb-team=$HONEYCOMB_KEY firewatch export run.ndjson`,
-		Args: exactlyOne("a FILE (a --record file or a saved trace body; - for stdin)"),
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.export(cmd, x, args[0])) },
+		Args: exactlyOne(sourceArgs),
+		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.export(cmd, x, args[0], apiURL, apiKey)) },
 	}
 	x.registerTarget(cmd)
+	sourceFlags(cmd.Flags(), &apiURL, &apiKey)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
-func (a *app) export(cmd *cobra.Command, x *otlpOptions, file string) error {
+func (a *app) export(cmd *cobra.Command, x *otlpOptions, arg, apiURL, apiKey string) error {
 	if err := x.check(true); err != nil {
 		return err
 	}
-	s, name, err := a.loadRun(cmd.Context(), file)
+	s, name, err := a.loadRun(cmd.Context(), arg, apiURL, apiKey)
 	if err != nil {
 		return err
 	}
 	if s.Len() == 0 {
 		return badUsage("%s holds no trace events: nothing to export", name)
 	}
-	ex, err := export.New(export.Options{Endpoint: x.url, Content: x.Content, Version: Version()})
+	ex, err := export.New(export.Options{Endpoint: x.url, Content: x.Content, Version: Version(), Secrets: a.secrets})
 	if err != nil {
 		return err
 	}
@@ -62,19 +65,20 @@ func (a *app) export(cmd *cobra.Command, x *otlpOptions, file string) error {
 	return nil
 }
 
-// loadRun reads a recording or saved trace body (- for stdin) into a
-// store; a file it cannot read is a usage error.
-func (a *app) loadRun(ctx context.Context, file string) (*model.Store, string, error) {
-	in, name, closeIn, err := a.openRecording(file)
+// loadRun reads a FILE or JOB_ID (source.go) into a store, with what the
+// run was asked when known; a file it cannot read is a usage error.
+func (a *app) loadRun(ctx context.Context, arg, apiURL, apiKey string) (*model.Store, string, error) {
+	src, err := a.openSource(ctx, arg, apiURL, apiKey)
 	if err != nil {
-		return nil, file, err
+		return nil, arg, err
 	}
-	defer closeIn()
-	s, err := export.Load(ctx, in)
+	defer src.Close()
+	s, err := export.Load(ctx, src.In)
 	if err != nil {
-		return nil, name, asUsage(fmt.Errorf("%s: %w", name, err))
+		return nil, src.Name, asUsage(fmt.Errorf("%s: %w", src.Name, err))
 	}
-	return s, name, nil
+	s.SetRequest(src.Req)
+	return s, src.Name, nil
 }
 
 // openRecording opens a recording or saved trace body, stdin for "-"; a

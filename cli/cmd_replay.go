@@ -20,11 +20,12 @@ func (a *app) replayCommand() *cobra.Command {
 	o := &watchOptions{}
 	r := &replayOptions{}
 	cmd := &cobra.Command{
-		Use:   "replay FILE",
-		Short: "Show a recorded run (a --record file or a saved trace body; - for stdin)",
-		Long: `Show a recorded run: a file written by --record, or a saved trace response
+		Use:   "replay FILE|JOB_ID",
+		Short: "Show a recorded run (a --record file, a saved trace body, - for stdin, or a JOB_ID)",
+		Long: `Show a recorded run: a file written by --record, a saved trace response
 body (curl -H "Authorization: Bearer $FIRECRAWL_API_KEY" \
-  https://api.firecrawl.dev/v2/agent/$JOB/trace > run.json).
+  https://api.firecrawl.dev/v2/agent/$JOB/trace > run.json), or a job id
+(its trace fetched once; an existing file of that name wins).
 
 With plain and JSON output it is shown at once (--instant); with --speed, or
 in the terminal UI, at its original pace times --speed. The exit code is
@@ -32,13 +33,13 @@ the recorded run's.`,
 		Example: `  firewatch watch $JOB --record run.ndjson
   firewatch replay run.ndjson --summary -
   firewatch replay run.ndjson --speed 4 --output plain`,
-		Args: exactlyOne("a FILE (a --record file or a saved trace body; - for stdin)"),
+		Args: exactlyOne(sourceArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.replay(cmd, o, r, args[0])) },
 	}
 	f := cmd.Flags()
 	f.Float64Var(&r.Speed, "speed", 1, "pace multiplier over the recorded pace")
 	f.BoolVar(&r.Instant, "instant", false, "show everything at once (the default for plain and JSON output)")
-	o.register(cmd, flagsOutput|flagsOTLP)
+	o.register(cmd, flagsOutput|flagsOTLP|flagsConnection)
 	return cmd
 }
 
@@ -49,16 +50,18 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	if !(r.Speed > 0) {
 		return badUsage("--speed %v: it must be above 0", r.Speed)
 	}
-	in, name, closeIn, err := a.openRecording(file)
+	src, err := a.openSource(cmd.Context(), file, o.APIURL, o.APIKey)
 	if err != nil {
 		return err
 	}
-	defer closeIn()
+	defer src.Close()
+	in, name := src.In, src.Name
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err
 	}
 	defer cleanup()
+	w.Store.SetRequest(src.Req)
 	instant := r.Instant
 	if !cmd.Flags().Changed("instant") {
 		instant = w.Output != OutputTUI && !cmd.Flags().Changed("speed")

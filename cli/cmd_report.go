@@ -12,12 +12,12 @@ import (
 
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/poller"
 )
 
 type reportOptions struct {
-	Out        string
-	Format     string
+	File       string // --file
+	Output     string // -o/--output: html or md
+	Format     string // --format, the old name of -o
 	APIURL     string
 	APIKey     string
 	MaxCredits float64
@@ -36,30 +36,44 @@ HTML (the default): one file with everything inline (no script, nothing
 loaded from anywhere, works offline and printed, light and dark): the
 outcome, duration, credits and tokens, the agent tree, a waterfall, the tool
 calls with their parameters and results folded, the errors explained, the
-artifacts and their versions. Markdown (--format md): a summary table, the
+artifacts and their versions. Markdown (-o md): a summary table, the
 agent tree, the errors and a mermaid gantt, for a GitHub issue or a ticket.
-Live-view links are never included, nor the key.`,
-		Example: `  firewatch report run.ndjson -o report.html
-  firewatch report $JOB --format md | gh issue create --title "agent run failed" --body-file -`,
-		Args: exactlyOne("a FILE (a --record file or a saved trace body; - for stdin) or a JOB_ID"),
+Live-view links are never included, nor the key.
+
+-o names the output mode, as on every command; the report goes to stdout,
+or to --file FILE. FILE|JOB_ID: an existing file (or -) is a file;
+otherwise a UUID is a job id.`,
+		Example: `  firewatch report run.ndjson --file report.html
+  firewatch report $JOB -o md | gh issue create --title "agent run failed" --body-file -`,
+		Args: exactlyOne(sourceArgs),
 		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.report(cmd, o, args[0])) },
 	}
 	f := cmd.Flags()
-	f.StringVarP(&o.Out, "output", "o", "", "write the report to `FILE` (default: stdout)")
-	f.StringVar(&o.Format, "format", "", "html or md (default: from the -o file's extension, else html)")
+	f.StringVarP(&o.Output, "output", "o", "", "output mode: html or md (default: from the --file extension, else html)")
+	f.StringVar(&o.Format, "format", "", "the same as -o (its former name)")
+	f.StringVar(&o.File, "file", "", "write the report to `FILE` (default: stdout)")
 	f.StringVar(&o.APIURL, "api-url", "", "service base URL for a JOB_ID (default $FIRECRAWL_API_URL, else https://api.firecrawl.dev)")
 	f.StringVar(&o.APIKey, "api-key", "", "API key for a JOB_ID; prefer $FIRECRAWL_API_KEY")
 	f.Float64Var(&o.MaxCredits, "max-credits", 0, "the run's maxCredits, for the budget warning (default 2500, assumed)")
-	_ = cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{export.FormatHTML, export.FormatMarkdown}, cobra.ShellCompDirectiveNoFileComp))
+	for _, name := range []string{"output", "format"} {
+		_ = cmd.RegisterFlagCompletionFunc(name, cobra.FixedCompletions([]string{export.FormatHTML, export.FormatMarkdown}, cobra.ShellCompDirectiveNoFileComp))
+	}
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
 func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
-	format := strings.ToLower(strings.TrimSpace(o.Format))
+	mode, flag := o.Output, "-o"
+	if o.Output != "" && o.Format != "" && !strings.EqualFold(o.Output, o.Format) {
+		return badUsage("-o %q and --format %q disagree: give one", o.Output, o.Format)
+	}
+	if mode == "" {
+		mode, flag = o.Format, "--format"
+	}
+	format := strings.ToLower(strings.TrimSpace(mode))
 	if format == "" {
 		format = export.FormatHTML
-		if strings.HasSuffix(strings.ToLower(o.Out), ".md") || strings.HasSuffix(strings.ToLower(o.Out), ".markdown") {
+		if strings.HasSuffix(strings.ToLower(o.File), ".md") || strings.HasSuffix(strings.ToLower(o.File), ".markdown") {
 			format = export.FormatMarkdown
 		}
 	}
@@ -67,7 +81,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		format = export.FormatMarkdown
 	}
 	if format != export.FormatHTML && format != export.FormatMarkdown {
-		return badUsage("--format %q: it must be html or md", o.Format)
+		return badUsage("%s %q is not an output mode: it must be html or md (to write the report to a file, use --file %s)", flag, mode, mode)
 	}
 	if !(o.MaxCredits >= 0) {
 		return badUsage("--max-credits %v: it must not be negative", o.MaxCredits)
@@ -75,9 +89,9 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	ctx := cmd.Context()
 	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits, Secrets: a.secrets}
 	var s *model.Store
-	if _, statErr := os.Stat(arg); statErr == nil || arg == "-" || poller.ValidateJobID(arg) != nil {
+	if !isJobSource(arg) {
 		var err error
-		if s, _, err = a.loadRun(ctx, arg); err != nil {
+		if s, _, err = a.loadRun(ctx, arg, "", ""); err != nil {
 			return err
 		}
 	} else {
@@ -93,14 +107,14 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	if err := export.Report(&buf, s, format, ro); err != nil {
 		return err
 	}
-	if o.Out == "" || o.Out == "-" {
+	if o.File == "" || o.File == "-" {
 		_, err := a.print.Write(buf.Bytes())
 		return err
 	}
-	if err := os.WriteFile(o.Out, buf.Bytes(), 0o644); err != nil {
-		return badUsage("-o: %v", err)
+	if err := os.WriteFile(o.File, buf.Bytes(), 0o644); err != nil {
+		return badUsage("--file: %v", err)
 	}
-	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", model.Sanitize(s.Run().ID), o.Out)
+	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", model.Sanitize(s.Run().ID), o.File)
 	return nil
 }
 
@@ -121,6 +135,9 @@ func (a *app) fetchRun(ctx context.Context, svc service, jobID string) (*model.S
 	s.SetSecrets(a.secrets)
 	if _, err := s.Ingest(body); err != nil {
 		return nil, nil, fmt.Errorf("the trace of %s: %w", jobID, err)
+	}
+	if req, err := c.RunRequest(ctx, jobID); err == nil {
+		s.SetRequest(req) // what the report says was asked
 	}
 	art := s.Artifact("result")
 	if art == nil {

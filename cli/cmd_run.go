@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
 
@@ -63,7 +64,8 @@ else is sent.`,
 	_ = cmd.RegisterFlagCompletionFunc("effort", cobra.FixedCompletions(poller.Efforts, cobra.ShellCompDirectiveNoFileComp))
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
 	if mc := f.Lookup("max-credits"); mc != nil {
-		mc.Usage = "the run's credit cap, sent as maxCredits (the service's default: 2500); it also drives the burn projection"
+		mc.Usage = "the run's credit cap, a whole number sent as maxCredits (the service's default: 2500); it also drives the burn projection"
+		mc.Value = wholeNumber{mc.Value}
 	} else {
 		// The watch flags may bring --max-credits (the cap the attention
 		// features project against); run reads whichever defines it.
@@ -211,5 +213,6 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if ro.maxCredits == 0 {
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
+	w.Request = model.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: o.StartedMaxCredits}
 	return a.watchLive(cmd.Context(), w, svc, id, nil)
 }

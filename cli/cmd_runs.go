@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
@@ -198,6 +199,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		w.BackToList = true
 		err = a.watchLive(ctx, w, svc, m.Chosen, nil)
 		cleanup()
+		if r := w.Store.Run(); r.State == model.StateFinished {
+			m.SetOutcome(m.Chosen, string(r.Outcome)) // a cancel shows as one
+		}
 		if ctx.Err() != nil || !w.Back {
 			// Interrupted, or q in the run: firewatch ends. The watched
 			// run's exit code is for watch; leaving the list is 0.
@@ -227,11 +231,9 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 // screen, or, without a key, the help and how to get further.
 func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
 	if !haveKey(o.APIKey) {
-		if err := cmd.Help(); err != nil {
-			return err
-		}
-		fmt.Fprintln(a.stderr, "\nfirewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40")
-		return nil
+		// The way further first; the help after it.
+		fmt.Fprint(a.stderr, "firewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40\n\n")
+		return cmd.Help()
 	}
 	return a.runsScreen(cmd, o, "all")
 }

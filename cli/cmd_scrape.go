@@ -63,6 +63,7 @@ object form {"type":"json",...}); --screenshot for a full-page screenshot
 	}
 	o.registerCommon(cmd, "auto (plain), plain or json")
 	o.registerConsole(cmd)
+	consoleFlags(cmd, "--interact")
 	f := cmd.Flags()
 	f.StringSliceVar(&s.Formats, "formats", nil, "formats: "+strings.Join(scrapeFormats, ", ")+" (default markdown)")
 	f.BoolVar(&s.OnlyMainContent, "only-main-content", true, "only the page's main content (no navigation, header, footer); the service's default")

@@ -29,6 +29,7 @@ func (a *app) serveCommand() *cobra.Command {
 
     FIRECRAWL_API_URL=http://127.0.0.1:PORT
     FIRECRAWL_API_KEY=KEY
+    SEED=N                   (--seed N serves the same runs, ids included)
     JOB_ID=<uuid>            (one line per --scenario, in order)
     SCRAPE_ID=<uuid>         (one line per ready-made scrape, --scrapes)
 
@@ -43,7 +44,7 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.StringVar(&so.Addr, "addr", "127.0.0.1:0", "listen address (loopback unless told otherwise)")
 	f.StringArrayVar(&so.Scenarios, "scenario", []string{sim.ScenarioResearch}, "a run to host (repeat for several): "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&so.Speed, "speed", 1, "pace multiplier")
-	f.Int64Var(&so.Seed, "seed", 1, "the same seed gives the same runs")
+	seedFlag(f, &so.Seed, "runs")
 	f.StringVar(&so.Key, "key", "", "the API key to accept (default: a random fc- key)")
 	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
 	f.IntVar(&so.History, "history", 0, "also host this many finished runs in the team's list, 20 a page (40+ make several pages)")
@@ -84,6 +85,7 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 		return badUsage("--scrapes must be at least 0 and --max-browser-sessions at least 1")
 	}
 	opts := so.Options
+	opts.Seed = chooseSeed(opts.Seed)
 	opts.Scenarios = so.Scenarios
 	if opts.Scrapes == 0 {
 		opts.Scrapes = -1 // none
@@ -98,6 +100,7 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "FIRECRAWL_API_URL=%s\n", srv.URL)
 	fmt.Fprintf(&b, "FIRECRAWL_API_KEY=%s\n", srv.Key)
+	fmt.Fprintf(&b, "SEED=%d\n", opts.Seed)
 	for _, j := range srv.Jobs {
 		fmt.Fprintf(&b, "JOB_ID=%s\n", j.ID)
 	}

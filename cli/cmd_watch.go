@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -88,7 +89,22 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if err != nil {
 		return err
 	}
-	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView}
+	req := w.Request
+	if req.IsZero() {
+		// The prompt and model, for the screen, the recording, the report
+		// and the export; a failure costs nothing but them.
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		var err error
+		if req, err = client.RunRequest(rctx, jobID); err != nil {
+			w.Debug.Printf("the run's request: %v", err)
+		}
+		cancel()
+	}
+	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
+		req.MaxCredits = o.StartedMaxCredits
+	}
+	w.Store.SetRequest(req)
+	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView, Request: w.Store.Request()}
 	if o.Record != "" {
 		f, err := a.out.create("--record", o.Record)
 		if err != nil {

@@ -90,7 +90,7 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 		le.notes = w.Notes
 	}
 	l, err := export.NewLive(export.Options{
-		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secrets: secrets, Version: Version(),
+		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secrets: secrets, Version: Version(), Request: w.Store.Request(),
 		OnError: le.failed,
 	})
 	if err != nil {
@@ -100,6 +100,9 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 	src := w.Source
 	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
 		return src(ctx, func(u poller.Update) {
+			if u.Request != nil {
+				le.l.SetRequest(*u.Request)
+			}
 			le.l.Feed(u.Poll)
 			sink(u)
 		})

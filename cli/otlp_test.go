@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -152,6 +153,17 @@ func newOTLPSink(t *testing.T) *otlpSink {
 	t.Cleanup(srv.Close)
 	s.URL = srv.URL
 	return s
+}
+
+// traceIDs is the set of trace ids of the spans received, in hex.
+func (s *otlpSink) traceIDs() map[string]bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ids := map[string]bool{}
+	for _, sp := range s.spans {
+		ids[fmt.Sprintf("%x", sp.TraceId)] = true
+	}
+	return ids
 }
 
 // TestDemoOTLPEqualsExport: the spans a demo sends live (--otlp) are the

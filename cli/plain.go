@@ -269,7 +269,7 @@ func (p *plainPrinter) end(note string) {
 		}
 	}
 	if r.HasCredits {
-		row("credits", "", describe.Credits(r.CreditsUsed))
+		row("credits", "", describe.RunCredits(r))
 	}
 	row("agents", "", agentCounts(s))
 	row("tool calls", "", toolCounts(s))

@@ -43,6 +43,9 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 	lastOutput := time.Now()   // for the heartbeat's quiet period
 	var troubleSince time.Time // the first failure of the current streak
 	handle := func(u poller.Update) {
+		if u.Request != nil {
+			w.Store.SetRequest(*u.Request)
+		}
 		if u.Poll != nil {
 			d := w.Store.Merge(u.Poll)
 			if len(d.Events) > 0 {

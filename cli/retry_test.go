@@ -39,6 +39,7 @@ func TestOneRetryPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, scrape := srv.Jobs[0].ID, srv.ScrapeIDs[0]
+	sink := newOTLPSink(t)
 	callers := []struct {
 		name, method, route string
 		args                []string
@@ -51,6 +52,8 @@ func TestOneRetryPolicy(t *testing.T) {
 		{"interact --stop", "DELETE", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--stop"}, false},
 		{"interact --code", "POST", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--code", "1+1", "-o", "json"}, false},
 		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false},
+		{"export JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"export", job, "--otlp-endpoint", sink.URL}, false},
+		{"replay JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"replay", job, "-o", "plain"}, false},
 		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true},
 	}
 	for _, k := range []int{2, poller.DefaultTries} {

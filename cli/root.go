@@ -200,6 +200,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
 	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
+	tidyFlagHelp(root)
 	root.SuggestionsMinimumDistance = 2
 	return root
 }

@@ -65,6 +65,9 @@ type runState struct {
 	// Update's Poll into it, from one goroutine, and the command writes
 	// --summary and picks the exit code from it when watching ends.
 	Store *model.Store
+	// Request is what the run was asked to do, when the command knows it
+	// (run, demo); watchLive asks the service otherwise.
+	Request model.Request
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage
 	// Attention follows the store for what needs a look (attention.go).

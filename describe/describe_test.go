@@ -301,3 +301,16 @@ func BenchmarkEventTool(b *testing.B) {
 		Event(e, s)
 	}
 }
+
+// A failed run's credits say that none of them is billed; other runs'
+// are as they are.
+func TestRunCredits(t *testing.T) {
+	failed := &model.Run{State: model.StateFinished, Outcome: model.OutcomeFailed, CreditsUsed: 178}
+	if got := RunCredits(failed); got != "178 credits (2,670 tokens) used, 0 billed (a failed run is not billed)" {
+		t.Errorf("failed: %q", got)
+	}
+	ok := &model.Run{State: model.StateFinished, Outcome: model.OutcomeCancelled, CreditsUsed: 38}
+	if got := RunCredits(ok); got != Credits(38) {
+		t.Errorf("cancelled: %q", got)
+	}
+}

@@ -27,6 +27,16 @@ func Credits(credits float64) string {
 	return number(credits) + unit + " (" + Tokens(credits*model.TokensPerCredit) + " tokens)"
 }
 
+// RunCredits is a finished run's credits, saying which figure is billed:
+// the service does not bill a failed run, whatever creditsUsed says.
+func RunCredits(r *model.Run) string {
+	s := Credits(r.CreditsUsed)
+	if r.State == model.StateFinished && r.Outcome == model.OutcomeFailed && r.CreditsUsed > 0 {
+		s += " used, 0 billed (a failed run is not billed)"
+	}
+	return s
+}
+
 // Tokens is a whole number with thousands separators: "4,680".
 func Tokens(n float64) string {
 	if math.IsNaN(n) || math.IsInf(n, 0) {

@@ -473,27 +473,27 @@ func TestHeartbeat(t *testing.T) {
 	}
 }
 
-// TestServe: serve prints the three kinds of line first, logs requests on
+// TestServe: serve prints the four kinds of line first, logs requests on
 // stderr, serves a watch, and ends cleanly on SIGINT.
 func TestServe(t *testing.T) {
 	t.Parallel()
 	p := start(t, baseEnv(), "serve", "--scenario", "research", "--scenario", "failure", "--speed", "50", "--rate-limit", "-1")
-	p.waitOutput(t, runLimit, "the serve header", func(s string) bool { return strings.Count(s, "\n") >= 5 })
+	p.waitOutput(t, runLimit, "the serve header", func(s string) bool { return strings.Count(s, "\n") >= 6 })
 	lines := strings.Split(strings.TrimSuffix(p.stdout.String(), "\n"), "\n")
-	if len(lines) != 5 {
+	if len(lines) != 6 {
 		t.Fatalf("serve printed %d lines: %q", len(lines), lines)
 	}
 	env := map[string]string{}
 	var jobs []string
 	for i, l := range lines {
 		k, v, ok := strings.Cut(l, "=")
-		want := []string{"FIRECRAWL_API_URL", "FIRECRAWL_API_KEY", "JOB_ID", "JOB_ID", "SCRAPE_ID"}[i]
+		want := []string{"FIRECRAWL_API_URL", "FIRECRAWL_API_KEY", "SEED", "JOB_ID", "JOB_ID", "SCRAPE_ID"}[i]
 		if !ok || k != want || v == "" {
 			t.Fatalf("line %d is %q, want %s=...", i+1, l, want)
 		}
 		if k == "JOB_ID" {
 			jobs = append(jobs, v)
-		} else if k != "SCRAPE_ID" {
+		} else if k != "SCRAPE_ID" && k != "SEED" {
 			env[k] = v
 		}
 	}

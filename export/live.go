@@ -24,6 +24,22 @@ type Live struct {
 	wake   chan struct{}
 	done   chan struct{}
 	store  *model.Store
+	req    *model.Request // set by SetRequest, taken by loop
+}
+
+// SetRequest hands over what the run was asked to do (a recording's
+// header, read after the export started).
+func (l *Live) SetRequest(r model.Request) {
+	if l == nil {
+		return
+	}
+	l.mu.Lock()
+	l.req = &r
+	l.mu.Unlock()
+	select {
+	case l.wake <- struct{}{}:
+	default:
+	}
 }
 
 // NewLive starts a live export with the options of New.
@@ -77,9 +93,12 @@ func (l *Live) loop() {
 	defer close(l.done)
 	for {
 		l.mu.Lock()
-		q, closed := l.queue, l.closed
-		l.queue = nil
+		q, closed, req := l.queue, l.closed, l.req
+		l.queue, l.req = nil, nil
 		l.mu.Unlock()
+		if req != nil {
+			l.store.SetRequest(*req)
+		}
 		for _, body := range q {
 			if d, err := l.store.Ingest(body); err == nil {
 				l.x.Observe(l.store, d)

@@ -13,6 +13,9 @@ import (
 func Load(ctx context.Context, r io.Reader) (*model.Store, error) {
 	s := model.NewStore()
 	err := poller.Replay(ctx, r, poller.ReplayOptions{Instant: true}, func(u poller.Update) {
+		if u.Request != nil {
+			s.SetRequest(*u.Request)
+		}
 		if u.Poll != nil {
 			s.Merge(u.Poll)
 		}

@@ -90,6 +90,25 @@ func markdown(s *model.Store, rep *report) string {
 		w("\n**", md(e.Code), "**: ", md(e.Message), "  \n", md(e.Explanation), "\n")
 	}
 
+	w("\n### What was asked\n\n")
+	if q := rep.Request; q.Known {
+		if q.Prompt != "" {
+			w("> ", strings.ReplaceAll(md(q.Prompt), "\n", "\n> "), "\n\n")
+		}
+		if q.Model != "" {
+			w("- Model: ", md(q.Model), "\n")
+		}
+		if q.Effort != "" {
+			w("- Effort: ", md(q.Effort), "\n")
+		}
+		for _, u := range q.URLs {
+			w("- URL: ", md(u), "\n")
+		}
+		w("- Credit cap: ", md(q.Cap), "\n")
+	} else {
+		w("Not known: the recording or trace does not say. Credit cap ", md(q.Cap), ".\n")
+	}
+
 	if at := rep.Attention; at != nil {
 		w("\n### Needed a look\n\n")
 		if len(at.Items) == 0 {

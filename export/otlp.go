@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-logr/logr"
 	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
@@ -78,6 +79,9 @@ type Options struct {
 	Secrets *text.Secrets
 	// Version is firewatch's version, for service.version.
 	Version string
+	// Request is what the run was asked to do, where the store does not
+	// say (the store's request wins).
+	Request model.Request
 	// OnError is called once, with the first export that failed after its
 	// retries, from the exporting goroutine. It must not block.
 	OnError func(error)
@@ -161,11 +165,22 @@ func New(o Options) (*Exporter, error) {
 	otel.SetErrorHandler(otel.ErrorHandlerFunc(func(err error) { x.fail(0, err) }))
 	otel.SetLogger(logr.Discard())
 
-	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
-	res, err := resource.Merge(resource.NewWithAttributes(semconv.SchemaURL,
-		semconv.ServiceName("firewatch"), semconv.ServiceVersion(o.Version)), resource.Environment())
+	// service.name and .version, telemetry.sdk.*; OTEL_SERVICE_NAME and
+	// OTEL_RESOURCE_ATTRIBUTES win over them (later detectors win).
+	attrs := []attribute.KeyValue{semconv.ServiceName("firewatch")}
+	if o.Version != "" {
+		attrs = append(attrs, semconv.ServiceVersion(o.Version))
+	}
+	res, err := resource.New(context.Background(),
+		resource.WithSchemaURL(semconv.SchemaURL),
+		resource.WithAttributes(attrs...),
+		resource.WithTelemetrySDK(),
+		resource.WithFromEnv())
 	if err != nil {
-		res = resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName("firewatch"))
+		// A bad OTEL_RESOURCE_ATTRIBUTES: the rest still holds.
+		if res == nil {
+			res = resource.NewWithAttributes(semconv.SchemaURL, attrs...)
+		}
 	}
 	x.tp = sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
@@ -225,7 +240,7 @@ func (x *Exporter) Observe(s *model.Store, d model.Delta) {
 	if x == nil {
 		return
 	}
-	b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secrets)
+	b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secrets, x.o.Request)
 	if x.stats.TraceID == (trace.TraceID{}) {
 		x.mu.Lock()
 		x.stats.TraceID = b.traceID
@@ -261,7 +276,7 @@ func (x *Exporter) Close(ctx context.Context, s *model.Store) Stats {
 		return Stats{}
 	}
 	if s != nil && s.Len() > 0 {
-		b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secrets)
+		b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secrets, x.o.Request)
 		x.mu.Lock()
 		x.stats.TraceID = b.traceID
 		x.mu.Unlock()

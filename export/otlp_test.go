@@ -54,7 +54,7 @@ func TestSpanTree(t *testing.T) {
 				t.Fatal("no run span")
 			}
 			ra := attrs(root.Attributes)
-			if root.Name != "invoke_agent" || root.Kind != tracepb.Span_SPAN_KIND_CLIENT || len(root.ParentSpanId) != 0 {
+			if !strings.HasPrefix(root.Name, "invoke_agent run "+job[:8]) || root.Kind != tracepb.Span_SPAN_KIND_CLIENT || len(root.ParentSpanId) != 0 {
 				t.Errorf("run span %q kind %v parent %x", root.Name, root.Kind, root.ParentSpanId)
 			}
 			for k, v := range map[string]any{"gen_ai.operation.name": "invoke_agent", "gen_ai.provider.name": "firecrawl",
@@ -63,6 +63,9 @@ func TestSpanTree(t *testing.T) {
 				if ra[k] != v {
 					t.Errorf("run span %s = %v, want %v", k, ra[k], v)
 				}
+			}
+			if _, ok := ra["gen_ai.agent.id"]; ok {
+				t.Error("the run span repeats the orchestrator's gen_ai.agent.id")
 			}
 			run := s.Run()
 			if root.StartTimeUnixNano != nanos(run.StartedAt) {
@@ -109,7 +112,7 @@ func TestSpanTree(t *testing.T) {
 				if a.State != model.StateFinished && (aa["firecrawl.unfinished"] != true || sp.EndTimeUnixNano != nanos(last)) {
 					t.Errorf("open agent %s: unfinished %v end %d", a.Name, aa["firecrawl.unfinished"], sp.EndTimeUnixNano)
 				}
-				failed := a.State == model.StateFinished && a.Outcome != model.OutcomeSucceeded
+				failed := a.State == model.StateFinished && a.Outcome == model.OutcomeFailed && !model.Stopped(a.Outcome, a.Error)
 				if got := sp.Status.GetCode() == tracepb.Status_STATUS_CODE_ERROR; got != failed {
 					t.Errorf("agent %s (%s): error status %v", a.Name, a.Outcome, got)
 				}

@@ -15,6 +15,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
@@ -98,6 +100,15 @@ type report struct {
 	Version   string
 	CSS       template.CSS
 	CSP       string
+	Request   requestRow
+}
+
+// requestRow is what the run was asked to do, as far as firewatch knows.
+type requestRow struct {
+	Prompt, Model, Effort string
+	URLs                  []string
+	Cap                   string // "2,500", or "2,500 (assumed)" when not known
+	Known                 bool   // anything besides the cap is known
 }
 
 type agentRow struct {
@@ -203,6 +214,9 @@ func build(s *model.Store, o ReportOptions) *report {
 	if !finished {
 		rep.Outcome = "unfinished"
 	}
+	if finished && r.Outcome == model.OutcomeFailed && r.CreditsUsed > 0 {
+		rep.Credits += " used, 0 billed (a failed run is not billed)"
+	}
 	rep.Title = "firewatch report: run " + describe.ShortID(rep.JobID) + " " + rep.Outcome
 	if d, ok := r.Duration(); ok {
 		rep.Duration = text.Duration(d)
@@ -294,6 +308,7 @@ func build(s *model.Store, o ReportOptions) *report {
 		}
 		rep.Result = &resultRow{ID: clean(o.Result.ArtifactID), Kind: clean(string(o.Result.Kind)), Snapshot: clean(o.Result.SnapshotID), Content: c, Cut: cut}
 	}
+	rep.Request = requestOf(s, o, clean)
 	rep.Attention = attentionOf(s, o, clean)
 	rep.Chart = buildChart(s, clean)
 	rep.CSS = template.CSS(reportCSS)
@@ -309,8 +324,7 @@ func attentionOf(s *model.Store, o ReportOptions, clean func(string) string) *at
 	if s.Len() == 0 {
 		return nil
 	}
-	tr := attention.New(s, attention.Options{MaxCredits: o.MaxCredits})
-	tr.Update(model.Delta{From: 0, Events: s.Timeline()}, lastTime(s))
+	tr := replayAttention(s, attention.Options{MaxCredits: o.MaxCredits})
 	rows := &attentionRows{}
 	for _, it := range tr.Items() {
 		row := attentionItem{Level: "warn", Kind: clean(string(it.Kind)), At: stamp(it.FirstAt), Message: clean(it.Message), Open: !it.Cleared}
@@ -331,6 +345,75 @@ func attentionOf(s *model.Store, o ReportOptions, clean func(string) string) *at
 		rows.Costs = append(rows.Costs, agentCost{Agent: clean(name), Credits: "≈ " + strconv.FormatFloat(ac.Credits, 'f', -1, 64)})
 	}
 	return rows
+}
+
+// replayAttention runs the attention tracker over the run as the watch saw
+// it: the events up to each rise of creditsUsed, with that figure, one
+// merge at a time, into a fresh store. One merge of the whole run would see
+// only the final figure, after the run ended, and never raise the budget
+// item the live watch (and a replay) raised. The tracker's "now" is each
+// step's trace time, so the report depends on the recording only.
+func replayAttention(s *model.Store, o attention.Options) *attention.Tracker {
+	fresh := model.NewStore()
+	fresh.SetRunID(s.Run().ID)
+	fresh.SetRequest(s.Request())
+	tr := attention.New(fresh, o)
+	tl := s.Timeline()
+	i := 0
+	var body []byte
+	feed := func(upTo time.Time, credits float64, hasCredits bool) {
+		body = append(body[:0], `{"success":true,"id":`...)
+		body, _ = jsontext.AppendQuote(body, s.Run().ID)
+		if hasCredits {
+			body = append(body, `,"creditsUsed":`...)
+			body = strconv.AppendFloat(body, credits, 'g', -1, 64)
+		}
+		body = append(body, `,"events":[`...)
+		n := 0
+		for ; i < len(tl) && (upTo.IsZero() || !tl[i].OccurredAt.After(upTo)); i++ {
+			if n > 0 {
+				body = append(body, ',')
+			}
+			body = append(body, tl[i].Raw...)
+			n++
+		}
+		body = append(body, "]}"...)
+		if d, err := fresh.Ingest(body); err == nil {
+			now := upTo
+			if now.IsZero() {
+				now = lastTime(fresh)
+			}
+			tr.Update(d, now)
+		}
+	}
+	for _, p := range s.CreditHistory() {
+		if !p.At.IsZero() {
+			feed(p.At, p.Credits, true)
+		}
+	}
+	r := s.Run()
+	feed(time.Time{}, r.CreditsUsed, r.HasCredits)
+	return tr
+}
+
+// requestOf is the report's view of the request: the cap is the one the
+// options or the request name, else the service's default, assumed.
+func requestOf(s *model.Store, o ReportOptions, clean func(string) string) requestRow {
+	q := s.Request()
+	row := requestRow{Prompt: clean(q.Prompt), Model: clean(q.Model), Effort: clean(q.Effort)}
+	for _, u := range q.URLs {
+		row.URLs = append(row.URLs, clean(u))
+	}
+	row.Known = row.Prompt != "" || row.Model != "" || row.Effort != "" || len(row.URLs) > 0
+	switch {
+	case o.MaxCredits > 0:
+		row.Cap = describe.Tokens(o.MaxCredits)
+	case q.MaxCredits > 0:
+		row.Cap = describe.Tokens(q.MaxCredits)
+	default:
+		row.Cap = describe.Tokens(attention.DefaultMaxCredits) + " (assumed)"
+	}
+	return row
 }
 
 // pretty indents a JSON value for the folded blocks, cut at maxContent.

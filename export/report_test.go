@@ -42,6 +42,11 @@ func TestReportGoldens(t *testing.T) {
 		for _, f := range []string{FormatHTML, FormatMarkdown} {
 			t.Run(c.name+"."+f, func(t *testing.T) {
 				s := loadFixture(t, c.fixture)
+				if c.name == "research" {
+					// What the run was asked, as a recording's header says.
+					s.SetRequest(model.Request{Prompt: "Compare the pricing of the top 5 web-scraping APIs.\nCite <sources>.",
+						Model: "spark-2", Effort: "high", URLs: []string{"https://www.scrapingbee.com", "https://www.zyte.com"}, MaxCredits: 400})
+				}
 				var b bytes.Buffer
 				if err := Report(&b, s, f, ReportOptions{Version: "test"}); err != nil {
 					t.Fatal(err)

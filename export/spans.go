@@ -3,7 +3,9 @@ package export
 import (
 	"crypto/sha256"
 	"encoding/binary"
+	"encoding/json"
 	"hash/fnv"
+	"strings"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -38,6 +40,7 @@ const (
 	keyToolState     = attribute.Key("firecrawl.tool.state")
 	keySessionID     = attribute.Key("firecrawl.browser.session_id")
 	keyErrSource     = attribute.Key("firecrawl.error.source")
+	keyErrCode       = attribute.Key("firecrawl.error.code")
 	keyErrRetryable  = attribute.Key("firecrawl.error.retryable")
 	keyErrMessage    = attribute.Key("firecrawl.error.message")
 	keyReasoning     = attribute.Key("firecrawl.reasoning.text")
@@ -50,7 +53,14 @@ const (
 	keySourceTool    = attribute.Key("firecrawl.artifact.source_tool_call_id")
 	keyEventID       = attribute.Key("firecrawl.event.id")
 	keyEventsDropped = attribute.Key("firecrawl.events_dropped")
+	keyEffort        = attribute.Key("firecrawl.request.effort")
+	keyURLs          = attribute.Key("firecrawl.request.urls")
+	keyMaxCredits    = attribute.Key("firecrawl.request.max_credits")
 )
+
+// maxPromptAttr bounds the prompt exported (bytes): a backend shows it, it
+// need not hold a 10 000-character prompt whole.
+const maxPromptAttr = 2000
 
 // maxEvents bounds the span events of one span (a long-running agent can
 // report thousands of reasoning summaries); the rest are counted in
@@ -86,16 +96,88 @@ type builder struct {
 	traceID trace.TraceID
 	content bool
 	secrets *text.Secrets
-	last    time.Time // the last event's time: where open spans end
+	last    time.Time     // the last event's time: where open spans end
+	req     model.Request // what the run was asked to do
 }
 
-func newBuilder(s *model.Store, jobID string, content bool, secrets *text.Secrets) *builder {
+func newBuilder(s *model.Store, jobID string, content bool, secrets *text.Secrets, req model.Request) *builder {
 	if jobID == "" {
 		jobID = s.Run().ID
 	}
 	b := &builder{s: s, jobID: jobID, traceID: TraceID(jobID), content: content, secrets: secrets}
+	b.req = s.Request().Merge(req.Clean())
 	b.last = lastTime(s)
 	return b
+}
+
+// isError reports whether an outcome is an error for OpenTelemetry: only
+// a failure. A cancel, an agent its parent's end cut short, a refusal and
+// the credit cap are outcomes (firecrawl.outcome), their status Unset.
+func isError(o model.Outcome, te *model.TraceError) bool {
+	return o == model.OutcomeFailed && !model.Stopped(o, te)
+}
+
+// runName is the run span's name: the operation, the run's short id and
+// the model, so runs tell apart in a backend's list; with content, the
+// start of the prompt too.
+func (b *builder) runName() string {
+	id := b.jobID
+	if len(id) > 8 {
+		id = id[:8]
+	}
+	name := semconv.GenAIOperationNameInvokeAgent.Value.AsString() + " run " + b.clean(id)
+	if b.req.Model != "" {
+		name += " " + b.clean(b.req.Model)
+	}
+	if b.content && b.req.Prompt != "" {
+		name += ": " + truncate(b.clean(b.req.Prompt), 48)
+	}
+	return name
+}
+
+// truncate keeps at most n runes of s on one line, with an ellipsis when
+// cut.
+func truncate(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// requestAttrs are the run span's attributes of the request: the model,
+// effort and cap always; the prompt and urls only with content.
+func (b *builder) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
+	q := b.req
+	if q.Model != "" {
+		attrs = append(attrs, b.str(semconv.GenAIRequestModelKey, q.Model))
+	}
+	if q.Effort != "" {
+		attrs = append(attrs, b.str(keyEffort, q.Effort))
+	}
+	if q.MaxCredits > 0 {
+		attrs = append(attrs, keyMaxCredits.Float64(q.MaxCredits))
+	}
+	if !b.content {
+		return attrs
+	}
+	if q.Prompt != "" {
+		p := b.clean(q.Prompt)
+		if len(p) > maxPromptAttr {
+			p = strings.ToValidUTF8(p[:maxPromptAttr], "") + "…"
+		}
+		msg, _ := json.Marshal([]map[string]any{{"role": "user", "parts": []map[string]string{{"type": "text", "content": p}}}})
+		attrs = append(attrs, semconv.GenAIInputMessagesKey.String(string(msg)), keyInputValue.String(p))
+	}
+	if len(q.URLs) > 0 {
+		urls := make([]string, len(q.URLs))
+		for i, u := range q.URLs {
+			urls[i] = b.clean(u)
+		}
+		attrs = append(attrs, keyURLs.StringSlice(urls))
+	}
+	return attrs
 }
 
 // TraceID is the trace id of the run with this job id: the first 16 bytes
@@ -193,6 +275,16 @@ func (b *builder) errorAttrs(te *model.TraceError, attrs []attribute.KeyValue) [
 		b.str(keyErrMessage, te.Message))
 }
 
+// reasonAttrs say why a run or agent ended that did not fail (a cancel, a
+// refusal, the cap): the firecrawl.error.* details without error.type, which
+// marks a failure.
+func (b *builder) reasonAttrs(te *model.TraceError, attrs []attribute.KeyValue) []attribute.KeyValue {
+	return append(attrs,
+		b.str(keyErrCode, string(te.Code)),
+		b.str(keyErrSource, string(te.Source)),
+		b.str(keyErrMessage, te.Message))
+}
+
 // run is the run span. Open while the run has not finished.
 func (b *builder) run(final bool) (spanData, bool) {
 	r := b.s.Run()
@@ -200,7 +292,9 @@ func (b *builder) run(final bool) (spanData, bool) {
 	if open && !final {
 		return spanData{}, false
 	}
-	sd := spanData{ID: b.runID(), Name: "invoke_agent", Kind: trace.SpanKindClient}
+	// The run span is the run, not its orchestrator: the orchestrator's
+	// gen_ai.agent.* are on its own span below.
+	sd := spanData{ID: b.runID(), Name: b.runName(), Kind: trace.SpanKindClient}
 	sd.Start, sd.End = b.times(r.StartedAt, r.FinishedAt, open)
 	sd.Attrs = []attribute.KeyValue{
 		semconv.GenAIOperationNameInvokeAgent,
@@ -212,9 +306,7 @@ func (b *builder) run(final bool) (spanData, bool) {
 		keyCredits.Float64(r.CreditsUsed),
 		keyTokens.Float64(r.TokensUsed()),
 	}
-	if root := b.s.Root(); root != nil {
-		sd.Attrs = append(sd.Attrs, b.str(semconv.GenAIAgentIDKey, root.ID), b.str(semconv.GenAIAgentNameKey, root.Name))
-	}
+	sd.Attrs = b.requestAttrs(sd.Attrs)
 	if r.CancelRequested {
 		sd.Attrs = append(sd.Attrs, keyCancel.Bool(true), b.str(keyCancelReason, r.CancelReason))
 	}
@@ -228,7 +320,7 @@ func (b *builder) run(final bool) (spanData, bool) {
 		if d, ok := r.Duration(); ok {
 			sd.Attrs = append(sd.Attrs, keyDurationMs.Int64(d.Milliseconds()))
 		}
-		if r.Outcome != model.OutcomeSucceeded {
+		if isError(r.Outcome, r.Error) {
 			sd.Status, sd.StatusMsg = codes.Error, string(r.Outcome)
 			if r.Error != nil {
 				sd.StatusMsg = b.clean(r.Error.Message)
@@ -236,6 +328,8 @@ func (b *builder) run(final bool) (spanData, bool) {
 			} else {
 				sd.Attrs = append(sd.Attrs, b.str(semconv.ErrorTypeKey, string(r.Outcome)))
 			}
+		} else if r.Error != nil {
+			sd.Attrs = b.reasonAttrs(r.Error, sd.Attrs)
 		}
 	}
 	for _, e := range b.s.Timeline() {
@@ -284,7 +378,7 @@ func (b *builder) agent(a *model.Agent, final bool) (spanData, bool) {
 		if a.HasDuration {
 			sd.Attrs = append(sd.Attrs, keyDurationMs.Int64(a.DurationMs))
 		}
-		if a.Outcome != model.OutcomeSucceeded {
+		if isError(a.Outcome, a.Error) {
 			sd.Status, sd.StatusMsg = codes.Error, string(a.Outcome)
 			if a.Error != nil {
 				sd.StatusMsg = b.clean(a.Error.Message)
@@ -292,6 +386,8 @@ func (b *builder) agent(a *model.Agent, final bool) (spanData, bool) {
 			} else {
 				sd.Attrs = append(sd.Attrs, b.str(semconv.ErrorTypeKey, string(a.Outcome)))
 			}
+		} else if a.Error != nil {
+			sd.Attrs = b.reasonAttrs(a.Error, sd.Attrs)
 		}
 	}
 	for _, e := range a.Events {
@@ -410,10 +506,14 @@ func (b *builder) session(s *model.BrowserSession, final bool) (spanData, bool) 
 	end, unfinished := closing(s.State, finish, s.Agent)
 	sd.Start, sd.End = b.times(start, end, false)
 	sd.Attrs = []attribute.KeyValue{
+		semconv.GenAIProviderNameKey.String(provider),
 		b.str(keySessionID, s.ID),
 		b.str(semconv.GenAIConversationIDKey, b.jobID),
 		keyOpenInferenceKind.String("TOOL"),
-		keyLangfuseType.String("span"),
+		keyLangfuseType.String("tool"),
+	}
+	if s.Agent != nil {
+		sd.Attrs = append(sd.Attrs, b.str(semconv.GenAIAgentIDKey, s.Agent.ID), b.str(semconv.GenAIAgentNameKey, s.Agent.Name))
 	}
 	if s.HasDuration {
 		sd.Attrs = append(sd.Attrs, keyDurationMs.Int64(s.DurationMs))

@@ -59,7 +59,8 @@ type Store struct {
 	rejected     []Rejected
 	rejectedSeen map[string]bool
 	unknown      int
-	watchID      string // SetRunID
+	watchID      string  // SetRunID
+	request      Request // SetRequest
 	flaws        []Flaw
 	flawSeen     map[string]bool
 
@@ -370,15 +371,29 @@ func (s *Store) derive(a *Agent, e *Event, ch *changes) {
 
 // failed reports whether a run or agent outcome is a failure worth an error
 // entry: not "succeeded", and either a documented failure or carrying an
-// error. (A missing or unknown outcome without an error says nothing.)
+// error. (A missing or unknown outcome without an error says nothing.) A
+// cancel is not an error: the user asked for it, and the agents it cut
+// short (parent_finished) did nothing wrong.
 func failed(o Outcome, err *TraceError) bool {
+	if Stopped(o, err) {
+		return false
+	}
 	switch o {
 	case OutcomeSucceeded:
 		return false
-	case OutcomeFailed, OutcomeCancelled, OutcomeRefused, OutcomeCreditLimitReached:
+	case OutcomeFailed, OutcomeRefused, OutcomeCreditLimitReached:
 		return true
 	}
 	return err != nil
+}
+
+// Stopped reports whether an outcome is a stop, not a failure: a cancel,
+// or an agent ended because its parent did.
+func Stopped(o Outcome, err *TraceError) bool {
+	if o == OutcomeCancelled {
+		return true
+	}
+	return err != nil && (err.Code == CodeCancelled || err.Code == CodeParentFinished)
 }
 
 func (s *Store) addError(e *Event, te *TraceError, fatal bool, ch *changes) {

@@ -474,10 +474,14 @@ func TestErrors(t *testing.T) {
 	if s.Agent("agent-sub1").Errors != 2 {
 		t.Errorf("agent error count %d", s.Agent("agent-sub1").Errors)
 	}
-	// A cancelled run: error entry with the cancellation.
-	s = ingest(t, body(ev("c", orch, 5, 300, "run.finished", "outcome", "cancelled", "error", terr("cancelled", "agent", false, "cancelled by user"))))
-	if e := s.Errors(); len(e) != 1 || !e[0].Fatal || e[0].Error.Code != CodeCancelled {
-		t.Errorf("%+v", e)
+	// A cancelled run is not an error, nor are the agents its cancel cut
+	// short; a failure after the cancel still is.
+	s = ingest(t, body(
+		ev("p", sub2, 2, 290, "agent.finished", "outcome", "failed", "error", terr("parent_finished", "agent", false, "parent finished")),
+		ev("q", sub1, 2, 295, "agent.finished", "outcome", "failed", "error", terr("internal", "agent", false, "crashed")),
+		ev("c", orch, 5, 300, "run.finished", "outcome", "cancelled", "error", terr("cancelled", "agent", false, "cancelled by user"))))
+	if e := s.Errors(); len(e) != 1 || e[0].Event.ID != "q" {
+		t.Errorf("after a cancel: %+v", e)
 	}
 }
 

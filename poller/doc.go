@@ -115,8 +115,12 @@
 //
 // With WatchOptions.Record set, the loop writes NDJSON: a header line
 //
-//	{"firewatch":"recording","version":1,"jobId":"…","baseUrl":"…","startedAt":"<RFC 3339>"}
+//	{"firewatch":"recording","version":2,"jobId":"…","baseUrl":"…","startedAt":"<RFC 3339>",
+//	 "request":{"prompt":"…","model":"…","effort":"…","urls":[…],"maxCredits":N}}
 //
+// (request holds what WatchOptions.Request knew, empty fields left out;
+// version 1 recordings have none and still replay: Update.Request is then
+// never sent)
 // then one line per poll that changed something (new events, or a
 // different id, creditsUsed or activeBrowserSessions):
 //

@@ -35,6 +35,9 @@ type Status struct {
 	ExpiresAt   *time.Time     // nil when absent
 	Model       string         // sanitised
 	Effort      string         // sanitised; "" when absent
+	Prompt      string         // sanitised; "" when absent (the documented answer has none)
+	URLs        []string       // sanitised; nil when absent
+	MaxCredits  float64        // 0 when absent
 	Data        jsontext.Value // the result when completed, raw (not sanitised); nil when absent
 	Error       string         // the job's error message when failed, sanitised
 }
@@ -174,6 +177,29 @@ func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
 	s.Model = o.sanitized("model")
 	s.Effort = o.sanitized("effort")
 	s.Error = o.sanitized("error")
+	// Not documented on this answer, but read when present (top level or
+	// under options, as the list has them).
+	opts, _ := o.obj("options")
+	for _, src := range []object{o, opts} {
+		if src == nil {
+			continue
+		}
+		if s.Prompt == "" {
+			s.Prompt = src.sanitized("prompt")
+		}
+		if s.Model == "" {
+			s.Model = src.sanitized("model")
+		}
+		if s.Effort == "" {
+			s.Effort = src.sanitized("effort")
+		}
+		if s.URLs == nil {
+			s.URLs = stringList(src.array("urls"))
+		}
+		if f, ok := src.numIn("maxCredits", 0, model.MaxCredits); ok && s.MaxCredits == 0 {
+			s.MaxCredits = f
+		}
+	}
 	if f, ok := o.numIn("creditsUsed", 0, model.MaxCredits); ok {
 		s.CreditsUsed = &f
 	}
@@ -181,6 +207,42 @@ func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
 		s.ExpiresAt = &t
 	}
 	return s, nil
+}
+
+// stringList is the strings of a JSON array, sanitised; other values are
+// skipped.
+func stringList(items []jsontext.Value) []string {
+	var out []string
+	for _, u := range items {
+		var s string
+		if unmarshal(u, &s) == nil {
+			out = append(out, model.Sanitize(s))
+		}
+	}
+	return out
+}
+
+// RunRequest is what the run jobID was asked to do, as far as the service
+// says: its status (model, effort), then, for the prompt and urls the
+// status does not carry, the newest page of the team's runs. A failed
+// look-up leaves fields empty; the error is the status's.
+func (c *Client) RunRequest(ctx context.Context, jobID string) (model.Request, error) {
+	st, err := c.Status(ctx, jobID)
+	if err != nil {
+		return model.Request{}, err
+	}
+	req := model.Request{Prompt: st.Prompt, Model: st.Model, Effort: st.Effort, URLs: st.URLs, MaxCredits: st.MaxCredits}
+	if req.Prompt == "" {
+		if list, err := c.Runs(ctx, time.Time{}); err == nil {
+			for _, ri := range list.Runs {
+				if strings.EqualFold(ri.ID, jobID) {
+					req = req.Merge(model.Request{Prompt: ri.Prompt, Model: ri.Model, Effort: ri.Effort, URLs: ri.URLs})
+					break
+				}
+			}
+		}
+	}
+	return req.Clean(), nil
 }
 
 // Runs lists the team's runs (GET /v2/agent), 20 a page, newest first:
@@ -246,12 +308,7 @@ func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
 				ri.Effort = src.sanitized("effort")
 			}
 			if ri.URLs == nil {
-				for _, u := range src.array("urls") {
-					var s string
-					if unmarshal(u, &s) == nil {
-						ri.URLs = append(ri.URLs, model.Sanitize(s))
-					}
-				}
+				ri.URLs = stringList(src.array("urls"))
 			}
 		}
 		list.Runs = append(list.Runs, ri)

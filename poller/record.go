@@ -17,7 +17,12 @@ import (
 )
 
 // RecordingVersion is the version written in a recording's header line.
-const RecordingVersion = 1
+// Version 2 adds the header's request (what the run was asked to do);
+// version 1 recordings still replay, without it.
+const RecordingVersion = 2
+
+// oldestRecording is the oldest recording version Replay reads.
+const oldestRecording = 1
 
 // recorder writes the recording of one watch.
 type recorder struct {
@@ -42,7 +47,7 @@ func (r *recorder) write(line []byte) {
 	}
 }
 
-func (r *recorder) header(jobID, baseURL string, started time.Time) {
+func (r *recorder) header(jobID, baseURL string, started time.Time, req model.Request) {
 	b := []byte(`{"firewatch":"recording","version":`)
 	b = strconv.AppendInt(b, RecordingVersion, 10)
 	b = append(b, `,"jobId":`...)
@@ -51,8 +56,76 @@ func (r *recorder) header(jobID, baseURL string, started time.Time) {
 	b, _ = jsontext.AppendQuote(b, scrubKey(baseURL, r.key))
 	b = append(b, `,"startedAt":`...)
 	b, _ = jsontext.AppendQuote(b, started.Format(time.RFC3339Nano))
+	if !req.IsZero() {
+		b = append(b, `,"request":`...)
+		b = appendRequest(b, req)
+	}
 	b = append(b, "}\n"...)
 	r.write(b)
+}
+
+// appendRequest writes req as the header's request object; empty fields
+// are left out.
+func appendRequest(b []byte, req model.Request) []byte {
+	b = append(b, '{')
+	sep := false
+	str := func(name, v string) {
+		if v == "" {
+			return
+		}
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, '"')
+		b = append(b, name...)
+		b = append(b, `":`...)
+		b, _ = jsontext.AppendQuote(b, v)
+	}
+	str("prompt", req.Prompt)
+	str("model", req.Model)
+	str("effort", req.Effort)
+	if len(req.URLs) > 0 {
+		if sep {
+			b = append(b, ',')
+		}
+		sep = true
+		b = append(b, `"urls":[`...)
+		for i, u := range req.URLs {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b, _ = jsontext.AppendQuote(b, u)
+		}
+		b = append(b, ']')
+	}
+	if req.MaxCredits > 0 {
+		if sep {
+			b = append(b, ',')
+		}
+		b = append(b, `"maxCredits":`...)
+		b = strconv.AppendFloat(b, req.MaxCredits, 'g', -1, 64)
+	}
+	return append(b, '}')
+}
+
+// readRequest reads a header's request object; what is missing or of the
+// wrong type stays empty.
+func readRequest(o object) model.Request {
+	var req model.Request
+	req.Prompt, _ = o.str("prompt")
+	req.Model, _ = o.str("model")
+	req.Effort, _ = o.str("effort")
+	for _, u := range o.array("urls") {
+		var s string
+		if json.Unmarshal(u, &s) == nil {
+			req.URLs = append(req.URLs, s)
+		}
+	}
+	if f, ok := o.numIn("maxCredits", 0, model.MaxCredits); ok {
+		req.MaxCredits = f
+	}
+	return req.Clean()
 }
 
 // poll writes one line when the poll changed something: new (or set aside)
@@ -274,11 +347,16 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 			first = keep(next)
 		}
 	}
-	if v, ok := head.num("version"); !ok || v != RecordingVersion {
-		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads version %d)", model.Sanitize(string(head.raw("version"))), RecordingVersion)
+	if v, ok := head.num("version"); !ok || v < oldestRecording || v > RecordingVersion || v != float64(int(v)) {
+		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads versions %d to %d)", model.Sanitize(string(head.raw("version"))), oldestRecording, RecordingVersion)
 	}
 	if id, ok := head.str("jobId"); ok && ValidateJobID(id) == nil {
 		dec.SetRunID(id) // as the live watch did
+	}
+	if ro, ok := head.obj("request"); ok {
+		if req := readRequest(ro); !req.IsZero() {
+			sink(Update{Request: &req, Health: h})
+		}
 	}
 
 	var last time.Time

@@ -61,7 +61,7 @@ func TestRecordThenReplay(t *testing.T) {
 			if v, _ := head.str("firewatch"); v != "recording" {
 				t.Fatalf("header %v", head)
 			}
-			if v, _ := head.num("version"); v != 1 {
+			if v, _ := head.num("version"); v != RecordingVersion {
 				t.Fatalf("version %v", v)
 			}
 			if v, _ := head.str("jobId"); v != job {
@@ -349,5 +349,53 @@ func TestViewObjectReadsAsParseObject(t *testing.T) {
 				t.Errorf("%q: member %q = %s, want %s", in, k, got[k], v)
 			}
 		}
+	}
+}
+
+// The header carries what the run was asked to do, and the replay hands it
+// over before the first poll; a version 1 recording (no request) replays.
+func TestRecordingRequest(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Seed: 5, Speed: 200})
+	c := newClient(t, srv, withKey(srv))
+	job := srv.Jobs[0].ID
+	req := model.Request{Prompt: "Find \x1b[31mit\x1b[0m", Model: "spark-2", Effort: "low", URLs: []string{"https://a.example"}, MaxCredits: 300}
+	var rec bytes.Buffer
+	watchAll(t, c, job, WatchOptions{Record: &rec, Request: req})
+	head, _ := parseRecording(t, rec.Bytes())
+	if _, ok := head.obj("request"); !ok {
+		t.Fatalf("no request in the header: %v", head)
+	}
+	col := newCollector()
+	if err := Replay(context.Background(), bytes.NewReader(rec.Bytes()), ReplayOptions{Instant: true}, col.sink); err != nil {
+		t.Fatal(err)
+	}
+	us := col.snapshot()
+	got := us[0].Request
+	if got == nil || us[0].Poll != nil {
+		t.Fatalf("first update %+v: want the request alone", us[0])
+	}
+	if got.Prompt != model.Sanitize(req.Prompt) || strings.ContainsRune(got.Prompt, 0x1b) || got.Model != "spark-2" || got.Effort != "low" ||
+		len(got.URLs) != 1 || got.URLs[0] != "https://a.example" || got.MaxCredits != 300 {
+		t.Fatalf("replayed request %+v", got)
+	}
+	for _, u := range us[1:] {
+		if u.Request != nil {
+			t.Fatal("the request is handed over twice")
+		}
+	}
+
+	v1 := bytes.Replace(rec.Bytes(), []byte(`"version":2`), []byte(`"version":1`), 1)
+	v1 = bytes.Replace(v1, []byte(`"request":`), []byte(`"requestX":`), 1)
+	col = newCollector()
+	if err := Replay(context.Background(), bytes.NewReader(v1), ReplayOptions{Instant: true}, col.sink); err != nil {
+		t.Fatalf("version 1: %v", err)
+	}
+	for _, u := range col.snapshot() {
+		if u.Request != nil {
+			t.Fatal("version 1 without a request: a request was handed over")
+		}
+	}
+	if s := col.summary(); s.EventCount == 0 {
+		t.Fatal("version 1: no events")
 	}
 }

@@ -61,15 +61,21 @@ type WatchOptions struct {
 	// Record, if set, receives the recording: NDJSON, a header line, then
 	// one line per poll that changed something (see the package doc).
 	Record io.Writer
+	// Request is what the run was asked to do, as far as the caller knows
+	// it; the recording's header carries it.
+	Request model.Request
 }
 
 // Update is what the watch loop hands its sink, one at a time.
 type Update struct {
-	Poll   *model.Poll // the new data of a good poll (nil otherwise); merge it: store.Merge(Poll)
-	Tokens *TokenUsage // when a token-usage fetch succeeded
-	Health Health
-	Err    error // the failed attempt's *Error when the loop retries
-	Done   bool  // last update: the run is over and the tail window closed
+	Poll *model.Poll // the new data of a good poll (nil otherwise); merge it: store.Merge(Poll)
+	// Request is what the run was asked to do, from a recording's header
+	// (Replay, before the first poll): store.SetRequest(*Request).
+	Request *model.Request
+	Tokens  *TokenUsage // when a token-usage fetch succeeded
+	Health  Health
+	Err     error // the failed attempt's *Error when the loop retries
+	Done    bool  // last update: the run is over and the tail window closed
 }
 
 // Health is the state of the loop, for the UI's status line and the plain
@@ -331,7 +337,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 	now := w.clock.Now()
 	if o.Record != nil {
 		l.rec = &recorder{w: o.Record, key: w.c.key}
-		l.rec.header(w.jobID, w.c.base, now)
+		l.rec.header(w.jobID, w.c.base, now, o.Request)
 		l.checkRecord()
 	}
 	l.nextTrace = now

@@ -1,8 +1,7 @@
 // Package scrapeopts renders a crawl's scrapeOptions the v2 way, for the
 // team view (firewatch team and the runs screen's team pane): only the
-// options that differ from the v2 defaults (maxAge 2 days;
-// skipTlsVerification, removeBase64Images and blockAds on), the formats
-// with their JSON-extraction and screenshot objects, and the v1 leftovers
+// options that differ from the v2 defaults (the formats always, with their
+// JSON-extraction and screenshot objects; see isDefault), and the v1 leftovers
 // (parsePDF, an "extract" format) flagged as renamed. Pure functions: no
 // I/O, no styles. Every string from the service is sanitised here.
 package scrapeopts
@@ -32,16 +31,26 @@ type Option struct {
 	Renamed string
 }
 
-// isDefault reports whether v is the v2 default the spec lists for the
-// option name: an option with its default is not shown. A switch rather
-// than a package-level map, which would be built before main in every
-// command.
+// isDefault reports whether v is the v2 default of the option name: an
+// option with its default is not shown. The v2 defaults: onlyMainContent,
+// skipTlsVerification, removeBase64Images, blockAds and storeInCache on;
+// mobile off; maxAge 2 days; waitFor 0; timeout 30 s; proxy "auto". A
+// switch rather than a package-level map, which would be built before main
+// in every command.
 func isDefault(name string, v jsontext.Value) bool {
-	switch name {
+	switch c := compact(v); name {
 	case "maxAge":
-		return compact(v) == strconv.Itoa(DefaultMaxAge)
-	case "skipTlsVerification", "removeBase64Images", "blockAds":
-		return compact(v) == "true"
+		return c == strconv.Itoa(DefaultMaxAge)
+	case "onlyMainContent", "skipTlsVerification", "removeBase64Images", "blockAds", "storeInCache":
+		return c == "true"
+	case "mobile":
+		return c == "false"
+	case "waitFor":
+		return c == "0"
+	case "timeout":
+		return c == "30000"
+	case "proxy":
+		return c == `"auto"`
 	}
 	return false
 }

@@ -47,3 +47,17 @@ func TestScrapeOptions(t *testing.T) {
 		t.Fatalf("none: %s", got)
 	}
 }
+
+// Options at their v2 defaults are not shown; the same options set
+// otherwise are.
+func TestV2DefaultsHidden(t *testing.T) {
+	defaults := `{"formats":["markdown"],"onlyMainContent":true,"proxy":"auto","storeInCache":true,"mobile":false,"waitFor":0,"timeout":30000,"maxAge":172800000,"skipTlsVerification":true,"removeBase64Images":true,"blockAds":true}`
+	got := Lines(Render(jsontext.Value(defaults)))
+	if len(got) != 1 || !strings.HasPrefix(got[0], "formats:") {
+		t.Errorf("v2 defaults rendered as %q, want the formats alone", got)
+	}
+	changed := `{"onlyMainContent":false,"proxy":"stealth","storeInCache":false,"mobile":true,"waitFor":500,"timeout":60000}`
+	if got := Lines(Render(jsontext.Value(changed))); len(got) != 6 {
+		t.Errorf("options off their defaults: %q, want six lines", got)
+	}
+}

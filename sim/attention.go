@@ -150,3 +150,20 @@ func (s *Server) CreditsAt(jobID string, at time.Duration) int {
 	}
 	return r.credits(r.v.Load(), at)
 }
+
+// JobRequest is what a job was asked to do, as the list shows it.
+type JobRequest struct {
+	Prompt, Model, Effort string
+	URLs                  []string
+	MaxCredits            int // 0: none set
+}
+
+// Request is what the job was asked to do (zero for an unknown id), for a
+// demo that knows the run it hosts as well as one it started.
+func (s *Server) Request(jobID string) JobRequest {
+	r := s.lookup(jobID)
+	if r == nil {
+		return JobRequest{}
+	}
+	return JobRequest{Prompt: r.info.prompt, Model: r.info.model, Effort: r.info.effort, URLs: append([]string(nil), r.info.urls...), MaxCredits: r.info.maxCredits}
+}

@@ -36,13 +36,13 @@ func script(sc string, b *builder, o Options, idx int) jobInfo {
 		b.resolveArtifacts()
 		chaosScript(b, newRNG(o.Seed, idx, streamChaos))
 		b.render()
-		return jobInfo{prompt: researchPrompt, urls: researchURLs, model: "spark-2", effort: "high"}
+		return jobInfo{prompt: chaosPrompt, urls: researchURLs, model: "spark-2", effort: "high"}
 	case ScenarioFailure:
 		research(b)
 		b.endFailure(b.between(30*time.Second, 34*time.Second), "docs-analyst",
 			"Model provider returned HTTP 529 (overloaded) on 3 consecutive attempts; the run cannot continue")
 		b.finalize()
-		return jobInfo{prompt: researchPrompt, urls: researchURLs, model: "spark-2", effort: "high"}
+		return jobInfo{prompt: failurePrompt, urls: researchURLs, model: "spark-2", effort: "medium"}
 	case ScenarioRefused:
 		refused(b)
 		b.finalize()
@@ -96,6 +96,13 @@ func refused(b *builder) {
 	// The orchestrator's agent.finished lands after run.finished.
 	b.evs[fin].vis = b.evs[rf].at + b.between(300*ms, 900*ms)
 }
+
+// The failure and chaos runs work as the research run does, but a team's
+// list tells them apart by what they were asked.
+const (
+	failurePrompt = "Check the documented rate limits of the top 5 web-scraping APIs and the status code each returns when one is exceeded."
+	chaosPrompt   = "Compare the free tiers of the top 5 web-scraping APIs: what each gives without a card, for how long, and with which limits."
+)
 
 const monitorPrompt = "Keep watching the pricing pages of the top web-scraping APIs and record every change to plans, prices or free tiers as it happens."
 const catalogPrompt = "Build a complete catalogue of web-scraping and proxy APIs: for every provider you can find, its pricing, rate limits and free tier."

@@ -568,3 +568,26 @@ func TestEveryEndingLandsAnEventAfterRunFinished(t *testing.T) {
 		}
 	}
 }
+
+// The runs a team's list shows side by side are told apart by their
+// prompts, and one process's runs by their ids.
+func TestScenariosAskDifferentThings(t *testing.T) {
+	srv, err := Start(t.Context(), Options{Scenarios: []string{ScenarioResearch, ScenarioFailure, ScenarioChaos, ScenarioResearch}, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	prompts, ids := map[string]bool{}, map[string]bool{}
+	for _, j := range srv.Jobs[:3] {
+		prompts[srv.Request(j.ID).Prompt] = true
+	}
+	for _, j := range srv.Jobs {
+		ids[j.ID] = true
+	}
+	if len(prompts) != 3 || prompts[""] {
+		t.Errorf("research, failure and chaos prompts: %v", prompts)
+	}
+	if len(ids) != len(srv.Jobs) {
+		t.Errorf("%d distinct ids for %d jobs", len(ids), len(srv.Jobs))
+	}
+}

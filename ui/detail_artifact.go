@@ -562,8 +562,12 @@ func (v *artifactView) status(h int) []string {
 			case en == nil || en.loading:
 				lines = append(lines, textLine{st: st.Running, text: e.spinner() + " loading snapshot " + id + e.sym.Ellipsis})
 			case !en.ok:
+				retry := "r tries again"
+				if e.replay {
+					retry = "watch the run (firewatch JOB_ID) to see its content"
+				}
 				lines = append(lines, textLine{st: st.Bad, text: e.sym.Failed + " could not load snapshot " + id + ": " + en.err, hang: 2},
-					textLine{st: st.Muted, text: "r tries again"})
+					textLine{st: st.Muted, text: retry, hang: 2})
 			}
 		}
 		if len(lines) == 0 && v.diffOn {

@@ -29,6 +29,7 @@ type env struct {
 	liveView bool
 	loc      *time.Location // for event times; time.Local outside tests
 	clock    *serverClock
+	replay   bool // the run comes from a recording: no service to ask
 
 	// ordinal gives each agent a stable colour: the order agents were
 	// first seen.
@@ -130,6 +131,9 @@ type serverClock struct {
 	latest time.Time // newest occurredAt seen
 	recvAt time.Time // wall time when it was seen
 	skewed bool      // the wall clock is far from the events': estimate
+	// replay: the events are a recording's, whenever it was made: the
+	// run's clock is always estimated from them, never the wall clock.
+	replay bool
 }
 
 // observe notes the newest event time of a merge.
@@ -155,7 +159,7 @@ func (c *serverClock) Now() time.Time {
 	if c.latest.IsZero() {
 		return now
 	}
-	if c.skewed {
+	if c.skewed || c.replay {
 		return c.latest.Add(now.Sub(c.recvAt))
 	}
 	if now.Before(c.latest) {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/attn"
@@ -165,28 +166,77 @@ func (m *Model) headerLines(compact bool) []string {
 		parts = append(parts, describe.Count(n, "error"))
 	}
 	left := m.env.text(strings.Join(parts, " · "))
-	team := ""
+	var teams []string // the team's tokens, longest first, then none
 	if t := m.tokens; t != nil && !m.health.TokensHidden && !compact {
-		team = "team " + describe.Tokens(t.RemainingTokens) + " tokens left"
+		n := describe.Tokens(m.teamTokens(t))
+		teams = append(teams, "team "+n+" tokens left", "team "+n+" left")
 	}
-	health, hst := m.healthText()
+	teams = append(teams, "")
+	healths, hst := m.healthTexts()
 	if b := attn.BadgeText(m.env.attn, m.env.sym); b != "" {
 		l2.add(st.BadgeWarn, b)
 		l2.space(1)
 	}
 	l2.add(st.Text, left)
+	// The connection's state is never cut while a shorter team figure, a
+	// shorter state, or no team figure makes it fit.
+	health, team := healths[0], teams[0]
 	if health != "" {
-		l2.add(st.Muted, " · ")
-		room := l2.left() - 1
-		if team != "" {
-			room -= width(team) + 3
+		room := l2.left() - 1 - 3
+		fits := func(h, t string) bool {
+			need := width(h)
+			if t != "" {
+				need += width(t) + 3
+			}
+			return need <= room
 		}
-		l2.add(hst, cut(health, max(0, room), m.env.sym.Ellipsis))
+		// The whole state with a shorter team figure first, then the
+		// short state; the team figure goes last.
+		health, team = healths[len(healths)-1], ""
+	search:
+		for _, ts := range [][]string{teams[:len(teams)-1], teams[len(teams)-1:]} {
+			for _, h := range healths {
+				for _, t := range ts {
+					if fits(h, t) {
+						health, team = h, t
+						break search
+					}
+				}
+			}
+		}
+		l2.add(st.Muted, " · ")
+		r := room
+		if team != "" {
+			r -= width(team) + 3
+		}
+		l2.add(hst, cut(health, max(0, r), m.env.sym.Ellipsis))
 	}
 	if team != "" {
 		l2.addRight(st.Muted, team+" ")
 	}
 	return []string{l1.String(), l2.String()}
+}
+
+// teamTokens is the team's tokens left, moving with the run: the last
+// figure the service gave, less what the run has used since (1 credit is
+// 15 tokens), so that it does not wait for the next fetch (a minute) or
+// the end of the run to move.
+func (m *Model) teamTokens(t *poller.TokenUsage) float64 {
+	used := m.env.store.Run().CreditsUsed - m.tokensAt
+	if used <= 0 {
+		return t.RemainingTokens
+	}
+	return max(t.RemainingTokens-used*15, 0)
+}
+
+// healthTexts is healthText, then a shorter form when there is one.
+func (m *Model) healthTexts() ([]string, theme.Style) {
+	s, st := m.healthText()
+	out := []string{s}
+	if short, _, ok := strings.Cut(s, ", polling every "); ok {
+		out = append(out, short)
+	}
+	return out, st
 }
 
 // healthText is the connection's state: connecting, ok with the last poll,
@@ -322,7 +372,7 @@ func (m *Model) banner(f frame) []string {
 		parts = append(parts, "in "+text.Duration(d))
 	}
 	if r.HasCredits {
-		parts = append(parts, describe.Credits(r.CreditsUsed))
+		parts = append(parts, describe.RunCredits(r))
 	}
 	parts = append(parts, describe.Count(m.env.store.Len(), "event"))
 	if n := len(m.env.store.Errors()); n > 0 {

@@ -52,6 +52,9 @@ func TestHelpIsTheKeys(t *testing.T) {
 	for _, g := range k.fullHelp() {
 		for _, b := range g {
 			for i := 0; i < v.NumField(); i++ {
+				if !v.Type().Field(i).IsExported() {
+					continue
+				}
 				if fb, ok := v.Field(i).Interface().(key.Binding); ok && same(fb, b) {
 					shown[v.Type().Field(i).Name] = true
 				}
@@ -70,7 +73,7 @@ func TestHelpIsTheKeys(t *testing.T) {
 	}
 
 	// The ? screen shows every one of them, and every view's keys.
-	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{Backend: &fakeBackend{}})
 	press(m, "?")
 	screen := plain(content(m))
 	for _, g := range k.fullHelp() {
@@ -93,5 +96,21 @@ func TestHelpIsTheKeys(t *testing.T) {
 				t.Errorf("? does not show %q in %q", h.Key+" "+h.Desc, s.name)
 			}
 		}
+	}
+}
+
+// A replay's ? and footer leave out the keys that ask the service (cancel,
+// live view, pause, poll now); pressed, c still says why it does nothing.
+func TestReplayHelpHasNoServiceKeys(t *testing.T) {
+	m := newTestModel(t, "running.json", 120, 40, Config{})
+	press(m, "?")
+	screen := plain(content(m))
+	for _, desc := range []string{"cancel the run", "live view on/off", "pause polling", "poll now"} {
+		if strings.Contains(screen, desc) {
+			t.Errorf("a replay's ? offers %q", desc)
+		}
+	}
+	if !strings.Contains(screen, "waterfall") {
+		t.Errorf("the ? screen lost the other keys:\n%s", screen)
 	}
 }

@@ -52,6 +52,10 @@ type keyMap struct {
 	Zoom      key.Binding // + and -: the waterfall's zoom
 
 	Attention key.Binding // !: the next item that needs attention
+
+	// replay: no service behind the screen; help leaves out the keys
+	// that would ask it.
+	replay bool
 }
 
 func defaultKeys() keyMap {
@@ -107,14 +111,19 @@ func (k keyMap) all() []key.Binding {
 	}
 }
 
-// fullHelp is the `?` screen: every binding, in groups.
+// fullHelp is the `?` screen: every binding that works, in groups (a
+// replay's has no cancel, live view, pause or poll).
 func (k keyMap) fullHelp() [][]key.Binding {
+	last := []key.Binding{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend}
+	if k.replay {
+		last = []key.Binding{k.Help, k.Quit, k.Suspend}
+	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextPane, k.PrevPane, k.Left, k.Right, k.Enter, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow, k.Attention},
 		{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open, k.Save, k.Diff},
-		{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend},
+		last,
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // press sends keys: single characters, or names such as "enter", "esc",
@@ -354,7 +355,7 @@ func TestAgentScopesOtherPanes(t *testing.T) {
 }
 
 func TestHelpAndDetails(t *testing.T) {
-	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{Backend: &fakeBackend{}})
 	press(m, "?")
 	screen := plain(content(m))
 	for _, b := range m.keys.all() {
@@ -498,7 +499,7 @@ type whiteish struct{}
 func (whiteish) RGBA() (r, g, b, a uint32) { return 0xffff, 0xffff, 0xffff, 0xffff }
 
 func TestLiveClock(t *testing.T) {
-	m := newTestModel(t, "running.json", 120, 40, Config{Updates: make(chan poller.Update)})
+	m := newTestModel(t, "running.json", 120, 40, Config{Updates: make(chan poller.Update), Backend: &fakeBackend{}})
 	before := screenLines(m)[0]
 	now := latest(m.env.store).Add(61 * time.Second)
 	m.env.clock.wall = func() time.Time { return now }
@@ -519,5 +520,44 @@ func TestPasteIntoFilter(t *testing.T) {
 	m.Update(tea.PasteMsg{Content: "scr\x1b[2Jape\n"})
 	if m.scope.q.text != "scrape" {
 		t.Fatalf("pasted filter: %q", m.scope.q.text)
+	}
+}
+
+// A replay's elapsed time is the run's, on the recording's clock: a replay
+// started 2m30s after the recording was made does not count those (the
+// live watch's clock is the wall clock).
+func TestReplayElapsedIsTheRuns(t *testing.T) {
+	for _, live := range []bool{false, true} {
+		cfg := Config{}
+		if live {
+			cfg.Backend = &fakeBackend{}
+		}
+		m := newTestModel(t, "running.json", 120, 40, cfg)
+		last := latest(m.env.store)
+		m.SetClock(func() time.Time { return last.Add(150 * time.Second) }, time.UTC)
+		want := text.Elapsed(last.Sub(m.env.store.Run().StartedAt))
+		if live {
+			want = text.Elapsed(last.Add(150 * time.Second).Sub(m.env.store.Run().StartedAt))
+		}
+		if got := m.elapsed(); got != want {
+			t.Errorf("live %v: elapsed %s, want %s", live, got, want)
+		}
+	}
+}
+
+// At 120 columns the connection's state is whole beside the team's tokens,
+// and the team's figure moves with the run's credits, not only when the
+// service is asked again.
+func TestHeaderHealthAndTeamTokens(t *testing.T) {
+	m := newTestModel(t, "running.json", 120, 40, Config{Updates: make(chan poller.Update), Backend: &fakeBackend{}})
+	m.onUpdate(poller.Update{Tokens: &poller.TokenUsage{RemainingTokens: 1_395_735}, Health: poller.Health{Polls: 3, Interval: 2 * time.Second}})
+	line := plain(screenLines(m)[1])
+	if !strings.Contains(line, "✓ live, polling every 2s") || !strings.Contains(line, "1,395,735") {
+		t.Fatalf("header line 2: %q", line)
+	}
+	credits := m.env.store.Run().CreditsUsed
+	m.onUpdate(poller.Update{Poll: &model.Poll{RunID: m.env.store.Run().ID, HasCredits: true, CreditsUsed: credits + 10}, Health: poller.Health{Polls: 4, Interval: 2 * time.Second}})
+	if line := plain(screenLines(m)[1]); !strings.Contains(line, "1,395,585") {
+		t.Errorf("after 10 more credits, the team's tokens did not move: %q", line)
 	}
 }

@@ -64,6 +64,7 @@ type Model struct {
 	health    poller.Health
 	hasHealth bool
 	tokens    *poller.TokenUsage
+	tokensAt  float64 // the run's creditsUsed when tokens arrived
 	lastErr   string
 	done      bool // the watch ended
 	paused    bool
@@ -112,7 +113,8 @@ func New(cfg Config) *Model {
 		noColor:  noColor,
 		liveView: cfg.LiveView,
 		loc:      time.Local,
-		clock:    &serverClock{wall: time.Now},
+		clock:    &serverClock{wall: time.Now, replay: cfg.Backend == nil},
+		replay:   cfg.Backend == nil,
 		ordinal:  map[string]int{},
 		snaps:    newSnapshots(cfg.Backend),
 		dk:       defaultDetailKeys(),
@@ -156,6 +158,9 @@ func New(cfg Config) *Model {
 	if ascii {
 		m.keys = asciiKeys(m.keys)
 	}
+	// A replay has no service to ask: neither the footer nor ? offers the
+	// keys that would (pressed, they say why they do nothing).
+	m.keys.replay = cfg.Backend == nil
 	// A store that already holds events (a replay loaded at once, tests).
 	if store.Len() > 0 {
 		all := model.Delta{Events: store.Timeline(), TreeChanged: true, RunChanged: true,
@@ -174,7 +179,7 @@ func (m *Model) Result() Result {
 
 // SetClock freezes the UI's clock and time zone (tests and goldens).
 func (m *Model) SetClock(now func() time.Time, loc *time.Location) {
-	m.env.clock = &serverClock{wall: now}
+	m.env.clock = &serverClock{wall: now, replay: m.env.replay}
 	m.env.clock.observe(m.env.store.Timeline())
 	m.env.loc = loc
 	m.wf.SetNow(m.env.clock.Now())
@@ -497,6 +502,9 @@ func (m *Model) armSpin() tea.Cmd {
 
 // onUpdate merges an update into the store and every pane's index.
 func (m *Model) onUpdate(u poller.Update) tea.Cmd {
+	if u.Request != nil {
+		m.env.store.SetRequest(*u.Request)
+	}
 	if u.Poll != nil {
 		d := m.env.store.Merge(u.Poll)
 		m.applyDelta(&d)
@@ -504,6 +512,7 @@ func (m *Model) onUpdate(u poller.Update) tea.Cmd {
 	m.health, m.hasHealth = u.Health, true
 	if u.Tokens != nil {
 		m.tokens = u.Tokens
+		m.tokensAt = m.env.store.Run().CreditsUsed
 	}
 	switch {
 	case u.Err != nil:

@@ -115,7 +115,10 @@ func (p *artifactsPane) row(a *model.Artifact, selected bool) string {
 	}
 	versions := describe.Count(len(a.Versions), "version")
 	kindW, changeW := 9, 18
-	nameW := max(10, p.w-1-kindW-1-changeW-1-10-1-12-1-26)
+	// The path gets the room it needs first; the items, versions and
+	// producing-tool columns follow while they fit (the same set for
+	// every row, so the columns line up).
+	nameW, cols := p.columns(kindW, changeW)
 	// The producing call by its tool (enter shows its id).
 	tool := ""
 	if t := v.SourceToolCall; t != nil {
@@ -126,8 +129,19 @@ func (p *artifactsPane) row(a *model.Artifact, selected bool) string {
 	} else if id := v.Ref.SourceToolCallID; id != "" {
 		tool = p.env.sym.Arrow + " " + describe.ShortID(id)
 	}
+	name = cutLeft(flat(name), nameW, p.env.sym.Ellipsis)
+	rest := padRight(change, changeW)
+	if cols > 0 {
+		rest += " " + padLeft(items, 10)
+	}
+	if cols > 1 {
+		rest += " " + padLeft(versions, 12)
+	}
+	if cols > 2 {
+		rest += " " + tool
+	}
 	if selected {
-		text := " " + padRight(string(a.Kind), kindW) + " " + padRight(name, nameW) + " " + padRight(change, changeW) + " " + padLeft(items, 10) + " " + padLeft(versions, 12) + " " + tool
+		text := " " + padRight(string(a.Kind), kindW) + " " + padRight(name, nameW) + " " + rest
 		return styled(st.Selected, text, p.w, p.env.ascii)
 	}
 	r := newRow(p.w, p.env.ascii)
@@ -138,6 +152,29 @@ func (p *artifactsPane) row(a *model.Artifact, selected bool) string {
 	// changes to send when the row is redrawn.
 	r.addFixed(st.Text, name, nameW)
 	r.space(1)
-	r.add(st.Text, padRight(change, changeW)+" "+padLeft(items, 10)+" "+padLeft(versions, 12)+" "+tool)
+	r.add(st.Text, rest)
 	return r.String()
+}
+
+// columns is the path column's width and how many of the optional
+// columns (items, versions, producing tool, in that order) fit beside the
+// path the rows need (their longest, up to 32 cells).
+func (p *artifactsPane) columns(kindW, changeW int) (nameW, cols int) {
+	need := 10
+	for _, a := range p.rows {
+		n := a.Path
+		if n == "" {
+			n = a.ID
+		}
+		need = max(need, min(width(flat(n)), 32))
+	}
+	nameW = p.w - 1 - kindW - 1 - 1 - changeW
+	for _, w := range []int{11, 13, 27} {
+		if nameW-w < need {
+			break
+		}
+		nameW -= w
+		cols++
+	}
+	return max(nameW, 10), cols
 }

@@ -43,6 +43,9 @@ func (p *sessionsPane) info() string {
 }
 
 func (p *sessionsPane) helpKeys(k keyMap) []key.Binding {
+	if k.replay {
+		return []key.Binding{k.Move, k.Enter, k.Open}
+	}
 	return []key.Binding{k.Move, k.Enter, k.Open, k.LiveView}
 }
 

@@ -123,6 +123,25 @@ func padRight(s string, w int) string {
 	return s
 }
 
+// cutLeft keeps the end of s in w cells, with ellipsis in front when it is
+// cut: for a path, whose file name matters more than its first folders.
+func cutLeft(s string, w int, ellipsis string) string {
+	if width(s) <= w {
+		return s
+	}
+	if w <= width(ellipsis) {
+		return cut(ellipsis, w, "")
+	}
+	rs := []rune(s)
+	used := width(ellipsis)
+	i := len(rs)
+	for i > 0 && used+runeWidth(rs[i-1]) <= w {
+		i--
+		used += runeWidth(rs[i])
+	}
+	return ellipsis + string(rs[i:])
+}
+
 // padLeft right-aligns plain text s in w cells.
 func padLeft(s string, w int) string {
 	s = cut(s, w, "")

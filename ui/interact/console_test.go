@@ -216,10 +216,11 @@ func TestLargeOutput(t *testing.T) {
 	sendText(m, "console.log('x'.repeat(10_000_000))")
 	sendText(m, "console.log('line\\n'.repeat(200000))")
 	s := screen(t, m)
-	if !strings.Contains(s, "10 MB of stdout") || !strings.Contains(s, "earlier lines of stdout") {
+	// The second output fills the screen; the first's note is above it.
+	if first := strings.Join(m.exLines(m.ex[0]), "\n"); !strings.Contains(first, "10 MB of stdout") || !strings.Contains(s, "earlier lines of stdout") {
 		t.Fatalf("no notes:\n%s", s)
 	}
-	if e := m.ex[1]; e.stdout.lines != 200001 || len(e.stdout.tail) != tailLines {
+	if e := m.ex[1]; e.stdout.lines != 200001 || len(e.stdout.tail) != keepTail {
 		t.Fatalf("second: %d lines, tail %d", e.stdout.lines, len(e.stdout.tail))
 	}
 	// The viewer opens the whole of the first (built in a command).
@@ -339,5 +340,25 @@ func TestHostileOutput(t *testing.T) {
 	golden.Safe(t, v)
 	if strings.Contains(m.ex[0].whole(), "\x1b") {
 		t.Fatal("the whole output keeps an escape")
+	}
+}
+
+// A page snapshot longer than 12 lines is shown whole when the scrollback
+// has room for it, not cut to 12 lines with empty rows above it.
+func TestOutputUsesTheRoom(t *testing.T) {
+	m, _ := startConsole(t, 100, 40, Config{Language: "bash"})
+	sendText(m, "snapshot")
+	out := m.ex[len(m.ex)-1].stdout
+	if out.lines <= 12 {
+		t.Fatalf("the simulator's snapshot is %d lines: too short to tell", out.lines)
+	}
+	s := screen(t, m)
+	if strings.Contains(s, "earlier lines") {
+		t.Fatalf("a %d-line snapshot is cut on a 40-row screen:\n%s", out.lines, s)
+	}
+	for _, l := range out.tail {
+		if !strings.Contains(s, strings.TrimSpace(l)) {
+			t.Fatalf("line %q is missing:\n%s", l, s)
+		}
 	}
 }

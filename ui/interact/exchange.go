@@ -11,9 +11,13 @@ import (
 	"github.com/firewatch/firewatch/text"
 )
 
-// tailLines is how many of an output's last lines the scrollback shows;
-// the whole is in the content viewer (ctrl+o).
-const tailLines = 12
+// The scrollback shows as many of an output's last lines as its height
+// leaves room for, at least minTail; keepTail are kept for it. The whole
+// is in the content viewer (ctrl+o).
+const (
+	minTail  = 12
+	keepTail = 500
+)
 
 // maxSentLines is how many lines of what was sent the scrollback shows.
 const maxSentLines = 8
@@ -23,7 +27,7 @@ const maxSentLines = 8
 type output struct {
 	whole string
 	lines int      // lines in whole
-	tail  []string // the last tailLines lines, tabs expanded
+	tail  []string // the last keepTail lines, tabs expanded
 }
 
 func newText(raw string) output {
@@ -34,7 +38,7 @@ func newText(raw string) output {
 	t := output{whole: s, lines: strings.Count(s, "\n") + 1}
 	// Walk back from the end: the cost is the tail's, not the whole's.
 	end := len(s)
-	for i := 0; i < tailLines && end >= 0; i++ {
+	for i := 0; i < keepTail && end >= 0; i++ {
 		j := strings.LastIndexByte(s[:end], '\n')
 		t.tail = append(t.tail, s[j+1:end])
 		end = j
@@ -65,9 +69,10 @@ type exchange struct {
 	exception              string // sanitised
 	err                    string // the call failed: message and what to do, sanitised
 
-	// lines are the rendered lines at width w (nil: not rendered yet).
+	// lines are the rendered lines at width w and scrollback height h
+	// (nil: not rendered yet).
 	lines []string
-	w     int
+	w, h  int
 }
 
 // result is what a finished call brings: prepared off the update loop.

@@ -8,7 +8,7 @@
 // and the input is kept. Everything the service returns is sanitised
 // (model.Sanitize) in the command that made the call, before it reaches the
 // update loop. An output of any size costs the scrollback its last
-// tailLines lines: the whole opens in the content viewer (ctrl+o) and saves
+// lines that fit its height (keepTail at most): the whole opens in the content viewer (ctrl+o) and saves
 // to a file (ctrl+s). The scrollback renders only its visible window, and
 // each exchange's lines are built once per width: a keystroke costs the
 // same with 1 000 exchanges and a 10 MB output as in an empty console

@@ -143,12 +143,12 @@ func (m *Model) footer() string {
 
 // lines renders e at the width (cached while it is finished).
 func (m *Model) exLines(e *exchange) []string {
-	if !e.running && e.lines != nil && e.w == m.width {
+	if !e.running && e.lines != nil && e.w == m.width && e.h == m.scrollHeight() {
 		return e.lines
 	}
 	l := m.renderExchange(e)
 	if !e.running {
-		e.lines, e.w = l, m.width
+		e.lines, e.w, e.h = l, m.width, m.scrollHeight()
 	}
 	return l
 }
@@ -268,18 +268,24 @@ func (m *Model) renderExchange(e *exchange) []string {
 			out = append(out, m.st.Bold.Render(s))
 		}
 	}
+	// The outputs show as many last lines as the scrollback has room for
+	// beside what was sent, the "more" line and the end line (a 16-line
+	// snapshot is shown whole when 16 lines fit), at least minTail.
+	show := max(minTail, m.scrollHeight()-len(out)-3)
+	shown := func(t output) []string { return t.tail[max(len(t.tail)-show, 0):] }
 	more := func(t output, what string) {
-		if t.lines <= len(t.tail) && len(t.whole) > 4096 {
+		n := len(shown(t))
+		if t.lines <= n && len(t.whole) > 4096 {
 			out = append(out, m.st.Muted.Render(cut(fmt.Sprintf("  %s of %s, lines cut at the screen's width: ctrl+o opens the whole, ctrl+s saves it", text.Size(len(t.whole)), what))))
 		}
-		if t.lines > len(t.tail) {
+		if t.lines > n {
 			out = append(out, m.st.Muted.Render(cut(fmt.Sprintf("  … %d earlier lines of %s (%s): ctrl+o opens the whole, ctrl+s saves it",
-				t.lines-len(t.tail), what, text.Size(len(t.whole))))))
+				t.lines-n, what, text.Size(len(t.whole))))))
 		}
 	}
 	if e.output.whole != "" {
 		more(e.output, "the answer")
-		for _, l := range e.output.tail {
+		for _, l := range shown(e.output) {
 			for _, wl := range strings.Split(ansi.Wrap(textfmt.ExpandTabs(l), w-2, ""), "\n") {
 				out = append(out, "  "+wl)
 			}
@@ -287,13 +293,13 @@ func (m *Model) renderExchange(e *exchange) []string {
 	}
 	if e.stdout.whole != "" {
 		more(e.stdout, "stdout")
-		for _, l := range e.stdout.tail {
+		for _, l := range shown(e.stdout) {
 			out = append(out, "  "+cut(l))
 		}
 	}
 	if e.stderr.whole != "" {
 		more(e.stderr, "stderr")
-		for _, l := range e.stderr.tail {
+		for _, l := range shown(e.stderr) {
 			out = append(out, m.st.Warn.Render("! "+cut(l)))
 		}
 	}

@@ -13,6 +13,7 @@ type KeyMap struct {
 	Filter                                  key.Binding
 	All, Processing, Completed, Failed      key.Binding
 	Refresh                                 key.Binding
+	New, Cancel, Copy                       key.Binding
 	Team                                    key.Binding
 	Back                                    key.Binding
 	Quit                                    key.Binding
@@ -36,10 +37,13 @@ func DefaultKeyMap() KeyMap {
 		Completed:  key.NewBinding(key.WithKeys("3"), key.WithHelp("3", "completed")),
 		Failed:     key.NewBinding(key.WithKeys("4"), key.WithHelp("4", "failed")),
 		Refresh:    key.NewBinding(key.WithKeys("r", "ctrl+r"), key.WithHelp("r", "refresh")),
-		Team:       key.NewBinding(key.WithKeys("tab", "t"), key.WithHelp("tab", "runs/team")),
+		New:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
+		Cancel:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel")),
+		Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
+		Team:       key.NewBinding(key.WithKeys("tab", "t"), key.WithHelp("tab", "team")),
 		Back:       key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Quit:       key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "more keys")),
+		Help:       key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "all keys")),
 		Suspend:    key.NewBinding(key.WithKeys(program.SuspendKeys...), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
 	}
 }

@@ -39,6 +39,8 @@ type Service interface {
 	Status(ctx context.Context, jobID string) (*poller.Status, error)
 	TokenUsage(ctx context.Context) (*poller.TokenUsage, error)
 	ActiveCrawls(ctx context.Context) ([]poller.Crawl, error)
+	Cancel(ctx context.Context, jobID string) error
+	StartAgent(ctx context.Context, req poller.AgentRequest) (string, error)
 }
 
 // Config configures a Model.
@@ -50,6 +52,7 @@ type Config struct {
 	Interval time.Duration // refresh; default 10 s
 	Timeout  time.Duration // per request; default 20 s
 	Now      func() time.Time
+	Getenv   func(string) string // for the clipboard (TMUX, TERM); nil: os.Getenv
 }
 
 // Defaults.
@@ -114,6 +117,20 @@ type Model struct {
 	teamAt    time.Time
 
 	showHelp bool
+
+	// outcomes are the runs' outcomes as their traces say (SetOutcome).
+	outcomes map[string]string
+	// the cancel confirmation: the run asked about, armed once shown a
+	// moment, its tag.
+	confirmID    string
+	confirmArmed bool
+	confirmSeq   int
+	// a new run's prompt being typed (n).
+	composing bool
+	draft     string
+	// flash is what the last action did, for the footer until the next
+	// key (note is the last problem with the list, which a refresh clears).
+	flash string
 
 	// tick is tea.Tick; tests replace it to decide when timers fire.
 	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
@@ -327,6 +344,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
 	}
+	if cmd, ok := m.onAction(msg); ok {
+		return cmd
+	}
 	return nil
 }
 
@@ -422,10 +442,10 @@ func (m *Model) rebuild() {
 	f := strings.ToLower(m.filter)
 	for i := range m.rows {
 		r := &m.rows[i]
-		if !StatusMatches(m.status, r.Status) {
+		if !StatusMatches(m.status, m.shownStatus(r)) {
 			continue
 		}
-		if f != "" && !strings.Contains(strings.ToLower(r.Prompt), f) && !strings.Contains(strings.ToLower(r.ID), f) {
+		if f != "" && !strings.Contains(strings.ToLower(m.rowText(r)), f) {
 			continue
 		}
 		m.view = append(m.view, i)
@@ -572,8 +592,15 @@ func (m *Model) move(delta int) tea.Cmd {
 }
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
+	m.flash = ""
 	if m.editing {
 		return m.editFilter(msg)
+	}
+	if m.composing {
+		return m.composeKey(msg)
+	}
+	if m.confirmID != "" {
+		return m.confirmKey(msg)
 	}
 	k := m.keys
 	if key.Matches(msg, k.Suspend) {
@@ -587,6 +614,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.tab == TabTeam {
 		return m.teamKey(msg)
+	}
+	if cmd, ok := m.actionKey(msg); ok {
+		return cmd
 	}
 	switch {
 	case key.Matches(msg, k.Quit):
@@ -723,6 +753,17 @@ func (m *Model) teamKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
+// rowText is what a row shows, for the filter: the status word, the id,
+// the star, [label] and (hidden) marks, the prompt, the model and effort,
+// and the target.
+func (m *Model) rowText(r *poller.RunInfo) string {
+	var b strings.Builder
+	b.WriteString(m.shownStatus(r) + " " + r.ID + " ")
+	b.WriteString(m.marks(r))
+	b.WriteString(r.Prompt + " " + ModelEffort(r) + " " + r.TargetHint)
+	return b.String()
+}
+
 // ShortHelp is the footer's keys.
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
@@ -732,7 +773,8 @@ func (m *Model) ShortHelp() []key.Binding {
 		}
 		return []key.Binding{k.Up, k.Down, k.Open, k.Refresh, k.Team, k.Quit}
 	}
-	return []key.Binding{k.Open, k.Filter, k.Processing, k.All, k.Refresh, k.Team, k.Help, k.Quit}
+	// r is left to ?: the list refreshes itself every 10 s.
+	return []key.Binding{k.Open, k.Filter, k.New, k.Cancel, k.Copy, k.Team, k.Help, k.Quit}
 }
 
 // FullHelp is every key, grouped.
@@ -741,6 +783,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Filter, k.Back, k.Refresh},
+		{k.New, k.Cancel, k.Copy},
 		{k.All, k.Processing, k.Completed, k.Failed},
 		{k.Team, k.Help, k.Quit, k.Suspend},
 	}

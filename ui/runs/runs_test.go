@@ -5,6 +5,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/charmbracelet/x/ansi"
 	"net/http"
 	"strings"
 	"testing"
@@ -321,5 +322,98 @@ func BenchmarkKeyDown(b *testing.B) {
 				_ = m.View()
 			}
 		})
+	}
+}
+
+// The filter matches what a row shows: its [label], status word and model
+// as well as its prompt and id.
+func TestFilterMatchesWhatIsDrawn(t *testing.T) {
+	h := newHarness(t, sim.Options{Scenarios: []string{sim.ScenarioCancel}, History: 19, Speed: 1}, 120, 40)
+	h.run(h.m.Init())
+	label := ""
+	for i := range h.m.rows {
+		if l := h.m.rows[i].Label; l != "" && !strings.Contains(strings.ToLower(h.m.rows[i].Prompt), strings.ToLower(l)) {
+			label = l
+			break
+		}
+	}
+	if label == "" {
+		t.Fatal("no labelled run whose prompt does not hold its label")
+	}
+	h.key("/")
+	for _, r := range label {
+		h.key(string(r))
+	}
+	h.key("enter")
+	if len(h.m.view) == 0 {
+		t.Fatalf("/%s matches no row, though rows show [%s]", label, label)
+	}
+	for _, i := range h.m.view {
+		if !strings.Contains(strings.ToLower(h.m.rowText(&h.m.rows[i])), strings.ToLower(label)) {
+			t.Errorf("row %s matched /%s", h.m.rows[i].ID, label)
+		}
+	}
+}
+
+// y copies the selected run's id; c asks before cancelling a processing
+// run (keys typed before the question is armed are dropped), y cancels it
+// and the list shows it cancelled; n starts a new run from a typed prompt
+// and opens it.
+func TestListActions(t *testing.T) {
+	h := newHarness(t, sim.Options{Scenarios: []string{sim.ScenarioCancel}, History: 5, Speed: 1}, 120, 40)
+	h.run(h.m.Init())
+	job := h.srv.Jobs[0].ID
+	if r := h.m.Selected(); r == nil || r.ID != job {
+		t.Fatalf("selected %+v, want the processing job", r)
+	}
+	h.key("y")
+	if !strings.Contains(h.m.flash, "copied run id") {
+		t.Errorf("y: note %q", h.m.flash)
+	}
+
+	h.key("c")
+	if !strings.Contains(h.view(), "Cancel run "+job[:8]) {
+		t.Fatalf("c: no confirmation:\n%s", h.view())
+	}
+	h.key("y") // typed ahead: dropped
+	if h.srv.Finished(job) || h.m.confirmID == "" {
+		t.Fatal("a key typed before the confirmation was armed cancelled the run")
+	}
+	h.fire(confirmArm)
+	h.key("y")
+	if !strings.Contains(h.m.flash, "accepted") {
+		t.Fatalf("after y: note %q", h.m.flash)
+	}
+	if err := h.srv.WaitFinished(t.Context(), job); err != nil {
+		t.Fatal(err)
+	}
+	h.fire(DefaultInterval)
+	if r := h.m.Selected(); r == nil || h.m.shownStatus(r) != "cancelled" || !strings.Contains(h.view(), "cancelled") {
+		t.Errorf("the cancelled run shows %q:\n%s", h.m.shownStatus(r), h.view())
+	}
+
+	h.key("n")
+	for _, r := range "Find the API docs" {
+		h.key(string(r))
+	}
+	if !strings.Contains(h.view(), "new run: Find the API docs") {
+		t.Fatalf("n: the prompt is not shown:\n%s", h.view())
+	}
+	h.key("enter")
+	if !h.quit || h.m.Chosen == "" || h.m.Chosen == job {
+		t.Fatalf("enter on a new run: quit %v, chosen %q", h.quit, h.m.Chosen)
+	}
+	if got := h.srv.Request(h.m.Chosen).Prompt; got != "Find the API docs" {
+		t.Errorf("the new run's prompt is %q", got)
+	}
+}
+
+// A line cut where its value was already cut short ends in one ellipsis.
+func TestFitOneEllipsis(t *testing.T) {
+	for _, w := range []int{10, 19, 20, 21, 22} {
+		got := fit("prompt \"Extract the…\", schema", w)
+		if strings.Contains(got, "……") || ansi.StringWidth(got) > w {
+			t.Errorf("fit at %d: %q", w, got)
+		}
 	}
 }

@@ -47,6 +47,8 @@ func (m *Model) View() string {
 		lines = append(lines, m.helpLines()...)
 	case m.tab == TabTeam:
 		lines = append(lines, m.teamLines(m.height-2)...)
+	case m.confirmID != "":
+		lines = append(lines, m.confirmLines()...)
 	default:
 		lines = append(lines, m.filterLine())
 		lines = append(lines, m.body()...)
@@ -62,12 +64,20 @@ func (m *Model) View() string {
 	return strings.Join(lines, "\n")
 }
 
-// fit cuts a styled line to w cells.
+// fit cuts a styled line to w cells, with one ellipsis: a cut that falls
+// just after a value's own ellipsis does not add a second.
 func fit(s string, w int) string {
 	if ansi.StringWidth(s) <= w {
 		return s
 	}
-	return ansi.Truncate(s, w, "…")
+	if w <= 1 {
+		return ansi.Truncate(s, w, "")
+	}
+	t := ansi.Truncate(s, w-1, "")
+	if strings.HasSuffix(strings.TrimRight(ansi.Strip(t), " "), "…") {
+		return t
+	}
+	return t + "…"
 }
 
 // pad pads plain text to w cells (cutting it when longer).
@@ -105,6 +115,13 @@ func (m *Model) filterLine() string {
 	var parts []string
 	parts = append(parts, "status "+m.st.Accent.Render(m.status))
 	switch {
+	case m.composing:
+		// The end of a long prompt stays in sight while it is typed.
+		d := []rune(m.draft)
+		for len(d) > 0 && describe.Width(string(d)) > m.width-12 {
+			d = d[1:]
+		}
+		return "new run: " + string(d) + "▏"
 	case m.editing:
 		parts = append(parts, "filter /"+m.filter+"▏")
 	case m.filter != "":
@@ -191,8 +208,9 @@ func (m *Model) listLines(w, h int) []string {
 	showModel, showTarget := w >= 90, w >= 110
 	for k := m.top; k < len(m.view) && len(out) < h; k++ {
 		r := &m.rows[m.view[k]]
-		sym, sty := m.statusSym(r.Status)
-		status := pad(describe.OneLine(r.Status, 10), 10)
+		shown := m.shownStatus(r)
+		sym, sty := m.statusSym(shown)
+		status := pad(describe.OneLine(shown, 10), 10)
 		id := describe.ShortID(r.ID)
 		age := pad(text.Age(now, r.CreatedAt), 8)
 		tail := ""
@@ -202,19 +220,7 @@ func (m *Model) listLines(w, h int) []string {
 		if showTarget {
 			tail += "  " + pad(describe.OneLine(r.TargetHint, 16), 16)
 		}
-		mark := ""
-		if r.Starred {
-			mark = "★ "
-			if m.sym.ASCII {
-				mark = "* "
-			}
-		}
-		if r.Label != "" {
-			mark += "[" + describe.OneLine(r.Label, 14) + "] "
-		}
-		if r.Hidden {
-			mark += "(hidden) "
-		}
+		mark := m.marks(r)
 		fixed := 2 + 1 + 1 + 10 + 2 + 8 + 2 + 8 + 2
 		pw := max(w-fixed-describe.Width(tail)-describe.Width(mark), 8)
 		prompt := pad(mark+FirstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark))
@@ -225,6 +231,24 @@ func (m *Model) listLines(w, h int) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// marks are a row's star, [label] and (hidden) marks, as drawn.
+func (m *Model) marks(r *poller.RunInfo) string {
+	mark := ""
+	if r.Starred {
+		mark = "★ "
+		if m.sym.ASCII {
+			mark = "* "
+		}
+	}
+	if r.Label != "" {
+		mark += "[" + describe.OneLine(r.Label, 14) + "] "
+	}
+	if r.Hidden {
+		mark += "(hidden) "
+	}
+	return mark
 }
 
 // ModelEffort is "spark-2/high", "spark-2", "high" or "".
@@ -322,8 +346,18 @@ func (m *Model) footer() string {
 	if m.note != "" {
 		parts = append(parts, m.st.Warn.Render(m.note))
 	}
+	if m.flash != "" {
+		parts = append(parts, m.st.Accent.Render(m.flash))
+	}
 	if m.editing {
 		parts = append(parts, m.st.Key.Render("enter")+" keep  "+m.st.Key.Render("esc")+" clear")
+		return strings.Join(parts, "  ")
+	}
+	if m.composing {
+		parts = append(parts, m.st.Key.Render("enter")+" start it and watch it  "+m.st.Key.Render("esc")+" drop it")
+		return strings.Join(parts, "  ")
+	}
+	if m.confirmID != "" {
 		return strings.Join(parts, "  ")
 	}
 	parts = append(parts, m.keyHelp(m.ShortHelp()))

@@ -1,0 +1,81 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/sim"
+)
+
+// What a run was asked travels with it: watch JOB_ID asks the service
+// once at the start and records the prompt and model; a run started with
+// --max-credits is replayed against that cap, not an assumed 2 500, with
+// the same attention items.
+func TestRequestTravelsWithTheRun(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200, Seed: 9, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	dir := t.TempDir()
+
+	rec := filepath.Join(dir, "watch.ndjson")
+	if _, errOut, code := run(t, ctx, "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "-o", "json", "--record", rec, "--interval", "100ms"); code != ExitOK {
+		t.Fatalf("watch: exit %d: %s", code, errOut)
+	}
+	head := firstLine(t, rec)
+	if !strings.Contains(head, `"request":{"prompt":"Compare the pricing`) || !strings.Contains(head, `"model":"spark-2"`) {
+		t.Errorf("watch JOB_ID's recording does not say what was asked: %s", head)
+	}
+
+	rec = filepath.Join(dir, "run.ndjson")
+	live, replayed := filepath.Join(dir, "live.json"), filepath.Join(dir, "replay.json")
+	if _, errOut, code := run(t, ctx, "run", "Compare the pricing of web-scraping APIs", "--max-credits", "300", "--api-url", srv.URL,
+		"-o", "json", "--record", rec, "--summary", live, "--interval", "100ms"); code != ExitOK && code != ExitCreditLimit {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	if _, errOut, code := run(t, ctx, "replay", rec, "-o", "json", "--summary", replayed); code != ExitOK && code != ExitCreditLimit {
+		t.Fatalf("replay: exit %d: %s", code, errOut)
+	}
+	type sum struct {
+		MaxCredits        float64           `json:"maxCredits"`
+		MaxCreditsAssumed bool              `json:"maxCreditsAssumed"`
+		Attention         []json.RawMessage `json:"attention"`
+	}
+	read := func(p string) sum {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var s sum
+		if err := json.Unmarshal(b, &s); err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	l, r := read(live), read(replayed)
+	if l.MaxCredits != 300 || l.MaxCreditsAssumed || r.MaxCredits != 300 || r.MaxCreditsAssumed {
+		t.Errorf("cap live %v (assumed %v), replayed %v (assumed %v); want 300 both", l.MaxCredits, l.MaxCreditsAssumed, r.MaxCredits, r.MaxCreditsAssumed)
+	}
+	if len(l.Attention) != len(r.Attention) {
+		t.Errorf("the live watch raised %d items, the replay %d", len(l.Attention), len(r.Attention))
+	}
+}
+
+func firstLine(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line, _, _ := strings.Cut(string(b), "\n")
+	return line
+}

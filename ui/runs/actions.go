@@ -1,0 +1,248 @@
+package runs
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/clipboard"
+)
+
+// The list's actions on a run: y copies its id, c cancels it after the
+// same confirmation as the watch screen's, n starts a new run from a
+// prompt typed on the filter line (enter then watches it).
+
+// confirmArm is how long the cancel confirmation is shown before it takes
+// an answer: keys typed ahead ("cy" typed fast, a paste) are dropped.
+const confirmArm = 150 * time.Millisecond
+
+type (
+	confirmArmMsg struct{ seq int }
+	cancelDoneMsg struct {
+		id  string
+		err error
+	}
+	startedMsg struct {
+		id  string
+		err error
+	}
+)
+
+// SetOutcome records how a run ended as its trace says (the caller
+// watched it): the list shows that rather than the service's status,
+// which reports a cancelled run as failed.
+func (m *Model) SetOutcome(id, outcome string) {
+	if id == "" || outcome == "" {
+		return
+	}
+	if m.outcomes == nil {
+		m.outcomes = map[string]string{}
+	}
+	m.outcomes[strings.ToLower(id)] = outcome
+	m.rebuild()
+}
+
+// shownStatus is the status word drawn for r: the trace's outcome where
+// firewatch read it and the service's status says the run is over (a
+// cancelled run is "failed" there), else the service's status.
+func (m *Model) shownStatus(r *poller.RunInfo) string {
+	if o := m.outcomes[strings.ToLower(r.ID)]; o != "" && !isProcessing(r.Status) {
+		return o
+	}
+	return r.Status
+}
+
+func (m *Model) copyID() tea.Cmd {
+	r := m.Selected()
+	if r == nil {
+		return nil
+	}
+	return clipboard.Copy(r.ID, "run id "+describe.ShortID(r.ID), clipboard.Options{Getenv: m.cfg.Getenv})
+}
+
+// askCancel opens the confirmation for the selected run while it is
+// processing.
+func (m *Model) askCancel() tea.Cmd {
+	r := m.Selected()
+	if r == nil {
+		return nil
+	}
+	if !isProcessing(r.Status) {
+		m.flash = "run " + describe.ShortID(r.ID) + " is " + describe.OneLine(m.shownStatus(r), 20) + ": there is nothing to cancel"
+		return nil
+	}
+	m.confirmID, m.confirmArmed = r.ID, false
+	m.confirmSeq++
+	seq := m.confirmSeq
+	return m.tick(confirmArm, func(time.Time) tea.Msg { return confirmArmMsg{seq} })
+}
+
+// confirmKey handles a key while the confirmation is up: y cancels, n or
+// esc keeps the run going, anything else (or anything before it is
+// armed) is ignored.
+func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
+	if !m.confirmArmed {
+		return nil
+	}
+	switch msg.String() {
+	case "y":
+		id := m.confirmID
+		m.confirmID = ""
+		m.flash = "cancelling run " + describe.ShortID(id) + "…"
+		svc := m.cfg.Service
+		ctx, cancel := m.ctx()
+		return func() tea.Msg {
+			defer cancel()
+			return cancelDoneMsg{id: id, err: svc.Cancel(ctx, id)}
+		}
+	case "n", "esc":
+		m.confirmID = ""
+		m.flash = "not cancelled: the run goes on"
+	}
+	return nil
+}
+
+// confirmLines is the confirmation, drawn in place of the list.
+func (m *Model) confirmLines() []string {
+	r := m.byID[m.confirmID]
+	state := "processing"
+	if r < len(m.rows) {
+		state = describe.OneLine(m.shownStatus(&m.rows[r]), 20)
+	}
+	out := []string{
+		"",
+		" " + m.st.Bold.Render("Cancel run "+describe.ShortID(m.confirmID)+" ("+state+")?"),
+		"",
+	}
+	for _, l := range wrap("firewatch asks the service to stop the run (DELETE /v2/agent/{jobId}). Cancelling is cooperative: credits can still accrue for a moment, then the trace reports run.cancel_requested and the run ends \"cancelled\".", max(m.width-2, 20)) {
+		out = append(out, " "+l)
+	}
+	out = append(out, "")
+	if m.confirmArmed {
+		out = append(out, " "+m.st.Key.Render("y")+"  yes, cancel the run      "+m.st.Key.Render("n")+m.st.Muted.Render(" or ")+m.st.Key.Render("esc")+"  no, keep it running")
+	}
+	return out
+}
+
+// wrap breaks plain text into lines of at most w cells, at spaces.
+func wrap(s string, w int) []string {
+	var out []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case describe.Width(line)+1+describe.Width(word) <= w:
+			line += " " + word
+		default:
+			out = append(out, line)
+			line = word
+		}
+	}
+	if line != "" {
+		out = append(out, line)
+	}
+	return out
+}
+
+// composeKey handles keys while a new run's prompt is typed: enter starts
+// it, esc drops it.
+func (m *Model) composeKey(msg tea.KeyPressMsg) tea.Cmd {
+	switch msg.String() {
+	case "enter":
+		prompt := strings.TrimSpace(m.draft)
+		if prompt == "" {
+			m.composing = false
+			return nil
+		}
+		req := poller.AgentRequest{Prompt: prompt}
+		if err := req.Validate(); err != nil {
+			m.flash = err.Error()
+			return nil
+		}
+		m.composing = false
+		m.flash = "starting a run…"
+		svc := m.cfg.Service
+		ctx, cancel := m.ctx()
+		return func() tea.Msg {
+			defer cancel()
+			id, err := svc.StartAgent(ctx, req)
+			return startedMsg{id: id, err: err}
+		}
+	case "esc", "ctrl+c":
+		m.composing, m.draft = false, ""
+	case "backspace":
+		if r := []rune(m.draft); len(r) > 0 {
+			m.draft = string(r[:len(r)-1])
+		}
+	default:
+		t := msg.Text
+		if t == "" && msg.String() == "space" {
+			t = " "
+		}
+		if t == "" || poller.PromptLen(m.draft+t) > poller.MaxPromptLen {
+			return nil
+		}
+		for _, r := range t {
+			if r < 0x20 || r == 0x7f {
+				return nil
+			}
+		}
+		m.draft += t
+	}
+	return nil
+}
+
+// onAction handles the answers of the actions.
+func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case confirmArmMsg:
+		if msg.seq == m.confirmSeq && m.confirmID != "" {
+			m.confirmArmed = true
+		}
+		return nil, true
+	case cancelDoneMsg:
+		if msg.err != nil {
+			m.flash = "cancel failed: " + errText(msg.err)
+			return nil, true
+		}
+		m.flash = "cancel of " + describe.ShortID(msg.id) + " accepted: the run stops as its agents do"
+		m.SetOutcome(msg.id, "cancelled")
+		if d := m.details[msg.id]; d != nil {
+			d.st = nil // asked again: the status changes
+		}
+		// The list's next refresh shows it over; the details now.
+		return m.fetchDetail(), true
+	case startedMsg:
+		if msg.err != nil {
+			m.flash = "not started: " + errText(msg.err)
+			return nil, true
+		}
+		m.draft = ""
+		m.Chosen = msg.id
+		return tea.Quit, true
+	case clipboard.CopiedMsg:
+		m.flash = msg.Status()
+		return nil, true
+	}
+	return nil, false
+}
+
+// actionKeys are the list's action bindings, for dispatch and help.
+func (m *Model) actionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
+	k := m.keys
+	switch {
+	case key.Matches(msg, k.Copy):
+		return m.copyID(), true
+	case key.Matches(msg, k.Cancel):
+		return m.askCancel(), true
+	case key.Matches(msg, k.New):
+		m.composing, m.draft = true, ""
+		return nil, true
+	}
+	return nil, false
+}
