@@ -5,15 +5,7 @@ package main
 import (
 	"os"
 
-	// The pinned stack, kept in go.mod for the packages that use it.
-	_ "charm.land/bubbles/v2/key"
-	_ "charm.land/bubbletea/v2"
-	_ "charm.land/glamour/v2"
-	_ "charm.land/lipgloss/v2"
-
 	"github.com/firewatch/firewatch/cli"
-	// Maps the executable's code in at once, early in start-up.
-	_ "github.com/firewatch/firewatch/internal/prefault"
 )
 
 func main() { os.Exit(cli.Main()) }

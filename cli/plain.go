@@ -263,8 +263,8 @@ func (p *plainPrinter) end(note string) {
 					last = e.OccurredAt
 				}
 			}
-			if last.After(r.StartedAt) {
-				row("duration", "", text.Duration(last.Sub(r.StartedAt))+" so far")
+			if d, ok := model.Span(r.StartedAt, last); ok && d > 0 {
+				row("duration", "", text.Duration(d)+" so far")
 			}
 		}
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/http"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -15,6 +17,7 @@ import (
 	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	"go.opentelemetry.io/otel/sdk/resource"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/firewatch/firewatch/model"
@@ -49,6 +52,11 @@ func ResolveEndpoint(flag string) (string, error) {
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("%s: put credentials in OTEL_EXPORTER_OTLP_HEADERS, not in the URL", what)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return "", fmt.Errorf("%s %q: port %s is not between 1 and 65535", what, model.Sanitize(base), model.Sanitize(p))
+		}
 	}
 	if appendPath && !strings.HasSuffix(u.Path, tracesPath) {
 		u.Path = strings.TrimRight(u.Path, "/") + tracesPath
@@ -130,8 +138,13 @@ func New(o Options) (*Exporter, error) {
 	inner := o.exporter
 	if inner == nil {
 		var err error
+		guard, err := sameOrigin(o.Endpoint)
+		if err != nil {
+			return nil, err
+		}
 		inner, err = otlptracehttp.New(context.Background(),
 			otlptracehttp.WithEndpointURL(o.Endpoint),
+			otlptracehttp.WithProxy(guard),
 			otlptracehttp.WithTimeout(o.Timeout),
 			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{
 				Enabled:         true,
@@ -149,10 +162,10 @@ func New(o Options) (*Exporter, error) {
 	otel.SetLogger(logr.Discard())
 
 	// OTEL_SERVICE_NAME and OTEL_RESOURCE_ATTRIBUTES win over the defaults.
-	res, err := resource.Merge(resource.NewWithAttributes(semconvSchemaURL,
-		keyServiceName.String("firewatch"), keyServiceVersion.String(o.Version)), resource.Environment())
+	res, err := resource.Merge(resource.NewWithAttributes(semconv.SchemaURL,
+		semconv.ServiceName("firewatch"), semconv.ServiceVersion(o.Version)), resource.Environment())
 	if err != nil {
-		res = resource.NewWithAttributes(semconvSchemaURL, keyServiceName.String("firewatch"))
+		res = resource.NewWithAttributes(semconv.SchemaURL, semconv.ServiceName("firewatch"))
 	}
 	x.tp = sdktrace.NewTracerProvider(
 		sdktrace.WithResource(res),
@@ -173,8 +186,37 @@ func New(o Options) (*Exporter, error) {
 			sdktrace.WithExportTimeout(o.Timeout*2)),
 	)
 	x.tracer = x.tp.Tracer("github.com/firewatch/firewatch/export",
-		trace.WithInstrumentationVersion(o.Version), trace.WithSchemaURL(semconvSchemaURL))
+		trace.WithInstrumentationVersion(o.Version), trace.WithSchemaURL(semconv.SchemaURL))
 	return x, nil
+}
+
+// sameOrigin is the exporter's proxy function: the environment's proxy for
+// requests to the endpoint's origin, and an error for any other. The SDK's
+// HTTP client follows redirects, re-sending the spans and every header
+// (OTEL_EXPORTER_OTLP_HEADERS holds credentials); refusing here, where each
+// hop's request passes, keeps them at the origin the user named while the
+// SDK still applies its TLS and timeout settings.
+func sameOrigin(endpoint string) (func(*http.Request) (*url.URL, error), error) {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Host == "" {
+		return nil, fmt.Errorf("OTLP endpoint %q is not a URL", endpoint)
+	}
+	want := origin(u)
+	return func(r *http.Request) (*url.URL, error) {
+		if got := origin(r.URL); got != want {
+			return nil, fmt.Errorf("the collector redirected to %s; not followed: spans and headers go only to %s", got, want)
+		}
+		return http.ProxyFromEnvironment(r)
+	}, nil
+}
+
+// origin is scheme://host:port with the scheme's default port made explicit.
+func origin(u *url.URL) string {
+	port := u.Port()
+	if port == "" {
+		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
+	}
+	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
 }
 
 // Observe sends the spans that the merge d ended (or changed after they

@@ -409,6 +409,8 @@ func TestResolveEndpoint(t *testing.T) {
 		{traces: "http://jaeger:4318/custom", base: "http://other", want: "http://jaeger:4318/custom"},
 		{flag: "localhost:4318", err: "http:// or https://"},
 		{flag: "http://user:pw@h/", err: "OTEL_EXPORTER_OTLP_HEADERS"},
+		{flag: "http://127.0.0.1:99999", err: "port 99999 is not between 1 and 65535"},
+		{base: "http://127.0.0.1:0", err: "port 0"},
 	} {
 		t.Setenv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", c.traces)
 		t.Setenv("OTEL_EXPORTER_OTLP_ENDPOINT", c.base)

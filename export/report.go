@@ -206,8 +206,8 @@ func build(s *model.Store, o ReportOptions) *report {
 	rep.Title = "firewatch report: run " + describe.ShortID(rep.JobID) + " " + rep.Outcome
 	if d, ok := r.Duration(); ok {
 		rep.Duration = text.Duration(d)
-	} else if last := lastTime(s); !r.StartedAt.IsZero() && !last.IsZero() {
-		rep.Duration = text.Duration(last.Sub(r.StartedAt)) + " so far"
+	} else if d, ok := model.Span(r.StartedAt, lastTime(s)); ok {
+		rep.Duration = text.Duration(d) + " so far"
 	}
 	if r.CancelRequested {
 		rep.Cancel = clean(r.CancelReason)

@@ -8,6 +8,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
+	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/firewatch/firewatch/model"
@@ -186,7 +187,7 @@ func (b *builder) errorAttrs(te *model.TraceError, attrs []attribute.KeyValue) [
 		return attrs
 	}
 	return append(attrs,
-		b.str(keyErrorType, string(te.Code)),
+		b.str(semconv.ErrorTypeKey, string(te.Code)),
 		b.str(keyErrSource, string(te.Source)),
 		keyErrRetryable.Bool(te.Retryable),
 		b.str(keyErrMessage, te.Message))
@@ -202,9 +203,9 @@ func (b *builder) run(final bool) (spanData, bool) {
 	sd := spanData{ID: b.runID(), Name: "invoke_agent", Kind: trace.SpanKindClient}
 	sd.Start, sd.End = b.times(r.StartedAt, r.FinishedAt, open)
 	sd.Attrs = []attribute.KeyValue{
-		keyGenAIOperationName.String(opInvokeAgent),
-		keyGenAIProviderName.String(provider),
-		b.str(keyGenAIConversationID, b.jobID),
+		semconv.GenAIOperationNameInvokeAgent,
+		semconv.GenAIProviderNameKey.String(provider),
+		b.str(semconv.GenAIConversationIDKey, b.jobID),
 		b.str(keyRunID, r.ID),
 		keyOpenInferenceKind.String("AGENT"),
 		keyLangfuseType.String("agent"),
@@ -212,7 +213,7 @@ func (b *builder) run(final bool) (spanData, bool) {
 		keyTokens.Float64(r.TokensUsed()),
 	}
 	if root := b.s.Root(); root != nil {
-		sd.Attrs = append(sd.Attrs, b.str(keyGenAIAgentID, root.ID), b.str(keyGenAIAgentName, root.Name))
+		sd.Attrs = append(sd.Attrs, b.str(semconv.GenAIAgentIDKey, root.ID), b.str(semconv.GenAIAgentNameKey, root.Name))
 	}
 	if r.CancelRequested {
 		sd.Attrs = append(sd.Attrs, keyCancel.Bool(true), b.str(keyCancelReason, r.CancelReason))
@@ -233,7 +234,7 @@ func (b *builder) run(final bool) (spanData, bool) {
 				sd.StatusMsg = b.clean(r.Error.Message)
 				sd.Attrs = b.errorAttrs(r.Error, sd.Attrs)
 			} else {
-				sd.Attrs = append(sd.Attrs, b.str(keyErrorType, string(r.Outcome)))
+				sd.Attrs = append(sd.Attrs, b.str(semconv.ErrorTypeKey, string(r.Outcome)))
 			}
 		}
 	}
@@ -264,11 +265,11 @@ func (b *builder) agent(a *model.Agent, final bool) (spanData, bool) {
 	}
 	sd.Start, sd.End = b.times(a.StartedAt, a.FinishedAt, open)
 	sd.Attrs = []attribute.KeyValue{
-		keyGenAIOperationName.String(opInvokeAgent),
-		keyGenAIProviderName.String(provider),
-		b.str(keyGenAIConversationID, b.jobID),
-		b.str(keyGenAIAgentID, a.ID),
-		b.str(keyGenAIAgentName, a.Name),
+		semconv.GenAIOperationNameInvokeAgent,
+		semconv.GenAIProviderNameKey.String(provider),
+		b.str(semconv.GenAIConversationIDKey, b.jobID),
+		b.str(semconv.GenAIAgentIDKey, a.ID),
+		b.str(semconv.GenAIAgentNameKey, a.Name),
 		b.str(keyRole, string(a.Role)),
 		keyOpenInferenceKind.String("AGENT"),
 		keyLangfuseType.String("agent"),
@@ -289,7 +290,7 @@ func (b *builder) agent(a *model.Agent, final bool) (spanData, bool) {
 				sd.StatusMsg = b.clean(a.Error.Message)
 				sd.Attrs = b.errorAttrs(a.Error, sd.Attrs)
 			} else {
-				sd.Attrs = append(sd.Attrs, b.str(keyErrorType, string(a.Outcome)))
+				sd.Attrs = append(sd.Attrs, b.str(semconv.ErrorTypeKey, string(a.Outcome)))
 			}
 		}
 	}
@@ -340,17 +341,17 @@ func (b *builder) tool(t *model.ToolCall, final bool) (spanData, bool) {
 	end, unfinished := closing(t.State, t.FinishedAt(), t.Agent)
 	sd.Start, sd.End = b.times(t.StartedAt(), end, false)
 	sd.Attrs = []attribute.KeyValue{
-		keyGenAIOperationName.String(opExecuteTool),
-		keyGenAIProviderName.String(provider),
-		b.str(keyGenAIToolName, t.Name),
-		b.str(keyGenAIToolCallID, t.ID),
-		b.str(keyGenAIConversationID, b.jobID),
+		semconv.GenAIOperationNameExecuteTool,
+		semconv.GenAIProviderNameKey.String(provider),
+		b.str(semconv.GenAIToolNameKey, t.Name),
+		b.str(semconv.GenAIToolCallIDKey, t.ID),
+		b.str(semconv.GenAIConversationIDKey, b.jobID),
 		b.str(keyToolState, string(t.State)),
 		keyOpenInferenceKind.String("TOOL"),
 		keyLangfuseType.String("tool"),
 	}
 	if t.Agent != nil {
-		sd.Attrs = append(sd.Attrs, b.str(keyGenAIAgentID, t.Agent.ID), b.str(keyGenAIAgentName, t.Agent.Name))
+		sd.Attrs = append(sd.Attrs, b.str(semconv.GenAIAgentIDKey, t.Agent.ID), b.str(semconv.GenAIAgentNameKey, t.Agent.Name))
 	}
 	if d, ok := t.Duration(); ok {
 		sd.Attrs = append(sd.Attrs, keyDurationMs.Int64(d.Milliseconds()))
@@ -361,11 +362,11 @@ func (b *builder) tool(t *model.ToolCall, final bool) (spanData, bool) {
 	if b.content {
 		if t.Parameters != nil {
 			v := string(t.Parameters)
-			sd.Attrs = append(sd.Attrs, b.str(keyGenAIToolCallArguments, v), b.str(keyInputValue, v))
+			sd.Attrs = append(sd.Attrs, b.str(semconv.GenAIToolCallArgumentsKey, v), b.str(keyInputValue, v))
 		}
 		if t.Result != nil {
 			v := string(t.Result)
-			sd.Attrs = append(sd.Attrs, b.str(keyGenAIToolCallResult, v), b.str(keyOutputValue, v))
+			sd.Attrs = append(sd.Attrs, b.str(semconv.GenAIToolCallResultKey, v), b.str(keyOutputValue, v))
 		}
 	}
 	if t.Failed() {
@@ -375,7 +376,7 @@ func (b *builder) tool(t *model.ToolCall, final bool) (spanData, bool) {
 			sd.StatusMsg = b.clean(te.Message)
 			sd.Attrs = b.errorAttrs(&te, sd.Attrs)
 		} else {
-			sd.Attrs = append(sd.Attrs, keyErrorType.String("tool_error"))
+			sd.Attrs = append(sd.Attrs, semconv.ErrorTypeKey.String("tool_error"))
 		}
 	}
 	for _, en := range t.Errors {
@@ -410,7 +411,7 @@ func (b *builder) session(s *model.BrowserSession, final bool) (spanData, bool) 
 	sd.Start, sd.End = b.times(start, end, false)
 	sd.Attrs = []attribute.KeyValue{
 		b.str(keySessionID, s.ID),
-		b.str(keyGenAIConversationID, b.jobID),
+		b.str(semconv.GenAIConversationIDKey, b.jobID),
 		keyOpenInferenceKind.String("TOOL"),
 		keyLangfuseType.String("span"),
 	}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	jsonv2 "github.com/go-json-experiment/json"
 )
@@ -239,5 +240,45 @@ func TestChangedDuplicate(t *testing.T) {
 	s = ingest(t, body(e1, changed))
 	if len(s.Rejected()) != 1 || len(s.Summary().SetAside) != 1 {
 		t.Fatalf("one body: %+v", s.Rejected())
+	}
+}
+
+// A run.started stamped long after the rest of the run (or a run spread over
+// more than MaxDurationMs) has no duration: unknown, never negative or
+// absurd. The same holds for a tool call finished before it started.
+func TestUntrustedTimesGiveNoDuration(t *testing.T) {
+	future := 73 * 365 * 24 * 3600 * 1000
+	s := ingest(t, body(
+		ev("o1", orch, 1, future, "run.started"),
+		ev("o2", orch, 2, 100, "tool_call.started", "toolCallId", "c1", "toolName", "mcp__tools__search"),
+		ev("o3", orch, 3, 50, "tool_call.finished", "toolCallId", "c1", "toolName", "mcp__tools__search"),
+		ev("o4", orch, 4, 1000, "run.finished", "outcome", "succeeded"),
+	))
+	if d, ok := s.Run().Duration(); ok {
+		t.Errorf("run duration %v, want unknown", d)
+	}
+	sum := s.Summary()
+	if sum.DurationMs != nil {
+		t.Errorf("summary durationMs %d, want null", *sum.DurationMs)
+	}
+	for _, tc := range sum.ToolCalls {
+		if tc.DurationMs != nil {
+			t.Errorf("tool call durationMs %d, want null", *tc.DurationMs)
+		}
+	}
+	for _, c := range []struct {
+		start, end time.Time
+		ok         bool
+	}{
+		{t0, t0.Add(time.Minute), true},
+		{t0, t0, true},
+		{t0.Add(time.Second), t0, false},
+		{t0, t0.Add(400 * 24 * time.Hour), false},
+		{time.Time{}, t0, false},
+		{t0, time.Time{}, false},
+	} {
+		if _, ok := Span(c.start, c.end); ok != c.ok {
+			t.Errorf("Span(%v, %v) ok %v, want %v", c.start, c.end, ok, c.ok)
+		}
 	}
 }

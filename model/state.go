@@ -144,12 +144,13 @@ func (t *ToolCall) FinishedAt() time.Time {
 	return t.Finished.OccurredAt
 }
 
-// Duration is finish minus start; ok is false unless both are known.
+// Duration is finish minus start; ok is false unless both are known and
+// Span trusts them.
 func (t *ToolCall) Duration() (d time.Duration, ok bool) {
-	if t.Started == nil || t.Finished == nil || t.Started.OccurredAt.IsZero() || t.Finished.OccurredAt.IsZero() {
+	if t.Started == nil || t.Finished == nil {
 		return 0, false
 	}
-	return t.Finished.OccurredAt.Sub(t.Started.OccurredAt), true
+	return Span(t.Started.OccurredAt, t.Finished.OccurredAt)
 }
 
 // Failed reports whether the call ended in error: a tool error was reported
@@ -257,12 +258,29 @@ const TokensPerCredit = 15
 // TokensUsed is CreditsUsed × 15.
 func (r *Run) TokensUsed() float64 { return r.CreditsUsed * TokensPerCredit }
 
-// Duration is finish minus start for a finished run; ok is false otherwise.
+// Duration is finish minus start for a finished run; ok is false otherwise,
+// and when Span does not trust the two times.
 func (r *Run) Duration() (time.Duration, bool) {
-	if r.State != StateFinished || r.StartedAt.IsZero() || r.FinishedAt.IsZero() {
+	if r.State != StateFinished {
 		return 0, false
 	}
-	return r.FinishedAt.Sub(r.StartedAt), true
+	return Span(r.StartedAt, r.FinishedAt)
+}
+
+// Span is end minus start, the one way a duration is derived from two
+// occurredAt times. ok is false when either is unknown, when end comes
+// before start (a run.started stamped in the future) or when they lie more
+// than MaxDurationMs apart: a time that cannot be trusted is shown as
+// unknown, never as a negative or absurd figure.
+func Span(start, end time.Time) (time.Duration, bool) {
+	if start.IsZero() || end.IsZero() {
+		return 0, false
+	}
+	d := end.Sub(start)
+	if d < 0 || d > MaxDurationMs*time.Millisecond {
+		return 0, false
+	}
+	return d, true
 }
 
 // Rejected is an event set aside because it lacks a required envelope field

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"regexp"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
-	"github.com/firewatch/firewatch/internal/lazyre"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
@@ -338,9 +338,9 @@ func classify(op string, status int, msg string) Kind {
 	switch {
 	case status == 400:
 		switch {
-		case invalidIDText().MatchString(lower):
+		case invalidIDText.MatchString(lower):
 			return KindInvalidID
-		case firstGenText().MatchString(lower):
+		case firstGenText.MatchString(lower):
 			return KindFirstGeneration
 		case op == "trace":
 			// The id was checked before the request: a 400 on the trace
@@ -379,9 +379,9 @@ func classifyText(op, msg string) Kind {
 	switch {
 	case op == "cancel" && strings.Contains(lower, "already"):
 		return conflictKind(lower)
-	case invalidIDText().MatchString(lower):
+	case invalidIDText.MatchString(lower):
 		return KindInvalidID
-	case firstGenText().MatchString(lower):
+	case firstGenText.MatchString(lower):
 		return KindFirstGeneration
 	case strings.Contains(lower, "unauthori") || strings.Contains(lower, "invalid token") || strings.Contains(lower, "token missing"):
 		return KindUnauthorized
@@ -400,16 +400,16 @@ func classifyText(op, msg string) Kind {
 // completed") says the run is over. "cancel" alone decides nothing: the
 // second kind of message may say "cannot cancel" too.
 func conflictKind(lower string) Kind {
-	if alreadyCancelledText().MatchString(lower) {
+	if alreadyCancelledText.MatchString(lower) {
 		return KindAlreadyCancelled
 	}
 	return KindAlreadyFinished
 }
 
 var (
-	alreadyCancelledText = lazyre.New(`(?:already|been|is|was|being)\s+(?:being\s+)?cancel|cancellation\s+(?:(?:was|has\s+been|is)\s+)?already|already\s+(?:been\s+)?requested`)
-	invalidIDText        = lazyre.New(`invalid (job |snapshot )?id|must be a valid uuid`)
-	firstGenText         = lazyre.New(`spark 2|spark-2|second[- ]generation|only available for`)
+	alreadyCancelledText = regexp.MustCompile(`(?:already|been|is|was|being)\s+(?:being\s+)?cancel|cancellation\s+(?:(?:was|has\s+been|is)\s+)?already|already\s+(?:been\s+)?requested`)
+	invalidIDText        = regexp.MustCompile(`invalid (job |snapshot )?id|must be a valid uuid`)
+	firstGenText         = regexp.MustCompile(`spark 2|spark-2|second[- ]generation|only available for`)
 )
 
 // transportError turns an error from sending a request or reading its

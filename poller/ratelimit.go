@@ -6,11 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
 
-	"github.com/firewatch/firewatch/internal/lazyre"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -201,7 +201,7 @@ func statusRetryAfter(header string, now time.Time, body time.Duration, msg stri
 }
 
 // "please retry after 12s", "retry after 1.5 seconds", "try again in 2 minutes"
-var retryText = lazyre.New(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
+var retryText = regexp.MustCompile(`(?i)(?:retry|try again)\s+(?:after|in)\s+(\d+(?:\.\d+)?)\s*(milliseconds?|ms|seconds?|secs?|s|minutes?|mins?|m)?\b`)
 
 // bodyRetryAfter is the delay a rate-limit answer's body asks for:
 // retry_after_seconds, else the "retry after Ns" of its message.
@@ -216,7 +216,7 @@ func bodyRetryAfter(o object, msg string) time.Duration {
 
 // retryAfterText reads the "retry after Ns" of a 429 message.
 func retryAfterText(msg string) time.Duration {
-	m := retryText().FindStringSubmatch(msg)
+	m := retryText.FindStringSubmatch(msg)
 	if m == nil {
 		return 0
 	}

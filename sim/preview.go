@@ -3,11 +3,10 @@ package sim
 import (
 	"net/http"
 	"net/url"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/firewatch/firewatch/internal/lazyre"
 )
 
 // POST /v2/crawl/params-preview: the crawl options a prompt's words give.
@@ -24,9 +23,9 @@ import (
 //	sitemap      "sitemap only"/"only the sitemap" → "only"; "ignore the sitemap"/"skip the sitemap"/"no sitemap" → "skip"
 
 var (
-	rePreviewPath  = lazyre.New(`(?:^|\s)(/[\w\-./]+)`)
-	rePreviewDepth = lazyre.New(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:levels?|deep)|depth\s*(?:of\s*)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b`)
-	rePreviewLimit = lazyre.New(`(\d+)\s*pages`)
+	rePreviewPath  = regexp.MustCompile(`(?:^|\s)(/[\w\-./]+)`)
+	rePreviewDepth = regexp.MustCompile(`\b(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\s*(?:levels?|deep)|depth\s*(?:of\s*)?(\d+|one|two|three|four|five|six|seven|eight|nine|ten)\b`)
+	rePreviewLimit = regexp.MustCompile(`(\d+)\s*pages`)
 	previewWords   = map[string]string{
 		"blog": "blog", "docs": "docs", "documentation": "docs", "pricing": "pricing", "api": "api",
 		"guides": "guides", "careers": "careers", "news": "news", "changelog": "changelog", "tutorials": "tutorials",
@@ -84,11 +83,11 @@ func previewOptions(u, prompt string) obj {
 				out = append(out, p+"/.*")
 			}
 		}
-		for _, m := range rePreviewPath().FindAllStringSubmatch(s, -1) {
+		for _, m := range rePreviewPath.FindAllStringSubmatch(s, -1) {
 			add(strings.TrimPrefix(m[1], "/"))
 		}
 		// Words already inside an explicit path add nothing.
-		s = rePreviewPath().ReplaceAllString(s, " ")
+		s = rePreviewPath.ReplaceAllString(s, " ")
 		for _, f := range strings.FieldsFunc(s, func(r rune) bool { return !(r >= 'a' && r <= 'z') }) {
 			if p, ok := previewWords[f]; ok {
 				add(p)
@@ -110,7 +109,7 @@ func previewOptions(u, prompt string) obj {
 		return false
 	}
 	depth := 10
-	if m := rePreviewDepth().FindStringSubmatch(low); m != nil {
+	if m := rePreviewDepth.FindStringSubmatch(low); m != nil {
 		depth = previewNumber(m[1] + m[2])
 	} else if has("only this page", "shallow", "top-level", "top level") {
 		depth = 1
@@ -119,7 +118,7 @@ func previewOptions(u, prompt string) obj {
 	subdomains := has("subdomain") && !has("no subdomain", "not subdomain", "without subdomain")
 	external := has("external") && !has("no external", "not external", "without external")
 	limit := 10000
-	if m := rePreviewLimit().FindStringSubmatch(low); m != nil {
+	if m := rePreviewLimit.FindStringSubmatch(low); m != nil {
 		limit, _ = strconv.Atoi(m[1])
 	}
 	sitemap := "include"

@@ -2,11 +2,10 @@ package sim
 
 import (
 	"fmt"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/firewatch/firewatch/internal/lazyre"
 )
 
 // The sandbox of a scrape's browser session: no browser and no interpreter,
@@ -29,18 +28,18 @@ type execResult struct {
 const maxSimOutput = 50 << 20
 
 var (
-	reBusy     = lazyre.New(`while\s*\(\s*(true|1)\s*\)|for\s*\(\s*;\s*;\s*\)|while\s+(True|1)\s*:|while\s+true|while\s+:|^\s*yes\s*$`)
-	reThrow    = lazyre.New(`^throw\s+new\s+(\w+)\s*\(\s*(.*?)\s*\)$`)
-	reRaise    = lazyre.New(`^raise\s+(\w+)\s*\(\s*(.*?)\s*\)$`)
-	reExit     = lazyre.New(`^(?:process\.exit|sys\.exit|exit|os\._exit)\s*\(?\s*(\d+)\s*\)?$`)
-	reCall     = lazyre.New(`^(console\.log|console\.error|console\.warn|print)\s*\((.*)\)$`)
-	reClick    = lazyre.New(`^(?:await\s+)?page\.(?:click\s*\(\s*(.+?)\s*\)|locator\s*\(\s*(.+?)\s*\)\.click\s*\(\s*\))$`)
-	reGoto     = lazyre.New(`^(?:await\s+)?page\.goto\s*\(\s*(.+?)\s*(?:,.*)?\)$`)
-	reRepeat   = lazyre.New(`^(.+?)\.repeat\s*\(\s*([\d_]+)\s*\)$`)
-	rePyRepeat = lazyre.New(`^(.+?)\s*\*\s*([\d_]+)$`)
-	reSleep    = lazyre.New(`^(?:sleep|wait)\s+(\d+(?:\.\d+)?)$`)
-	reYesHead  = lazyre.New(`^yes\s*\|\s*head\s+-c\s+(\d+)$`)
-	reIdent    = lazyre.New(`^[A-Za-z_$][\w$]*$`)
+	reBusy     = regexp.MustCompile(`while\s*\(\s*(true|1)\s*\)|for\s*\(\s*;\s*;\s*\)|while\s+(True|1)\s*:|while\s+true|while\s+:|^\s*yes\s*$`)
+	reThrow    = regexp.MustCompile(`^throw\s+new\s+(\w+)\s*\(\s*(.*?)\s*\)$`)
+	reRaise    = regexp.MustCompile(`^raise\s+(\w+)\s*\(\s*(.*?)\s*\)$`)
+	reExit     = regexp.MustCompile(`^(?:process\.exit|sys\.exit|exit|os\._exit)\s*\(?\s*(\d+)\s*\)?$`)
+	reCall     = regexp.MustCompile(`^(console\.log|console\.error|console\.warn|print)\s*\((.*)\)$`)
+	reClick    = regexp.MustCompile(`^(?:await\s+)?page\.(?:click\s*\(\s*(.+?)\s*\)|locator\s*\(\s*(.+?)\s*\)\.click\s*\(\s*\))$`)
+	reGoto     = regexp.MustCompile(`^(?:await\s+)?page\.goto\s*\(\s*(.+?)\s*(?:,.*)?\)$`)
+	reRepeat   = regexp.MustCompile(`^(.+?)\.repeat\s*\(\s*([\d_]+)\s*\)$`)
+	rePyRepeat = regexp.MustCompile(`^(.+?)\s*\*\s*([\d_]+)$`)
+	reSleep    = regexp.MustCompile(`^(?:sleep|wait)\s+(\d+(?:\.\d+)?)$`)
+	reYesHead  = regexp.MustCompile(`^yes\s*\|\s*head\s+-c\s+(\d+)$`)
+	reIdent    = regexp.MustCompile(`^[A-Za-z_$][\w$]*$`)
 )
 
 // statements splits code into statements: at newlines, and at semicolons
@@ -93,7 +92,7 @@ func literal(s string) (string, bool) {
 // simulator's pace: the durations it reports are simulated.
 func runCode(lang, code string, timeout time.Duration, p *page) *execResult {
 	r := &execResult{page: p, dur: 60 * time.Millisecond}
-	if reBusy().MatchString(code) {
+	if reBusy.MatchString(code) {
 		r.killed, r.dur = true, timeout
 		r.exitCode = -1
 		if lang == "bash" {
@@ -138,25 +137,25 @@ func (r *execResult) script(lang, st string, line int, timeout time.Duration) bo
 		strings.HasPrefix(st, "const ") && strings.Contains(st, "require(") {
 		return false
 	}
-	if m := reThrow().FindStringSubmatch(st); m != nil && lang != "python" {
+	if m := reThrow.FindStringSubmatch(st); m != nil && lang != "python" {
 		msg, _ := literal(m[2])
 		r.fail(lang, m[1], msg, line)
 		return true
 	}
-	if m := reRaise().FindStringSubmatch(st); m != nil && lang == "python" {
+	if m := reRaise.FindStringSubmatch(st); m != nil && lang == "python" {
 		msg, _ := literal(m[2])
 		r.fail(lang, m[1], msg, line)
 		return true
 	}
-	if m := reExit().FindStringSubmatch(st); m != nil {
+	if m := reExit.FindStringSubmatch(st); m != nil {
 		r.exitCode, _ = strconv.Atoi(m[1])
 		return true
 	}
-	if m := reClick().FindStringSubmatch(st); m != nil {
+	if m := reClick.FindStringSubmatch(st); m != nil {
 		sel, _ := literal(m[1] + m[2])
 		return r.click(lang, sel, line, timeout)
 	}
-	if m := reGoto().FindStringSubmatch(st); m != nil {
+	if m := reGoto.FindStringSubmatch(st); m != nil {
 		u, _ := literal(m[1])
 		if !strings.HasPrefix(u, "http://") && !strings.HasPrefix(u, "https://") {
 			r.fail(lang, "Error", "page.goto: Protocol error (Page.navigate): Cannot navigate to invalid URL", line)
@@ -166,7 +165,7 @@ func (r *execResult) script(lang, st string, line int, timeout time.Duration) bo
 		r.dur += 700 * time.Millisecond
 		return false
 	}
-	if m := reCall().FindStringSubmatch(st); m != nil {
+	if m := reCall.FindStringSubmatch(st); m != nil {
 		arg := m[2]
 		toErr := m[1] != "console.log" && m[1] != "print"
 		if m[1] == "print" && strings.Contains(arg, "file=sys.stderr") {
@@ -219,10 +218,10 @@ func (r *execResult) eval(lang, expr string) (v string, ok bool, err string) {
 	if s, isLit := literal(e); isLit {
 		return s, true, ""
 	}
-	if m := reRepeat().FindStringSubmatch(e); m != nil && lang != "python" {
+	if m := reRepeat.FindStringSubmatch(e); m != nil && lang != "python" {
 		return repeatLit(m[1], m[2])
 	}
-	if m := rePyRepeat().FindStringSubmatch(e); m != nil && lang == "python" {
+	if m := rePyRepeat.FindStringSubmatch(e); m != nil && lang == "python" {
 		return repeatLit(m[1], m[2])
 	}
 	switch strings.ReplaceAll(e, " ", "") {
@@ -238,7 +237,7 @@ func (r *execResult) eval(lang, expr string) (v string, ok bool, err string) {
 	if _, err := strconv.ParseFloat(e, 64); err == nil {
 		return e, true, ""
 	}
-	if reIdent().MatchString(e) {
+	if reIdent.MatchString(e) {
 		if lang == "python" {
 			return "", false, "name '" + e + "' is not defined"
 		}
@@ -301,13 +300,13 @@ func (r *execResult) bash(st string, timeout time.Duration) bool {
 	if s, ok := literal(arg); ok {
 		arg = s
 	}
-	if m := reYesHead().FindStringSubmatch(st); m != nil {
+	if m := reYesHead.FindStringSubmatch(st); m != nil {
 		n, _ := strconv.Atoi(m[1])
 		n = min(n, maxSimOutput)
 		w.WriteString(strings.Repeat("y\n", n/2+1)[:n])
 		return false
 	}
-	if m := reSleep().FindStringSubmatch(st); m != nil {
+	if m := reSleep.FindStringSubmatch(st); m != nil {
 		f, _ := strconv.ParseFloat(m[1], 64)
 		d := time.Duration(f * float64(time.Second))
 		if r.dur+d > timeout {
@@ -317,7 +316,7 @@ func (r *execResult) bash(st string, timeout time.Duration) bool {
 		r.dur += d
 		return false
 	}
-	if m := reExit().FindStringSubmatch(st); m != nil {
+	if m := reExit.FindStringSubmatch(st); m != nil {
 		r.exitCode, _ = strconv.Atoi(m[1])
 		return true
 	}

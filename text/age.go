@@ -15,6 +15,8 @@ func Age(now, t time.Time) string {
 	}
 	d := now.Sub(t)
 	switch {
+	case d < -time.Minute:
+		return "unknown"
 	case d < 5*time.Second:
 		return "just now"
 	case d < time.Minute:

@@ -117,14 +117,7 @@ func (e *env) clockTime(t time.Time) string {
 
 // since is the live duration of something that started at t.
 func (e *env) since(t time.Time) (time.Duration, bool) {
-	if t.IsZero() {
-		return 0, false
-	}
-	d := e.clock.Now().Sub(t)
-	if d < 0 {
-		d = 0
-	}
-	return d, true
+	return model.Span(t, e.clock.Now())
 }
 
 // serverClock is "now" on the run's clock, for elapsed times and the live

@@ -144,8 +144,8 @@ func TestMarkdownSanitised(t *testing.T) {
 }
 
 // HTML in markdown shows as its text: no tags, no comments, nothing of a
-// script or a style, character references decoded (glamour's stripper,
-// third_party/glamour/ansi/context.go, in place of bluemonday).
+// script or a style, character references decoded (glamour's own path,
+// bluemonday's strict policy).
 func TestMarkdownHTMLAsText(t *testing.T) {
 	r := NewRenderer(DefaultStyles(), Options{Glamour: GlamourNoTTY})
 	src := "# Limits\n\n<div class=\"note\">\n<p>Burst &lt;b&gt; is 10 &amp; more</p>\n<!-- hidden -->\n<script>alert(1)</script><style>p{color:red}</style>\n</div>\n\nInline <span style=\"x\">spanned</span> and <br> done.\n"
@@ -161,6 +161,30 @@ func TestMarkdownHTMLAsText(t *testing.T) {
 		}
 	}
 }
+
+// A fenced code block is highlighted by chroma through glamour: its tokens
+// come in more than one colour, and the colours survive filterOutput.
+func TestMarkdownCodeHighlighted(t *testing.T) {
+	lines, err := renderMarkdown("```go\nfunc main() { return 42 }\n```\n", GlamourDark, 60)
+	if err != nil {
+		t.Fatal(err)
+	}
+	colours := map[string]bool{}
+	for _, l := range lines {
+		for _, m := range sgrColour.FindAllString(l, -1) {
+			colours[m] = true
+		}
+	}
+	if len(colours) < 3 {
+		t.Errorf("code block in %d colours %v, want chroma's per-token colours:\n%q", len(colours), colours, lines)
+	}
+	plain := ansi.Strip(strings.Join(lines, "\n"))
+	if !strings.Contains(plain, "func") || !strings.Contains(plain, "42") {
+		t.Errorf("code text lost: %q", plain)
+	}
+}
+
+var sgrColour = regexp.MustCompile(`38;5;\d+`)
 
 func TestFilterOutput(t *testing.T) {
 	for in, want := range map[string]string{

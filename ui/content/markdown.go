@@ -1,13 +1,13 @@
 package content
 
 import (
+	"regexp"
 	"strconv"
 	"strings"
 
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/internal/lazyre"
 	"github.com/firewatch/firewatch/model"
 )
 
@@ -53,7 +53,7 @@ func renderMarkdown(src, style string, width int) ([]string, error) {
 	return lines, nil
 }
 
-var charRef = lazyre.New(`&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,9}));`)
+var charRef = regexp.MustCompile(`&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,9}));`)
 
 // neutraliseCharRefs replaces numeric character references to characters
 // model.Sanitize would remove (and invalid ones) with U+FFFD.
@@ -61,8 +61,8 @@ func neutraliseCharRefs(s string) string {
 	if !strings.Contains(s, "&#") {
 		return s
 	}
-	return charRef().ReplaceAllStringFunc(s, func(ref string) string {
-		m := charRef().FindStringSubmatch(ref)
+	return charRef.ReplaceAllStringFunc(s, func(ref string) string {
+		m := charRef.FindStringSubmatch(ref)
 		var n uint64
 		var err error
 		if m[1] != "" {
@@ -147,9 +147,9 @@ func seqLen(s string) int {
 	return 2
 }
 
-var sgrRe = lazyre.New(`^\x1b\[[0-9;:]*m$`)
+var sgrRe = regexp.MustCompile(`^\x1b\[[0-9;:]*m$`)
 
-func isSGR(seq string) bool { return sgrRe().MatchString(seq) }
+func isSGR(seq string) bool { return sgrRe.MatchString(seq) }
 
 // safeHyperlink returns an OSC 8 sequence rebuilt from seq when its
 // parameters and target are harmless.
@@ -196,12 +196,12 @@ func closeLink(l string) string {
 	return l + "\x1b]8;;\a"
 }
 
-var trailingPad = lazyre.New(`(?:\x1b\[[0-9;:]*m| )+$`)
+var trailingPad = regexp.MustCompile(`(?:\x1b\[[0-9;:]*m| )+$`)
 
 // trimPadding removes the spaces (and the SGR around them) glamour pads
 // lines with, then closes any style left open.
 func trimPadding(l string) string {
-	t := trailingPad().ReplaceAllString(l, "")
+	t := trailingPad.ReplaceAllString(l, "")
 	if t != l && strings.Contains(t, "\x1b[") {
 		t += "\x1b[m"
 	}

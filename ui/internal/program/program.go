@@ -9,6 +9,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"strconv"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -45,6 +46,22 @@ var Suspend tea.Cmd = suspend.Request
 // SuspendKeys are the keys that suspend, for every screen's KeyMap.
 var SuspendKeys = []string{"ctrl+z"}
 
+// fps overrides the frame rate in a measurement build:
+// go build -ldflags "-X github.com/firewatch/firewatch/ui/internal/program.fps=N"
+// (scripts/fpsbench.sh compares frame rates that way).
+var fps string
+
+// FPS is the renderer's frame-rate cap. Bubble Tea's frame ticker wakes the
+// process this often even when idle, and a key's effect is drawn on the next
+// frame; 30 is the lowest rate whose key-to-pane time stays under 50 ms in
+// tmux (docs/performance.md), at half the idle wake-ups of the default 60.
+func FPS() int {
+	if n, err := strconv.Atoi(fps); err == nil && n > 0 {
+		return n
+	}
+	return 30
+}
+
 // Options are the program's options: ctx ends it; in and out replace the
 // process's terminal when non-nil; an out that is not a terminal gets the
 // size w x h (80x24 when unset); noColor sends no colour.
@@ -54,7 +71,7 @@ var SuspendKeys = []string{"ctrl+z"}
 // QuitMsg without watching the context, so when ctx ended first it blocked
 // for ever and Run, which waits for it, never returned.
 func Options(ctx context.Context, in io.Reader, out io.Writer, w, h int, noColor bool) []tea.ProgramOption {
-	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler()}
+	opts := []tea.ProgramOption{tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(FPS())}
 	if in != nil {
 		opts = append(opts, tea.WithInput(in))
 	}

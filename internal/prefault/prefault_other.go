@@ -1,3 +1,0 @@
-//go:build !linux
-
-package prefault
