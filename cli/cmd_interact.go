@@ -276,7 +276,7 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 		// behind the screen; the error on screen names the service's delay.
 		ScrapeID: id, Backend: interact.ClientBackend(c.WithRetry(poller.Retry{Tries: 1}), id),
 		Language: o.Language, Timeout: o.Timeout, NoColor: noColor, ASCII: o.ASCII, SaveDir: o.SaveDir,
-		Input: a.stdin, Output: a.stdout,
+		Input: a.stdin, Output: a.screen(),
 	})
 	switch {
 	case res.Stopped:

@@ -216,7 +216,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	m := runs.New(runs.Config{Service: c.WithRetry(poller.Retry{Tries: 1}), Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
-		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
+		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.screen()}); err != nil {
 			return err
 		}
 		if m.Chosen == "" {

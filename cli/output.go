@@ -134,6 +134,10 @@ func (g *guard) Write(b []byte) (int, error) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
+		var inner *outputError
+		if errors.As(err, &inner) {
+			err = inner.err // stdout's own guard (stdoutWriter) said it first
+		}
 		err = &outputError{name: g.name, err: err}
 	}
 	g.err = err

@@ -27,8 +27,7 @@ import (
 // exit 130); a second one kills the process.
 func Main() int {
 	if versionOnly(os.Args[1:]) {
-		printVersion(os.Stdout)
-		return codeOf(nil)
+		return Execute(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	}
 	// A closed stdout (firewatch ... | head -1) is a failed write that ends
 	// watching cleanly (exit 8), not a death by SIGPIPE (141).
@@ -83,19 +82,23 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // replace its Sleep).
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry) int {
 	if versionOnly(args) {
-		printVersion(stdout)
+		if err := printVersion(stdout); err != nil {
+			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{name: "stdout", err: err})
+			return codeOf(&outputError{name: "stdout", err: err})
+		}
 		return codeOf(nil)
 	}
 	secrets := text.NewSecrets()
-	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry}
+	out := &stdoutWriter{w: stdout}
+	a := &app{stdin: stdin, stdout: out, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry}
 	poller.Version = Version()
 	root := a.rootCommand()
 	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetOut(out)
 	root.SetErr(a.stderr)
-	err := root.ExecuteContext(ctx)
+	err := a.settle(ctx, root.ExecuteContext(ctx))
 	code := codeOf(err)
 	if err != nil {
 		if !said(err) {
@@ -222,6 +225,9 @@ func exactlyOne(what string) cobra.PositionalArgs {
 
 // isTerminal reports whether w is a terminal, and its width.
 func isTerminal(w io.Writer) (bool, int) {
+	if s, ok := w.(*stdoutWriter); ok {
+		w = s.w
+	}
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return false, 0
