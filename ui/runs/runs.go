@@ -91,6 +91,7 @@ type Model struct {
 	// paging
 	cursor  time.Time          // before of the next page
 	done    bool               // the last page is in
+	stopped error              // why paging stopped before the list's end (a *poller.PagingStopped), nil
 	loading bool               // a page request is in flight
 	asked   map[int64]bool     // cursors already requested (no page twice)
 	pages   int                // pages received
@@ -373,6 +374,7 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	m.nextTry = time.Time{}
 	m.fails = 0
 	first := len(m.rows) == 0
+	fresh := 0
 	for _, r := range msg.list.Runs {
 		if i, ok := m.byID[r.ID]; ok {
 			m.rows[i] = r
@@ -383,16 +385,21 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 		}
 		m.byID[r.ID] = len(m.rows)
 		m.rows = append(m.rows, r)
+		fresh++
 	}
 	if !msg.refresh {
 		m.pages++
-		switch {
-		case msg.list.Next == "" || msg.list.NextBefore.IsZero():
-			m.done = true
-		case !m.cursor.IsZero() && !msg.list.NextBefore.Before(m.cursor):
-			m.done = true // the cursor would not move back: stop
-		default:
-			m.cursor = msg.list.NextBefore
+		// The one paging rule (poller.PageStep), and the bound of a pager
+		// that may look for rows it never finds.
+		next, done, why := poller.PageStep(msg.before, msg.list, fresh)
+		if !done && m.pages >= poller.MaxScanPages {
+			done, why = true, poller.ErrScanBound
+		}
+		m.done = done
+		if done {
+			m.stopped = why
+		} else {
+			m.cursor = next
 		}
 	} else if m.pages == 0 {
 		// A refresh before the first page came: it is the first page.
