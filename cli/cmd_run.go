@@ -212,7 +212,7 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	// fail (stdout on a full disk is then exit 8, the id on stderr).
 	a.started("run", id, w.Debug)
 	if ro.Detach {
-		_, err := fmt.Fprintln(a.stdout, id)
+		_, err := fmt.Fprintln(a.print, id)
 		return err
 	}
 	// The run's cap is known, not assumed: the one sent, else the

@@ -15,9 +15,8 @@ import (
 // commandTree is every command firewatch has, by path ("firewatch runs"),
 // cobra's own help and completion commands included.
 func commandTree() []string {
-	a := &app{stdout: &stdoutWriter{}, stderr: &scrubWriter{}}
+	a := &app{print: &writeGuard{}, stderr: &scrubWriter{}}
 	root := a.rootCommand()
-	a.addRunsCommands(root)
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()
 	var paths []string

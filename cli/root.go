@@ -62,6 +62,9 @@ func signalContext(parent context.Context) (context.Context, func()) {
 type app struct {
 	stdin  io.Reader
 	stdout io.Writer
+	// print is stdout for the one-shot commands' answers: it keeps the
+	// first failed write (exit 8). The terminal UIs and watches use stdout.
+	print  *writeGuard
 	stderr *scrubWriter // redacts the secrets
 	out    *outputs     // the watch's outputs (newSession)
 	// secrets is every secret of this run (the key once resolved, key.go):
@@ -89,14 +92,12 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return codeOf(nil)
 	}
 	secrets := text.NewSecrets()
-	out := &stdoutWriter{w: stdout}
-	a := &app{stdin: stdin, stdout: out, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry}
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}}
 	poller.Version = Version()
 	root := a.rootCommand()
-	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(out)
+	root.SetOut(a.print) // help and completion are answers too
 	root.SetErr(a.stderr)
 	err := a.settle(ctx, root.ExecuteContext(ctx))
 	code := codeOf(err)
@@ -191,6 +192,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
+	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }
@@ -225,9 +227,6 @@ func exactlyOne(what string) cobra.PositionalArgs {
 
 // isTerminal reports whether w is a terminal, and its width.
 func isTerminal(w io.Writer) (bool, int) {
-	if s, ok := w.(*stdoutWriter); ok {
-		w = s.w
-	}
 	f, ok := w.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return false, 0
