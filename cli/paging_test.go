@@ -82,3 +82,37 @@ func TestPagingEnds(t *testing.T) {
 		})
 	}
 }
+
+// countingWriter counts the bytes written to it.
+type countingWriter struct{ n atomic.Int64 }
+
+func (w *countingWriter) Write(b []byte) (int, error) { w.n.Add(int64(len(b))); return len(b), nil }
+
+// TestRunsJSONStreams: runs -o json writes each page before it asks for the
+// next: when the second request arrives, the first page is out.
+func TestRunsJSONStreams(t *testing.T) {
+	out := &countingWriter{}
+	var atSecond atomic.Int64
+	f := &listFront{}
+	f.page = func(_ int64, n int64) []string {
+		if n == 1 {
+			atSecond.Store(out.n.Load())
+		}
+		var runs []string
+		for i := range int64(poller.ListPageSize) {
+			runs = append(runs, runJSON(n*100+i, "completed"))
+		}
+		return runs
+	}
+	hs := httptest.NewServer(f)
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	var errOut strings.Builder
+	if code := execute(context.Background(), []string{"runs", "-o", "json", "--limit", "60"}, strings.NewReader(""), out, &errOut, poller.Retry{}); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errOut.String())
+	}
+	if atSecond.Load() == 0 {
+		t.Error("nothing was written before the second page was asked for")
+	}
+}
