@@ -436,7 +436,7 @@ const maxTokens = model.MaxCredits * 15
 // prints a 309-digit figure or overflows.
 func (o object) numIn(name string, lo, hi float64) (float64, bool) {
 	f, ok := o.num(name)
-	if !ok || f < lo || f > hi {
+	if !ok || !(f >= lo && f <= hi) { // NaN too
 		return 0, false
 	}
 	return f, true
