@@ -104,15 +104,16 @@ type Model struct {
 	detailSeq int
 
 	// team tab
-	tab       int
-	usage     *poller.TokenUsage
-	usageNone bool
-	crawls    []poller.Crawl
-	crawlSel  int
-	crawlOpen bool // showing all options of the selected crawl
-	jsonTop   int
-	teamNote  string
-	teamAt    time.Time
+	tab        int
+	usage      *poller.TokenUsage
+	usageNone  bool
+	crawls     []poller.Crawl
+	crawlSel   int
+	crawlOpen  bool // showing all options of the selected crawl
+	jsonTop    int
+	usageNote  string // why the token usage could not be fetched
+	crawlsNote string // why the active crawls could not be fetched
+	teamAt     time.Time
 
 	showHelp bool
 
@@ -172,7 +173,8 @@ type (
 		usage     *poller.TokenUsage
 		usageNone bool
 		crawls    []poller.Crawl
-		err       error
+		usageErr  error // each part stands alone
+		crawlsErr error
 	}
 	tickMsg       struct{ gen int }
 	detailTickMsg struct{ seq int }
@@ -244,15 +246,11 @@ func (m *Model) fetchTeam() tea.Cmd {
 		case errors.As(err, &pe) && pe.Kind == poller.KindNotFound:
 			t.usageNone = true
 		case err != nil:
-			t.err = err
+			t.usageErr = err
 		default:
 			t.usage = u
 		}
-		c, err := svc.ActiveCrawls(ctx)
-		if err != nil && t.err == nil {
-			t.err = err
-		}
-		t.crawls = c
+		t.crawls, t.crawlsErr = svc.ActiveCrawls(ctx)
 		return t
 	}
 }
@@ -298,14 +296,17 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case teamMsg:
 		m.teamAt = m.cfg.Now()
-		m.teamNote = ""
-		if msg.err != nil {
-			m.teamNote = errText(msg.err)
-		}
-		if msg.usage != nil || msg.usageNone {
+		// Each part keeps what it had when its own request failed, and
+		// says why in its own section.
+		m.usageNote, m.crawlsNote = "", ""
+		if msg.usageErr != nil {
+			m.usageNote = errText(msg.usageErr)
+		} else {
 			m.usage, m.usageNone = msg.usage, msg.usageNone
 		}
-		if msg.crawls != nil || msg.err == nil {
+		if msg.crawlsErr != nil {
+			m.crawlsNote = errText(msg.crawlsErr)
+		} else {
 			m.crawls = msg.crawls
 		}
 		m.crawlSel = min(m.crawlSel, max(len(m.crawls)-1, 0))

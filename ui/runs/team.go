@@ -92,6 +92,8 @@ func (m *Model) teamLines(h int) []string {
 		if p := PeriodLine(u, m.cfg.Now()); p != "" {
 			out = append(out, lab("")+p)
 		}
+	case m.usageNote != "":
+		out = append(out, lab("Tokens")+m.st.Warn.Render("unavailable: "+m.usageNote))
 	case m.usageNone:
 		out = append(out, lab("Tokens")+m.st.Muted.Render("no token usage information for this team"))
 	default:
@@ -104,10 +106,14 @@ func (m *Model) teamLines(h int) []string {
 		}
 	}
 	out = append(out, lab("Processing")+fmt.Sprintf("%s (of the %d runs loaded)", describe.Count(proc, "run"), len(m.rows)))
-	if m.teamNote != "" {
-		out = append(out, lab("")+m.st.Warn.Render(m.teamNote))
+	title := fmt.Sprintf("Active crawls (%d)", len(m.crawls))
+	if m.crawlsNote != "" && len(m.crawls) == 0 {
+		title = "Active crawls" // not known to be none
 	}
-	out = append(out, "", " "+m.st.Title.Render(fmt.Sprintf("Active crawls (%d)", len(m.crawls))))
+	out = append(out, "", " "+m.st.Title.Render(title))
+	if m.crawlsNote != "" {
+		out = append(out, "   "+m.st.Warn.Render("unavailable: "+m.crawlsNote))
+	}
 	head := len(out)
 	var body []string
 	selStart := 0
@@ -131,7 +137,7 @@ func (m *Model) teamLines(h int) []string {
 			}
 		}
 	}
-	if len(m.crawls) == 0 {
+	if len(m.crawls) == 0 && m.crawlsNote == "" {
 		body = append(body, "   "+m.st.Muted.Render("none"))
 	}
 	room := max(h-head, 1)
