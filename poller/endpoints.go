@@ -286,7 +286,7 @@ func (c *Client) TokenUsage(ctx context.Context) (*TokenUsage, error) {
 	}
 	t := &TokenUsage{}
 	var has bool
-	if t.RemainingTokens, has = o.numIn("remainingTokens", -maxTokens, maxTokens); !has {
+	if t.RemainingTokens, has = o.numIn("remainingTokens", 0, maxTokens); !has {
 		return nil, c.malformed(op, r.status, "no usable remainingTokens in the answer (absent, not a number, or out of range)")
 	}
 	t.PlanTokens, _ = o.numIn("planTokens", 0, maxTokens)

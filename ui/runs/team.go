@@ -33,12 +33,20 @@ func PeriodLine(u *poller.TokenUsage, now time.Time) string {
 	if u.BillingPeriodStart.IsZero() && u.BillingPeriodEnd.IsZero() {
 		return ""
 	}
-	s := "billing period " + day(u.BillingPeriodStart) + " – " + day(u.BillingPeriodEnd)
-	if end := u.BillingPeriodEnd; !end.IsZero() && end.After(now) {
+	start, end := u.BillingPeriodStart, u.BillingPeriodEnd
+	if !start.IsZero() && !end.IsZero() && !end.After(start) {
+		return "billing period unknown (the service's ends before it starts)"
+	}
+	s := "billing period " + day(start) + " – " + day(end)
+	// Days left only for an end a period can have: a year at most.
+	if !end.IsZero() && end.After(now) && end.Sub(now) <= maxPeriod {
 		s += fmt.Sprintf(" (%d days left)", int(end.Sub(now).Hours()/24))
 	}
 	return s
 }
+
+// maxPeriod is the longest billing period whose days left are shown.
+const maxPeriod = 366 * 24 * time.Hour
 
 func day(t time.Time) string {
 	if t.IsZero() {
