@@ -224,11 +224,12 @@ func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) erro
 			io.WriteString(a.print, text.Sanitize(res.Stdout))
 		}
 		if res.Stderr != "" {
-			io.WriteString(a.stderr, text.Sanitize(res.Stderr))
+			// The code's stderr ends its own line, whatever it sent.
+			io.WriteString(a.stderr, strings.TrimSuffix(text.Sanitize(res.Stderr), "\n")+"\n")
 		}
 		for _, l := range [][2]string{{"Live view", res.LiveViewURL}, {"Interactive live view (controls the browser)", res.InteractiveLiveViewURL}, {"CDP", res.CDPURL}} {
 			if l[1] != "" {
-				fmt.Fprintf(a.stderr, "%s: %s\n", l[0], l[1])
+				fmt.Fprintf(a.stderr, "%s: %s\n", l[0], linkText(l[1]))
 			}
 		}
 		switch {
@@ -264,6 +265,19 @@ func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOpt
 	}
 	fmt.Fprintln(a.stderr, "firewatch: "+stoppedText(id, res))
 	return nil
+}
+
+// linkText is a URL from the service as printed: an http(s) or ws(s) URL
+// as it is; anything else (javascript:, data:, a file) is not a link, and
+// is quoted as text.
+func linkText(u string) string {
+	l := strings.ToLower(u)
+	for _, p := range []string{"https://", "http://", "wss://", "ws://"} {
+		if strings.HasPrefix(l, p) {
+			return u
+		}
+	}
+	return fmt.Sprintf("(not a web address: %q)", u)
 }
 
 // stoppedText says that the browser session of scrape id was stopped, how

@@ -47,3 +47,19 @@ func TestLatestSkipsIDsThatAreNotUUIDs(t *testing.T) {
 		t.Errorf("exit %d:\n%s", code, errOut.String())
 	}
 }
+
+// TestInteractAnswerPrinted: code stderr without a newline ends its line
+// before "Live view:"; a javascript: live-view URL is not printed as a link.
+func TestInteractAnswerPrinted(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"success":true,"stdout":"","stderr":"warning","exitCode":0,"liveViewUrl":"javascript:alert(1)","cdpUrl":"wss://x/cdp"}`)
+	}))
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	_, errOut, _ := run(t, context.Background(), "interact", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--code", "1")
+	if !strings.Contains(errOut, "warning\n") || strings.Contains(errOut, "Live view: javascript:") || !strings.Contains(errOut, "not a web address") || !strings.Contains(errOut, "CDP: wss://x/cdp") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
