@@ -197,12 +197,16 @@ func keptOn(l *poller.RunList, keep func(*poller.RunInfo) bool, max int) int {
 	return min(k, max)
 }
 
+// maxIDCells is the widest id printed in a table: a UUID is 36; a longer
+// one (not a run firewatch can watch) is cut.
+const maxIDCells = 40
+
 // writeRunsTable prints the aligned table of plain output.
 func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(text.Age(now, r.CreatedAt)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)),
 			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	_ = tw.Flush()

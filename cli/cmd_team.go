@@ -200,7 +200,7 @@ func teamPlain(t *teamView, now time.Time) string {
 		fmt.Fprintf(&b, "Processing     %s\n", plural(len(t.Runs), "run", "runs"))
 	}
 	for _, r := range t.Runs {
-		fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, orDash(text.Age(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
+		fmt.Fprintf(&b, "  %s  %s  %s\n", describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	if t.CrawlsErr != nil {
 		fmt.Fprintf(&b, "Active crawls  unavailable: %s\n", describe.OneLine(t.CrawlsErr.Error(), 200))
@@ -208,7 +208,7 @@ func teamPlain(t *teamView, now time.Time) string {
 		fmt.Fprintf(&b, "Active crawls  %d\n", len(t.Crawls))
 	}
 	for _, c := range t.Crawls {
-		fmt.Fprintf(&b, "  %s  %s\n", describe.OneLine(c.URL, 80), c.ID)
+		fmt.Fprintf(&b, "  %s  %s\n", describe.OneLine(c.URL, 80), describe.OneLine(c.ID, maxIDCells))
 		opts := scrapeopts.Render(scrapeopts.ScrapeOptions(c.Options))
 		if len(opts) == 0 {
 			b.WriteString("      (v2 defaults)\n")

@@ -63,3 +63,38 @@ func TestInteractAnswerPrinted(t *testing.T) {
 		t.Errorf("stderr:\n%s", errOut)
 	}
 }
+
+// TestPlainCellsBounded: a 5 000-character id or option name and a 5 MB
+// value make no plain row wider than its bound (runs, team, crawl-preview).
+func TestPlainCellsBounded(t *testing.T) {
+	long := strings.Repeat("a", 5000)
+	huge := strings.Repeat("b", 5<<20)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/v2/crawl/params-preview"):
+			fmt.Fprintf(w, `{"success":true,"data":{"url":"https://x","%s":1,"includePaths":["%s"]}}`, long, huge)
+		case r.URL.Path == "/v2/crawl/active":
+			fmt.Fprintf(w, `{"success":true,"crawls":[{"id":"%s","url":"https://x"}]}`, long)
+		case r.URL.Path == "/v2/team/token-usage":
+			fmt.Fprint(w, `{"success":true,"data":{"remainingTokens":10}}`)
+		default:
+			fmt.Fprintf(w, `{"success":true,"data":[{"id":"%s","status":"processing","createdAt":"2026-10-01T00:00:00Z"}]}`, long)
+		}
+	}))
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	for _, args := range [][]string{{"runs", "-o", "plain"}, {"team"}, {"crawl-preview", "https://example.com", "docs"}} {
+		out, errOut, _ := run(t, context.Background(), args...)
+		if out == "" {
+			t.Errorf("%v: no output\n%s", args, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if len(l) > 2500 {
+				t.Errorf("%v: a line of %d bytes", args, len(l))
+				break
+			}
+		}
+	}
+}
