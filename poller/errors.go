@@ -415,7 +415,7 @@ var (
 // transportError turns an error from sending a request or reading its
 // answer into an *Error. A context that ended is returned as it is: it is
 // the caller's own doing.
-func (c *Client) transportError(parent context.Context, op string, err error, reading bool) error {
+func (c *Client) transportError(parent context.Context, op string, err error, reading bool, timeout time.Duration) error {
 	if perr := parent.Err(); perr != nil {
 		return perr
 	}
@@ -432,9 +432,11 @@ func (c *Client) transportError(parent context.Context, op string, err error, re
 	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || isTimeout(err) {
 		e.Kind = KindTimeout
-		e.detail = "no answer within " + text.Duration(c.timeout)
+		// The request's own timeout (an interact call's is its --timeout
+		// and the client's), not the client's default.
+		e.detail = "no answer within " + text.Duration(timeout)
 		if reading {
-			e.detail = "the answer did not arrive in full within " + text.Duration(c.timeout)
+			e.detail = "the answer did not arrive in full within " + text.Duration(timeout)
 		}
 		return e
 	}
