@@ -603,7 +603,7 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 	var tooLarge *bodyTooLarge
 	if errors.As(err, &tooLarge) {
 		c.logf("%s %s → %d, body refused: %v", method, path, resp.StatusCode, tooLarge)
-		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: tooLarge.Error(), key: c.key}
+		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: tooLarge.Error(), key: c.key, tooLarge: true}
 	}
 	if err != nil && isCorrupt(err) {
 		c.logf("%s %s → %d, corrupt body: %v", method, path, resp.StatusCode, err)

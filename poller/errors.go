@@ -98,6 +98,9 @@ type Error struct {
 	// sentence is not enough (network, timeout, malformed, invalid id).
 	detail string
 	key    string // to scrub Error()'s result; never printed
+	// tooLarge: a 2xx answer larger than firewatch reads; the request
+	// itself may well have done its work (an interact call's code ran).
+	tooLarge bool
 }
 
 // Error is a sentence a person understands, the server's own message and,
@@ -159,6 +162,9 @@ func (e *Error) sentence() string {
 		}
 		return orDefault(e.detail, "timed out")
 	case KindMalformed:
+		if e.tooLarge {
+			return "answer not read: " + e.detail
+		}
 		return "malformed response: " + orDefault(e.detail, "the body cannot be used")
 	case KindInsecure:
 		return orDefault(e.detail, "refusing to send the API key over plain http")
@@ -245,7 +251,9 @@ func (e *Error) Short() string {
 			s = "timed out"
 		}
 	case KindMalformed:
-		if strings.Contains(e.detail, "truncated") || strings.Contains(e.detail, "ends too early") {
+		if e.tooLarge {
+			s = "answer too large"
+		} else if strings.Contains(e.detail, "truncated") || strings.Contains(e.detail, "ends too early") {
 			s = "truncated response"
 		} else {
 			// Say why, not only that: "malformed response: events[3]:

@@ -278,6 +278,10 @@ func interactKind(err error) error {
 		e.Kind = KindBadRequest
 		e.RetryAfter = 0
 	}
+	if e != nil && e.tooLarge && e.Status >= 200 && e.Status < 300 {
+		// The service answered: the code ran, only its answer is lost.
+		e.detail = "the code ran, but " + e.detail
+	}
 	return err
 }
 
