@@ -135,10 +135,11 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 		BillingPeriodEnd   *time.Time `json:"billingPeriodEnd"`
 	}
 	type crawl struct {
-		ID      string         `json:"id"`
-		TeamID  string         `json:"teamId"`
-		URL     string         `json:"url"`
-		Options jsontext.Value `json:"options,omitempty"`
+		ID       string         `json:"id"`
+		TeamID   string         `json:"teamId"`
+		URL      string         `json:"url"`
+		Options  jsontext.Value `json:"options,omitempty"`
+		SetAside string         `json:"setAside,omitempty"` // why the options are left out
 	}
 	var out struct {
 		TokenUsage   *usage            `json:"tokenUsage"`
@@ -165,7 +166,7 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 	}
 	out.ActiveCrawls = []crawl{}
 	for _, c := range t.Crawls {
-		out.ActiveCrawls = append(out.ActiveCrawls, crawl{ID: c.ID, TeamID: c.TeamID, URL: c.URL, Options: c.Options})
+		out.ActiveCrawls = append(out.ActiveCrawls, crawl{ID: c.ID, TeamID: c.TeamID, URL: c.URL, Options: c.Options, SetAside: c.SetAside})
 	}
 	out.Runs = []jsontext.Value{}
 	for _, r := range t.Runs {
@@ -209,6 +210,10 @@ func teamPlain(t *teamView, now time.Time) string {
 	}
 	for _, c := range t.Crawls {
 		fmt.Fprintf(&b, "  %s  %s\n", describe.OneLine(c.URL, 80), describe.OneLine(c.ID, maxIDCells))
+		if c.SetAside != "" {
+			fmt.Fprintf(&b, "      set aside: %s\n", c.SetAside)
+			continue
+		}
 		opts := scrapeopts.Render(scrapeopts.ScrapeOptions(c.Options))
 		if len(opts) == 0 {
 			b.WriteString("      (v2 defaults)\n")

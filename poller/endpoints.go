@@ -3,6 +3,7 @@ package poller
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -84,8 +85,15 @@ type Crawl struct {
 	ID      string         // sanitised
 	TeamID  string         // sanitised
 	URL     string         // sanitised
-	Options jsontext.Value // raw (scrapeOptions and the rest)
+	Options jsontext.Value // raw (scrapeOptions and the rest); nil when set aside
+	// SetAside says why the crawl's options are not shown ("" when they
+	// are): a crawl the service sent in a form firewatch does not use.
+	SetAside string
 }
+
+// maxCrawlDepth is the deepest a crawl in the active list is read: options
+// nest a few levels (actions, location, a JSON schema), never hundreds.
+const maxCrawlDepth = 128
 
 // Snapshot fetches GET /v2/agent/{jobID}/snapshots/{snapshotID}.
 func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snapshot, error) {
@@ -302,6 +310,12 @@ func (c *Client) ActiveCrawls(ctx context.Context) ([]Crawl, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One crawl nested past the decoder's depth bound would make the
+	// whole list unreadable: what lies deeper than any options go is cut
+	// first, and that crawl is set aside with its reason.
+	if body, cut := cutDeep(r.body, maxCrawlDepth); cut {
+		r.body = body
+	}
 	o, err := c.answer(op, r)
 	if err != nil {
 		return nil, err
@@ -313,12 +327,11 @@ func (c *Client) ActiveCrawls(ctx context.Context) ([]Crawl, error) {
 		if !ok {
 			continue
 		}
-		crawls = append(crawls, Crawl{
-			ID:      co.sanitized("id"),
-			TeamID:  co.sanitized("teamId"),
-			URL:     co.sanitized("url"),
-			Options: co.raw("options"),
-		})
+		cr := Crawl{ID: co.sanitized("id"), TeamID: co.sanitized("teamId"), URL: co.sanitized("url"), Options: co.raw("options")}
+		if bytes.Contains(it, []byte(tooDeep)) {
+			cr.Options, cr.SetAside = nil, fmt.Sprintf("its options are nested deeper than %d levels", maxCrawlDepth)
+		}
+		crawls = append(crawls, cr)
 	}
 	return crawls, nil
 }

@@ -134,6 +134,10 @@ func (m *Model) teamLines(h int) []string {
 			line = m.st.Selected.Render(padStyled(" "+m.sym.Arrow+" "+describe.OneLine(c.URL, 70)+"  "+describe.ShortID(c.ID), m.width))
 		}
 		body = append(body, line)
+		if c.SetAside != "" {
+			body = append(body, "       "+m.st.Warn.Render("set aside: "+c.SetAside))
+			continue
+		}
 		opts := scrapeopts.Render(scrapeopts.ScrapeOptions(c.Options))
 		if len(opts) == 0 {
 			body = append(body, "       "+m.st.Muted.Render("(v2 defaults)"))
