@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"math"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -21,13 +22,20 @@ func (o *watchOptions) registerAttention(f *pflag.FlagSet) {
 	f.Float64Var(&o.MaxCredits, "max-credits", 0, "the run's maxCredits, for the burn projection (default: the one firewatch started the run with, else 2500, shown as assumed)")
 }
 
+// minStall is the shortest --stall.
+const minStall = time.Second
+
 // checkAttention validates them (exit 2 on a bad one).
 func (o *watchOptions) checkAttention(f *pflag.FlagSet) error {
-	if f.Lookup("stall") != nil && o.Stall <= 0 {
-		return badUsage("--stall %s: it must be positive", o.Stall)
+	// A stall shorter than a second would be raised and cleared between
+	// any two polls.
+	if f.Lookup("stall") != nil && o.Stall < minStall {
+		return badUsage("--stall %s: it must be at least %s", o.Stall, minStall)
 	}
-	if f.Lookup("max-credits") != nil && !(o.MaxCredits >= 0) {
-		return badUsage("--max-credits %v: it must not be negative", o.MaxCredits)
+	// Given, it is a cap as run sends it: a positive whole number (0 is
+	// not "the default", it is a mistake).
+	if mc := f.Lookup("max-credits"); mc != nil && mc.Changed && (!(o.MaxCredits >= 1) || o.MaxCredits != math.Trunc(o.MaxCredits) || o.MaxCredits > 1e9) {
+		return badUsage("--max-credits %v: it must be a positive whole number of credits", o.MaxCredits)
 	}
 	return nil
 }

@@ -5,10 +5,12 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -63,18 +65,27 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 		fmt.Fprintf(a.print, "%s\n", a.compactLine(p.Data))
 		return nil
 	}
+	// Bounded cells: a hostile name or value neither widens every row nor
+	// prints megabytes on one line.
 	w := 0
 	for _, op := range p.Options {
-		w = max(w, len(op.Name))
+		w = max(w, ansi.StringWidth(describe.OneLine(op.Name, maxNameCells)))
 	}
 	for _, op := range p.Options {
-		fmt.Fprintf(a.print, "%-*s  %s\n", w, op.Name, previewValue(op.Value))
+		name := describe.OneLine(op.Name, maxNameCells)
+		fmt.Fprintf(a.print, "%s%s  %s\n", name, strings.Repeat(" ", w-ansi.StringWidth(name)), describe.OneLine(previewValue(op.Value), maxValueCells))
 	}
 	if p.Warning != "" {
 		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)
 	}
 	return nil
 }
+
+// The widest option name and value crawl-preview prints, in cells.
+const (
+	maxNameCells  = 40
+	maxValueCells = 2000
+)
 
 // previewValue is an option's value for the aligned list: strings as they
 // are, empty lists as "(none)", other values as compact JSON; sanitised.

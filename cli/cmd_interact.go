@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -29,6 +31,7 @@ type interactOptions struct {
 	Language string
 	Timeout  int
 	Stop     bool
+	Debug    string // the console's --debug log
 }
 
 func (o *interactOptions) registerCommon(cmd *cobra.Command, outputs string) {
@@ -38,6 +41,7 @@ func (o *interactOptions) registerCommon(cmd *cobra.Command, outputs string) {
 	f.StringVarP(&o.Output, "output", "o", OutputAuto, "output: "+outputs)
 	f.BoolVar(&o.NoColor, "no-color", false, "no colour (also when NO_COLOR is set)")
 	f.BoolVar(&o.ASCII, "ascii", false, "ASCII symbols only")
+	f.StringVar(&o.Debug, "debug", "", "the console: write a log of what happened to `FILE` (never the key)")
 }
 
 func (o *interactOptions) registerConsole(cmd *cobra.Command) {
@@ -220,11 +224,12 @@ func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) erro
 			io.WriteString(a.print, text.Sanitize(res.Stdout))
 		}
 		if res.Stderr != "" {
-			io.WriteString(a.stderr, text.Sanitize(res.Stderr))
+			// The code's stderr ends its own line, whatever it sent.
+			io.WriteString(a.stderr, strings.TrimSuffix(text.Sanitize(res.Stderr), "\n")+"\n")
 		}
 		for _, l := range [][2]string{{"Live view", res.LiveViewURL}, {"Interactive live view (controls the browser)", res.InteractiveLiveViewURL}, {"CDP", res.CDPURL}} {
 			if l[1] != "" {
-				fmt.Fprintf(a.stderr, "%s: %s\n", l[0], l[1])
+				fmt.Fprintf(a.stderr, "%s: %s\n", l[0], linkText(l[1]))
 			}
 		}
 		switch {
@@ -258,18 +263,71 @@ func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOpt
 		fmt.Fprintf(a.stderr, "firewatch: no browser session to stop for scrape %s: %q — nothing is billed for it\n", id, res.Message)
 		return nil
 	}
+	fmt.Fprintln(a.stderr, "firewatch: "+stoppedText(id, res))
+	return nil
+}
+
+// linkText is a URL from the service as printed: an http(s) or ws(s) URL
+// as it is; anything else (javascript:, data:, a file) is not a link, and
+// is quoted as text.
+func linkText(u string) string {
+	l := strings.ToLower(u)
+	for _, p := range []string{"https://", "http://", "wss://", "ws://"} {
+		if strings.HasPrefix(l, p) {
+			return u
+		}
+	}
+	return fmt.Sprintf("(not a web address: %q)", u)
+}
+
+// stoppedText says that the browser session of scrape id was stopped, how
+// long it ran and what it cost, when the service said.
+func stoppedText(id string, res *poller.StopResult) string {
 	msg := "stopped the browser session of scrape " + id
 	if res.SessionDuration > 0 {
-		msg += " after " + res.SessionDuration.Round(100*1e6).String()
+		msg += " after " + text.Duration(res.SessionDuration)
 	}
 	if res.CreditsBilled != nil {
 		msg += fmt.Sprintf(" (%g credits billed)", *res.CreditsBilled)
 	}
-	fmt.Fprintln(a.stderr, "firewatch: "+msg)
-	return nil
+	return msg
+}
+
+// stopOnSignal stops the browser session the console opened when a signal
+// ended it (SIGHUP: the terminal is gone; SIGTERM, SIGINT): nobody can be
+// asked any more, and the session is billed while open. What was done is
+// said on stderr and in the debug log.
+func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, debug *debugLog) {
+	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
+	defer cancel()
+	res, err := c.WithRetry(poller.Retry{Tries: 1}).StopInteract(sctx, id)
+	var msg string
+	switch {
+	case err != nil:
+		msg = fmt.Sprintf("interrupted: the browser session of scrape %s could not be stopped (%s); it stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop", id, text.Sanitize(err.Error()), id)
+	case res.NoSession:
+		msg = fmt.Sprintf("interrupted: the browser session of scrape %s had already ended", id)
+	default:
+		msg = "interrupted: " + stoppedText(id, res) + ", since nobody can be asked any more"
+	}
+	fmt.Fprintf(a.stderr, "firewatch: %s\n", msg)
+	debug.Printf("%s", msg)
 }
 
 func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
+	var debug *debugLog
+	if o.Debug != "" {
+		if err := checkWritable("--debug", o.Debug); err != nil {
+			return err
+		}
+		f, err := os.Create(o.Debug)
+		if err != nil {
+			return badUsage("--debug: %v", err)
+		}
+		debug = newDebugLog(f, a.secrets)
+		defer debug.Close()
+		debug.Printf("firewatch %s: interact console, scrape %s", Version(), id)
+	}
 	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
 	res, err := interact.Run(ctx, interact.Config{
 		// The console's calls ask once: a wait on a 429 would be unsaid
@@ -281,6 +339,8 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 	switch {
 	case res.Stopped:
 		fmt.Fprintf(a.stderr, "firewatch: %s (scrape %s)\n", res.StopNote, id)
+	case res.SessionOpen && errors.As(context.Cause(ctx), new(*interruptedError)):
+		a.stopOnSignal(ctx, c, id, debug)
 	case res.Kept || res.SessionOpen:
 		fmt.Fprintf(a.stderr, "firewatch: the browser session of scrape %s stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	}

@@ -86,6 +86,13 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	if !(o.MaxCredits >= 0) {
 		return badUsage("--max-credits %v: it must not be negative", o.MaxCredits)
 	}
+	if o.File != "" && o.File != "-" {
+		// A file that cannot be made is bad usage, found before any
+		// request; a write that fails later (a full disk) is exit 8.
+		if err := checkWritable("--file", o.File); err != nil {
+			return err
+		}
+	}
 	ctx := cmd.Context()
 	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits, Secrets: a.secrets}
 	var s *model.Store
@@ -112,7 +119,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		return err
 	}
 	if err := os.WriteFile(o.File, buf.Bytes(), 0o644); err != nil {
-		return badUsage("--file: %v", err)
+		return &outputError{name: "--file " + o.File, err: err}
 	}
 	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", model.Sanitize(s.Run().ID), o.File)
 	return nil

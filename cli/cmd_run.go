@@ -39,8 +39,11 @@ func (a *app) runCommand() *cobra.Command {
 		Short: "Start an agent run and watch it",
 		Long: `Start an agent run (POST /v2/agent) and watch it like watch does: the terminal
 UI, plain or JSON output, --summary, --record and the same exit codes. The new
-run's id goes to stderr first ("firewatch: started run <id>"); with --detach
-only the id is printed, on stdout, and firewatch exits 0.
+run's id goes to stderr first ("firewatch: started run <id>") and to the
+--debug log; with --detach the id is also printed on stdout and firewatch
+exits 0 (8 when stdout cannot be written: the run has started all the same).
+An answer without a usable id, a 5xx or no answer says that a run may have
+started, and exits 1: look with firewatch runs before starting another.
 
 Everything is checked before the request: an empty prompt, one over 10 000
 characters, a schema that is not a JSON object (the error says where), a
@@ -189,24 +192,31 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if err != nil {
 		return err
 	}
-	var w *watchSession
-	var cleanup func()
-	if !ro.Detach {
-		// Output files and modes are checked before the run starts.
-		if w, cleanup, err = a.newSession(cmd, o); err != nil {
-			return err
-		}
-		defer cleanup()
+	// Output files and modes are checked before the run starts; with
+	// --detach only the debug log is kept (the id goes to stdout).
+	so := o
+	if ro.Detach {
+		d := *o
+		d.Output = OutputPlain
+		so = &d
 	}
-	id, err := c.StartAgent(cmd.Context(), req)
+	w, cleanup, err := a.newSession(cmd, so)
 	if err != nil {
 		return err
 	}
+	defer cleanup()
+	ctx := cmd.Context()
+	id, err := c.StartAgent(ctx, req)
+	if err != nil {
+		return a.startFailed(ctx, "run", "firewatch runs", err, w.Debug)
+	}
+	// The run is billed from here: its id is said before anything can
+	// fail (stdout on a full disk is then exit 8, the id on stderr).
+	a.started("run", id, w.Debug)
 	if ro.Detach {
 		_, err := fmt.Fprintln(a.print, id)
 		return err
 	}
-	fmt.Fprintf(a.stderr, "firewatch: started run %s\n", id)
 	// The run's cap is known, not assumed: the one sent, else the
 	// service's default.
 	o.StartedMaxCredits = float64(ro.maxCredits)
@@ -214,5 +224,5 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
 	w.Request = model.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: o.StartedMaxCredits}
-	return a.watchLive(cmd.Context(), w, svc, id, nil)
+	return a.watchLive(ctx, w, svc, id, nil)
 }

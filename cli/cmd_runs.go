@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -91,55 +92,122 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	list, err := collectRuns(ctx, a, c, ro.Limit, 0, func(r *poller.RunInfo) bool { return runs.StatusMatches(ro.Status, r.Status) })
+	keep := func(r *poller.RunInfo) bool { return runs.StatusMatches(ro.Status, r.Status) }
+	if o.Output == OutputJSON {
+		// Each page is written as it comes: nothing waits for the last.
+		var buf []byte
+		_, err := pageRuns(ctx, a, c, ro.Limit, scanPages(ro.Status), keep, func(page []poller.RunInfo) error {
+			buf = buf[:0]
+			for i := range page {
+				buf = append(append(buf, escapeForTerminal(eventLine(nil, page[i].Raw, a.secrets))...), '\n')
+			}
+			_, err := a.print.Write(buf)
+			return err
+		})
+		return err
+	}
+	list, err := collectRuns(ctx, a, c, ro.Limit, scanPages(ro.Status), keep)
 	if err != nil && len(list) == 0 {
 		return err
 	}
-	if o.Output == OutputJSON {
-		var b []byte
-		for i := range list {
-			b = append(escapeForTerminal(eventLine(b, list[i].Raw, a.secrets)), '\n')
-		}
-		if _, werr := a.print.Write(b); werr != nil {
-			return werr
-		}
-	} else {
-		writeRunsTable(a, list, time.Now())
+	writeRunsTable(a, list, time.Now())
+	// Some pages came, then the service refused: say so after them.
+	return err
+}
+
+// scanPages bounds the paging of runs with a status filter, which may look
+// for runs it never finds; without one, each page brings a new run and
+// --limit bounds it.
+func scanPages(status string) int {
+	if status == "all" {
+		return 0
 	}
-	if err != nil {
-		// Some pages came, then the service refused: say so after them.
-		return err
-	}
-	return nil
+	return poller.MaxScanPages
 }
 
 // collectRuns pages through the list until limit runs keep (nil: all) or
 // the list ends. On an error it returns what it had and the error.
 func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages int, keep func(*poller.RunInfo) bool) ([]poller.RunInfo, error) {
-	p := c.RunPages()
 	var out []poller.RunInfo
-	for !p.Done() && len(out) < limit && (maxPages <= 0 || p.Pages() < maxPages) {
+	_, err := pageRuns(ctx, a, c, limit, maxPages, keep, func(page []poller.RunInfo) error {
+		out = append(out, page...)
+		return nil
+	})
+	return out, err
+}
+
+// pageRuns pages through the list, handing emit each page's runs that keep
+// (nil: all), until limit runs were handed, maxPages pages were fetched (0:
+// no bound) or the list ends. Paging that stops by poller.PageStep's rule
+// (the service's cursor or pages cannot be trusted) is said on stderr and
+// is not an error: what came is the list as far as it can be told. It
+// returns the number of runs handed, and the error that stopped it (a
+// request, emit's, or the context's at once).
+func pageRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages int, keep func(*poller.RunInfo) bool, emit func([]poller.RunInfo) error) (int, error) {
+	p := c.RunPages()
+	n := 0
+	var page []poller.RunInfo
+	for !p.Done() && n < limit {
+		if maxPages > 0 && p.Pages() >= maxPages {
+			if maxPages == poller.MaxScanPages {
+				fmt.Fprintf(a.stderr, "firewatch: %s\n", poller.ErrScanBound)
+			}
+			break
+		}
+		if err := ctx.Err(); err != nil {
+			return n, err
+		}
 		l, err := p.Next(ctx)
+		var stopped *poller.PagingStopped
+		if errors.As(err, &stopped) {
+			fmt.Fprintf(a.stderr, "firewatch: %s; %s\n", stopped, plural(n+keptOn(l, keep, limit-n), "run", "runs"))
+			err = nil
+		}
 		if l != nil {
-			for _, r := range l.Runs {
-				if len(out) < limit && (keep == nil || keep(&r)) {
-					out = append(out, r)
+			page = page[:0]
+			for i := range l.Runs {
+				if n+len(page) < limit && (keep == nil || keep(&l.Runs[i])) {
+					page = append(page, l.Runs[i])
+				}
+			}
+			if len(page) > 0 {
+				n += len(page)
+				if eerr := emit(page); eerr != nil {
+					return n, eerr
 				}
 			}
 		}
 		if err != nil {
-			return out, err
+			return n, err
 		}
 	}
-	return out, nil
+	return n, nil
 }
+
+// keptOn is the number of l's runs pageRuns keeps, at most max.
+func keptOn(l *poller.RunList, keep func(*poller.RunInfo) bool, max int) int {
+	if l == nil {
+		return 0
+	}
+	k := 0
+	for i := range l.Runs {
+		if keep == nil || keep(&l.Runs[i]) {
+			k++
+		}
+	}
+	return min(k, max)
+}
+
+// maxIDCells is the widest id printed in a table: a UUID is 36; a longer
+// one (not a run firewatch can watch) is cut.
+const maxIDCells = 40
 
 // writeRunsTable prints the aligned table of plain output.
 func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(text.Age(now, r.CreatedAt)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)),
 			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	_ = tw.Flush()

@@ -47,33 +47,47 @@ them). A team without token usage information gets tokenUsage null.`,
 	return cmd
 }
 
-// teamView is what the team command fetched.
+// teamView is what the team command fetched. Each part stands alone: a
+// part whose request failed has its error, and the others are shown.
 type teamView struct {
-	Usage  *poller.TokenUsage // nil: the service has none for the team
-	Crawls []poller.Crawl
-	Runs   []poller.RunInfo // processing
+	Usage     *poller.TokenUsage // nil: the service has none for the team, or UsageErr
+	Crawls    []poller.Crawl
+	Runs      []poller.RunInfo // processing
+	UsageErr  error
+	CrawlsErr error
+	RunsErr   error
 }
 
-// fetchTeam makes the three requests (a 429 is waited out, like the watch).
-func fetchTeam(ctx context.Context, a *app, c *poller.Client) (*teamView, error) {
+// failed is every part that failed, named, in order; nil when none.
+func (t *teamView) failed() []error {
+	var out []error
+	for _, p := range []struct {
+		name string
+		err  error
+	}{{"token usage", t.UsageErr}, {"active crawls", t.CrawlsErr}, {"processing runs", t.RunsErr}} {
+		if p.err != nil {
+			out = append(out, fmt.Errorf("team: %s: %w", p.name, p.err))
+		}
+	}
+	return out
+}
+
+// fetchTeam makes the three requests (a 429 is waited out, like the
+// watch); a failed one is kept with its part, the others go on.
+func fetchTeam(ctx context.Context, a *app, c *poller.Client) *teamView {
 	t := &teamView{}
 	u, err := c.TokenUsage(ctx)
 	var pe *poller.Error
 	switch {
 	case errors.As(err, &pe) && pe.Kind == poller.KindNotFound:
 	case err != nil:
-		return nil, err
+		t.UsageErr = err
 	default:
 		t.Usage = u
 	}
-	if t.Crawls, err = c.ActiveCrawls(ctx); err != nil {
-		return nil, err
-	}
-	t.Runs, err = collectRuns(ctx, a, c, 1<<30, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
-	if err != nil {
-		return nil, err
-	}
-	return t, nil
+	t.Crawls, t.CrawlsErr = c.ActiveCrawls(ctx)
+	t.Runs, t.RunsErr = collectRuns(ctx, a, c, 1<<30, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
+	return t
 }
 
 func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
@@ -85,20 +99,30 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	if err != nil {
 		return err
 	}
-	t, err := fetchTeam(cmd.Context(), a, c)
-	if err != nil {
-		return err
+	ctx := cmd.Context()
+	t := fetchTeam(ctx, a, c)
+	failed := t.failed()
+	if len(failed) == 3 || ctx.Err() != nil {
+		// Nothing to show (the key refused, no network, interrupted): the
+		// first failure says it.
+		return errors.Join(t.UsageErr, t.CrawlsErr, t.RunsErr)
 	}
 	if output == OutputJSON {
 		b, err := teamJSON(t, a.secrets)
 		if err != nil {
 			return err
 		}
-		_, err = a.print.Write(append(escapeForTerminal(b), '\n'))
+		if _, err = a.print.Write(append(escapeForTerminal(b), '\n')); err != nil {
+			return err
+		}
+	} else if _, err = fmt.Fprint(a.print, teamPlain(t, time.Now())); err != nil {
 		return err
 	}
-	_, err = fmt.Fprint(a.print, teamPlain(t, time.Now()))
-	return err
+	if len(failed) > 0 {
+		// What came is shown; the parts that did not are named, exit 1.
+		return &failure{errors.Join(failed...)}
+	}
+	return nil
 }
 
 // teamJSON is the json output: one object.
@@ -111,15 +135,17 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 		BillingPeriodEnd   *time.Time `json:"billingPeriodEnd"`
 	}
 	type crawl struct {
-		ID      string         `json:"id"`
-		TeamID  string         `json:"teamId"`
-		URL     string         `json:"url"`
-		Options jsontext.Value `json:"options,omitempty"`
+		ID       string         `json:"id"`
+		TeamID   string         `json:"teamId"`
+		URL      string         `json:"url"`
+		Options  jsontext.Value `json:"options,omitempty"`
+		SetAside string         `json:"setAside,omitempty"` // why the options are left out
 	}
 	var out struct {
-		TokenUsage   *usage           `json:"tokenUsage"`
-		ActiveCrawls []crawl          `json:"activeCrawls"`
-		Runs         []jsontext.Value `json:"runs"`
+		TokenUsage   *usage            `json:"tokenUsage"`
+		ActiveCrawls []crawl           `json:"activeCrawls"`
+		Runs         []jsontext.Value  `json:"runs"`
+		Errors       map[string]string `json:"errors,omitempty"` // a part that could not be fetched: why
 	}
 	if u := t.Usage; u != nil {
 		out.TokenUsage = &usage{RemainingTokens: u.RemainingTokens, PlanTokens: u.PlanTokens, RemainingCredits: u.RemainingTokens / 15}
@@ -130,9 +156,17 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 			out.TokenUsage.BillingPeriodEnd = &u.BillingPeriodEnd
 		}
 	}
+	for name, err := range map[string]error{"tokenUsage": t.UsageErr, "activeCrawls": t.CrawlsErr, "runs": t.RunsErr} {
+		if err != nil {
+			if out.Errors == nil {
+				out.Errors = map[string]string{}
+			}
+			out.Errors[name] = text.Sanitize(err.Error())
+		}
+	}
 	out.ActiveCrawls = []crawl{}
 	for _, c := range t.Crawls {
-		out.ActiveCrawls = append(out.ActiveCrawls, crawl{ID: c.ID, TeamID: c.TeamID, URL: c.URL, Options: c.Options})
+		out.ActiveCrawls = append(out.ActiveCrawls, crawl{ID: c.ID, TeamID: c.TeamID, URL: c.URL, Options: c.Options, SetAside: c.SetAside})
 	}
 	out.Runs = []jsontext.Value{}
 	for _, r := range t.Runs {
@@ -150,21 +184,36 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 // teamPlain is the plain output.
 func teamPlain(t *teamView, now time.Time) string {
 	var b strings.Builder
-	if t.Usage == nil {
+	switch {
+	case t.UsageErr != nil:
+		fmt.Fprintf(&b, "Tokens         unavailable: %s\n", describe.OneLine(t.UsageErr.Error(), 200))
+	case t.Usage == nil:
 		b.WriteString("Tokens         no token usage information for this team\n")
-	} else {
+	default:
 		fmt.Fprintf(&b, "Tokens         %s\n", runs.TokenLine(t.Usage))
 		if p := runs.PeriodLine(t.Usage, now); p != "" {
 			fmt.Fprintf(&b, "               %s\n", p)
 		}
 	}
-	fmt.Fprintf(&b, "Processing     %s\n", plural(len(t.Runs), "run", "runs"))
-	for _, r := range t.Runs {
-		fmt.Fprintf(&b, "  %s  %s  %s\n", r.ID, orDash(text.Age(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
+	if t.RunsErr != nil {
+		fmt.Fprintf(&b, "Processing     unavailable: %s\n", describe.OneLine(t.RunsErr.Error(), 200))
+	} else {
+		fmt.Fprintf(&b, "Processing     %s\n", plural(len(t.Runs), "run", "runs"))
 	}
-	fmt.Fprintf(&b, "Active crawls  %d\n", len(t.Crawls))
+	for _, r := range t.Runs {
+		fmt.Fprintf(&b, "  %s  %s  %s\n", describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
+	}
+	if t.CrawlsErr != nil {
+		fmt.Fprintf(&b, "Active crawls  unavailable: %s\n", describe.OneLine(t.CrawlsErr.Error(), 200))
+	} else {
+		fmt.Fprintf(&b, "Active crawls  %d\n", len(t.Crawls))
+	}
 	for _, c := range t.Crawls {
-		fmt.Fprintf(&b, "  %s  %s\n", describe.OneLine(c.URL, 80), c.ID)
+		fmt.Fprintf(&b, "  %s  %s\n", describe.OneLine(c.URL, 80), describe.OneLine(c.ID, maxIDCells))
+		if c.SetAside != "" {
+			fmt.Fprintf(&b, "      set aside: %s\n", c.SetAside)
+			continue
+		}
 		opts := scrapeopts.Render(scrapeopts.ScrapeOptions(c.Options))
 		if len(opts) == 0 {
 			b.WriteString("      (v2 defaults)\n")

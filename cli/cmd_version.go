@@ -14,8 +14,7 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print firewatch's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			printVersion(a.print)
-			return nil
+			return printVersion(a.print)
 		},
 	}
 }
@@ -27,6 +26,7 @@ func (a *app) versionCommand() *cobra.Command {
 func versionOnly(args []string) bool { return len(args) == 1 && args[0] == "version" }
 
 // printVersion writes the line `firewatch version` prints.
-func printVersion(w io.Writer) {
-	fmt.Fprintf(w, "firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+func printVersion(w io.Writer) error {
+	_, err := fmt.Fprintf(w, "firewatch %s (%s, %s/%s)\n", Version(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	return err
 }

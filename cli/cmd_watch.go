@@ -168,7 +168,11 @@ func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
+	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool {
+		// A run whose id is not a UUID cannot be watched: skip it (the
+		// service's doing, not the user's).
+		return runs.StatusMatches("processing", r.Status) && poller.ValidateJobID(r.ID) == nil
+	})
 	if err != nil && len(list) == 0 {
 		return err
 	}

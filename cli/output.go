@@ -298,14 +298,18 @@ type writeGuard struct {
 }
 
 func (g *writeGuard) Write(b []byte) (int, error) {
-	n, err := g.w.Write(b)
-	if err != nil {
-		g.mu.Lock()
-		if g.err == nil {
-			g.err = err
-		}
-		g.mu.Unlock()
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.err != nil {
+		// Nothing after a failed write: an answer with a hole in it is
+		// worse than one cut short.
+		return 0, g.err
 	}
+	n, err := g.w.Write(b)
+	if err == nil && n < len(b) {
+		err = io.ErrShortWrite
+	}
+	g.err = err
 	return n, err
 }
 

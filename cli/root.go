@@ -6,7 +6,6 @@ package cli
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -28,8 +27,7 @@ import (
 // exit 130); a second one kills the process.
 func Main() int {
 	if versionOnly(os.Args[1:]) {
-		printVersion(os.Stdout)
-		return codeOf(nil)
+		return Execute(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr)
 	}
 	// A closed stdout (firewatch ... | head -1) is a failed write that ends
 	// watching cleanly (exit 8), not a death by SIGPIPE (141).
@@ -87,7 +85,10 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // replace its Sleep).
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry) int {
 	if versionOnly(args) {
-		printVersion(stdout)
+		if err := printVersion(stdout); err != nil {
+			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{name: "stdout", err: err})
+			return codeOf(&outputError{name: "stdout", err: err})
+		}
 		return codeOf(nil)
 	}
 	secrets := text.NewSecrets()
@@ -96,17 +97,9 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
-	root.SetOut(stdout)
+	root.SetOut(a.print) // help and completion are answers too
 	root.SetErr(a.stderr)
-	err := root.ExecuteContext(ctx)
-	if fail := a.print.failed(); fail != nil {
-		// An answer that could not be written: said here, once.
-		fmt.Fprintf(a.stderr, "firewatch: %s\n", &outputError{name: "stdout", err: fail})
-		if errors.Is(err, fail) {
-			err = nil // the command stopped at the failed write: that is all
-		}
-		err = &outputsFailed{err}
-	}
+	err := a.settle(ctx, root.ExecuteContext(ctx))
 	code := codeOf(err)
 	if err != nil {
 		if !said(err) {

@@ -20,6 +20,7 @@ import (
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
@@ -380,6 +381,12 @@ type reporting struct {
 
 func (r *reporting) ExportSpans(ctx context.Context, spans []sdktrace.ReadOnlySpan) error {
 	err := r.SpanExporter.ExportSpans(ctx, spans)
+	if errors.Is(err, proto.Error) {
+		// The SDK reads a 2xx answer's body only, for a partial success:
+		// a body that is not the protobuf answer leaves the 2xx standing,
+		// and the collector took the spans.
+		err = nil
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer from %s in time: %w", r.x.o.Endpoint, err)

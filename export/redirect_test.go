@@ -71,3 +71,27 @@ func TestRedirectStaysAtOrigin(t *testing.T) {
 		})
 	}
 }
+
+// TestCollectorAnswerNotProtobuf: a collector that answers 200 with a body
+// that is not protobuf took the spans: they are counted as exported, not
+// as "not delivered".
+func TestCollectorAnswerNotProtobuf(t *testing.T) {
+	var hits atomic.Int32
+	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		w.Header().Set("Content-Type", "application/x-protobuf")
+		_, _ = w.Write([]byte("<html>ok</html>\xff\xff\xff"))
+	}))
+	defer col.Close()
+	x, err := New(Options{Endpoint: col.URL + "/v1/traces", BatchTimeout: 10 * time.Millisecond, Timeout: 500 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := loadFixture(t, "succeeded.json")
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st := x.Close(ctx, s)
+	if hits.Load() == 0 || st.Err != nil || st.Failed != 0 || st.Spans == 0 {
+		t.Errorf("stats %+v after %d requests: want every span exported", st, hits.Load())
+	}
+}

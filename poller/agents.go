@@ -2,7 +2,6 @@ package poller
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"net/http"
 	"strings"
@@ -194,9 +193,49 @@ func readExtras(o object) RunExtras {
 	return x
 }
 
-// ErrCursorLoop is returned by RunPager.Next when the service's next page
-// would not move the cursor back in time (a page fetched twice, or a loop).
-var ErrCursorLoop = errors.New("list runs: the next page's cursor does not move back in time; stopped so as not to fetch a page twice")
+// PagingStopped is why a pager stopped before the list said it ended: the
+// service's paging cannot be trusted further. What came so far is good;
+// Reason says why in a few words, for a status line.
+type PagingStopped struct{ Reason string }
+
+func (e *PagingStopped) Error() string { return "list runs: paging stopped: " + e.Reason }
+
+// The reasons every pager of firewatch stops for (PageStep, MaxScanPages).
+var (
+	// ErrCursorLoop: the next page's cursor does not move strictly back in
+	// time (a page fetched twice, or a loop).
+	ErrCursorLoop = &PagingStopped{"the next page's cursor does not move back in time"}
+	// ErrNoNewRuns: a page brought no run not already seen (or none at
+	// all) though it names a next page.
+	ErrNoNewRuns = &PagingStopped{"a page brought no new run"}
+)
+
+// MaxScanPages bounds a pager that looks for runs it may never find (a
+// status filter over a list that does not end): 500 pages, 10 000 runs.
+// Without a filter each page brings at least one new run, and the number
+// asked for bounds the paging.
+const MaxScanPages = 500
+
+// ErrScanBound is the reason a pager stopped at MaxScanPages.
+var ErrScanBound = &PagingStopped{fmt.Sprintf("looked through %d pages (%d runs) without finding more", MaxScanPages, MaxScanPages*ListPageSize)}
+
+// PageStep is the one paging rule of every pager of the runs list (the
+// RunPager, the runs screen): given the cursor page l was fetched with and
+// how many runs on it were new, it returns the next page's cursor, or done
+// and, when paging stopped before the list's own end, why. A page with no
+// next ends paging; so does a page that brings no new run, and a cursor that
+// does not move strictly back in time.
+func PageStep(before time.Time, l *RunList, fresh int) (next time.Time, done bool, why error) {
+	switch {
+	case l.Next == "" || l.NextBefore.IsZero():
+		return time.Time{}, true, nil
+	case fresh == 0:
+		return time.Time{}, true, ErrNoNewRuns
+	case !before.IsZero() && !l.NextBefore.Before(before):
+		return time.Time{}, true, ErrCursorLoop
+	}
+	return l.NextBefore, false, nil
+}
 
 // RunPager walks the team's runs page by page, newest first, following the
 // `before` cursor the service's next URL carries (only its cursor: the
@@ -226,8 +265,10 @@ func (p *RunPager) Pages() int { return p.pages }
 func (p *RunPager) Cursor() time.Time { return p.before }
 
 // Next fetches the next page. After the last page it returns an empty list
-// and Done is true. An error leaves the pager where it was: calling Next
-// again retries the same page (Retry.Delay says how long to wait first).
+// and Done is true. When paging stops by PageStep's rule, the page's new
+// runs come with a *PagingStopped and Done is true. An error leaves the
+// pager where it was: calling Next again retries the same page
+// (Retry.Delay says how long to wait first).
 func (p *RunPager) Next(ctx context.Context) (*RunList, error) {
 	if p.done {
 		return &RunList{}, nil
@@ -246,14 +287,10 @@ func (p *RunPager) Next(ctx context.Context) (*RunList, error) {
 		out = append(out, r)
 	}
 	l.Runs = out
-	switch {
-	case l.Next == "" || l.NextBefore.IsZero():
-		p.done = true
-	case !p.before.IsZero() && !l.NextBefore.Before(p.before):
-		p.done = true
-		return l, ErrCursorLoop
-	default:
-		p.before = l.NextBefore
+	next, done, why := PageStep(p.before, l, len(out))
+	p.done = done
+	if !done {
+		p.before = next
 	}
-	return l, nil
+	return l, why
 }

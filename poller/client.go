@@ -576,7 +576,7 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 	start := time.Now()
 	resp, err := c.hc.Do(req)
 	if err != nil {
-		e := c.transportError(ctx, op, err, false)
+		e := c.transportError(ctx, op, err, false, timeout)
 		c.logf("%s %s: %v (%s)", method, path, e, time.Since(start).Round(time.Millisecond))
 		return nil, e
 	}
@@ -603,7 +603,7 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 	var tooLarge *bodyTooLarge
 	if errors.As(err, &tooLarge) {
 		c.logf("%s %s → %d, body refused: %v", method, path, resp.StatusCode, tooLarge)
-		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: tooLarge.Error(), key: c.key}
+		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: tooLarge.Error(), key: c.key, tooLarge: true}
 	}
 	if err != nil && isCorrupt(err) {
 		c.logf("%s %s → %d, corrupt body: %v", method, path, resp.StatusCode, err)
@@ -613,7 +613,7 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 		if context.Cause(rctx) == errTimeout && ctx.Err() == nil {
 			err = errTimeout
 		}
-		e := c.transportError(ctx, op, err, true)
+		e := c.transportError(ctx, op, err, true, timeout)
 		c.logf("%s %s → %d, then %v after %d bytes (%s)", method, path, resp.StatusCode, e, len(body), time.Since(start).Round(time.Millisecond))
 		return nil, e
 	}

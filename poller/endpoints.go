@@ -3,6 +3,7 @@ package poller
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"math"
 	"net/http"
@@ -87,8 +88,15 @@ type Crawl struct {
 	ID      string         // sanitised
 	TeamID  string         // sanitised
 	URL     string         // sanitised
-	Options jsontext.Value // raw (scrapeOptions and the rest)
+	Options jsontext.Value // raw (scrapeOptions and the rest); nil when set aside
+	// SetAside says why the crawl's options are not shown ("" when they
+	// are): a crawl the service sent in a form firewatch does not use.
+	SetAside string
 }
+
+// maxCrawlDepth is the deepest a crawl in the active list is read: options
+// nest a few levels (actions, location, a JSON schema), never hundreds.
+const maxCrawlDepth = 128
 
 // Snapshot fetches GET /v2/agent/{jobID}/snapshots/{snapshotID}.
 func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snapshot, error) {
@@ -343,7 +351,7 @@ func (c *Client) TokenUsage(ctx context.Context) (*TokenUsage, error) {
 	}
 	t := &TokenUsage{}
 	var has bool
-	if t.RemainingTokens, has = o.numIn("remainingTokens", -maxTokens, maxTokens); !has {
+	if t.RemainingTokens, has = o.numIn("remainingTokens", 0, maxTokens); !has {
 		return nil, c.malformed(op, r.status, "no usable remainingTokens in the answer (absent, not a number, or out of range)")
 	}
 	t.PlanTokens, _ = o.numIn("planTokens", 0, maxTokens)
@@ -359,6 +367,12 @@ func (c *Client) ActiveCrawls(ctx context.Context) ([]Crawl, error) {
 	if err != nil {
 		return nil, err
 	}
+	// One crawl nested past the decoder's depth bound would make the
+	// whole list unreadable: what lies deeper than any options go is cut
+	// first, and that crawl is set aside with its reason.
+	if body, cut := cutDeep(r.body, maxCrawlDepth); cut {
+		r.body = body
+	}
 	o, err := c.answer(op, r)
 	if err != nil {
 		return nil, err
@@ -370,12 +384,11 @@ func (c *Client) ActiveCrawls(ctx context.Context) ([]Crawl, error) {
 		if !ok {
 			continue
 		}
-		crawls = append(crawls, Crawl{
-			ID:      co.sanitized("id"),
-			TeamID:  co.sanitized("teamId"),
-			URL:     co.sanitized("url"),
-			Options: co.raw("options"),
-		})
+		cr := Crawl{ID: co.sanitized("id"), TeamID: co.sanitized("teamId"), URL: co.sanitized("url"), Options: co.raw("options")}
+		if bytes.Contains(it, []byte(tooDeep)) {
+			cr.Options, cr.SetAside = nil, fmt.Sprintf("its options are nested deeper than %d levels", maxCrawlDepth)
+		}
+		crawls = append(crawls, cr)
 	}
 	return crawls, nil
 }
@@ -493,7 +506,7 @@ const maxTokens = model.MaxCredits * 15
 // prints a 309-digit figure or overflows.
 func (o object) numIn(name string, lo, hi float64) (float64, bool) {
 	f, ok := o.num(name)
-	if !ok || f < lo || f > hi {
+	if !ok || !(f >= lo && f <= hi) { // NaN too
 		return 0, false
 	}
 	return f, true

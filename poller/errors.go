@@ -98,6 +98,9 @@ type Error struct {
 	// sentence is not enough (network, timeout, malformed, invalid id).
 	detail string
 	key    string // to scrub Error()'s result; never printed
+	// tooLarge: a 2xx answer larger than firewatch reads; the request
+	// itself may well have done its work (an interact call's code ran).
+	tooLarge bool
 }
 
 // Error is a sentence a person understands, the server's own message and,
@@ -159,6 +162,9 @@ func (e *Error) sentence() string {
 		}
 		return orDefault(e.detail, "timed out")
 	case KindMalformed:
+		if e.tooLarge {
+			return "answer not read: " + e.detail
+		}
 		return "malformed response: " + orDefault(e.detail, "the body cannot be used")
 	case KindInsecure:
 		return orDefault(e.detail, "refusing to send the API key over plain http")
@@ -245,7 +251,9 @@ func (e *Error) Short() string {
 			s = "timed out"
 		}
 	case KindMalformed:
-		if strings.Contains(e.detail, "truncated") || strings.Contains(e.detail, "ends too early") {
+		if e.tooLarge {
+			s = "answer too large"
+		} else if strings.Contains(e.detail, "truncated") || strings.Contains(e.detail, "ends too early") {
 			s = "truncated response"
 		} else {
 			// Say why, not only that: "malformed response: events[3]:
@@ -415,7 +423,7 @@ var (
 // transportError turns an error from sending a request or reading its
 // answer into an *Error. A context that ended is returned as it is: it is
 // the caller's own doing.
-func (c *Client) transportError(parent context.Context, op string, err error, reading bool) error {
+func (c *Client) transportError(parent context.Context, op string, err error, reading bool, timeout time.Duration) error {
 	if perr := parent.Err(); perr != nil {
 		return perr
 	}
@@ -432,9 +440,11 @@ func (c *Client) transportError(parent context.Context, op string, err error, re
 	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || isTimeout(err) {
 		e.Kind = KindTimeout
-		e.detail = "no answer within " + text.Duration(c.timeout)
+		// The request's own timeout (an interact call's is its --timeout
+		// and the client's), not the client's default.
+		e.detail = "no answer within " + text.Duration(timeout)
 		if reading {
-			e.detail = "the answer did not arrive in full within " + text.Duration(c.timeout)
+			e.detail = "the answer did not arrive in full within " + text.Duration(timeout)
 		}
 		return e
 	}

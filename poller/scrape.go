@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -277,6 +278,10 @@ func interactKind(err error) error {
 		e.Kind = KindBadRequest
 		e.RetryAfter = 0
 	}
+	if e != nil && e.tooLarge && e.Status >= 200 && e.Status < 300 {
+		// The service answered: the code ran, only its answer is lost.
+		e.detail = "the code ran, but " + e.detail
+	}
 	return err
 }
 
@@ -301,6 +306,10 @@ type StopResult struct {
 	CreditsBilled   *float64
 }
 
+// maxSessionDuration is the longest browser session a stop's answer is
+// believed about.
+const maxSessionDuration = 30 * 24 * time.Hour
+
 // StopInteract sends DELETE /v2/scrape/{jobID}/interact. No session to stop
 // is not an error: StopResult.NoSession says so.
 func (c *Client) StopInteract(ctx context.Context, jobID string) (*StopResult, error) {
@@ -320,10 +329,11 @@ func (c *Client) StopInteract(ctx context.Context, jobID string) (*StopResult, e
 		if err := c.failure(OpStopInteract, r.status, o); err != nil {
 			return nil, err
 		}
-		if f, ok := o.num("sessionDurationMs"); ok && f > 0 {
+		// Figures out of range (negative, 1e308, NaN) are not used.
+		if f, ok := o.numIn("sessionDurationMs", 1, float64(maxSessionDuration/time.Millisecond)); ok {
 			res.SessionDuration = time.Duration(f) * time.Millisecond
 		}
-		if f, ok := o.num("creditsBilled"); ok {
+		if f, ok := o.numIn("creditsBilled", 0, model.MaxCredits); ok {
 			res.CreditsBilled = &f
 		}
 	}

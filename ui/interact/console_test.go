@@ -362,3 +362,21 @@ func TestOutputUsesTheRoom(t *testing.T) {
 		}
 	}
 }
+
+// TestStaleRunningNote: the word that call 1 is still running goes when
+// the call ends, even when it failed.
+func TestStaleRunningNote(t *testing.T) {
+	m, _ := startConsole(t, 100, 30, Config{})
+	m.cfg.Backend = ClientBackend(m.cfg.Backend.(*clientBackend).c, sim.FaultScrapeID(429))
+	typeText(m, "1")
+	_, call := m.Update(kp(tea.KeyEnter, 0))
+	typeText(m, "2")
+	press(m, kp(tea.KeyEnter, 0))
+	if !strings.Contains(m.status, "call 1 is still running") {
+		t.Fatalf("status %q", m.status)
+	}
+	drive(m, call)
+	if s := screen(t, m); strings.Contains(s, "is still running") {
+		t.Fatalf("after the failed call:\n%s", s)
+	}
+}

@@ -512,6 +512,11 @@ func (m *Model) onDone(r result) tea.Cmd {
 	if m.running == e {
 		m.running = nil
 		m.cancel = nil
+		// A word about the call running is stale once it ended, however
+		// it ended.
+		if strings.HasPrefix(m.status, fmt.Sprintf("call %d is still running", e.n)) {
+			m.status = ""
+		}
 	}
 	if r.res != nil {
 		for i, l := range []string{r.res.LiveViewURL, r.res.InteractiveLiveViewURL, r.res.CDPURL} {

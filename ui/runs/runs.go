@@ -94,6 +94,7 @@ type Model struct {
 	// paging
 	cursor  time.Time          // before of the next page
 	done    bool               // the last page is in
+	stopped error              // why paging stopped before the list's end (a *poller.PagingStopped), nil
 	loading bool               // a page request is in flight
 	asked   map[int64]bool     // cursors already requested (no page twice)
 	pages   int                // pages received
@@ -106,15 +107,16 @@ type Model struct {
 	detailSeq int
 
 	// team tab
-	tab       int
-	usage     *poller.TokenUsage
-	usageNone bool
-	crawls    []poller.Crawl
-	crawlSel  int
-	crawlOpen bool // showing all options of the selected crawl
-	jsonTop   int
-	teamNote  string
-	teamAt    time.Time
+	tab        int
+	usage      *poller.TokenUsage
+	usageNone  bool
+	crawls     []poller.Crawl
+	crawlSel   int
+	crawlOpen  bool // showing all options of the selected crawl
+	jsonTop    int
+	usageNote  string // why the token usage could not be fetched
+	crawlsNote string // why the active crawls could not be fetched
+	teamAt     time.Time
 
 	showHelp bool
 
@@ -188,7 +190,8 @@ type (
 		usage     *poller.TokenUsage
 		usageNone bool
 		crawls    []poller.Crawl
-		err       error
+		usageErr  error // each part stands alone
+		crawlsErr error
 	}
 	tickMsg       struct{ gen int }
 	detailTickMsg struct{ seq int }
@@ -260,15 +263,11 @@ func (m *Model) fetchTeam() tea.Cmd {
 		case errors.As(err, &pe) && pe.Kind == poller.KindNotFound:
 			t.usageNone = true
 		case err != nil:
-			t.err = err
+			t.usageErr = err
 		default:
 			t.usage = u
 		}
-		c, err := svc.ActiveCrawls(ctx)
-		if err != nil && t.err == nil {
-			t.err = err
-		}
-		t.crawls = c
+		t.crawls, t.crawlsErr = svc.ActiveCrawls(ctx)
 		return t
 	}
 }
@@ -314,14 +313,17 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		return nil
 	case teamMsg:
 		m.teamAt = m.cfg.Now()
-		m.teamNote = ""
-		if msg.err != nil {
-			m.teamNote = errText(msg.err)
-		}
-		if msg.usage != nil || msg.usageNone {
+		// Each part keeps what it had when its own request failed, and
+		// says why in its own section.
+		m.usageNote, m.crawlsNote = "", ""
+		if msg.usageErr != nil {
+			m.usageNote = errText(msg.usageErr)
+		} else {
 			m.usage, m.usageNone = msg.usage, msg.usageNone
 		}
-		if msg.crawls != nil || msg.err == nil {
+		if msg.crawlsErr != nil {
+			m.crawlsNote = errText(msg.crawlsErr)
+		} else {
 			m.crawls = msg.crawls
 		}
 		m.crawlSel = min(m.crawlSel, max(len(m.crawls)-1, 0))
@@ -393,6 +395,7 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	m.nextTry = time.Time{}
 	m.fails = 0
 	first := len(m.rows) == 0
+	fresh := 0
 	for _, r := range msg.list.Runs {
 		if i, ok := m.byID[r.ID]; ok {
 			m.rows[i] = r
@@ -403,16 +406,21 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 		}
 		m.byID[r.ID] = len(m.rows)
 		m.rows = append(m.rows, r)
+		fresh++
 	}
 	if !msg.refresh {
 		m.pages++
-		switch {
-		case msg.list.Next == "" || msg.list.NextBefore.IsZero():
-			m.done = true
-		case !m.cursor.IsZero() && !msg.list.NextBefore.Before(m.cursor):
-			m.done = true // the cursor would not move back: stop
-		default:
-			m.cursor = msg.list.NextBefore
+		// The one paging rule (poller.PageStep), and the bound of a pager
+		// that may look for rows it never finds.
+		next, done, why := poller.PageStep(msg.before, msg.list, fresh)
+		if !done && m.pages >= poller.MaxScanPages {
+			done, why = true, poller.ErrScanBound
+		}
+		m.done = done
+		if done {
+			m.stopped = why
+		} else {
+			m.cursor = next
 		}
 	} else if m.pages == 0 {
 		// A refresh before the first page came: it is the first page.

@@ -33,12 +33,20 @@ func PeriodLine(u *poller.TokenUsage, now time.Time) string {
 	if u.BillingPeriodStart.IsZero() && u.BillingPeriodEnd.IsZero() {
 		return ""
 	}
-	s := "billing period " + day(u.BillingPeriodStart) + " – " + day(u.BillingPeriodEnd)
-	if end := u.BillingPeriodEnd; !end.IsZero() && end.After(now) {
+	start, end := u.BillingPeriodStart, u.BillingPeriodEnd
+	if !start.IsZero() && !end.IsZero() && !end.After(start) {
+		return "billing period unknown (the service's ends before it starts)"
+	}
+	s := "billing period " + day(start) + " – " + day(end)
+	// Days left only for an end a period can have: a year at most.
+	if !end.IsZero() && end.After(now) && end.Sub(now) <= maxPeriod {
 		s += fmt.Sprintf(" (%d days left)", int(end.Sub(now).Hours()/24))
 	}
 	return s
 }
+
+// maxPeriod is the longest billing period whose days left are shown.
+const maxPeriod = 366 * 24 * time.Hour
 
 func day(t time.Time) string {
 	if t.IsZero() {
@@ -92,6 +100,8 @@ func (m *Model) teamLines(h int) []string {
 		if p := PeriodLine(u, m.cfg.Now()); p != "" {
 			out = append(out, lab("")+p)
 		}
+	case m.usageNote != "":
+		out = append(out, lab("Tokens")+m.st.Warn.Render("unavailable: "+m.usageNote))
 	case m.usageNone:
 		out = append(out, lab("Tokens")+m.st.Muted.Render("no token usage information for this team"))
 	default:
@@ -104,10 +114,14 @@ func (m *Model) teamLines(h int) []string {
 		}
 	}
 	out = append(out, lab("Processing")+fmt.Sprintf("%s (of the %d runs loaded)", describe.Count(proc, "run"), len(m.rows)))
-	if m.teamNote != "" {
-		out = append(out, lab("")+m.st.Warn.Render(m.teamNote))
+	title := fmt.Sprintf("Active crawls (%d)", len(m.crawls))
+	if m.crawlsNote != "" && len(m.crawls) == 0 {
+		title = "Active crawls" // not known to be none
 	}
-	out = append(out, "", " "+m.st.Title.Render(fmt.Sprintf("Active crawls (%d)", len(m.crawls))))
+	out = append(out, "", " "+m.st.Title.Render(title))
+	if m.crawlsNote != "" {
+		out = append(out, "   "+m.st.Warn.Render("unavailable: "+m.crawlsNote))
+	}
 	head := len(out)
 	var body []string
 	selStart := 0
@@ -120,6 +134,10 @@ func (m *Model) teamLines(h int) []string {
 			line = m.st.Selected.Render(padStyled(" "+m.sym.Arrow+" "+describe.OneLine(c.URL, 70)+"  "+describe.ShortID(c.ID), m.width))
 		}
 		body = append(body, line)
+		if c.SetAside != "" {
+			body = append(body, "       "+m.st.Warn.Render("set aside: "+c.SetAside))
+			continue
+		}
 		opts := scrapeopts.Render(scrapeopts.ScrapeOptions(c.Options))
 		if len(opts) == 0 {
 			body = append(body, "       "+m.st.Muted.Render("(v2 defaults)"))
@@ -131,7 +149,7 @@ func (m *Model) teamLines(h int) []string {
 			}
 		}
 	}
-	if len(m.crawls) == 0 {
+	if len(m.crawls) == 0 && m.crawlsNote == "" {
 		body = append(body, "   "+m.st.Muted.Render("none"))
 	}
 	room := max(h-head, 1)

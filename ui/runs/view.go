@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"errors"
 	"strconv"
 	"strings"
 	"time"
@@ -133,6 +134,11 @@ func (m *Model) filterLine() string {
 		count += ", loading more…"
 	case !m.done && m.pages > 0:
 		count += ", more below"
+	case m.stopped != nil:
+		var ps *poller.PagingStopped
+		if errors.As(m.stopped, &ps) {
+			count += ", paging stopped: " + ps.Reason
+		}
 	}
 	parts = append(parts, m.st.Muted.Render(count))
 	return strings.Join(parts, m.st.Muted.Render(" · "))

@@ -303,7 +303,14 @@ func (m Model) axis() (origin time.Time, full time.Duration) {
 	if run.State != model.StateFinished && st.now.After(end) {
 		end = st.now
 	}
-	full = max(end.Sub(origin), 10*time.Millisecond)
+	// The one bound on a duration from occurredAt (model.Span): an end
+	// that cannot be trusted (a time in 9999) gives way to now, and then
+	// to the shortest axis, never to a negative or centuries-long one.
+	d, ok := model.Span(origin, end)
+	if !ok {
+		d, _ = model.Span(origin, st.now)
+	}
+	full = max(d, 10*time.Millisecond)
 	return origin, full
 }
 
@@ -576,8 +583,8 @@ func (m Model) bar(r row, sp span, origin time.Time, start, span time.Duration, 
 	}
 	c0, c1 = max(c0, 0), min(c1, bw)
 	dur := ""
-	if !sp.end.IsZero() {
-		dur = text.Duration(sp.end.Sub(sp.start))
+	if d, ok := model.Span(sp.start, sp.end); ok {
+		dur = text.Duration(d)
 	}
 	var b strings.Builder
 	switch {

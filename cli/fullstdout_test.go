@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/poller"
+)
+
+// commandTree is every command firewatch has, by path ("firewatch runs"),
+// cobra's own help and completion commands included.
+func commandTree() []string {
+	a := &app{print: &writeGuard{}, stderr: &scrubWriter{}}
+	root := a.rootCommand()
+	root.InitDefaultHelpCmd()
+	root.InitDefaultCompletionCmd()
+	var paths []string
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		paths = append(paths, c.CommandPath())
+		for _, sub := range c.Commands() {
+			walk(sub)
+		}
+	}
+	walk(root)
+	return paths
+}
+
+// TestEveryCommandOnAFullDisk runs every command of the tree with stdout
+// on a full disk (/dev/full): each exits 8 and says which output failed.
+// A command without a case here fails the test, so that the next command
+// follows the rule too.
+func TestEveryCommandOnAFullDisk(t *testing.T) {
+	srv := fullDiskAndARun(t)
+	if err := srv.WaitFinished(context.Background(), srv.Jobs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	sink := newOTLPSink(t)
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	job, scrape := srv.Jobs[0].ID, srv.ScrapeIDs[0]
+	// A recording of a run that succeeded: its replay's code is 0 but
+	// for the output.
+	recording := filepath.Join(t.TempDir(), "run.ndjson")
+	if _, errOut, code := run(t, context.Background(), "watch", job, "-o", "json", "--record", recording); code != 0 {
+		t.Fatalf("recording: exit %d\n%s", code, errOut)
+	}
+	cases := map[string][][]string{
+		"firewatch":                       {{job, "-o", "plain"}, {}},
+		"firewatch watch":                 {{"watch", job, "-o", "json"}},
+		"firewatch demo":                  {{"demo", "-o", "json", "--speed", "1000"}},
+		"firewatch replay":                {{"replay", recording, "-o", "plain"}},
+		"firewatch serve":                 {{"serve", "--addr", "127.0.0.1:0"}},
+		"firewatch version":               {{"version"}},
+		"firewatch interact":              {{"interact", scrape, "--code", "console.log(2)"}, {"interact", scrape, "--code", "1+1", "-o", "json"}, {"interact", scrape, "--stop", "-o", "json"}},
+		"firewatch scrape":                {{"scrape", "https://example.com"}, {"scrape", "https://example.com", "-o", "json"}},
+		"firewatch crawl-preview":         {{"crawl-preview", "https://example.com", "the docs"}, {"crawl-preview", "https://example.com", "the docs", "-o", "json"}},
+		"firewatch export":                {{"export", fixture, "--otlp-endpoint", sink.URL}},
+		"firewatch report":                {{"report", job, "--format", "md"}, {"report", fixture, "--file", "/dev/full"}},
+		"firewatch runs":                  {{"runs", "-o", "plain"}, {"runs", "-o", "json"}},
+		"firewatch run":                   {{"run", "a prompt", "--detach"}, {"run", "a prompt", "-o", "json"}},
+		"firewatch team":                  {{"team"}, {"team", "-o", "json"}},
+		"firewatch help":                  {{"help"}, {"help", "runs"}},
+		"firewatch completion":            {{"completion"}},
+		"firewatch completion bash":       {{"completion", "bash"}},
+		"firewatch completion zsh":        {{"completion", "zsh"}},
+		"firewatch completion fish":       {{"completion", "fish"}},
+		"firewatch completion powershell": {{"completion", "powershell"}},
+	}
+	for _, path := range commandTree() {
+		if _, ok := cases[path]; !ok {
+			t.Errorf("%s has no case for an unwritable stdout: add one here", path)
+		}
+	}
+	for path, list := range cases {
+		for _, args := range list {
+			t.Run(strings.Join(append([]string{path}, args...), " "), func(t *testing.T) {
+				full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer full.Close()
+				var errOut strings.Builder
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				code := execute(ctx, args, strings.NewReader(""), full, &errOut, poller.Retry{})
+				if code != ExitOutput {
+					t.Errorf("exit %d, want %d\n%s", code, ExitOutput, errOut.String())
+				}
+				if !strings.Contains(errOut.String(), "cannot write") {
+					t.Errorf("stderr does not say the output failed:\n%s", errOut.String())
+				}
+			})
+		}
+	}
+}

@@ -1,0 +1,100 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+
+	"github.com/firewatch/firewatch/poller"
+)
+
+// TestSmallerUsageRules: watch --max-credits 0 and --stall 1ns are usage
+// errors (exit 2) before any request, as run's --max-credits 0 is.
+func TestSmallerUsageRules(t *testing.T) {
+	t.Setenv("FIRECRAWL_API_URL", "http://127.0.0.1:1")
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	for _, args := range [][]string{
+		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--max-credits", "0"},
+		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--max-credits", "2.5"},
+		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--stall", "1ns"},
+		{"run", "a prompt", "--max-credits", "0"},
+	} {
+		if _, errOut, code := run(t, context.Background(), args...); code != ExitUsage {
+			t.Errorf("%v: exit %d, want 2\n%s", args, code, errOut)
+		}
+	}
+}
+
+// TestLatestSkipsIDsThatAreNotUUIDs: watch --latest with a processing run
+// whose id is not a UUID skips it: the service's doing is not bad usage.
+func TestLatestSkipsIDsThatAreNotUUIDs(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"success":true,"data":[{"id":"../../etc/passwd","status":"processing","createdAt":"2026-10-01T00:00:00Z"}]}`)
+	}))
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	var out, errOut strings.Builder
+	code := execute(context.Background(), []string{"watch", "--latest", "-o", "plain"}, strings.NewReader(""), &out, &errOut, poller.Retry{})
+	if strings.Contains(errOut.String(), "passwd") && strings.Contains(errOut.String(), "watching") {
+		t.Errorf("the id that is not a UUID was picked:\n%s", errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "no run is processing") {
+		t.Errorf("exit %d:\n%s", code, errOut.String())
+	}
+}
+
+// TestInteractAnswerPrinted: code stderr without a newline ends its line
+// before "Live view:"; a javascript: live-view URL is not printed as a link.
+func TestInteractAnswerPrinted(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		fmt.Fprint(w, `{"success":true,"stdout":"","stderr":"warning","exitCode":0,"liveViewUrl":"javascript:alert(1)","cdpUrl":"wss://x/cdp"}`)
+	}))
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	_, errOut, _ := run(t, context.Background(), "interact", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--code", "1")
+	if !strings.Contains(errOut, "warning\n") || strings.Contains(errOut, "Live view: javascript:") || !strings.Contains(errOut, "not a web address") || !strings.Contains(errOut, "CDP: wss://x/cdp") {
+		t.Errorf("stderr:\n%s", errOut)
+	}
+}
+
+// TestPlainCellsBounded: a 5 000-character id or option name and a 5 MB
+// value make no plain row wider than its bound (runs, team, crawl-preview).
+func TestPlainCellsBounded(t *testing.T) {
+	long := strings.Repeat("a", 5000)
+	huge := strings.Repeat("b", 5<<20)
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		switch {
+		case strings.HasPrefix(r.URL.Path, "/v2/crawl/params-preview"):
+			fmt.Fprintf(w, `{"success":true,"data":{"url":"https://x","%s":1,"includePaths":["%s"]}}`, long, huge)
+		case r.URL.Path == "/v2/crawl/active":
+			fmt.Fprintf(w, `{"success":true,"crawls":[{"id":"%s","url":"https://x"}]}`, long)
+		case r.URL.Path == "/v2/team/token-usage":
+			fmt.Fprint(w, `{"success":true,"data":{"remainingTokens":10}}`)
+		default:
+			fmt.Fprintf(w, `{"success":true,"data":[{"id":"%s","status":"processing","createdAt":"2026-10-01T00:00:00Z"}]}`, long)
+		}
+	}))
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	for _, args := range [][]string{{"runs", "-o", "plain"}, {"team"}, {"crawl-preview", "https://example.com", "docs"}} {
+		out, errOut, _ := run(t, context.Background(), args...)
+		if out == "" {
+			t.Errorf("%v: no output\n%s", args, errOut)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if len(l) > 2500 {
+				t.Errorf("%v: a line of %d bytes", args, len(l))
+				break
+			}
+		}
+	}
+}
