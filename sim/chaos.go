@@ -137,7 +137,7 @@ const (
 
 // fault applies the next scheduled fault to a request for r's job. It
 // returns true when the fault answered the request.
-func (s *Server) fault(w *respWriter, req *http.Request, r *run, route string, seg []string) bool {
+func (s *Server) fault(w *respWriter, req *http.Request, r *run, route string, h jobHandler) bool {
 	kind, x, n := r.faults.next(route)
 	if kind == "" {
 		return false
@@ -179,7 +179,7 @@ func (s *Server) fault(w *respWriter, req *http.Request, r *run, route string, s
 		}
 	case "truncated", "truncated-eof":
 		rec := &recorder{h: http.Header{}}
-		s.handleJob(rec, req, route, seg, r)
+		h(rec, req, route, r)
 		body := rec.buf.Bytes()
 		cut := len(body) / 3
 		if len(body) > 12 {

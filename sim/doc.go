@@ -39,7 +39,9 @@
 // the trace or snapshots of the first-generation job; 404 "Agent job not
 // found", "Snapshot not found". Trace and snapshot errors carry no success
 // field (the real service passes the upstream body through). Unknown routes
-// answer 404 and wrong methods 405, both JSON. Besides /v2 the server has
+// answer 404 and wrong methods 405 with Allow, both JSON (the routing table,
+// http.ServeMux method-and-path patterns, is routes in server.go). Besides
+// /v2 the server has
 // /files/{jobId}/screenshots/*.png (the PNG a screenshot snapshot points
 // at, no key needed, like a signed URL) and /live/{sessionId} (the page a
 // liveViewUrl points at).

@@ -13,40 +13,27 @@ import (
 // without the key like the signed URLs of a storage bucket; live view URLs
 // of browser sessions point at <URL>/live/<sessionId>, a placeholder page.
 
-func (s *Server) serveFile(w *respWriter, req *http.Request, rest string) string {
-	const route = "GET file"
-	if req.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		writeJSON(w, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
-		return route
-	}
-	job, name, _ := strings.Cut(rest, "/")
+func (s *Server) serveFile(w *respWriter, req *http.Request) {
+	job, name, _ := strings.Cut(req.PathValue("file"), "/")
 	if s.lookup(job) == nil && !s.scrapeKnown(job) || !strings.HasSuffix(name, ".png") || !strings.HasPrefix(name, "screenshots/") {
 		writeJSON(w, http.StatusNotFound, errBody("File not found"))
-		return route
+		return
 	}
 	s.pngOnce.Do(func() { s.pngBytes = screenshotPNG() })
 	writeRaw(w, http.StatusOK, "image/png", s.pngBytes)
-	return route
 }
 
-func (s *Server) serveLive(w *respWriter, req *http.Request, id string) string {
-	const route = "GET live"
-	if req.Method != http.MethodGet {
-		w.Header().Set("Allow", "GET")
-		writeJSON(w, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
-		return route
-	}
+func (s *Server) serveLive(w *respWriter, req *http.Request) {
+	id := req.PathValue("id")
 	if !validUUID(id) {
 		writeJSON(w, http.StatusNotFound, errBody("Session not found"))
-		return route
+		return
 	}
 	page := "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>Live view</title></head>" +
 		"<body style=\"font-family:sans-serif;background:#111;color:#eee\"><h1>Live view</h1>" +
 		"<p>Browser session <code>" + id + "</code> of a simulated Firecrawl agent run.</p>" +
 		"<p>The real service streams the agent's browser here; firewatch's simulator has no browser.</p></body></html>\n"
 	writeRaw(w, http.StatusOK, "text/html; charset=utf-8", []byte(page))
-	return route
 }
 
 // screenshotPNG draws a small picture of a pricing page: a header bar and

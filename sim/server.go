@@ -39,6 +39,7 @@ type Server struct {
 	limiter limiter
 	crawls  []byte
 	scrapes *scrapeStore
+	mux     *http.ServeMux // newMux
 
 	// runsMu guards runs and byIdx once Start has returned: POST
 	// /v2/agent adds runs (agentlist.go).
@@ -124,6 +125,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.addHistory()
 	s.crawls = activeCrawls(o.Seed)
 	s.initScrapes()
+	s.mux = s.newMux()
 	s.hs = &http.Server{Handler: s, ReadHeaderTimeout: 10 * time.Second}
 	go func() { _ = s.hs.Serve(ln) }()
 	go func() {
@@ -331,6 +333,7 @@ func (r *run) status(v *view, now time.Duration) (status string, st *viewState) 
 
 type respWriter struct {
 	http.ResponseWriter
+	route   string // the route's name, for the stats (set by the mux's handler)
 	status  int
 	dropped bool
 	// release ends the request's count as in flight; a fault that hangs up
@@ -436,115 +439,161 @@ func validUUID(s string) bool {
 	return err == nil
 }
 
-// serve routes one request and returns the route's name for the stats.
-func (s *Server) serve(w *respWriter, req *http.Request) string {
-	path := req.URL.Path
-	if rest, ok := strings.CutPrefix(path, "/files/"); ok {
-		return s.serveFile(w, req, rest)
-	}
-	if rest, ok := strings.CutPrefix(path, "/live/"); ok {
-		return s.serveLive(w, req, rest)
-	}
-	rest, ok := strings.CutPrefix(path, "/v2/")
-	if !ok {
-		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+path))
-		return "unmatched"
-	}
-	seg := strings.Split(strings.TrimSuffix(rest, "/"), "/")
-	var route string
-	var allow string
-	switch {
-	case len(seg) == 1 && seg[0] == "agent":
-		route, allow = "GET list", "GET, POST"
-		if req.Method == http.MethodPost {
-			route = "POST agent"
-		}
-	case len(seg) == 2 && seg[0] == "agent":
-		allow = "GET, DELETE"
-		if req.Method == http.MethodDelete {
-			route = "DELETE agent"
-		} else {
-			route = "GET status"
-		}
-	case len(seg) == 3 && seg[0] == "agent" && seg[2] == "trace":
-		route, allow = "GET trace", "GET"
-	case len(seg) == 4 && seg[0] == "agent" && seg[2] == "snapshots":
-		route, allow = "GET snapshot", "GET"
-	case len(seg) == 2 && seg[0] == "team" && seg[1] == "token-usage":
-		route, allow = "GET token-usage", "GET"
-	case len(seg) == 2 && seg[0] == "crawl" && seg[1] == "active":
-		route, allow = "GET crawl-active", "GET"
-	case len(seg) == 2 && seg[0] == "crawl" && seg[1] == "params-preview":
-		route, allow = "POST params-preview", "POST"
-	case len(seg) == 1 && seg[0] == "scrape":
-		route, allow = "POST scrape", "POST"
-	case len(seg) == 3 && seg[0] == "scrape" && seg[2] == "interact":
-		allow = "POST, DELETE"
-		route = req.Method + " interact"
-	default:
-		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+path))
-		return "unmatched"
-	}
-	if !slices.Contains(strings.Split(allow, ", "), req.Method) {
-		w.Header().Set("Allow", allow)
-		writeJSON(w, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
-		return req.Method + " " + strings.SplitN(route, " ", 2)[1]
-	}
-	if route == "GET trace" {
-		s.mu.Lock()
-		s.inTrace++
-		s.stats.MaxConcurrentTrace = max(s.stats.MaxConcurrentTrace, s.inTrace)
-		s.mu.Unlock()
-		w.release = sync.OnceFunc(func() {
-			s.mu.Lock()
-			s.inTrace--
-			s.mu.Unlock()
-		})
-		defer w.release()
-	}
-	auth := req.Header.Get("Authorization")
-	if s.rateLimited(w, auth) {
-		return route
-	}
-	// The scheme is case-insensitive (RFC 9110), as the real service's
-	// split on the space makes it.
-	scheme, token, _ := strings.Cut(auth, " ")
-	isBearer := strings.EqualFold(scheme, "Bearer")
-	switch {
-	case auth == "":
-		writeJSON(w, http.StatusUnauthorized, errBody(msgTokenMissing))
-		return route
-	case !isBearer || strings.TrimSpace(token) != s.Key:
-		writeJSON(w, http.StatusUnauthorized, errBody(msgInvalidToken))
-		return route
-	}
-	switch route {
-	case "GET list":
-		s.serveList(w, req)
-	case "POST agent":
-		s.serveStart(w, req)
-	case "GET token-usage":
-		if s.o.NoTokenUsage {
-			writeJSON(w, http.StatusNotFound, errBody(msgNoTokenUsage))
-			return route
-		}
-		writeJSON(w, http.StatusOK, s.tokenUsage())
-	case "GET crawl-active":
-		writeJSON(w, http.StatusOK, s.crawls)
-	case "POST scrape":
-		s.serveScrape(w, req)
-	case "POST params-preview":
-		s.serveParamsPreview(w, req)
-	case "POST interact", "DELETE interact":
-		s.serveInteract(w, req, seg[1])
-	default:
-		s.serveJob(w, req, route, seg)
-	}
-	return route
+// route is one of the service's routes: its method and path pattern
+// (http.ServeMux syntax), its name in Stats.ByRoute, whether it is served
+// without the key (the files and live pages), and its handler.
+type route struct {
+	method, path, name string
+	open               bool
+	serve              func(w *respWriter, req *http.Request)
 }
 
-func (s *Server) serveJob(w *respWriter, req *http.Request, route string, seg []string) {
-	id := seg[1]
+// routes is the service's routing table.
+func (s *Server) routes() []route {
+	// A job's routes look the job up first (serveJob), then answer.
+	job := func(h jobHandler) func(*respWriter, *http.Request) {
+		return func(w *respWriter, req *http.Request) { s.serveJob(w, req, h) }
+	}
+	return []route{
+		{"GET", "/v2/agent", "GET list", false, s.serveList},
+		{"POST", "/v2/agent", "POST agent", false, func(w *respWriter, req *http.Request) { s.serveStart(w, req) }},
+		{"GET", "/v2/agent/{id}", "GET status", false, job(func(w http.ResponseWriter, _ *http.Request, _ string, r *run) {
+			writeJSON(w, http.StatusOK, s.statusBody(r))
+		})},
+		{"DELETE", "/v2/agent/{id}", "DELETE agent", false, job(func(w http.ResponseWriter, _ *http.Request, _ string, r *run) { s.cancel(w, r) })},
+		{"GET", "/v2/agent/{id}/trace", "GET trace", false, job(s.serveTrace)},
+		{"GET", "/v2/agent/{id}/snapshots/{sid}", "GET snapshot", false, job(s.serveSnapshot)},
+		{"GET", "/v2/team/token-usage", "GET token-usage", false, func(w *respWriter, req *http.Request) {
+			if s.o.NoTokenUsage {
+				writeJSON(w, http.StatusNotFound, errBody(msgNoTokenUsage))
+				return
+			}
+			writeJSON(w, http.StatusOK, s.tokenUsage())
+		}},
+		{"GET", "/v2/crawl/active", "GET crawl-active", false, func(w *respWriter, req *http.Request) { writeJSON(w, http.StatusOK, s.crawls) }},
+		{"POST", "/v2/crawl/params-preview", "POST params-preview", false, func(w *respWriter, req *http.Request) { s.serveParamsPreview(w, req) }},
+		{"POST", "/v2/scrape", "POST scrape", false, func(w *respWriter, req *http.Request) { s.serveScrape(w, req) }},
+		{"POST", "/v2/scrape/{id}/interact", "POST interact", false, s.interact},
+		{"DELETE", "/v2/scrape/{id}/interact", "DELETE interact", false, s.interact},
+		{"GET", "/files/{file...}", "GET file", true, s.serveFile},
+		{"GET", "/live/{id}", "GET live", true, s.serveLive},
+	}
+}
+
+func (s *Server) interact(w *respWriter, req *http.Request) {
+	s.serveInteract(w, req, req.PathValue("id"))
+}
+
+// newMux registers every route under its method and path (and the path
+// with a trailing slash). A path known under other methods answers 405
+// with Allow (the route's name then has the request's method), any other
+// path 404; both with a JSON body.
+func (s *Server) newMux() *http.ServeMux {
+	mux := http.NewServeMux()
+	type known struct {
+		methods []string
+		name    string // the first route's name, after its method
+		open    bool
+	}
+	paths := map[string]*known{}
+	var order []string
+	for _, r := range s.routes() {
+		h := s.handle(r)
+		mux.Handle(r.method+" "+r.path, h)
+		if !strings.HasSuffix(r.path, "...}") {
+			mux.Handle(r.method+" "+r.path+"/{$}", h)
+		}
+		k := paths[r.path]
+		if k == nil {
+			_, name, _ := strings.Cut(r.name, " ")
+			k = &known{name: name, open: r.open}
+			paths[r.path] = k
+			order = append(order, r.path)
+		}
+		k.methods = append(k.methods, r.method)
+	}
+	for _, path := range order {
+		k := paths[path]
+		allow := strings.Join(k.methods, ", ")
+		h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+			rw := w.(*respWriter)
+			rw.route = req.Method + " " + k.name
+			rw.Header().Set("Allow", allow)
+			writeJSON(rw, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
+		})
+		mux.Handle(path, h)
+		if !strings.HasSuffix(path, "...}") {
+			mux.Handle(path+"/{$}", h)
+		}
+	}
+	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		w.(*respWriter).route = "unmatched"
+		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+req.URL.Path))
+	})
+	return mux
+}
+
+// handle is r's handler: the rate limit and the key (unless r is open),
+// then r.serve. A GET route does not answer HEAD (the service's do not).
+func (s *Server) handle(r route) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		rw := w.(*respWriter)
+		rw.route = r.name
+		if req.Method != r.method {
+			rw.route = req.Method + r.name[len(r.method):]
+			rw.Header().Set("Allow", r.method)
+			writeJSON(rw, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
+			return
+		}
+		if r.open {
+			r.serve(rw, req)
+			return
+		}
+		if r.name == "GET trace" {
+			s.mu.Lock()
+			s.inTrace++
+			s.stats.MaxConcurrentTrace = max(s.stats.MaxConcurrentTrace, s.inTrace)
+			s.mu.Unlock()
+			rw.release = sync.OnceFunc(func() {
+				s.mu.Lock()
+				s.inTrace--
+				s.mu.Unlock()
+			})
+			defer rw.release()
+		}
+		auth := req.Header.Get("Authorization")
+		if s.rateLimited(rw, auth) {
+			return
+		}
+		// The scheme is case-insensitive (RFC 9110), as the real service's
+		// split on the space makes it.
+		scheme, token, _ := strings.Cut(auth, " ")
+		isBearer := strings.EqualFold(scheme, "Bearer")
+		switch {
+		case auth == "":
+			writeJSON(rw, http.StatusUnauthorized, errBody(msgTokenMissing))
+			return
+		case !isBearer || strings.TrimSpace(token) != s.Key:
+			writeJSON(rw, http.StatusUnauthorized, errBody(msgInvalidToken))
+			return
+		}
+		r.serve(rw, req)
+	})
+}
+
+// serve routes one request and returns the route's name for the stats.
+func (s *Server) serve(w *respWriter, req *http.Request) string {
+	s.mux.ServeHTTP(w, req)
+	return w.route
+}
+
+// jobHandler answers a request about run r (route is the route's name).
+type jobHandler func(w http.ResponseWriter, req *http.Request, route string, r *run)
+
+// serveJob looks the request's job up, then lets h (or a chaos fault)
+// answer.
+func (s *Server) serveJob(w *respWriter, req *http.Request, h jobHandler) {
+	route, id := w.route, req.PathValue("id")
 	if !validUUID(id) {
 		jobErr(w, route, http.StatusBadRequest, msgInvalidJobID)
 		return
@@ -554,10 +603,10 @@ func (s *Server) serveJob(w *respWriter, req *http.Request, route string, seg []
 		jobErr(w, route, http.StatusNotFound, msgJobNotFound)
 		return
 	}
-	if r.faults != nil && req.Method == http.MethodGet && s.fault(w, req, r, route, seg) {
+	if r.faults != nil && req.Method == http.MethodGet && s.fault(w, req, r, route, h) {
 		return
 	}
-	s.handleJob(w, req, route, seg, r)
+	h(w, req, route, r)
 }
 
 // jobErr writes a job route's error: trace and snapshot errors pass the
@@ -570,43 +619,38 @@ func jobErr(w http.ResponseWriter, route string, status int, msg string) {
 	}
 }
 
-func (s *Server) handleJob(w http.ResponseWriter, req *http.Request, route string, seg []string, r *run) {
-	switch route {
-	case "DELETE agent":
-		s.cancel(w, r)
-	case "GET status":
-		writeJSON(w, http.StatusOK, s.statusBody(r))
-	case "GET trace":
-		if r.info.firstGen {
-			jobErr(w, route, http.StatusBadRequest, msgTraceFirstGen)
-			return
-		}
-		live := strings.EqualFold(req.URL.Query().Get("liveView"), "true")
-		tr := s.trace(r, live)
-		h := w.Header()
-		h.Set("Content-Type", "application/json; charset=utf-8")
-		h.Set("Content-Length", strconv.Itoa(tr.size))
-		w.WriteHeader(http.StatusOK)
-		bw := bufio.NewWriterSize(w, 64<<10)
-		tr.writeTo(bw)
-		_ = bw.Flush()
-	case "GET snapshot":
-		if r.info.firstGen {
-			jobErr(w, route, http.StatusBadRequest, msgSnapFirstGen)
-			return
-		}
-		sid := seg[3]
-		if !validUUID(sid) {
-			jobErr(w, route, http.StatusBadRequest, msgInvalidSnap)
-			return
-		}
-		body, ok := s.snapshot(r, strings.ToLower(sid))
-		if !ok {
-			jobErr(w, route, http.StatusNotFound, msgSnapNotFound)
-			return
-		}
-		writeJSON(w, http.StatusOK, body)
+func (s *Server) serveTrace(w http.ResponseWriter, req *http.Request, route string, r *run) {
+	if r.info.firstGen {
+		jobErr(w, route, http.StatusBadRequest, msgTraceFirstGen)
+		return
 	}
+	live := strings.EqualFold(req.URL.Query().Get("liveView"), "true")
+	tr := s.trace(r, live)
+	h := w.Header()
+	h.Set("Content-Type", "application/json; charset=utf-8")
+	h.Set("Content-Length", strconv.Itoa(tr.size))
+	w.WriteHeader(http.StatusOK)
+	bw := bufio.NewWriterSize(w, 64<<10)
+	tr.writeTo(bw)
+	_ = bw.Flush()
+}
+
+func (s *Server) serveSnapshot(w http.ResponseWriter, req *http.Request, route string, r *run) {
+	if r.info.firstGen {
+		jobErr(w, route, http.StatusBadRequest, msgSnapFirstGen)
+		return
+	}
+	sid := req.PathValue("sid")
+	if !validUUID(sid) {
+		jobErr(w, route, http.StatusBadRequest, msgInvalidSnap)
+		return
+	}
+	body, ok := s.snapshot(r, strings.ToLower(sid))
+	if !ok {
+		jobErr(w, route, http.StatusNotFound, msgSnapNotFound)
+		return
+	}
+	writeJSON(w, http.StatusOK, body)
 }
 
 // traceResp is one trace answer: the visible events in serving order,

@@ -143,6 +143,10 @@ func TestJobErrors(t *testing.T) {
 		{"POST", "/v2/agent/" + id + "/trace", 405, `{"success":false,"error":"Method not allowed"}`},
 		{"PUT", "/v2/agent/" + id, 405, `{"success":false,"error":"Method not allowed"}`},
 		{"POST", "/v2/crawl/active", 405, `{"success":false,"error":"Method not allowed"}`},
+		{"PATCH", "/v2/scrape/" + id + "/interact", 405, `{"success":false,"error":"Method not allowed"}`},
+		{"GET", "/v2/agent/not-a-uuid/", 400, `{"success":false,"error":"Invalid job ID format. Job ID must be a valid UUID."}`},
+		{"GET", "/v2/agent/" + id + "/trace/extra", 404, ""},
+		{"POST", "/files/" + id + "/screenshots/x.png", 405, `{"success":false,"error":"Method not allowed"}`},
 	}
 	for _, tc := range cases {
 		r := c.must(t, tc.method, tc.path)
