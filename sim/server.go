@@ -39,6 +39,8 @@ type Server struct {
 	limiter limiter
 	crawls  []byte
 	scrapes *scrapeStore
+	// crawlJobs are the crawls of crawl.go.
+	crawlJobs crawlStore
 
 	// runsMu guards runs and byIdx once Start has returned: POST
 	// /v2/agent adds runs (agentlist.go).
@@ -377,7 +379,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if rw.dropped {
 			st = "dropped"
 		}
-		fmt.Fprintf(s.o.Log, "%s %s %s %s %s\n", s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z"), req.Method, logPath(req), st, d.Round(time.Microsecond))
+		method := req.Method
+		if isWebSocket(req) {
+			method = "WS" // crawl.go's sockets
+		}
+		fmt.Fprintf(s.o.Log, "%s %s %s %s %s\n", s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z"), method, logPath(req), st, d.Round(time.Microsecond))
 	}
 	s.mu.Unlock()
 }
@@ -444,6 +450,10 @@ func (s *Server) serve(w *respWriter, req *http.Request) string {
 	}
 	if rest, ok := strings.CutPrefix(path, "/live/"); ok {
 		return s.serveLive(w, req, rest)
+	}
+	// Crawl routes: crawl.go registers its own.
+	if route, ok := s.serveCrawlRoutes(w, req); ok {
+		return route
 	}
 	rest, ok := strings.CutPrefix(path, "/v2/")
 	if !ok {
