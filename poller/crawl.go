@@ -209,8 +209,9 @@ func CrawlTerminal(status string) bool {
 	return false
 }
 
-// parseCrawlDoc reads one document; ok is false when it is not an object.
-func parseCrawlDoc(v jsontext.Value) (CrawlDoc, bool) {
+// ParseCrawlDoc reads one document (as a status answer's data holds it,
+// or as CrawlDoc.Raw keeps it); ok is false when it is not an object.
+func ParseCrawlDoc(v jsontext.Value) (CrawlDoc, bool) {
 	o, ok := parseObject(v)
 	if !ok {
 		return CrawlDoc{}, false
@@ -282,7 +283,7 @@ func readCrawlStatus(o object) *CrawlStatus {
 		if i >= crawlDocsPerAnswer {
 			break
 		}
-		if d, ok := parseCrawlDoc(it); ok {
+		if d, ok := ParseCrawlDoc(it); ok {
 			s.Docs = append(s.Docs, d)
 		}
 	}
@@ -672,7 +673,7 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 				return st, "", nil
 			}
 		case "document":
-			if d, ok := parseCrawlDoc(msg.raw("data")); ok {
+			if d, ok := ParseCrawlDoc(msg.raw("data")); ok {
 				w.held++
 				w.deliver(&d)
 			}

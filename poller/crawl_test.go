@@ -203,7 +203,7 @@ func TestCrawlDocHostile(t *testing.T) {
 	const key = "fc-feedfacefeedfacefeedfacefeedface"
 	text.AddSecret(key)
 	raw := `{"markdown":"x","links":[` + strings.Repeat(`"https://a.example/\u001b[2J",`, 3000) + `"z"],"metadata":{"title":"\u001b]0;pwned\u0007\u202eevil ` + key + " " + strings.Repeat("W", 50000) + `","url":"https://e.com/\u009b31m","statusCode":1e308}}`
-	d, ok := parseCrawlDoc([]byte(raw))
+	d, ok := ParseCrawlDoc([]byte(raw))
 	if !ok {
 		t.Fatal("not parsed")
 	}
