@@ -277,7 +277,9 @@ again) and its id goes to stderr.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.crawlPreview(cmd, o, args[0], args[1], start)) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runE(a.crawlPreview(cmd, o, args[0], args[1], start))
+		},
 	}
 	o.registerCommon(cmd, "auto (plain), plain or json")
 	cmd.Flags().BoolVar(&start, "start", false, "start the previewed crawl without asking")
