@@ -25,6 +25,7 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/scrapeopts"
+	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
 	uicrawl "github.com/firewatch/firewatch/ui/crawl"
 )
@@ -755,4 +756,45 @@ func previewRequest(rawURL string, p *poller.CrawlPreview) (*poller.CrawlRequest
 		return nil, fmt.Errorf("the preview's options cannot be sent as a crawl: %v", err)
 	}
 	return r, nil
+}
+
+// crawlFromTeam opens the crawl screen of an active crawl picked on the
+// runs screen's team tab; back reports esc (back to the list).
+func (a *app) crawlFromTeam(ctx context.Context, c *poller.Client, o *watchOptions, id string) (back bool, err error) {
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, Back: true, ASCII: o.ASCII,
+		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"},
+		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
+	if err != nil && ctx.Err() == nil {
+		return false, withCode(ExitFailed, err)
+	}
+	return res.Back && ctx.Err() == nil, nil
+}
+
+// demoCrawl is demo --crawl: a crawl of the in-process simulator's site,
+// with failed, robots-blocked and hostile pages, watched as crawl watches
+// one (the screen on a terminal, else plain or JSON lines).
+func (a *app) demoCrawl(cmd *cobra.Command, wo *watchOptions, d *demoOptions) error {
+	if err := checkSpeed(d.Speed); err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	srv, err := sim.Start(ctx, sim.Options{Speed: d.Speed, Seed: d.Seed, Scrapes: -1, CrawlPages: 120,
+		CrawlStep: 1500 * time.Millisecond, CrawlMarkdownBytes: 4 << 10, CrawlPageDocs: 25})
+	if err != nil {
+		return err
+	}
+	defer srv.Close()
+	a.stderr.key = srv.Key
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		return err
+	}
+	id := srv.StartCrawl("https://docs.example.com/", 100)
+	o := &crawlOptions{Timeout: wo.Timeout, Summary: wo.Summary, Interval: max(250*time.Millisecond, time.Duration(float64(2*time.Second)/d.Speed))}
+	o.Output, o.NoColor, o.ASCII = wo.Output, wo.NoColor, wo.ASCII
+	if o.Output == "" {
+		o.Output = OutputAuto
+	}
+	fmt.Fprintf(a.stderr, "firewatch: demo: crawl %s of the simulated https://docs.example.com/\n", id)
+	return a.watchCrawl(ctx, c, o, id, "https://docs.example.com/")
 }

@@ -17,6 +17,7 @@ package crawl
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -310,6 +311,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case tea.WindowSizeMsg:
 		return m.SetSize(msg.Width, msg.Height)
 	case batchMsg:
+		defer m.sample()
 		var cmds []tea.Cmd
 		end := false
 		for _, x := range msg {
@@ -392,14 +394,6 @@ func (m *Model) apply(msg tea.Msg) tea.Cmd {
 			m.expires = s.ExpiresAt
 		}
 		m.health = ""
-		now := m.cfg.Now()
-		m.samples = append(m.samples, sample{now, s.Completed})
-		for len(m.samples) > 2 && now.Sub(m.samples[1].at) > rateWindow {
-			m.samples = m.samples[1:]
-		}
-		if len(m.samples) > 200 {
-			m.samples = append(m.samples[:0], m.samples[len(m.samples)-100:]...)
-		}
 	case transMsg:
 		m.transport, m.why = msg.transport, msg.why
 	case healthMsg:
@@ -750,11 +744,12 @@ func (m *Model) header() []string {
 	title := m.st.Title.Render("crawl ") + m.st.Muted.Render(describe.ShortID(m.cfg.ID)) + "  " + describe.OneLine(u, max(w-40, 10))
 	l1 := title + "  " + badge.Render(" "+sym+" "+describe.OneLine(m.status, 20)+" ")
 	barW := min(30, max(w/4, 8))
+	completed, total := m.progress()
 	frac := 0.0
-	if m.total > 0 {
-		frac = float64(m.completed) / float64(m.total)
+	if total > 0 {
+		frac = float64(completed) / float64(total)
 	}
-	l2 := " " + m.bar(frac, barW) + fmt.Sprintf(" %d/%d", m.completed, m.total) + m.st.Muted.Render(" pages") +
+	l2 := " " + m.bar(frac, barW) + fmt.Sprintf(" %d/%d", completed, total) + m.st.Muted.Render(" pages") +
 		"  " + m.rate() + m.st.Muted.Render("/min") +
 		"  " + credits(m.credits) + m.st.Muted.Render(" credits")
 	if !m.expires.IsZero() {
@@ -807,6 +802,32 @@ func (m *Model) bar(frac float64, w int) string {
 	return "[" + m.st.Good.Render(strings.Repeat(full, n)) + m.st.Muted.Render(strings.Repeat(empty, w-n)) + "]"
 }
 
+// sample records the progress for the rate: samples of the last minute,
+// at most one a second.
+func (m *Model) sample() {
+	now := m.cfg.Now()
+	c, _ := m.progress()
+	if n := len(m.samples); n > 0 && now.Sub(m.samples[n-1].at) < time.Second {
+		m.samples[n-1].completed = c
+		return
+	}
+	m.samples = append(m.samples, sample{now, c})
+	for len(m.samples) > 2 && now.Sub(m.samples[1].at) > rateWindow {
+		m.samples = m.samples[1:]
+	}
+}
+
+// progress is completed of total: the service's figures, raised to the
+// pages the screen has seen (the WebSocket sends documents, not figures,
+// between its catchup and done).
+func (m *Model) progress() (completed, total int) {
+	completed = m.completed
+	if !m.done {
+		completed = max(completed, len(m.rows)-m.robots)
+	}
+	return completed, max(m.total, completed)
+}
+
 // rate is pages a minute over the last minute of status updates.
 func (m *Model) rate() string {
 	if len(m.samples) < 2 {
@@ -824,7 +845,7 @@ func credits(c *float64) string {
 	if c == nil {
 		return "?"
 	}
-	return describe.Credits(*c)
+	return strconv.FormatFloat(*c, 'f', -1, 64)
 }
 
 // listLines draws the column heads and the visible rows in h lines.
@@ -900,7 +921,8 @@ func (m *Model) confirmBox(out []string, h int) []string {
 	lines := []string{
 		"",
 		m.st.Bold.Render("  Cancel crawl " + describe.ShortID(m.cfg.ID) + " (" + describe.OneLine(m.status, 20) + ")?"),
-		"  firewatch asks the service to stop it (DELETE /v2/crawl/{id}); pages already scraped stay billed.",
+		"  Asks the service to stop it (DELETE /v2/crawl/{id}).",
+		"  Pages already scraped stay billed; the screen follows it to cancelled.",
 		"",
 	}
 	if m.armed {
@@ -916,7 +938,7 @@ func (m *Model) confirmBox(out []string, h int) []string {
 	for i, l := range lines {
 		if start+i < len(out) {
 			out[start+i] = m.st.Selected.Render(ansi.Strip(fitLine(l, m.width)))
-			if m.armed && i == 4 {
+			if m.armed && i == len(lines)-2 {
 				out[start+i] = fitLine(l, m.width)
 			}
 		}

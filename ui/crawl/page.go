@@ -2,6 +2,7 @@ package crawl
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -93,7 +94,7 @@ func (v *pageView) update(msg tea.Msg) tea.Cmd {
 
 // render draws the tabs line and h-1 lines of the tab.
 func (v *pageView) render(w, h int) []string {
-	tabs := []string{"1 markdown", "2 metadata", "3 links (" + describe.Count(len(v.links), "link") + ")"}
+	tabs := []string{"1 markdown", "2 metadata", "3 links (" + strconv.Itoa(len(v.links)) + ")"}
 	for i := range tabs {
 		if i == v.tab {
 			tabs[i] = v.st.TitleFocus.Render(" " + tabs[i] + " ")
