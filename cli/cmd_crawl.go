@@ -15,7 +15,6 @@ import (
 	"sync"
 	"syscall"
 	"time"
-	"unicode/utf8"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/go-json-experiment/json"
@@ -578,7 +577,7 @@ func (a *app) writeCrawlSummary(o *crawlOptions, run *crawlRun) error {
 }
 
 // pageWriter writes each page's markdown to a file of its own in dir,
-// named from its URL (safePageName), never over another file.
+// named from its URL (uicrawl.PageFileName), never over another file.
 type pageWriter struct {
 	dir   string
 	mu    sync.Mutex
@@ -595,7 +594,7 @@ func newPageWriter(dir string) (*pageWriter, error) {
 func (p *pageWriter) write(d *poller.CrawlDoc) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	base := safePageName(d.URL)
+	base := uicrawl.PageFileName(d.URL)
 	for n := 1; n < 10000; n++ {
 		name := base + ".md"
 		if n > 1 {
@@ -622,52 +621,6 @@ func (p *pageWriter) write(d *poller.CrawlDoc) error {
 		return err
 	}
 	return errors.New("too many pages with the same name")
-}
-
-// maxPageName bounds a page file's name before its suffix and extension.
-const maxPageName = 120
-
-// safePageName makes a file name of a page's URL: host and path, every
-// character outside [A-Za-z0-9._-] turned into "_", runs of them
-// collapsed, no leading dot (so never "." or ".."), at most maxPageName
-// bytes; "index" for nothing left.
-func safePageName(raw string) string {
-	s := raw
-	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		s = u.Host + u.EscapedPath()
-		if u.RawQuery != "" {
-			s += "_" + u.RawQuery
-		}
-	}
-	var b strings.Builder
-	under := false
-	for _, r := range s {
-		ok := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '.' || r == '-'
-		if !ok {
-			if !under && b.Len() > 0 {
-				b.WriteByte('_')
-			}
-			under = true
-			continue
-		}
-		under = false
-		b.WriteRune(r)
-	}
-	name := strings.Trim(b.String(), "_.-")
-	for strings.Contains(name, "..") {
-		name = strings.ReplaceAll(name, "..", ".")
-	}
-	if len(name) > maxPageName {
-		name = name[:maxPageName]
-		for !utf8.ValidString(name) {
-			name = name[:len(name)-1]
-		}
-		name = strings.TrimRight(name, "_.-")
-	}
-	if name == "" {
-		name = "index"
-	}
-	return name
 }
 
 // ---- crawl-preview's offer ----

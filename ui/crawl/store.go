@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -89,7 +90,7 @@ const maxPageName = 120
 func PageFileName(raw string) string {
 	s := raw
 	if u, err := url.Parse(raw); err == nil && u.Host != "" {
-		s = u.Host + u.EscapedPath()
+		s = u.Host + path.Clean("/"+u.EscapedPath())
 		if u.RawQuery != "" {
 			s += "_" + u.RawQuery
 		}
