@@ -83,12 +83,12 @@ const (
 // row is one page: metadata only; the document is in the store.
 type row struct {
 	url, title string
-	code       int
-	size       int
-	off        int64
-	n          int
-	kind       uint8
 	err        string
+	off        int64
+	code       int32
+	size       int32
+	n          int32
+	kind       uint8
 }
 
 // Model is the crawl screen.
@@ -245,12 +245,12 @@ func (m *Model) watch(ctx context.Context) {
 		switch {
 		case u.Doc != nil:
 			d := u.Doc
-			r := row{url: d.URL, title: d.Title, code: d.StatusCode, size: d.Size(), kind: kindPage, err: d.Error}
+			r := row{url: d.URL, title: d.Title, code: int32(d.StatusCode), size: int32(min(d.Size(), 1<<31-1)), kind: kindPage, err: d.Error}
 			off, n, err := m.store.add(d.Raw)
 			if err != nil {
 				send(storeErrMsg{err})
 			}
-			r.off, r.n = off, n
+			r.off, r.n = off, int32(n)
 			send(pageMsg{r})
 		case u.Status != nil:
 			send(statusMsg{u.Status})
@@ -646,7 +646,7 @@ func (m *Model) open() tea.Cmd {
 	}
 	rr, st, rend := *r, m.store, m.renderer
 	return func() tea.Msg {
-		b, err := st.get(rr.off, rr.n)
+		b, err := st.get(rr.off, int(rr.n))
 		if err != nil {
 			return openMsg{err: err}
 		}
@@ -661,7 +661,7 @@ func (m *Model) open() tea.Cmd {
 func (m *Model) saveRow(r *row) tea.Cmd {
 	rr, st, dir := *r, m.store, m.cfg.SaveDir
 	return func() tea.Msg {
-		b, err := st.get(rr.off, rr.n)
+		b, err := st.get(rr.off, int(rr.n))
 		if err != nil {
 			return savedMsg{err: err}
 		}
@@ -879,12 +879,12 @@ func (m *Model) listLines(h int) []string {
 			l = " " + m.st.Warn.Render(padRight("ROBOT", 5)) + "  " + padRight("", 8) + "  " +
 				m.st.Muted.Render(padRight("blocked by robots.txt", titleW)) + "  " + describe.OneLine(r.url, urlW)
 		default:
-			code := padRight(codeText(r.code), 5)
+			code := padRight(codeText(int(r.code)), 5)
 			cs := m.st.Good
 			if r.code >= 400 {
 				cs = m.st.Bad
 			}
-			l = " " + cs.Render(code) + "  " + padRight(text.Size(r.size), 8) + "  " + padRight(describe.OneLine(r.title, titleW), titleW) +
+			l = " " + cs.Render(code) + "  " + padRight(text.Size(int(r.size)), 8) + "  " + padRight(describe.OneLine(r.title, titleW), titleW) +
 				"  " + m.st.Muted.Render(describe.OneLine(r.url, urlW))
 		}
 		if i == m.sel {
