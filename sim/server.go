@@ -394,7 +394,7 @@ func logPath(req *http.Request) string {
 	p := req.URL.EscapedPath()
 	q := req.URL.Query()
 	var keep []string
-	for _, k := range []string{"liveView", "before"} {
+	for _, k := range []string{"liveView", "before", "skip"} {
 		if v, ok := q[k]; ok && len(v) > 0 {
 			keep = append(keep, k+"="+v[0])
 		}
