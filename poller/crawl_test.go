@@ -2,6 +2,7 @@ package poller
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -215,5 +216,64 @@ func TestCrawlDocHostile(t *testing.T) {
 	}
 	if strings.Contains(string(d.Raw), key) {
 		t.Fatal("the key is in the raw document")
+	}
+}
+
+func TestCrawlWSURL(t *testing.T) {
+	for base, want := range map[string]string{
+		"https://api.firecrawl.dev":    "wss://api.firecrawl.dev/v2/crawl/019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
+		"http://127.0.0.1:3002/":       "ws://127.0.0.1:3002/v2/crawl/019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
+		"https://proxy.example/fc/v2/": "wss://proxy.example/fc/v2/crawl/019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
+	} {
+		c, err := New(Config{BaseURL: base, APIKey: "fc-0123456789abcdef0123456789abcdef"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &crawlWatch{c: c, id: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"}
+		if got, ok := w.wsURL(); !ok || got != want {
+			t.Errorf("%s: %q %v, want %q", base, got, ok, want)
+		}
+	}
+	// Without a key, plain http to another host is allowed by New: the
+	// socket is not opened there.
+	c, _ := New(Config{BaseURL: "http://example.com"})
+	if _, ok := (&crawlWatch{c: c, id: "x"}).wsURL(); ok {
+		t.Error("a ws:// socket to a host that is not loopback")
+	}
+}
+
+// 503s are waited out; 429s in a row end the watch with the rate-limit
+// error (the CLI exits 6 on it).
+func TestCrawlWatchRetries(t *testing.T) {
+	var n atomic.Int32
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/limited") {
+			w.WriteHeader(http.StatusTooManyRequests)
+			w.Write([]byte(`{"success":false,"error":"Rate limit exceeded. please retry after 0.01s"}`))
+			return
+		}
+		if n.Add(1) == 1 {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(`{"success":true,"status":"completed","completed":0,"total":0,"data":[]}`))
+	}))
+	defer ts.Close()
+	c, _ := New(Config{BaseURL: ts.URL, APIKey: "fc-0123456789abcdef0123456789abcdef"})
+	var errs int
+	st, _, err := c.WatchCrawl(context.Background(), "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", CrawlWatchOptions{NoSocket: true, Interval: 250 * time.Millisecond},
+		func(u CrawlUpdate) {
+			if u.Err != nil {
+				errs++
+			}
+		})
+	if err != nil || st.Status != "completed" || errs != 1 {
+		t.Fatalf("after a 503: %v %v, %d failures reported", st, err, errs)
+	}
+	c, _ = New(Config{BaseURL: ts.URL + "/limited", APIKey: "fc-0123456789abcdef0123456789abcdef"})
+	_, _, err = c.WatchCrawl(context.Background(), "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", CrawlWatchOptions{NoSocket: true, Interval: 250 * time.Millisecond}, func(CrawlUpdate) {})
+	var e *Error
+	if !errors.As(err, &e) || e.Kind != KindRateLimited {
+		t.Fatalf("after 429s: %v", err)
 	}
 }
