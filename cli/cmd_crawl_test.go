@@ -185,3 +185,19 @@ func TestPageFileName(t *testing.T) {
 	}
 	_ = time.Second
 }
+
+// crawl-preview --start sends the previewed options as a v2 crawl (the
+// simulator refuses maxDepth and unknown keys, so a start proves the body);
+// without --start and with stdin not a terminal nothing is asked or sent.
+func TestCrawlPreviewStart(t *testing.T) {
+	srv := crawlSim(t, sim.Options{})
+	_, errOut, code := run(t, context.Background(), "crawl-preview", "https://example.com", "the blog, 2 levels deep, 30 pages", "--start")
+	if code != ExitOK || startedRe.FindStringSubmatch(errOut) == nil {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	before := srv.Stats().ByRoute["POST crawl"]
+	_, errOut, code = run(t, context.Background(), "crawl-preview", "https://example.com", "the blog")
+	if code != ExitOK || strings.Contains(errOut, "Start this crawl") || srv.Stats().ByRoute["POST crawl"] != before {
+		t.Fatalf("without --start: exit %d, stderr %q", code, errOut)
+	}
+}
