@@ -130,7 +130,7 @@ bad usage (nothing sent), 3 cancelled, 6 the service refused (400, 401,
 	return cmd
 }
 
-// crawlUsage checks the flags; nothing is sent before it passes.
+// check checks the flags; nothing is sent before it passes.
 func (o *crawlOptions) check(cmd *cobra.Command, isID bool) error {
 	f := cmd.Flags()
 	for v1, v2 := range map[string]string{"max-depth": "--max-discovery-depth N", "ignore-sitemap": "--sitemap skip", "allow-backward-links": "--crawl-entire-domain"} {
@@ -174,7 +174,7 @@ func (o *crawlOptions) check(cmd *cobra.Command, isID bool) error {
 	return nil
 }
 
-// crawlRequest builds the body from the flags.
+// request builds the body from the flags.
 func (o *crawlOptions) request(cmd *cobra.Command, rawURL string) (*poller.CrawlRequest, error) {
 	u, err := url.Parse(strings.TrimSpace(rawURL))
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {

@@ -26,7 +26,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/describe"
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
@@ -1008,4 +1007,3 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Copy, k.Save, k.Cancel, k.Back, k.Help, k.Quit}}
 }
 
-var _ = model.KindMarkdown
