@@ -1,6 +1,7 @@
 package poller
 
 import (
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -266,9 +267,12 @@ func ParseCrawlDoc(v jsontext.Value) (CrawlDoc, bool) {
 }
 
 // readCrawlStatus reads a status object (the status answer, a catchup's or
-// a done message's data).
-func readCrawlStatus(o object) *CrawlStatus {
-	s := &CrawlStatus{Status: truncateRunes(o.sanitized("status"), 40)}
+// a done message's data). Its documents are handed to onDoc one at a time
+// as they are decoded (nil onDoc: collected in Docs); n is how many.
+// Decoding one at a time keeps what a large answer costs to about its own
+// size plus one document.
+func readCrawlStatus(o object, onDoc func(*CrawlDoc)) (s *CrawlStatus, n int) {
+	s = &CrawlStatus{Status: truncateRunes(o.sanitized("status"), 40)}
 	if f, ok := o.numIn("completed", 0, 1e9); ok {
 		s.Completed = int(f)
 	}
@@ -279,49 +283,79 @@ func readCrawlStatus(o object) *CrawlStatus {
 		s.CreditsUsed = &f
 	}
 	s.ExpiresAt, _ = o.time("expiresAt")
-	for i, it := range o.array("data") {
-		if i >= crawlDocsPerAnswer {
+	data := o["data"]
+	if data.Kind() != '[' {
+		return s, 0
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if _, err := dec.ReadToken(); err != nil {
+		return s, 0
+	}
+	for n < crawlDocsPerAnswer && dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
 			break
 		}
-		if d, ok := ParseCrawlDoc(it); ok {
+		d, ok := ParseCrawlDoc(v)
+		if !ok {
+			continue
+		}
+		n++
+		if onDoc != nil {
+			onDoc(&d)
+		} else {
 			s.Docs = append(s.Docs, d)
 		}
 	}
-	return s
+	return s, n
 }
+
+// crawlPageLimit is the most documents a status request asks for (the
+// service's limit parameter): an answer's size, and so what it costs to
+// read, stays bounded whatever the crawl's size.
+const crawlPageLimit = 100
 
 // CrawlStatusPage fetches one answer of GET /v2/crawl/{id}, its documents
 // from skip on (skip 0 omits the parameter). next is the link to the
 // following documents ("" when none, or when it is not the service's own).
 func (c *Client) CrawlStatusPage(ctx context.Context, id string, skip int) (st *CrawlStatus, next int, err error) {
-	var q url.Values
-	if skip > 0 {
-		q = url.Values{"skip": {strconv.Itoa(skip)}}
-	}
-	return c.crawlStatusQuery(ctx, id, q, skip)
+	return c.crawlStatusPage(ctx, id, skip, nil)
 }
 
-// crawlStatusQuery sends one status request; next is the skip of the
-// following answer, -1 when there is none.
-func (c *Client) crawlStatusQuery(ctx context.Context, id string, q url.Values, skip int) (*CrawlStatus, int, error) {
+// crawlStatusPage sends one status request from skip, handing its
+// documents to onDoc (nil: collected); next is the skip of the following
+// answer, -1 when there is none.
+func (c *Client) crawlStatusPage(ctx context.Context, id string, skip int, onDoc func(*CrawlDoc)) (*CrawlStatus, int, error) {
 	if err := c.checkJob(OpCrawlStatus, id); err != nil {
 		return nil, -1, err
+	}
+	q := url.Values{"limit": {strconv.Itoa(crawlPageLimit)}}
+	if skip > 0 {
+		q.Set("skip", strconv.Itoa(skip))
 	}
 	r, err := c.do(ctx, OpCrawlStatus, http.MethodGet, "/v2/crawl/"+id, q, maxOtherBody)
 	if err != nil {
 		return nil, -1, err
 	}
-	o, err := c.answer(OpCrawlStatus, r)
-	if err != nil {
+	// A view of the body, not a copy: its documents are decoded one by
+	// one from it.
+	o, ok := viewObject(r.body)
+	if !ok {
+		return nil, -1, c.malformed(OpCrawlStatus, r.status, "not a JSON object")
+	}
+	if err := c.failure(OpCrawlStatus, r.status, o); err != nil {
 		return nil, -1, err
 	}
 	if d, ok := o.obj("data"); ok && o["status"] == nil && d["status"] != nil {
 		o = d // some answers nest the job under data
 	}
-	st := readCrawlStatus(o)
+	st, n := readCrawlStatus(o, onDoc)
 	next := -1
-	if n, _ := o.str("next"); n != "" {
-		next = c.crawlNext(id, n, skip+len(st.Docs))
+	if u, _ := o.str("next"); u != "" {
+		next = c.crawlNext(id, u, skip+n)
+	}
+	if n == 0 {
+		next = -1 // a next that brings nothing would loop
 	}
 	return st, next, nil
 }
@@ -360,9 +394,13 @@ func (c *Client) basePath() string {
 // answer's Docs). requests is how many requests it made.
 func (c *Client) CrawlStatus(ctx context.Context, id string, skip int, onDoc func(*CrawlDoc)) (st *CrawlStatus, requests int, err error) {
 	var all []CrawlDoc
+	collect := onDoc
+	if collect == nil {
+		collect = func(d *CrawlDoc) { all = append(all, *d) }
+	}
 	pos := skip
 	for i := 0; ; i++ {
-		page, next, err := c.CrawlStatusPage(ctx, id, pos)
+		page, next, err := c.crawlStatusPage(ctx, id, pos, collect)
 		requests++
 		if err != nil {
 			if st != nil {
@@ -375,15 +413,7 @@ func (c *Client) CrawlStatus(ctx context.Context, id string, skip int, onDoc fun
 		if st == nil {
 			st = page
 		}
-		for k := range page.Docs {
-			if onDoc != nil {
-				onDoc(&page.Docs[k])
-			} else {
-				all = append(all, page.Docs[k])
-			}
-		}
-		pos += len(page.Docs)
-		if next < 0 || len(page.Docs) == 0 || i >= crawlNextMax {
+		if next < 0 || i >= crawlNextMax {
 			break
 		}
 		pos = next
@@ -645,23 +675,23 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 			w.c.logf("crawl %s: WebSocket closed: %v", w.id, scrubErr(err, w.c.key))
 			return nil, "the WebSocket closed before the crawl ended", nil
 		}
-		msg, ok := parseObject(w.c.scrubBody(b))
+		// Views of the message, not copies: a catchup's documents are
+		// decoded one by one from it.
+		msg, ok := viewObject(w.c.scrubBody(b))
 		if !ok {
 			continue
 		}
 		typ, _ := msg.str("type")
 		switch typ {
 		case "catchup", "done":
-			d, _ := msg.obj("data")
-			if d == nil {
+			d, ok := viewObject(msg["data"])
+			if !ok {
 				d = msg
 			}
-			st := readCrawlStatus(d)
-			w.held += len(st.Docs)
-			for i := range st.Docs {
-				w.deliver(&st.Docs[i])
-			}
-			st.Docs = nil
+			st, _ := readCrawlStatus(d, func(doc *CrawlDoc) {
+				w.held++
+				w.deliver(doc)
+			})
 			if typ == "done" && st.Status == "" {
 				st.Status = "completed"
 			}
@@ -683,8 +713,7 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 		default:
 			// Another message with a status: take the figures.
 			if d, ok := msg.obj("data"); ok && d["status"] != nil {
-				st := readCrawlStatus(d)
-				st.Docs = nil
+				st, _ := readCrawlStatus(d, func(*CrawlDoc) {})
 				w.sink(CrawlUpdate{Status: st})
 			}
 		}

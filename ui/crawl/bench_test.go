@@ -97,7 +97,7 @@ func BenchmarkMemory10k(b *testing.B) {
 	const pages = 10000
 	for b.Loop() {
 		srv, err := sim.Start(context.Background(), sim.Options{RateLimit: -1, Speed: sim.MaxSpeed, CrawlPages: pages * 3 / 2,
-			CrawlMarkdownBytes: 20 << 10, CrawlPageDocs: 100})
+			CrawlMarkdownBytes: 20 << 10, CrawlPageDocs: 1000})
 		if err != nil {
 			b.Fatal(err)
 		}
