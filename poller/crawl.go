@@ -11,6 +11,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/coder/websocket"
@@ -560,7 +562,14 @@ type CrawlWatchStats struct {
 // status once the crawl is over, ctx's error when ctx ends, or the error
 // that ended the watch (a refusal; MaxCrawlRateLimited 429s in a row).
 func (c *Client) WatchCrawl(ctx context.Context, id string, o CrawlWatchOptions, sink func(CrawlUpdate)) (*CrawlStatus, CrawlWatchStats, error) {
-	w := &crawlWatch{c: c, id: id, o: o, sink: sink, seen: map[string]struct{}{}, held: o.Held}
+	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{}, held: o.Held}
+	// The figures goroutine of the socket reports too: one at a time.
+	var mu sync.Mutex
+	w.sink = func(u CrawlUpdate) {
+		mu.Lock()
+		defer mu.Unlock()
+		sink(u)
+	}
 	if w.o.Interval <= 0 {
 		w.o.Interval = 2 * time.Second
 	}
@@ -598,6 +607,9 @@ type crawlWatch struct {
 	seen  map[string]struct{}
 	held  int // documents received, in the service's order: where polling resumes
 	stats CrawlWatchStats
+	// figureRequests counts the figures goroutine's requests (added to
+	// stats.Requests when the socket is left).
+	figureRequests atomic.Int64
 }
 
 // deliver hands on a document not seen before.
@@ -666,6 +678,18 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 	conn.SetReadLimit(maxOtherBody)
 	w.c.logf("crawl %s: WebSocket open", w.id)
 	w.sink(CrawlUpdate{Transport: TransportLive})
+	fctx, stopFigures := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w.figures(fctx)
+	}()
+	defer func() {
+		stopFigures()
+		wg.Wait()
+		w.stats.Requests += int(w.figureRequests.Load())
+	}()
 	for {
 		_, b, err := conn.Read(ctx)
 		if err != nil {
@@ -719,6 +743,33 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 		}
 	}
 }
+
+// figuresEvery is how often a watch on the socket asks for the crawl's
+// figures: the socket sends documents between its catchup and done, not
+// the completed, total and credits.
+func (w *crawlWatch) figuresEvery() time.Duration { return max(5*w.o.Interval, time.Second) }
+
+// figures asks for the status with a skip past every document (so the
+// answer carries the figures and no document) until ctx ends.
+func (w *crawlWatch) figures(ctx context.Context) {
+	t := time.NewTicker(w.figuresEvery())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		st, _, err := w.c.crawlStatusPage(ctx, w.id, figuresSkip, func(*CrawlDoc) {})
+		w.figureRequests.Add(1)
+		if err == nil && ctx.Err() == nil && st.Status != "" && !st.Terminal() {
+			w.sink(CrawlUpdate{Status: st})
+		}
+	}
+}
+
+// figuresSkip is past any crawl's documents.
+const figuresSkip = 1 << 30
 
 // poll makes one status call from the documents held on, following next.
 func (w *crawlWatch) poll(ctx context.Context) (*CrawlStatus, error) {

@@ -31,6 +31,7 @@ import (
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	"github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
 // Service is what the screen asks of the service; *poller.Client is one.
@@ -165,6 +166,8 @@ func New(cfg Config) (*Model, error) {
 		store: st, updates: make(chan tea.Msg, 64), bad: map[string]bool{}, started: cfg.Now(), status: "…"}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
+		scroll.ASCIIHelp(&m.keys.Up)
+		scroll.ASCIIHelp(&m.keys.Down)
 	}
 	g := content.GlamourDark
 	if cfg.NoColor {
@@ -745,10 +748,19 @@ func (m *Model) header() []string {
 	barW := min(30, max(w/4, 8))
 	completed, total := m.progress()
 	frac := 0.0
-	if total > 0 {
+	of := fmt.Sprintf(" %d/%d", completed, total)
+	switch {
+	case !m.done && completed > m.total:
+		// The socket brought pages past the last total the service
+		// gave: the bar keeps the service's figures.
+		of = fmt.Sprintf(" %d/?", completed)
+		if m.total > 0 {
+			frac = float64(m.completed) / float64(m.total)
+		}
+	case total > 0:
 		frac = float64(completed) / float64(total)
 	}
-	l2 := " " + m.bar(frac, barW) + fmt.Sprintf(" %d/%d", completed, total) + m.st.Muted.Render(" pages") +
+	l2 := " " + m.bar(frac, barW) + of + m.st.Muted.Render(" pages") +
 		"  " + m.rate() + m.st.Muted.Render("/min") +
 		"  " + credits(m.credits) + m.st.Muted.Render(" credits")
 	if !m.expires.IsZero() {
