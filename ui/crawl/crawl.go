@@ -1018,4 +1018,3 @@ func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Copy, k.Save, k.Cancel, k.Back, k.Help, k.Quit}}
 }
-
