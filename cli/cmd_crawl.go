@@ -655,13 +655,15 @@ func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawU
 	return nil
 }
 
-// readKey reads one key from the terminal f in raw mode: y or Y is yes.
+// readKey reads one key from the terminal f in raw mode, what was typed
+// before the question dropped: y or Y is yes.
 func readKey(f *os.File) (bool, error) {
 	st, err := term.MakeRaw(f.Fd())
 	if err != nil {
 		return false, err
 	}
 	defer term.Restore(f.Fd(), st)
+	flushInput(f.Fd())
 	var b [8]byte
 	n, err := f.Read(b[:])
 	if err != nil {
