@@ -715,8 +715,8 @@ func previewRequest(rawURL string, p *poller.CrawlPreview) (*poller.CrawlRequest
 
 // crawlFromTeam opens the crawl screen of an active crawl picked on the
 // runs screen's team tab; back reports esc (back to the list).
-func (a *app) crawlFromTeam(ctx context.Context, c *poller.Client, o *watchOptions, id string) (back bool, err error) {
-	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, Back: true, ASCII: o.ASCII,
+func (a *app) crawlFromTeam(ctx context.Context, c *poller.Client, o *watchOptions, id, crawlURL string) (back bool, err error) {
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	if err != nil && ctx.Err() == nil {

@@ -245,7 +245,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		}
 		if m.ChosenCrawl != "" {
 			// Enter on an active crawl (team tab): its screen; esc comes back.
-			if back, err := a.crawlFromTeam(ctx, c, o, m.ChosenCrawl); err != nil || !back {
+			if back, err := a.crawlFromTeam(ctx, c, o, m.ChosenCrawl, m.ChosenCrawlURL); err != nil || !back {
 				return err
 			}
 			m.ChosenCrawl = ""

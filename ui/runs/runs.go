@@ -117,9 +117,10 @@ type Model struct {
 
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
-	// ChosenCrawl is the active crawl enter picked on the team tab; the
-	// program ends with it (the shell opens the crawl screen).
-	ChosenCrawl string
+	// ChosenCrawl is the active crawl enter picked on the team tab (and
+	// ChosenCrawlURL its URL); the program ends with it (the shell opens
+	// the crawl screen).
+	ChosenCrawl, ChosenCrawlURL string
 	// Requests counts the list pages requested (for tests and figures).
 	Requests int
 }
@@ -709,7 +710,7 @@ func (m *Model) teamKey(msg tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		if m.crawlSel < len(m.crawls) {
-			m.ChosenCrawl = m.crawls[m.crawlSel].ID
+			m.ChosenCrawl, m.ChosenCrawlURL = m.crawls[m.crawlSel].ID, m.crawls[m.crawlSel].URL
 			return tea.Quit
 		}
 	case key.Matches(msg, k.Options):
