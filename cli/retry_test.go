@@ -18,20 +18,22 @@ import (
 )
 
 // faultFront stands before the simulator and answers the first n requests
-// to one route (method and path prefix) with a 429 that asks for a delay
-// (Retry-After: 1), then lets requests through.
+// to one route (method and path prefix, or the path itself when exact)
+// with a 429 that asks for a delay (Retry-After: 1), then lets requests
+// through.
 type faultFront struct {
 	next          http.Handler
 	method, route string
 	n             int
 	status        int // 0: 429
+	exact         bool
 
 	mu   sync.Mutex
 	seen int
 }
 
 func (f *faultFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == f.method && strings.HasPrefix(r.URL.Path, f.route) {
+	if r.Method == f.method && (r.URL.Path == f.route || !f.exact && strings.HasPrefix(r.URL.Path, f.route)) {
 		f.mu.Lock()
 		f.seen++
 		refuse := f.seen <= f.n
@@ -79,19 +81,32 @@ func TestOneRetryPolicy(t *testing.T) {
 		t.Fatal(err)
 	}
 	job, scrape := srv.Jobs[0].ID, srv.ScrapeIDs[0]
+	// A crawl that is over (at this speed) to watch, and one at the real
+	// pace, still going, to cancel.
+	crawled := srv.StartCrawl("https://example.com", 20)
+	slow, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1, RateLimit: -1, Key: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	crawling := slow.StartCrawl("https://example.com", 50)
 	callers := []struct {
 		name, method, route string
 		args                []string
 		poller              bool // waits in its output, never gives up
+		next                http.Handler
 	}{
-		{"runs", "GET", "/v2/agent", []string{"runs", "-o", "json", "--limit", "1"}, false},
-		{"team", "GET", "/v2/team/token-usage", []string{"team", "-o", "json"}, false},
-		{"crawl-preview", "POST", "/v2/crawl/params-preview", []string{"crawl-preview", "https://example.com", "the docs", "-o", "json"}, false},
-		{"scrape", "POST", "/v2/scrape", []string{"scrape", "https://example.com", "-o", "json"}, false},
-		{"interact --stop", "DELETE", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--stop"}, false},
-		{"interact --code", "POST", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--code", "1+1", "-o", "json"}, false},
-		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false},
-		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true},
+		{"crawl start", "POST", "/v2/crawl", []string{"crawl", "https://example.com", "--detach"}, false, nil},
+		{"crawl --cancel", "DELETE", "/v2/crawl/" + crawling, []string{"crawl", crawling, "--cancel"}, false, slow},
+		{"crawl watch", "GET", "/v2/crawl/" + crawled, []string{"crawl", crawled, "-o", "plain", "--poll", "--interval", "250ms"}, false, nil},
+		{"runs", "GET", "/v2/agent", []string{"runs", "-o", "json", "--limit", "1"}, false, nil},
+		{"team", "GET", "/v2/team/token-usage", []string{"team", "-o", "json"}, false, nil},
+		{"crawl-preview", "POST", "/v2/crawl/params-preview", []string{"crawl-preview", "https://example.com", "the docs", "-o", "json"}, false, nil},
+		{"scrape", "POST", "/v2/scrape", []string{"scrape", "https://example.com", "-o", "json"}, false, nil},
+		{"interact --stop", "DELETE", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--stop"}, false, nil},
+		{"interact --code", "POST", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--code", "1+1", "-o", "json"}, false, nil},
+		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false, nil},
+		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true, nil},
 	}
 	for _, k := range []int{2, poller.DefaultTries} {
 		for _, c := range callers {
@@ -99,7 +114,11 @@ func TestOneRetryPolicy(t *testing.T) {
 				continue // the same waits, more of them: nothing new to see
 			}
 			t.Run(fmt.Sprintf("%s/%d 429s", c.name, k), func(t *testing.T) {
-				front := &faultFront{next: srv, method: c.method, route: c.route, n: k}
+				var next http.Handler = srv
+				if c.next != nil {
+					next = c.next
+				}
+				front := &faultFront{next: next, method: c.method, route: c.route, n: k, exact: true}
 				hs := httptest.NewServer(front)
 				defer hs.Close()
 				t.Setenv("FIRECRAWL_API_URL", hs.URL)

@@ -40,6 +40,8 @@ type Server struct {
 	crawls  []byte
 	scrapes *scrapeStore
 	mux     *http.ServeMux // newMux
+	// crawlJobs are the crawls of crawl.go.
+	crawlJobs crawlStore
 
 	// runsMu guards runs and byIdx once Start has returned: POST
 	// /v2/agent adds runs (agentlist.go).
@@ -380,7 +382,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if rw.dropped {
 			st = "dropped"
 		}
-		fmt.Fprintf(s.o.Log, "%s %s %s %s %s\n", s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z"), req.Method, logPath(req), st, d.Round(time.Microsecond))
+		method := req.Method
+		if rw.status == http.StatusSwitchingProtocols {
+			method = "WS" // a socket (crawl.go), logged once it has closed
+		}
+		fmt.Fprintf(s.o.Log, "%s %s %s %s %s\n", s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z"), method, logPath(req), st, d.Round(time.Microsecond))
 	}
 	s.mu.Unlock()
 }
@@ -391,7 +397,7 @@ func logPath(req *http.Request) string {
 	p := req.URL.EscapedPath()
 	q := req.URL.Query()
 	var keep []string
-	for _, k := range []string{"liveView", "before"} {
+	for _, k := range []string{"liveView", "before", "skip"} {
 		if v, ok := q[k]; ok && len(v) > 0 {
 			keep = append(keep, k+"="+v[0])
 		}
@@ -472,6 +478,12 @@ func (s *Server) routes() []route {
 		}},
 		{"GET", "/v2/crawl/active", "GET crawl-active", false, func(w *respWriter, req *http.Request) { writeJSON(w, http.StatusOK, s.crawls) }},
 		{"POST", "/v2/crawl/params-preview", "POST params-preview", false, func(w *respWriter, req *http.Request) { s.serveParamsPreview(w, req) }},
+		{"POST", "/v2/crawl", "POST crawl", false, func(w *respWriter, req *http.Request) { s.serveStartCrawl(w, req) }},
+		{"GET", "/v2/crawl/{id}", "GET crawl-status", false, s.crawlRoute(s.serveCrawlStatusOrSocket)},
+		{"DELETE", "/v2/crawl/{id}", "DELETE crawl", false, s.crawlRoute(s.cancelCrawl)},
+		{"GET", "/v2/crawl/{id}/errors", "GET crawl-errors", false, s.crawlRoute(func(w *respWriter, _ *http.Request, j *crawlJob) {
+			writeJSON(w, http.StatusOK, s.crawlErrors(j))
+		})},
 		{"POST", "/v2/scrape", "POST scrape", false, func(w *respWriter, req *http.Request) { s.serveScrape(w, req) }},
 		{"POST", "/v2/scrape/{id}/interact", "POST interact", false, s.interact},
 		{"DELETE", "/v2/scrape/{id}/interact", "DELETE interact", false, s.interact},
@@ -485,17 +497,19 @@ func (s *Server) interact(w *respWriter, req *http.Request) {
 }
 
 // newMux registers every route under its method and path (and the path
-// with a trailing slash). A path known under other methods answers 405
-// with Allow (the route's name then has the request's method), any other
-// path 404; both with a JSON body.
+// with a trailing slash). A request no route takes goes to a second mux of
+// the paths alone: a known path answers 405 with its Allow (the route's name
+// then has the request's method), any other path 404; both with a JSON body.
+// (The paths cannot share the first mux without methods: "/v2/crawl/active"
+// for any method would conflict with "GET /v2/crawl/{id}".)
 func (s *Server) newMux() *http.ServeMux {
 	mux := http.NewServeMux()
+	paths := http.NewServeMux()
 	type known struct {
 		methods []string
 		name    string // the first route's name, after its method
-		open    bool
 	}
-	paths := map[string]*known{}
+	byPath := map[string]*known{}
 	var order []string
 	for _, r := range s.routes() {
 		h := s.handle(r)
@@ -503,17 +517,17 @@ func (s *Server) newMux() *http.ServeMux {
 		if !strings.HasSuffix(r.path, "...}") {
 			mux.Handle(r.method+" "+r.path+"/{$}", h)
 		}
-		k := paths[r.path]
+		k := byPath[r.path]
 		if k == nil {
 			_, name, _ := strings.Cut(r.name, " ")
-			k = &known{name: name, open: r.open}
-			paths[r.path] = k
+			k = &known{name: name}
+			byPath[r.path] = k
 			order = append(order, r.path)
 		}
 		k.methods = append(k.methods, r.method)
 	}
 	for _, path := range order {
-		k := paths[path]
+		k := byPath[path]
 		allow := strings.Join(k.methods, ", ")
 		h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			rw := w.(*respWriter)
@@ -521,12 +535,16 @@ func (s *Server) newMux() *http.ServeMux {
 			rw.Header().Set("Allow", allow)
 			writeJSON(rw, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
 		})
-		mux.Handle(path, h)
+		paths.Handle(path, h)
 		if !strings.HasSuffix(path, "...}") {
-			mux.Handle(path+"/{$}", h)
+			paths.Handle(path+"/{$}", h)
 		}
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		if h, pattern := paths.Handler(req); pattern != "" {
+			h.ServeHTTP(w, req)
+			return
+		}
 		w.(*respWriter).route = "unmatched"
 		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+req.URL.Path))
 	})
@@ -561,7 +579,7 @@ func (s *Server) handle(r route) http.Handler {
 			})
 			defer rw.release()
 		}
-		auth := req.Header.Get("Authorization")
+		auth := s.authOf(req)
 		if s.rateLimited(rw, auth) {
 			return
 		}
