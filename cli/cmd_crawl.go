@@ -282,10 +282,9 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 		id, crawlURL = s.ID, req.URL
 		fmt.Fprintf(a.stderr, "firewatch: started crawl %s\n", id)
 		if o.Detach {
-			if _, err := fmt.Fprintln(a.stdout, id); err != nil {
-				return &outputError{name: "stdout", err: fmt.Errorf("the crawl id (it is on stderr above): %w", err)}
-			}
-			return nil
+			// A failed write is exit 8 (a.print); the id is on stderr.
+			_, err := fmt.Fprintln(a.print, id)
+			return err
 		}
 	}
 	return a.watchCrawl(ctx, svc, o, id, crawlURL)
