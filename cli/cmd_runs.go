@@ -243,11 +243,3 @@ func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
 	}
 	return a.runsScreen(cmd, o, "all")
 }
-
-// addRunsCommands adds runs, run and team to root, and --latest to watch.
-func (a *app) addRunsCommands(root *cobra.Command) {
-	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
-	if w, _, err := root.Find([]string{"watch"}); err == nil && w != root {
-		w.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
-	}
-}

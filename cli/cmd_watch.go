@@ -137,6 +137,7 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
 	return cmd
 }
 
