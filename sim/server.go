@@ -50,6 +50,13 @@ type Server struct {
 	closeOnce sync.Once
 	closeErr  error
 	done      chan struct{}
+	// sockets counts the WebSocket requests being served: http.Server's
+	// Close does not wait for a hijacked connection, Close does (so their
+	// log lines are written when it returns). socketsMu orders each Add
+	// before Close's Wait: none is added once closing is set.
+	sockets   sync.WaitGroup
+	socketsMu sync.Mutex
+	closing   bool
 
 	mu       sync.Mutex // stats and the log
 	stats    Stats
@@ -143,7 +150,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 // Close stops serving and closes every connection.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.done)
+		s.socketsMu.Lock()
+		s.closing = true
+		s.socketsMu.Unlock()
+		close(s.done) // ends the sockets (crawl.go)
 		if err := s.hs.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.closeErr = err
 		}
@@ -152,6 +162,7 @@ func (s *Server) Close() error {
 		if err := s.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) && s.closeErr == nil {
 			s.closeErr = err
 		}
+		s.sockets.Wait()
 	})
 	return s.closeErr
 }
@@ -367,6 +378,19 @@ func (w *respWriter) Write(p []byte) (int, error) {
 func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if isWebSocket(req) {
+		s.socketsMu.Lock()
+		closing := s.closing
+		if !closing {
+			s.sockets.Add(1)
+		}
+		s.socketsMu.Unlock()
+		if closing {
+			writeJSON(w, http.StatusServiceUnavailable, errBody("Server closed"))
+			return
+		}
+		defer s.sockets.Done()
+	}
 	t0 := time.Now()
 	rw := &respWriter{ResponseWriter: w}
 	route := s.serve(rw, req)
