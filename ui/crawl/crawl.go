@@ -435,9 +435,20 @@ func (m *Model) apply(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			m.flash = "watch ended: " + oneLine(msg.err.Error())
 		}
+		m.dropQuestion()
 		return m.fetchErrors()
 	}
+	m.dropQuestion()
 	return nil
+}
+
+// dropQuestion closes the cancel question once the crawl is over: there
+// is nothing left to cancel, and a y would only earn a 409.
+func (m *Model) dropQuestion() {
+	if m.confirming && CrawlOver(m.status) {
+		m.confirming, m.armed = false, false
+		m.flash = "the crawl is over (" + oneLine(m.status) + "): nothing to cancel"
+	}
 }
 
 func (m *Model) addRow(r row) {

@@ -173,6 +173,30 @@ func TestCancelConfirmationIgnoresTypedAhead(t *testing.T) {
 	close(svc.release)
 }
 
+// A crawl that ends while the cancel question is up closes the question:
+// a y after it sends no cancel (it copies the URL, as y does).
+func TestCancelQuestionDroppedWhenCrawlEnds(t *testing.T) {
+	svc := &fakeService{docs: []string{doc(1, "One")}, final: "completed", release: make(chan struct{})}
+	m := newTestModel(t, svc)
+	init := m.Init()
+	next := init().(tea.BatchMsg)[0]
+	m.Update(next())
+	press(m, "c")
+	m.Update(armMsg{})
+	if !m.confirming {
+		t.Fatal("no question")
+	}
+	close(svc.release)
+	m.Update(m.next()()) // the watch's end
+	if m.confirming || !strings.Contains(m.flash, "the crawl is over (completed): nothing to cancel") {
+		t.Fatalf("confirming %v, flash %q", m.confirming, m.flash)
+	}
+	drive(t, m, press(m, "y"))
+	if svc.cancels.Load() != 0 {
+		t.Fatal("a y after the crawl ended sent a cancel")
+	}
+}
+
 // The pages' content goes to a private file that is gone once closed
 // (on Unix: as soon as it is open).
 func TestPageStorePrivate(t *testing.T) {
