@@ -105,6 +105,12 @@ func TestCrawlWatchSocketAndPolling(t *testing.T) {
 		if len(docs) != len(all.Docs) || len(docs) == 0 {
 			t.Fatalf("noSocket %v: %d documents delivered, the crawl has %d", noSocket, len(docs), len(all.Docs))
 		}
+		// A completed crawl cannot be cancelled: the 409 is an answer.
+		_, err = c.CancelCrawl(ctx, s.ID)
+		var e *Error
+		if !errors.As(err, &e) || e.Kind != KindAlreadyFinished || !strings.Contains(e.Error(), "the crawl is already over") {
+			t.Fatalf("cancelling a completed crawl: %v", err)
+		}
 		if stats.Duplicates != 0 {
 			t.Fatalf("noSocket %v: %d documents fetched twice", noSocket, stats.Duplicates)
 		}
