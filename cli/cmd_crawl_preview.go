@@ -16,13 +16,19 @@ import (
 
 func (a *app) crawlPreviewCommand() *cobra.Command {
 	o := &interactOptions{}
+	start := false
 	cmd := &cobra.Command{
 		Use:   "crawl-preview URL PROMPT",
 		Short: "Show the crawl options the service derives from a prompt (POST /v2/crawl/params-preview)",
 		Long: `Show the crawl options the service would derive from a natural-language
 PROMPT for a crawl of URL, before starting one: paths to include or
 exclude, depth, subdomains, external links. Plain output is an aligned
-list; --output json prints the response's data as one line.`,
+list; --output json prints the response's data as one line.
+
+On a terminal it then asks "Start this crawl? [y/N]" (one key, read from
+the terminal, never from piped stdin); --start starts it without asking.
+The crawl gets the previewed options (v2 names; the prompt is not sent
+again) and its id goes to stderr.`,
 		Example: `  firewatch crawl-preview https://docs.example.com 'only the API reference, 2 levels deep'
   firewatch crawl-preview https://example.com 'the whole blog except tag pages' -o json | jq .includePaths`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -31,14 +37,17 @@ list; --output json prints the response's data as one line.`,
 			}
 			return nil
 		},
-		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.crawlPreview(cmd, o, args[0], args[1])) },
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runE(a.crawlPreview(cmd, o, args[0], args[1], start))
+		},
 	}
 	o.registerCommon(cmd, "auto (plain), plain or json")
+	cmd.Flags().BoolVar(&start, "start", false, "start the previewed crawl without asking")
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
 
-func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, prompt string) error {
+func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, prompt string, start bool) error {
 	if err := checkOutput(o, OutputAuto, OutputPlain, OutputJSON); err != nil {
 		return err
 	}
@@ -63,7 +72,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	}
 	if o.Output == OutputJSON {
 		fmt.Fprintf(a.print, "%s\n", a.compactLine(p.Data))
-		return nil
+		return a.offerCrawl(ctx, c, start, u.String(), p)
 	}
 	// Bounded cells: a hostile name or value neither widens every row nor
 	// prints megabytes on one line.
@@ -78,7 +87,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	if p.Warning != "" {
 		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)
 	}
-	return nil
+	return a.offerCrawl(ctx, c, start, u.String(), p)
 }
 
 // The widest option name and value crawl-preview prints, in cells.

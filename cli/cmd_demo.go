@@ -20,6 +20,7 @@ type demoOptions struct {
 	Speed    float64
 	Seed     int64
 	History  int
+	Crawl    bool // a crawl instead of an agent run (cmd_crawl.go)
 }
 
 func scenarioCompletion(cmd *cobra.Command, args []string, toComplete string) ([]string, cobra.ShellCompDirective) {
@@ -48,6 +49,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f.StringVar(&d.Scenario, "scenario", sim.ScenarioResearch, "the run to simulate: "+strings.Join(sim.Scenarios(), ", "))
 	f.Float64Var(&d.Speed, "speed", 1, "pace multiplier (2 is twice as fast)")
 	seedFlag(f, &d.Seed, "run")
+	f.BoolVar(&d.Crawl, "crawl", false, "watch a simulated crawl (failures, robots-blocked and a hostile page) instead of an agent run")
 	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP)
@@ -57,6 +59,9 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if err := o.check(cmd.Flags()); err != nil {
 		return err
+	}
+	if d.Crawl {
+		return a.demoCrawl(cmd, o, d)
 	}
 	if !slices.Contains(sim.Scenarios(), d.Scenario) {
 		return badUsage("--scenario %q: it must be one of %s", d.Scenario, strings.Join(sim.Scenarios(), ", "))

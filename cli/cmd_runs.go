@@ -255,6 +255,14 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
 			return err
 		}
+		if m.ChosenCrawl != "" {
+			// Enter on an active crawl (team tab): its screen; esc comes back.
+			if back, err := a.crawlFromTeam(ctx, svc, o, m.ChosenCrawl, m.ChosenCrawlURL); err != nil || !back {
+				return err
+			}
+			m.ChosenCrawl = ""
+			continue
+		}
 		if m.Chosen == "" {
 			return nil
 		}

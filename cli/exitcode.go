@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -96,6 +97,34 @@ type watchEnd struct {
 
 func (e *watchEnd) Error() string { return fmt.Sprintf("exit status %d", codeOf(e)) }
 
+// crawlEnd is how a crawl watch ended (crawl, demo --crawl): the crawl's
+// last status ("" when none came), the error that stopped watching (nil:
+// the crawl ended; errTimeout, an interrupt, a refusal) and an output that
+// failed (stdout, --pages-dir, --summary; already said).
+type crawlEnd struct {
+	status string
+	err    error
+	output error
+}
+
+func (e *crawlEnd) Error() string {
+	switch {
+	case errors.Is(e.err, errTimeout):
+		return "--timeout passed before the crawl ended; it goes on (firewatch crawl ID watches it again)"
+	case e.err != nil:
+		return e.err.Error()
+	}
+	return fmt.Sprintf("exit status %d", codeOf(e))
+}
+
+// orNil is nil for a crawl that completed with every output written.
+func (e *crawlEnd) orNil() error {
+	if codeOf(e) == ExitOK {
+		return nil
+	}
+	return e
+}
+
 // interactEnd is the end of a one-shot interact call, its answer printed.
 type interactEnd struct{ res *poller.InteractResult }
 
@@ -110,7 +139,11 @@ func (e *outputsFailed) Error() string { return fmt.Sprintf("exit status %d", co
 // said reports whether everything about err was already said: Execute
 // prints no message for it.
 func said(err error) bool {
-	return errors.As(err, new(*watchEnd)) || errors.As(err, new(*interactEnd)) ||
+	var ce *crawlEnd
+	if errors.As(err, &ce) && ce.err != nil && !errors.As(ce.err, new(*interruptedError)) && !errors.Is(ce.err, context.Canceled) {
+		return false // the error that stopped watching is not said yet
+	}
+	return ce != nil || errors.As(err, new(*watchEnd)) || errors.As(err, new(*interactEnd)) ||
 		errors.As(err, new(*outputsFailed)) || errors.As(err, new(*interruptedError)) ||
 		errors.Is(err, context.Canceled)
 }
@@ -119,7 +152,7 @@ func said(err error) bool {
 // (an unknown command, arguments of a subcommand) are not, and are usage
 // errors.
 func ours(err error) bool {
-	return said(err) || errors.As(err, new(*usageError)) || errors.As(err, new(*failure)) ||
+	return said(err) || errors.As(err, new(*crawlEnd)) || errors.As(err, new(*usageError)) || errors.As(err, new(*failure)) ||
 		errors.As(err, new(*outputError)) || errors.As(err, new(*poller.Error))
 }
 
@@ -128,6 +161,7 @@ func codeOf(err error) int {
 	var (
 		we *watchEnd
 		ie *interactEnd
+		ce *crawlEnd
 		of *outputsFailed
 		pe *poller.Error
 	)
@@ -138,6 +172,8 @@ func codeOf(err error) int {
 		return outputCode(watchCode(we.run, we.err), we.output)
 	case errors.As(err, &ie):
 		return interactCode(ie.res)
+	case errors.As(err, &ce):
+		return outputCode(crawlCode(ce.status, ce.err), ce.output)
 	case errors.As(err, &of):
 		return outputCode(codeOf(of.err), of)
 	case errors.As(err, new(*usageError)):
@@ -207,6 +243,30 @@ func outputCode(code int, failure error) int {
 		return ExitOutput
 	}
 	return code
+}
+
+// crawlCode maps how a crawl watch ended to the exit code: the README's
+// table with "run" read as "crawl". A crawl that ended has its status's
+// code however watching ended.
+func crawlCode(status string, endErr error) int {
+	switch strings.ToLower(status) {
+	case "completed":
+		return ExitOK
+	case "cancelled", "canceled":
+		return ExitCancelled
+	case "failed":
+		return ExitFailed
+	}
+	var pe *poller.Error
+	switch {
+	case errors.Is(endErr, errTimeout):
+		return ExitTimeout
+	case errors.As(endErr, new(*interruptedError)), errors.Is(endErr, context.Canceled):
+		return ExitInterrupted
+	case errors.As(endErr, &pe):
+		return serviceCode(pe) // 6 for a refusal or a 429 after the retries
+	}
+	return ExitFailed
 }
 
 // interactCode is the exit code of a call: 124 killed, 1 an exception,

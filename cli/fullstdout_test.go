@@ -59,6 +59,7 @@ func TestEveryCommandOnAFullDisk(t *testing.T) {
 		"firewatch version":               {{"version"}},
 		"firewatch interact":              {{"interact", scrape, "--code", "console.log(2)"}, {"interact", scrape, "--code", "1+1", "-o", "json"}, {"interact", scrape, "--stop", "-o", "json"}},
 		"firewatch scrape":                {{"scrape", "https://example.com"}, {"scrape", "https://example.com", "-o", "json"}},
+		"firewatch crawl":                 {{"crawl", "https://example.com", "--detach"}, {"crawl", srv.StartCrawl("https://example.com", 5), "-o", "json", "--poll"}},
 		"firewatch crawl-preview":         {{"crawl-preview", "https://example.com", "the docs"}, {"crawl-preview", "https://example.com", "the docs", "-o", "json"}},
 		"firewatch export":                {{"export", fixture, "--otlp-endpoint", sink.URL}},
 		"firewatch report":                {{"report", job, "--format", "md"}, {"report", fixture, "--file", "/dev/full"}},

@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -40,21 +41,35 @@ func TestOneRetryPolicy(t *testing.T) {
 	}
 	job, scrape := srv.Jobs[0].ID, srv.ScrapeIDs[0]
 	sink := newOTLPSink(t)
+	// A crawl that is over (at this speed) to watch, and one at the real
+	// pace, still going, to cancel.
+	crawled := srv.StartCrawl("https://example.com", 20)
+	waitCrawlDone(t, srv.URL, srv.Key, crawled)
+	slow, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1, RateLimit: -1, Key: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer slow.Close()
+	crawling := slow.StartCrawl("https://example.com", 50)
 	callers := []struct {
 		name, method, route string
 		args                []string
 		poller              bool // waits in its output, never gives up
+		next                http.Handler
 	}{
-		{"runs", "GET", "/v2/agent", []string{"runs", "-o", "json", "--limit", "1"}, false},
-		{"team", "GET", "/v2/team/token-usage", []string{"team", "-o", "json"}, false},
-		{"crawl-preview", "POST", "/v2/crawl/params-preview", []string{"crawl-preview", "https://example.com", "the docs", "-o", "json"}, false},
-		{"scrape", "POST", "/v2/scrape", []string{"scrape", "https://example.com", "-o", "json"}, false},
-		{"interact --stop", "DELETE", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--stop"}, false},
-		{"interact --code", "POST", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--code", "1+1", "-o", "json"}, false},
-		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false},
-		{"export JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"export", job, "--otlp-endpoint", sink.URL}, false},
-		{"replay JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"replay", job, "-o", "plain"}, false},
-		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true},
+		{"crawl start", "POST", "/v2/crawl", []string{"crawl", "https://example.com", "--detach"}, false, nil},
+		{"crawl --cancel", "DELETE", "/v2/crawl/" + crawling, []string{"crawl", crawling, "--cancel"}, false, slow},
+		{"crawl watch", "GET", "/v2/crawl/" + crawled, []string{"crawl", crawled, "-o", "plain", "--poll", "--interval", "250ms"}, false, nil},
+		{"runs", "GET", "/v2/agent", []string{"runs", "-o", "json", "--limit", "1"}, false, nil},
+		{"team", "GET", "/v2/team/token-usage", []string{"team", "-o", "json"}, false, nil},
+		{"crawl-preview", "POST", "/v2/crawl/params-preview", []string{"crawl-preview", "https://example.com", "the docs", "-o", "json"}, false, nil},
+		{"scrape", "POST", "/v2/scrape", []string{"scrape", "https://example.com", "-o", "json"}, false, nil},
+		{"interact --stop", "DELETE", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--stop"}, false, nil},
+		{"interact --code", "POST", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--code", "1+1", "-o", "json"}, false, nil},
+		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false, nil},
+		{"export JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"export", job, "--otlp-endpoint", sink.URL}, false, nil},
+		{"replay JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"replay", job, "-o", "plain"}, false, nil},
+		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true, nil},
 	}
 	for _, k := range []int{2, poller.DefaultTries} {
 		for _, c := range callers {
@@ -62,7 +77,11 @@ func TestOneRetryPolicy(t *testing.T) {
 				continue // the same waits, more of them: nothing new to see
 			}
 			t.Run(fmt.Sprintf("%s/%d 429s", c.name, k), func(t *testing.T) {
-				front := &hostile.Refuser{Next: srv, Method: c.method, Route: c.route, N: k}
+				var next http.Handler = srv
+				if c.next != nil {
+					next = c.next
+				}
+				front := &hostile.Refuser{Next: next, Method: c.method, Route: c.route, N: k, Exact: true}
 				hs := httptest.NewServer(front)
 				defer hs.Close()
 				t.Setenv("FIRECRAWL_API_URL", hs.URL)
@@ -139,5 +158,32 @@ func TestServerErrorRetriedThenExit1(t *testing.T) {
 	}
 	if n := strings.Count(errOut.String(), "server error 503, retrying in"); n != len(want) {
 		t.Errorf("%d waits said, want %d:\n%s", n, len(want), errOut.String())
+	}
+}
+
+// waitCrawlDone asks the simulator for the crawl's status until it is
+// completed, so that a watch of it ends on its first answer.
+func waitCrawlDone(t *testing.T, base, key, id string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		req, _ := http.NewRequestWithContext(ctx, "GET", base+"/v2/crawl/"+id+"?limit=1", nil)
+		req.Header.Set("Authorization", "Bearer "+key)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatalf("crawl %s did not complete: %v", id, err)
+		}
+		var st struct{ Status string }
+		err = json.NewDecoder(resp.Body).Decode(&st)
+		resp.Body.Close()
+		if err == nil && st.Status == "completed" {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("crawl %s did not complete: status %q", id, st.Status)
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
 }

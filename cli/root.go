@@ -190,7 +190,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
-	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
+	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand(), a.crawlCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
 	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	tidyFlagHelp(root)

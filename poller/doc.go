@@ -39,7 +39,9 @@
 // run is sent once; running code is retried only after a 429), telling
 // Retry.Notify of each wait; without one a method sends once. The watch
 // loop and the runs screen are pollers: the same Retry.Delay, never giving
-// up.
+// up. A crawl watch (crawl.go) polls with CrawlWatchOptions.Retry: the
+// same Delay, each wait reported as a CrawlUpdate, giving up after its
+// Tries failures in a row.
 //
 // # Errors
 //

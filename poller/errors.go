@@ -144,6 +144,9 @@ func (e *Error) sentence() string {
 	case KindNotFound:
 		return "not found or expired"
 	case KindAlreadyFinished:
+		if e.Op == OpCancelCrawl {
+			return "the crawl is already over"
+		}
 		return "the run has already finished"
 	case KindAlreadyCancelled:
 		return "the run is already cancelled"

@@ -33,6 +33,13 @@
 //	                                               browser session for this scrape job." when there is none
 //	POST   /crawl/params-preview                   {success,data{url,includePaths,excludePaths,maxDepth,maxDiscoveryDepth,
 //	                                               crawlEntireDomain,allowExternalLinks,allowSubdomains,sitemap,limit,prompt}}
+//	POST   /crawl                                  starts a crawl of a simulated site (v2 names; v1 ones refused with the v2
+//	                                               name; integration and origin accepted): {success,id,url} (crawl.go)
+//	GET    /crawl/{id}[?skip=N&limit=N]            status, completed, total, creditsUsed, expiresAt, data (documents), next
+//	GET    /crawl/{id} with an Upgrade             the WebSocket: catchup, document, done, error; the key may be the
+//	                                               subprotocol, as the SDK sends it; serve logs it as WS /v2/crawl/{id}
+//	GET    /crawl/{id}/errors                      {errors,robotsBlocked}
+//	DELETE /crawl/{id}                             {status:"cancelled"}; 409 once completed
 //
 // Error bodies are the real ones: 401 "Unauthorized: Token missing" /
 // "Unauthorized: Invalid token"; 400 for an id that is not a UUID and for

@@ -42,6 +42,15 @@ type Options struct {
 	// once; the next one is refused with 429 "You have reached the maximum
 	// number of active browser sessions." 0 → 5.
 	MaxBrowserSessions int
+	// CrawlPages caps the pages of a simulated site a crawl finds (0: 60);
+	// CrawlStep is the simulated time between two pages settling (0:
+	// 400 ms); CrawlPageDocs is the most documents a status answer carries
+	// (0: 25); CrawlMarkdownBytes pads each document's markdown to about
+	// that size (0: the page as it is). See crawl.go.
+	CrawlPages         int
+	CrawlStep          time.Duration
+	CrawlPageDocs      int
+	CrawlMarkdownBytes int
 	// Log, if non-nil, gets one line per request: time, method, path (never
 	// the key), status, duration.
 	Log io.Writer

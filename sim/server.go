@@ -40,6 +40,8 @@ type Server struct {
 	crawls  []byte
 	scrapes *scrapeStore
 	mux     *http.ServeMux // newMux
+	// crawlJobs are the crawls of crawl.go.
+	crawlJobs crawlStore
 
 	// runsMu guards runs and byIdx once Start has returned: POST
 	// /v2/agent adds runs (agentlist.go).
@@ -48,6 +50,13 @@ type Server struct {
 	closeOnce sync.Once
 	closeErr  error
 	done      chan struct{}
+	// sockets counts the WebSocket requests being served: http.Server's
+	// Close does not wait for a hijacked connection, Close does (so their
+	// log lines are written when it returns). socketsMu orders each Add
+	// before Close's Wait: none is added once closing is set.
+	sockets   sync.WaitGroup
+	socketsMu sync.Mutex
+	closing   bool
 
 	mu       sync.Mutex // stats and the log
 	stats    Stats
@@ -141,7 +150,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 // Close stops serving and closes every connection.
 func (s *Server) Close() error {
 	s.closeOnce.Do(func() {
-		close(s.done)
+		s.socketsMu.Lock()
+		s.closing = true
+		s.socketsMu.Unlock()
+		close(s.done) // ends the sockets (crawl.go)
 		if err := s.hs.Close(); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			s.closeErr = err
 		}
@@ -150,6 +162,7 @@ func (s *Server) Close() error {
 		if err := s.ln.Close(); err != nil && !errors.Is(err, net.ErrClosed) && s.closeErr == nil {
 			s.closeErr = err
 		}
+		s.sockets.Wait()
 	})
 	return s.closeErr
 }
@@ -365,6 +378,19 @@ func (w *respWriter) Write(p []byte) (int, error) {
 func (w *respWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
 func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
+	if isWebSocket(req) {
+		s.socketsMu.Lock()
+		closing := s.closing
+		if !closing {
+			s.sockets.Add(1)
+		}
+		s.socketsMu.Unlock()
+		if closing {
+			writeJSON(w, http.StatusServiceUnavailable, errBody("Server closed"))
+			return
+		}
+		defer s.sockets.Done()
+	}
 	t0 := time.Now()
 	rw := &respWriter{ResponseWriter: w}
 	route := s.serve(rw, req)
@@ -380,7 +406,11 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 		if rw.dropped {
 			st = "dropped"
 		}
-		fmt.Fprintf(s.o.Log, "%s %s %s %s %s\n", s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z"), req.Method, logPath(req), st, d.Round(time.Microsecond))
+		method := req.Method
+		if rw.status == http.StatusSwitchingProtocols {
+			method = "WS" // a socket (crawl.go), logged once it has closed
+		}
+		fmt.Fprintf(s.o.Log, "%s %s %s %s %s\n", s.o.Now().UTC().Format("2006-01-02T15:04:05.000Z"), method, logPath(req), st, d.Round(time.Microsecond))
 	}
 	s.mu.Unlock()
 }
@@ -391,7 +421,7 @@ func logPath(req *http.Request) string {
 	p := req.URL.EscapedPath()
 	q := req.URL.Query()
 	var keep []string
-	for _, k := range []string{"liveView", "before"} {
+	for _, k := range []string{"liveView", "before", "skip"} {
 		if v, ok := q[k]; ok && len(v) > 0 {
 			keep = append(keep, k+"="+v[0])
 		}
@@ -472,6 +502,12 @@ func (s *Server) routes() []route {
 		}},
 		{"GET", "/v2/crawl/active", "GET crawl-active", false, func(w *respWriter, req *http.Request) { writeJSON(w, http.StatusOK, s.crawls) }},
 		{"POST", "/v2/crawl/params-preview", "POST params-preview", false, func(w *respWriter, req *http.Request) { s.serveParamsPreview(w, req) }},
+		{"POST", "/v2/crawl", "POST crawl", false, func(w *respWriter, req *http.Request) { s.serveStartCrawl(w, req) }},
+		{"GET", "/v2/crawl/{id}", "GET crawl-status", false, s.crawlRoute(s.serveCrawlStatusOrSocket)},
+		{"DELETE", "/v2/crawl/{id}", "DELETE crawl", false, s.crawlRoute(s.cancelCrawl)},
+		{"GET", "/v2/crawl/{id}/errors", "GET crawl-errors", false, s.crawlRoute(func(w *respWriter, _ *http.Request, j *crawlJob) {
+			writeJSON(w, http.StatusOK, s.crawlErrors(j))
+		})},
 		{"POST", "/v2/scrape", "POST scrape", false, func(w *respWriter, req *http.Request) { s.serveScrape(w, req) }},
 		{"POST", "/v2/scrape/{id}/interact", "POST interact", false, s.interact},
 		{"DELETE", "/v2/scrape/{id}/interact", "DELETE interact", false, s.interact},
@@ -485,37 +521,40 @@ func (s *Server) interact(w *respWriter, req *http.Request) {
 }
 
 // newMux registers every route under its method and path (and the path
-// with a trailing slash). A path known under other methods answers 405
-// with Allow (the route's name then has the request's method), any other
-// path 404; both with a JSON body.
+// with a trailing slash). A request no route takes goes to a second mux of
+// the paths alone: a known path answers 405 with its Allow (the route's name
+// then has the request's method), any other path 404; both with a JSON body.
+// (The paths cannot share the first mux without methods: "/v2/crawl/active"
+// for any method would conflict with "GET /v2/crawl/{id}".)
 func (s *Server) newMux() *http.ServeMux {
 	mux := http.NewServeMux()
+	paths := http.NewServeMux()
 	type known struct {
 		methods []string
 		name    string // the first route's name, after its method
 	}
-	paths := map[string]*known{}
+	byPath := map[string]*known{}
 	var order []string
 	routes := s.routes()
 	for _, r := range routes {
-		k := paths[r.path]
+		k := byPath[r.path]
 		if k == nil {
 			_, name, _ := strings.Cut(r.name, " ")
 			k = &known{name: name}
-			paths[r.path] = k
+			byPath[r.path] = k
 			order = append(order, r.path)
 		}
 		k.methods = append(k.methods, r.method)
 	}
 	for _, r := range routes {
-		h := s.handle(r, strings.Join(paths[r.path].methods, ", "))
+		h := s.handle(r, strings.Join(byPath[r.path].methods, ", "))
 		mux.Handle(r.method+" "+r.path, h)
 		if !strings.HasSuffix(r.path, "...}") {
 			mux.Handle(r.method+" "+r.path+"/{$}", h)
 		}
 	}
 	for _, path := range order {
-		k := paths[path]
+		k := byPath[path]
 		allow := strings.Join(k.methods, ", ")
 		h := http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 			rw := w.(*respWriter)
@@ -523,12 +562,16 @@ func (s *Server) newMux() *http.ServeMux {
 			rw.Header().Set("Allow", allow)
 			writeJSON(rw, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
 		})
-		mux.Handle(path, h)
+		paths.Handle(path, h)
 		if !strings.HasSuffix(path, "...}") {
-			mux.Handle(path+"/{$}", h)
+			paths.Handle(path+"/{$}", h)
 		}
 	}
 	mux.HandleFunc("/", func(w http.ResponseWriter, req *http.Request) {
+		if h, pattern := paths.Handler(req); pattern != "" {
+			h.ServeHTTP(w, req)
+			return
+		}
 		w.(*respWriter).route = "unmatched"
 		writeJSON(w, http.StatusNotFound, errBody("Not found: "+req.Method+" "+req.URL.Path))
 	})
@@ -564,7 +607,7 @@ func (s *Server) handle(r route, allow string) http.Handler {
 			})
 			defer rw.release()
 		}
-		auth := req.Header.Get("Authorization")
+		auth := s.authOf(req)
 		if s.rateLimited(rw, auth) {
 			return
 		}

@@ -147,6 +147,14 @@ func TestJobErrors(t *testing.T) {
 		{"GET", "/v2/agent/not-a-uuid/", 400, `{"success":false,"error":"Invalid job ID format. Job ID must be a valid UUID."}`},
 		{"GET", "/v2/agent/" + id + "/trace/extra", 404, ""},
 		{"POST", "/files/" + id + "/screenshots/x.png", 405, `{"success":false,"error":"Method not allowed"}`},
+		// The crawl's id routes take what no fixed crawl path does, as
+		// the service's /crawl/:jobId does.
+		{"GET", "/v2/crawl/params-preview", 400, `{"success":false,"error":"Invalid job ID format. Job ID must be a valid UUID."}`},
+		{"DELETE", "/v2/crawl/active", 400, `{"success":false,"error":"Invalid job ID format. Job ID must be a valid UUID."}`},
+		{"GET", "/v2/crawl/" + unknown, 404, `{"success":false,"error":"Job not found"}`},
+		{"PUT", "/v2/crawl/" + unknown, 405, `{"success":false,"error":"Method not allowed"}`},
+		{"GET", "/v2/crawl", 405, `{"success":false,"error":"Method not allowed"}`},
+		{"POST", "/v2/crawl/" + unknown + "/errors", 405, `{"success":false,"error":"Method not allowed"}`},
 	}
 	for _, tc := range cases {
 		r := c.must(t, tc.method, tc.path)

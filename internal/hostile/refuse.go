@@ -8,7 +8,7 @@ import (
 )
 
 // Refuser stands before Next and answers the first N requests to one route
-// (Method and a path prefix) with a 429 that asks for one second
+// (Method and a path prefix, or the path itself when Exact) with a 429 that asks for one second
 // (Retry-After: 1), or with Status when it is set (a 5xx), then lets
 // requests through: the same fault for every caller of that route, to
 // check that they all wait, say it and give up alike.
@@ -17,13 +17,14 @@ type Refuser struct {
 	Method, Route string
 	N             int
 	Status        int // 0: 429
+	Exact         bool
 
 	mu   sync.Mutex
 	seen int
 }
 
 func (f *Refuser) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == f.Method && strings.HasPrefix(r.URL.Path, f.Route) {
+	if r.Method == f.Method && (r.URL.Path == f.Route || !f.Exact && strings.HasPrefix(r.URL.Path, f.Route)) {
 		f.mu.Lock()
 		f.seen++
 		refuse := f.seen <= f.N

@@ -10,6 +10,7 @@ import (
 type KeyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
 	Open                                    key.Binding
+	Options                                 key.Binding // the team tab: a crawl's options as JSON
 	Filter                                  key.Binding
 	All, Processing, Completed, Failed      key.Binding
 	Refresh                                 key.Binding
@@ -31,6 +32,7 @@ func DefaultKeyMap() KeyMap {
 		Top:        key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "top")),
 		Bottom:     key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "bottom")),
 		Open:       key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "open")),
+		Options:    key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "crawl options")),
 		Filter:     key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
 		All:        key.NewBinding(key.WithKeys("1"), key.WithHelp("1", "all")),
 		Processing: key.NewBinding(key.WithKeys("2"), key.WithHelp("2", "processing")),

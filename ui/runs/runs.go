@@ -139,6 +139,10 @@ type Model struct {
 
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
+	// ChosenCrawl is the active crawl enter picked on the team tab (and
+	// ChosenCrawlURL its URL); the program ends with it (the shell opens
+	// the crawl screen).
+	ChosenCrawl, ChosenCrawlURL string
 	// Requests counts the list pages requested (for tests and figures).
 	Requests int
 }
@@ -752,6 +756,14 @@ func (m *Model) teamKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.jsonTop = max(m.jsonTop-max(m.height-4, 1), 0)
 		}
 	case key.Matches(msg, k.Open):
+		if m.crawlOpen {
+			return nil
+		}
+		if m.crawlSel < len(m.crawls) {
+			m.ChosenCrawl, m.ChosenCrawlURL = m.crawls[m.crawlSel].ID, m.crawls[m.crawlSel].URL
+			return tea.Quit
+		}
+	case key.Matches(msg, k.Options):
 		if len(m.crawls) > 0 {
 			m.crawlOpen, m.jsonTop = true, 0
 		}
@@ -779,7 +791,7 @@ func (m *Model) ShortHelp() []key.Binding {
 		if m.crawlOpen {
 			return []key.Binding{k.Up, k.Down, k.Back, k.Quit}
 		}
-		return []key.Binding{k.Up, k.Down, k.Open, k.Refresh, k.Team, k.Quit}
+		return []key.Binding{k.Up, k.Down, k.Open, k.Options, k.Refresh, k.Team, k.Quit}
 	}
 	// r is left to ?: the list refreshes itself every 10 s.
 	return []key.Binding{k.Open, k.Filter, k.New, k.Cancel, k.Copy, k.Team, k.Help, k.Quit}

@@ -271,8 +271,8 @@ func TestRateLimited(t *testing.T) {
 }
 
 // TestGoldens: the list and the team tab (options rendered the v2 way, v1
-// leftovers flagged; enter shows a crawl's options as JSON) at 120x40 and
-// 80x24, without colour.
+// leftovers flagged; o shows a crawl's options as JSON, enter picks the
+// crawl to watch) at 120x40 and 80x24, without colour.
 func TestGoldens(t *testing.T) {
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
@@ -287,9 +287,13 @@ func TestGoldens(t *testing.T) {
 				h.key("j")
 			}
 			golden.Check(t, "team-last-crawl-"+name+".txt", h.view())
-			h.key("enter")
+			h.key("o")
 			golden.Check(t, "crawl-json-"+name+".txt", h.view())
 			h.key("esc")
+			h.key("enter")
+			if want := h.m.crawls[3].ID; !h.quit || h.m.ChosenCrawl != want {
+				t.Fatalf("enter on a crawl: quit %v, chosen crawl %q, want %s", h.quit, h.m.ChosenCrawl, want)
+			}
 			h.key("esc")
 			if h.m.tab != TabRuns {
 				t.Fatal("esc did not come back to the runs")

@@ -13,7 +13,8 @@ import (
 // The team tab: tokens left of the plan in the billing period (a bar and
 // figures; 1 credit = 15 tokens), the processing runs, and the active
 // crawls with their scrape options rendered the v2 way; enter on a crawl
-// shows all its options as JSON.
+// watches it (the shell opens the crawl screen), o shows all its options
+// as JSON.
 
 // TokenLine is the token balance in figures: "1,234,567 of 1,500,000 tokens
 // left (82%) = 82,304 credits".

@@ -1,0 +1,799 @@
+package poller
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/coder/websocket"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
+)
+
+// Crawls: start (POST /v2/crawl), status (GET /v2/crawl/{id}, paged with
+// next), errors (GET /v2/crawl/{id}/errors), cancel (DELETE) and a watcher
+// that reads the WebSocket on /v2/crawl/{id} and falls back to polling.
+//
+// Everything the service sends is untrusted: strings for display are
+// sanitised and bounded (crawlTitleMax, crawlURLMax), lists are bounded
+// (crawlLinksMax, crawlErrorsMax, crawlDocsPerAnswer), every answer and
+// socket message is redacted of the secrets (Secrets.RedactJSON) before
+// anyone sees it, and a next link is followed only on the service's own
+// origin and the crawl's own path. Every wait before asking again is
+// ratelimit.go's Retry.
+
+// Ops of this file, as in Error.Op.
+const (
+	OpStartCrawl  = "start crawl"
+	OpCrawlStatus = "crawl status"
+	OpCrawlErrors = "crawl errors"
+	OpCancelCrawl = "cancel crawl"
+)
+
+// Bounds on what a crawl's answers may hold.
+const (
+	crawlTitleMax      = 300
+	crawlURLMax        = 2048
+	crawlLinksMax      = 1000
+	crawlErrorsMax     = 100000
+	crawlDocsPerAnswer = 10000
+	crawlNextMax       = 100000 // next links followed in one status call
+	crawlKeyMax        = 512    // dedup keys longer than this are hashed
+)
+
+// CrawlV1Names are the v1 option names v2 no longer takes, with the v2
+// name to use instead.
+var CrawlV1Names = map[string]string{
+	"maxDepth":              "maxDiscoveryDepth",
+	"allowBackwardLinks":    "crawlEntireDomain",
+	"allowBackwardCrawling": "crawlEntireDomain",
+	"ignoreSitemap":         "sitemap (only, skip or include)",
+}
+
+// CrawlRequest is the body of POST /v2/crawl (v2 names only). Nil
+// pointers and empty values are not sent.
+type CrawlRequest struct {
+	URL                   string
+	Prompt                string
+	IncludePaths          []string
+	ExcludePaths          []string
+	MaxDiscoveryDepth     *int
+	Sitemap               string // only, skip, include
+	IgnoreQueryParameters *bool
+	Limit                 *int
+	CrawlEntireDomain     *bool
+	AllowExternalLinks    *bool
+	AllowSubdomains       *bool
+	Delay                 *float64 // seconds between pages
+	MaxConcurrency        *int
+	ScrapeOptions         jsontext.Value // an object; nil: none
+	Integration           string
+	Origin                string
+}
+
+// Validate checks the request before anything is sent.
+func (r *CrawlRequest) Validate() error {
+	u, err := url.Parse(strings.TrimSpace(r.URL))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%q is not a URL to crawl: it must start with http:// or https:// and name a host", truncateRunes(text.Sanitize(r.URL), 100))
+	}
+	switch r.Sitemap {
+	case "", "only", "skip", "include":
+	default:
+		return fmt.Errorf("sitemap %q: it must be only, skip or include", truncateRunes(text.Sanitize(r.Sitemap), 40))
+	}
+	if r.Limit != nil && *r.Limit < 1 {
+		return fmt.Errorf("limit %d: it must be at least 1", *r.Limit)
+	}
+	if r.MaxDiscoveryDepth != nil && *r.MaxDiscoveryDepth < 0 {
+		return fmt.Errorf("maxDiscoveryDepth %d: it must not be negative", *r.MaxDiscoveryDepth)
+	}
+	if r.MaxConcurrency != nil && *r.MaxConcurrency < 1 {
+		return fmt.Errorf("maxConcurrency %d: it must be at least 1", *r.MaxConcurrency)
+	}
+	if r.Delay != nil && !(*r.Delay >= 0) {
+		return errors.New("delay must not be negative")
+	}
+	if r.ScrapeOptions != nil && r.ScrapeOptions.Kind() != '{' {
+		return errors.New("scrapeOptions must be a JSON object")
+	}
+	return nil
+}
+
+// Body is the request's JSON, in the SDK's order.
+func (r *CrawlRequest) Body() []byte {
+	type body struct {
+		URL                   string         `json:"url"`
+		Prompt                string         `json:"prompt,omitempty"`
+		ExcludePaths          []string       `json:"excludePaths,omitempty"`
+		IncludePaths          []string       `json:"includePaths,omitempty"`
+		MaxDiscoveryDepth     *int           `json:"maxDiscoveryDepth,omitempty"`
+		Sitemap               string         `json:"sitemap,omitempty"`
+		IgnoreQueryParameters *bool          `json:"ignoreQueryParameters,omitempty"`
+		Limit                 *int           `json:"limit,omitempty"`
+		CrawlEntireDomain     *bool          `json:"crawlEntireDomain,omitempty"`
+		AllowExternalLinks    *bool          `json:"allowExternalLinks,omitempty"`
+		AllowSubdomains       *bool          `json:"allowSubdomains,omitempty"`
+		Delay                 *float64       `json:"delay,omitempty"`
+		MaxConcurrency        *int           `json:"maxConcurrency,omitempty"`
+		Integration           string         `json:"integration,omitempty"`
+		Origin                string         `json:"origin,omitempty"`
+		ScrapeOptions         jsontext.Value `json:"scrapeOptions,omitempty"`
+	}
+	b, _ := json.Marshal(body{URL: strings.TrimSpace(r.URL), Prompt: r.Prompt, ExcludePaths: r.ExcludePaths, IncludePaths: r.IncludePaths,
+		MaxDiscoveryDepth: r.MaxDiscoveryDepth, Sitemap: r.Sitemap, IgnoreQueryParameters: r.IgnoreQueryParameters, Limit: r.Limit,
+		CrawlEntireDomain: r.CrawlEntireDomain, AllowExternalLinks: r.AllowExternalLinks, AllowSubdomains: r.AllowSubdomains,
+		Delay: r.Delay, MaxConcurrency: r.MaxConcurrency, Integration: r.Integration, Origin: r.Origin, ScrapeOptions: r.ScrapeOptions})
+	return b
+}
+
+// CrawlStarted is the answer of POST /v2/crawl.
+type CrawlStarted struct {
+	ID  string
+	URL string // sanitised
+}
+
+// StartCrawl sends POST /v2/crawl. A rate-limited start is tried again as
+// the client's Retry says; nothing else is sent twice (a crawl is billed).
+func (c *Client) StartCrawl(ctx context.Context, req *CrawlRequest) (*CrawlStarted, error) {
+	if err := req.Validate(); err != nil {
+		return nil, &Error{Kind: KindBadRequest, Op: OpStartCrawl, detail: err.Error(), key: c.key}
+	}
+	r, err := c.sendWith(ctx, c.retry.rateLimitOnly(), OpStartCrawl, http.MethodPost, "/v2/crawl", nil, req.Body(), 0, maxErrorBody)
+	if err != nil {
+		return nil, err
+	}
+	o, err := c.answer(OpStartCrawl, r)
+	if err != nil {
+		return nil, err
+	}
+	id, _ := o.str("id")
+	if !isUUID(id) {
+		return nil, c.malformed(OpStartCrawl, r.status, "the answer has no crawl id")
+	}
+	return &CrawlStarted{ID: strings.ToLower(id), URL: truncateRunes(o.sanitized("url"), crawlURLMax)}, nil
+}
+
+// CrawlDoc is one document of a crawl.
+type CrawlDoc struct {
+	Key        string // what deduplicates it: metadata.scrapeId, else its URL, else a hash of its JSON
+	URL        string // metadata.url, else sourceURL; sanitised, bounded
+	Title      string // sanitised, bounded
+	StatusCode int    // 0 when not sent
+	Error      string // metadata.error, sanitised; "" when none
+	Markdown   string // as sent, NOT sanitised (it goes to files; sanitise for display)
+	Links      []string
+	Raw        jsontext.Value // the document as sent, redacted of the key
+}
+
+// Size is the markdown's size in bytes.
+func (d *CrawlDoc) Size() int { return len(d.Markdown) }
+
+// CrawlStatus is a crawl's state.
+type CrawlStatus struct {
+	Status      string // scraping, completed, failed, cancelled, or what the service says (sanitised)
+	Completed   int
+	Total       int
+	CreditsUsed *float64
+	ExpiresAt   time.Time
+	Docs        []CrawlDoc // the documents of this answer (or of the pages followed)
+}
+
+// Terminal reports whether the crawl is over.
+func (s *CrawlStatus) Terminal() bool { return CrawlTerminal(s.Status) }
+
+// CrawlTerminal reports whether status ends a crawl.
+func CrawlTerminal(status string) bool {
+	switch strings.ToLower(status) {
+	case "completed", "failed", "cancelled", "canceled":
+		return true
+	}
+	return false
+}
+
+// ParseCrawlDoc reads one document (as a status answer's data holds it,
+// or as CrawlDoc.Raw keeps it); ok is false when it is not an object.
+func ParseCrawlDoc(v jsontext.Value) (CrawlDoc, bool) {
+	o, ok := parseObject(v)
+	if !ok {
+		return CrawlDoc{}, false
+	}
+	// The client redacted the answer v comes from (sendWith, socket).
+	d := CrawlDoc{Raw: v.Clone()}
+	d.Markdown, _ = o.str("markdown")
+	for i, l := range o.array("links") {
+		if i >= crawlLinksMax {
+			break
+		}
+		var s string
+		if unmarshal(l, &s) == nil {
+			d.Links = append(d.Links, truncateRunes(text.Sanitize(s), crawlURLMax))
+		}
+	}
+	md, _ := o.obj("metadata")
+	if md == nil {
+		md = object{}
+	}
+	d.URL = md.sanitized("url")
+	src := md.sanitized("sourceURL")
+	if d.URL == "" {
+		d.URL = src
+	}
+	d.URL = truncateRunes(d.URL, crawlURLMax)
+	d.Title = truncateRunes(strings.Join(strings.Fields(md.sanitized("title")), " "), crawlTitleMax)
+	if f, ok := md.numIn("statusCode", 0, 999); ok {
+		d.StatusCode = int(f)
+	}
+	d.Error = truncateRunes(md.sanitized("error"), maxMessage)
+	switch id, _ := md.str("scrapeId"); {
+	case id != "":
+		d.Key = "id:" + id
+	case src != "":
+		d.Key = "url:" + src
+	case d.URL != "":
+		d.Key = "url:" + d.URL
+	default:
+		d.Key = string(v)
+	}
+	if len(d.Key) > crawlKeyMax {
+		h := sha256.Sum256([]byte(d.Key))
+		d.Key = "sha:" + hex.EncodeToString(h[:])
+	}
+	return d, true
+}
+
+// readCrawlStatus reads a status object (the status answer, a catchup's or
+// a done message's data). Its documents are handed to onDoc one at a time
+// as they are decoded (nil onDoc: collected in Docs); n is how many.
+// Decoding one at a time keeps what a large answer costs to about its own
+// size plus one document.
+func readCrawlStatus(o object, onDoc func(*CrawlDoc)) (s *CrawlStatus, n int) {
+	s = &CrawlStatus{Status: truncateRunes(o.sanitized("status"), 40)}
+	if f, ok := o.numIn("completed", 0, 1e9); ok {
+		s.Completed = int(f)
+	}
+	if f, ok := o.numIn("total", 0, 1e9); ok {
+		s.Total = int(f)
+	}
+	if f, ok := o.numIn("creditsUsed", 0, model.MaxCredits); ok {
+		s.CreditsUsed = &f
+	}
+	s.ExpiresAt, _ = o.time("expiresAt")
+	data := o["data"]
+	if data.Kind() != '[' {
+		return s, 0
+	}
+	dec := jsontext.NewDecoder(bytes.NewReader(data), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
+	if _, err := dec.ReadToken(); err != nil {
+		return s, 0
+	}
+	for n < crawlDocsPerAnswer && dec.PeekKind() != ']' {
+		v, err := dec.ReadValue()
+		if err != nil {
+			break
+		}
+		d, ok := ParseCrawlDoc(v)
+		if !ok {
+			continue
+		}
+		n++
+		if onDoc != nil {
+			onDoc(&d)
+		} else {
+			s.Docs = append(s.Docs, d)
+		}
+	}
+	return s, n
+}
+
+// crawlPageLimit is the most documents a status request asks for (the
+// service's limit parameter): an answer's size, and so what it costs to
+// read, stays bounded whatever the crawl's size.
+const crawlPageLimit = 100
+
+// CrawlStatusPage fetches one answer of GET /v2/crawl/{id}, its documents
+// from skip on (skip 0 omits the parameter). next is the link to the
+// following documents ("" when none, or when it is not the service's own).
+func (c *Client) CrawlStatusPage(ctx context.Context, id string, skip int) (st *CrawlStatus, next int, err error) {
+	return c.crawlStatusPage(ctx, c.retry, id, skip, nil)
+}
+
+// crawlStatusPage sends one status request from skip, asking again as rp
+// says, handing its documents to onDoc (nil: collected); next is the skip
+// of the following answer, -1 when there is none.
+func (c *Client) crawlStatusPage(ctx context.Context, rp Retry, id string, skip int, onDoc func(*CrawlDoc)) (*CrawlStatus, int, error) {
+	if err := c.checkJob(OpCrawlStatus, id); err != nil {
+		return nil, -1, err
+	}
+	q := url.Values{"limit": {strconv.Itoa(crawlPageLimit)}}
+	if skip > 0 {
+		q.Set("skip", strconv.Itoa(skip))
+	}
+	r, err := c.sendWith(ctx, rp, OpCrawlStatus, http.MethodGet, "/v2/crawl/"+id, q, nil, 0, maxOtherBody)
+	if err != nil {
+		return nil, -1, err
+	}
+	// A view of the body, not a copy: its documents are decoded one by
+	// one from it.
+	o, ok := viewObject(r.body)
+	if !ok {
+		return nil, -1, c.malformed(OpCrawlStatus, r.status, "not a JSON object")
+	}
+	if err := c.failure(OpCrawlStatus, r.status, o); err != nil {
+		return nil, -1, err
+	}
+	if d, ok := o.obj("data"); ok && o["status"] == nil && d["status"] != nil {
+		o = d // some answers nest the job under data
+	}
+	st, n := readCrawlStatus(o, onDoc)
+	next := -1
+	if u, _ := o.str("next"); u != "" {
+		next = c.crawlNext(id, u, skip+n)
+	}
+	if n == 0 {
+		next = -1 // a next that brings nothing would loop
+	}
+	return st, next, nil
+}
+
+// crawlNext checks a next link: on the service's origin, the crawl's
+// path, with a skip that moves forward. It returns the skip to ask for
+// (the link's own, else the documents counted so far), -1 to stop.
+func (c *Client) crawlNext(id, next string, counted int) int {
+	u, err := url.Parse(next)
+	if err != nil || !strings.EqualFold(strings.TrimRight(u.Path, "/"), strings.TrimRight(c.basePath()+"/v2/crawl/"+id, "/")) {
+		c.logf("crawl status: a next link that is not this crawl's is ignored")
+		return -1
+	}
+	if u.IsAbs() && origin(u) != c.origin {
+		c.logf("crawl status: a next link to another address is ignored")
+		return -1
+	}
+	s, err := strconv.Atoi(u.Query().Get("skip"))
+	if err != nil || s < counted {
+		s = counted
+	}
+	return s
+}
+
+// basePath is the base URL's path (the part after the host).
+func (c *Client) basePath() string {
+	u, err := url.Parse(c.base)
+	if err != nil {
+		return ""
+	}
+	return u.EscapedPath()
+}
+
+// CrawlStatus fetches GET /v2/crawl/{id} from document skip on and follows
+// next to the end, handing each document to onDoc (nil: collected in the
+// answer's Docs). requests is how many answers it read. Each request is
+// asked again as the client's Retry says.
+func (c *Client) CrawlStatus(ctx context.Context, id string, skip int, onDoc func(*CrawlDoc)) (st *CrawlStatus, requests int, err error) {
+	return c.crawlStatus(ctx, c.retry, id, skip, onDoc)
+}
+
+// crawlStatus is CrawlStatus asking again as rp says.
+func (c *Client) crawlStatus(ctx context.Context, rp Retry, id string, skip int, onDoc func(*CrawlDoc)) (st *CrawlStatus, requests int, err error) {
+	var all []CrawlDoc
+	collect := onDoc
+	if collect == nil {
+		collect = func(d *CrawlDoc) { all = append(all, *d) }
+	}
+	pos := skip
+	for i := 0; ; i++ {
+		page, next, err := c.crawlStatusPage(ctx, rp, id, pos, collect)
+		requests++
+		if err != nil {
+			if st != nil {
+				// The first answer came: keep it and what followed.
+				st.Docs = all
+				return st, requests, err
+			}
+			return nil, requests, err
+		}
+		if st == nil {
+			st = page
+		}
+		if next < 0 || i >= crawlNextMax {
+			break
+		}
+		pos = next
+	}
+	st.Docs = all
+	return st, requests, nil
+}
+
+// CrawlError is one failed page.
+type CrawlError struct {
+	ID, Timestamp, URL, Error string // sanitised, bounded
+}
+
+// CrawlErrors is the answer of GET /v2/crawl/{id}/errors.
+type CrawlErrors struct {
+	Errors        []CrawlError
+	RobotsBlocked []string
+}
+
+// CrawlErrorsOf fetches GET /v2/crawl/{id}/errors ({errors, robotsBlocked},
+// or the same under data).
+func (c *Client) CrawlErrorsOf(ctx context.Context, id string) (*CrawlErrors, error) {
+	if err := c.checkJob(OpCrawlErrors, id); err != nil {
+		return nil, err
+	}
+	r, err := c.do(ctx, OpCrawlErrors, http.MethodGet, "/v2/crawl/"+id+"/errors", nil, maxOtherBody)
+	if err != nil {
+		return nil, err
+	}
+	o, err := c.answer(OpCrawlErrors, r)
+	if err != nil {
+		return nil, err
+	}
+	if d, ok := o.obj("data"); ok {
+		o = d
+	}
+	out := &CrawlErrors{}
+	for i, it := range o.array("errors") {
+		if i >= crawlErrorsMax {
+			break
+		}
+		e, ok := parseObject(it)
+		if !ok {
+			continue
+		}
+		out.Errors = append(out.Errors, CrawlError{
+			ID: truncateRunes(e.sanitized("id"), 100), Timestamp: truncateRunes(e.sanitized("timestamp"), 40),
+			URL: truncateRunes(e.sanitized("url"), crawlURLMax), Error: truncateRunes(strings.Join(strings.Fields(e.sanitized("error")), " "), maxMessage),
+		})
+	}
+	for i, it := range o.array("robotsBlocked") {
+		if i >= crawlErrorsMax {
+			break
+		}
+		var s string
+		if unmarshal(it, &s) == nil {
+			out.RobotsBlocked = append(out.RobotsBlocked, truncateRunes(text.Sanitize(s), crawlURLMax))
+		}
+	}
+	return out, nil
+}
+
+// CancelCrawl sends DELETE /v2/crawl/{id} and returns the status the
+// service answers ("cancelled"). A failure is tried again as the client's
+// Retry says (a cancel is idempotent). A 409 (the crawl is over) is an
+// *Error of kind KindAlreadyFinished.
+func (c *Client) CancelCrawl(ctx context.Context, id string) (string, error) {
+	if err := c.checkJob(OpCancelCrawl, id); err != nil {
+		return "", err
+	}
+	r, err := c.send(ctx, OpCancelCrawl, http.MethodDelete, "/v2/crawl/"+id, nil, nil, 0, maxErrorBody)
+	if err != nil {
+		var e *Error
+		if errors.As(err, &e) && e.Status == http.StatusConflict {
+			e.Kind = KindAlreadyFinished
+		}
+		return "", err
+	}
+	o, ok := parseObject(r.body)
+	if !ok {
+		return "", c.malformed(OpCancelCrawl, r.status, "not a JSON object")
+	}
+	if err := c.failure(OpCancelCrawl, r.status, o); err != nil {
+		return "", err
+	}
+	return truncateRunes(o.sanitized("status"), 40), nil
+}
+
+// Transports of a crawl watch.
+const (
+	TransportLive    = "live"    // the WebSocket
+	TransportPolling = "polling" // GET /v2/crawl/{id}
+)
+
+// CrawlUpdate is what a watch reports: a status, a new document, a
+// transport change or a wait after a failure.
+type CrawlUpdate struct {
+	Status    *CrawlStatus // a status (its Docs empty: documents come one by one)
+	Doc       *CrawlDoc    // a document not seen before
+	Transport string       // set when the transport changes
+	Why       string       // why polling (with Transport)
+	Wait      *Wait        // a failure being waited out, and how long (Wait.String says it)
+}
+
+// CrawlWatchOptions configure WatchCrawl.
+type CrawlWatchOptions struct {
+	Interval time.Duration // between polls; default 2 s, at least 250 ms
+	NoSocket bool          // poll only
+	Held     int           // documents already held (a watch that resumes); polling starts there
+	// Retry is the polls' policy (ratelimit.go), with Interval as its
+	// Interval: each wait is reported as an update, not to Retry.Notify,
+	// and Retry.Tries failures in a row end the watch.
+	Retry Retry
+}
+
+// CrawlWatchStats count what a watch did.
+type CrawlWatchStats struct {
+	Requests   int // HTTP requests (status pages) and socket openings
+	Docs       int // documents delivered
+	Duplicates int // documents received again and dropped
+}
+
+// WatchCrawl follows a crawl to its end: the WebSocket first (the key as
+// its subprotocol, as the SDK sends it; wss:// except to loopback; no
+// redirect followed), then, when no socket can be opened or it closes
+// before done, polling the status from the documents already held on.
+// Documents are deduplicated across the switch. It returns the final
+// status once the crawl is over, ctx's error when ctx ends, or the error
+// that ended the watch (a refusal; the failures in a row o.Retry gives up
+// after).
+func (c *Client) WatchCrawl(ctx context.Context, id string, o CrawlWatchOptions, sink func(CrawlUpdate)) (*CrawlStatus, CrawlWatchStats, error) {
+	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{}, held: o.Held}
+	// The figures goroutine of the socket reports too: one at a time.
+	var mu sync.Mutex
+	w.sink = func(u CrawlUpdate) {
+		mu.Lock()
+		defer mu.Unlock()
+		sink(u)
+	}
+	if w.o.Interval <= 0 {
+		w.o.Interval = 2 * time.Second
+	}
+	w.o.Interval = max(w.o.Interval, 250*time.Millisecond)
+	w.o.Retry.Interval, w.o.Retry.Notify = w.o.Interval, nil
+	if err := c.checkJob(OpCrawlStatus, id); err != nil {
+		return nil, w.stats, err
+	}
+	why := "polling was asked for"
+	if !o.NoSocket {
+		final, reason, err := w.socket(ctx)
+		if err != nil {
+			return nil, w.stats, err
+		}
+		if final != nil {
+			// The socket said done: one status call from the documents
+			// held picks up any the socket did not carry, and the
+			// final figures.
+			st, err := w.poll(ctx)
+			if err != nil || !st.Terminal() {
+				return final, w.stats, nil
+			}
+			return st, w.stats, nil
+		}
+		why = reason
+	}
+	sink(CrawlUpdate{Transport: TransportPolling, Why: why})
+	return w.pollLoop(ctx)
+}
+
+type crawlWatch struct {
+	c     *Client
+	id    string
+	o     CrawlWatchOptions
+	sink  func(CrawlUpdate)
+	seen  map[string]struct{}
+	held  int // documents received, in the service's order: where polling resumes
+	stats CrawlWatchStats
+	// figureRequests counts the figures goroutine's requests (added to
+	// stats.Requests when the socket is left).
+	figureRequests atomic.Int64
+}
+
+// deliver hands on a document not seen before.
+func (w *crawlWatch) deliver(d *CrawlDoc) {
+	if _, dup := w.seen[d.Key]; dup {
+		w.stats.Duplicates++
+		return
+	}
+	w.seen[d.Key] = struct{}{}
+	w.stats.Docs++
+	w.sink(CrawlUpdate{Doc: d})
+}
+
+// wsURL is the socket's address, ok false when it would carry the key in
+// the clear to a host that is not loopback.
+func (w *crawlWatch) wsURL() (string, bool) {
+	u, err := url.Parse(w.c.base + "/v2/crawl/" + w.id)
+	if err != nil {
+		return "", false
+	}
+	switch u.Scheme {
+	case "https":
+		u.Scheme = "wss"
+	case "http":
+		if !isLoopback(u.Hostname()) {
+			return "", false
+		}
+		u.Scheme = "ws"
+	default:
+		return "", false
+	}
+	return u.String(), true
+}
+
+// socket reads the WebSocket until done. It returns the final status, or
+// why watching must go on by polling; err only for ctx's end.
+func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string, err error) {
+	addr, ok := w.wsURL()
+	if !ok {
+		return nil, "no secure WebSocket to this address", nil
+	}
+	hc := *w.c.hc
+	// The key travels in Sec-WebSocket-Protocol, which Go's client would
+	// copy to wherever a redirect leads: no redirect is followed.
+	hc.CheckRedirect = func(*http.Request, []*http.Request) error { return errors.New("redirect refused") }
+	dctx, cancel := context.WithTimeout(ctx, w.c.timeout)
+	w.stats.Requests++
+	conn, resp, err := websocket.Dial(dctx, addr, &websocket.DialOptions{
+		HTTPClient:   &hc,
+		HTTPHeader:   http.Header{"User-Agent": {"firewatch/" + Version}},
+		Subprotocols: []string{w.c.key},
+	})
+	cancel()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, "", ctx.Err()
+		}
+		reason := "the WebSocket could not be opened"
+		if resp != nil {
+			reason += " (" + strconv.Itoa(resp.StatusCode) + ")"
+		}
+		w.c.logf("crawl %s: %s: %v", w.id, reason, scrubErr(err, w.c.key))
+		return nil, reason, nil
+	}
+	defer conn.CloseNow()
+	conn.SetReadLimit(maxOtherBody)
+	w.c.logf("crawl %s: WebSocket open", w.id)
+	w.sink(CrawlUpdate{Transport: TransportLive})
+	fctx, stopFigures := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		w.figures(fctx)
+	}()
+	defer func() {
+		stopFigures()
+		wg.Wait()
+		w.stats.Requests += int(w.figureRequests.Load())
+	}()
+	for {
+		_, b, err := conn.Read(ctx)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, "", ctx.Err()
+			}
+			w.c.logf("crawl %s: WebSocket closed: %v", w.id, scrubErr(err, w.c.key))
+			return nil, "the WebSocket closed before the crawl ended", nil
+		}
+		// Redacted as every answer is (sendWith). Views of the message,
+		// not copies: a catchup's documents are decoded one by one from it.
+		b, _ = w.c.secrets.RedactJSON(b)
+		msg, ok := viewObject(b)
+		if !ok {
+			continue
+		}
+		typ, _ := msg.str("type")
+		switch typ {
+		case "catchup", "done":
+			d, ok := viewObject(msg["data"])
+			if !ok {
+				d = msg
+			}
+			st, _ := readCrawlStatus(d, func(doc *CrawlDoc) {
+				w.held++
+				w.deliver(doc)
+			})
+			if typ == "done" && st.Status == "" {
+				st.Status = "completed"
+			}
+			if st.Status != "" {
+				w.sink(CrawlUpdate{Status: st})
+			}
+			if typ == "done" || st.Terminal() {
+				_ = conn.Close(websocket.StatusNormalClosure, "")
+				return st, "", nil
+			}
+		case "document":
+			if d, ok := ParseCrawlDoc(msg.raw("data")); ok {
+				w.held++
+				w.deliver(&d)
+			}
+		case "error":
+			e := truncateRunes(cleanMessage(msg.sanitized("error"), w.c.key), 100)
+			return nil, "the WebSocket reported an error (" + e + ")", nil
+		default:
+			// Another message with a status: take the figures.
+			if d, ok := msg.obj("data"); ok && d["status"] != nil {
+				st, _ := readCrawlStatus(d, func(*CrawlDoc) {})
+				w.sink(CrawlUpdate{Status: st})
+			}
+		}
+	}
+}
+
+// figuresEvery is how often a watch on the socket asks for the crawl's
+// figures: the socket sends documents between its catchup and done, not
+// the completed, total and credits.
+func (w *crawlWatch) figuresEvery() time.Duration { return max(5*w.o.Interval, time.Second) }
+
+// figures asks for the status with a skip past every document (so the
+// answer carries the figures and no document) until ctx ends.
+func (w *crawlWatch) figures(ctx context.Context) {
+	t := time.NewTicker(w.figuresEvery())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		// Asked once: the next tick asks again.
+		st, _, err := w.c.crawlStatusPage(ctx, Retry{Tries: 1}, w.id, figuresSkip, func(*CrawlDoc) {})
+		w.figureRequests.Add(1)
+		if err == nil && ctx.Err() == nil && st.Status != "" && !st.Terminal() {
+			w.sink(CrawlUpdate{Status: st})
+		}
+	}
+}
+
+// figuresSkip is past any crawl's documents.
+const figuresSkip = 1 << 30
+
+// poll makes one status call from the documents held on, following next;
+// each request is sent once (pollLoop decides about asking again).
+func (w *crawlWatch) poll(ctx context.Context) (*CrawlStatus, error) {
+	pos := w.held
+	st, n, err := w.c.crawlStatus(ctx, Retry{Tries: 1}, w.id, pos, func(d *CrawlDoc) {
+		w.held++
+		w.deliver(d)
+	})
+	w.stats.Requests += n
+	if st != nil {
+		st.Docs = nil
+		w.sink(CrawlUpdate{Status: st})
+	}
+	return st, err
+}
+
+// pollLoop polls until the crawl is over. After a failure it waits as
+// o.Retry says (each wait reported), and gives up when o.Retry does.
+func (w *crawlWatch) pollLoop(ctx context.Context) (*CrawlStatus, CrawlWatchStats, error) {
+	failures := 0 // in a row
+	for {
+		st, err := w.poll(ctx)
+		wait := w.o.Interval
+		switch {
+		case ctx.Err() != nil:
+			return nil, w.stats, ctx.Err()
+		case err != nil:
+			failures++
+			rw, ok := w.o.Retry.Delay(err, failures)
+			if !ok {
+				return nil, w.stats, err
+			}
+			w.c.logf("%s: %s", OpCrawlStatus, rw)
+			w.sink(CrawlUpdate{Wait: &rw})
+			wait = rw.Delay
+		case st.Terminal():
+			return st, w.stats, nil
+		default:
+			failures = 0
+		}
+		if !w.o.Retry.sleep(ctx, wait) {
+			return nil, w.stats, ctx.Err()
+		}
+	}
+}
