@@ -83,7 +83,7 @@ func TestExitCode(t *testing.T) {
 		{"", retryable, 1},
 		{"", asUsage(errors.New("bad file")), 2},
 	} {
-		w := &watchSession{Store: store(t, tc.outcome), Opts: &watchOptions{}}
+		w := &watchSession{runState: runState{Store: store(t, tc.outcome)}, Opts: &watchOptions{}}
 		if got := w.ExitCode(tc.end); got != tc.want {
 			t.Errorf("outcome %q, end %v: exit %d, want %d", tc.outcome, tc.end, got, tc.want)
 		}
@@ -188,7 +188,7 @@ type nopCloser struct{ io.Writer }
 func (nopCloser) Close() error { return nil }
 
 func TestHeartbeatText(t *testing.T) {
-	w := &watchSession{Store: store(t, ""), Opts: &watchOptions{}}
+	w := &watchSession{runState: runState{Store: store(t, "")}, Opts: &watchOptions{}}
 	got := heartbeatText(w, 45*time.Second, false)
 	if got != "… still running · 3 credits · last event 45s ago" {
 		t.Errorf("heartbeat %q", got)
@@ -295,5 +295,29 @@ func TestVersionShortcut(t *testing.T) {
 	}
 	if _, errOut, code := run(t, ctx, "version", "extra"); code != 2 || !strings.Contains(errOut, `unknown command "extra"`) {
 		t.Errorf("version extra: exit %d, stderr %q", code, errOut)
+	}
+}
+
+// brokenPipe is a stdout whose reader went away.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) { return 0, syscall.EPIPE }
+
+// TestAnswerNotWritten: a one-shot command whose answer cannot be written
+// (firewatch runs | a reader that went away) says so once and exits 8.
+func TestAnswerNotWritten(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{Speed: 1000, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	for _, args := range [][]string{{"runs", "-o", "json"}, {"team"}, {"runs", "-o", "plain"}} {
+		var errOut bytes.Buffer
+		code := Execute(context.Background(), args, strings.NewReader(""), brokenPipe{}, &errOut)
+		if code != ExitOutput || strings.Count(errOut.String(), "stdout: cannot write: the reader went away") != 1 {
+			t.Errorf("%v: exit %d, want %d, saying it once:\n%s", args, code, ExitOutput, errOut.String())
+		}
 	}
 }

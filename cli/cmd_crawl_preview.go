@@ -60,7 +60,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 		return err
 	}
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", a.compactLine(p.Data))
+		fmt.Fprintf(a.print, "%s\n", a.compactLine(p.Data))
 		return nil
 	}
 	w := 0
@@ -68,7 +68,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 		w = max(w, len(op.Name))
 	}
 	for _, op := range p.Options {
-		fmt.Fprintf(a.stdout, "%-*s  %s\n", w, op.Name, previewValue(op.Value))
+		fmt.Fprintf(a.print, "%-*s  %s\n", w, op.Name, previewValue(op.Value))
 	}
 	if p.Warning != "" {
 		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)

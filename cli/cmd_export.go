@@ -58,7 +58,7 @@ func (a *app) export(cmd *cobra.Command, x *otlpOptions, file string) error {
 	if st.Err != nil {
 		return fmt.Errorf("OTLP export to %s: %d spans not delivered: %s", st.Endpoint, st.Failed, st.Err)
 	}
-	fmt.Fprintf(a.stdout, "exported %d spans of run %s to %s (trace id %s)\n", st.Spans, s.Run().ID, st.Endpoint, st.TraceID)
+	fmt.Fprintf(a.print, "exported %d spans of run %s to %s (trace id %s)\n", st.Spans, s.Run().ID, st.Endpoint, st.TraceID)
 	return nil
 }
 

@@ -211,13 +211,13 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 // printInteract writes one call's answer and returns its exit code.
 func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) error {
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", a.compactLine(res.Raw))
+		fmt.Fprintf(a.print, "%s\n", a.compactLine(res.Raw))
 	} else {
 		if res.HasOutput && res.Output != "" {
-			fmt.Fprintln(a.stdout, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
+			fmt.Fprintln(a.print, strings.TrimSuffix(text.Sanitize(res.Output), "\n"))
 		}
 		if res.Stdout != "" {
-			io.WriteString(a.stdout, text.Sanitize(res.Stdout))
+			io.WriteString(a.print, text.Sanitize(res.Stdout))
 		}
 		if res.Stderr != "" {
 			io.WriteString(a.stderr, text.Sanitize(res.Stderr))
@@ -251,7 +251,7 @@ func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOpt
 			CreditsBilled     *float64 `json:"creditsBilled,omitempty"`
 		}
 		b, _ := json.Marshal(out{id, !res.NoSession, res.Message, res.SessionDuration.Milliseconds(), res.CreditsBilled})
-		fmt.Fprintf(a.stdout, "%s\n", b)
+		fmt.Fprintf(a.print, "%s\n", b)
 		return nil
 	}
 	if res.NoSession {

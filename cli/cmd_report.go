@@ -94,7 +94,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		return err
 	}
 	if o.Out == "" || o.Out == "-" {
-		_, err := a.stdout.Write(buf.Bytes())
+		_, err := a.print.Write(buf.Bytes())
 		return err
 	}
 	if err := os.WriteFile(o.Out, buf.Bytes(), 0o644); err != nil {

@@ -201,7 +201,7 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 		return err
 	}
 	if ro.Detach {
-		_, err := fmt.Fprintln(a.stdout, id)
+		_, err := fmt.Fprintln(a.print, id)
 		return err
 	}
 	fmt.Fprintf(a.stderr, "firewatch: started run %s\n", id)

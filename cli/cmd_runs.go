@@ -99,7 +99,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 		for i := range list {
 			b = append(escapeForTerminal(eventLine(b, list[i].Raw, a.secrets)), '\n')
 		}
-		if _, werr := a.stdout.Write(b); werr != nil {
+		if _, werr := a.print.Write(b); werr != nil {
 			return werr
 		}
 	} else {
@@ -135,7 +135,7 @@ func collectRuns(ctx context.Context, a *app, c *poller.Client, limit, maxPages 
 
 // writeRunsTable prints the aligned table of plain output.
 func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
-	tw := tabwriter.NewWriter(a.stdout, 0, 0, 2, ' ', 0)
+	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), r.ID, orDash(text.Age(now, r.CreatedAt)),
@@ -148,39 +148,6 @@ func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 // they are the newest ones, and 100 runs is far more than any team has
 // running at once.
 const latestPages = 5
-
-// watchLatest watches the newest processing run (watch --latest): exit 2
-// when none is processing.
-func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
-	if err := o.check(cmd.Flags()); err != nil {
-		return err
-	}
-	c, _, err := a.connect(o)
-	if err != nil {
-		return err
-	}
-	ctx := cmd.Context()
-	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
-	if err != nil && len(list) == 0 {
-		return err
-	}
-	if len(list) == 0 {
-		return badUsage("--latest: no run is processing (firewatch runs lists the team's runs)")
-	}
-	fmt.Fprintf(a.stderr, "firewatch: watching the newest processing run %s\n", list[0].ID)
-	return a.watch(cmd, o, list[0].ID)
-}
-
-// latestArgs: watch takes a JOB_ID, or none with --latest.
-func latestArgs(cmd *cobra.Command, args []string) error {
-	if latest, _ := cmd.Flags().GetBool("latest"); latest {
-		if len(args) > 0 {
-			return badUsage("watch --latest takes no JOB_ID (got %q)", args[0])
-		}
-		return nil
-	}
-	return exactlyOne("a JOB_ID (the run's UUID), or --latest")(cmd, args)
-}
 
 // onTerminal reports whether firewatch talks to a person: stdin and
 // stdout are terminals.
@@ -259,7 +226,7 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 // firstScreen is firewatch with no arguments on a terminal: the runs
 // screen, or, without a key, the help and how to get further.
 func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
-	if resolveKey(o.APIKey) == "" {
+	if !haveKey(o.APIKey) {
 		if err := cmd.Help(); err != nil {
 			return err
 		}
@@ -267,12 +234,4 @@ func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
 		return nil
 	}
 	return a.runsScreen(cmd, o, "all")
-}
-
-// addRunsCommands adds runs, run and team to root, and --latest to watch.
-func (a *app) addRunsCommands(root *cobra.Command) {
-	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
-	if w, _, err := root.Find([]string{"watch"}); err == nil && w != root {
-		w.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
-	}
 }

@@ -181,7 +181,7 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 		fmt.Fprintf(a.stderr, "Scrape ID: %s\n", res.ScrapeID)
 	}
 	if o.Output == OutputJSON {
-		fmt.Fprintf(a.stdout, "%s\n", a.compactLine(res.Data))
+		fmt.Fprintf(a.print, "%s\n", a.compactLine(res.Data))
 	} else {
 		a.printScrape(req, res)
 	}
@@ -236,11 +236,11 @@ func (a *app) printScrape(req *poller.ScrapeRequest, res *poller.ScrapeResult) {
 			body = strings.Join(imgs, "\n")
 		}
 		if len(names) > 1 {
-			fmt.Fprintf(a.stdout, "--- %s ---\n", name)
+			fmt.Fprintf(a.print, "--- %s ---\n", name)
 		}
 		body = strings.TrimSuffix(text.Sanitize(body), "\n")
 		if body != "" {
-			io.WriteString(a.stdout, body+"\n")
+			io.WriteString(a.print, body+"\n")
 		}
 	}
 }

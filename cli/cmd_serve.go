@@ -104,7 +104,7 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 	for _, id := range srv.ScrapeIDs {
 		fmt.Fprintf(&b, "SCRAPE_ID=%s\n", id)
 	}
-	if _, err := io.WriteString(a.stdout, b.String()); err != nil {
+	if _, err := io.WriteString(a.print, b.String()); err != nil {
 		return err
 	}
 	<-ctx.Done()

@@ -94,10 +94,10 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 		if err != nil {
 			return err
 		}
-		_, err = a.stdout.Write(append(escapeForTerminal(b), '\n'))
+		_, err = a.print.Write(append(escapeForTerminal(b), '\n'))
 		return err
 	}
-	_, err = fmt.Fprint(a.stdout, teamPlain(t, time.Now()))
+	_, err = fmt.Fprint(a.print, teamPlain(t, time.Now()))
 	return err
 }
 

@@ -14,7 +14,7 @@ func (a *app) versionCommand() *cobra.Command {
 		Short: "Print firewatch's version",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			printVersion(a.stdout)
+			printVersion(a.print)
 			return nil
 		},
 	}

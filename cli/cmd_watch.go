@@ -2,12 +2,14 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/runs"
 )
 
 // newSession checks the flags and prepares what every watch shares: the
@@ -18,7 +20,8 @@ import (
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
 	a.out = &outputs{stderr: a.stderr}
 	cleanup = a.out.close
-	w = &watchSession{Opts: o, Store: model.NewStore(), Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}
+	w = &watchSession{Opts: o, runState: runState{Store: model.NewStore()},
+		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
 	termOut, width := isTerminal(a.stdout)
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
@@ -134,5 +137,39 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
 	return cmd
+}
+
+// watchLatest watches the newest processing run (watch --latest): exit 2
+// when none is processing.
+func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	c, _, err := a.connect(o)
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool { return runs.StatusMatches("processing", r.Status) })
+	if err != nil && len(list) == 0 {
+		return err
+	}
+	if len(list) == 0 {
+		return badUsage("--latest: no run is processing (firewatch runs lists the team's runs)")
+	}
+	fmt.Fprintf(a.stderr, "firewatch: watching the newest processing run %s\n", list[0].ID)
+	return a.watch(cmd, o, list[0].ID)
+}
+
+// latestArgs: watch takes a JOB_ID, or none with --latest.
+func latestArgs(cmd *cobra.Command, args []string) error {
+	if latest, _ := cmd.Flags().GetBool("latest"); latest {
+		if len(args) > 0 {
+			return badUsage("watch --latest takes no JOB_ID (got %q)", args[0])
+		}
+		return nil
+	}
+	return exactlyOne("a JOB_ID (the run's UUID), or --latest")(cmd, args)
 }

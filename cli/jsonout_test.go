@@ -47,7 +47,7 @@ func TestJSONEventsBatchedInWholeLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out writes
-			p := newJSONPrinter(&watchSession{Stdout: &out, Width: width})
+			p := newJSONPrinter(&watchSession{display: display{Stdout: &out, Width: width}})
 			p.events(d.Events)
 			// Every write but the last is one batch: at least jsonBatch
 			// bytes, and less than one line more.

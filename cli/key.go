@@ -28,6 +28,9 @@ func resolveKey(flag string) string {
 	return strings.TrimSpace(os.Getenv(poller.EnvAPIKey))
 }
 
+// haveKey reports whether a key was given, without using it.
+func haveKey(flag string) bool { return resolveKey(flag) != "" }
+
 // service resolves the address and the key of a command's flags and checks
 // them (poller.Config.Check, no client made). The key joins a.secrets at
 // once, so every output path redacts it from then on. No key is bad usage.
@@ -58,7 +61,7 @@ func (a *app) client(s service, d *debugLog, say func(string)) (*poller.Client, 
 	}
 	r := a.retry
 	r.Notify = func(w poller.Wait) { say(w.Err.Op + ": " + w.String()) }
-	cfg := poller.Config{BaseURL: s.baseURL, APIKey: s.key, Secrets: a.secrets, Retry: r}
+	cfg := poller.Config{BaseURL: s.baseURL, APIKey: s.key, Secrets: a.secrets, Retry: &r}
 	if d != nil {
 		cfg.Logf = d.Printf
 	}

@@ -20,7 +20,7 @@ import (
 	"github.com/firewatch/firewatch/sim"
 )
 
-const fixture = "../export/testdata/failed.json"
+const fixture = "../ui/testdata/failed.json"
 
 // closedEndpoint is an OTLP URL on loopback where nothing listens.
 func closedEndpoint(t *testing.T) string {

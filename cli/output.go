@@ -19,8 +19,8 @@ import (
 // (and --summary, written at the end). The files are created only once
 // every flag has been checked (a usage error leaves no file behind). The
 // first failed write of each output is kept and reported once, on stderr
-// and in the debug log; the exit code is then ExitOutput unless the run's
-// outcome says more (see outputCode). A stdout that cannot be written any
+// and in the debug log; the exit code is then 8 unless the run's
+// outcome says more (exitcode.go). A stdout that cannot be written any
 // more (a closed pipe: firewatch ... | head -1) ends watching cleanly: the
 // summary is still written.
 type outputs struct {
@@ -288,4 +288,30 @@ func checkSpeed(v float64) error {
 		return badUsage("--speed %v: it must be from %v to %v", v, sim.MinSpeed, sim.MaxSpeed)
 	}
 	return nil
+}
+
+// writeGuard writes through to w and keeps the first error.
+type writeGuard struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (g *writeGuard) Write(b []byte) (int, error) {
+	n, err := g.w.Write(b)
+	if err != nil {
+		g.mu.Lock()
+		if g.err == nil {
+			g.err = err
+		}
+		g.mu.Unlock()
+	}
+	return n, err
+}
+
+// failed is the first write error, nil when none.
+func (g *writeGuard) failed() error {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.err
 }

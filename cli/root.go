@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -63,6 +64,9 @@ func signalContext(parent context.Context) (context.Context, func()) {
 type app struct {
 	stdin  io.Reader
 	stdout io.Writer
+	// print is stdout for the one-shot commands' answers: it keeps the
+	// first failed write (exit 8). The terminal UIs and watches use stdout.
+	print  *writeGuard
 	stderr *scrubWriter // redacts the secrets
 	out    *outputs     // the watch's outputs (newSession)
 	// secrets is every secret of this run (the key once resolved, key.go):
@@ -87,15 +91,22 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return codeOf(nil)
 	}
 	secrets := text.NewSecrets()
-	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry}
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}}
 	poller.Version = Version()
 	root := a.rootCommand()
-	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)
 	root.SetErr(a.stderr)
 	err := root.ExecuteContext(ctx)
+	if fail := a.print.failed(); fail != nil {
+		// An answer that could not be written: said here, once.
+		fmt.Fprintf(a.stderr, "firewatch: %s\n", &outputError{name: "stdout", err: fail})
+		if errors.Is(err, fail) {
+			err = nil // the command stopped at the failed write: that is all
+		}
+		err = &outputsFailed{err}
+	}
 	code := codeOf(err)
 	if err != nil {
 		if !said(err) {
@@ -188,6 +199,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
+	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.SuggestionsMinimumDistance = 2
 	return root
 }

@@ -52,7 +52,7 @@ func TestTUIBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := s.Jobs[0].ID
-	w := &watchSession{JobID: job, Client: c, Watcher: c.Watch(job, poller.WatchOptions{})}
+	w := &watchSession{feed: feed{JobID: job, Client: c, Watcher: c.Watch(job, poller.WatchOptions{})}}
 	b := &tuiBackend{w: w}
 
 	// Wait for the result artifact's first version to be in the trace.

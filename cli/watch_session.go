@@ -6,10 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"time"
 
 	"github.com/firewatch/firewatch/attention"
-	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -23,48 +21,60 @@ type source func(ctx context.Context, sink func(poller.Update)) error
 
 // watchSession is one watch of one run, whatever shows it (plain, json or
 // the terminal UI) and wherever the events come from (the service, the
-// simulator of the demo, a recording).
+// simulator of the demo, a recording). Its parts: the feed (where the
+// events come from), the display (where and how they are shown), the
+// run's state, and the link to the runs screen.
 type watchSession struct {
+	Opts *watchOptions
+	feed
+	display
+	runState
+	listLink
+}
+
+// feed is where a watch's events come from.
+type feed struct {
 	JobID   string          // "" for a replay whose file does not say
 	Client  *poller.Client  // nil for a replay
 	Watcher *poller.Watcher // nil for a replay (pause, poll now, live view)
 	Source  source
+	Replay  bool // the events come from a recording
+	// InputBytes is the size of the file a replay reads (0: not known):
+	// the memory the terminal UI may take follows it from the start.
+	InputBytes int64
+}
+
+// display is where and how a watch is shown (newSession sets it up).
+type display struct {
+	Output  string // the resolved mode: tui, plain or json
+	Color   bool   // colour allowed (a terminal, no --no-color, no NO_COLOR)
+	Width   int    // terminal width for plain output; 0 when stdout is not a terminal
+	Stdout  io.Writer
+	Stderr  io.Writer
+	Debug   *debugLog
+	Secrets *text.Secrets // redacted by every printer of server JSON (the app's)
+	// Notes are lines for the terminal UI's footer from outside the watch
+	// (a retry's wait, the OTLP export's failure); nil unless the UI shows
+	// the watch.
+	Notes chan string
+}
+
+// runState is what the watch knows of the run.
+type runState struct {
 	// Store is the run as data. Whoever runs the source merges every
 	// Update's Poll into it, from one goroutine, and the command writes
 	// --summary and picks the exit code from it when watching ends.
 	Store *model.Store
-
-	Opts   *watchOptions
-	Output string // the resolved mode: tui, plain or json
-	Replay bool   // the events come from a recording
-	// InputBytes is the size of the file a replay reads (0: not known):
-	// the memory the terminal UI may take follows it from the start.
-	InputBytes int64
-	Color      bool // colour allowed (a terminal, no --no-color, no NO_COLOR)
-	Width      int  // terminal width for plain output; 0 when stdout is not a terminal
-
-	Stdout io.Writer
-	Stderr io.Writer
-	Debug  *debugLog
-	// Secrets are redacted by every printer of server JSON (the app's).
-	Secrets *text.Secrets
-
 	// Tokens is the team's token balance, when the service gave it.
 	Tokens *poller.TokenUsage
-
-	// BackToList: the runs screen opened this watch (esc goes back to it);
-	// Back: the user went back (cmd_runs.go).
-	BackToList, Back bool
-
 	// Attention follows the store for what needs a look (attention.go).
 	Attention *attention.Tracker
+}
 
-	// Notes are lines for the terminal UI's footer from outside the watch
-	// (the OTLP export's failure, cli/otlp.go); nil for none.
-	Notes chan string
-
-	// timeout is the cause set on the context when --timeout passes.
-	timeout error
+// listLink ties a watch to the runs screen (cmd_runs.go) that opened it.
+type listLink struct {
+	BackToList bool // esc goes back to the runs screen
+	Back       bool // the user went back
 }
 
 // note puts a line in the terminal UI's footer, unless the footer is
@@ -75,10 +85,6 @@ func (w *watchSession) note(line string) {
 	default:
 	}
 }
-
-// recoveryNote is how long connection trouble must have lasted for its end
-// to be reported.
-const recoveryNote = 5 * time.Second
 
 // run watches to the end, prints, writes the summary and returns the exit
 // code as an error (nil for 0).
@@ -211,91 +217,6 @@ func (w *watchSession) writeSummary() error {
 	}
 	w.Debug.Printf("summary written to %s", w.Opts.Summary)
 	return nil
-}
-
-// printer shows a watch without the terminal UI.
-type printer interface {
-	// events shows events new to the store, in the order first seen.
-	events(evs []*model.Event)
-	// health shows a change of the connection's health.
-	health(msg string)
-	// heartbeat says the run is still going after a quiet while.
-	heartbeat(idle time.Duration)
-	// end shows the closing block; note says why watching stopped when
-	// the run has not finished.
-	end(note string)
-}
-
-// print runs the source and feeds the printer. The store is only touched
-// here, on this goroutine; the source's sink hands updates over a channel,
-// so that a heartbeat can be printed while the source waits.
-func (w *watchSession) print(ctx context.Context, p printer) error {
-	updates, wait := w.follow(ctx, 16, false)
-
-	hb := w.Opts.Heartbeat
-	if hb <= 0 {
-		hb = defaultHeartbeat
-	}
-	tick := time.NewTicker(max(min(hb/4, time.Second), 10*time.Millisecond))
-	defer tick.Stop()
-	lastEvent := time.Now()    // for "last event 45s ago"
-	lastOutput := time.Now()   // for the heartbeat's quiet period
-	var troubleSince time.Time // the first failure of the current streak
-	handle := func(u poller.Update) {
-		if u.Poll != nil {
-			d := w.Store.Merge(u.Poll)
-			if len(d.Events) > 0 {
-				p.events(d.Events)
-				lastEvent, lastOutput = time.Now(), time.Now()
-			}
-			w.attend(p, &d, time.Now())
-			reportBad(w, p, d)
-			w.Debug.Printf("poll: %d new events, %d late, credits %v", len(d.Events), d.Late, w.Store.Run().CreditsUsed)
-		}
-		if u.Tokens != nil {
-			w.Tokens = u.Tokens
-		}
-		if u.Err != nil {
-			if troubleSince.IsZero() {
-				troubleSince = time.Now()
-			}
-			msg := describe.OneLine(u.Health.Reason, 200)
-			if msg == "" {
-				msg = describe.OneLine(u.Health.String(), 200)
-			}
-			if msg == "" {
-				msg = describe.OneLine(u.Err.Error(), 200)
-			}
-			w.Debug.Printf("trouble: %s (%v)", msg, u.Err)
-			p.health(msg)
-		} else if !troubleSince.IsZero() && u.Poll != nil {
-			// Say so when the trouble lasted; a blip that was retried
-			// at once needs no second line.
-			d := time.Since(troubleSince)
-			troubleSince = time.Time{}
-			w.Debug.Printf("connection ok again after %s", d)
-			if d >= recoveryNote {
-				p.health("connection ok again after " + text.Duration(d.Truncate(100*time.Millisecond)))
-			}
-		}
-	}
-	for {
-		select {
-		case u, ok := <-updates:
-			if !ok {
-				return endCause(ctx, wait())
-			}
-			handle(u)
-		case now := <-tick.C:
-			if troubleSince.IsZero() { // no news is not quiet when polls fail
-				w.attend(p, nil, now)
-			}
-			if now.Sub(lastOutput) >= hb {
-				p.heartbeat(now.Sub(lastEvent))
-				lastOutput = now
-			}
-		}
-	}
 }
 
 func orNone(s string) string {

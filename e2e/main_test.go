@@ -38,10 +38,8 @@ func run(m *testing.M) int {
 	wd, _ := os.Getwd()
 	moduleRoot = filepath.Dir(wd)
 	bin = filepath.Join(dir, "firewatch")
-	// Built without -race on purpose: TestGoRunDemo's `go run .` then
-	// reuses these compiled packages instead of building the whole
-	// dependency tree a second time. The cli's own tests run its code
-	// paths in-process under the race detector.
+	// One binary for every test, built as `go run .` builds it. The cli's
+	// own tests run its code paths in-process under the race detector.
 	cmd := exec.Command("go", "build", "-o", bin, ".")
 	cmd.Dir = moduleRoot
 	cmd.Stdout, cmd.Stderr = os.Stderr, os.Stderr

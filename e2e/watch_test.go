@@ -1,7 +1,6 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"os"
@@ -519,8 +518,11 @@ func TestServe(t *testing.T) {
 	}
 }
 
-// TestDemo: the built binary's demo finishes with exit 0 when stdout is not
-// a terminal, in plain output (auto).
+// TestDemo: the README's first command, `go run . demo`, as the binary
+// TestMain built from the module root (what go run builds and runs), at a
+// pace that takes a second instead of a minute: the whole research run
+// finishes with exit 0 when stdout is not a terminal, in plain output
+// (auto).
 func TestDemo(t *testing.T) {
 	t.Parallel()
 	r := runFW(t, baseEnv(), runLimit, "demo", "--speed", "50")
@@ -535,50 +537,6 @@ func TestDemo(t *testing.T) {
 	if r.code != 3 || !strings.Contains(r.stderr, "cancelling the run") {
 		t.Errorf("demo cancel: exit %d, want 3\n%s", r.code, r)
 	}
-}
-
-// TestGoRunDemo runs literally `go run . demo` (the README's first command)
-// at its real pace, about a minute; it runs alongside the other tests.
-func TestGoRunDemo(t *testing.T) {
-	if testing.Short() {
-		t.Skip("about a minute; skipped with -short")
-	}
-	t.Parallel()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, "go", "run", ".", "demo")
-	cmd.Dir = moduleRoot
-	var env []string
-	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, "FIRECRAWL_") && !strings.HasPrefix(kv, "NO_COLOR=") {
-			env = append(env, kv)
-		}
-	}
-	cmd.Env = env
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	begin := time.Now()
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	var lines []string
-	sc := bufio.NewScanner(out)
-	for sc.Scan() {
-		lines = append(lines, sc.Text())
-	}
-	err = cmd.Wait()
-	if err != nil {
-		t.Fatalf("go run . demo: %v\n%s\n%s", err, tailOf(strings.Join(lines, "\n")), stderr.String())
-	}
-	all := strings.Join(lines, "\n")
-	if !strings.Contains(all, "outcome     succeeded") {
-		t.Errorf("no success:\n%s", tailOf(all))
-	}
-	t.Logf("go run . demo: %d lines in %s", len(lines), time.Since(begin).Round(time.Second))
 }
 
 // TestCommands: help, version and shell completion.

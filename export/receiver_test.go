@@ -155,10 +155,11 @@ func attrs(kvs []*commonpb.KeyValue) map[string]any {
 	return m
 }
 
-// loadFixture builds a store from a saved trace body in testdata.
+// loadFixture builds a store from a saved trace body: the terminal UI's
+// fixtures (ui/testdata), kept once for both.
 func loadFixture(t testing.TB, name string) *model.Store {
 	t.Helper()
-	b, err := os.ReadFile(filepath.Join("testdata", name))
+	b, err := os.ReadFile(filepath.Join("..", "ui", "testdata", name))
 	if err != nil {
 		t.Fatal(err)
 	}

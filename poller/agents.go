@@ -227,7 +227,7 @@ func (p *RunPager) Cursor() time.Time { return p.before }
 
 // Next fetches the next page. After the last page it returns an empty list
 // and Done is true. An error leaves the pager where it was: calling Next
-// again retries the same page (after a 429, wait RetryWait first).
+// again retries the same page (Retry.Delay says how long to wait first).
 func (p *RunPager) Next(ctx context.Context) (*RunList, error) {
 	if p.done {
 		return &RunList{}, nil

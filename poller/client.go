@@ -55,9 +55,10 @@ type Config struct {
 	APIKey     string        // sent as "Authorization: Bearer <key>"; "" sends no Authorization header
 	Timeout    time.Duration // per request, reading the body included; default 30s
 	HTTPClient *http.Client  // optional; default: keep-alive transport with gzip
-	// Retry is the policy of every request but the trace's (ratelimit.go);
-	// its Notify says each wait to whoever waits.
-	Retry Retry
+	// Retry, if set, is the policy of every request but the watch loop's
+	// (ratelimit.go); its Notify says each wait to whoever waits. nil: each
+	// request is sent once.
+	Retry *Retry
 	// Secrets, if set, is the set the key is added to and every answer
 	// is redacted with (see text.Secrets); nil: a set of the key alone.
 	Secrets *text.Secrets
@@ -92,8 +93,8 @@ func ResolveBaseURL(flag string) string {
 }
 
 // Client talks to the service's v2 endpoints. It is safe for concurrent
-// use; it does not retry by itself (see Watch for the loop that does, and
-// Error.Retryable for callers that want to).
+// use. It asks again after a failure only as its Config.Retry says (the
+// watch loop has its own, the same policy as a poller's: see Watch).
 type Client struct {
 	base    string // scheme://host[:port][/path], no trailing slash, no /v2
 	origin  string // scheme://host:port of base, for redirects
@@ -133,10 +134,13 @@ func New(cfg Config) (*Client, error) {
 		key:     cfg.APIKey,
 		keyJSON: keyForms(cfg.APIKey),
 		secrets: secrets,
-		retry:   cfg.Retry,
+		retry:   Retry{Tries: 1},
 		timeout: cfg.Timeout,
 		logFn:   cfg.Logf,
 		now:     time.Now,
+	}
+	if cfg.Retry != nil {
+		c.retry = *cfg.Retry
 	}
 	return c.init(cfg), nil
 }

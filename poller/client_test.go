@@ -182,7 +182,7 @@ func TestRefusals(t *testing.T) {
 // timeout, which leaves a clean answer time enough on a busy machine.
 func TestErrorKindsOnTheChaosSchedule(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{"chaos"}, Speed: 0.5})
-	c := newClient(t, srv, Config{BaseURL: srv.URL, APIKey: srv.Key, Timeout: 400 * time.Millisecond, Retry: Retry{Tries: 1}}) // each fault as it comes
+	c := newClient(t, srv, Config{BaseURL: srv.URL, APIKey: srv.Key, Timeout: 400 * time.Millisecond})
 	job := srv.Jobs[0].ID
 	want := map[string]Kind{
 		"429": KindRateLimited, "500": KindServer, "502": KindServer, "503": KindServer,

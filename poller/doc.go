@@ -33,8 +33,13 @@
 //
 // The methods map one to one onto the endpoints: Trace (the raw body),
 // Snapshot, Cancel, Status, Runs, TokenUsage and ActiveCrawls. Job ids are
-// checked as UUIDs before any request (ValidateJobID). A client method does
-// not retry; the watch loop does.
+// checked as UUIDs before any request (ValidateJobID). Every wait before
+// asking again is decided by one policy, Retry (ratelimit.go): a client
+// made with Config.Retry sends each one-shot request under it (starting a
+// run is sent once; running code is retried only after a 429), telling
+// Retry.Notify of each wait; without one a method sends once. The watch
+// loop and the runs screen are pollers: the same Retry.Delay, never giving
+// up.
 //
 // # Errors
 //
@@ -81,7 +86,9 @@
 //     do not stretch the window: a retry due past the cap is made at the
 //     cap, and a delay the server asks for that ends past the cap ends the
 //     watch at once.
-//   - Retries: 429, 5xx, 408, network errors, timeouts and malformed or
+//   - Retries (the watch loop's Retry: Tries -1, Base 500 ms, Cap 30 s,
+//     Interval the poll interval, Min 100 ms, full jitter): 429, 5xx, 408,
+//     network errors, timeouts and malformed or
 //     truncated 2xx bodies are retried; other 4xx are not: a 400, 401, 403
 //     or 404 on the trace ends Run at once with its *Error (in the tail
 //     window, where the run's final state is known, it ends the window:

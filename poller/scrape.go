@@ -17,12 +17,11 @@ import (
 
 // Scrape, the scrape's browser session (interact) and the crawl preview.
 //
-// Retries: a rate-limited scrape, crawl preview or stop (429 with a wait)
-// is tried again after the wait the service asks for, at most twice and
-// never longer than MaxRetryAfter; a stop (DELETE, idempotent) is also
-// tried again after a 5xx or a network failure. An interact call is never
-// sent twice: the code may have run. Its 429 ("You have reached the maximum
-// number of active browser sessions.") is a refusal, not a rate limit.
+// Retries: every call here is sent under the client's Retry (ratelimit.go).
+// An interact call is sent again only after a 429 (the code did not run),
+// never after a 5xx or a network failure (it may have). The 429 "You have
+// reached the maximum number of active browser sessions." is a refusal,
+// not a rate limit: waiting alone does not lift it.
 
 // Interact bounds (service-spec.md, Limits).
 const (

@@ -41,10 +41,9 @@
 // field (the real service passes the upstream body through). Unknown routes
 // answer 404 and wrong methods 405 with Allow, both JSON (the routing table,
 // http.ServeMux method-and-path patterns, is routes in server.go). Besides
-// /v2 the server has
-// /files/{jobId}/screenshots/*.png (the PNG a screenshot snapshot points
-// at, no key needed, like a signed URL) and /live/{sessionId} (the page a
-// liveViewUrl points at).
+// /v2 the server has /files/{jobId}/screenshots/*.png (the PNG a screenshot
+// snapshot points at, no key needed, like a signed URL) and
+// /live/{sessionId} (the page a liveViewUrl points at).
 //
 // Choices where the real service leaves room: the status omits creditsUsed
 // while the run is processing (the real one has done so) and includes it

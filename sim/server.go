@@ -493,24 +493,26 @@ func (s *Server) newMux() *http.ServeMux {
 	type known struct {
 		methods []string
 		name    string // the first route's name, after its method
-		open    bool
 	}
 	paths := map[string]*known{}
 	var order []string
-	for _, r := range s.routes() {
-		h := s.handle(r)
-		mux.Handle(r.method+" "+r.path, h)
-		if !strings.HasSuffix(r.path, "...}") {
-			mux.Handle(r.method+" "+r.path+"/{$}", h)
-		}
+	routes := s.routes()
+	for _, r := range routes {
 		k := paths[r.path]
 		if k == nil {
 			_, name, _ := strings.Cut(r.name, " ")
-			k = &known{name: name, open: r.open}
+			k = &known{name: name}
 			paths[r.path] = k
 			order = append(order, r.path)
 		}
 		k.methods = append(k.methods, r.method)
+	}
+	for _, r := range routes {
+		h := s.handle(r, strings.Join(paths[r.path].methods, ", "))
+		mux.Handle(r.method+" "+r.path, h)
+		if !strings.HasSuffix(r.path, "...}") {
+			mux.Handle(r.method+" "+r.path+"/{$}", h)
+		}
 	}
 	for _, path := range order {
 		k := paths[path]
@@ -534,14 +536,15 @@ func (s *Server) newMux() *http.ServeMux {
 }
 
 // handle is r's handler: the rate limit and the key (unless r is open),
-// then r.serve. A GET route does not answer HEAD (the service's do not).
-func (s *Server) handle(r route) http.Handler {
+// then r.serve. A GET route does not answer HEAD (the service's do not):
+// 405 with allow, the methods of r's path.
+func (s *Server) handle(r route, allow string) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		rw := w.(*respWriter)
 		rw.route = r.name
 		if req.Method != r.method {
 			rw.route = req.Method + r.name[len(r.method):]
-			rw.Header().Set("Allow", r.method)
+			rw.Header().Set("Allow", allow)
 			writeJSON(rw, http.StatusMethodNotAllowed, errBody(msgMethodNotAllow))
 			return
 		}

@@ -2,6 +2,7 @@ package attn
 
 import (
 	"flag"
+	"strings"
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
@@ -19,6 +20,7 @@ func TestPanelGolden(t *testing.T) {
 	s, tk := until(t, "loop", func(tk *attention.Tracker) bool {
 		return len(tk.Open()) == 1 && tk.Open()[0].Kind == attention.KindFailingStreak
 	})
+	views := map[string]string{}
 	for _, tc := range []struct {
 		name    string
 		w, h    int
@@ -33,8 +35,18 @@ func TestPanelGolden(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := NewPanel(tk, s, theme.New(theme.Dark(), tc.noColor), tc.sym)
 			p.SetSize(tc.w, tc.h)
-			golden.Check(t, "panel-"+tc.name+".golden", golden.View(t, p.View(), tc.w, tc.h))
+			v := golden.Colour
+			if tc.noColor {
+				v = golden.NoColour
+			}
+			views[tc.name] = v(t, p.View(), tc.w, tc.h)
+			golden.Check(t, "panel-"+tc.name+".golden", views[tc.name])
 		})
+	}
+	// The colour golden keeps its SGR sequences, the NO_COLOR one has no
+	// ESC byte: were NO_COLOR ignored, the two would not hold this.
+	if c, n := views["80x24"], views["80x24-nocolor"]; c == n || !strings.Contains(c, "\x1b[") || strings.Contains(n, "\x1b") {
+		t.Errorf("the colour and NO_COLOR panels: same %v, colour has SGR %v, NO_COLOR has ESC %v", c == n, strings.Contains(c, "\x1b["), strings.Contains(n, "\x1b"))
 	}
 
 	// ! selects the open item and asks to open its latest call; ↓ and

@@ -93,7 +93,7 @@ func sendText(m *Model, s string) {
 
 func screen(t testing.TB, m *Model) string {
 	t.Helper()
-	return golden.View(t, m.Render(), m.width, m.height)
+	return golden.NoColour(t, m.Render(), m.width, m.height)
 }
 
 func TestSendHistoryAndModes(t *testing.T) {

@@ -32,8 +32,8 @@ import (
 )
 
 // Service is what the screen asks of the service; *poller.Client is one,
-// made to ask once (Config.Retry{Tries: 1}): the screen schedules its own
-// retries and says each wait on screen.
+// made to ask once (no Config.Retry, or WithRetry(Retry{Tries: 1})): the
+// screen schedules its own retries and says each wait on screen.
 type Service interface {
 	Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
 	Status(ctx context.Context, jobID string) (*poller.Status, error)

@@ -51,7 +51,7 @@ func newHarness(t *testing.T, o sim.Options, w, h int) *harness {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
-	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key, Retry: poller.Retry{Tries: 1}})
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func (h *harness) key(k string) {
 func (h *harness) lists() int { return h.m.Requests }
 
 func (h *harness) view() string {
-	return golden.View(h.t, h.m.View(), h.m.width, h.m.height)
+	return golden.NoColour(h.t, h.m.View(), h.m.width, h.m.height)
 }
 
 // TestListOpenBack: the list against the simulator: processing first, one

@@ -94,10 +94,40 @@ func Fits(t testing.TB, s string, w, h int) {
 }
 
 // View checks a rendered view with Safe and Fits and returns it without
-// its escape sequences.
+// its escape sequences: for goldens of the text alone.
 func View(t testing.TB, v string, w, h int) string {
 	t.Helper()
 	Safe(t, v)
 	Fits(t, v, w, h)
 	return ansi.Strip(v)
 }
+
+// Colour checks a view rendered with colour like View and returns it as it
+// is: a colour golden keeps its SGR sequences, so a change of style shows.
+func Colour(t testing.TB, v string, w, h int) string {
+	t.Helper()
+	Safe(t, v)
+	Fits(t, v, w, h)
+	if !sgrColour.MatchString(v) {
+		t.Fatalf("no colour in a view rendered with colour")
+	}
+	return v
+}
+
+// NoColour checks a view rendered without colour (NO_COLOR, --no-color)
+// like View, fails when one of its SGR sequences sets a colour (bold,
+// faint, underline and reverse are not colours), and returns its text: a
+// NO_COLOR golden holds no ESC byte.
+func NoColour(t testing.TB, v string, w, h int) string {
+	t.Helper()
+	Safe(t, v)
+	Fits(t, v, w, h)
+	if m := sgrColour.FindString(v); m != "" {
+		t.Fatalf("colour %q in a view rendered without colour", m)
+	}
+	return ansi.Strip(v)
+}
+
+// sgrColour matches an SGR sequence with a parameter that sets a
+// foreground or background colour (30-38, 40-48, 90-97, 100-107).
+var sgrColour = regexp.MustCompile(`\x1b\[(?:[0-9:]*;)*(?:3[0-8]|4[0-8]|9[0-7]|10[0-7])(?:[;:][0-9:;]*)?m`)
