@@ -104,6 +104,10 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 		}
 		wopts.Record = f
 	}
+	// The archive gets the recording too, poll by poll (cli/archive.go).
+	aw := a.archiveWatch(ctx, w, baseURL, jobID)
+	defer aw.close(w)
+	wopts.Record = teeRecord(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
 	w.Store.SetRunID(jobID)
@@ -113,6 +117,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, baseURL, key, jobI
 		return err
 	}
 	defer otlp.finish()
+	if aw != nil {
+		aw.attachNotes(w)
+	}
 	if hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -182,6 +189,7 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 		return err
 	}
 	defer cleanup()
+	a.noArchive = true // the demo's runs are not the user's
 	ctx := cmd.Context()
 	if d.History < 0 {
 		return usageErrorf("--history %d: it must not be negative", d.History)

@@ -19,6 +19,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
@@ -66,6 +67,12 @@ type app struct {
 	stdout io.Writer
 	stderr *scrubWriter // scrubs the key once it is known
 	out    *outputs     // the watch's outputs (newSession)
+
+	// The archive (cli/archive.go): --archive's value; noArchive for the
+	// demo; archiveSeed is what run knows of the run it started.
+	archiveFlag string
+	noArchive   bool
+	archiveSeed *archive.Run
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -170,6 +177,7 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	root.PersistentFlags().StringVar(&a.archiveFlag, "archive", "", "the archive: a file, postgres://..., or off (default $"+archive.EnvDSN+", else the data folder's firewatch/archive.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageErrorf("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
