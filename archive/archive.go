@@ -94,6 +94,12 @@ type Poll struct {
 	Line       []byte // without the trailing newline
 }
 
+// Held is how the archive holds a run.
+type Held struct {
+	Complete bool // archived after it finished
+	HasItem  bool // the list item is held
+}
+
 // Query selects runs for List.
 type Query struct {
 	Service string    // "" for every service
@@ -151,10 +157,9 @@ type Store interface {
 	Snapshot(ctx context.Context, service, id, snapshotID string) (string, error)
 	// List returns runs, newest first, without their Summary.
 	List(ctx context.Context, q Query) ([]Run, error)
-	// Held returns, for the given ids of one service, whether each is
-	// held complete (true) or held while processing (false); ids not held
-	// are absent.
-	Held(ctx context.Context, service string, ids []string) (map[string]bool, error)
+	// Held returns, for the given ids of one service, how each is held;
+	// ids not held (or held without polls) are absent.
+	Held(ctx context.Context, service string, ids []string) (map[string]Held, error)
 	// Prune deletes runs created before before (service "" for every
 	// service), or the run id when id is set.
 	Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error)

@@ -161,7 +161,7 @@ func TestRoundTrip(t *testing.T) {
 			t.Fatalf("any service: %v", err)
 		}
 		held, err := s.Held(ctx, svc, []string{id, "other"})
-		if err != nil || len(held) != 1 || !held[id] {
+		if err != nil || len(held) != 1 || !held[id].Complete || held[id].HasItem {
 			t.Fatalf("held: %v %v", held, err)
 		}
 	})

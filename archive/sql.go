@@ -605,8 +605,8 @@ func (s *sqlStore) List(ctx context.Context, q Query) ([]Run, error) {
 	return out, s.fail("listing runs", rows.Err())
 }
 
-func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[string]bool, error) {
-	out := make(map[string]bool, len(ids))
+func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[string]Held, error) {
+	out := make(map[string]Held, len(ids))
 	for len(ids) > 0 {
 		n := min(len(ids), 200)
 		chunk := ids[:n]
@@ -616,18 +616,18 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 			args = append(args, id)
 		}
 		ph := strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete FROM fw_runs WHERE service = ? AND polls > 0 AND id IN (`+ph+`)`), args...)
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END FROM fw_runs WHERE service = ? AND polls > 0 AND id IN (`+ph+`)`), args...)
 		if err != nil {
 			return nil, s.fail("reading runs", err)
 		}
 		for rows.Next() {
 			var id string
-			var c int
-			if err := rows.Scan(&id, &c); err != nil {
+			var c, item int
+			if err := rows.Scan(&id, &c, &item); err != nil {
 				rows.Close()
 				return nil, s.fail("reading runs", err)
 			}
-			out[id] = c == 1
+			out[id] = Held{Complete: c == 1, HasItem: item == 1}
 		}
 		err = rows.Err()
 		rows.Close()

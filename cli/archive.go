@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
@@ -459,6 +460,105 @@ func (a *app) fetchRecording(ctx context.Context, service, id string) ([]byte, e
 	r := &archive.Run{ID: id, Service: service, StartedAt: &now}
 	return recordingOf(r, []archive.Poll{{ReceivedAt: now, Line: pollLine(now, body)}}), nil
 }
+
+// jobFromStore is jobFromArchive on an open store.
+func (a *app) jobFromStore(ctx context.Context, st archive.Store, service, id string) (*archive.Run, []byte, error) {
+	r, err := st.Get(ctx, service, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	polls, err := st.Polls(ctx, r.Service, r.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, recordingOf(r, polls), nil
+}
+
+// showArchived shows an archived run like a replay: read-only (no cancel),
+// its snapshots from the archive. The exit code is the archived outcome's,
+// 1 for a run archived while it was still processing.
+func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Store, r *archive.Run, rec []byte) error {
+	w.Replay = true
+	w.JobID = r.ID
+	w.Store.SetRunID(r.ID)
+	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
+		return poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, sink)
+	}
+	service, id := r.Service, r.ID
+	w.ArchiveSnapshot = func(ctx context.Context, sid string) (string, error) {
+		c, err := st.Snapshot(ctx, service, id, sid)
+		if isArchiveNotFound(err) {
+			return "", errors.New("this snapshot is not in the archive")
+		}
+		return c, err
+	}
+	ctx, stop := a.out.context(ctx)
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
+}
+
+// watchFromArchive is watch JOB_ID of a run the service has forgotten:
+// when the archive holds the run (for this service) and the service answers
+// 404 for it, it is shown from the archive, and handled is true.
+func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, baseURL, key, jobID string) (handled bool, err error) {
+	ctx := cmd.Context()
+	dsn, err := a.archiveDSN()
+	if err != nil || dsn == archive.Off {
+		return false, nil
+	}
+	octx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+	st, err := archive.Open(octx, dsn)
+	cancel()
+	if err != nil {
+		return false, nil // the watch says why it does not archive
+	}
+	defer st.Close()
+	r, err := st.Get(ctx, baseURL, jobID)
+	if err != nil || r.Service != baseURL || r.Polls == 0 {
+		return false, nil
+	}
+	c, err := poller.New(poller.Config{BaseURL: baseURL, APIKey: key})
+	if err != nil {
+		return false, nil
+	}
+	_, err = c.Status(ctx, jobID)
+	var pe *poller.Error
+	if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
+		return false, nil
+	}
+	_ = st.MarkExpired(ctx, baseURL, jobID)
+	r, rec, err := a.jobFromStore(ctx, st, baseURL, jobID)
+	if err != nil {
+		return true, withCode(ExitUsage, err)
+	}
+	state := "finished"
+	if !r.Complete {
+		state = "archived while it was still processing"
+	}
+	fmt.Fprintf(a.stderr, "firewatch: the service no longer has run %s; showing it from the archive (%s, %s)\n", jobID, state, st.Where())
+	w, cleanup, err := a.newSession(cmd, o)
+	if err != nil {
+		return true, err
+	}
+	defer cleanup()
+	return true, a.showArchived(ctx, w, st, r, rec)
+}
+
+// archiveBackend is the terminal UI's backend for a run read from the
+// archive: snapshots from it, nothing else.
+type archiveBackend struct {
+	snapshot func(ctx context.Context, sid string) (string, error)
+}
+
+func (b archiveBackend) Snapshot(ctx context.Context, sid string) (string, error) {
+	return b.snapshot(ctx, sid)
+}
+func (archiveBackend) Cancel(context.Context) error {
+	return errors.New("an archived run cannot be cancelled")
+}
+func (archiveBackend) SetPaused(bool)   {}
+func (archiveBackend) PollNow()         {}
+func (archiveBackend) SetLiveView(bool) {}
 
 // isArchiveNotFound reports an archive's "not held".
 func isArchiveNotFound(err error) bool { return errors.Is(err, archive.ErrNotFound) }

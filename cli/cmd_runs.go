@@ -237,7 +237,10 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 // quits, watching each run they open.
 func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, baseURL, key string) error {
 	ctx := cmd.Context()
-	m := runs.New(runs.Config{Service: c, Status: status, ASCII: o.ASCII,
+	// Archived runs follow the live ones (cmd_history.go).
+	svc, closeArchive := a.runsWithArchive(ctx, c, baseURL)
+	defer closeArchive()
+	m := runs.New(runs.Config{Service: svc, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
 		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
@@ -253,7 +256,11 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			return err
 		}
 		w.BackToList = true
-		err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
+		if as, ok := svc.(*archiveService); ok && as.archivedOnly(m.Chosen) {
+			err = a.showArchivedID(ctx, w, as, m.Chosen)
+		} else {
+			err = a.watchLive(ctx, w, baseURL, key, m.Chosen, nil)
+		}
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
 			// Interrupted, or q in the run: firewatch ends. The watched

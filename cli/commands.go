@@ -74,6 +74,10 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 	if _, err := poller.New(poller.Config{BaseURL: poller.ResolveBaseURL(o.APIURL), APIKey: key}); err != nil {
 		return withCode(ExitUsage, err)
 	}
+	// A run the service forgot is shown from the archive (cli/archive.go).
+	if handled, err := a.watchFromArchive(cmd, o, poller.ResolveBaseURL(o.APIURL), key, jobID); handled {
+		return err
+	}
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err

@@ -84,7 +84,8 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr}}
 	poller.Version = Version()
 	root := a.rootCommand()
-	a.addRunsCommands(root) // runs, run, team, watch --latest (cmd_runs.go)
+	a.addRunsCommands(root)    // runs, run, team, watch --latest (cmd_runs.go)
+	a.addArchiveCommands(root) // archive, history, compare, cost (cmd_archive.go)
 	root.SetArgs(args)
 	root.SetIn(stdin)
 	root.SetOut(stdout)

@@ -61,6 +61,10 @@ type watchSession struct {
 	// (the OTLP export's failure, cli/otlp.go); nil for none.
 	Notes chan string
 
+	// ArchiveSnapshot, set for a run read from the archive, gives its
+	// snapshots to the terminal UI (cli/archive.go).
+	ArchiveSnapshot func(ctx context.Context, snapshotID string) (string, error)
+
 	// timeout is the cause set on the context when --timeout passes.
 	timeout error
 }
