@@ -414,3 +414,68 @@ func TestTwoWritersOneFile(t *testing.T) {
 		}
 	}
 }
+
+// fill adds n runs of one service in one transaction (the benchmarks'
+// archive).
+func fill(tb testing.TB, s Store, n int) {
+	ss := s.(*sqlStore)
+	ctx := context.Background()
+	tx, err := ss.db.BeginTx(ctx, nil)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		c := base.Add(time.Duration(i) * time.Minute)
+		r := &Run{Service: svc, ID: fmt.Sprintf("019a2b3c-4d5e-7f60-8a9b-%012d", i), Prompt: fmt.Sprintf("Compare the pricing of vendor %d", i),
+			Model: "spark-1-mini", Status: []string{"completed", "failed", "cancelled"}[i%3], CreatedAt: &c, CreditsUsed: fp(float64(i % 500))}
+		rid, err := ss.upsertRun(ctx, tx, r)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := ss.insertPolls(ctx, tx, rid, 0, []Poll{{ReceivedAt: c, Line: []byte(`{"receivedAt":"x","trace":{"events":[]}}`)}}); err != nil {
+			tb.Fatal(err)
+		}
+		if _, err := tx.ExecContext(ctx, `UPDATE fw_runs SET polls = 1, complete = 1 WHERE rid = ?`, rid); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		tb.Fatal(err)
+	}
+}
+
+// BenchmarkListPage is what the runs screen and history do per key: a
+// page of 21 runs, the first one and one far down (by cursor), and a
+// filtered page, at 1 000 and 100 000 archived runs.
+func BenchmarkListPage(b *testing.B) {
+	for _, n := range []int{1000, 100000} {
+		path := filepath.Join(b.TempDir(), "archive.db")
+		s, err := Open(context.Background(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fill(b, s, n)
+		ctx := context.Background()
+		mid := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC).Add(time.Duration(n/2) * time.Minute)
+		for _, q := range []struct {
+			name string
+			q    Query
+		}{
+			{"first", Query{Service: svc, Limit: 21}},
+			{"cursor", Query{Service: svc, Before: mid, Limit: 21}},
+			{"status", Query{Service: svc, Status: "failed", Limit: 21}},
+			{"grep", Query{Service: svc, Grep: "vendor 7", Limit: 21}},
+		} {
+			b.Run(fmt.Sprintf("%s/%d", q.name, n), func(b *testing.B) {
+				for b.Loop() {
+					l, err := s.List(ctx, q.q)
+					if err != nil || len(l) == 0 {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
+		s.Close()
+	}
+}

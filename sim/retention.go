@@ -6,7 +6,9 @@ import "time"
 // status, trace and snapshots answer 404 and the list leaves it out.
 const DefaultRetention = 24 * time.Hour
 
-// retention is Options.Retention or its default.
+// retention is Options.Retention, else the service's 24 hours (for
+// expiresAt only: with no Retention set nothing expires, so that a long
+// --history stays whole).
 func (s *Server) retention() time.Duration {
 	if s.o.Retention > 0 {
 		return s.o.Retention
@@ -25,5 +27,5 @@ func (s *Server) wallNow() time.Time {
 
 // expired reports whether the service has forgotten r.
 func (s *Server) expired(r *run) bool {
-	return !s.wallNow().Before(r.createdAt.Add(s.retention()))
+	return s.o.Retention > 0 && !s.wallNow().Before(r.createdAt.Add(s.retention()))
 }
