@@ -139,6 +139,10 @@ func (s *sqlStore) version(ctx context.Context, qr interface {
 
 // migrate brings the schema to SchemaVersion in one transaction.
 func (s *sqlStore) migrate(ctx context.Context) error {
+	// Up to date (the usual case): no write transaction at all.
+	if v, err := s.version(ctx, s.db); err == nil && v == SchemaVersion {
+		return nil
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return s.fail("migrating", err)

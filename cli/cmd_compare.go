@@ -10,7 +10,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -627,13 +626,21 @@ func (c *comparison) screen(color bool) string {
 	}
 	fmt.Fprintf(&b, "baseline  %s  %s  %s\n", sideName(c.Baseline), orDash(deref(c.Baseline.Outcome)), runsFirst(c.Baseline.Prompt))
 	fmt.Fprintf(&b, "candidate %s  %s  %s\n\n", sideName(c.Candidate), orDash(deref(c.Candidate.Outcome)), runsFirst(c.Candidate.Prompt))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "metric\tbaseline\tcandidate\tdelta\tdelta %\t")
+	nameW := len("metric")
+	for _, m := range c.Metrics {
+		nameW = max(nameW, describe.Width(describe.OneLine(m.Name, 40)))
+	}
+	row := func(name, x, y, d, p string) {
+		fmt.Fprintf(&b, "%s%s %10s %10s %9s %8s\n", name, strings.Repeat(" ", nameW-describe.Width(name)), x, y, d, p)
+	}
+	row("metric", "baseline", "candidate", "delta", "delta %")
 	for _, m := range c.Metrics {
 		d, p := fmtDelta(m)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t\n", describe.OneLine(m.Name, 40), fmtNum(m.Baseline), fmtNum(m.Candidate), d, p)
+		if m.Delta > 0 {
+			d, p = paint("33", fmt.Sprintf("%9s", d)), paint("33", fmt.Sprintf("%8s", p))
+		}
+		row(describe.OneLine(m.Name, 40), fmtNum(m.Baseline), fmtNum(m.Candidate), d, p)
 	}
-	tw.Flush()
 	b.WriteString("\nagents (by name and role)\n")
 	for _, ag := range c.Agents {
 		bs, cs := "—", "—"
