@@ -20,7 +20,7 @@ const (
 const compressMin = 256
 
 var flaters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.DefaultCompression)
+	w, _ := flate.NewWriter(nil, flate.BestSpeed)
 	return w
 }}
 

@@ -42,6 +42,10 @@ func openPostgres(ctx context.Context, dsn string) (Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if err := s.prepareHot(ctx); err != nil {
+		s.Close()
+		return nil, s.fail("preparing", err)
+	}
 	return s, nil
 }
 

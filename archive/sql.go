@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -76,13 +77,49 @@ type sqlStore struct {
 	// lockTx, if set, runs first in every migration transaction (the
 	// PostgreSQL advisory lock).
 	lockTx string
-	// retry reports errors worth one more try of a write (none today:
-	// SQLite's busy timeout waits for the lock).
-	now func() time.Time
+	now    func() time.Time
+	// rids caches a run's key (service NUL id → rid) for AppendPolls.
+	rids sync.Map
+	// A watch's two statements per poll (prepareHot).
+	insertPoll, countPolls *sql.Stmt
 }
 
 func (s *sqlStore) Where() string { return s.where }
-func (s *sqlStore) Close() error  { return s.db.Close() }
+
+func (s *sqlStore) Close() error {
+	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls} {
+		if st != nil {
+			st.Close()
+		}
+	}
+	return s.db.Close()
+}
+
+// Hot statements, prepared when the store opens (prepareHot) and bound to
+// each transaction: a prepare inside a transaction would wait for a
+// second connection, which SQLite's pool of one does not have.
+const (
+	insertPollSQL = `INSERT INTO fw_polls (rid, seq, received_at, enc, body) VALUES (?, ?, ?, ?, ?)`
+	countPollsSQL = `UPDATE fw_runs SET polls = polls + ?, poll_bytes = poll_bytes + ? WHERE rid = ? RETURNING polls`
+)
+
+func (s *sqlStore) prepareHot(ctx context.Context) error {
+	var err error
+	if s.insertPoll, err = s.db.PrepareContext(ctx, s.q(insertPollSQL)); err != nil {
+		return err
+	}
+	s.countPolls, err = s.db.PrepareContext(ctx, s.q(countPollsSQL))
+	return err
+}
+
+// prepared binds a hot statement to tx (prepared in tx when the store has
+// none).
+func (s *sqlStore) prepared(ctx context.Context, tx *sql.Tx, st *sql.Stmt, query string) (*sql.Stmt, error) {
+	if st == nil {
+		return tx.PrepareContext(ctx, s.q(query))
+	}
+	return tx.StmtContext(ctx, st), nil
+}
 
 // q rewrites ? placeholders for the dialect.
 func (s *sqlStore) q(query string) string {
@@ -313,6 +350,52 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 	if len(polls) == 0 {
 		return nil
 	}
+	// Compressed before the transaction: it stays short.
+	encs := make([]int, len(polls))
+	bodies := make([][]byte, len(polls))
+	var size int64
+	for i, p := range polls {
+		encs[i], bodies[i] = encode(p.Line)
+		size += int64(len(bodies[i]))
+	}
+	insert := func(tx *sql.Tx, rid int64, from int) error {
+		stmt, err := s.prepared(ctx, tx, s.insertPoll, insertPollSQL)
+		if err != nil {
+			return err
+		}
+		for i, p := range polls {
+			if _, err := stmt.ExecContext(ctx, rid, from+i, p.ReceivedAt.UnixMilli(), encs[i], bodies[i]); err != nil {
+				return err
+			}
+		}
+		return nil
+	}
+	key := service + "\x00" + id
+	if v, ok := s.rids.Load(key); ok {
+		// A watch's later polls: two small statements.
+		rid := v.(int64)
+		gone := false
+		err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
+			stmt, err := s.prepared(ctx, tx, s.countPolls, countPollsSQL)
+			if err != nil {
+				return err
+			}
+			var n int
+			err = stmt.QueryRowContext(ctx, len(polls), size, rid).Scan(&n)
+			if errors.Is(err, sql.ErrNoRows) {
+				gone = true // pruned meanwhile: start again
+				return err
+			}
+			if err != nil {
+				return err
+			}
+			return insert(tx, rid, n-len(polls))
+		})
+		if !gone {
+			return err
+		}
+		s.rids.Delete(key)
+	}
 	return s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
 		r := &Run{Service: service, ID: id}
 		if !startedAt.IsZero() {
@@ -326,12 +409,14 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 		if err := tx.QueryRowContext(ctx, s.q(`SELECT polls FROM fw_runs WHERE rid = ?`), rid).Scan(&n); err != nil {
 			return err
 		}
-		b, err := s.insertPolls(ctx, tx, rid, n, polls)
-		if err != nil {
+		if err := insert(tx, rid, n); err != nil {
 			return err
 		}
-		_, err = tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET polls = polls + ?, poll_bytes = poll_bytes + ? WHERE rid = ?`), len(polls), b, rid)
-		return err
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET polls = polls + ?, poll_bytes = poll_bytes + ? WHERE rid = ?`), len(polls), size, rid); err != nil {
+			return err
+		}
+		s.rids.Store(key, rid)
+		return nil
 	})
 }
 

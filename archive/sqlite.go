@@ -69,8 +69,9 @@ func openSQLite(ctx context.Context, path string) (Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", where, err)
 	}
-	db.SetMaxOpenConns(4)
-	db.SetConnMaxIdleTime(time.Minute)
+	// One connection: each is an SQLite instance of its own to set up, and
+	// the store never holds one query open while running another.
+	db.SetMaxOpenConns(1)
 	s := &sqlStore{db: db, d: sqliteDialect, where: where, now: time.Now}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
@@ -79,6 +80,10 @@ func openSQLite(ctx context.Context, path string) (Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	if err := s.prepareHot(ctx); err != nil {
+		s.Close()
+		return nil, s.fail("preparing", err)
 	}
 	return s, nil
 }
@@ -90,11 +95,17 @@ func checkExisting(ctx context.Context, path string) error {
 	if err != nil {
 		return fmt.Errorf("archive %s: %w", path, err)
 	}
-	head := make([]byte, len(sqliteMagic))
+	head := make([]byte, 20)
 	_, err = io.ReadFull(f, head)
 	f.Close()
-	if err != nil || !bytes.Equal(head, sqliteMagic) {
+	if err != nil || !bytes.Equal(head[:len(sqliteMagic)], sqliteMagic) {
 		return &CorruptError{Where: path, Err: errors.New("the file is not an SQLite database")}
+	}
+	if head[18] == 2 && head[19] == 2 {
+		// Already in WAL mode (every archive firewatch wrote): opening
+		// it for writing changes nothing, and the schema version is
+		// read before anything is written (migrate).
+		return nil
 	}
 	db, err := sql.Open("sqlite3", sqliteURI(path, fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)", sqliteBusyTimeout.Milliseconds())))
 	if err != nil {

@@ -235,9 +235,13 @@ func (a *app) archiveWatch(ctx context.Context, w *watchSession, baseURL, jobID 
 		fmt.Fprintf(a.stderr, "firewatch: not archiving: %v\n", err)
 		return nil
 	}
-	octx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
-	defer cancel()
-	st, err := archive.Open(octx, dsn)
+	st := a.openStore
+	a.openStore = nil
+	if st == nil {
+		octx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+		defer cancel()
+		st, err = archive.Open(octx, dsn)
+	}
 	if errors.Is(err, archive.ErrOff) {
 		return nil
 	}
@@ -512,11 +516,12 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, baseURL, key
 	if err != nil {
 		return false, nil // the watch says why it does not archive
 	}
-	defer st.Close()
 	r, err := st.Get(ctx, baseURL, jobID)
 	if err != nil || r.Service != baseURL || r.Polls == 0 {
+		a.openStore = st // the watch archives into it
 		return false, nil
 	}
+	defer st.Close()
 	c, err := poller.New(poller.Config{BaseURL: baseURL, APIKey: key})
 	if err != nil {
 		return false, nil

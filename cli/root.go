@@ -73,6 +73,7 @@ type app struct {
 	archiveFlag string
 	noArchive   bool
 	archiveSeed *archive.Run
+	openStore   archive.Store // opened by watch's archive lookup, for the watch to write to
 }
 
 // Execute runs firewatch with args and returns the exit code.
