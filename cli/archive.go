@@ -267,7 +267,7 @@ func (s *archiveSink) attachNotes(w *watchSession) {
 	if w.Notes == nil {
 		w.Notes = make(chan string, 1)
 	}
-	notes, stderr := w.Notes, w.Stderr
+	notes := w.Notes
 	s.mu.Lock()
 	s.say = func(msg string) {
 		select {
@@ -276,7 +276,6 @@ func (s *archiveSink) attachNotes(w *watchSession) {
 		}
 	}
 	s.mu.Unlock()
-	_ = stderr
 }
 
 // close ends archiving of the watch: it writes what is left and closes the

@@ -89,7 +89,7 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 			if ao.Once {
 				return err
 			}
-			fmt.Fprintf(a.stderr, "firewatch: archive: pass failed: %s; next pass in %s\n", model0(err), text.Duration(ao.Every))
+			fmt.Fprintf(a.stderr, "firewatch: archive: pass failed: %s; next pass in %s\n", redactedErr(err), text.Duration(ao.Every))
 		}
 		if ao.Once {
 			return nil
@@ -104,7 +104,7 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	}
 }
 
-func model0(err error) string { return text.Redact(err.Error()) }
+func redactedErr(err error) string { return text.Redact(err.Error()) }
 
 // archivePass is one pass of firewatch archive.
 type archivePass struct {
@@ -119,8 +119,8 @@ type archivePass struct {
 	started                          time.Time
 }
 
-// RequestCount is how many requests the pass made (for its tests and
-// benchmarks).
+// progress says where the pass is: a line rewritten in place on a
+// terminal, one line at the end otherwise.
 func (p *archivePass) progress(final bool) {
 	line := fmt.Sprintf("archive: %d runs seen, %d fetched, %s", p.seen, p.fetched, text.Size(int(p.bytes)))
 	if p.expired > 0 {

@@ -65,3 +65,60 @@ func TestTwoProcessesOneArchive(t *testing.T) {
 		t.Fatalf("the watched run: %+v %v", r, err)
 	}
 }
+
+// TestArchiveKilledHalfway: an archive pass killed (SIGKILL) in the middle
+// leaves whole runs only; the next pass completes the work, nothing
+// duplicated.
+func TestArchiveKilledHalfway(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 150})
+	db := filepath.Join(t.TempDir(), "a.db")
+	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+db)
+	cmd := exec.Command(bin, "archive", "--once")
+	cmd.Env = env
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Kill it once it has written some runs (and before it is done).
+	ctx := context.Background()
+	killed := false
+	for range 2000 {
+		if st, err := archive.Open(ctx, db); err == nil {
+			n, _ := st.Stats(ctx)
+			st.Close()
+			if n.Runs >= 10 {
+				killed = cmd.Process.Kill() == nil
+				break
+			}
+		}
+		if cmd.ProcessState != nil {
+			break
+		}
+	}
+	_ = cmd.Wait()
+	if !killed {
+		t.Skip("the pass ended before it could be killed")
+	}
+	st, err := archive.Open(ctx, db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	half, _ := st.List(ctx, archive.Query{})
+	for _, r := range half {
+		if r.Polls != 1 {
+			t.Errorf("run %s half-written: %d polls", r.ID, r.Polls)
+		}
+	}
+	st.Close()
+	again := exec.Command(bin, "archive", "--once")
+	again.Env = env
+	if out, err := again.CombinedOutput(); err != nil {
+		t.Fatalf("second pass: %v\n%s", err, out)
+	}
+	st, _ = archive.Open(ctx, db)
+	defer st.Close()
+	all, _ := st.List(ctx, archive.Query{})
+	stats, _ := st.Stats(ctx)
+	if len(all) != 151 || stats.Polls != 151 {
+		t.Fatalf("after the second pass: %d runs, %d polls (want 151 of each); %d were there after the kill", len(all), stats.Polls, len(half))
+	}
+}
