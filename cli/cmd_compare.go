@@ -631,13 +631,13 @@ func (c *comparison) screen(color bool) string {
 		nameW = max(nameW, describe.Width(describe.OneLine(m.Name, 40)))
 	}
 	row := func(name, x, y, d, p string) {
-		fmt.Fprintf(&b, "%s%s %10s %10s %9s %8s\n", name, strings.Repeat(" ", nameW-describe.Width(name)), x, y, d, p)
+		fmt.Fprintf(&b, "%s%s %9s %9s %8s %8s\n", name, strings.Repeat(" ", nameW-describe.Width(name)), x, y, d, p)
 	}
 	row("metric", "baseline", "candidate", "delta", "delta %")
 	for _, m := range c.Metrics {
 		d, p := fmtDelta(m)
 		if m.Delta > 0 {
-			d, p = paint("33", fmt.Sprintf("%9s", d)), paint("33", fmt.Sprintf("%8s", p))
+			d, p = paint("33", fmt.Sprintf("%8s", d)), paint("33", fmt.Sprintf("%8s", p))
 		}
 		row(describe.OneLine(m.Name, 40), fmtNum(m.Baseline), fmtNum(m.Candidate), d, p)
 	}
@@ -650,7 +650,7 @@ func (c *comparison) screen(color bool) string {
 		if ag.Candidate != nil {
 			cs = fmt.Sprintf("%d calls %s", ag.Candidate.ToolCalls, orDash(deref(ag.Candidate.Outcome)))
 		}
-		fmt.Fprintf(&b, "  %-24s %-12s %-24s %s\n", describe.OneLine(ag.Name, 24), describe.OneLine(ag.Role, 12), bs, cs)
+		fmt.Fprintf(&b, "  %-20s %-12s %-21s %s\n", describe.OneLine(ag.Name, 20), describe.OneLine(ag.Role, 12), bs, cs)
 	}
 	b.WriteString("\ntool calls that differ\n")
 	shown := 0
@@ -704,5 +704,5 @@ func runsFirst(p *string) string {
 	if p == nil {
 		return ""
 	}
-	return describe.OneLine(*p, 60)
+	return describe.OneLine(*p, 44)
 }
