@@ -211,5 +211,6 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if ro.maxCredits == 0 {
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
+	a.archiveSeed = archiveSeedOf(&req)
 	return a.watchLive(cmd.Context(), w, svc, id, nil)
 }

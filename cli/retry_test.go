@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -91,6 +92,7 @@ func TestOneRetryPolicy(t *testing.T) {
 		{"interact --stop", "DELETE", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--stop"}, false},
 		{"interact --code", "POST", "/v2/scrape/" + scrape + "/interact", []string{"interact", scrape, "--code", "1+1", "-o", "json"}, false},
 		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false},
+		{"archive --once", "GET", "/v2/agent/" + job + "/trace", []string{"archive", "--once", "--archive", "ARCHIVE"}, false},
 		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true},
 	}
 	for _, k := range []int{2, poller.DefaultTries} {
@@ -113,7 +115,11 @@ func TestOneRetryPolicy(t *testing.T) {
 					return ctx.Err() == nil
 				}}
 				var out, errOut bytes.Buffer
-				code := execute(context.Background(), c.args, strings.NewReader(""), &out, &errOut, retry)
+				args := slices.Clone(c.args)
+				if i := slices.Index(args, "ARCHIVE"); i >= 0 {
+					args[i] = filepath.Join(t.TempDir(), "archive.db")
+				}
+				code := execute(context.Background(), args, strings.NewReader(""), &out, &errOut, retry)
 
 				said := waitLine.FindAllStringSubmatch(errOut.String()+out.String(), -1)
 				waits := min(k, poller.DefaultTries-1) // a wait between two tries

@@ -42,6 +42,11 @@ type Options struct {
 	// once; the next one is refused with 429 "You have reached the maximum
 	// number of active browser sessions." 0 → 5.
 	MaxBrowserSessions int
+	// Retention is how long a run is kept (from its createdAt, wall time):
+	// after it its status, trace and snapshots answer 404 and the list
+	// leaves it out, as the service does after 24 hours. 0: runs never
+	// expire (expiresAt still says 24 hours); firewatch serve's default is 24h.
+	Retention time.Duration
 	// Log, if non-nil, gets one line per request: time, method, path (never
 	// the key), status, duration.
 	Log io.Writer

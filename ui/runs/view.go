@@ -215,6 +215,9 @@ func (m *Model) listLines(w, h int) []string {
 		if r.Hidden {
 			mark += "(hidden) "
 		}
+		if r.Archived {
+			mark += "(archived) "
+		}
 		fixed := 2 + 1 + 1 + 10 + 2 + 8 + 2 + 8 + 2
 		pw := max(w-fixed-describe.Width(tail)-describe.Width(mark), 8)
 		prompt := pad(mark+FirstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark))
