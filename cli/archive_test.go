@@ -50,6 +50,12 @@ func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
 	if code1 != 0 || code2 != 0 || fromFile != fromArchive || fromFile == "" {
 		t.Fatalf("replay of the archived run differs from the recording's (%d, %d): %s", code1, code2, errOut)
 	}
+	// report takes the job id too, from the archive: no key, no request.
+	t.Setenv("FIRECRAWL_API_KEY", "")
+	before := srv.Stats().Requests
+	if md, errOut, code := run(t, context.Background(), "report", id, "--format", "md"); code != 0 || !strings.Contains(md, id) || srv.Stats().Requests != before {
+		t.Fatalf("report from the archive: exit %d, %d requests\n%s", code, srv.Stats().Requests-before, errOut)
+	}
 	st, err := archive.Open(context.Background(), db)
 	if err != nil {
 		t.Fatal(err)

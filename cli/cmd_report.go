@@ -80,6 +80,13 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		if s, _, err = a.loadRun(ctx, arg); err != nil {
 			return err
 		}
+	} else if _, rec, err := a.jobFromArchive(ctx, poller.ResolveBaseURL(o.APIURL), strings.ToLower(arg)); err == nil {
+		// A job id is read from the archive, else from the service.
+		if s, err = export.Load(ctx, bytes.NewReader(rec)); err != nil {
+			return asUsage(fmt.Errorf("archived run %s: %w", arg, err))
+		}
+	} else if !isArchiveNotFound(err) {
+		return err
 	} else {
 		svc, err := a.service(o.APIURL, o.APIKey)
 		if err != nil {
