@@ -564,21 +564,5 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 	return true, a.showArchived(ctx, w, st, r, rec)
 }
 
-// archiveBackend is the terminal UI's backend for a run read from the
-// archive: snapshots from it, nothing else.
-type archiveBackend struct {
-	snapshot func(ctx context.Context, sid string) (string, error)
-}
-
-func (b archiveBackend) Snapshot(ctx context.Context, sid string) (string, error) {
-	return b.snapshot(ctx, sid)
-}
-func (archiveBackend) Cancel(context.Context) error {
-	return errors.New("an archived run cannot be cancelled")
-}
-func (archiveBackend) SetPaused(bool)   {}
-func (archiveBackend) PollNow()         {}
-func (archiveBackend) SetLiveView(bool) {}
-
 // isArchiveNotFound reports an archive's "not held".
 func isArchiveNotFound(err error) bool { return errors.Is(err, archive.ErrNotFound) }

@@ -43,14 +43,13 @@ func runTUI(parent context.Context, w *watchSession) error {
 	var backend ui.Backend
 	if w.Watcher != nil && w.Client != nil {
 		backend = &tuiBackend{w: w}
-	} else if w.ArchiveSnapshot != nil {
-		backend = archiveBackend{snapshot: w.ArchiveSnapshot}
 	}
 	cfg := ui.Config{
 		JobID:        w.JobID,
 		Store:        w.Store,
 		Updates:      updates,
 		Backend:      backend,
+		Snapshots:    w.ArchiveSnapshot,
 		NoColor:      !w.Color,
 		ASCII:        w.Opts.ASCII,
 		Mouse:        w.Opts.Mouse,

@@ -114,7 +114,7 @@ func New(cfg Config) *Model {
 		loc:      time.Local,
 		clock:    &serverClock{wall: time.Now},
 		ordinal:  map[string]int{},
-		snaps:    newSnapshots(cfg.Backend),
+		snaps:    newSnapshots(cfg),
 		dk:       defaultDetailKeys(),
 		saveDir:  cfg.SaveDir,
 		getenv:   os.Getenv,
