@@ -489,3 +489,22 @@ func BenchmarkListPage(b *testing.B) {
 		s.Close()
 	}
 }
+
+// BenchmarkOpenClose is the fixed cost archiving adds to a watch: opening
+// an existing SQLite archive (checked, migrated if needed, statements
+// prepared) and closing it.
+func BenchmarkOpenClose(b *testing.B) {
+	path := filepath.Join(b.TempDir(), "a.db")
+	st, err := Open(context.Background(), path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	st.Close()
+	for b.Loop() {
+		st, err := Open(context.Background(), path)
+		if err != nil {
+			b.Fatal(err)
+		}
+		st.Close()
+	}
+}
