@@ -14,51 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 )
-
-// faultFront stands before the simulator and answers the first n requests
-// to one route (method and path prefix) with a 429 that asks for a delay
-// (Retry-After: 1), then lets requests through.
-type faultFront struct {
-	next          http.Handler
-	method, route string
-	n             int
-	status        int // 0: 429
-
-	mu   sync.Mutex
-	seen int
-}
-
-func (f *faultFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method == f.method && strings.HasPrefix(r.URL.Path, f.route) {
-		f.mu.Lock()
-		f.seen++
-		refuse := f.seen <= f.n
-		f.mu.Unlock()
-		if refuse && f.status != 0 {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(f.status)
-			fmt.Fprint(w, `{"success":false,"error":"Internal server error"}`)
-			return
-		}
-		if refuse {
-			w.Header().Set("Retry-After", "1")
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusTooManyRequests)
-			fmt.Fprint(w, `{"success":false,"error":"Rate limit exceeded"}`)
-			return
-		}
-	}
-	f.next.ServeHTTP(w, r)
-}
-
-func (f *faultFront) requests() int {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.seen
-}
 
 var waitLine = regexp.MustCompile(`rate limited, retrying in (\S+)(?: \((\d+)/(\d+)\))?`)
 
@@ -67,9 +26,10 @@ var waitLine = regexp.MustCompile(`rate limited, retrying in (\S+)(?: \((\d+)/(\
 // the same (the delay asked, 1s, each time), says each wait with its length
 // on stderr, and gives up at the same try: after poller.DefaultTries tries
 // in all it fails with exit 6 (the service refused), with fewer 429s it
-// succeeds. The watch is a poller: it waits the same and never gives up,
-// saying each wait in its output. (The runs screen uses the same
-// Retry.Delay as a poller; ui/runs's TestRateLimited shows its wait.)
+// succeeds. The watch is a poller: it waits the same (its --interval is
+// below the delay asked: a poller never waits less than its interval) and
+// never gives up, saying each wait in its output. (The runs screen, a
+// poller too, meets the same front in ui/runs's TestSameRetryAsTheCommands.)
 func TestOneRetryPolicy(t *testing.T) {
 	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1000, RateLimit: -1, Scrapes: 2})
 	if err != nil {
@@ -101,7 +61,7 @@ func TestOneRetryPolicy(t *testing.T) {
 				continue // the same waits, more of them: nothing new to see
 			}
 			t.Run(fmt.Sprintf("%s/%d 429s", c.name, k), func(t *testing.T) {
-				front := &faultFront{next: srv, method: c.method, route: c.route, n: k}
+				front := &hostile.Refuser{Next: srv, Method: c.method, Route: c.route, N: k}
 				hs := httptest.NewServer(front)
 				defer hs.Close()
 				t.Setenv("FIRECRAWL_API_URL", hs.URL)
@@ -141,16 +101,16 @@ func TestOneRetryPolicy(t *testing.T) {
 				}
 				switch {
 				case c.poller:
-					if code != 0 || front.requests() <= k { // the run succeeded
-						t.Errorf("exit %d after %d requests: the watch should go on to the end\n%s", code, front.requests(), errOut.String())
+					if code != 0 || front.Requests() <= k { // the run succeeded
+						t.Errorf("exit %d after %d requests: the watch should go on to the end\n%s", code, front.Requests(), errOut.String())
 					}
 				case k < poller.DefaultTries:
-					if code != 0 || front.requests() != k+1 {
-						t.Errorf("exit %d after %d requests, want 0 after %d\n%s", code, front.requests(), k+1, errOut.String())
+					if code != 0 || front.Requests() != k+1 {
+						t.Errorf("exit %d after %d requests, want 0 after %d\n%s", code, front.Requests(), k+1, errOut.String())
 					}
 				default:
-					if code != ExitRejected || front.requests() != poller.DefaultTries || !strings.Contains(errOut.String(), "Rate limit exceeded") {
-						t.Errorf("exit %d after %d requests, want %d after %d, with the service's message\n%s", code, front.requests(), ExitRejected, poller.DefaultTries, errOut.String())
+					if code != ExitRejected || front.Requests() != poller.DefaultTries || !strings.Contains(errOut.String(), "Rate limit exceeded") {
+						t.Errorf("exit %d after %d requests, want %d after %d, with the service's message\n%s", code, front.Requests(), ExitRejected, poller.DefaultTries, errOut.String())
 					}
 				}
 			})
@@ -167,7 +127,7 @@ func TestServerErrorRetriedThenExit1(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	front := &faultFront{next: srv, method: "GET", route: "/v2/agent", n: 100, status: http.StatusServiceUnavailable}
+	front := &hostile.Refuser{Next: srv, Method: "GET", Route: "/v2/agent", N: 100, Status: http.StatusServiceUnavailable}
 	hs := httptest.NewServer(front)
 	defer hs.Close()
 	t.Setenv("FIRECRAWL_API_URL", hs.URL)
@@ -177,8 +137,8 @@ func TestServerErrorRetriedThenExit1(t *testing.T) {
 	var out, errOut bytes.Buffer
 	code := execute(context.Background(), []string{"runs", "-o", "json"}, strings.NewReader(""), &out, &errOut, retry)
 	want := []time.Duration{time.Second, 2 * time.Second, 4 * time.Second, 8 * time.Second}
-	if code != ExitFailed || !slices.Equal(slept, want) || front.requests() != poller.DefaultTries {
-		t.Fatalf("exit %d, waited %v after %d requests; want exit 1, %v, %d\n%s", code, slept, front.requests(), want, poller.DefaultTries, errOut.String())
+	if code != ExitFailed || !slices.Equal(slept, want) || front.Requests() != poller.DefaultTries {
+		t.Fatalf("exit %d, waited %v after %d requests; want exit 1, %v, %d\n%s", code, slept, front.Requests(), want, poller.DefaultTries, errOut.String())
 	}
 	if n := strings.Count(errOut.String(), "server error 503, retrying in"); n != len(want) {
 		t.Errorf("%d waits said, want %d:\n%s", n, len(want), errOut.String())
