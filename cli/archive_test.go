@@ -13,6 +13,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 )
@@ -325,7 +326,7 @@ func TestCompareExitCodes(t *testing.T) {
 		})
 	}
 	t.Run("service failing", func(t *testing.T) {
-		front := &faultFront{next: srv, method: "GET", route: "/v2/agent/", n: 100, status: 503}
+		front := &hostile.Refuser{Next: srv, Method: "GET", Route: "/v2/agent/", N: 100, Status: 503}
 		hs := httptest.NewServer(front)
 		defer hs.Close()
 		t.Setenv("FIRECRAWL_API_URL", hs.URL)

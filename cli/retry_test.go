@@ -66,6 +66,9 @@ func TestOneRetryPolicy(t *testing.T) {
 				defer hs.Close()
 				t.Setenv("FIRECRAWL_API_URL", hs.URL)
 				t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+				// The service is asked, not the archive (the simulator's
+				// ids repeat: another test may have archived this run).
+				t.Setenv("FIREWATCH_ARCHIVE", "off")
 				var slept []time.Duration
 				var mu sync.Mutex
 				retry := poller.Retry{Sleep: func(ctx context.Context, d time.Duration) bool {
