@@ -78,6 +78,7 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 		return err
 	}
 	defer cleanup()
+	a.noArchive = true // the demo's runs are not the user's
 	ctx := cmd.Context()
 	if d.History < 0 {
 		return badUsage("--history %d: it must not be negative", d.History)

@@ -87,6 +87,9 @@ func (a *app) openRecording(file string) (in io.Reader, name string, closeIn fun
 	if file == "-" {
 		return a.stdin, "stdin", func() {}, nil
 	}
+	if isJobArg(file) { // FILE or JOB_ID: cli/archive.go
+		return a.openJob(file)
+	}
 	f, err := os.Open(file)
 	if err != nil {
 		return nil, file, nil, badUsage("cannot read the recording: %v", err)

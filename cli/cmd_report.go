@@ -12,6 +12,7 @@ import (
 
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
 )
 
 type reportOptions struct {
@@ -101,6 +102,13 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		if s, _, err = a.loadRun(ctx, arg, "", ""); err != nil {
 			return err
 		}
+	} else if _, rec, err := a.jobFromArchive(ctx, poller.ResolveBaseURL(o.APIURL), strings.ToLower(arg)); err == nil {
+		// A job id is read from the archive, else from the service.
+		if s, err = export.Load(ctx, bytes.NewReader(rec)); err != nil {
+			return asUsage(fmt.Errorf("archived run %s: %w", arg, err))
+		}
+	} else if !isArchiveNotFound(err) {
+		return err
 	} else {
 		svc, err := a.service(o.APIURL, o.APIKey)
 		if err != nil {

@@ -224,5 +224,6 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
 	w.Request = model.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: o.StartedMaxCredits}
+	a.archiveSeed = archiveSeedOf(&req)
 	return a.watchLive(ctx, w, svc, id, nil)
 }

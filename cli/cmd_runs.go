@@ -248,8 +248,10 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
 	// The screen waits on its own, and says so on screen: its client
-	// asks once.
-	m := runs.New(runs.Config{Service: c.WithRetry(poller.Retry{Tries: 1}), Status: status, ASCII: o.ASCII,
+	// asks once; archived runs follow the live ones (cmd_history.go).
+	list, closeArchive := a.runsWithArchive(ctx, c.WithRetry(poller.Retry{Tries: 1}), svc.baseURL)
+	defer closeArchive()
+	m := runs.New(runs.Config{Service: list, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
 		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
@@ -273,7 +275,11 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			return err
 		}
 		w.BackToList = true
-		err = a.watchLive(ctx, w, svc, m.Chosen, nil)
+		if as, ok := list.(*archiveService); ok && as.archivedOnly(m.Chosen) {
+			err = a.showArchivedID(ctx, w, as, m.Chosen)
+		} else {
+			err = a.watchLive(ctx, w, svc, m.Chosen, nil)
+		}
 		cleanup()
 		if r := w.Store.Run(); r.State == model.StateFinished {
 			m.SetOutcome(m.Chosen, string(r.Outcome)) // a cancel shows as one

@@ -52,6 +52,7 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.IntVar(&so.RateLimit, "rate-limit", sim.DefaultRateLimit, "requests a minute per key before 429 (-1: no limit)")
 	f.IntVar(&so.Scrapes, "scrapes", 1, "ready-made scrape jobs to interact with (0: none)")
 	f.IntVar(&so.MaxBrowserSessions, "max-browser-sessions", 5, "scrape browser sessions open at once before interact answers 429")
+	f.DurationVar(&so.Retention, "retention", sim.DefaultRetention, "how long a run is kept: after it its trace, status and snapshots answer 404 and the list leaves it out")
 	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })

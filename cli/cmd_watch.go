@@ -68,6 +68,10 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 	if err != nil {
 		return err
 	}
+	// A run the service forgot is shown from the archive (cli/archive.go).
+	if handled, err := a.watchFromArchive(cmd, o, svc, jobID); handled {
+		return err
+	}
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return err
@@ -112,6 +116,10 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 		wopts.Record = f
 	}
+	// The archive gets the recording too, poll by poll (cli/archive.go).
+	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
+	defer aw.close(w)
+	wopts.Record = teeRecord(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
 	w.Store.SetRunID(jobID)
@@ -121,6 +129,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		return err
 	}
 	defer otlp.finish()
+	if aw != nil {
+		aw.attachNotes(w)
+	}
 	if hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()

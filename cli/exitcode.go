@@ -136,6 +136,29 @@ type outputsFailed struct{ err error }
 
 func (e *outputsFailed) Error() string { return fmt.Sprintf("exit status %d", codeOf(e)) }
 
+// thresholdCrossed is a comparison that crossed --fail-on thresholds
+// (compare, said on stderr): the regression gate's exit 1.
+type thresholdCrossed struct{ names []string }
+
+func (e *thresholdCrossed) Error() string { return "crossed " + strings.Join(e.names, ", ") }
+
+// gateError is a regression gate's failure other than a crossed threshold
+// (an unreadable file or archive, the service, the network): its code is
+// never 1, which a script reads as "crossed".
+type gateError struct{ err error }
+
+func (e *gateError) Error() string { return e.err.Error() }
+func (e *gateError) Unwrap() error { return e.err }
+
+// gateErr marks compare's error as a gate's: nil and a crossed threshold
+// stay as they are.
+func gateErr(err error) error {
+	if err == nil || errors.As(err, new(*thresholdCrossed)) {
+		return err
+	}
+	return &gateError{err}
+}
+
 // said reports whether everything about err was already said: Execute
 // prints no message for it.
 func said(err error) bool {
@@ -145,6 +168,7 @@ func said(err error) bool {
 	}
 	return ce != nil || errors.As(err, new(*watchEnd)) || errors.As(err, new(*interactEnd)) ||
 		errors.As(err, new(*outputsFailed)) || errors.As(err, new(*interruptedError)) ||
+		errors.As(err, new(*thresholdCrossed)) ||
 		errors.Is(err, context.Canceled)
 }
 
@@ -152,7 +176,7 @@ func said(err error) bool {
 // (an unknown command, arguments of a subcommand) are not, and are usage
 // errors.
 func ours(err error) bool {
-	return said(err) || errors.As(err, new(*crawlEnd)) || errors.As(err, new(*usageError)) || errors.As(err, new(*failure)) ||
+	return said(err) || errors.As(err, new(*crawlEnd)) || errors.As(err, new(*gateError)) || errors.As(err, new(*usageError)) || errors.As(err, new(*failure)) ||
 		errors.As(err, new(*outputError)) || errors.As(err, new(*poller.Error))
 }
 
@@ -164,10 +188,21 @@ func codeOf(err error) int {
 		ce *crawlEnd
 		of *outputsFailed
 		pe *poller.Error
+		ge *gateError
 	)
 	switch {
 	case err == nil:
 		return ExitOK
+	case errors.As(err, new(*thresholdCrossed)):
+		return ExitFailed
+	case errors.As(err, &ge):
+		// Usage, an unreadable or newer archive or file, a 5xx or the
+		// network: 2; the service refusing an id keeps its 6, an
+		// interrupt its 130.
+		if c := codeOf(ge.err); c != ExitFailed {
+			return c
+		}
+		return ExitUsage
 	case errors.As(err, &we):
 		return outputCode(watchCode(we.run, we.err), we.output)
 	case errors.As(err, &ie):

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -69,6 +70,7 @@ func TestOneRetryPolicy(t *testing.T) {
 		{"report", "GET", "/v2/agent/" + job + "/trace", []string{"report", job, "--format", "md"}, false, nil},
 		{"export JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"export", job, "--otlp-endpoint", sink.URL}, false, nil},
 		{"replay JOB_ID", "GET", "/v2/agent/" + job + "/trace", []string{"replay", job, "-o", "plain"}, false, nil},
+		{"archive --once", "GET", "/v2/agent/" + job + "/trace", []string{"archive", "--once", "--archive", "ARCHIVE"}, false, nil},
 		{"watch", "GET", "/v2/agent/" + job + "/trace", []string{"watch", job, "-o", "plain", "--interval", "100ms"}, true, nil},
 	}
 	for _, k := range []int{2, poller.DefaultTries} {
@@ -86,6 +88,9 @@ func TestOneRetryPolicy(t *testing.T) {
 				defer hs.Close()
 				t.Setenv("FIRECRAWL_API_URL", hs.URL)
 				t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+				// The service is asked, not the archive (the simulator's
+				// ids repeat: another test may have archived this run).
+				t.Setenv("FIREWATCH_ARCHIVE", "off")
 				var slept []time.Duration
 				var mu sync.Mutex
 				retry := poller.Retry{Sleep: func(ctx context.Context, d time.Duration) bool {
@@ -95,7 +100,11 @@ func TestOneRetryPolicy(t *testing.T) {
 					return ctx.Err() == nil
 				}}
 				var out, errOut bytes.Buffer
-				code := execute(context.Background(), c.args, strings.NewReader(""), &out, &errOut, retry)
+				args := slices.Clone(c.args)
+				if i := slices.Index(args, "ARCHIVE"); i >= 0 {
+					args[i] = filepath.Join(t.TempDir(), "archive.db")
+				}
+				code := execute(context.Background(), args, strings.NewReader(""), &out, &errOut, retry)
 
 				said := waitLine.FindAllStringSubmatch(errOut.String()+out.String(), -1)
 				waits := min(k, poller.DefaultTries-1) // a wait between two tries

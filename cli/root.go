@@ -17,6 +17,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -67,13 +68,20 @@ type app struct {
 	print  *writeGuard
 	stderr *scrubWriter // redacts the secrets
 	out    *outputs     // the watch's outputs (newSession)
-	// secrets is every secret of this run (the key once resolved, key.go):
-	// stderr, the debug log, the client, the store and the printers of
-	// server JSON all redact with this one value.
+	// secrets is every secret of this run (the key once resolved, key.go;
+	// a DSN's password, archive.go): stderr, the debug log, the client, the
+	// store and the printers of server JSON all redact with this one value.
 	secrets *text.Secrets
 	// retry is the policy of every request but the watch's polls
 	// (poller.Retry's defaults; tests replace its Sleep).
 	retry poller.Retry
+
+	// The archive (cli/archive.go): --archive's value; noArchive for the
+	// demo; archiveSeed is what run knows of the run it started.
+	archiveFlag string
+	noArchive   bool
+	archiveSeed *archive.Run
+	openStore   archive.Store // opened by watch's archive lookup, for the watch to write to
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -91,7 +99,8 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		}
 		return codeOf(nil)
 	}
-	secrets := text.NewSecrets()
+	// The archive's DSN may hold a password: a secret from the start.
+	secrets := text.NewSecrets(archive.Password(os.Getenv(archive.EnvDSN)))
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}}
 	poller.Version = Version()
 	root := a.rootCommand()
@@ -187,12 +196,14 @@ func (a *app) rootCommand() *cobra.Command {
 		},
 	}
 	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	root.PersistentFlags().Var(&dsnFlag{a}, "archive", "the archive: a file, postgres://..., or off (default $"+archive.EnvDSN+", else the data folder's firewatch/archive.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand(), a.crawlCommand())
 	root.AddCommand(a.exportCommand(), a.reportCommand())
 	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
+	root.AddCommand(a.archiveCommand(), a.historyCommand(), a.compareCommand(), a.costCommand())
 	tidyFlagHelp(root)
 	root.SuggestionsMinimumDistance = 2
 	return root

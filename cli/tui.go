@@ -49,6 +49,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		Store:        w.Store,
 		Updates:      updates,
 		Backend:      backend,
+		Snapshots:    w.ArchiveSnapshot,
 		NoColor:      !w.Color,
 		ASCII:        w.Opts.ASCII,
 		Mouse:        w.Opts.Mouse,

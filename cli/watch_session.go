@@ -42,6 +42,9 @@ type feed struct {
 	// InputBytes is the size of the file a replay reads (0: not known):
 	// the memory the terminal UI may take follows it from the start.
 	InputBytes int64
+	// ArchiveSnapshot, set for a run read from the archive, gives its
+	// snapshots to the terminal UI (cli/archive.go).
+	ArchiveSnapshot func(ctx context.Context, snapshotID string) (string, error)
 }
 
 // display is where and how a watch is shown (newSession sets it up).

@@ -35,6 +35,8 @@ func run(m *testing.M) int {
 		return 1
 	}
 	defer os.RemoveAll(dir)
+	// The binaries archive what they watch: never into the user's archive.
+	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
 	wd, _ := os.Getwd()
 	moduleRoot = filepath.Dir(wd)
 	bin = filepath.Join(dir, "firewatch")
@@ -71,7 +73,7 @@ func startSim(t *testing.T, opts sim.Options) *sim.Server {
 // baseEnv is a clean environment: no FIRECRAWL_* or NO_COLOR from the
 // machine running the tests.
 func baseEnv(extra ...string) []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC", "LANG=C.UTF-8"}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC", "LANG=C.UTF-8", "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME")}
 	return append(env, extra...)
 }
 

@@ -73,6 +73,7 @@ type RunInfo struct {
 	CreditsUsed *float64
 	Raw         jsontext.Value // the item as received
 	RunExtras                  // targetHint, origin, integration, settings (agents.go)
+	Archived    bool           // read from firewatch's archive, not the service's list
 }
 
 // TokenUsage is the team's token balance.

@@ -161,7 +161,7 @@ func (s *Server) serveList(w *respWriter, req *http.Request) {
 	items := arr{}
 	var next any
 	for i, r := range runs {
-		if before >= 0 && r.createdAt.UnixMilli() >= before {
+		if before >= 0 && r.createdAt.UnixMilli() >= before || s.expired(r) {
 			continue
 		}
 		if len(items) == ListPageSize {

@@ -51,6 +51,11 @@ type Options struct {
 	CrawlStep          time.Duration
 	CrawlPageDocs      int
 	CrawlMarkdownBytes int
+	// Retention is how long a run is kept (from its createdAt, wall time):
+	// after it its status, trace and snapshots answer 404 and the list
+	// leaves it out, as the service does after 24 hours. 0: runs never
+	// expire (expiresAt still says 24 hours); firewatch serve's default is 24h.
+	Retention time.Duration
 	// Log, if non-nil, gets one line per request: time, method, path (never
 	// the key), status, duration.
 	Log io.Writer

@@ -645,7 +645,7 @@ func (s *Server) serveJob(w *respWriter, req *http.Request, h jobHandler) {
 		return
 	}
 	r := s.lookup(strings.ToLower(id))
-	if r == nil {
+	if r == nil || s.expired(r) {
 		jobErr(w, route, http.StatusNotFound, msgJobNotFound)
 		return
 	}
@@ -815,7 +815,7 @@ func (s *Server) statusBody(r *run) []byte {
 	if st != "processing" {
 		o = append(o, "creditsUsed", r.credits(v, now))
 	}
-	o = append(o, "expiresAt", r.createdAt.Add(24*time.Hour).Format(isoMillis), "model", r.info.model)
+	o = append(o, "expiresAt", r.createdAt.Add(s.retention()).Format(isoMillis), "model", r.info.model)
 	if r.info.effort != "" {
 		o = append(o, "effort", r.info.effort)
 	}

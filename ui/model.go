@@ -116,7 +116,7 @@ func New(cfg Config) *Model {
 		clock:    &serverClock{wall: time.Now, replay: cfg.Backend == nil},
 		replay:   cfg.Backend == nil,
 		ordinal:  map[string]int{},
-		snaps:    newSnapshots(cfg.Backend),
+		snaps:    newSnapshots(cfg),
 		dk:       defaultDetailKeys(),
 		saveDir:  cfg.SaveDir,
 		getenv:   os.Getenv,

@@ -35,6 +35,10 @@ type Config struct {
 	// Updates are the watch's updates; closed when watching ends.
 	Updates <-chan poller.Update
 	Backend Backend
+	// Snapshots, without a Backend, is where artifact snapshots come from
+	// (an archived run's, from the archive); the run stays read-only, as
+	// in a replay: no cancel, pause or live view.
+	Snapshots func(ctx context.Context, snapshotID string) (string, error)
 
 	NoColor, ASCII, Mouse, ExitOnFinish, LiveView bool
 

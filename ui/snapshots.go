@@ -36,15 +36,21 @@ type snapEntry struct {
 // and canDiff, and ask for what they need with snapshotWantMsg and
 // diffWantMsg.
 type snapshots struct {
-	backend Backend
+	// load fetches a snapshot: the Backend's, else Config.Snapshots; nil
+	// in a replay.
+	load    func(ctx context.Context, snapshotID string) (string, error)
 	m       map[string]*snapEntry
 	loading int
 	diffs   map[[2]string]diff.Result
 	diffing map[[2]string]bool // computing in a command
 }
 
-func newSnapshots(b Backend) *snapshots {
-	return &snapshots{backend: b, m: map[string]*snapEntry{}, diffs: map[[2]string]diff.Result{}, diffing: map[[2]string]bool{}}
+func newSnapshots(cfg Config) *snapshots {
+	load := cfg.Snapshots
+	if cfg.Backend != nil {
+		load = cfg.Backend.Snapshot
+	}
+	return &snapshots{load: load, m: map[string]*snapEntry{}, diffs: map[[2]string]diff.Result{}, diffing: map[[2]string]bool{}}
 }
 
 // get is the entry of id, nil when never asked for.
@@ -58,17 +64,17 @@ func (s *snapshots) fetch(id string, kind model.ArtifactKind, r *artcontent.Rend
 	if e := s.m[id]; e != nil && (e.loading || e.ok) {
 		return nil
 	}
-	if s.backend == nil {
+	if s.load == nil {
 		s.m[id] = &snapEntry{err: "snapshots are not available in replay: they live on the service"}
 		return nil
 	}
 	s.m[id] = &snapEntry{loading: true}
 	s.loading++
-	b := s.backend
+	load := s.load
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), snapshotTimeout)
 		defer cancel()
-		content, err := b.Snapshot(ctx, id)
+		content, err := load(ctx, id)
 		msg := snapshotMsg{id: id, content: content, err: err, kind: kind}
 		if err == nil && r != nil {
 			v := artcontent.New(r, kind, content)

@@ -254,6 +254,9 @@ func (m *Model) marks(r *poller.RunInfo) string {
 	if r.Hidden {
 		mark += "(hidden) "
 	}
+	if r.Archived {
+		mark += "(archived) "
+	}
 	return mark
 }
 

@@ -1,0 +1,288 @@
+// Package archive keeps agent runs past the service's retention: each run's
+// list item and status, every poll as a recording holds it, its artifact
+// snapshots and the summary firewatch derived. Two stores share one SQL
+// schema: an embedded SQLite file (the default, pure Go) and PostgreSQL (a
+// team's shared archive). Runs are keyed by the service's base URL and
+// their id.
+package archive
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"time"
+
+	"github.com/firewatch/firewatch/text"
+)
+
+// SchemaVersion is the version of the schema this firewatch writes.
+const SchemaVersion = 1
+
+// Off is the DSN that turns archiving off.
+const Off = "off"
+
+// EnvDSN is the environment variable that picks the archive.
+const EnvDSN = "FIREWATCH_ARCHIVE"
+
+// ErrNotFound is returned when the archive does not hold a run or snapshot.
+var ErrNotFound = errors.New("not in the archive")
+
+// ErrOff is returned by Open for the DSN "off".
+var ErrOff = errors.New("archiving is off")
+
+// Run is what the archive holds about one run besides its polls. Strings
+// are "" and pointers nil when unknown.
+type Run struct {
+	Service string // the service's base URL
+	ID      string
+
+	Prompt      string
+	Model       string
+	Effort      string
+	URLs        []string
+	Schema      []byte // the JSON schema as sent, nil when none
+	Label       string
+	Status      string // the service's status word
+	CreatedAt   *time.Time
+	ExpiresAt   *time.Time
+	CreditsUsed *float64
+	MaxCredits  *float64
+	Item        []byte // the list item as received (JSON), nil when not seen
+	Result      []byte // the status's data (the result, JSON), nil when not seen
+
+	// What firewatch derived (SetDerived).
+	Outcome    string // the run's outcome word, "" while not finished
+	FinishedAt *time.Time
+	DurationMs *int64
+	TokensUsed *float64
+	Events     int
+	ToolCalls  int
+	Errors     int
+	Attention  int
+	Summary    []byte // the full summary JSON (with attention and creditsByAgent)
+
+	// Kept by the store.
+	StartedAt  *time.Time // the first poll's recording start
+	Polls      int
+	PollBytes  int64 // bytes of poll bodies as stored
+	Complete   bool  // archived after the run finished: nothing more will come
+	Expired    bool  // the service no longer has it
+	ArchivedAt time.Time
+}
+
+// SortTime is when the run was created, else when it was first seen.
+func (r *Run) SortTime() time.Time {
+	switch {
+	case r.CreatedAt != nil:
+		return *r.CreatedAt
+	case r.StartedAt != nil:
+		return *r.StartedAt
+	}
+	return r.ArchivedAt
+}
+
+// Poll is one recording line: {"receivedAt":..., "trace":{...}}.
+type Poll struct {
+	ReceivedAt time.Time
+	Line       []byte // without the trailing newline
+}
+
+// Held is how the archive holds a run.
+type Held struct {
+	Complete bool // archived after it finished
+	HasItem  bool // the list item is held
+}
+
+// Query selects runs for List.
+type Query struct {
+	Service string    // "" for every service
+	Since   time.Time // created at or after (zero: no bound)
+	Before  time.Time // created before (zero: no bound)
+	Status  string    // "" or "all" for any; else the status word (processing, completed, failed, cancelled)
+	Grep    string    // case-insensitive substring of the prompt
+	Limit   int       // 0: no limit
+}
+
+// Pruned says what Prune deleted.
+type Pruned struct {
+	Runs  int
+	Polls int
+	Bytes int64 // stored bytes of polls and snapshots
+}
+
+// Stats is the archive's size.
+type Stats struct {
+	Runs, Polls, Events int
+	PollBytes           int64
+	SnapshotBytes       int64
+}
+
+// Store is an archive.
+type Store interface {
+	// Where names the archive for messages: a path, or a DSN with its
+	// password redacted.
+	Where() string
+	// PutRun records what is known of a run: fields set in r replace the
+	// stored ones, unknown (zero) ones keep them. Complete and Expired
+	// are only ever set, never cleared, by PutRun.
+	PutRun(ctx context.Context, r *Run) error
+	// AppendPolls adds polls after the ones held, in one short
+	// transaction, creating the run when it is new.
+	AppendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll) error
+	// ReplaceRun stores a run fetched whole (by the archive pass or an
+	// import): its fields, its polls (replacing any held) and its
+	// snapshots, all in one transaction.
+	ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapshots map[string]string) error
+	// PutSnapshot stores one artifact snapshot's content.
+	PutSnapshot(ctx context.Context, service, id, snapshotID, content string) error
+	// SetDerived stores what firewatch derived from the run (the Outcome
+	// ... Summary fields of r).
+	SetDerived(ctx context.Context, r *Run) error
+	// MarkExpired records that the service no longer has the run.
+	MarkExpired(ctx context.Context, service, id string) error
+
+	// Get returns a run; service "" finds the id under any service (the
+	// given one first). ErrNotFound when it is not held.
+	Get(ctx context.Context, service, id string) (*Run, error)
+	// Polls returns a run's polls in order.
+	Polls(ctx context.Context, service, id string) ([]Poll, error)
+	// Snapshot returns one snapshot's content.
+	Snapshot(ctx context.Context, service, id, snapshotID string) (string, error)
+	// List returns runs, newest first, without their Summary.
+	List(ctx context.Context, q Query) ([]Run, error)
+	// Held returns, for the given ids of one service, how each is held;
+	// ids not held (or held without polls) are absent.
+	Held(ctx context.Context, service string, ids []string) (map[string]Held, error)
+	// Prune deletes runs created before before (service "" for every
+	// service), or the run id when id is set.
+	Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error)
+	Stats(ctx context.Context) (Stats, error)
+	Close() error
+}
+
+// DefaultPath is the default archive file: $XDG_DATA_HOME/firewatch/archive.db
+// (~/.local/share/firewatch/archive.db), or the platform's data folder
+// (~/Library/Application Support on macOS, %LocalAppData% on Windows).
+func DefaultPath() (string, error) {
+	if d := os.Getenv("XDG_DATA_HOME"); d != "" && filepath.IsAbs(d) {
+		return filepath.Join(d, "firewatch", "archive.db"), nil
+	}
+	switch runtime.GOOS {
+	case "windows":
+		if d := os.Getenv("LocalAppData"); d != "" {
+			return filepath.Join(d, "firewatch", "archive.db"), nil
+		}
+	case "darwin", "ios":
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return "", err
+		}
+		return filepath.Join(home, "Library", "Application Support", "firewatch", "archive.db"), nil
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return "", fmt.Errorf("no data folder for the archive (set --archive or %s): %w", EnvDSN, err)
+	}
+	return filepath.Join(home, ".local", "share", "firewatch", "archive.db"), nil
+}
+
+// ResolveDSN is the archive's DSN: the flag's value, else FIREWATCH_ARCHIVE,
+// else the default path.
+func ResolveDSN(flag string) (string, error) {
+	if flag != "" {
+		return flag, nil
+	}
+	if v := os.Getenv(EnvDSN); v != "" {
+		return v, nil
+	}
+	return DefaultPath()
+}
+
+// IsPostgres reports whether dsn names a PostgreSQL server.
+func IsPostgres(dsn string) bool {
+	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+}
+
+// RedactDSN is dsn with its password (URL user info or a password=
+// parameter) written as the key is (text.Redacted): the one place a DSN is
+// made printable.
+func RedactDSN(dsn string) string {
+	if !IsPostgres(dsn) {
+		return dsn
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return "postgres://" + text.Redacted
+	}
+	if u.User != nil {
+		if _, has := u.User.Password(); has {
+			u.User = url.UserPassword(u.User.Username(), "REDACTEDPASSWORD")
+		}
+	}
+	q := u.Query()
+	if q.Has("password") {
+		q.Set("password", "REDACTEDPASSWORD")
+		u.RawQuery = q.Encode()
+	}
+	return strings.ReplaceAll(u.String(), "REDACTEDPASSWORD", text.Redacted)
+}
+
+// Password is dsn's password (URL user info or a password= parameter), ""
+// for none: the caller adds it to the secrets every output redacts.
+func Password(dsn string) string {
+	if !IsPostgres(dsn) {
+		return ""
+	}
+	u, err := url.Parse(dsn)
+	if err != nil {
+		return ""
+	}
+	if u.User != nil {
+		if pw, has := u.User.Password(); has {
+			return pw
+		}
+	}
+	return u.Query().Get("password")
+}
+
+// Open opens the archive dsn names ("off": ErrOff), creating and migrating
+// it when needed. A database written by a newer firewatch, or a file that is
+// not one, is an error that names it; such a file is not changed.
+func Open(ctx context.Context, dsn string) (Store, error) {
+	switch {
+	case dsn == Off:
+		return nil, ErrOff
+	case dsn == "":
+		return nil, errors.New("archive: empty DSN")
+	case IsPostgres(dsn):
+		return openPostgres(ctx, dsn)
+	}
+	return openSQLite(ctx, dsn)
+}
+
+// NewerError is a database written by a newer firewatch.
+type NewerError struct {
+	Where   string
+	Version int
+}
+
+func (e *NewerError) Error() string {
+	return fmt.Sprintf("archive %s: written by a newer firewatch (schema version %d; this one reads up to %d); it was left as it is", e.Where, e.Version, SchemaVersion)
+}
+
+// CorruptError is a file that is not an archive firewatch can read.
+type CorruptError struct {
+	Where string
+	Err   error
+}
+
+func (e *CorruptError) Error() string {
+	return fmt.Sprintf("archive %s: not a database firewatch can read (%v); it was left as it is", e.Where, e.Err)
+}
+
+func (e *CorruptError) Unwrap() error { return e.Err }

@@ -1,0 +1,59 @@
+package archive
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/jackc/pgx/v5"
+	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/firewatch/firewatch/text"
+)
+
+// migrationLock serialises migrations of one PostgreSQL database (a
+// transaction-scoped advisory lock; the number is firewatch's own).
+const migrationLock = `SELECT pg_advisory_xact_lock(7305482193)`
+
+// openPostgres connects to a team's shared archive with pgx.
+func openPostgres(ctx context.Context, dsn string) (Store, error) {
+	where := RedactDSN(dsn)
+	cfg, err := pgx.ParseConfig(dsn)
+	if err != nil {
+		// pgx's message can quote the DSN: say it without.
+		return nil, fmt.Errorf("archive %s: the DSN does not parse", where)
+	}
+	if cfg.ConnectTimeout == 0 {
+		cfg.ConnectTimeout = 10 * time.Second
+	}
+	db := stdlib.OpenDB(*cfg)
+	db.SetMaxOpenConns(4)
+	db.SetConnMaxIdleTime(time.Minute)
+	s := &sqlStore{db: db, d: postgresDialect, where: where, lockTx: migrationLock, now: time.Now}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("archive %s: %s", where, scrubPassword(err.Error(), cfg.Password))
+	}
+	// A newer schema is reported before the migration's lock is taken.
+	if v, err := s.version(ctx, db); err == nil && v > SchemaVersion {
+		db.Close()
+		return nil, &NewerError{Where: where, Version: v}
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.prepareHot(ctx); err != nil {
+		s.Close()
+		return nil, s.fail("preparing", err)
+	}
+	return s, nil
+}
+
+func scrubPassword(msg, pw string) string {
+	if pw == "" {
+		return msg
+	}
+	return strings.ReplaceAll(msg, pw, text.Redacted)
+}

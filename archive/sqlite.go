@@ -1,0 +1,133 @@
+package archive
+
+import (
+	"bytes"
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/url"
+	"os"
+	"path/filepath"
+	"time"
+
+	_ "github.com/ncruces/go-sqlite3/driver" // the "sqlite3" driver: SQLite compiled to Go, no cgo
+)
+
+// SQLite settings: WAL lets a watch and `firewatch archive` read while the
+// other writes; writes begin IMMEDIATE (the driver's default) so that two
+// writers queue on the busy timeout instead of failing on a lock upgrade;
+// synchronous=NORMAL is durable across a process crash (the last poll at
+// most is lost on power failure).
+const sqliteBusyTimeout = 30 * time.Second
+
+var sqliteMagic = []byte("SQLite format 3\x00")
+
+func sqliteURI(path string, params string) string {
+	u := &url.URL{Scheme: "file", Path: filepath.ToSlash(path)}
+	if !filepath.IsAbs(path) {
+		u = &url.URL{Scheme: "file", Opaque: url.PathEscape(filepath.ToSlash(path))}
+	}
+	return u.String() + "?" + params
+}
+
+// openSQLite opens (creating it with mode 0600 in a 0700 folder when it
+// does not exist) the archive file at path.
+func openSQLite(ctx context.Context, path string) (Store, error) {
+	if abs, err := filepath.Abs(path); err == nil {
+		path = abs
+	}
+	where := path
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, &CorruptError{Where: where, Err: errors.New("it is a folder")}
+	case err == nil && st.Size() > 0:
+		if err := checkExisting(ctx, path); err != nil {
+			return nil, err
+		}
+	case err == nil:
+		// An empty file is an empty database.
+	case errors.Is(err, fs.ErrNotExist):
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return nil, fmt.Errorf("archive %s: %w", where, err)
+		}
+		f, err := os.OpenFile(path, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return nil, fmt.Errorf("archive %s: %w", where, err)
+		}
+		if f != nil {
+			f.Close()
+		}
+	default:
+		return nil, fmt.Errorf("archive %s: %w", where, err)
+	}
+	params := fmt.Sprintf("_pragma=busy_timeout(%d)&_pragma=journal_mode(wal)&_pragma=synchronous(normal)&_txlock=immediate", sqliteBusyTimeout.Milliseconds())
+	db, err := sql.Open("sqlite3", sqliteURI(path, params))
+	if err != nil {
+		return nil, fmt.Errorf("archive %s: %w", where, err)
+	}
+	// One connection: each is an SQLite instance of its own to set up, and
+	// the store never holds one query open while running another.
+	db.SetMaxOpenConns(1)
+	s := &sqlStore{db: db, d: sqliteDialect, where: where, now: time.Now}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, &CorruptError{Where: where, Err: err}
+	}
+	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.prepareHot(ctx); err != nil {
+		s.Close()
+		return nil, s.fail("preparing", err)
+	}
+	return s, nil
+}
+
+// checkExisting reads an existing file without writing to it: it must be
+// an SQLite database whose schema this firewatch knows.
+func checkExisting(ctx context.Context, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("archive %s: %w", path, err)
+	}
+	head := make([]byte, 20)
+	_, err = io.ReadFull(f, head)
+	f.Close()
+	if err != nil || !bytes.Equal(head[:len(sqliteMagic)], sqliteMagic) {
+		return &CorruptError{Where: path, Err: errors.New("the file is not an SQLite database")}
+	}
+	if head[18] == 2 && head[19] == 2 {
+		// Already in WAL mode (every archive firewatch wrote): opening
+		// it for writing changes nothing, and the schema version is
+		// read before anything is written (migrate).
+		return nil
+	}
+	db, err := sql.Open("sqlite3", sqliteURI(path, fmt.Sprintf("mode=ro&_pragma=busy_timeout(%d)", sqliteBusyTimeout.Milliseconds())))
+	if err != nil {
+		return &CorruptError{Where: path, Err: err}
+	}
+	defer db.Close()
+	s := &sqlStore{db: db, d: sqliteDialect, where: path}
+	v, err := s.version(ctx, db)
+	if err != nil {
+		return &CorruptError{Where: path, Err: err}
+	}
+	if v > SchemaVersion {
+		return &NewerError{Where: path, Version: v}
+	}
+	if v == 0 {
+		var n int
+		if err := db.QueryRowContext(ctx, `SELECT COUNT(*) FROM sqlite_master`).Scan(&n); err != nil {
+			return &CorruptError{Where: path, Err: err}
+		}
+		if n > 0 {
+			return &CorruptError{Where: path, Err: errors.New("it is an SQLite database but not a firewatch archive")}
+		}
+	}
+	return nil
+}

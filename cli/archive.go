@@ -1,0 +1,568 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+)
+
+// The archive as the commands use it: opened only by commands that use it
+// (--archive / FIREWATCH_ARCHIVE / the default file), written poll by poll
+// by every live watch, read by watch of a forgotten run, replay, export,
+// report, compare, history and cost.
+
+// archiveWriteTimeout bounds one write: a watch never waits longer on a
+// stuck archive than this per poll.
+const archiveWriteTimeout = 10 * time.Second
+
+// dsnFlag is --archive: its password, if any, joins the app's secrets as
+// soon as the flag is read, so every output redacts it like the key.
+type dsnFlag struct{ a *app }
+
+func (f *dsnFlag) String() string { return archive.RedactDSN(f.a.archiveFlag) }
+func (f *dsnFlag) Type() string   { return "DSN" }
+func (f *dsnFlag) Set(v string) error {
+	f.a.secrets.Add(archive.Password(v))
+	f.a.archiveFlag = v
+	return nil
+}
+
+// archiveDSN is the DSN the commands use (--archive, $FIREWATCH_ARCHIVE or
+// the default file); a password in it is one of the app's secrets.
+func (a *app) archiveDSN() (string, error) {
+	dsn, err := archive.ResolveDSN(a.archiveFlag)
+	a.secrets.Add(archive.Password(dsn))
+	return dsn, err
+}
+
+// openArchive opens the archive for a command that only uses it: a newer
+// or unreadable one is a usage error (exit 2); "off" is (nil, nil).
+func (a *app) openArchive(ctx context.Context) (archive.Store, error) {
+	dsn, err := a.archiveDSN()
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	s, err := archive.Open(ctx, dsn)
+	if errors.Is(err, archive.ErrOff) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, asUsage(errors.New(a.secrets.Redact(err.Error())))
+	}
+	return s, nil
+}
+
+// requireArchive is openArchive for commands that have nothing to do
+// without one.
+func (a *app) requireArchive(ctx context.Context) (archive.Store, error) {
+	s, err := a.openArchive(ctx)
+	if err == nil && s == nil {
+		return nil, badUsage("the archive is off (--archive off or %s=off)", archive.EnvDSN)
+	}
+	return s, err
+}
+
+// archiveSink writes one watch's recording lines into the archive as they
+// come: the recorder's header line names the run, every later line is one
+// poll, written in its own short transaction. A failed write is said once;
+// its polls are kept and written with the next one, so a passing failure
+// (a locked or restarting database) loses nothing.
+type archiveSink struct {
+	store   archive.Store
+	secrets *text.Secrets // the app's: a failure's message is redacted with it
+	service string
+	jobID   string
+	started time.Time
+
+	mu           sync.Mutex
+	pending      []archive.Poll
+	pendingBytes int
+	failed       bool   // said once
+	gaveUp       bool   // too much pending: archiving of this watch stopped
+	lastErr      string // the failure, for the end of the watch
+	say          func(string)
+}
+
+// maxPending is how much a failing archive may hold back in memory.
+const maxPending = 64 << 20
+
+// Write takes one recording line (the recorder writes a line per call).
+// It never fails: the recording beside it must go on.
+func (s *archiveSink) Write(p []byte) (int, error) {
+	line := bytes.TrimRight(p, "\n")
+	if len(line) == 0 {
+		return len(p), nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp {
+		return len(p), nil
+	}
+	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
+		var h struct {
+			StartedAt time.Time `json:"startedAt"`
+		}
+		if json.Unmarshal(line, &h) == nil {
+			s.started = h.StartedAt
+		}
+		return len(p), nil
+	}
+	var pl struct {
+		ReceivedAt time.Time `json:"receivedAt"`
+	}
+	_ = json.Unmarshal(line, &pl, json.RejectUnknownMembers(false))
+	if pl.ReceivedAt.IsZero() {
+		pl.ReceivedAt = time.Now()
+	}
+	s.pending = append(s.pending, archive.Poll{ReceivedAt: pl.ReceivedAt, Line: bytes.Clone(line)})
+	s.pendingBytes += len(line)
+	s.flush()
+	return len(p), nil
+}
+
+// flush writes the pending polls; s.mu is held.
+func (s *archiveSink) flush() {
+	if len(s.pending) == 0 {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
+	defer cancel()
+	err := s.store.AppendPolls(ctx, s.service, s.jobID, s.started, s.pending)
+	if err == nil {
+		s.pending, s.pendingBytes = s.pending[:0], 0
+		return
+	}
+	s.fail(err)
+	if s.pendingBytes > maxPending {
+		s.gaveUp, s.pending = true, nil
+	}
+}
+
+// fail says a write failed, once; s.mu is held.
+func (s *archiveSink) fail(err error) {
+	s.lastErr = s.secrets.Redact(err.Error())
+	if !s.failed {
+		s.failed = true
+		if s.say != nil {
+			s.say("archiving failed, the watch goes on: " + s.lastErr)
+		}
+	}
+}
+
+// put records what is known of the run; a failure is said like a poll's.
+func (s *archiveSink) put(r *archive.Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
+	defer cancel()
+	r.Service, r.ID = s.service, s.jobID
+	if err := s.store.PutRun(ctx, r); err != nil {
+		s.fail(err)
+	}
+}
+
+// finish writes what is pending and what firewatch derived from the watch.
+func (s *archiveSink) finish(w *watchSession) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp {
+		return
+	}
+	s.flush()
+	if len(s.pending) > 0 {
+		return
+	}
+	r := derivedRun(w.summary(), w.Store)
+	r.Service, r.ID = s.service, s.jobID
+	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
+	defer cancel()
+	if err := s.store.SetDerived(ctx, r); err != nil {
+		s.fail(err)
+	}
+}
+
+// derivedRun is the archive's record of what firewatch derived: the
+// outcome, the counts and the full summary.
+func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
+	r := &archive.Run{Events: sum.EventCount, ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: len(sum.Attention)}
+	if b, err := marshalSummary(sum, false); err == nil {
+		r.Summary = b
+	}
+	if sum.Outcome != nil {
+		r.Outcome = string(*sum.Outcome)
+		r.Complete = true
+		r.Status = statusOfOutcome(*sum.Outcome)
+	}
+	r.FinishedAt, r.DurationMs = sum.FinishedAt, sum.DurationMs
+	if st.Run().HasCredits {
+		c := sum.CreditsUsed
+		r.CreditsUsed = &c
+	}
+	if sum.TokensUsed > 0 {
+		t := sum.TokensUsed
+		r.TokensUsed = &t
+	}
+	if sum.MaxCredits > 0 && !sum.MaxCreditsAssumed {
+		m := sum.MaxCredits
+		r.MaxCredits = &m
+	}
+	return r
+}
+
+// statusOfOutcome is the service's status word for a finished run.
+func statusOfOutcome(o model.Outcome) string {
+	switch o {
+	case model.OutcomeSucceeded:
+		return "completed"
+	case model.OutcomeCancelled:
+		return "cancelled"
+	}
+	return "failed"
+}
+
+// archiveWatch sets up archiving of a live watch: the sink to tee beside
+// --record, or nil when archiving is off or the archive cannot be had (said
+// once on stderr; the watch goes on).
+func (a *app) archiveWatch(ctx context.Context, w *watchSession, baseURL, jobID string) *archiveSink {
+	if a.noArchive {
+		return nil
+	}
+	dsn, err := a.archiveDSN()
+	if err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: not archiving: %v\n", err)
+		return nil
+	}
+	st := a.openStore
+	a.openStore = nil
+	if st == nil {
+		octx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+		defer cancel()
+		st, err = archive.Open(octx, dsn)
+	}
+	if errors.Is(err, archive.ErrOff) {
+		return nil
+	}
+	if err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
+		return nil
+	}
+	s := &archiveSink{store: st, secrets: a.secrets, service: baseURL, jobID: jobID, started: time.Now()}
+	s.say = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
+	if a.archiveSeed != nil {
+		s.put(a.archiveSeed)
+	}
+	w.Debug.Printf("archive: %s", st.Where())
+	return s
+}
+
+// attachNotes makes a failure show in the terminal UI's footer (once the
+// screen is up, stderr is not seen); the line also reaches stderr at the end.
+func (s *archiveSink) attachNotes(w *watchSession) {
+	if w.Output != OutputTUI {
+		return
+	}
+	if w.Notes == nil {
+		w.Notes = make(chan string, 1)
+	}
+	notes := w.Notes
+	s.mu.Lock()
+	s.say = func(msg string) {
+		select {
+		case notes <- msg:
+		default:
+		}
+	}
+	s.mu.Unlock()
+}
+
+// close ends archiving of the watch: it writes what is left and closes the
+// store; a failure that the footer showed is also said on stderr now.
+func (s *archiveSink) close(w *watchSession) {
+	if s == nil {
+		return
+	}
+	s.finish(w)
+	if s.failed && w.Output == OutputTUI {
+		fmt.Fprintf(w.Stderr, "firewatch: archiving failed, the watch went on: %s\n", s.lastErr)
+	}
+	s.store.Close()
+}
+
+// teeRecord writes the recording to the --record file and the archive; the
+// archive's writer never fails, so the file's errors are the recorder's.
+func teeRecord(file io.Writer, s *archiveSink) io.Writer {
+	if s == nil {
+		return file
+	}
+	if file == nil {
+		return s
+	}
+	return &tee{file: file, s: s}
+}
+
+type tee struct {
+	file io.Writer
+	s    *archiveSink
+}
+
+func (t *tee) Write(p []byte) (int, error) {
+	t.s.Write(p)
+	return t.file.Write(p)
+}
+
+// recordingOf rebuilds the recording of an archived run: the header line,
+// then its polls as received.
+func recordingOf(r *archive.Run, polls []archive.Poll) []byte {
+	var b []byte
+	b = append(b, `{"firewatch":"recording","version":`...)
+	b = fmt.Appendf(b, "%d", poller.RecordingVersion)
+	b = append(b, `,"jobId":`...)
+	b, _ = jsontext.AppendQuote(b, r.ID)
+	b = append(b, `,"baseUrl":`...)
+	b, _ = jsontext.AppendQuote(b, r.Service)
+	started := r.ArchivedAt
+	if r.StartedAt != nil {
+		started = *r.StartedAt
+	} else if len(polls) > 0 {
+		started = polls[0].ReceivedAt
+	}
+	b = append(b, `,"startedAt":`...)
+	b, _ = jsontext.AppendQuote(b, started.UTC().Format(time.RFC3339Nano))
+	b = append(b, "}\n"...)
+	for _, p := range polls {
+		b = append(b, p.Line...)
+		b = append(b, '\n')
+	}
+	return b
+}
+
+// pollLine is a recording line holding a whole trace body fetched at at
+// (its secrets redacted): an archived-afterwards run replays at once, in
+// one poll.
+func pollLine(sec *text.Secrets, at time.Time, body []byte) []byte {
+	body, _ = sec.RedactJSON(body)
+	v := jsontext.Value(bytes.Clone(body))
+	if err := v.Compact(); err != nil {
+		v = jsontext.Value(body)
+	}
+	var b []byte
+	b = append(b, `{"receivedAt":`...)
+	b, _ = jsontext.AppendQuote(b, at.UTC().Format(time.RFC3339Nano))
+	b = append(b, `,"trace":`...)
+	b = append(b, v...)
+	b = append(b, '}')
+	return b
+}
+
+// deriveFromRecording replays a recording at once into a store and returns
+// what firewatch derives from it, and the store.
+func deriveFromRecording(ctx context.Context, rec []byte, maxCredits float64) (*archive.Run, *model.Store, error) {
+	w := &watchSession{Opts: &watchOptions{MaxCredits: maxCredits}, runState: runState{Store: model.NewStore()}}
+	err := poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, func(u poller.Update) {
+		if u.Poll != nil {
+			d := w.Store.Merge(u.Poll)
+			w.tracker().Update(d, time.Now())
+		}
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	return derivedRun(w.summary(), w.Store), w.Store, nil
+}
+
+// jobFromArchive looks id up in the archive (the current service first):
+// the run and its recording, or archive.ErrNotFound. A store that cannot
+// be opened is the error; off is ErrNotFound.
+func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.Run, []byte, error) {
+	st, err := a.openArchive(ctx)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st == nil {
+		return nil, nil, archive.ErrNotFound
+	}
+	defer st.Close()
+	r, err := st.Get(ctx, service, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	polls, err := st.Polls(ctx, r.Service, r.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, recordingOf(r, polls), nil
+}
+
+// archiveSeedOf is what run knows of the run it started: its request, the
+// cap (the service's default when none was sent) and its start.
+func archiveSeedOf(req *poller.AgentRequest) *archive.Run {
+	now := time.Now().UTC()
+	mc := float64(req.MaxCredits)
+	if mc == 0 {
+		mc = poller.DefaultMaxCredits
+	}
+	r := &archive.Run{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: &mc,
+		CreatedAt: &now, Status: "processing"}
+	if req.Schema != nil {
+		r.Schema = bytes.Clone(req.Schema)
+	}
+	return r
+}
+
+// isJobArg is the FILE-or-JOB_ID rule: an existing file (or -) is a file;
+// otherwise a UUID is a job id.
+func isJobArg(arg string) bool {
+	if arg == "-" {
+		return false
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return false
+	}
+	return poller.ValidateJobID(arg) == nil
+}
+
+// openJob is the recording of job id: from the archive, else the service's
+// trace now (FIRECRAWL_API_KEY, FIRECRAWL_API_URL) as one poll.
+func (a *app) openJob(id string) (io.Reader, string, func(), error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	id = strings.ToLower(id)
+	service := poller.ResolveBaseURL("")
+	_, rec, err := a.jobFromArchive(ctx, service, id)
+	if err == nil {
+		return bytes.NewReader(rec), "archived run " + id, func() {}, nil
+	}
+	if !isArchiveNotFound(err) {
+		return nil, id, nil, err
+	}
+	rec, err = a.fetchRecording(ctx, service, id)
+	if err != nil {
+		return nil, id, nil, err
+	}
+	return bytes.NewReader(rec), "run " + id, func() {}, nil
+}
+
+// fetchRecording is the service's trace of id, now, as a recording.
+func (a *app) fetchRecording(ctx context.Context, service, id string) ([]byte, error) {
+	if !haveKey("") {
+		return nil, badUsage("%s is not in the archive and there is no API key to ask the service (set FIRECRAWL_API_KEY)", id)
+	}
+	svc, err := a.service(service, "")
+	if err != nil {
+		return nil, err
+	}
+	c, err := a.client(svc, nil, nil)
+	if err != nil {
+		return nil, err
+	}
+	body, err := c.Trace(ctx, id, false)
+	if err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	r := &archive.Run{ID: id, Service: service, StartedAt: &now}
+	return recordingOf(r, []archive.Poll{{ReceivedAt: now, Line: pollLine(a.secrets, now, body)}}), nil
+}
+
+// jobFromStore is jobFromArchive on an open store.
+func (a *app) jobFromStore(ctx context.Context, st archive.Store, service, id string) (*archive.Run, []byte, error) {
+	r, err := st.Get(ctx, service, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	polls, err := st.Polls(ctx, r.Service, r.ID)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, recordingOf(r, polls), nil
+}
+
+// showArchived shows an archived run like a replay: read-only (no cancel),
+// its snapshots from the archive. The exit code is the archived outcome's,
+// 1 for a run archived while it was still processing.
+func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Store, r *archive.Run, rec []byte) error {
+	w.Replay = true
+	w.JobID = r.ID
+	w.Store.SetRunID(r.ID)
+	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
+		return poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, sink)
+	}
+	service, id := r.Service, r.ID
+	w.ArchiveSnapshot = func(ctx context.Context, sid string) (string, error) {
+		c, err := st.Snapshot(ctx, service, id, sid)
+		if isArchiveNotFound(err) {
+			return "", errors.New("this snapshot is not in the archive")
+		}
+		return c, err
+	}
+	ctx, stop := a.out.context(ctx)
+	defer stop(nil)
+	return a.out.finish(w, w.run(ctx))
+}
+
+// watchFromArchive is watch JOB_ID of a run the service has forgotten:
+// when the archive holds the run (for this service) and the service answers
+// 404 for it, it is shown from the archive, and handled is true.
+func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service, jobID string) (handled bool, err error) {
+	ctx := cmd.Context()
+	baseURL := svc.baseURL
+	dsn, err := a.archiveDSN()
+	if err != nil || dsn == archive.Off {
+		return false, nil
+	}
+	octx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+	st, err := archive.Open(octx, dsn)
+	cancel()
+	if err != nil {
+		return false, nil // the watch says why it does not archive
+	}
+	r, err := st.Get(ctx, baseURL, jobID)
+	if err != nil || r.Service != baseURL || r.Polls == 0 {
+		a.openStore = st // the watch archives into it
+		return false, nil
+	}
+	defer st.Close()
+	c, err := a.client(svc, nil, nil)
+	if err != nil {
+		return false, nil
+	}
+	_, err = c.Status(ctx, jobID)
+	var pe *poller.Error
+	if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
+		return false, nil
+	}
+	_ = st.MarkExpired(ctx, baseURL, jobID)
+	r, rec, err := a.jobFromStore(ctx, st, baseURL, jobID)
+	if err != nil {
+		return true, asUsage(err)
+	}
+	state := "finished"
+	if !r.Complete {
+		state = "archived while it was still processing"
+	}
+	fmt.Fprintf(a.stderr, "firewatch: the service no longer has run %s; showing it from the archive (%s, %s)\n", jobID, state, st.Where())
+	w, cleanup, err := a.newSession(cmd, o)
+	if err != nil {
+		return true, err
+	}
+	defer cleanup()
+	return true, a.showArchived(ctx, w, st, r, rec)
+}
+
+// isArchiveNotFound reports an archive's "not held".
+func isArchiveNotFound(err error) bool { return errors.Is(err, archive.ErrNotFound) }

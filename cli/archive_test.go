@@ -1,0 +1,362 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/internal/hostile"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+)
+
+func startArchiveSim(t *testing.T, o sim.Options) *sim.Server {
+	t.Helper()
+	if o.Speed == 0 {
+		o.Speed = 50
+	}
+	o.RateLimit = -1
+	srv, err := sim.Start(context.Background(), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// TestWatchArchivesAndReplayEqualsRecording: a watch writes its run into the
+// archive poll by poll; replaying the archived run gives what replaying its
+// --record file gives.
+func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
+	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research"}})
+	dir := t.TempDir()
+	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	id := srv.Jobs[0].ID
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "json", "--interval", "100ms", "--record", rec); code != 0 {
+		t.Fatalf("watch: %d %s", code, errOut)
+	}
+	fromFile, _, code1 := run(t, context.Background(), "replay", rec, "-o", "json", "--summary", "-")
+	fromArchive, errOut, code2 := run(t, context.Background(), "replay", id, "-o", "json", "--summary", "-")
+	if code1 != 0 || code2 != 0 || fromFile != fromArchive || fromFile == "" {
+		t.Fatalf("replay of the archived run differs from the recording's (%d, %d): %s", code1, code2, errOut)
+	}
+	// report takes the job id too, from the archive: no key, no request.
+	t.Setenv("FIRECRAWL_API_KEY", "")
+	before := srv.Stats().Requests
+	if md, errOut, code := run(t, context.Background(), "report", id, "--format", "md"); code != 0 || !strings.Contains(md, id) || srv.Stats().Requests != before {
+		t.Fatalf("report from the archive: exit %d, %d requests\n%s", code, srv.Stats().Requests-before, errOut)
+	}
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Get(context.Background(), srv.URL, id)
+	if err != nil || r.Outcome != "succeeded" || !r.Complete || r.Events == 0 || r.Summary == nil {
+		t.Fatalf("archived run: %+v %v", r, err)
+	}
+	b, _ := os.ReadFile(db)
+	if bytes.Contains(b, []byte(srv.Key)) {
+		t.Fatal("the key is in the archive")
+	}
+}
+
+// TestArchivePassRequests: a pass fetches each run it does not hold with one
+// trace request, a second pass none.
+func TestArchivePassRequests(t *testing.T) {
+	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research"}, History: 45})
+	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	waitSimFinished(t, srv)
+	before := srv.Stats().ByRoute["GET trace"]
+	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 {
+		t.Fatalf("first pass: %d %s", code, errOut)
+	}
+	traces := srv.Stats().ByRoute["GET trace"] - before
+	if traces != 46 {
+		t.Fatalf("first pass: %d trace requests for 46 runs", traces)
+	}
+	_, errOut, code := run(t, context.Background(), "archive", "--once")
+	if code != 0 || srv.Stats().ByRoute["GET trace"]-before != 46 {
+		t.Fatalf("second pass fetched again: %d %s", srv.Stats().ByRoute["GET trace"]-before-46, errOut)
+	}
+	if !strings.Contains(errOut, "46 runs seen, 0 fetched") {
+		t.Errorf("second pass said %q", errOut)
+	}
+	out, _, code := run(t, context.Background(), "history", "-o", "json")
+	if code != 0 || strings.Count(out, "\n") != 46 {
+		t.Fatalf("history: %d lines, exit %d", strings.Count(out, "\n"), code)
+	}
+	var line map[string]any
+	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &line); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"id", "status", "outcome", "prompt", "model", "createdAt", "finishedAt", "creditsUsed", "expired"}
+	if len(line) != len(want) {
+		t.Fatalf("history JSON fields: %v", line)
+	}
+	for _, k := range want {
+		if _, ok := line[k]; !ok {
+			t.Errorf("history JSON lacks %q", k)
+		}
+	}
+}
+
+func waitSimFinished(t *testing.T, srv *sim.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for _, j := range srv.Jobs {
+		if err := srv.WaitFinished(ctx, j.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestWatchForgottenRun: watch JOB_ID of a run the service answers 404 for
+// is shown from the archive, with the archived outcome's exit code, and 1
+// for a run archived while it was still processing.
+func TestWatchForgottenRun(t *testing.T) {
+	live := startArchiveSim(t, sim.Options{Scenarios: []string{"failure"}})
+	dir := t.TempDir()
+	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
+	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(dir, "other.db"))
+	id := live.Jobs[0].ID
+	if _, errOut, code := run(t, context.Background(), "watch", id, "--api-url", live.URL, "--api-key", live.Key, "-o", "json", "--interval", "100ms", "--record", rec); code != 1 {
+		t.Fatalf("watch: %d %s", code, errOut)
+	}
+	// The same run (same seed, same id) on a service that has forgotten it.
+	gone := startArchiveSim(t, sim.Options{Scenarios: []string{"failure"}, Retention: time.Nanosecond})
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	t.Setenv("FIRECRAWL_API_URL", gone.URL)
+	t.Setenv("FIRECRAWL_API_KEY", gone.Key)
+	// Not archived: the 404 is the service's refusal.
+	if _, _, code := run(t, context.Background(), "watch", id, "-o", "plain"); code != ExitRejected {
+		t.Fatalf("not archived: exit %d", code)
+	}
+	r, polls, err := readRecording(context.Background(), nil, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Service = gone.URL
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReplaceRun(context.Background(), r, polls, nil); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	out, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain")
+	if code != 1 || !strings.Contains(errOut, "no longer has run") || !strings.Contains(out, "failed") {
+		t.Fatalf("from the archive: exit %d\n%s\n%s", code, out, errOut)
+	}
+
+	// Archived while processing: the first two polls only.
+	st, _ = archive.Open(context.Background(), db)
+	r.Complete, r.Outcome, r.Summary = false, "", nil
+	if _, err := st.Prune(context.Background(), "", time.Time{}, id); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.ReplaceRun(context.Background(), r, polls[:1], nil); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	_, errOut, code = run(t, context.Background(), "watch", id, "-o", "plain")
+	if code != 1 || !strings.Contains(errOut, "still processing") {
+		t.Fatalf("archived while processing: exit %d %s", code, errOut)
+	}
+}
+
+// TestArchiveFailureKeepsWatching: an archive that cannot be written is
+// said once and the watch keeps its exit code.
+func TestArchiveFailureKeepsWatching(t *testing.T) {
+	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research"}})
+	dir := t.TempDir()
+	bad := filepath.Join(dir, "not-a-db")
+	os.WriteFile(bad, []byte("this is not a database, and must stay as it is\n"), 0o600)
+	t.Setenv("FIREWATCH_ARCHIVE", bad)
+	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "-o", "plain", "--interval", "100ms")
+	if code != 0 || strings.Count(errOut, "not archiving") != 1 || !strings.Contains(errOut, bad) {
+		t.Fatalf("exit %d, stderr %q", code, errOut)
+	}
+	if b, _ := os.ReadFile(bad); string(b) != "this is not a database, and must stay as it is\n" {
+		t.Fatal("the file was changed")
+	}
+	// Commands that only use the archive exit 2.
+	if _, _, code := run(t, context.Background(), "history", "-o", "json"); code != ExitUsage {
+		t.Fatalf("history on a corrupt archive: exit %d", code)
+	}
+}
+
+// TestDemoDoesNotArchive: the demo never writes to the user's archive.
+func TestDemoDoesNotArchive(t *testing.T) {
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	if _, errOut, code := run(t, context.Background(), "demo", "--speed", "50", "-o", "json", "--interval", "100ms"); code != 0 {
+		t.Fatalf("demo: %d %s", code, errOut)
+	}
+	if _, err := os.Stat(db); err == nil {
+		t.Fatal("the demo created the archive")
+	}
+}
+
+func TestParseFailOn(t *testing.T) {
+	g, err := parseFailOn("creditsUsed:+20%,durationMs:+50%,toolCalls:mcp__tools__scrape:+3,outcome")
+	if err != nil || len(g) != 4 || g[2].metric != "toolCalls:mcp__tools__scrape" || g[2].limit != 3 || g[2].percent || !g[0].percent {
+		t.Fatalf("%+v %v", g, err)
+	}
+	for _, bad := range []string{"creditsUsed", "creditsUsed:20%", "nope:+1", "creditsUsed:+x", "creditsUsed:+0"} {
+		if _, err := parseFailOn(bad); err == nil {
+			t.Errorf("%q parsed", bad)
+		}
+	}
+	pc := func(v float64) *float64 { return &v }
+	c := &comparison{Baseline: &compareSide{Outcome: strp("succeeded")}, Candidate: &compareSide{Outcome: strp("failed")},
+		Metrics: []compareMetric{{Name: "creditsUsed", Baseline: 100, Candidate: 121, Delta: 21, DeltaPercent: pc(21)},
+			{Name: "durationMs", Baseline: 100, Candidate: 150, Delta: 50, DeltaPercent: pc(50)},
+			{Name: "toolCalls:mcp__tools__scrape", Baseline: 0, Candidate: 3, Delta: 3}}}
+	got := g.check(c)
+	if strings.Join(got, " ") != "creditsUsed:+20% outcome" {
+		t.Fatalf("crossed %v", got)
+	}
+}
+
+func strp(s string) *string { return &s }
+
+func TestCostBuckets(t *testing.T) {
+	day := func(d int) *time.Time { t := time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC); return &t }
+	f := func(v float64) *float64 { return &v }
+	list := []archive.Run{
+		{ID: "a", CreatedAt: day(16), Status: "completed", CreditsUsed: f(0.1), Model: "spark-1"},
+		{ID: "b", CreatedAt: day(16), Status: "failed", CreditsUsed: f(0.2), Model: "spark-1"},
+		{ID: "c", CreatedAt: day(17), Status: "cancelled", CreditsUsed: f(0.3), Label: "x"},
+		{ID: "d", CreatedAt: day(23), Status: "completed"},
+	}
+	rep := buildCost("week", list)
+	if len(rep.Buckets) != 2 || rep.Buckets[0].Key != "2026-W47" || rep.Buckets[1].Key != "2026-W48" {
+		t.Fatalf("%+v", rep.Buckets)
+	}
+	var sum, billed float64
+	for _, b := range rep.Buckets {
+		sum += b.CreditsUsed
+		billed += b.BilledCredits
+	}
+	if rep.Total.CreditsUsed != 0.6 || sum != rep.Total.CreditsUsed || billed != rep.Total.BilledCredits || rep.Total.BilledCredits != 0.4 || rep.Total.Runs != 4 {
+		t.Fatalf("totals %+v, buckets add to %v / %v", rep.Total, sum, billed)
+	}
+	if rep.Buckets[0].FailedRuns != 1 || rep.Buckets[0].FailedCredits != 0.2 {
+		t.Fatalf("failed %+v", rep.Buckets[0])
+	}
+	lab := buildCost("label", list)
+	if lab.Buckets[len(lab.Buckets)-1].Key != "" && lab.Buckets[0].Key != "" {
+		t.Fatalf("no label bucket: %+v", lab.Buckets)
+	}
+}
+
+func TestParseAge(t *testing.T) {
+	now := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
+	for in, want := range map[string]time.Time{
+		"7d": now.Add(-7 * 24 * time.Hour), "2w": now.Add(-14 * 24 * time.Hour), "36h": now.Add(-36 * time.Hour),
+		"2026-11-01": time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), "2026-11-01T10:00:00Z": time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC),
+	} {
+		if got, err := parseAge(in, now); err != nil || !got.Equal(want) {
+			t.Errorf("parseAge(%q) = %v, %v", in, got, err)
+		}
+	}
+	for _, bad := range []string{"", "7x", "-3d", "yesterday"} {
+		if _, err := parseAge(bad, now); err == nil {
+			t.Errorf("parseAge(%q) accepted", bad)
+		}
+	}
+}
+
+// TestCompareExitCodes: compare is a regression gate. 0 when no threshold is
+// crossed, 1 only when one is; bad usage, an unreadable file, a service
+// failing (a 5xx after the retries) are 2, the service refusing an id 6, a
+// failed output 8: never 1 for anything but a crossed threshold.
+func TestCompareExitCodes(t *testing.T) {
+	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
+	dir := t.TempDir()
+	t.Setenv("FIREWATCH_ARCHIVE", "off")
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	recs := []string{filepath.Join(dir, "ok.ndjson"), filepath.Join(dir, "failed.ndjson")}
+	for i, rec := range recs {
+		if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != i {
+			t.Fatalf("watch %d: exit %d %s", i, code, errOut)
+		}
+	}
+	unknown := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+	for _, tc := range []struct {
+		name string
+		args []string
+		want int
+	}{
+		{"same run", []string{recs[0], recs[0], "--fail-on", "creditsUsed:+1%,outcome"}, ExitOK},
+		{"changed, no gate", []string{recs[0], recs[1], "-o", "json"}, ExitOK},
+		{"outcome crossed", []string{recs[0], recs[1], "--fail-on", "outcome"}, ExitFailed},
+		{"bad --fail-on", []string{recs[0], recs[1], "--fail-on", "nonsense:+1"}, ExitUsage},
+		{"missing file", []string{recs[0], filepath.Join(dir, "missing.ndjson")}, ExitUsage},
+		{"not a recording", []string{recs[0], dir}, ExitUsage},
+		{"id the service refuses", []string{recs[0], unknown}, ExitRejected},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, errOut, code := run(t, context.Background(), append([]string{"compare"}, tc.args...)...)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\n%s", code, tc.want, errOut)
+			}
+		})
+	}
+	t.Run("service failing", func(t *testing.T) {
+		front := &hostile.Refuser{Next: srv, Method: "GET", Route: "/v2/agent/", N: 100, Status: 503}
+		hs := httptest.NewServer(front)
+		defer hs.Close()
+		t.Setenv("FIRECRAWL_API_URL", hs.URL)
+		retry := poller.Retry{Sleep: func(ctx context.Context, d time.Duration) bool { return true }}
+		var out, errOut bytes.Buffer
+		code := execute(context.Background(), []string{"compare", recs[0], srv.Jobs[0].ID}, strings.NewReader(""), &out, &errOut, retry)
+		if code != ExitUsage || !strings.Contains(errOut.String(), "503") {
+			t.Fatalf("exit %d, want %d after the 503s\n%s", code, ExitUsage, errOut.String())
+		}
+	})
+	t.Run("output failing", func(t *testing.T) {
+		var errOut bytes.Buffer
+		code := Execute(context.Background(), []string{"compare", recs[0], recs[1], "--fail-on", "outcome"}, strings.NewReader(""), failWriter{}, &errOut)
+		if code != ExitOutput {
+			t.Fatalf("exit %d, want %d\n%s", code, ExitOutput, errOut.String())
+		}
+	})
+}
+
+// TestDSNPasswordRedacted: a password in --archive joins the secrets every
+// output redacts, the key's, from the moment the DSN is read.
+func TestDSNPasswordRedacted(t *testing.T) {
+	const pw = "hunter2-correct-horse"
+	dsn := "postgres://fw:" + pw + "@127.0.0.1:1/fw?connect_timeout=1"
+	for _, args := range [][]string{
+		{"history", "-o", "json", "--archive", dsn},
+		{"compare", pw, pw, "--archive", dsn},
+		{"cost", "--by", pw, "--archive", dsn},
+	} {
+		out, errOut, code := run(t, context.Background(), args...)
+		t.Setenv("FIREWATCH_ARCHIVE", dsn) // the same from the environment
+		out2, errOut2, code2 := run(t, context.Background(), args[:len(args)-2]...)
+		out, errOut = out+out2, errOut+errOut2
+		if code != ExitUsage || code2 != ExitUsage || strings.Contains(out+errOut, pw) || !strings.Contains(out+errOut, "[redacted]") {
+			t.Errorf("%v: exit %d, output %q %q", args[0], code, out, errOut)
+		}
+	}
+}

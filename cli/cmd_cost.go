@@ -1,0 +1,217 @@
+package cli
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/go-json-experiment/json"
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/text"
+)
+
+// firewatch cost: runs and credits over time, from the archive.
+
+type costOptions struct {
+	Since       string
+	By          string
+	AllServices bool
+}
+
+var costBys = []string{"day", "week", "model", "label", "prompt"}
+
+func (a *app) costCommand() *cobra.Command {
+	o := &watchOptions{}
+	co := &costOptions{}
+	cmd := &cobra.Command{
+		Use:   "cost",
+		Short: "Runs and credits per day, week, model, label or prompt, from the archive",
+		Long: `Sum the archived runs' credits per bucket: --by day or week (UTC, by
+createdAt; weeks are ISO weeks, 2026-W47), model, label (a run without one
+has the key "") or prompt.
+
+Failed runs are counted apart (failedRuns, failedCredits): the service does
+not bill them. A cancelled run is billed for the work done before it was
+cancelled, so its credits count as billed. billedCredits is creditsUsed
+less failedCredits, and the totals are the exact sums of the buckets.
+
+JSON: {by, buckets: [{key, runs, creditsUsed, billedCredits, failedRuns,
+failedCredits}], total: {runs, creditsUsed, billedCredits}}.`,
+		Example: `  firewatch cost
+  firewatch cost --since 90d --by week
+  firewatch cost --by model -o json | jq .total`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.cost(cmd, o, co)) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&co.Since, "since", "30d", "runs created since this age or date (30d, 12w, 36h, 2026-11-01)")
+	f.StringVar(&co.By, "by", "day", "the buckets: "+strings.Join(costBys, ", "))
+	f.BoolVar(&co.AllServices, "all-services", false, "runs of every service, not only the current one")
+	o.register(cmd, flagsConnection|flagsOutput)
+	return cmd
+}
+
+type costBucket struct {
+	Key           string  `json:"key"`
+	Runs          int     `json:"runs"`
+	CreditsUsed   float64 `json:"creditsUsed"`
+	BilledCredits float64 `json:"billedCredits"`
+	FailedRuns    int     `json:"failedRuns"`
+	FailedCredits float64 `json:"failedCredits"`
+
+	used, failed int64 // micro-credits: sums are exact
+}
+
+type costTotal struct {
+	Runs          int     `json:"runs"`
+	CreditsUsed   float64 `json:"creditsUsed"`
+	BilledCredits float64 `json:"billedCredits"`
+}
+
+type costReport struct {
+	By      string       `json:"by"`
+	Buckets []costBucket `json:"buckets"`
+	Total   costTotal    `json:"total"`
+}
+
+const micro = 1e6
+
+// costKey is the bucket of r.
+func costKey(by string, r *archive.Run) string {
+	t := r.SortTime().UTC()
+	switch by {
+	case "day":
+		return t.Format("2006-01-02")
+	case "week":
+		y, w := t.ISOWeek()
+		return fmt.Sprintf("%04d-W%02d", y, w)
+	case "model":
+		return text.Sanitize(r.Model)
+	case "label":
+		return text.Sanitize(r.Label)
+	}
+	return text.Sanitize(strings.TrimSpace(r.Prompt))
+}
+
+// isFailed reports a run the service does not bill.
+func isFailed(r *archive.Run) bool {
+	return strings.EqualFold(r.Status, "failed") || r.Outcome == "failed" || r.Outcome == "refused"
+}
+
+func buildCost(by string, list []archive.Run) costReport {
+	rep := costReport{By: by, Buckets: []costBucket{}}
+	idx := map[string]int{}
+	var used, failed int64
+	for i := range list {
+		r := &list[i]
+		k := costKey(by, r)
+		j, ok := idx[k]
+		if !ok {
+			j = len(rep.Buckets)
+			idx[k] = j
+			rep.Buckets = append(rep.Buckets, costBucket{Key: k})
+		}
+		b := &rep.Buckets[j]
+		var c int64
+		if r.CreditsUsed != nil && *r.CreditsUsed > 0 && !math.IsInf(*r.CreditsUsed, 0) {
+			c = int64(math.Round(*r.CreditsUsed * micro))
+		}
+		b.Runs++
+		b.used += c
+		used += c
+		if isFailed(r) {
+			b.FailedRuns++
+			b.failed += c
+			failed += c
+		}
+	}
+	for i := range rep.Buckets {
+		b := &rep.Buckets[i]
+		b.CreditsUsed, b.FailedCredits, b.BilledCredits = float64(b.used)/micro, float64(b.failed)/micro, float64(b.used-b.failed)/micro
+	}
+	switch by {
+	case "day", "week":
+		slices.SortFunc(rep.Buckets, func(x, y costBucket) int { return strings.Compare(x.Key, y.Key) })
+	default:
+		slices.SortStableFunc(rep.Buckets, func(x, y costBucket) int {
+			if x.used != y.used {
+				if x.used > y.used {
+					return -1
+				}
+				return 1
+			}
+			return strings.Compare(x.Key, y.Key)
+		})
+	}
+	rep.Total = costTotal{Runs: len(list), CreditsUsed: float64(used) / micro, BilledCredits: float64(used-failed) / micro}
+	return rep
+}
+
+func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
+	if err := o.check(cmd.Flags()); err != nil {
+		return err
+	}
+	by := strings.ToLower(strings.TrimSpace(co.By))
+	if !slices.Contains(costBys, by) {
+		return badUsage("--by %q: use one of %s", text.Sanitize(co.By), strings.Join(costBys, ", "))
+	}
+	ho := &historyOptions{Since: co.Since, Status: "all", AllServices: co.AllServices}
+	q, err := ho.query(o, time.Now())
+	if err != nil {
+		return err
+	}
+	ctx := cmd.Context()
+	st, err := a.requireArchive(ctx)
+	if err != nil {
+		return err
+	}
+	defer st.Close()
+	list, err := st.List(ctx, q)
+	if err != nil {
+		return asUsage(err)
+	}
+	rep := buildCost(by, list)
+	if o.Output == OutputJSON {
+		b, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		b, _ = a.secrets.RedactJSON(b)
+		_, err = a.print.Write(append(escapeForTerminal(b), '\n'))
+		return err
+	}
+	termOut, width := isTerminal(a.stdout)
+	var most int64
+	for _, b := range rep.Buckets {
+		most = max(most, b.used)
+	}
+	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
+	head := strings.ToUpper(by) + "\tRUNS\tCREDITS\tBILLED\tFAILED\t"
+	fmt.Fprintln(tw, head)
+	barW := 0
+	if termOut {
+		barW = max(min(width-70, 30), 0)
+	}
+	for _, b := range rep.Buckets {
+		key := describe.OneLine(a.secrets.Redact(b.Key), 40)
+		if key == "" {
+			key = `""`
+		}
+		bar := ""
+		if barW > 0 && most > 0 {
+			bar = strings.Repeat("█", int(math.Round(float64(b.used)/float64(most)*float64(barW))))
+			if o.ASCII {
+				bar = strings.Repeat("#", len([]rune(bar)))
+			}
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d (%s)\t%s\n", key, b.Runs, fmtNum(b.CreditsUsed), fmtNum(b.BilledCredits), b.FailedRuns, fmtNum(b.FailedCredits), bar)
+	}
+	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t\t\n", rep.Total.Runs, fmtNum(rep.Total.CreditsUsed), fmtNum(rep.Total.BilledCredits))
+	return tw.Flush()
+}

@@ -1,0 +1,20 @@
+package cli
+
+import (
+	"os"
+	"testing"
+)
+
+func TestMain(m *testing.M) {
+	// Watches archive what they see: into a folder of the test's own,
+	// never the user's archive.
+	dir, err := os.MkdirTemp("", "firewatch-cli-test-")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("XDG_DATA_HOME", dir)
+	os.Unsetenv("FIREWATCH_ARCHIVE")
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
