@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -70,6 +71,12 @@ func (a *app) openSource(ctx context.Context, arg, apiURL, apiKey string) (*runS
 			return nil, err
 		}
 		return &runSource{In: in, Name: name, close: closeIn}, nil
+	}
+	// A job id is read from the archive, else from the service.
+	if _, rec, err := a.jobFromArchive(ctx, poller.ResolveBaseURL(apiURL), strings.ToLower(arg)); err == nil {
+		return &runSource{In: bytes.NewReader(rec), Name: "archived run " + arg}, nil
+	} else if !isArchiveNotFound(err) {
+		return nil, err
 	}
 	svc, err := a.service(apiURL, apiKey)
 	if err != nil {
