@@ -53,13 +53,14 @@ var fps string
 
 // FPS is the renderer's frame-rate cap. Bubble Tea's frame ticker wakes the
 // process this often even when idle, and a key's effect is drawn on the next
-// frame; 30 is the lowest rate whose key-to-pane time stays under 50 ms in
-// tmux (docs/performance.md), at half the idle wake-ups of the default 60.
+// frame; 20 is the lowest rate whose key-to-pane time in tmux stays under
+// 50 ms (median), at a third of the idle wake-ups of the default 60
+// (docs/performance.md, scripts/fpsbench.sh).
 func FPS() int {
 	if n, err := strconv.Atoi(fps); err == nil && n > 0 {
 		return n
 	}
-	return 30
+	return 20
 }
 
 // Options are the program's options: ctx ends it; in and out replace the
