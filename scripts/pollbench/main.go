@@ -48,6 +48,7 @@ func main() {
 		fwArgs   = flag.String("firewatch-args", "", "extra arguments for firewatch watch")
 		gz       = flag.Bool("gzip", false, "gzip the bodies for clients that ask for it (as a CDN would)")
 		warm     = flag.Int("warm", 20, "requests before the steady-state count starts (CPU per re-poll)")
+		archive  = flag.String("archive", "off", "firewatch's archive (FIREWATCH_ARCHIVE): off, or a file to measure archiving; never the user's")
 		shape    = flag.String("shape", "sim", "the events: sim (the simulator's large run: tool calls with parameters and results, reasoning, artifacts across 12 agents) or text (one agent's reasoning, a long string each)")
 	)
 	flag.Parse()
@@ -90,7 +91,7 @@ func main() {
 			args := []string{"watch", job, "--output", "json", "--interval", interval.String(), "--api-url", base, "--tail", "1"}
 			args = append(args, strings.Fields(*fwArgs)...)
 			c := exec.Command(*fw, args...)
-			c.Env = append(os.Environ(), "FIRECRAWL_API_KEY=fc-bench")
+			c.Env = append(os.Environ(), "FIRECRAWL_API_KEY=fc-bench", "FIREWATCH_ARCHIVE="+*archive)
 			return c
 		}},
 		{"plain", func(job string) *exec.Cmd { return exec.Command(self, "plain", base, job, ms) }},
