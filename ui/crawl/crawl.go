@@ -31,6 +31,7 @@ import (
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	"github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
@@ -634,28 +635,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func CrawlOver(status string) bool { return poller.CrawlTerminal(status) }
 
 func (m *Model) editFilter(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "enter":
-		m.typing = false
-	case "esc":
-		m.typing = false
-		m.filter = ""
-	case "backspace":
-		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-		}
-	case "ctrl+c":
+	if msg.String() == "ctrl+c" {
 		return tea.Quit
-	default:
-		t := msg.Text
-		if t == "" && msg.String() == "space" {
-			t = " "
-		}
-		if t == "" || len([]rune(m.filter)) >= 80 || !text.IsSafe(t) {
-			return nil
-		}
-		m.filter += t
 	}
+	m.filter, m.typing = filterinput.Edit(m.filter, msg)
 	m.rebuild()
 	return nil
 }

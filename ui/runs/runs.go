@@ -16,8 +16,6 @@
 package runs
 
 import (
-	"github.com/firewatch/firewatch/ui/internal/program"
-
 	"context"
 	"errors"
 	"slices"
@@ -29,6 +27,8 @@ import (
 
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/internal/filterinput"
+	"github.com/firewatch/firewatch/ui/internal/program"
 )
 
 // Service is what the screen asks of the service; *poller.Client is one,
@@ -689,33 +689,12 @@ func (m *Model) setStatus(s string) tea.Cmd {
 // editFilter handles keys while typing a filter: text, backspace, enter
 // (keep it), esc (drop it).
 func (m *Model) editFilter(msg tea.KeyPressMsg) tea.Cmd {
-	switch msg.String() {
-	case "enter":
-		m.editing = false
-		return tea.Batch(m.maybeMore(), m.scheduleDetail())
-	case "esc":
-		m.editing = false
-		m.filter = ""
-	case "backspace":
-		if r := []rune(m.filter); len(r) > 0 {
-			m.filter = string(r[:len(r)-1])
-		}
-	case "ctrl+c":
+	if msg.String() == "ctrl+c" {
 		return tea.Quit
-	default:
-		t := msg.Text
-		if t == "" && msg.String() == "space" {
-			t = " "
-		}
-		if t == "" || len([]rune(m.filter)) >= 80 {
-			return nil
-		}
-		for _, r := range t {
-			if r < 0x20 || r == 0x7f {
-				return nil
-			}
-		}
-		m.filter += t
+	}
+	m.filter, m.editing = filterinput.Edit(m.filter, msg)
+	if msg.String() == "enter" {
+		return tea.Batch(m.maybeMore(), m.scheduleDetail())
 	}
 	m.rebuild()
 	return m.maybeMore()
