@@ -40,13 +40,8 @@ func openPostgres(ctx context.Context, dsn string) (Store, error) {
 		db.Close()
 		return nil, &NewerError{Where: where, Version: v}
 	}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
+	if err := s.ready(ctx); err != nil {
 		return nil, err
-	}
-	if err := s.prepareHot(ctx); err != nil {
-		s.Close()
-		return nil, s.fail("preparing", err)
 	}
 	return s, nil
 }

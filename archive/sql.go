@@ -103,6 +103,20 @@ const (
 	countPollsSQL = `UPDATE fw_runs SET polls = polls + ?, poll_bytes = poll_bytes + ? WHERE rid = ? RETURNING polls`
 )
 
+// ready migrates the schema and prepares the hot statements, the last
+// step of opening either store; on failure the store is closed.
+func (s *sqlStore) ready(ctx context.Context) error {
+	if err := s.migrate(ctx); err != nil {
+		s.db.Close()
+		return err
+	}
+	if err := s.prepareHot(ctx); err != nil {
+		s.Close()
+		return s.fail("preparing", err)
+	}
+	return nil
+}
+
 func (s *sqlStore) prepareHot(ctx context.Context) error {
 	var err error
 	if s.insertPoll, err = s.db.PrepareContext(ctx, s.q(insertPollSQL)); err != nil {

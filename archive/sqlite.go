@@ -77,13 +77,8 @@ func openSQLite(ctx context.Context, path string) (Store, error) {
 		db.Close()
 		return nil, &CorruptError{Where: where, Err: err}
 	}
-	if err := s.migrate(ctx); err != nil {
-		db.Close()
+	if err := s.ready(ctx); err != nil {
 		return nil, err
-	}
-	if err := s.prepareHot(ctx); err != nil {
-		s.Close()
-		return nil, s.fail("preparing", err)
 	}
 	return s, nil
 }
