@@ -18,7 +18,9 @@ import (
 	"github.com/firewatch/firewatch/sim"
 )
 
-func startArchiveSim(t *testing.T, o sim.Options) *sim.Server {
+// startSim starts the simulator for a test, without rate limits (speed 50
+// unless told), and closes it when the test ends.
+func startSim(t *testing.T, o sim.Options) *sim.Server {
 	t.Helper()
 	if o.Speed == 0 {
 		o.Speed = 50
@@ -36,7 +38,7 @@ func startArchiveSim(t *testing.T, o sim.Options) *sim.Server {
 // archive poll by poll; replaying the archived run gives what replaying its
 // --record file gives.
 func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
-	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research"}})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
 	dir := t.TempDir()
 	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
 	t.Setenv("FIREWATCH_ARCHIVE", db)
@@ -75,7 +77,7 @@ func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
 // TestArchivePassRequests: a pass fetches each run it does not hold with one
 // trace request, a second pass none.
 func TestArchivePassRequests(t *testing.T) {
-	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research"}, History: 45})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 45})
 	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
 	t.Setenv("FIRECRAWL_API_URL", srv.URL)
 	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
@@ -129,7 +131,7 @@ func waitSimFinished(t *testing.T, srv *sim.Server) {
 // is shown from the archive, with the archived outcome's exit code, and 1
 // for a run archived while it was still processing.
 func TestWatchForgottenRun(t *testing.T) {
-	live := startArchiveSim(t, sim.Options{Scenarios: []string{"failure"}})
+	live := startSim(t, sim.Options{Scenarios: []string{"failure"}})
 	dir := t.TempDir()
 	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
 	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(dir, "other.db"))
@@ -138,7 +140,7 @@ func TestWatchForgottenRun(t *testing.T) {
 		t.Fatalf("watch: %d %s", code, errOut)
 	}
 	// The same run (same seed, same id) on a service that has forgotten it.
-	gone := startArchiveSim(t, sim.Options{Scenarios: []string{"failure"}, Retention: time.Nanosecond})
+	gone := startSim(t, sim.Options{Scenarios: []string{"failure"}, Retention: time.Nanosecond})
 	t.Setenv("FIREWATCH_ARCHIVE", db)
 	t.Setenv("FIRECRAWL_API_URL", gone.URL)
 	t.Setenv("FIRECRAWL_API_KEY", gone.Key)
@@ -183,7 +185,7 @@ func TestWatchForgottenRun(t *testing.T) {
 // TestArchiveFailureKeepsWatching: an archive that cannot be written is
 // said once and the watch keeps its exit code.
 func TestArchiveFailureKeepsWatching(t *testing.T) {
-	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research"}})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "not-a-db")
 	os.WriteFile(bad, []byte("this is not a database, and must stay as it is\n"), 0o600)
@@ -288,7 +290,7 @@ func TestParseAge(t *testing.T) {
 // failing (a 5xx after the retries) are 2, the service refusing an id 6, a
 // failed output 8: never 1 for anything but a crossed threshold.
 func TestCompareExitCodes(t *testing.T) {
-	srv := startArchiveSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
 	dir := t.TempDir()
 	t.Setenv("FIREWATCH_ARCHIVE", "off")
 	t.Setenv("FIRECRAWL_API_URL", srv.URL)

@@ -19,11 +19,7 @@ import (
 func TestRequestTravelsWithTheRun(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200, Seed: 9, RateLimit: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200, Seed: 9})
 	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	dir := t.TempDir()
 

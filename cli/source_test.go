@@ -17,11 +17,7 @@ import (
 func TestFileOrJobID(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioFailure}, Speed: 1000, Seed: 4, RateLimit: -1})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioFailure}, Speed: 1000, Seed: 4})
 	job := srv.Jobs[0].ID
 	if err := srv.WaitFinished(ctx, job); err != nil {
 		t.Fatal(err)
