@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,11 +14,11 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
-	"github.com/firewatch/firewatch/ui/diff"
 )
 
 // firewatch compare A B: two runs side by side, and a regression gate.
@@ -78,71 +77,13 @@ output could not be written. Never 1 for anything but a crossed threshold.`,
 	return cmd
 }
 
-// compareSide is one run of a comparison.
-type compareSide struct {
-	Ref     string  `json:"ref"`
-	ID      *string `json:"id"`
-	Outcome *string `json:"outcome"`
-	Prompt  *string `json:"prompt"`
-	Model   *string `json:"model"`
-	store   *model.Store
-	sum     fullSummary
-	result  []byte
-	from    string
-	sec     *text.Secrets // the app's: what the comparison prints is redacted with it
-}
-
-type compareMetric struct {
-	Name         string   `json:"name"`
-	Baseline     float64  `json:"baseline"`
-	Candidate    float64  `json:"candidate"`
-	Delta        float64  `json:"delta"`
-	DeltaPercent *float64 `json:"deltaPercent"`
-}
-
-type compareAgentSide struct {
-	ID         string  `json:"id"`
-	ToolCalls  int     `json:"toolCalls"`
-	Outcome    *string `json:"outcome"`
-	DurationMs *int64  `json:"durationMs"`
-}
-
-type compareAgent struct {
-	Name      string            `json:"name"`
-	Role      string            `json:"role"`
-	Baseline  *compareAgentSide `json:"baseline"`
-	Candidate *compareAgentSide `json:"candidate"`
-}
-
-type compareCall struct {
-	ToolName   string         `json:"toolName"`
-	Parameters jsontext.Value `json:"parameters"`
-}
-
-type compareStep struct {
-	Agent     string       `json:"agent"`
-	Step      int          `json:"step"`
-	Change    string       `json:"change"` // same, changed, added, removed
-	Baseline  *compareCall `json:"baseline"`
-	Candidate *compareCall `json:"candidate"`
-}
-
-type compareResult struct {
-	Same    bool     `json:"same"`
-	Added   int      `json:"added"`
-	Removed int      `json:"removed"`
-	Diff    []string `json:"diff"` // "+ line", "- line", "  line", "… n unchanged"
-}
-
-type comparison struct {
-	Baseline  *compareSide    `json:"baseline"`
-	Candidate *compareSide    `json:"candidate"`
-	Metrics   []compareMetric `json:"metrics"`
-	Agents    []compareAgent  `json:"agents"`
-	Steps     []compareStep   `json:"steps"`
-	Result    *compareResult  `json:"result"`
-	Crossed   []string        `json:"crossed"`
-}
+// The comparison's data (package compare), under the names this file and
+// its tests use.
+type (
+	comparison    = compare.Comparison
+	compareSide   = compare.Side
+	compareMetric = compare.Metric
+)
 
 func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, refA, refB string) error {
 	md := o.Output == "md"
@@ -160,15 +101,15 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 		return err
 	}
 	ctx := cmd.Context()
-	base, err := a.loadSide(ctx, refA)
+	base, rb, err := a.loadSide(ctx, refA)
 	if err != nil {
 		return err
 	}
-	cand, err := a.loadSide(ctx, refB)
+	cand, rc, err := a.loadSide(ctx, refB)
 	if err != nil {
 		return err
 	}
-	c := buildComparison(base, cand)
+	c := compare.Build(base, cand, rb, rc)
 	c.Crossed = gates.check(c)
 	if c.Crossed == nil {
 		c.Crossed = []string{}
@@ -183,10 +124,10 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 		out, _ = a.secrets.RedactJSON(out)
 		out = append(out, '\n')
 	case "md":
-		out = []byte(a.secrets.Redact(c.markdown()))
+		out = []byte(a.secrets.Redact(compareMarkdown(c)))
 	default:
 		termOut, _ := isTerminal(a.stdout)
-		out = []byte(a.secrets.Redact(c.screen(termOut && !o.NoColor && !noColorEnv())))
+		out = []byte(a.secrets.Redact(compareText(c, termOut && !o.NoColor && !noColorEnv())))
 	}
 	if _, err := a.print.Write(out); err != nil {
 		return err // said and coded by Execute (exit 8)
@@ -200,264 +141,67 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 
 // loadSide reads one run: a file, or a job id from the archive, else the
 // service.
-func (a *app) loadSide(ctx context.Context, ref string) (*compareSide, error) {
-	s := &compareSide{Ref: ref, sec: a.secrets}
+func (a *app) loadSide(ctx context.Context, ref string) (*compareSide, *compare.Run, error) {
+	s := &compareSide{Ref: ref}
+	run := &compare.Run{Secrets: a.secrets}
 	var rec []byte
 	if isJobArg(ref) {
 		id := strings.ToLower(ref)
 		r, b, err := a.jobFromArchive(ctx, poller.ResolveBaseURL(""), id)
 		switch {
 		case err == nil:
-			rec, s.from = b, "archive"
-			s.result = r.Result
+			rec = b
+			run.Result = r.Result
 			s.Prompt, s.Model = strOrNil(a.secrets.Sanitize(r.Prompt)), strOrNil(a.secrets.Sanitize(r.Model))
 		case isArchiveNotFound(err):
 			b, err := a.fetchRecording(ctx, poller.ResolveBaseURL(""), id)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
-			rec, s.from = b, "service"
+			rec = b
 		default:
-			return nil, err
+			return nil, nil, err
 		}
 	} else {
 		in, name, closeIn, err := a.openRecording(ref)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		rec, err = io.ReadAll(in)
 		closeIn()
 		if err != nil {
-			return nil, badUsage("%s: %v", text.Sanitize(name), err)
+			return nil, nil, badUsage("%s: %v", text.Sanitize(name), err)
 		}
-		s.from = "file"
 	}
 	w := &watchSession{Opts: &watchOptions{}, runState: runState{Store: model.NewStore()}}
 	w.Store.SetSecrets(a.secrets)
 	err := poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, func(u poller.Update) {
+		if u.Request != nil {
+			w.Store.SetRequest(*u.Request)
+		}
 		if u.Poll != nil {
 			d := w.Store.Merge(u.Poll)
 			w.tracker().Update(d, time.Now())
 		}
 	})
 	if err != nil {
-		return nil, badUsage("%s: %v", text.Sanitize(ref), err)
+		return nil, nil, badUsage("%s: %v", text.Sanitize(ref), err)
 	}
-	s.store, s.sum = w.Store, w.summary()
+	sum := w.summary()
+	run.Store, run.DurationMs, run.CreditsUsed, run.TokensUsed = w.Store, sum.DurationMs, sum.CreditsUsed, sum.TokensUsed
+	run.Agents, run.ToolCalls, run.Errors, run.Attention = len(sum.Agents), len(sum.ToolCalls), len(sum.Errors), len(sum.Attention)
 	if id := w.Store.Run().ID; id != "" {
 		s.ID = &id
 	}
-	if s.sum.Outcome != nil {
-		oc := string(*s.sum.Outcome)
+	if sum.Outcome != nil {
+		oc := string(*sum.Outcome)
 		s.Outcome = &oc
 	}
-	return s, nil
-}
-
-func (s *compareSide) toolCounts() map[string]int {
-	m := map[string]int{}
-	for _, tc := range s.store.ToolCalls() {
-		m[tc.Name]++
+	// A recording's header says what the run was asked.
+	if req := w.Store.Request(); s.Prompt == nil && s.Model == nil {
+		s.Prompt, s.Model = strOrNil(a.secrets.Sanitize(req.Prompt)), strOrNil(a.secrets.Sanitize(req.Model))
 	}
-	return m
-}
-
-func buildComparison(b, c *compareSide) *comparison {
-	cmp := &comparison{Baseline: b, Candidate: c}
-	dur := func(s *compareSide) float64 {
-		if s.sum.DurationMs != nil {
-			return float64(*s.sum.DurationMs)
-		}
-		return 0
-	}
-	add := func(name string, x, y float64) {
-		m := compareMetric{Name: name, Baseline: x, Candidate: y, Delta: y - x}
-		if x != 0 {
-			p := math.Round((y-x)/math.Abs(x)*10000) / 100
-			m.DeltaPercent = &p
-		}
-		cmp.Metrics = append(cmp.Metrics, m)
-	}
-	add("durationMs", dur(b), dur(c))
-	add("creditsUsed", b.sum.CreditsUsed, c.sum.CreditsUsed)
-	add("tokensUsed", b.sum.TokensUsed, c.sum.TokensUsed)
-	add("agents", float64(len(b.sum.Agents)), float64(len(c.sum.Agents)))
-	add("toolCalls", float64(len(b.sum.ToolCalls)), float64(len(c.sum.ToolCalls)))
-	add("errors", float64(len(b.sum.Errors)), float64(len(c.sum.Errors)))
-	add("attention", float64(len(b.sum.Attention)), float64(len(c.sum.Attention)))
-	bt, ct := b.toolCounts(), c.toolCounts()
-	var names []string
-	for n := range bt {
-		names = append(names, n)
-	}
-	for n := range ct {
-		if _, ok := bt[n]; !ok {
-			names = append(names, n)
-		}
-	}
-	slices.Sort(names)
-	for _, n := range names {
-		add("toolCalls:"+n, float64(bt[n]), float64(ct[n]))
-	}
-
-	// Agents aligned by name and role, in the baseline's order then the
-	// candidate's new ones.
-	type key struct{ name, role string }
-	side := func(s *compareSide, ag *model.Agent) *compareAgentSide {
-		n := 0
-		for _, tc := range s.store.ToolCalls() {
-			if tc.AgentID == ag.ID {
-				n++
-			}
-		}
-		as := &compareAgentSide{ID: ag.ID, ToolCalls: n}
-		if ag.State == model.StateFinished {
-			oc := string(ag.Outcome)
-			as.Outcome = &oc
-		}
-		if ag.HasDuration {
-			d := ag.DurationMs
-			as.DurationMs = &d
-		}
-		return as
-	}
-	idx := map[key]int{}
-	for _, ag := range b.store.Agents() {
-		k := key{ag.Name, string(ag.Role)}
-		if _, ok := idx[k]; ok {
-			continue
-		}
-		idx[k] = len(cmp.Agents)
-		cmp.Agents = append(cmp.Agents, compareAgent{Name: text.Sanitize(ag.Name), Role: string(ag.Role), Baseline: side(b, ag)})
-	}
-	for _, ag := range c.store.Agents() {
-		k := key{ag.Name, string(ag.Role)}
-		if i, ok := idx[k]; ok {
-			if cmp.Agents[i].Candidate == nil {
-				cmp.Agents[i].Candidate = side(c, ag)
-			}
-			continue
-		}
-		idx[k] = len(cmp.Agents)
-		cmp.Agents = append(cmp.Agents, compareAgent{Name: text.Sanitize(ag.Name), Role: string(ag.Role), Candidate: side(c, ag)})
-	}
-	if cmp.Agents == nil {
-		cmp.Agents = []compareAgent{}
-	}
-
-	// Each aligned agent's tool calls, step by step.
-	calls := func(s *compareSide, id string) []compareCall {
-		var out []compareCall
-		for _, tc := range s.store.ToolCalls() {
-			if tc.AgentID == id {
-				p, _ := s.sec.RedactJSON(tc.Parameters)
-				out = append(out, compareCall{ToolName: text.Sanitize(tc.Name), Parameters: jsontext.Value(p)})
-			}
-		}
-		return out
-	}
-	cmp.Steps = []compareStep{}
-	for _, ag := range cmp.Agents {
-		var x, y []compareCall
-		if ag.Baseline != nil {
-			x = calls(b, ag.Baseline.ID)
-		}
-		if ag.Candidate != nil {
-			y = calls(c, ag.Candidate.ID)
-		}
-		cmp.Steps = append(cmp.Steps, alignSteps(ag.Name, x, y)...)
-	}
-
-	if b.result != nil && c.result != nil {
-		r := diff.Compute(model.KindJSON, string(b.result), string(c.result), diff.DefaultContext)
-		cr := &compareResult{Same: r.Same(), Added: r.Added, Removed: r.Removed, Diff: []string{}}
-		for _, l := range r.Lines {
-			switch l.Op {
-			case diff.Insert:
-				cr.Diff = append(cr.Diff, "+ "+l.Text)
-			case diff.Delete:
-				cr.Diff = append(cr.Diff, "- "+l.Text)
-			case diff.Gap:
-				cr.Diff = append(cr.Diff, fmt.Sprintf("… %d unchanged lines", l.Skipped))
-			default:
-				cr.Diff = append(cr.Diff, "  "+l.Text)
-			}
-		}
-		cmp.Result = cr
-	}
-	return cmp
-}
-
-// alignSteps aligns two tool-call sequences by tool name (a longest common
-// subsequence); aligned calls whose parameters differ are "changed".
-func alignSteps(agent string, x, y []compareCall) []compareStep {
-	n, m := len(x), len(y)
-	if n*m > 4_000_000 { // past that, step by step by position
-		var out []compareStep
-		for i := range max(n, m) {
-			var a, b *compareCall
-			if i < n {
-				a = &x[i]
-			}
-			if i < m {
-				b = &y[i]
-			}
-			out = append(out, stepOf(agent, i+1, a, b))
-		}
-		return out
-	}
-	l := make([][]int32, n+1)
-	for i := range l {
-		l[i] = make([]int32, m+1)
-	}
-	for i := n - 1; i >= 0; i-- {
-		for j := m - 1; j >= 0; j-- {
-			if x[i].ToolName == y[j].ToolName {
-				l[i][j] = l[i+1][j+1] + 1
-			} else {
-				l[i][j] = max(l[i+1][j], l[i][j+1])
-			}
-		}
-	}
-	var out []compareStep
-	i, j := 0, 0
-	for i < n || j < m {
-		switch {
-		case i < n && j < m && x[i].ToolName == y[j].ToolName:
-			out = append(out, stepOf(agent, len(out)+1, &x[i], &y[j]))
-			i, j = i+1, j+1
-		case j < m && (i == n || l[i][j+1] >= l[i+1][j]):
-			out = append(out, stepOf(agent, len(out)+1, nil, &y[j]))
-			j++
-		default:
-			out = append(out, stepOf(agent, len(out)+1, &x[i], nil))
-			i++
-		}
-	}
-	return out
-}
-
-func stepOf(agent string, n int, a, b *compareCall) compareStep {
-	s := compareStep{Agent: agent, Step: n, Baseline: a, Candidate: b}
-	switch {
-	case a == nil:
-		s.Change = "added"
-	case b == nil:
-		s.Change = "removed"
-	case a.ToolName != b.ToolName || !jsonEqual(a.Parameters, b.Parameters):
-		s.Change = "changed"
-	default:
-		s.Change = "same"
-	}
-	return s
-}
-
-func jsonEqual(a, b jsontext.Value) bool {
-	x, y := jsontext.Value(bytes.Clone(a)), jsontext.Value(bytes.Clone(b))
-	if x.Canonicalize() != nil || y.Canonicalize() != nil {
-		return bytes.Equal(a, b)
-	}
-	return bytes.Equal(x, y)
+	return s, run, nil
 }
 
 // gate is one --fail-on threshold.
@@ -515,7 +259,7 @@ func (gs gates) check(c *comparison) []string {
 	for _, g := range gs {
 		if g.metric == "" {
 			b, cand := deref(c.Baseline.Outcome), deref(c.Candidate.Outcome)
-			if b != cand && cand != string(model.OutcomeSucceeded) {
+			if compare.OutcomeCrossed(b, cand) {
 				crossed = append(crossed, g.spec)
 			}
 			continue
@@ -584,8 +328,8 @@ func sideName(s *compareSide) string {
 	return text.Sanitize(s.Ref)
 }
 
-// markdown is the comparison for a pull request comment.
-func (c *comparison) markdown() string {
+// compareMarkdown is the comparison for a pull request comment.
+func compareMarkdown(c *comparison) string {
 	var b strings.Builder
 	esc := func(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
 	fmt.Fprintf(&b, "### firewatch compare: %s → %s\n\n", esc(sideName(c.Baseline)), esc(sideName(c.Candidate)))
@@ -613,9 +357,9 @@ func (c *comparison) markdown() string {
 	return b.String()
 }
 
-// screen is the comparison for a terminal: the metrics table, the agents,
+// compareText is the comparison as plain text: the metrics table, the agents,
 // the steps that differ and the result's diff.
-func (c *comparison) screen(color bool) string {
+func compareText(c *comparison, color bool) string {
 	var b strings.Builder
 	paint := func(code, s string) string {
 		if !color {
