@@ -19,6 +19,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
+	uicompare "github.com/firewatch/firewatch/ui/compare"
 )
 
 // firewatch compare A B: two runs side by side, and a regression gate.
@@ -114,6 +115,26 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	if c.Crossed == nil {
 		c.Crossed = []string{}
 	}
+	termOut, _ := isTerminal(a.stdout)
+	if o.Output == OutputTUI {
+		if err := checkTUI(a.stdin, termOut); err != nil {
+			return err
+		}
+	}
+	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
+		// The screen draws the comparison built above; the gate decides
+		// the exit code when it closes, as without it.
+		res, err := uicompare.Run(ctx, uicompare.Config{C: c, FailOn: co.FailOn, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII})
+		switch {
+		case ctx.Err() != nil:
+			return context.Cause(ctx)
+		case err != nil:
+			return &failure{err}
+		case res.Interrupted:
+			return errInterrupted
+		}
+		return a.crossed(c)
+	}
 	var out []byte
 	switch o.Output {
 	case OutputJSON:
@@ -126,12 +147,16 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	case "md":
 		out = []byte(a.secrets.Redact(compareMarkdown(c)))
 	default:
-		termOut, _ := isTerminal(a.stdout)
 		out = []byte(a.secrets.Redact(compareText(c, termOut && !o.NoColor && !noColorEnv())))
 	}
 	if _, err := a.print.Write(out); err != nil {
 		return err // said and coded by Execute (exit 8)
 	}
+	return a.crossed(c)
+}
+
+// crossed says the thresholds c crossed, if any: the gate's exit 1.
+func (a *app) crossed(c *comparison) error {
 	if len(c.Crossed) > 0 {
 		fmt.Fprintf(a.stderr, "firewatch: compare: crossed %s\n", strings.Join(c.Crossed, ", "))
 		return &thresholdCrossed{c.Crossed}
