@@ -102,18 +102,9 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 		return err
 	}
 	ctx := cmd.Context()
-	base, rb, err := a.loadSide(ctx, refA)
+	c, err := a.comparison(ctx, refA, refB, gates)
 	if err != nil {
 		return err
-	}
-	cand, rc, err := a.loadSide(ctx, refB)
-	if err != nil {
-		return err
-	}
-	c := compare.Build(base, cand, rb, rc)
-	c.Crossed = gates.check(c)
-	if c.Crossed == nil {
-		c.Crossed = []string{}
 	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI {
@@ -125,15 +116,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 		// The screen draws the comparison built above; the gate decides
 		// the exit code when it closes, as without it.
 		res, err := uicompare.Run(ctx, uicompare.Config{C: c, FailOn: co.FailOn, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII})
-		switch {
-		case ctx.Err() != nil:
-			return context.Cause(ctx)
-		case err != nil:
-			return &failure{err}
-		case res.Interrupted:
-			return errInterrupted
-		}
-		return a.crossed(c)
+		return a.compareScreenEnd(ctx, c, res, err)
 	}
 	var out []byte
 	switch o.Output {
@@ -151,6 +134,40 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	}
 	if _, err := a.print.Write(out); err != nil {
 		return err // said and coded by Execute (exit 8)
+	}
+	return a.crossed(c)
+}
+
+// comparison reads both runs and compares them: what every output of
+// compare shows, the screen's included.
+func (a *app) comparison(ctx context.Context, refA, refB string, gates gates) (*comparison, error) {
+	base, rb, err := a.loadSide(ctx, refA)
+	if err != nil {
+		return nil, err
+	}
+	cand, rc, err := a.loadSide(ctx, refB)
+	if err != nil {
+		return nil, err
+	}
+	c := compare.Build(base, cand, rb, rc)
+	c.Crossed = gates.check(c)
+	if c.Crossed == nil {
+		c.Crossed = []string{}
+	}
+	return c, nil
+}
+
+// compareScreenEnd is how compare ends after its screen: a signal's cause,
+// the program's failure (never 1: gateErr), 130 for Ctrl-C; after q, the
+// gate's verdict on c, as without the screen.
+func (a *app) compareScreenEnd(ctx context.Context, c *comparison, res uicompare.Result, err error) error {
+	switch {
+	case ctx.Err() != nil:
+		return context.Cause(ctx)
+	case err != nil:
+		return &failure{err}
+	case res.Interrupted:
+		return errInterrupted
 	}
 	return a.crossed(c)
 }

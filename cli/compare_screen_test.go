@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
+	uicompare "github.com/firewatch/firewatch/ui/compare"
+)
+
+// TestCompareScreen: the compare screen on two recordings of the simulator
+// (a run that succeeded, one that failed), as a Bubble Tea program: it
+// draws the comparison --output json prints, its keys switch tabs and open
+// an agent's steps, q leaves with the gate's exit code (1: the outcome
+// threshold is crossed) and Ctrl-C with 130.
+func TestCompareScreen(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
+	dir := t.TempDir()
+	t.Setenv("FIREWATCH_ARCHIVE", "off")
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	recs := []string{filepath.Join(dir, "ok.ndjson"), filepath.Join(dir, "failed.ndjson")}
+	for i, rec := range recs {
+		if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != i {
+			t.Fatalf("watch %d: exit %d %s", i, code, errOut)
+		}
+	}
+	jsonOut, _, code := run(t, context.Background(), "compare", recs[0], recs[1], "-o", "json", "--fail-on", "outcome")
+	if code != ExitFailed {
+		t.Fatalf("compare -o json: exit %d", code)
+	}
+
+	// The screen's comparison is the one --output json prints.
+	ctx := context.Background()
+	secrets := text.NewSecrets()
+	a := &app{stderr: &scrubWriter{w: &bytes.Buffer{}, secrets: secrets}, secrets: secrets}
+	gates, err := parseFailOn("outcome")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := a.comparison(ctx, recs[0], recs[1], gates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(c, json.Deterministic(true), jsontext.WithIndent("  "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(b)+"\n" != jsonOut {
+		t.Fatalf("the screen's comparison differs from --output json's:\n%s\n---\n%s", b, jsonOut)
+	}
+
+	m := uicompare.New(uicompare.Config{C: c, FailOn: "outcome", NoColor: true})
+	tm := teatest.NewTestModel(t, uicompare.Screen{M: m}, teatest.WithInitialTermSize(120, 40))
+	// Each wait reads the output drawn since the last one: all of what
+	// is waited for must be new.
+	wait := func(what ...string) {
+		t.Helper()
+		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+			for _, w := range what {
+				if !bytes.Contains(b, []byte(w)) {
+					return false
+				}
+			}
+			return true
+		}, teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	wait("1 threshold crossed", "✗ failed", "toolCalls:mcp__tools__search", "! crossed")
+	tm.Send(tea.KeyPressMsg{Code: '2', Text: "2"})
+	wait("AGENT (ROLE)")
+	tm.Send(tea.KeyPressMsg{Code: 'j', Text: "j"})
+	tm.Send(tea.KeyPressMsg{Code: tea.KeyEnter})
+	wait("agent pricing-researcher (subagent)")
+	tm.Send(tea.KeyPressMsg{Code: '4', Text: "4"})
+	wait("No final results to compare")
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(uicompare.Screen)
+	res := fm.M.Result()
+	if res.Interrupted {
+		t.Fatal("q counted as an interrupt")
+	}
+
+	// After the screen: the gate decides, as without it.
+	var errOut bytes.Buffer
+	a.stderr = &scrubWriter{w: &errOut, secrets: secrets}
+	if code := codeOf(gateErr(a.compareScreenEnd(ctx, c, res, nil))); code != ExitFailed || !strings.Contains(errOut.String(), "crossed outcome") {
+		t.Fatalf("q with a crossed threshold: exit %d, stderr %q", code, errOut.String())
+	}
+	if code := codeOf(gateErr(a.compareScreenEnd(ctx, c, uicompare.Result{Interrupted: true}, nil))); code != ExitInterrupted {
+		t.Fatalf("Ctrl-C: exit %d", code)
+	}
+	same, err := a.comparison(ctx, recs[0], recs[0], gates)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if code := codeOf(gateErr(a.compareScreenEnd(ctx, same, res, nil))); code != ExitOK {
+		t.Fatalf("q with no threshold crossed: exit %d", code)
+	}
+	if code := codeOf(gateErr(a.compareScreenEnd(ctx, c, res, context.DeadlineExceeded))); code == ExitFailed {
+		t.Fatal("the screen failing exits 1, which a script reads as crossed")
+	}
+}
+
+// TestCompareTUINeedsTerminal: --output tui without a terminal is bad
+// usage (2), and the default output on a pipe stays the plain text.
+func TestCompareTUINeedsTerminal(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 200})
+	t.Setenv("FIREWATCH_ARCHIVE", "off")
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	rec := filepath.Join(t.TempDir(), "run.ndjson")
+	if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != 0 {
+		t.Fatalf("watch: exit %d %s", code, errOut)
+	}
+	if _, errOut, code := run(t, context.Background(), "compare", rec, rec, "-o", "tui"); code != ExitUsage || !strings.Contains(errOut, "needs a terminal") {
+		t.Fatalf("-o tui on a pipe: exit %d %q", code, errOut)
+	}
+	out, _, code := run(t, context.Background(), "compare", rec, rec)
+	if code != 0 || !strings.Contains(out, "metric") || strings.Contains(out, "\x1b") {
+		t.Fatalf("compare on a pipe: exit %d\n%s", code, out)
+	}
+}
