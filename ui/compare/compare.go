@@ -127,7 +127,7 @@ func New(cfg Config) *Model {
 		}
 	}
 	if c.Result != nil {
-		m.result = diff.New(c.Result.Computed, m.diffStyles(), diff.WithASCII(cfg.ASCII), diff.WithLabel("baseline → candidate"))
+		m.result = diff.New(c.Result.Computed, m.diffStyles(), diff.WithASCII(cfg.ASCII), diff.WithLabel("baseline "+m.sym.Arrow+" candidate"))
 		m.hasResult = true
 	}
 	m.selectAgent(0)
@@ -311,7 +311,7 @@ func (m *Model) openParams() {
 		b = string(s.Candidate.Parameters)
 	}
 	r := diff.Compute(model.KindJSON, a, b, -1)
-	d := diff.New(r, m.diffStyles(), diff.WithASCII(m.cfg.ASCII), diff.WithLabel("parameters, baseline → candidate"))
+	d := diff.New(r, m.diffStyles(), diff.WithASCII(m.cfg.ASCII), diff.WithLabel("parameters, baseline "+m.sym.Arrow+" candidate"))
 	m.params = &d
 	m.sizeChildren()
 }

@@ -358,3 +358,20 @@ func TestNoResult(t *testing.T) {
 		t.Fatal("n offered with no diff")
 	}
 }
+
+// TestASCII: with --ascii every tab is drawn in ASCII (the fixture's own
+// text is ASCII).
+func TestASCII(t *testing.T) {
+	m := New(Config{C: fixture(false), FailOn: failOn, NoColor: true, ASCII: true})
+	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	for _, keys := range [][]string{{"1"}, {"2"}, {"3", "]"}, {"enter"}, {"4"}, {"?"}} {
+		press(m, keys...)
+		v := ansi.Strip(m.View())
+		golden.Fits(t, v, 80, 24)
+		for _, r := range v {
+			if r >= 0x80 {
+				t.Fatalf("%q after %v in\n%s", r, keys, v)
+			}
+		}
+	}
+}

@@ -50,6 +50,11 @@ func (m *Model) View() string {
 	}
 	out = append(out[:h-1], m.footer())
 	for i, l := range out {
+		if m.cfg.ASCII {
+			// Our symbols and cut marks in ASCII (--ascii); what the
+			// runs sent is left as it is, as everywhere.
+			l = text.ASCII(l)
+		}
 		out[i] = fit(l, w)
 	}
 	return strings.Join(out, "\n")
