@@ -43,8 +43,11 @@ attention items, and the outcomes; the agents aligned by name and role, each
 agent's tool calls aligned step by step (added, removed, changed
 parameters); and the final results diffed as JSON.
 
---output json gives {baseline, candidate, metrics, agents, steps, result};
---output md a table for a pull request comment.
+On a terminal it opens a screen with these as tabs (1 metrics, 2 agents,
+3 steps, 4 result; ? lists the keys); --output plain prints them as text
+(the default when stdout is not a terminal), --output json gives
+{baseline, candidate, metrics, agents, steps, result, crossed}, --output md
+a table for a pull request comment.
 
 --fail-on makes it a regression gate: a comma-separated list of
   METRIC:+N%   the candidate is more than N% above the baseline
@@ -57,7 +60,8 @@ baseline of 0 is crossed by any change in its direction.
 
 Exit codes: 0 no threshold crossed, 1 a threshold crossed, 2 bad usage or an
 unreadable (or newer) archive or file, 6 the service refused an id, 8 the
-output could not be written. Never 1 for anything but a crossed threshold.`,
+output could not be written, 130 Ctrl-C on the screen. Never 1 for anything
+but a crossed threshold: after q the screen leaves with the gate's code.`,
 		Example: `  firewatch compare $YESTERDAY $TODAY
   firewatch compare base.ndjson $JOB --output md > comment.md
   firewatch compare $BASE $CAND --fail-on creditsUsed:+20%,durationMs:+50%,toolCalls:mcp__tools__scrape:+3,outcome`,
