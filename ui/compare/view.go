@@ -244,12 +244,33 @@ func (m *Model) metricsLines(h int) []string {
 	if len(m.gated) > 0 || len(m.c.Crossed) > 0 {
 		gateW = colGate
 	}
-	fixed := 1 + 2*(colValue+1) + colDelta + 1 + colPct + 1 + gateW
-	nameW := len("outcome")
-	for _, x := range m.c.Metrics {
-		nameW = max(nameW, ansi.StringWidth(describe.OneLine(x.Name, 80)))
+	fixed := func() int { return 1 + 2*(colValue+1) + colDelta + 1 + colPct + 1 + gateW }
+	names := make([]string, len(m.c.Metrics))
+	widest := func() int {
+		w := len("outcome")
+		for _, n := range names {
+			w = max(w, ansi.StringWidth(n))
+		}
+		return w
 	}
-	nameW = max(min(nameW+1, m.width-fixed), 10)
+	for i, x := range m.c.Metrics {
+		names[i] = describe.OneLine(x.Name, 200)
+	}
+	// Narrow: first the gate column says "!" instead of "! crossed", then
+	// the tools' metrics take their own names (toolCalls:scrape, as the
+	// steps show them), then names are cut from the left.
+	compactGate := gateW > 0 && widest()+1 > m.width-fixed()
+	if compactGate {
+		gateW = 3
+	}
+	if widest()+1 > m.width-fixed() {
+		for i, n := range names {
+			if t, ok := strings.CutPrefix(n, "toolCalls:"); ok {
+				names[i] = "toolCalls:" + shortTool(t)
+			}
+		}
+	}
+	nameW := max(min(widest()+1, m.width-fixed()), 10)
 	row := func(name, b, c, d, p, g string) string {
 		l := " " + pad(name, nameW) + padLeft(b, colValue) + " " + padLeft(c, colValue) + " " + padLeft(d, colDelta) + " " + padLeft(p, colPct)
 		if gateW > 0 {
@@ -257,27 +278,35 @@ func (m *Model) metricsLines(h int) []string {
 		}
 		return l
 	}
-	head := m.st.Muted.Render(row("METRIC", "BASELINE", "CANDIDATE", "DELTA", "DELTA %", "GATE"))
-	rows := []string{m.outcomeRow(row)}
-	for _, x := range m.c.Metrics {
-		rows = append(rows, m.metricRow(x, nameW, row))
+	gateHead := "GATE"
+	if compactGate {
+		gateHead = ""
+	}
+	head := m.st.Muted.Render(row("METRIC", "BASELINE", "CANDIDATE", "DELTA", "DELTA %", gateHead))
+	rows := []string{m.outcomeRow(row, compactGate)}
+	for i, x := range m.c.Metrics {
+		rows = append(rows, m.metricRow(x, m.cutLeft(names[i], nameW-1), compactGate, row))
 	}
 	top := scroll.Clamp(m.metricTop, len(rows), h-1)
 	out := []string{head}
 	return append(out, rows[top:min(len(rows), top+h-1)]...)
 }
 
-func (m *Model) outcomeRow(row func(name, b, c, d, p, g string) string) string {
+func (m *Model) outcomeRow(row func(name, b, c, d, p, g string) string, compactGate bool) string {
 	bo, co := m.c.Baseline.Outcome, m.c.Candidate.Outcome
 	d := m.st.Muted.Render("same")
 	if deref(bo) != deref(co) || (bo == nil) != (co == nil) {
 		d = m.st.Warn.Render("changed")
 	}
-	return row("outcome", m.outcome(bo, false), m.outcome(co, false), d, "", m.gateCell(cmp.OutcomeGate))
+	return row("outcome", m.outcome(bo, false), m.outcome(co, false), d, "", m.gateCell(cmp.OutcomeGate, compactGate))
 }
 
-func (m *Model) gateCell(name string) string {
+// gateCell is a metric's gate: crossed, ok when --fail-on names it and it
+// is not crossed; compact says "!" for crossed.
+func (m *Model) gateCell(name string, compact bool) string {
 	switch {
+	case m.crossed[name] && compact:
+		return m.st.Bad.Render(m.sym.Error)
 	case m.crossed[name]:
 		return m.st.Bad.Render(m.sym.Error + " crossed")
 	case m.gated[name]:
@@ -286,13 +315,7 @@ func (m *Model) gateCell(name string) string {
 	return ""
 }
 
-func (m *Model) metricRow(x cmp.Metric, nameW int, row func(name, b, c, d, p, g string) string) string {
-	name := describe.OneLine(x.Name, 200)
-	if t, ok := strings.CutPrefix(name, "toolCalls:"); ok && ansi.StringWidth(name) > nameW-1 {
-		// Narrow: the tool's own name, as the steps show it.
-		name = "toolCalls:" + shortTool(t)
-	}
-	name = m.cutLeft(name, nameW-1)
+func (m *Model) metricRow(x cmp.Metric, name string, compactGate bool, row func(name, b, c, d, p, g string) string) string {
 	d, p := figure(x.Name, x.Delta, true), m.sym.Ellipsis
 	if x.DeltaPercent != nil {
 		p = strconv.FormatFloat(*x.DeltaPercent, 'f', 1, 64) + "%"
@@ -316,7 +339,7 @@ func (m *Model) metricRow(x cmp.Metric, nameW int, row func(name, b, c, d, p, g 
 	if m.crossed[x.Name] {
 		name = m.st.Bold.Render(name)
 	}
-	return row(name, figure(x.Name, x.Baseline, false), figure(x.Name, x.Candidate, false), style.Render(d), style.Render(p), m.gateCell(x.Name))
+	return row(name, figure(x.Name, x.Baseline, false), figure(x.Name, x.Candidate, false), style.Render(d), style.Render(p), m.gateCell(x.Name, compactGate))
 }
 
 // figure is a metric's value for people: a duration, credits with up to
@@ -356,12 +379,27 @@ func (m *Model) agentsLines(h int) []string {
 	}
 	w := m.width
 	const countsW = 13
-	nameW := 0
+	// The sides as wide as their cells with the outcome's word (at most
+	// 36); when the names need the room, down to the cells without it
+	// (the symbol and its colour say the outcome), then the names are cut.
+	nameNeed, full, short := 12, 12, 12
 	for _, a := range m.c.Agents {
-		nameW = max(nameW, ansi.StringWidth(agentName(a)))
+		nameNeed = max(nameNeed, ansi.StringWidth(agentName(a)))
+		for _, as := range []*cmp.AgentSide{a.Baseline, a.Candidate} {
+			if as == nil {
+				continue
+			}
+			_, _, facts, word := m.agentParts(as)
+			full = max(full, 2+ansi.StringWidth(facts+" "+word))
+			short = max(short, 2+ansi.StringWidth(facts))
+		}
 	}
-	nameW = min(max(nameW, 12), max(w/4, 12))
-	sideW := max(min((w-1-nameW-2-countsW-4)/2, 36), 12)
+	avail := w - 20 // the margin, the gaps and the steps' counts
+	sideW := min(full, 36)
+	if nameNeed+2*sideW > avail {
+		sideW = max(min(sideW, (avail-nameNeed)/2), min(short, sideW), 12)
+	}
+	nameW := max(min(avail-2*sideW, nameNeed), 8)
 	row := func(name, b, c, s string) string {
 		return " " + pad(name, nameW) + "  " + pad(b, sideW) + "  " + pad(c, sideW) + "  " + s
 	}
@@ -398,20 +436,34 @@ func agentName(a cmp.Agent) string {
 // outcome word, cut from the right (the symbol and its colour say the
 // outcome already).
 func (m *Model) agentCell(a *cmp.AgentSide, w int) string {
+	sym, st, facts, word := m.agentParts(a)
 	if a == nil {
-		return m.st.Muted.Render(describe.Truncate("— not in this run", w))
+		return m.st.Muted.Render(describe.Truncate(facts, w))
+	}
+	t := facts + " " + word
+	if ansi.StringWidth(t) > w-2 && ansi.StringWidth(facts) <= w-2 {
+		t = facts // the word goes whole
+	}
+	return st.Render(sym) + " " + describe.Truncate(t, w-2)
+}
+
+// agentParts are an agent cell's symbol and its style, its facts (calls,
+// duration) and its outcome word; for an agent the run does not have,
+// facts says so.
+func (m *Model) agentParts(a *cmp.AgentSide) (string, theme.Style, string, string) {
+	if a == nil {
+		return "", m.st.Muted, "— not in this run", ""
 	}
 	sym, word, st := m.sym.Running, "running", m.st.Running
 	if a.Outcome != nil {
 		in := describe.Outcome(model.Outcome(*a.Outcome))
 		sym, word, st = in.Symbol(m.sym), in.Word, m.level(in.Level)
 	}
-	s := describe.Count(a.ToolCalls, "call")
+	facts := describe.Count(a.ToolCalls, "call")
 	if a.DurationMs != nil {
-		s += " " + text.Duration(time.Duration(*a.DurationMs)*time.Millisecond)
+		facts += " " + text.Duration(time.Duration(*a.DurationMs)*time.Millisecond)
 	}
-	s += " " + word
-	return st.Render(sym) + " " + describe.Truncate(s, w-2)
+	return sym, st, facts, word
 }
 
 // stepCounts is "=5 ~2 +1 -0": same, changed, added and removed steps.
@@ -656,9 +708,9 @@ func members(v jsontext.Value) ([]member, bool) {
 func (m *Model) resultLines(h int) []string {
 	if !m.hasResult {
 		return []string{
-			" " + m.st.Muted.Render("No final results to compare: both runs need theirs."),
-			" " + m.st.Muted.Render("A run's result is kept when it comes from the archive (firewatch archive keeps"),
-			" " + m.st.Muted.Render("the team's runs with their results); a --record file holds the trace only."),
+			" " + m.st.Muted.Render("No final results to compare: one of the runs, or both, has none."),
+			" " + m.st.Muted.Render("A run's result comes with it from the archive when firewatch archive fetched"),
+			" " + m.st.Muted.Render("it with its status; a --record file holds the trace only."),
 		}
 	}
 	m.result.SetSize(m.width, h)
