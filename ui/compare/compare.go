@@ -26,12 +26,16 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/go-json-experiment/json/jsontext"
+
 	cmp "github.com/firewatch/firewatch/compare"
+	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/diff"
 	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
+	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
 // Config configures a Model.
@@ -299,21 +303,35 @@ func (m *Model) stepsKey(msg tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// openParams diffs the selected step's parameters (JSON; "null" for a
-// side without the call).
+// openParams diffs the selected step's parameters as JSON; a call only
+// one run made shows its parameters all added or all removed.
 func (m *Model) openParams() {
 	s := m.steps[m.step]
-	a, b := "null", "null"
-	if s.Baseline != nil && len(s.Baseline.Parameters) > 0 {
-		a = string(s.Baseline.Parameters)
+	var r diff.Result
+	switch {
+	case s.Baseline != nil && s.Candidate != nil:
+		r = diff.Compute(model.KindJSON, string(s.Baseline.Parameters), string(s.Candidate.Parameters), -1)
+	case s.Baseline != nil:
+		r = oneSided(s.Baseline.Parameters, true)
+	case s.Candidate != nil:
+		r = oneSided(s.Candidate.Parameters, false)
 	}
-	if s.Candidate != nil && len(s.Candidate.Parameters) > 0 {
-		b = string(s.Candidate.Parameters)
-	}
-	r := diff.Compute(model.KindJSON, a, b, -1)
 	d := diff.New(r, m.diffStyles(), diff.WithASCII(m.cfg.ASCII), diff.WithLabel("parameters, baseline "+m.sym.Arrow+" candidate"))
 	m.params = &d
 	m.sizeChildren()
+}
+
+// oneSided is the diff of parameters against none: every line removed
+// (removed) or added.
+func oneSided(v jsontext.Value, removed bool) diff.Result {
+	lines, ok := jsonview.PlainLines(v)
+	if !ok {
+		lines = []string{describe.OneLine(string(v), 0)}
+	}
+	if removed {
+		return diff.Lines(lines, nil, -1)
+	}
+	return diff.Lines(nil, lines, -1)
 }
 
 // ShortHelp is the footer's keys: those that work now.

@@ -238,6 +238,12 @@ func TestKeys(t *testing.T) {
 	if m.params != nil {
 		t.Fatal("esc kept the parameters' diff")
 	}
+	// A call only the baseline made: its parameters, all removed.
+	press(m, "j", "enter")
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "+0 −3 lines") || !strings.Contains(v, `-   "url": "https://apify.com/pricing"`) || strings.Contains(v, "null") {
+		t.Fatalf("enter on a removed step:\n%s", v)
+	}
+	press(m, "esc", "k")
 	// [ goes to the orchestrator, n to its first changed step (3, added).
 	press(m, "[", "n")
 	if m.agent != 0 || m.step != 2 || m.steps[m.step].Change != cmp.Added {

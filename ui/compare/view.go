@@ -278,11 +278,7 @@ func (m *Model) metricsLines(h int) []string {
 		}
 		return l
 	}
-	gateHead := "GATE"
-	if compactGate {
-		gateHead = ""
-	}
-	head := m.st.Muted.Render(row("METRIC", "BASELINE", "CANDIDATE", "DELTA", "DELTA %", gateHead))
+	head := m.st.Muted.Render(row("METRIC", "BASELINE", "CANDIDATE", "DELTA", "DELTA %", "GATE"))
 	rows := []string{m.outcomeRow(row, compactGate)}
 	for i, x := range m.c.Metrics {
 		rows = append(rows, m.metricRow(x, m.cutLeft(names[i], nameW-1), compactGate, row))
