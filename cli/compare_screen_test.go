@@ -3,6 +3,8 @@ package cli
 import (
 	"bytes"
 	"context"
+	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -24,17 +26,7 @@ import (
 // an agent's steps, q leaves with the gate's exit code (1: the outcome
 // threshold is crossed) and Ctrl-C with 130.
 func TestCompareScreen(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
-	dir := t.TempDir()
-	t.Setenv("FIREWATCH_ARCHIVE", "off")
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
-	recs := []string{filepath.Join(dir, "ok.ndjson"), filepath.Join(dir, "failed.ndjson")}
-	for i, rec := range recs {
-		if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != i {
-			t.Fatalf("watch %d: exit %d %s", i, code, errOut)
-		}
-	}
+	recs := compareRecordings(t)
 	jsonOut, _, code := run(t, context.Background(), "compare", recs[0], recs[1], "-o", "json", "--fail-on", "outcome")
 	if code != ExitFailed {
 		t.Fatalf("compare -o json: exit %d", code)
@@ -108,6 +100,85 @@ func TestCompareScreen(t *testing.T) {
 	}
 	if code := codeOf(gateErr(a.compareScreenEnd(ctx, c, res, context.DeadlineExceeded))); code == ExitFailed {
 		t.Fatal("the screen failing exits 1, which a script reads as crossed")
+	}
+}
+
+// compareRecordings records two runs of the simulator (research, which
+// succeeds, and failure) into files of the test's.
+func compareRecordings(t *testing.T) []string {
+	t.Helper()
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
+	dir := t.TempDir()
+	t.Setenv("FIREWATCH_ARCHIVE", "off")
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	recs := []string{filepath.Join(dir, "ok.ndjson"), filepath.Join(dir, "failed.ndjson")}
+	for i, rec := range recs {
+		if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != i {
+			t.Fatalf("watch %d: exit %d %s", i, code, errOut)
+		}
+	}
+	return recs
+}
+
+// TestCompareScreenHostile: a recording whose prompt, agent and tool names
+// carry an OSC 52 clipboard write, a hyperlink, bidi overrides and a C1
+// CSI: none of it reaches the terminal from the compare screen, on the
+// metrics, the agents, the steps and a step's parameters.
+func TestCompareScreenHostile(t *testing.T) {
+	recs := compareRecordings(t)
+	b, err := os.ReadFile(recs[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	evil := strings.NewReplacer(
+		`"Compare the pricing`, `"Compare\u001b]8;;http://evil.example\u0007 the pricing\u202e`,
+		`mcp__tools__scrape`, `mcp__tools__scr\u001b]52;c;ZXZpbA==\u0007ape\u009b31m`,
+		`pricing-researcher`, `pricing\u001b[2J-researcher\u202e`,
+		`https://www.scrapingbee.com/pricing/"`, `https://www.scrapingbee.com/pricing/\u001b]52;c;ZXZpbA==\u0007"`,
+	).Replace(string(b))
+	if evil == string(b) {
+		t.Fatal("nothing replaced in the recording")
+	}
+	bad := filepath.Join(t.TempDir(), "hostile.ndjson")
+	if err := os.WriteFile(bad, []byte(evil), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	secrets := text.NewSecrets()
+	a := &app{stderr: &scrubWriter{w: &bytes.Buffer{}, secrets: secrets}, secrets: secrets}
+	c, err := a.comparison(ctx, recs[0], bad, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tm := teatest.NewTestModel(t, uicompare.Screen{M: uicompare.New(uicompare.Config{C: c})}, teatest.WithInitialTermSize(100, 30))
+	var out bytes.Buffer
+	read := func(what string) {
+		t.Helper()
+		teatest.WaitFor(t, io.TeeReader(tm.Output(), &out), func(b []byte) bool { return bytes.Contains(b, []byte(what)) },
+			teatest.WithDuration(10*time.Second), teatest.WithCheckInterval(10*time.Millisecond))
+	}
+	read("toolCalls:mcp__tools__scr")
+	for _, k := range []struct {
+		key  tea.KeyPressMsg
+		want string
+	}{
+		{tea.KeyPressMsg{Code: '2', Text: "2"}, "AGENT (ROLE)"},
+		{tea.KeyPressMsg{Code: 'j', Text: "j"}, "-researcher"},
+		{tea.KeyPressMsg{Code: tea.KeyEnter}, "agent pricing"},
+		// The parameters' diff shows the escape as text.
+		{tea.KeyPressMsg{Code: tea.KeyEnter}, `pricing/\u001b]52;c;ZXZpbA==\u0007"`},
+	} {
+		tm.Send(k.key)
+		read(k.want)
+	}
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	// (The program's own window title ends in BEL: BEL is no test here.)
+	for _, seq := range []string{"\x1b]52", "\x1b]8;;http", "\u202e", "\u009b"} {
+		if strings.Contains(out.String(), seq) {
+			t.Fatalf("%q reached the terminal:\n%q", seq, out.String())
+		}
 	}
 }
 
