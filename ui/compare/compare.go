@@ -356,7 +356,10 @@ func (m *Model) ShortHelp() []key.Binding {
 		}
 		b = []key.Binding{tabs, k.Down}
 		if len(m.steps) > 0 {
-			b = append(b, withHelp(k.Open, "diff parameters"), k.NextChange)
+			b = append(b, withHelp(k.Open, "diff parameters"))
+		}
+		if m.changes() > 0 {
+			b = append(b, k.NextChange)
 		}
 		if len(m.c.Agents) > 1 {
 			b = append(b, k.NextAgent)
@@ -368,6 +371,17 @@ func (m *Model) ShortHelp() []key.Binding {
 		}
 	}
 	return append(b, k.Help, k.Quit)
+}
+
+// changes is the selected agent's steps that are not the same.
+func (m *Model) changes() int {
+	n := 0
+	for _, s := range m.steps {
+		if s.Change != cmp.Same {
+			n++
+		}
+	}
+	return n
 }
 
 func withHelp(b key.Binding, desc string) key.Binding {

@@ -381,3 +381,31 @@ func TestASCII(t *testing.T) {
 		}
 	}
 }
+
+// TestColourGoldens: the metrics and the steps at 80x24 with their escape
+// sequences, in colour and without (NO_COLOR: attributes only), so that a
+// change of style shows; the two differ where the modes do.
+func TestColourGoldens(t *testing.T) {
+	for _, noColor := range []bool{false, true} {
+		m := newModel(t, fixture(false), 80, 24, noColor)
+		var screens []string
+		for _, keys := range [][]string{{"1"}, {"3", "]"}} {
+			press(m, keys...)
+			v := m.View()
+			if noColor {
+				golden.NoColour(t, v, 80, 24)
+			} else {
+				golden.Colour(t, v, 80, 24)
+			}
+			screens = append(screens, v)
+		}
+		name := "compare-colour-80x24.txt"
+		if noColor {
+			name = "compare-nocolor-80x24.txt"
+		}
+		golden.Check(t, name, strings.Join(screens, "\n===\n")+"\n")
+	}
+	if !golden.Updating() && golden.Read(t, "compare-colour-80x24.txt") == golden.Read(t, "compare-nocolor-80x24.txt") {
+		t.Fatal("the colour and NO_COLOR goldens are the same")
+	}
+}
