@@ -622,6 +622,9 @@ func commonPrefix(a, b string) int {
 // (in the order sent); more reports that others were left out. Other
 // values are returned as they are.
 func changedMembers(a, b jsontext.Value) (jsontext.Value, jsontext.Value, bool) {
+	if len(a)+len(b) > 1<<16 {
+		return a, b, false // drawn each frame: big parameters are shown as they are
+	}
 	ma, oka := members(a)
 	mb, okb := members(b)
 	if !oka || !okb {
