@@ -409,3 +409,21 @@ func TestColourGoldens(t *testing.T) {
 		t.Fatal("the colour and NO_COLOR goldens are the same")
 	}
 }
+
+// TestHelpFits: at 80x24 the keys of every tab are all on screen (side by
+// side when one column would not fit).
+func TestHelpFits(t *testing.T) {
+	m := newModel(t, fixture(false), 80, 24, true)
+	for _, tab := range []string{"1", "2", "3", "4"} {
+		press(m, tab, "?")
+		v := ansi.Strip(m.View())
+		for _, g := range m.FullHelp() {
+			for _, b := range g {
+				if h := b.Help(); !strings.Contains(v, h.Key+strings.Repeat(" ", 10-ansi.StringWidth(h.Key)+1)+h.Desc) {
+					t.Errorf("tab %s: %q %q not on the help screen:\n%s", tab, h.Key, h.Desc, v)
+				}
+			}
+		}
+		press(m, "?")
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -215,16 +216,46 @@ func (m *Model) footer() string {
 	return l
 }
 
+// helpLines is the keys of this tab, the screen's then the tab's; side by
+// side when one column would not fit the body.
 func (m *Model) helpLines() []string {
-	out := []string{" " + m.st.Title.Render("Keys") + m.st.Muted.Render(" (this tab; ? or esc closes)")}
-	for i, g := range m.FullHelp() {
-		if i > 0 {
-			out = append(out, "")
-		}
+	title := " " + m.st.Title.Render("Keys") + m.st.Muted.Render(" (this tab; ? or esc closes)")
+	groups := m.FullHelp()
+	col := func(g []key.Binding) []string {
+		var out []string
 		for _, b := range g {
 			h := b.Help()
-			out = append(out, "   "+m.st.Key.Render(pad(h.Key, 10))+" "+h.Desc)
+			out = append(out, m.st.Key.Render(pad(h.Key, 10))+" "+h.Desc)
 		}
+		return out
+	}
+	n := 1 + len(groups) - 1
+	for _, g := range groups {
+		n += len(g)
+	}
+	out := []string{title}
+	if n <= m.bodyHeight() || len(groups) < 2 {
+		for i, g := range groups {
+			if i > 0 {
+				out = append(out, "")
+			}
+			for _, l := range col(g) {
+				out = append(out, "   "+l)
+			}
+		}
+		return out
+	}
+	left, right := col(groups[0]), col(groups[1])
+	w := max((m.width-4)/2, 10)
+	for i := range max(len(left), len(right)) {
+		var l, r string
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		out = append(out, "   "+pad(l, w)+" "+r)
 	}
 	return out
 }
