@@ -119,7 +119,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
 		// The screen draws the comparison built above; the gate decides
 		// the exit code when it closes, as without it.
-		res, err := uicompare.Run(ctx, uicompare.Config{C: c, FailOn: co.FailOn, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII})
+		res, err := uicompare.Run(ctx, uicompare.Config{C: c, FailOn: co.FailOn, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
 		return a.compareScreenEnd(ctx, c, res, err)
 	}
 	var out []byte

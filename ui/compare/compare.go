@@ -46,6 +46,7 @@ type Config struct {
 	FailOn  string
 	NoColor bool
 	ASCII   bool
+	Mouse   bool // the wheel scrolls (--mouse); off keeps text selection working
 }
 
 // Result is how the screen ended.
@@ -175,8 +176,40 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		m.SetSize(msg.Width, msg.Height)
 	case tea.KeyPressMsg:
 		return m.key(msg)
+	case tea.MouseWheelMsg:
+		m.wheel(msg)
 	}
 	return nil
+}
+
+// wheel scrolls the tab's view or moves its selection, as the arrows do.
+func (m *Model) wheel(msg tea.MouseWheelMsg) {
+	if m.help {
+		return
+	}
+	k := m.keys.Keys
+	switch m.tab {
+	case tabMetrics:
+		n, h := len(m.c.Metrics)+1, m.bodyHeight()-1
+		if off, ok := scroll.Move(msg, k, m.metricTop, h, n); ok {
+			m.metricTop = scroll.Clamp(off, n, h)
+		}
+	case tabAgents:
+		if sel, ok := scroll.Move(msg, k, m.agent, 1, len(m.c.Agents)-1); ok {
+			m.selectAgent(sel)
+		}
+	case tabSteps:
+		if m.params != nil {
+			p, _ := m.params.Update(msg)
+			m.params = &p
+		} else if sel, ok := scroll.Move(msg, k, m.step, 1, len(m.steps)-1); ok {
+			m.step, m.stepTop = scroll.Follow(sel, m.stepTop, len(m.steps), m.stepRows())
+		}
+	case tabResult:
+		if m.hasResult {
+			m.result, _ = m.result.Update(msg)
+		}
+	}
 }
 
 // key routes a key: the global keys, the help, the parameters' diff, then

@@ -427,3 +427,22 @@ func TestHelpFits(t *testing.T) {
 		press(m, "?")
 	}
 }
+
+// TestWheel: with the mouse on, the wheel scrolls the metrics and moves the
+// agents' selection.
+func TestWheel(t *testing.T) {
+	m := newModel(t, fixture(false), 80, 10, true)
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if m.metricTop != 3 {
+		t.Fatalf("metrics after a wheel turn: top %d", m.metricTop)
+	}
+	press(m, "2")
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown})
+	if m.agent != 2 {
+		t.Fatalf("agents after a wheel turn: %d", m.agent)
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp})
+	if m.agent != 0 {
+		t.Fatalf("agents after a wheel turn up: %d", m.agent)
+	}
+}

@@ -24,6 +24,9 @@ func (s Screen) View() tea.View {
 	v := tea.NewView(s.M.View())
 	v.AltScreen = true
 	v.WindowTitle = "firewatch: compare"
+	if s.M.cfg.Mouse {
+		v.MouseMode = tea.MouseModeCellMotion
+	}
 	return v
 }
 
