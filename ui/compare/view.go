@@ -110,13 +110,11 @@ func (m *Model) header() []string {
 // sideLine is one run: label, id, outcome, model, then as much of the
 // prompt as fits (its beginning).
 func (m *Model) sideLine(label string, s *cmp.Side) string {
-	id := describe.ShortID(deref(s.ID))
-	if id == "" {
-		id = describe.OneLine(s.Ref, 24)
-	}
-	// Both badges as wide as the wider, so that what follows lines up.
+	// Both ids and badges as wide as the wider, so that what follows
+	// lines up.
+	iw := max(ansi.StringWidth(m.sideID(m.c.Baseline)), ansi.StringWidth(m.sideID(m.c.Candidate)), 8)
 	ow := max(ansi.StringWidth(ansi.Strip(m.outcome(m.c.Baseline.Outcome, false))), ansi.StringWidth(ansi.Strip(m.outcome(m.c.Candidate.Outcome, false))))
-	l := " " + m.st.Title.Render(label) + " " + m.st.Muted.Render(pad(id, 8)) + "  " + m.outcome(s.Outcome, true)
+	l := " " + m.st.Title.Render(label) + " " + m.st.Muted.Render(pad(m.sideID(s), iw)) + "  " + m.outcome(s.Outcome, true)
 	l += strings.Repeat(" ", max(ow-ansi.StringWidth(ansi.Strip(m.outcome(s.Outcome, false))), 0))
 	if mod := describe.OneLine(deref(s.Model), 20); mod != "" {
 		l += "  " + mod
@@ -128,6 +126,15 @@ func (m *Model) sideLine(label string, s *cmp.Side) string {
 		}
 	}
 	return l
+}
+
+// sideID is a run's short id, or when the run has none (a recording of
+// nothing), the end of the file's name.
+func (m *Model) sideID(s *cmp.Side) string {
+	if id := describe.ShortID(deref(s.ID)); id != "" {
+		return id
+	}
+	return m.cutLeft(describe.OneLine(s.Ref, 0), 24)
 }
 
 // outcome is an outcome's symbol and word in its colour (the words and
