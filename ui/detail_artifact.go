@@ -334,6 +334,8 @@ func (v *artifactView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 		case key.Matches(km, dk.Focus):
 			v.focusC = !v.focusC
 			return v, nil
+		case (key.Matches(km, k.Diff) || key.Matches(km, k.Save)) && !v.e.snaps.canLoad():
+			return v, flash("no content to save or compare: a replay has the artifacts' versions, not their content")
 		case key.Matches(km, k.Diff):
 			return v, v.toggleDiff()
 		case key.Matches(km, k.Save):
@@ -612,7 +614,11 @@ func (v *artifactView) helpKeys(k keyMap) []key.Binding {
 	} else {
 		out = append(out, k.Move)
 	}
-	out = append(out, dk.Focus, dk.Diff, dk.Save, dk.Copy)
+	out = append(out, dk.Focus)
+	if v.e.snaps.canLoad() {
+		out = append(out, dk.Diff, dk.Save)
+	}
+	out = append(out, dk.Copy)
 	if v.selV != nil && v.selV.Ref.Kind == model.KindScreenshot {
 		out = append(out, dk.OpenLink)
 	}

@@ -109,11 +109,11 @@ func (m *Model) viewHelp() []helpSection {
 			scroll.ASCIIHelp(b)
 		}
 	}
-	artifactKeys := append(append([]key.Binding{dk.Focus, dk.Diff}, notScroll(dm.FullHelp())...), dk.Save, dk.Copy, dk.OpenLink)
+	// Comparing, saving and fetching again need content; a replay of a
+	// file has none to fetch.
+	artifactKeys := []key.Binding{dk.Focus, dk.Copy, dk.OpenLink}
 	if m.env.snaps.canLoad() {
-		// A snapshot that failed can be fetched again; a replay of a
-		// file has nothing to fetch from.
-		artifactKeys = append(artifactKeys, dk.Retry)
+		artifactKeys = append(append([]key.Binding{dk.Focus, dk.Diff}, notScroll(dm.FullHelp())...), dk.Save, dk.Copy, dk.OpenLink, dk.Retry)
 	}
 	return []helpSection{
 		{"Scrolling in a view", []key.Binding{sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.HalfUp, sk.HalfDown, sk.Top, sk.Bottom}},

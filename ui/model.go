@@ -161,6 +161,7 @@ func New(cfg Config) *Model {
 	// A replay has no service to ask: neither the footer nor ? offers the
 	// keys that would (pressed, they say why they do nothing).
 	m.keys.replay = cfg.Backend == nil
+	m.keys.noContent = !m.env.snaps.canLoad()
 	// A store that already holds events (a replay loaded at once, tests).
 	if store.Len() > 0 {
 		all := model.Delta{Events: store.Timeline(), TreeChanged: true, RunChanged: true,
