@@ -177,13 +177,19 @@ func (c *serverClock) pos() time.Time {
 	return c.rec.Add(time.Duration(float64(c.wall().Sub(c.recWall)) * c.speed))
 }
 
-// wallFor is how long the wall clock takes for d on the run's clock.
+// wallFor is how long the wall clock takes for d on the run's clock, at
+// least minTick: a replay at --speed 1000 does not tick a thousand times
+// a second.
 func (c *serverClock) wallFor(d time.Duration) time.Duration {
 	if c.rec.IsZero() || c.stopped {
 		return d
 	}
-	return time.Duration(float64(d) / c.speed)
+	return max(time.Duration(float64(d)/c.speed), minTick)
 }
+
+// minTick is the shortest wait between two clock ticks: the UI's frame
+// interval (20 frames a second).
+const minTick = 50 * time.Millisecond
 
 // observe notes the newest event time of a merge.
 func (c *serverClock) observe(events []*model.Event) {

@@ -572,6 +572,10 @@ func TestReplayElapsedFollowsTheRecording(t *testing.T) {
 	if got := plain(screenLines(m)[0]); !strings.Contains(got, at(0)) {
 		t.Fatalf("as the poll is shown: %q, want %q", got, at(0))
 	}
+	// A second of the run's clock passes in half a second.
+	if d := m.env.clock.wallFor(time.Second); d != 500*time.Millisecond {
+		t.Errorf("a run's second at speed 2 takes %v of wall time, want 500ms", d)
+	}
 	now = now.Add(3 * time.Second)
 	m.Update(clockMsg{tag: m.clockTag})
 	if got := plain(screenLines(m)[0]); !strings.Contains(got, at(6*time.Second)) {
@@ -586,6 +590,12 @@ func TestReplayElapsedFollowsTheRecording(t *testing.T) {
 	}
 	if want := rec.Add(6 * time.Second); !end.Equal(want) {
 		t.Fatalf("the replay's clock stopped at %v, want %v", end, want)
+	}
+	// At --speed 1000 the clock still ticks at most 20 times a second.
+	fast := &serverClock{wall: func() time.Time { return now }, replay: true}
+	fast.recorded(rec, 1000)
+	if d := fast.wallFor(time.Second); d != minTick {
+		t.Errorf("a tick at speed 1000 after %v, want %v", d, minTick)
 	}
 }
 
