@@ -3,9 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -105,5 +111,42 @@ func TestWatchOlderRunKnowsItsPrompt(t *testing.T) {
 	prompt, _ := json.Marshal(oldest.Options.Prompt)
 	if head := firstLine(t, rec); !strings.Contains(head, `"request":{"prompt":`+string(prompt)) || !strings.Contains(head, `"model":"spark-2"`) {
 		t.Errorf("the recording of a run on the list's second page does not say what was asked: %s", head)
+	}
+}
+
+// The run's status is asked once at the start of watch JOB_ID; when that
+// request fails, the watch goes on without the prompt and model and ends
+// as the run did.
+func TestWatchGoesOnWhenTheStatusFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200, Seed: 9})
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	job := srv.Jobs[0].ID
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var statusAsked atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v2/agent/"+job {
+			statusAsked.Add(1)
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"success":false,"error":"Agent job not found"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	rec := filepath.Join(t.TempDir(), "watch.ndjson")
+	if _, errOut, code := run(t, ctx, "watch", job, "--api-url", front.URL, "-o", "json", "--record", rec, "--interval", "100ms"); code != ExitOK {
+		t.Fatalf("watch: exit %d: %s", code, errOut)
+	}
+	if n := statusAsked.Load(); n != 1 {
+		t.Errorf("the status was asked %d times, want once", n)
+	}
+	if head := firstLine(t, rec); strings.Contains(head, `"model"`) {
+		t.Errorf("a request the service did not give: %s", head)
 	}
 }
