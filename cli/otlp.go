@@ -43,7 +43,7 @@ func (x *otlpOptions) register(cmd *cobra.Command) {
 func (x *otlpOptions) registerTarget(cmd *cobra.Command) {
 	f := cmd.Flags()
 	f.StringVar(&x.Endpoint, "otlp-endpoint", "", "OTLP/HTTP base `URL` (/v1/traces is added unless it ends so); implies --otlp; default $OTEL_EXPORTER_OTLP_TRACES_ENDPOINT or $OTEL_EXPORTER_OTLP_ENDPOINT")
-	f.BoolVar(&x.Content, "otlp-content", false, "include tool parameters and results in the spans (they can be large and private)")
+	f.BoolVar(&x.Content, "otlp-content", false, "include the prompt, tool parameters and results in the spans (they can be large and private)")
 }
 
 // check validates the flags (exit 2) and resolves the endpoint.

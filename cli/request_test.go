@@ -3,9 +3,15 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -74,4 +80,73 @@ func firstLine(t *testing.T, path string) string {
 	}
 	line, _, _ := strings.Cut(string(b), "\n")
 	return line
+}
+
+// watch JOB_ID of a run older than the newest page of the team's list
+// still learns its prompt: the status says the model, and the one list
+// page asked is the one its UUIDv7 id points at.
+func TestWatchOlderRunKnowsItsPrompt(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, History: 30, Speed: 200, Seed: 9})
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	out, errOut, code := run(t, ctx, "runs", "--api-url", srv.URL, "-o", "json", "--limit", "31")
+	if code != ExitOK {
+		t.Fatalf("runs: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	var oldest struct {
+		ID      string `json:"id"`
+		Options struct {
+			Prompt string `json:"prompt"`
+		} `json:"options"`
+	}
+	if err := json.Unmarshal([]byte(lines[len(lines)-1]), &oldest); err != nil || len(lines) != 31 || oldest.Options.Prompt == "" {
+		t.Fatalf("the oldest of %d runs: %+v %v", len(lines), oldest, err)
+	}
+	rec := filepath.Join(t.TempDir(), "old.ndjson")
+	if _, errOut, code := run(t, ctx, "watch", oldest.ID, "--api-url", srv.URL, "-o", "json", "--record", rec, "--interval", "100ms", "--tail", "1"); code == ExitUsage {
+		t.Fatalf("watch: exit %d: %s", code, errOut)
+	}
+	prompt, _ := json.Marshal(oldest.Options.Prompt)
+	if head := firstLine(t, rec); !strings.Contains(head, `"request":{"prompt":`+string(prompt)) || !strings.Contains(head, `"model":"spark-2"`) {
+		t.Errorf("the recording of a run on the list's second page does not say what was asked: %s", head)
+	}
+}
+
+// The run's status is asked once at the start of watch JOB_ID; when that
+// request fails, the watch goes on without the prompt and model and ends
+// as the run did.
+func TestWatchGoesOnWhenTheStatusFails(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200, Seed: 9})
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	job := srv.Jobs[0].ID
+	target, err := url.Parse(srv.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	var statusAsked atomic.Int32
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet && r.URL.Path == "/v2/agent/"+job {
+			statusAsked.Add(1)
+			w.WriteHeader(http.StatusNotFound)
+			io.WriteString(w, `{"success":false,"error":"Agent job not found"}`)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer front.Close()
+	rec := filepath.Join(t.TempDir(), "watch.ndjson")
+	if _, errOut, code := run(t, ctx, "watch", job, "--api-url", front.URL, "-o", "json", "--record", rec, "--interval", "100ms"); code != ExitOK {
+		t.Fatalf("watch: exit %d: %s", code, errOut)
+	}
+	if n := statusAsked.Load(); n != 1 {
+		t.Errorf("the status was asked %d times, want once", n)
+	}
+	if head := firstLine(t, rec); strings.Contains(head, `"model"`) {
+		t.Errorf("a request the service did not give: %s", head)
+	}
 }

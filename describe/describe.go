@@ -243,8 +243,13 @@ func Error(te *model.TraceError) string {
 }
 
 // ShortID is the first 8 characters of an id (a UUID's first group), the
-// whole id when it is short.
+// whole id when it is short. A UUIDv7 (the service's run ids) starts with
+// its creation time, the same for every run started in the same minute:
+// its short form is its last 8 characters, which are random.
 func ShortID(id string) string {
+	if isUUIDv7(id) {
+		return id[28:]
+	}
 	id = OneLine(id, 64)
 	if len(id) <= idWidth {
 		return id
@@ -254,6 +259,26 @@ func ShortID(id string) string {
 		return id
 	}
 	return string(r[:idWidth])
+}
+
+// isUUIDv7 reports whether id is a UUID of version 7 in its canonical form.
+func isUUIDv7(id string) bool {
+	if len(id) != 36 || id[14] != '7' {
+		return false
+	}
+	for i := 0; i < len(id); i++ {
+		c := id[i]
+		switch {
+		case i == 8 || i == 13 || i == 18 || i == 23:
+			if c != '-' {
+				return false
+			}
+		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
+		default:
+			return false
+		}
+	}
+	return true
 }
 
 // Count is "1 item", "12 items", "1,204 items".

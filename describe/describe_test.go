@@ -314,3 +314,22 @@ func TestRunCredits(t *testing.T) {
 		t.Errorf("cancelled: %q", got)
 	}
 }
+
+// A run id's short form tells runs apart: a UUIDv7 starts with its
+// creation time, so two runs started in the same minute share their first
+// 8 characters; their last 8 are random.
+func TestShortID(t *testing.T) {
+	for _, tc := range []struct{ id, want string }{
+		{"e9d1e131-b05b-4d08-b44a-bde34a7aa278", "e9d1e131"},
+		{"019b3da6-6c78-7178-99f3-5c79f815bdfa", "f815bdfa"},
+		{"019b3da6-6c79-7a01-8c2e-0d4be2a91c37", "e2a91c37"},
+		{"019B3DA6-6C78-7178-99F3-5C79F815BDFA", "F815BDFA"},
+		{"019b3da6-6c78-7178-99f3-5c79f815bdf\x1b", "019b3da6"}, // not a UUID
+		{"fc-short", "fc-short"},
+		{"", ""},
+	} {
+		if got := ShortID(tc.id); got != tc.want {
+			t.Errorf("ShortID(%q) = %q, want %q", tc.id, got, tc.want)
+		}
+	}
+}

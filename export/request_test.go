@@ -129,3 +129,19 @@ func TestReportBudgetFromRequest(t *testing.T) {
 		t.Errorf("the report lost the budget item or the cap:\n%s", out)
 	}
 }
+
+// Two runs the service started in the same minute have UUIDv7 ids with the
+// same first 8 characters: their run spans are still told apart.
+func TestRunNamesOfRunsStartedTogether(t *testing.T) {
+	names := map[string]bool{}
+	for _, id := range []string{"019b3da6-6c78-7178-99f3-5c79f815bdfa", "019b3da6-6c79-7a01-8c2e-0d4be2a91c37"} {
+		b := newBuilder(model.NewStore(), id, false, nil, model.Request{Model: "spark-2"})
+		names[b.runName()] = true
+	}
+	if len(names) != 2 {
+		t.Fatalf("two runs, one run span name: %v", names)
+	}
+	if !names["invoke_agent run f815bdfa spark-2"] {
+		t.Errorf("run span names %v", names)
+	}
+}

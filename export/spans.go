@@ -13,6 +13,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
@@ -121,11 +122,7 @@ func isError(o model.Outcome, te *model.TraceError) bool {
 // the model, so runs tell apart in a backend's list; with content, the
 // start of the prompt too.
 func (b *builder) runName() string {
-	id := b.jobID
-	if len(id) > 8 {
-		id = id[:8]
-	}
-	name := semconv.GenAIOperationNameInvokeAgent.Value.AsString() + " run " + b.clean(id)
+	name := semconv.GenAIOperationNameInvokeAgent.Value.AsString() + " run " + b.clean(describe.ShortID(b.jobID))
 	if b.req.Model != "" {
 		name += " " + b.clean(b.req.Model)
 	}

@@ -3,7 +3,13 @@ package poller
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -180,5 +186,56 @@ func TestRetryDelay(t *testing.T) {
 	w, _ = poller.Delay(rl(3*time.Hour), 1)
 	if got := w.String(); got != "rate limited, the service asks to wait 3h00m; retrying in 1h00m" {
 		t.Errorf("Wait.String() = %q", got)
+	}
+}
+
+// RunRequest asks the run's status once, and for the prompt the status
+// does not carry, one page of the list: the page that starts at a UUIDv7's
+// time (a run older than the newest page is found), the newest for any
+// other id. What the answers say is sanitised.
+func TestRunRequestAsksOnceAndFindsTheRunsPage(t *testing.T) {
+	const v7 = "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+	const v4 = "5ed6f98d-2185-458e-8a55-9095090b65fc"
+	created := time.UnixMilli(0x019a2b3c4d5e)
+	for _, tc := range []struct {
+		id, before string // before: the list page the run is on ("" the newest)
+	}{
+		{v7, strconv.FormatInt(created.Add(time.Minute).UnixMilli(), 10)},
+		{v4, ""},
+	} {
+		var mu sync.Mutex
+		var asked []string
+		hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			asked = append(asked, r.Method+" "+r.URL.Path+"?"+r.URL.RawQuery)
+			mu.Unlock()
+			switch {
+			case r.URL.Path == "/v2/agent/"+tc.id:
+				io.WriteString(w, `{"success":true,"status":"processing","model":"spark-\u001b[2J2","effort":"high","expiresAt":"2026-03-15T09:00:00Z"}`)
+			case r.URL.Path == "/v2/agent" && r.URL.Query().Get("before") == tc.before:
+				io.WriteString(w, `{"success":true,"data":[{"id":"`+tc.id+`","status":"processing","options":{"prompt":"Find\u001b[31m prices\u202e","urls":["https://a.example"],"model":"spark-2"}}]}`)
+			default:
+				io.WriteString(w, `{"success":true,"data":[]}`)
+			}
+		}))
+		c, err := New(Config{BaseURL: hs.URL, APIKey: "fc-test"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		req, err := c.RunRequest(context.Background(), tc.id)
+		hs.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if req.Prompt != "Find prices" || req.Model != "spark-2" || req.Effort != "high" || len(req.URLs) != 1 {
+			t.Errorf("%s: request %+v", tc.id, req)
+		}
+		want := []string{"GET /v2/agent/" + tc.id + "?", "GET /v2/agent?"}
+		if tc.before != "" {
+			want[1] += "before=" + tc.before
+		}
+		if !slices.Equal(asked, want) {
+			t.Errorf("%s: asked %q, want %q", tc.id, asked, want)
+		}
 	}
 }

@@ -232,9 +232,12 @@ func stringList(items []jsontext.Value) []string {
 }
 
 // RunRequest is what the run jobID was asked to do, as far as the service
-// says: its status (model, effort), then, for the prompt and urls the
-// status does not carry, the newest page of the team's runs. A failed
-// look-up leaves fields empty; the error is the status's.
+// says: its status, asked once (the model and effort; the prompt, urls and
+// cap too when an answer carries them), then, for a prompt the status
+// does not carry (the service's status has none), one page of the team's
+// runs: the page that starts at the run when its id is a UUIDv7 (its time
+// is in it), else the newest. A failed look-up leaves fields empty; the
+// error is the status's.
 func (c *Client) RunRequest(ctx context.Context, jobID string) (model.Request, error) {
 	st, err := c.Status(ctx, jobID)
 	if err != nil {
@@ -242,7 +245,14 @@ func (c *Client) RunRequest(ctx context.Context, jobID string) (model.Request, e
 	}
 	req := model.Request{Prompt: st.Prompt, Model: st.Model, Effort: st.Effort, URLs: st.URLs, MaxCredits: st.MaxCredits}
 	if req.Prompt == "" {
-		if list, err := c.Runs(ctx, time.Time{}); err == nil {
+		var before time.Time
+		if t, ok := uuidV7Time(jobID); ok {
+			// The run is created a moment after its id: a minute's margin
+			// keeps it on the page, with at most the runs of that minute
+			// before it.
+			before = t.Add(time.Minute)
+		}
+		if list, err := c.Runs(ctx, before); err == nil {
 			for _, ri := range list.Runs {
 				if strings.EqualFold(ri.ID, jobID) {
 					req = req.Merge(model.Request{Prompt: ri.Prompt, Model: ri.Model, Effort: ri.Effort, URLs: ri.URLs})
@@ -252,6 +262,19 @@ func (c *Client) RunRequest(ctx context.Context, jobID string) (model.Request, e
 		}
 	}
 	return req.Clean(), nil
+}
+
+// uuidV7Time is the time in a UUIDv7 (its first 48 bits, Unix
+// milliseconds); ok is false for any other id.
+func uuidV7Time(id string) (time.Time, bool) {
+	if !isUUID(id) || id[14] != '7' {
+		return time.Time{}, false
+	}
+	ms, err := strconv.ParseInt(id[:8]+id[9:13], 16, 64)
+	if err != nil || ms == 0 {
+		return time.Time{}, false
+	}
+	return time.UnixMilli(ms), true
 }
 
 // Runs lists the team's runs (GET /v2/agent), 20 a page, newest first:

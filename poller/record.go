@@ -257,7 +257,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		return bytes.Clone(v)
 	}
 	dec := model.NewDecoder()
-	h := Health{Replay: true}
+	h := Health{Replay: true, Speed: speed}
 
 	// where names the input's part: "value 2" of saved bodies, "line 7"
 	// of a recording.
@@ -391,7 +391,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 			}
 		}
 		if hasAt {
-			last = at
+			last, h.Recorded = at, at
 		}
 		if err := ctx.Err(); err != nil {
 			return err

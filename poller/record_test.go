@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +156,20 @@ func TestReplayPace(t *testing.T) {
 	sum := col.summary()
 	if sum.EventCount != 3 || *sum.Outcome != "succeeded" {
 		t.Fatalf("summary %+v", sum)
+	}
+	// Each poll says when it was recorded, and the pace: the UI's replay
+	// clock runs on them.
+	var got []string
+	for _, u := range col.snapshot() {
+		if u.Poll != nil {
+			if u.Health.Speed != 2 {
+				t.Errorf("poll replayed with speed %v, want 2", u.Health.Speed)
+			}
+			got = append(got, u.Health.Recorded.Format("15:04:05.0"))
+		}
+	}
+	if want := []string{"09:00:01.0", "09:00:05.0", "09:00:06.5"}; !slices.Equal(got, want) {
+		t.Errorf("recorded times %v, want %v", got, want)
 	}
 }
 

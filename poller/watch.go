@@ -96,6 +96,13 @@ type Health struct {
 	Done         bool   // the watch is over
 	Replay       bool   // the updates come from Replay, not the service
 	RecordError  string // the recording stopped because writing failed
+
+	// Recorded is when the recording received the poll just replayed
+	// (zero for saved trace bodies, which carry no such time), and Speed
+	// the replay's pace: the replay's clock runs from Recorded at Speed
+	// times the wall clock's rate.
+	Recorded time.Time
+	Speed    float64
 }
 
 // String is a short human form: "ok · last poll 2s ago", "retrying in 8s:

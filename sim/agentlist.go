@@ -107,7 +107,7 @@ func (s *Server) addHistory() {
 	for k := range o.History {
 		idx := len(s.byIdx)
 		rng := newRNG(o.Seed, idx, streamIDs)
-		id := randUUID(rng).String()
+		u := randUUID(rng)
 		at -= 7*time.Minute + time.Duration(rng.IntN(240))*time.Second
 		sc := historyKinds[k%len(historyKinds)]
 		// Far enough in the past (in simulated time) that the whole run,
@@ -115,6 +115,8 @@ func (s *Server) addHistory() {
 		// every history scenario ends within a few minutes.
 		t0 := min(time.Duration(float64(at)*o.Speed), -15*time.Minute)
 		at = time.Duration(float64(t0) / o.Speed)
+		// The service's ids are UUIDv7s: their time is the run's creation.
+		id := uuidV7(u, s.base.Add(at)).String()
 		b := newBuilder(newRNG(o.Seed, idx, streamScript), id, s.base.Add(at), o.Speed, s.URL+"/files/"+id)
 		info := script(sc, b, Options{MaxCredits: 120 + 40*(k%5), Events: o.Events, Seed: o.Seed}, idx)
 		b.shift(t0, s.base)

@@ -146,6 +146,17 @@ func randUUID(r *rand.Rand) uuid.UUID {
 	return u
 }
 
+// uuidV7 is u made a UUIDv7 of time t: its first 48 bits are t in Unix
+// milliseconds, its version 7.
+func uuidV7(u uuid.UUID, t time.Time) uuid.UUID {
+	ms := uint64(t.UnixMilli())
+	for i := range 6 {
+		u[i] = byte(ms >> (8 * (5 - i)))
+	}
+	u[6] = u[6]&0x0f | 0x70
+	return u
+}
+
 func (b *builder) uuid() string { return randUUID(b.rng).String() }
 
 // appendUUID appends u in its canonical 36-character form.

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strings"
 	"time"
 
 	"github.com/firewatch/firewatch/describe"
@@ -40,6 +41,10 @@ func newAgentDetail(e *env, a *model.Agent) overlay {
 			f.field("finished", f.when(a.FinishedAt))
 		}
 		f.traceError(a.Error)
+		if a.Parent == nil && a.ParentID == "" {
+			// Last: on a short terminal the agent's own state stays in view.
+			requestFields(f, e.store.Request())
+		}
 		d.setHead(f.lines)
 		errs = errs[:0]
 		for _, en := range e.store.Errors() {
@@ -154,3 +159,34 @@ func newAgentDetail(e *env, a *model.Agent) overlay {
 	d.copy = func() (string, string) { return a.ID, "agent id" }
 	return d
 }
+
+// requestFields are what the run was asked to do, on its root agent's
+// detail: the prompt (cut to a few lines), model and effort, urls and cap,
+// as far as firewatch knows them.
+func requestFields(f *fields, q model.Request) {
+	f.field("asked", describe.OneLine(q.Prompt, maxPromptShown))
+	m := q.Model
+	if q.Effort != "" {
+		m += " / effort " + q.Effort
+	}
+	f.field("model", strings.TrimPrefix(m, " / "))
+	var urls []string
+	for i, u := range q.URLs {
+		if i == maxURLsShown {
+			urls = append(urls, "and "+itoa(len(q.URLs)-i)+" more")
+			break
+		}
+		urls = append(urls, describe.OneLine(u, 200))
+	}
+	f.field("urls", strings.Join(urls, " "))
+	if q.MaxCredits > 0 {
+		f.field("cap", describe.Credits(q.MaxCredits))
+	}
+}
+
+// The prompt and urls shown in a detail's head: enough to recognise the
+// run, not the whole 10 000 characters.
+const (
+	maxPromptShown = 200
+	maxURLsShown   = 5
+)

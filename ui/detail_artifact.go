@@ -334,6 +334,8 @@ func (v *artifactView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 		case key.Matches(km, dk.Focus):
 			v.focusC = !v.focusC
 			return v, nil
+		case (key.Matches(km, k.Diff) || key.Matches(km, k.Save)) && !v.e.snaps.canLoad():
+			return v, flash("no content to save or compare: a replay has the artifacts' versions, not their content")
 		case key.Matches(km, k.Diff):
 			return v, v.toggleDiff()
 		case key.Matches(km, k.Save):
@@ -342,7 +344,7 @@ func (v *artifactView) update(msg tea.Msg, k keyMap) (overlay, tea.Cmd) {
 			return v, v.copy()
 		case key.Matches(km, k.Open):
 			return v, v.startOpen()
-		case key.Matches(km, dk.Retry):
+		case key.Matches(km, dk.Retry) && v.e.snaps.canLoad():
 			return v, v.retry()
 		case !v.focusC && key.Matches(km, k.Enter):
 			v.focusC = true
@@ -563,7 +565,7 @@ func (v *artifactView) status(h int) []string {
 				lines = append(lines, textLine{st: st.Running, text: e.spinner() + " loading snapshot " + id + e.sym.Ellipsis})
 			case !en.ok:
 				retry := "r tries again"
-				if e.replay {
+				if !e.snaps.canLoad() {
 					retry = "watch the run (firewatch JOB_ID) to see its content"
 				}
 				lines = append(lines, textLine{st: st.Bad, text: e.sym.Failed + " could not load snapshot " + id + ": " + en.err, hang: 2},
@@ -612,11 +614,15 @@ func (v *artifactView) helpKeys(k keyMap) []key.Binding {
 	} else {
 		out = append(out, k.Move)
 	}
-	out = append(out, dk.Focus, dk.Diff, dk.Save, dk.Copy)
+	out = append(out, dk.Focus)
+	if v.e.snaps.canLoad() {
+		out = append(out, dk.Diff, dk.Save)
+	}
+	out = append(out, dk.Copy)
 	if v.selV != nil && v.selV.Ref.Kind == model.KindScreenshot {
 		out = append(out, dk.OpenLink)
 	}
-	if en := v.e.snaps.get(v.selV.Ref.SnapshotID); en != nil && !en.ok && !en.loading {
+	if en := v.e.snaps.get(v.selV.Ref.SnapshotID); en != nil && !en.ok && !en.loading && v.e.snaps.canLoad() {
 		out = append(out, dk.Retry)
 	}
 	out = append(out, dk.Back)

@@ -975,3 +975,39 @@ func TestDetailsAtEverySizeAndInASCII(t *testing.T) {
 		}
 	}
 }
+
+// The run's root agent says what the run was asked to do: the prompt (one
+// line, sanitised, cut), model and effort, the first urls and the cap; a
+// subagent does not repeat it.
+func TestRootAgentDetailShowsTheRequest(t *testing.T) {
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
+	urls := []string{"https://a.example", "https://b.example", "https://c.example", "https://d.example", "https://e.example", "https://f.example", "https://g.example"}
+	m.env.store.SetRequest(model.Request{Prompt: "Compare the\x1b[2J pricing\nof five APIs " + strings.Repeat("and more ", 100), Model: "spark-2", Effort: "high", URLs: urls, MaxCredits: 300})
+	var root, sub *model.Agent
+	for _, a := range m.env.store.Agents() {
+		if a.Parent == nil {
+			root = a
+		} else if sub == nil {
+			sub = a
+		}
+	}
+	openRun(t, m, Selection{Agent: root})
+	screen := plain(content(m))
+	for _, want := range []string{"asked         Compare the pricing of five APIs and more", "model         spark-2 / effort high",
+		"https://e.example and 2 more", "cap           300 credits"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the root agent's detail lacks %q:\n%s", want, screen)
+		}
+	}
+	if strings.Contains(screen, "https://f.example") || strings.Count(screen, "and more") > 40 {
+		t.Errorf("the request is not cut short:\n%s", screen)
+	}
+	if got := m.env.store.Request().URLs[5]; got != "https://f.example" {
+		t.Errorf("showing the request changed the store's: %q", got)
+	}
+	m.Update(keyMsg("esc"))
+	openRun(t, m, Selection{Agent: sub})
+	if screen := plain(content(m)); strings.Contains(screen, "asked ") {
+		t.Errorf("a subagent's detail repeats the request:\n%s", screen)
+	}
+}

@@ -152,6 +152,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, k.LiveView):
 		m.toggleLiveView()
 	case key.Matches(msg, k.Save), key.Matches(msg, k.Diff):
+		if k.noContent {
+			m.env.flash = "no content to save or compare: a replay has the artifacts' versions, not their content"
+			break
+		}
 		a := p.selection().Artifact
 		if a == nil {
 			m.env.flash = "s and d act on an artifact: select one in Artifacts (or a shows the result)"

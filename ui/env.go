@@ -123,18 +123,73 @@ func (e *env) since(t time.Time) (time.Duration, bool) {
 
 // serverClock is "now" on the run's clock, for elapsed times and the live
 // durations of running calls. Watching live, it is the local clock (never
-// earlier than the newest event). Replaying an old recording, where the
-// local clock is hours past the events, it is the newest event's time plus
-// the time since it arrived.
+// earlier than the newest event). Replaying a recording, the local clock
+// is replaced by the recording's: the time the poll being shown was
+// received, moving on at the replay's speed and stopping where the
+// recording ends. Replaying saved trace bodies, which carry no such time,
+// it is the newest event's time plus the time since it arrived. Either
+// way, when the clock is far from the events' it is estimated from them.
 type serverClock struct {
 	wall   func() time.Time
 	latest time.Time // newest occurredAt seen
-	recvAt time.Time // wall time when it was seen
-	skewed bool      // the wall clock is far from the events': estimate
+	recvAt time.Time // pos() when it was seen
+	skewed bool      // pos() is far from the events' clock: estimate
 	// replay: the events are a recording's, whenever it was made: the
-	// run's clock is always estimated from them, never the wall clock.
+	// run's clock is never the wall clock.
 	replay bool
+	// The recording's clock (replay): rec is the recorded time of the
+	// poll shown last, recWall the wall time it was shown, speed the
+	// replay's pace; stopped once the recording has ended.
+	rec     time.Time
+	recWall time.Time
+	speed   float64
+	stopped bool
 }
+
+// recorded moves a replay's clock to the recorded time of the poll about
+// to be shown.
+func (c *serverClock) recorded(at time.Time, speed float64) {
+	if at.IsZero() || c.stopped {
+		return
+	}
+	if speed <= 0 {
+		speed = 1
+	}
+	c.rec, c.recWall, c.speed = at, c.wall(), speed
+}
+
+// stop holds a replay's clock where it is: the recording has ended.
+func (c *serverClock) stop() {
+	if c.replay && !c.rec.IsZero() && !c.stopped {
+		c.rec, c.stopped = c.pos(), true
+	}
+}
+
+// pos is the local clock's reading: the wall clock, or a replay's
+// recorded clock.
+func (c *serverClock) pos() time.Time {
+	if c.rec.IsZero() {
+		return c.wall()
+	}
+	if c.stopped {
+		return c.rec
+	}
+	return c.rec.Add(time.Duration(float64(c.wall().Sub(c.recWall)) * c.speed))
+}
+
+// wallFor is how long the wall clock takes for d on the run's clock, at
+// least minTick: a replay at --speed 1000 does not tick a thousand times
+// a second.
+func (c *serverClock) wallFor(d time.Duration) time.Duration {
+	if c.rec.IsZero() || c.stopped {
+		return d
+	}
+	return max(time.Duration(float64(d)/c.speed), minTick)
+}
+
+// minTick is the shortest wait between two clock ticks: the UI's frame
+// interval (20 frames a second).
+const minTick = 50 * time.Millisecond
 
 // observe notes the newest event time of a merge.
 func (c *serverClock) observe(events []*model.Event) {
@@ -147,7 +202,7 @@ func (c *serverClock) observe(events []*model.Event) {
 	if newest.IsZero() || !newest.After(c.latest) {
 		return
 	}
-	now := c.wall()
+	now := c.pos()
 	c.latest, c.recvAt = newest, now
 	lag := now.Sub(newest)
 	c.skewed = lag > 10*time.Minute || lag < -2*time.Minute
@@ -155,11 +210,11 @@ func (c *serverClock) observe(events []*model.Event) {
 
 // Now is the current time on the run's clock.
 func (c *serverClock) Now() time.Time {
-	now := c.wall()
+	now := c.pos()
 	if c.latest.IsZero() {
 		return now
 	}
-	if c.skewed || c.replay {
+	if c.skewed || (c.replay && c.rec.IsZero()) {
 		return c.latest.Add(now.Sub(c.recvAt))
 	}
 	if now.Before(c.latest) {

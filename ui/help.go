@@ -109,11 +109,17 @@ func (m *Model) viewHelp() []helpSection {
 			scroll.ASCIIHelp(b)
 		}
 	}
+	// Comparing, saving and fetching again need content; a replay of a
+	// file has none to fetch.
+	artifactKeys := []key.Binding{dk.Focus, dk.Copy, dk.OpenLink}
+	if m.env.snaps.canLoad() {
+		artifactKeys = append(append([]key.Binding{dk.Focus, dk.Diff}, notScroll(dm.FullHelp())...), dk.Save, dk.Copy, dk.OpenLink, dk.Retry)
+	}
 	return []helpSection{
 		{"Scrolling in a view", []key.Binding{sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.HalfUp, sk.HalfDown, sk.Top, sk.Bottom}},
 		{"In details", []key.Binding{dk.NextTab, dk.PrevTab, m.keys.Move, dk.Open, dk.Copy, dk.OpenLink, dk.Back}},
 		{"In JSON", notScroll(jk.FullHelp())},
-		{"In an artifact", append(append([]key.Binding{dk.Focus, dk.Diff}, notScroll(dm.FullHelp())...), dk.Save, dk.Copy, dk.OpenLink, dk.Retry)},
+		{"In an artifact", artifactKeys},
 		{"In the waterfall", append(notScroll(m.wf.FullHelp()), dk.Copy, dk.Back)},
 	}
 }

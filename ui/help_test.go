@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"charm.land/bubbles/v2/key"
+
+	"github.com/firewatch/firewatch/poller"
 )
 
 // TestHelpIsTheKeys proves that the ? screen is the key maps: every
@@ -112,5 +114,23 @@ func TestReplayHelpHasNoServiceKeys(t *testing.T) {
 	}
 	if !strings.Contains(screen, "waterfall") {
 		t.Errorf("the ? screen lost the other keys:\n%s", screen)
+	}
+	// A snapshot of a replayed file cannot be fetched again: no r retry,
+	// neither in ? nor under the artifact that failed; a live watch has it.
+	for _, desc := range []string{"r retry", "save artifact", "diff versions", "d diff", "s save"} {
+		if strings.Contains(screen, desc) {
+			t.Errorf("a replay's ? offers %q, which needs content it cannot fetch:\n%s", desc, screen)
+		}
+	}
+	pressRun(t, m, "esc", "a")
+	if screen := plain(content(m)); strings.Contains(screen, "r retry") || strings.Contains(screen, "r tries again") || strings.Contains(screen, "s save") || !strings.Contains(screen, "could not load snapshot") {
+		t.Errorf("a replay's artifact that cannot load:\n%s", screen)
+	}
+	live := newTestModel(t, "running.json", 120, 40, Config{Backend: &fakeBackend{}, Updates: make(chan poller.Update)})
+	press(live, "?")
+	for _, desc := range []string{"r retry", "save artifact", "diff versions", "d diff", "s save"} {
+		if !strings.Contains(plain(content(live)), desc) {
+			t.Errorf("a live watch's ? lost %q", desc)
+		}
 	}
 }

@@ -56,6 +56,9 @@ type keyMap struct {
 	// replay: no service behind the screen; help leaves out the keys
 	// that would ask it.
 	replay bool
+	// noContent: no artifact content can be fetched (a replay of a file):
+	// help leaves out s and d, which need it.
+	noContent bool
 }
 
 func defaultKeys() keyMap {
@@ -118,11 +121,15 @@ func (k keyMap) fullHelp() [][]key.Binding {
 	if k.replay {
 		last = []key.Binding{k.Help, k.Quit, k.Suspend}
 	}
+	views := []key.Binding{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open}
+	if !k.noContent {
+		views = append(views, k.Save, k.Diff)
+	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextPane, k.PrevPane, k.Left, k.Right, k.Enter, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow, k.Attention},
-		{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open, k.Save, k.Diff},
+		views,
 		last,
 	}
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -542,6 +544,58 @@ func TestReplayElapsedIsTheRuns(t *testing.T) {
 		if got := m.elapsed(); got != want {
 			t.Errorf("live %v: elapsed %s, want %s", live, got, want)
 		}
+	}
+}
+
+// A replay's elapsed time follows the recording's own timeline at the
+// replay's speed, however long after the run it is watched: at --speed 2,
+// 3 s of wall time after a poll recorded at R, the run's clock is R+6s;
+// when the recording ends, the clock stops.
+func TestReplayElapsedFollowsTheRecording(t *testing.T) {
+	b, err := os.ReadFile(filepath.Join("testdata", "running.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := model.DecodeTrace(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref := loadStore(t, "running.json")
+	start, last := ref.Run().StartedAt, latest(ref)
+	m := newTestModel(t, "", 120, 40, Config{Updates: make(chan poller.Update)})
+	// Watched a day after the run: the wall clock is far from the events.
+	now := last.Add(26 * time.Hour)
+	m.SetClock(func() time.Time { return now }, time.UTC)
+	rec := last.Add(time.Second)
+	m.Update(updateMsg{poller.Update{Poll: p, Health: poller.Health{Replay: true, Polls: 1, Recorded: rec, Speed: 2}}})
+	at := func(d time.Duration) string { return "elapsed " + text.Elapsed(rec.Add(d).Sub(start)) }
+	if got := plain(screenLines(m)[0]); !strings.Contains(got, at(0)) {
+		t.Fatalf("as the poll is shown: %q, want %q", got, at(0))
+	}
+	// A second of the run's clock passes in half a second.
+	if d := m.env.clock.wallFor(time.Second); d != 500*time.Millisecond {
+		t.Errorf("a run's second at speed 2 takes %v of wall time, want 500ms", d)
+	}
+	now = now.Add(3 * time.Second)
+	m.Update(clockMsg{tag: m.clockTag})
+	if got := plain(screenLines(m)[0]); !strings.Contains(got, at(6*time.Second)) {
+		t.Fatalf("3 s later at speed 2: %q, want %q", got, at(6*time.Second))
+	}
+	// The recording ends: running calls stop aging with it.
+	m.Update(updateMsg{poller.Update{Health: poller.Health{Replay: true, Polls: 1, Done: true, Recorded: rec, Speed: 2}}})
+	end := m.env.clock.Now()
+	now = now.Add(time.Minute)
+	if got := m.env.clock.Now(); !got.Equal(end) {
+		t.Fatalf("the replay's clock moved after the recording ended: %v -> %v", end, got)
+	}
+	if want := rec.Add(6 * time.Second); !end.Equal(want) {
+		t.Fatalf("the replay's clock stopped at %v, want %v", end, want)
+	}
+	// At --speed 1000 the clock still ticks at most 20 times a second.
+	fast := &serverClock{wall: func() time.Time { return now }, replay: true}
+	fast.recorded(rec, 1000)
+	if d := fast.wallFor(time.Second); d != minTick {
+		t.Errorf("a tick at speed 1000 after %v, want %v", d, minTick)
 	}
 }
 

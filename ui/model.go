@@ -161,6 +161,7 @@ func New(cfg Config) *Model {
 	// A replay has no service to ask: neither the footer nor ? offers the
 	// keys that would (pressed, they say why they do nothing).
 	m.keys.replay = cfg.Backend == nil
+	m.keys.noContent = !m.env.snaps.canLoad()
 	// A store that already holds events (a replay loaded at once, tests).
 	if store.Len() > 0 {
 		all := model.Delta{Events: store.Timeline(), TreeChanged: true, RunChanged: true,
@@ -279,6 +280,7 @@ func (m *Model) armTicks() tea.Cmd {
 		if start := m.env.store.Run().StartedAt; !start.IsZero() {
 			d = clockEvery - m.env.clock.Now().Sub(start)%clockEvery
 		}
+		d = m.env.clock.wallFor(d) // a replay's second passes sooner at --speed 2
 		cmds = append(cmds, m.after(d, clockMsg{tag: m.clockTag}))
 	}
 	return tea.Batch(cmds...)
@@ -504,6 +506,16 @@ func (m *Model) armSpin() tea.Cmd {
 func (m *Model) onUpdate(u poller.Update) tea.Cmd {
 	if u.Request != nil {
 		m.env.store.SetRequest(*u.Request)
+	}
+	if m.env.replay {
+		// The replay's clock is the recording's: at a poll, its recorded
+		// time, before the poll is merged.
+		if u.Poll != nil {
+			m.env.clock.recorded(u.Health.Recorded, u.Health.Speed)
+		}
+		if u.Done || u.Health.Done {
+			m.env.clock.stop()
+		}
 	}
 	if u.Poll != nil {
 		d := m.env.store.Merge(u.Poll)

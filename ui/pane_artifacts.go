@@ -34,6 +34,9 @@ func (p *artifactsPane) info() string {
 }
 
 func (p *artifactsPane) helpKeys(k keyMap) []key.Binding {
+	if k.noContent {
+		return []key.Binding{k.Move, k.Enter, k.Result}
+	}
 	return []key.Binding{k.Move, k.Enter, k.Result, k.Diff, k.Save}
 }
 

@@ -53,6 +53,10 @@ func newSnapshots(cfg Config) *snapshots {
 	return &snapshots{load: load, m: map[string]*snapEntry{}, diffs: map[[2]string]diff.Result{}, diffing: map[[2]string]bool{}}
 }
 
+// canLoad says whether a snapshot can be fetched (and a failed one tried
+// again): not in a replay of a file, which has no service.
+func (s *snapshots) canLoad() bool { return s.load != nil }
+
 // get is the entry of id, nil when never asked for.
 func (s *snapshots) get(id string) *snapEntry { return s.m[id] }
 
