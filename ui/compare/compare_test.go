@@ -44,7 +44,7 @@ func fixture(hostile bool) *cmp.Comparison {
 		`{"vendors":[{"name":"ScrapingBee","price":49},{"name":"Zyte","price":120}],"note":"cheaper\u001b[2J"}`, diff.DefaultContext)
 	c := &cmp.Comparison{
 		Baseline:  &cmp.Side{Ref: "base.ndjson", ID: strp("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"), Outcome: strp("succeeded"), Prompt: strp(prompt), Model: strp("spark-1")},
-		Candidate: &cmp.Side{Ref: "019a2b3d-0000-7f60-8a9b-0c1d2e3f4a5b", ID: strp("019a2b3d-0000-7f60-8a9b-0c1d2e3f4a5b"), Outcome: strp("failed"), Prompt: strp(prompt), Model: strp("spark-1")},
+		Candidate: &cmp.Side{Ref: "019a2b3d-0000-7f60-8a9b-0c1d2e3f4a6c", ID: strp("019a2b3d-0000-7f60-8a9b-0c1d2e3f4a6c"), Outcome: strp("failed"), Prompt: strp(prompt), Model: strp("spark-1")},
 		Metrics: []cmp.Metric{
 			{Name: "durationMs", Baseline: 64000, Candidate: 95500, Delta: 31500, DeltaPercent: f64(49.22)},
 			{Name: "creditsUsed", Baseline: 120, Candidate: 150.5, Delta: 30.5, DeltaPercent: f64(25.42)},
@@ -164,7 +164,7 @@ func TestMetricsTable(t *testing.T) {
 	m := newModel(t, fixture(false), 120, 40, true)
 	v := ansi.Strip(m.View())
 	for _, want := range []string{
-		"baseline  019a2b3c", "candidate 019a2b3d", "✓ succeeded", "✗ failed", "spark-1", "Compare the pricing",
+		"baseline  2e3f4a5b", "candidate 2e3f4a6c", "✓ succeeded", "✗ failed", "spark-1", "Compare the pricing",
 		"2 thresholds crossed", "GATE",
 	} {
 		if !strings.Contains(v, want) {
