@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/runs"
 )
 
 // startSim starts the simulator for a test, without rate limits (speed 50
@@ -360,5 +362,49 @@ func TestDSNPasswordRedacted(t *testing.T) {
 		if code != ExitUsage || code2 != ExitUsage || strings.Contains(out+errOut, pw) || !strings.Contains(out+errOut, "[redacted]") {
 			t.Errorf("%v: exit %d, output %q %q", args[0], code, out, errOut)
 		}
+	}
+}
+
+// listOnly is a runs service that gives one page and nothing else.
+type listOnly struct {
+	runs.Service
+	page []poller.RunInfo
+}
+
+func (l listOnly) Runs(context.Context, time.Time) (*poller.RunList, error) {
+	return &poller.RunList{Runs: append([]poller.RunInfo(nil), l.page...)}, nil
+}
+
+// The service reports a cancelled run as failed; where the archive read the
+// run's trace ending "cancelled", the runs screen's live rows say so.
+func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
+	ctx := context.Background()
+	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const svc = "http://service.test"
+	for id, outcome := range map[string]string{"run-cancelled": "cancelled", "run-failed": "failed"} {
+		if err := st.PutRun(ctx, &archive.Run{Service: svc, ID: id, Status: "failed"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.SetDerived(ctx, &archive.Run{Service: svc, ID: id, Outcome: outcome}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	live := listOnly{page: []poller.RunInfo{{ID: "run-cancelled", Status: "failed"}, {ID: "run-failed", Status: "failed"}, {ID: "run-unknown", Status: "failed"}}}
+	s := &archiveService{live: live, st: st, q: archive.Query{Service: svc}}
+	l, err := s.Runs(ctx, time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, r := range l.Runs {
+		got[r.ID] = r.Status
+	}
+	want := map[string]string{"run-cancelled": "cancelled", "run-failed": "failed", "run-unknown": "failed"}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("statuses %v, want %v", got, want)
 	}
 }

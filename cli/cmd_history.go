@@ -16,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -232,6 +233,7 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 			s.liveSeen[r.ID] = true
 		}
 		s.mu.Unlock()
+		s.cancelledAsRead(ctx, l.Runs)
 		if l.Next == "" {
 			// The live list ends: the archive's runs follow.
 			l.Next, l.NextBefore = archivePageMark, archiveStart
@@ -264,6 +266,20 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 		out.Runs = append(out.Runs, infoOfArchived(r, now))
 	}
 	return out, nil
+}
+
+// cancelledAsRead shows a live run that the service reports "failed" as
+// "cancelled" when the archive read its trace ending so: the service has
+// no word for a cancel.
+func (s *archiveService) cancelledAsRead(ctx context.Context, list []poller.RunInfo) {
+	for i := range list {
+		if list[i].Status != "failed" {
+			continue
+		}
+		if r, err := s.st.Get(ctx, s.q.Service, list[i].ID); err == nil && r.Outcome == string(model.OutcomeCancelled) {
+			list[i].Status = "cancelled"
+		}
+	}
 }
 
 // archiveStart is the cursor of the archive's first page after the live
