@@ -721,10 +721,15 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb", Watch: poller.CrawlWatchOptions{Retry: a.retry},
 		Secrets: a.secrets, Notes: notes},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
-	if err != nil && ctx.Err() == nil {
+	switch {
+	case ctx.Err() != nil:
+		return false, context.Cause(ctx) // a signal: 130 like every screen
+	case err != nil:
 		return false, &failure{err}
+	case res.Interrupted:
+		return false, errInterrupted // Ctrl-C; q leaves the runs screen with 0
 	}
-	return res.Back && ctx.Err() == nil, nil
+	return res.Back, nil
 }
 
 // demoCrawl is demo --crawl: a crawl of the in-process simulator's site,

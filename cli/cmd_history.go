@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -351,8 +352,8 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 	m := runs.New(runs.Config{Service: svc, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
-		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
-			return err
+		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil || m.Interrupted {
+			return cmp.Or(err, errInterrupted)
 		}
 		if m.Chosen == "" {
 			return nil
@@ -372,6 +373,9 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 		err = a.showArchived(ctx, w, st, r, rec)
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
+			if w.Interrupted {
+				return errInterrupted // Ctrl-C in the run; q leaves with 0
+			}
 			if ctx.Err() != nil || err != nil && !said(err) {
 				return err
 			}

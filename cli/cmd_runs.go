@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -254,8 +255,8 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	m := runs.New(runs.Config{Service: list, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
-		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
-			return err
+		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil || m.Interrupted {
+			return cmp.Or(err, errInterrupted)
 		}
 		if m.ChosenCrawl != "" {
 			// Enter on an active crawl (team tab): its screen; esc comes back.
@@ -285,6 +286,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			m.SetOutcome(m.Chosen, string(r.Outcome)) // a cancel shows as one
 		}
 		if ctx.Err() != nil || !w.Back {
+			if w.Interrupted {
+				return errInterrupted // Ctrl-C in the run; q leaves with 0
+			}
 			// Interrupted, or q in the run: firewatch ends. The watched
 			// run's exit code is for watch; leaving the list is 0.
 			if ctx.Err() != nil || err != nil && !said(err) {

@@ -68,6 +68,9 @@ type Result struct {
 	Status string // the crawl's final status; "" when it was still going
 	Back   bool   // esc with Config.Back
 	Err    error  // the error that ended the watch, if any
+	// Interrupted: Ctrl-C ended the screen (a shell such as the team tab
+	// ends with 130 for it).
+	Interrupted bool
 }
 
 // Defaults.
@@ -539,6 +542,11 @@ func (m *Model) move(d int) {
 // key handles a key press.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	// Ctrl-C ends the screen from anywhere, a question or the filter too.
+	if msg.String() == "ctrl+c" {
+		m.result.Interrupted = true
+		return tea.Quit
+	}
 	if m.confirming {
 		if !m.armed {
 			return nil // typed ahead: not an answer
@@ -562,9 +570,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.typing {
 		return m.editFilter(msg)
-	}
-	if key.Matches(msg, k.Quit) && msg.String() == "ctrl+c" {
-		return tea.Quit
 	}
 	if m.page != nil {
 		switch {
@@ -635,9 +640,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func CrawlOver(status string) bool { return poller.CrawlTerminal(status) }
 
 func (m *Model) editFilter(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
-		return tea.Quit
-	}
 	m.filter, m.typing = filterinput.Edit(m.filter, msg)
 	m.rebuild()
 	return nil
