@@ -294,10 +294,11 @@ func stoppedText(id string, res *poller.StopResult) string {
 }
 
 // stopOnSignal stops the browser session the console opened when a signal
-// ended it (SIGHUP: the terminal is gone; SIGTERM, SIGINT): nobody can be
-// asked any more, and the session is billed while open. What was done is
-// said on stderr and in the debug log.
-func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, debug *debugLog) {
+// ended it (SIGHUP: the terminal is gone; SIGTERM, SIGINT) or a second
+// Ctrl-C left the leave question unanswered: nobody answered, and the
+// session is billed while open. What was done is said on stderr and in
+// the debug log; why is the reason given with a stop.
+func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, debug *debugLog, why string) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	res, err := c.WithRetry(poller.Retry{Tries: 1}).StopInteract(sctx, id)
@@ -308,7 +309,7 @@ func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, deb
 	case res.NoSession:
 		msg = fmt.Sprintf("interrupted: the browser session of scrape %s had already ended", id)
 	default:
-		msg = "interrupted: " + stoppedText(id, res) + ", since nobody can be asked any more"
+		msg = "interrupted: " + stoppedText(id, res) + ", since " + why
 	}
 	fmt.Fprintf(a.stderr, "firewatch: %s\n", msg)
 	debug.Printf("%s", msg)
@@ -340,15 +341,19 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 	case res.Stopped:
 		fmt.Fprintf(a.stderr, "firewatch: %s (scrape %s)\n", res.StopNote, id)
 	case res.SessionOpen && errors.As(context.Cause(ctx), new(*interruptedError)):
-		a.stopOnSignal(ctx, c, id, debug)
+		a.stopOnSignal(ctx, c, id, debug, "nobody can be asked any more")
+	case res.SessionOpen && res.Interrupted:
+		a.stopOnSignal(ctx, c, id, debug, "ctrl+c left the question unanswered")
 	case res.Kept || res.SessionOpen:
 		fmt.Fprintf(a.stderr, "firewatch: the browser session of scrape %s stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return errInterrupted
+	case err != nil:
 		return err
+	case res.Interrupted:
+		return errInterrupted
 	}
 	return nil
 }
