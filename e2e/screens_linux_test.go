@@ -1,0 +1,97 @@
+package e2e
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/firewatch/firewatch/sim"
+)
+
+// TestScreensExitAndRestore: every full screen on a real terminal (a
+// pseudo-terminal), left by q, by Ctrl-C, or ended by SIGINT, SIGTERM or
+// SIGHUP (the terminal window closed, the SSH session dropped). q on the
+// runs screen is 0; Ctrl-C and the signals are 130 on every screen (a run
+// or a crawl still going: q leaves it unfinished, 130 too). Whatever ended
+// it, the terminal is given back as it was found: the alternate screen
+// off, the cursor shown, raw mode undone.
+func TestScreensExitAndRestore(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, sim.Options{Speed: 1, History: 45, Scrapes: 1})
+	// history's screen reads an archive that holds one run.
+	done := startSim(t, sim.Options{Speed: 100})
+	archive := filepath.Join(t.TempDir(), "archive.db")
+	if r := runFW(t, simEnv(done), runLimit, "watch", done.Jobs[0].ID, "-o", "json", "--archive", archive); r.code != 0 {
+		t.Fatalf("archiving a run: %s", r)
+	}
+	type step struct{ keys, wait string }
+	screens := []struct {
+		name  string
+		env   []string
+		args  []string
+		steps []step // how to reach the screen: keys typed, then what it shows
+		q     string // the key that leaves it ("" none) and its exit code
+		qCode int
+		ctrlC string // Ctrl-C, and what answers its question, if it asks one
+		// console: the screen has its own simulator, where a call opened
+		// the browser session: however the console ends without an
+		// answer, the session is stopped and that is said.
+		console bool
+	}{
+		{name: "runs", steps: []step{{"", "more below"}}, q: "q", qCode: 0},
+		{name: "runs, team tab", steps: []step{{"", "more below"}, {"\t", "Active crawls"}}, q: "q", qCode: 0},
+		{name: "runs, a run", steps: []step{{"", "more below"}, {"\r", "esc runs"}}, q: "q", qCode: 0},
+		{name: "runs, a crawl", steps: []step{{"", "more below"}, {"\t", "Active crawls"}, {"\r", "c cancel crawl"}}},
+		{name: "watch", args: []string{"watch", srv.Jobs[0].ID}, steps: []step{{"", "Agents"}}, q: "q", qCode: 130},
+		{name: "crawl", args: []string{"crawl", "https://acme.dev"}, steps: []step{{"", "pages"}}, q: "q", qCode: 130},
+		{name: "console", steps: []step{{"", "code mode"}, {"await page.title()\r", "session open"}}, ctrlC: "\x03", console: true},
+		{name: "history", env: []string{"FIREWATCH_ARCHIVE=" + archive}, args: []string{"history", "--all-services"}, steps: []step{{"", done.Jobs[0].ID[:8]}}, q: "q", qCode: 0},
+	}
+	ends := []struct {
+		name string
+		sig  syscall.Signal
+		key  string
+	}{{"q", 0, "q"}, {"ctrl+c", 0, "\x03"}, {"SIGINT", syscall.SIGINT, ""}, {"SIGTERM", syscall.SIGTERM, ""}, {"SIGHUP", syscall.SIGHUP, ""}}
+	for _, sc := range screens {
+		for _, end := range ends {
+			if end.name == "q" && sc.q == "" {
+				continue
+			}
+			t.Run(sc.name+"/"+end.name, func(t *testing.T) {
+				t.Parallel()
+				s, args := srv, sc.args
+				if sc.console {
+					s = startSim(t, sim.Options{Speed: 1, Scrapes: 1})
+					args = []string{"interact", s.ScrapeIDs[0]}
+				}
+				p := startPTY(t, simEnv(s, sc.env...), args...)
+				for _, s := range sc.steps {
+					p.typeKeys(t, s.keys)
+					p.waitScreen(t, s.wait)
+				}
+				want := 130
+				switch {
+				case end.sig != 0:
+					if err := p.cmd.Process.Signal(end.sig); err != nil {
+						t.Fatal(err)
+					}
+				case end.name == "q":
+					p.typeKeys(t, sc.q)
+					want = sc.qCode
+				default:
+					p.typeKeys(t, end.key+sc.ctrlC)
+				}
+				if code := p.exit(t); code != want {
+					t.Errorf("exit %d, want %d\n%s", code, want, tailOf(p.screen()))
+				}
+				p.restored(t)
+				if sc.console {
+					if n := s.ActiveBrowserSessions(); n != 0 || !strings.Contains(p.screen(), "interrupted: stopped the browser session of scrape "+s.ScrapeIDs[0]) {
+						t.Errorf("%d sessions open after the console; it says:\n%s", n, tailOf(p.screen()))
+					}
+				}
+			})
+		}
+	}
+}
