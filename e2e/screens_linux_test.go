@@ -5,7 +5,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -93,5 +95,48 @@ func TestScreensExitAndRestore(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestSummaryOnSIGHUP: the SSH session drops (SIGHUP) in the middle of
+// watch --summary, in each output: the summary is written, whole, with
+// the run's id and what was seen, and the exit is 130. On the terminal
+// UI the terminal is given back too (for when it is still there).
+func TestSummaryOnSIGHUP(t *testing.T) {
+	t.Parallel()
+	for _, output := range []string{"tui", "plain", "json"} {
+		t.Run(output, func(t *testing.T) {
+			t.Parallel()
+			srv := startSim(t, sim.Options{Speed: 1})
+			id := srv.Jobs[0].ID
+			sum := filepath.Join(t.TempDir(), "sum.json")
+			args := []string{"watch", id, "--output", output, "--summary", sum, "--interval", "200ms"}
+			var code int
+			if output == "tui" {
+				p := startPTY(t, simEnv(srv), args...)
+				p.waitScreen(t, "run      started")
+				if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+				code = p.exit(t)
+				p.restored(t)
+			} else {
+				p := start(t, simEnv(srv), args...)
+				p.waitOutput(t, runLimit, "the first event", func(s string) bool {
+					return strings.Contains(s, "run       started") || strings.Contains(s, `"type":"run.started"`)
+				})
+				if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+				code = p.wait(t, 20*time.Second)
+			}
+			if code != 130 {
+				t.Errorf("exit %d, want 130", code)
+			}
+			s := readSummary(t, readFile(t, sum)) // whole JSON, or it fails here
+			if s.RunID != id || s.State != model.StateRunning || s.EventCount == 0 || s.Outcome != nil {
+				t.Errorf("summary: run %q (want %s), state %s, %d events, outcome %v", s.RunID, id, s.State, s.EventCount, s.Outcome)
+			}
+		})
 	}
 }
