@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -81,7 +82,9 @@ left, with the first call; it is billed until it is stopped or times out.
 
 On a terminal, without --code or --prompt: a full-screen console with a
 history, the session's live-view links and a question about the session
-when you leave.
+when you leave. The session's start goes to stderr ("firewatch: started
+browser session of scrape ID", once the console has given the terminal
+back) and to the --debug log at once.
 
 For scripts, one call: --code CODE (- reads it from stdin) in node, python
 or bash (agent-browser commands), or --prompt TEXT for the AI agent. The
@@ -330,24 +333,39 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 		debug.Printf("firewatch %s: interact console, scrape %s", Version(), id)
 	}
 	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
+	// The browser session a call opens is billed: said like every billed
+	// start (started.go), on stderr once the console has given the
+	// terminal back when stderr is that terminal.
+	errw := &heldWriter{w: a.stderr}
+	errw.held, _ = isTerminal(a.stderr.w)
+	defer errw.release()
+	b := &sessionBackend{Backend: interact.ClientBackend(c.WithRetry(poller.Retry{Tries: 1}), id), a: a, id: id, errw: errw, debug: debug}
 	res, err := interact.Run(ctx, interact.Config{
 		// The console's calls ask once: a wait on a 429 would be unsaid
 		// behind the screen; the error on screen names the service's delay.
-		ScrapeID: id, Backend: interact.ClientBackend(c.WithRetry(poller.Retry{Tries: 1}), id),
+		ScrapeID: id, Backend: b,
 		Language: o.Language, Timeout: o.Timeout, NoColor: noColor, ASCII: o.ASCII, SaveDir: o.SaveDir,
 		Input: a.stdin, Output: a.stdout,
 	})
+	errw.release()
+	// open: a call opened the session, or failed in a way that may have.
+	open := res.SessionOpen || b.maybe()
 	switch {
 	case res.Stopped:
 		fmt.Fprintf(a.stderr, "firewatch: %s (scrape %s)\n", res.StopNote, id)
-	case res.SessionOpen && errors.As(context.Cause(ctx), new(*interruptedError)):
+	case open && errors.As(context.Cause(ctx), new(*interruptedError)):
 		a.stopOnSignal(ctx, c, id, debug, "nobody can be asked any more")
-	case res.SessionOpen && res.Interrupted:
+	case open && res.Interrupted:
 		a.stopOnSignal(ctx, c, id, debug, "ctrl+c left the question unanswered")
+	case open && !res.SessionOpen:
+		fmt.Fprintf(a.stderr, "firewatch: a call failed after it reached the service: the browser session of scrape %s may be open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	case res.Kept || res.SessionOpen:
 		fmt.Fprintf(a.stderr, "firewatch: the browser session of scrape %s stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	}
 	switch {
+	case res.OutputErr != nil:
+		// The console drew into nothing: 8, whatever else ended it.
+		return &outputError{name: "stdout", err: res.OutputErr}
 	case err != nil && ctx.Err() != nil:
 		return errInterrupted
 	case err != nil:
@@ -356,6 +374,45 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 		return errInterrupted
 	}
 	return nil
+}
+
+// sessionBackend is the console's Backend: the first answer that shows the
+// scrape's browser session open (its links) says that it started, on
+// stderr and in the debug log; a call that failed in a way that may have
+// opened it (no answer in time, a 5xx) is noted in the debug log at once.
+type sessionBackend struct {
+	interact.Backend
+	a     *app
+	id    string
+	errw  io.Writer
+	debug *debugLog
+
+	mu           sync.Mutex
+	open, unsure bool
+}
+
+func (b *sessionBackend) Interact(ctx context.Context, req *poller.InteractRequest) (*poller.InteractResult, error) {
+	res, err := b.Backend.Interact(ctx, req)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.open:
+	case err == nil && (res.LiveViewURL != "" || res.CDPURL != "" || res.InteractiveLiveViewURL != ""):
+		b.open = true
+		b.a.startedOn(b.errw, "browser session of scrape", b.id, b.debug)
+	case err != nil && !b.unsure && mayHaveStarted(err):
+		b.unsure = true
+		b.debug.Printf("a call failed after it reached the service (%v): the browser session of scrape %s may have started", err, b.id)
+	}
+	return res, err
+}
+
+// maybe reports whether a call may have opened the session though no
+// answer showed it open.
+func (b *sessionBackend) maybe() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.unsure && !b.open
 }
 
 // compactLine is v as one line of JSON, the secrets redacted.

@@ -2,15 +2,22 @@ package cli
 
 import (
 	"context"
+	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
 )
 
 var startedLine = regexp.MustCompile(`firewatch: started run ([0-9a-f-]{36})`)
@@ -75,5 +82,135 @@ func TestStartAnswerWithoutIDMayHaveStarted(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// lockedBuffer is a strings.Builder for one writer and one reader.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// TestConsoleSessionStartIsSaid: the browser session a console call
+// opens (the console of interact and of scrape --interact) is billed: the
+// scrape's id reaches stderr and the debug log when the answer shows it
+// open, as a started run's does, once however many calls follow. When the
+// console's output cannot be written, the exit code is 8 and the session
+// is said all the same.
+func TestConsoleSessionStartIsSaid(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		t.Run(fmt.Sprint("full disk ", full), func(t *testing.T) {
+			srv := startSim(t, sim.Options{Speed: 1000, Scrapes: 1})
+			t.Setenv("FIRECRAWL_API_URL", srv.URL)
+			t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+			id := srv.ScrapeIDs[0]
+			debug := filepath.Join(t.TempDir(), "debug.log")
+			keys, typed := io.Pipe()
+			out, errOut := &lockedBuffer{}, &lockedBuffer{}
+			var stdout io.Writer = out
+			codes, want := []string{"await page.title()", "await page.url()"}, ExitOK
+			if full {
+				f, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				stdout, codes, want = f, codes[:1], ExitOutput
+			}
+			done := make(chan int, 1)
+			go func() {
+				done <- execute(context.Background(), []string{"interact", id, "-o", "tui", "--debug", debug}, keys, stdout, errOut, poller.Retry{})
+			}()
+			line := "firewatch: started browser session of scrape " + id
+			for i, code := range codes {
+				if _, err := io.WriteString(typed, code+"\r"); err != nil {
+					t.Fatal(err)
+				}
+				// The header counts the calls answered.
+				calls := fmt.Sprintf("%d call", i+1)
+				deadline := time.Now().Add(10 * time.Second)
+				for !(full || strings.Contains(ansi.Strip(out.String()), calls)) || !strings.Contains(errOut.String(), line) {
+					if time.Now().After(deadline) {
+						t.Fatalf("no %q on stderr after %s:\n%s", line, calls, errOut.String())
+					}
+					time.Sleep(10 * time.Millisecond)
+				}
+			}
+			// Leave, keeping the session.
+			if _, err := io.WriteString(typed, "\x03k"); err != nil {
+				t.Fatal(err)
+			}
+			if code := <-done; code != want {
+				t.Errorf("exit %d, want %d\n%s", code, want, errOut.String())
+			}
+			if n := strings.Count(errOut.String(), line); n != 1 {
+				t.Errorf("said %d times:\n%s", n, errOut.String())
+			}
+			log, _ := os.ReadFile(debug)
+			if !strings.Contains(string(log), "started browser session of scrape "+id) {
+				t.Errorf("the debug log does not hold the session's start:\n%s", log)
+			}
+			if srv.ActiveBrowserSessions() != 1 || !strings.Contains(errOut.String(), "stays open, and billed") {
+				t.Errorf("%d sessions; stderr:\n%s", srv.ActiveBrowserSessions(), errOut.String())
+			}
+		})
+	}
+}
+
+// TestConsoleCallThatMayHaveOpenedTheSession: a console call that reached
+// the service and got no usable answer (a 502) may have opened the billed
+// session: the debug log says so at once, and stderr when the console
+// ends, with the command that stops it.
+func TestConsoleCallThatMayHaveOpenedTheSession(t *testing.T) {
+	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusBadGateway)
+		_, _ = w.Write([]byte(`{"success":false,"error":"bad gateway"}`))
+	}))
+	defer hs.Close()
+	t.Setenv("FIRECRAWL_API_URL", hs.URL)
+	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+	id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+	debug := filepath.Join(t.TempDir(), "debug.log")
+	keys, typed := io.Pipe()
+	errOut := &lockedBuffer{}
+	done := make(chan int, 1)
+	go func() {
+		done <- execute(context.Background(), []string{"interact", id, "-o", "tui", "--debug", debug}, keys, io.Discard, errOut, poller.Retry{})
+	}()
+	if _, err := io.WriteString(typed, "await page.title()\r"); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		log, _ := os.ReadFile(debug)
+		if strings.Contains(string(log), "browser session of scrape "+id+" may have started") {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the debug log does not say the session may have started:\n%s", log)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if _, err := io.WriteString(typed, "\x03k"); err != nil {
+		t.Fatal(err)
+	}
+	if code := <-done; code != ExitOK {
+		t.Errorf("exit %d\n%s", code, errOut.String())
+	}
+	if !strings.Contains(errOut.String(), "may be open, and billed") || !strings.Contains(errOut.String(), "firewatch interact "+id+" --stop") || strings.Contains(errOut.String(), "started browser session") {
+		t.Errorf("stderr:\n%s", errOut.String())
 	}
 }

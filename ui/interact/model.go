@@ -81,6 +81,8 @@ type Result struct {
 	// SessionOpen: a call opened (or used) the session and it was not
 	// stopped here.
 	SessionOpen bool
+	// OutputErr is the first write to the output that failed (Run).
+	OutputErr error
 	// Interrupted: Ctrl-C at the leave question (a second Ctrl-C): the
 	// console ended without an answer, as on a signal.
 	Interrupted bool
