@@ -71,7 +71,9 @@ func (a *app) crawlCommand() *cobra.Command {
 		Long: `Start a crawl of URL (POST /v2/crawl) and watch it: on a terminal a screen
 with the pages as they arrive (enter reads one, c cancels), else one line
 per page and per status change (--output plain) or NDJSON (--output json).
-The crawl's id always goes to stderr ("firewatch: started crawl ID").
+The crawl's id always goes to stderr ("firewatch: started crawl ID") and
+the --debug log; when the start request fails in a way that may have
+started it (no usable id, a 5xx), that is said: look with firewatch team.
 
 With a CRAWL_ID (a UUID): watch a crawl that is running or done; --cancel
 cancels it. Watching uses the WebSocket on /v2/crawl/{id}, and polls the
@@ -266,6 +268,11 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 		return err
 	}
 	ctx := cmd.Context()
+	debug, err := a.openDebug(o.Debug, "crawl "+text.Sanitize(arg))
+	if err != nil {
+		return err
+	}
+	defer debug.Close()
 	if o.Cancel {
 		return a.cancelCrawl(ctx, c, strings.ToLower(arg))
 	}
@@ -273,14 +280,12 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 	if !isID {
 		s, err := c.StartCrawl(ctx, req)
 		if err != nil {
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
-			return err
+			return a.startFailed(ctx, "crawl", "firewatch team", err, debug)
 		}
-		// The id reaches stderr whatever becomes of stdout.
+		// The id reaches stderr and the debug log whatever becomes of
+		// stdout.
 		id, crawlURL = s.ID, req.URL
-		fmt.Fprintf(a.stderr, "firewatch: started crawl %s\n", id)
+		a.started("crawl", id, debug)
 		if o.Detach {
 			// A failed write is exit 8 (a.print); the id is on stderr.
 			_, err := fmt.Fprintln(a.print, id)
@@ -621,7 +626,7 @@ func (p *pageWriter) write(d *poller.CrawlDoc) error {
 // offerCrawl asks whether to start the previewed crawl (or starts it with
 // --start). The question goes to stderr and the answer is one key read
 // from the terminal: piped stdin is never read.
-func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawURL string, p *poller.CrawlPreview) error {
+func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawURL string, p *poller.CrawlPreview, debug *debugLog) error {
 	if !start {
 		f, ok := a.stdin.(*os.File)
 		errTerm, _ := isTerminal(a.stderr.w)
@@ -642,12 +647,10 @@ func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawU
 	}
 	s, err := c.StartCrawl(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return err
+		return a.startFailed(ctx, "crawl", "firewatch team", err, debug)
 	}
-	fmt.Fprintf(a.stderr, "firewatch: started crawl %s (firewatch crawl %s watches it)\n", s.ID, s.ID)
+	a.started("crawl", s.ID, debug)
+	fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
 	return nil
 }
 

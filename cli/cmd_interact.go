@@ -42,7 +42,7 @@ func (o *interactOptions) registerCommon(cmd *cobra.Command, outputs string) {
 	f.StringVarP(&o.Output, "output", "o", OutputAuto, "output: "+outputs)
 	f.BoolVar(&o.NoColor, "no-color", false, "no colour (also when NO_COLOR is set)")
 	f.BoolVar(&o.ASCII, "ascii", false, "ASCII symbols only")
-	f.StringVar(&o.Debug, "debug", "", "the console: write a log of what happened to `FILE` (never the key)")
+	f.StringVar(&o.Debug, "debug", "", "write a log of what was started (a crawl, the console's browser session) and of the console to `FILE` (never the key)")
 }
 
 func (o *interactOptions) registerConsole(cmd *cobra.Command) {
@@ -319,19 +319,11 @@ func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, deb
 }
 
 func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
-	var debug *debugLog
-	if o.Debug != "" {
-		if err := checkWritable("--debug", o.Debug); err != nil {
-			return err
-		}
-		f, err := os.Create(o.Debug)
-		if err != nil {
-			return badUsage("--debug: %v", err)
-		}
-		debug = newDebugLog(f, a.secrets)
-		defer debug.Close()
-		debug.Printf("firewatch %s: interact console, scrape %s", Version(), id)
+	debug, err := a.openDebug(o.Debug, "interact console, scrape "+id)
+	if err != nil {
+		return err
 	}
+	defer debug.Close()
 	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
 	// The browser session a call opens is billed: said like every billed
 	// start (started.go), on stderr once the console has given the

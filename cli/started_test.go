@@ -20,11 +20,21 @@ import (
 	"github.com/firewatch/firewatch/sim"
 )
 
-var startedLine = regexp.MustCompile(`firewatch: started run ([0-9a-f-]{36})`)
+var startedLine = regexp.MustCompile(`firewatch: started (run|crawl) ([0-9a-f-]{36})`)
 
-// TestStartedRunNeverLost: run --detach with stdout on a full disk has
-// started a billed run: its id reaches stderr and the debug log, and the
-// exit code is 8, not 1 (a script retrying on 1 would start a second run).
+// startCommands start something billed and say it in one line.
+var startCommands = [][]string{
+	{"run", "a prompt", "--detach"},
+	{"run", "a prompt", "-o", "plain"},
+	{"crawl", "https://example.com", "--detach"},
+	{"crawl", "https://example.com", "-o", "plain"},
+	{"crawl-preview", "https://example.com", "the docs", "--start"},
+}
+
+// TestStartedRunNeverLost: run --detach, crawl --detach and crawl-preview
+// --start with stdout on a full disk have started something billed: its
+// id reaches stderr and the debug log, and the exit code is 8, not 1 (a
+// script retrying on 1 would start a second one).
 func TestStartedRunNeverLost(t *testing.T) {
 	srv := fullDiskAndARun(t)
 	t.Setenv("FIRECRAWL_API_URL", srv.URL)
@@ -34,22 +44,27 @@ func TestStartedRunNeverLost(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer full.Close()
-	debug := filepath.Join(t.TempDir(), "debug.log")
-	var errOut strings.Builder
-	code := execute(context.Background(), []string{"run", "a prompt", "--detach", "--debug", debug}, strings.NewReader(""), full, &errOut, poller.Retry{})
-	m := startedLine.FindStringSubmatch(errOut.String())
-	if code != ExitOutput || m == nil {
-		t.Fatalf("exit %d (want %d), stderr without the run's id:\n%s", code, ExitOutput, errOut.String())
-	}
-	log, _ := os.ReadFile(debug)
-	if !strings.Contains(string(log), "started run "+m[1]) {
-		t.Errorf("the debug log does not hold the run's id %s:\n%s", m[1], log)
+	for _, args := range [][]string{{"run", "a prompt", "--detach"}, {"crawl", "https://example.com", "--detach"}, {"crawl-preview", "https://example.com", "the docs", "--start"}} {
+		t.Run(args[0], func(t *testing.T) {
+			debug := filepath.Join(t.TempDir(), "debug.log")
+			var errOut strings.Builder
+			code := execute(context.Background(), append(args, "--debug", debug), strings.NewReader(""), full, &errOut, poller.Retry{})
+			m := startedLine.FindStringSubmatch(errOut.String())
+			if code != ExitOutput || m == nil || (m[1] == "run") != (args[0] == "run") {
+				t.Fatalf("exit %d (want %d), stderr without the id:\n%s", code, ExitOutput, errOut.String())
+			}
+			log, _ := os.ReadFile(debug)
+			if !strings.Contains(string(log), "started "+m[1]+" "+m[2]) {
+				t.Errorf("the debug log does not hold the id %s:\n%s", m[2], log)
+			}
+		})
 	}
 }
 
 // TestStartAnswerWithoutIDMayHaveStarted: the start request reaches the
-// service and the answer gives no usable id (or a 5xx): a run may have
-// started, and firewatch says so and exits 1. A refusal started nothing.
+// service and the answer gives no usable id (or a 5xx): a run or a crawl
+// may have started, and firewatch says so and exits 1. A refusal started
+// nothing.
 func TestStartAnswerWithoutIDMayHaveStarted(t *testing.T) {
 	for _, c := range []struct {
 		name   string
@@ -67,17 +82,22 @@ func TestStartAnswerWithoutIDMayHaveStarted(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 				w.Header().Set("Content-Type", "application/json")
+				if r.URL.Path == "/v2/crawl/params-preview" {
+					_, _ = w.Write([]byte(`{"success":true,"data":{"url":"https://example.com","includePaths":["docs/.*"]}}`))
+					return
+				}
 				w.WriteHeader(c.status)
 				_, _ = w.Write([]byte(c.body))
 			}))
 			defer hs.Close()
 			t.Setenv("FIRECRAWL_API_URL", hs.URL)
 			t.Setenv("FIRECRAWL_API_KEY", "fc-test")
-			for _, args := range [][]string{{"run", "a prompt", "--detach"}, {"run", "a prompt", "-o", "plain"}} {
+			for _, args := range startCommands {
 				var out, errOut strings.Builder
 				code := execute(context.Background(), args, strings.NewReader(""), &out, &errOut, poller.Retry{})
 				said := strings.Contains(errOut.String(), "may have started")
-				if code != c.code || said != c.maybe || out.Len() > 0 {
+				printed := out.Len() > 0 && args[0] != "crawl-preview" // the preview is printed first
+				if code != c.code || said != c.maybe || printed || startedLine.MatchString(errOut.String()) {
 					t.Errorf("%v: exit %d (want %d), 'may have started' said: %v (want %v), stdout %q\n%s", args, code, c.code, said, c.maybe, out.String(), errOut.String())
 				}
 			}
