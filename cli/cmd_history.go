@@ -338,7 +338,18 @@ func (s *archiveService) StartAgent(ctx context.Context, req poller.AgentRequest
 	if s.live == nil {
 		return "", errors.New("not available: history shows the archive; start runs from the runs screen (firewatch runs)")
 	}
-	return s.live.StartAgent(ctx, req)
+	id, err := s.live.StartAgent(ctx, req)
+	if err == nil {
+		// The service's run, before any list page has shown it: enter
+		// watches it live, not from the archive.
+		s.mu.Lock()
+		if s.liveSeen == nil {
+			s.liveSeen = map[string]bool{}
+		}
+		s.liveSeen[id] = true
+		s.mu.Unlock()
+	}
+	return id, err
 }
 
 // archiveRunsLoop is the runs screen over the archive (and the live

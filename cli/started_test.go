@@ -18,6 +18,7 @@ import (
 
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/runs"
 )
 
 var startedLine = regexp.MustCompile(`firewatch: started (run|crawl) ([0-9a-f-]{36})`)
@@ -232,5 +233,32 @@ func TestConsoleCallThatMayHaveOpenedTheSession(t *testing.T) {
 	}
 	if !strings.Contains(errOut.String(), "may be open, and billed") || !strings.Contains(errOut.String(), "firewatch interact "+id+" --stop") || strings.Contains(errOut.String(), "started browser session") {
 		t.Errorf("stderr:\n%s", errOut.String())
+	}
+}
+
+// failingStart is a runs screen service whose start fails with err.
+type failingStart struct {
+	runs.Service
+	err error
+}
+
+func (f failingStart) StartAgent(context.Context, poller.AgentRequest) (string, error) {
+	return "", f.err
+}
+
+// TestRunsScreenStartMayHaveStarted: n on the runs screen whose start
+// request failed after it reached the service (a 5xx, an answer without
+// an id) says that a run may have started, in the error the screen shows;
+// a refusal does not.
+func TestRunsScreenStartMayHaveStarted(t *testing.T) {
+	for _, c := range []struct {
+		kind  poller.Kind
+		maybe bool
+	}{{poller.KindServer, true}, {poller.KindMalformed, true}, {poller.KindTimeout, true}, {poller.KindBadRequest, false}, {poller.KindUnauthorized, false}} {
+		s := &startSaying{Service: failingStart{err: &poller.Error{Kind: c.kind, Op: "start"}}}
+		_, err := s.StartAgent(context.Background(), poller.AgentRequest{Prompt: "p"})
+		if said := err != nil && strings.Contains(err.Error(), "may have started"); said != c.maybe || s.take() != "" {
+			t.Errorf("kind %v: %v", c.kind, err)
+		}
 	}
 }

@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"path/filepath"
+	"regexp"
 	"strings"
 	"syscall"
 	"testing"
@@ -138,5 +139,32 @@ func TestSummaryOnSIGHUP(t *testing.T) {
 				t.Errorf("summary: run %q (want %s), state %s, %d events, outcome %v", s.RunID, id, s.State, s.EventCount, s.Outcome)
 			}
 		})
+	}
+}
+
+// TestRunStartedOnTheRunsScreen: n on the runs screen starts a billed
+// run: its id reaches the terminal (stderr, once the screen has given it
+// back) and the debug log of its watch, as firewatch run's does.
+func TestRunStartedOnTheRunsScreen(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, sim.Options{Speed: 1, History: 3})
+	debug := filepath.Join(t.TempDir(), "debug.log")
+	p := startPTY(t, simEnv(srv), "--debug", debug)
+	p.waitScreen(t, "enter open")
+	p.typeKeys(t, "n")
+	p.waitScreen(t, "new run:")
+	p.typeKeys(t, "Compare the pricing of web-scraping APIs\r")
+	p.waitScreen(t, "esc runs")
+	p.typeKeys(t, "q")
+	if code := p.exit(t); code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
+	p.restored(t)
+	m := regexp.MustCompile(`firewatch: started run ([0-9a-f-]{36})`).FindStringSubmatch(p.screen())
+	if m == nil {
+		t.Fatalf("the started run's id is not on the terminal:\n%s", tailOf(p.screen()))
+	}
+	if log := readFile(t, debug); !strings.Contains(string(log), "started run "+m[1]) {
+		t.Errorf("the debug log does not hold %s:\n%s", m[1], log)
 	}
 }
