@@ -11,8 +11,9 @@ import (
 	"github.com/firewatch/firewatch/poller"
 )
 
-// TestSmallerUsageRules: watch --max-credits 0 and --stall 1ns are usage
-// errors (exit 2) before any request, as run's --max-credits 0 is.
+// TestSmallerUsageRules: watch --max-credits 0, --stall 1ns and an
+// --otlp-endpoint port past 65535 are usage errors (exit 2) before any
+// request, as run's --max-credits 0 is.
 func TestSmallerUsageRules(t *testing.T) {
 	t.Setenv("FIRECRAWL_API_URL", "http://127.0.0.1:1")
 	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
@@ -21,6 +22,8 @@ func TestSmallerUsageRules(t *testing.T) {
 		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--max-credits", "2.5"},
 		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--stall", "1ns"},
 		{"run", "a prompt", "--max-credits", "0"},
+		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--otlp-endpoint", "http://127.0.0.1:99999"},
+		{"run", "a prompt", "--otlp-endpoint", "http://127.0.0.1:99999"},
 	} {
 		if _, errOut, code := run(t, context.Background(), args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want 2\n%s", args, code, errOut)
