@@ -42,7 +42,7 @@ func (o *interactOptions) registerCommon(cmd *cobra.Command, outputs string) {
 	f.StringVarP(&o.Output, "output", "o", OutputAuto, "output: "+outputs)
 	f.BoolVar(&o.NoColor, "no-color", false, "no colour (also when NO_COLOR is set)")
 	f.BoolVar(&o.ASCII, "ascii", false, "ASCII symbols only")
-	f.StringVar(&o.Debug, "debug", "", "write a log of what was started (a crawl, the console's browser session) and of the console to `FILE` (never the key)")
+	f.StringVar(&o.Debug, "debug", "", "write a log of what was started or billed (a scrape, a crawl, a browser session) and of the console to `FILE` (never the key)")
 }
 
 func (o *interactOptions) registerConsole(cmd *cobra.Command) {
@@ -198,19 +198,28 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 	if err != nil {
 		return err
 	}
+	debug, err := a.openDebug(o.Debug, "interact, scrape "+id)
+	if err != nil {
+		return err
+	}
+	defer debug.Close()
 	ctx := cmd.Context()
 	switch {
 	case o.Stop:
 		return a.stopInteract(ctx, c, o, id)
 	case console:
-		return a.runConsole(ctx, c, o, id)
+		return a.runConsole(ctx, c, o, id, debug)
 	}
 	res, err := c.Interact(ctx, id, req)
 	if err != nil {
+		debug.Printf("the call failed: %v", err)
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		return err
+	}
+	if res.LiveViewURL != "" || res.CDPURL != "" || res.InteractiveLiveViewURL != "" {
+		debug.Printf("the call ran; the browser session of scrape %s is open, and billed, until stopped or timed out", id)
 	}
 	return a.printInteract(o, res)
 }
@@ -318,12 +327,10 @@ func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, deb
 	debug.Printf("%s", msg)
 }
 
-func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
-	debug, err := a.openDebug(o.Debug, "interact console, scrape "+id)
-	if err != nil {
-		return err
-	}
-	defer debug.Close()
+// runConsole shows the console on scrape id's browser; debug is the
+// command's --debug log (nil: none).
+func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string, debug *debugLog) error {
+	debug.Printf("interact console, scrape %s", id)
 	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
 	// The browser session a call opens is billed: said like every billed
 	// start (started.go), on stderr once the console has given the

@@ -262,3 +262,27 @@ func TestRunsScreenStartMayHaveStarted(t *testing.T) {
 		}
 	}
 }
+
+// TestScrapeIDNeverLost: a scrape is billed: with stdout on a full disk
+// its id still reaches stderr and the --debug log (accepted and ignored
+// before), and the exit code is 8.
+func TestScrapeIDNeverLost(t *testing.T) {
+	srv := startSim(t, sim.Options{Speed: 1000, Scrapes: -1})
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Skip("no /dev/full")
+	}
+	defer full.Close()
+	debug := filepath.Join(t.TempDir(), "debug.log")
+	var errOut strings.Builder
+	code := execute(context.Background(), []string{"scrape", "https://acme.dev", "--debug", debug}, strings.NewReader(""), full, &errOut, poller.Retry{})
+	m := regexp.MustCompile(`Scrape ID: ([0-9a-f-]{36})`).FindStringSubmatch(errOut.String())
+	if code != ExitOutput || m == nil {
+		t.Fatalf("exit %d (want %d), stderr without the scrape's id:\n%s", code, ExitOutput, errOut.String())
+	}
+	if log, _ := os.ReadFile(debug); !strings.Contains(string(log), "scrape "+m[1]) {
+		t.Errorf("the debug log does not hold the scrape's id %s:\n%s", m[1], log)
+	}
+}
