@@ -213,6 +213,12 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 	res, err := c.Interact(ctx, id, req)
 	if err != nil {
 		debug.Printf("the call failed: %v", err)
+		if mayHaveStarted(err) {
+			// It reached the service: the session may be open.
+			msg := fmt.Sprintf("the call reached the service: the browser session of scrape %s may be open, and billed, until the service times it out; end it with: firewatch interact %s --stop", id, id)
+			fmt.Fprintf(a.stderr, "firewatch: %s\n", msg)
+			debug.Printf("%s", msg)
+		}
 		if ctx.Err() != nil {
 			return errInterrupted
 		}

@@ -234,6 +234,11 @@ func TestConsoleCallThatMayHaveOpenedTheSession(t *testing.T) {
 	if !strings.Contains(errOut.String(), "may be open, and billed") || !strings.Contains(errOut.String(), "firewatch interact "+id+" --stop") || strings.Contains(errOut.String(), "started browser session") {
 		t.Errorf("stderr:\n%s", errOut.String())
 	}
+	// The one call of interact --code says it too, and fails with 1.
+	_, oneErr, code := run(t, context.Background(), "interact", id, "--code", "1+1")
+	if code != ExitFailed || !strings.Contains(oneErr, "may be open, and billed") {
+		t.Errorf("interact --code: exit %d\n%s", code, oneErr)
+	}
 }
 
 // failingStart is a runs screen service whose start fails with err.
