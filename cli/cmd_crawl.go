@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -354,12 +355,44 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 		if err != nil {
 			return err
 		}
+		start := time.Now()
+		// --pages-dir on the screen too: each page as it arrives (on the
+		// watch's goroutine); the first failure is kept, for exit 8.
+		var onDoc func(*poller.CrawlDoc)
+		var pagesMu sync.Mutex
+		var pagesErr error
+		if o.PagesDir != "" {
+			pages, err := newPageWriter(o.PagesDir, a.secrets)
+			if err != nil {
+				return &outputError{name: "--pages-dir", err: err}
+			}
+			onDoc = func(d *poller.CrawlDoc) {
+				pagesMu.Lock()
+				defer pagesMu.Unlock()
+				if pagesErr != nil {
+					return
+				}
+				if err := pages.write(d); err != nil {
+					pagesErr = &outputError{name: "--pages-dir", err: err}
+				}
+			}
+		}
 		res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, NoColor: o.NoColor || noColorEnv(),
-			ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes})
+			ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc})
+		// --summary is written however the screen ended (a signal too).
+		s := res.Seen
+		serr := a.writeCrawlSummary(o, &crawlRun{ID: id, URL: crawlURL, Status: s.Status, Completed: s.Completed, Total: s.Total,
+			Credits: s.Credits, Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start})
+		pagesMu.Lock()
+		if pagesErr != nil {
+			fmt.Fprintf(a.stderr, "firewatch: %v\n", pagesErr)
+			serr = cmp.Or(serr, pagesErr)
+		}
+		pagesMu.Unlock()
 		if err != nil && ctx.Err() == nil {
 			return &failure{err}
 		}
-		return screenEnd(ctx, res)
+		return screenEnd(ctx, res, serr)
 	}
 	c, err := a.client(svc, nil, nil)
 	if err != nil {
@@ -382,9 +415,9 @@ func screenNotes() (<-chan string, func(string)) {
 
 // screenEnd is how the crawl screen ended: the crawl's status, the error
 // that stopped its watch, or ctx's cause (--timeout, a signal), or the
-// user leaving it before the end.
-func screenEnd(ctx context.Context, res uicrawl.Result) error {
-	end := &crawlEnd{status: res.Status, err: res.Err}
+// user leaving it before the end; summaryErr is --summary's failure (8).
+func screenEnd(ctx context.Context, res uicrawl.Result, summaryErr error) error {
+	end := &crawlEnd{status: res.Status, err: res.Err, output: summaryErr}
 	switch {
 	case ctx.Err() != nil:
 		end.err = context.Cause(ctx)

@@ -1,6 +1,8 @@
 package e2e
 
 import (
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -166,5 +168,60 @@ func TestRunStartedOnTheRunsScreen(t *testing.T) {
 	}
 	if log := readFile(t, debug); !strings.Contains(string(log), "started run "+m[1]) {
 		t.Errorf("the debug log does not hold %s:\n%s", m[1], log)
+	}
+}
+
+// TestCrawlSummaryOnSIGHUP: crawl --summary --pages-dir when the SSH
+// session drops, on the crawl screen and in plain output: 130, the summary
+// written whole with the crawl's id, still going, and every page it
+// counts in the pages folder (the screen ignored both flags before).
+func TestCrawlSummaryOnSIGHUP(t *testing.T) {
+	t.Parallel()
+	for _, output := range []string{"tui", "plain"} {
+		t.Run(output, func(t *testing.T) {
+			t.Parallel()
+			srv := startSim(t, sim.Options{Speed: 1})
+			dir := t.TempDir()
+			sum, pages := filepath.Join(dir, "sum.json"), filepath.Join(dir, "pages")
+			args := []string{"crawl", "https://acme.dev", "--output", output, "--summary", sum, "--pages-dir", pages}
+			var code int
+			var said string
+			if output == "tui" {
+				p := startPTY(t, simEnv(srv), args...)
+				p.waitScreen(t, "c cancel crawl")
+				p.waitScreen(t, "200 ") // a page's row
+				if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+				code = p.exit(t)
+				p.restored(t)
+				said = p.screen()
+			} else {
+				p := start(t, simEnv(srv), args...)
+				p.waitOutput(t, runLimit, "the first page", func(s string) bool { return strings.Contains(s, "page 200 ") })
+				if err := p.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+					t.Fatal(err)
+				}
+				code = p.wait(t, 20*time.Second)
+				said = p.stderr.String()
+			}
+			if code != 130 {
+				t.Errorf("exit %d, want 130", code)
+			}
+			m := regexp.MustCompile(`started crawl ([0-9a-f-]{36})`).FindStringSubmatch(said)
+			if m == nil {
+				t.Fatalf("no crawl id said:\n%s", tailOf(said))
+			}
+			var s struct {
+				ID, Status string
+				Pages      int
+			}
+			if b := readFile(t, sum); json.Unmarshal(b, &s) != nil || s.ID != m[1] || s.Status == "completed" || s.Pages == 0 {
+				t.Errorf("summary %s", b)
+			}
+			if files, _ := os.ReadDir(pages); len(files) < s.Pages {
+				t.Errorf("%d files in --pages-dir, the summary counts %d pages", len(files), s.Pages)
+			}
+		})
 	}
 }

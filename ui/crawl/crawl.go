@@ -61,6 +61,9 @@ type Config struct {
 	// (each wait before asking again, with its length); the footer shows
 	// them. nil: none.
 	Notes <-chan string
+	// OnDoc, when set, is handed each document as it arrives, on the
+	// watch's goroutine (crawl --pages-dir). nil: none.
+	OnDoc func(*poller.CrawlDoc)
 }
 
 // Result is how the screen ended.
@@ -71,6 +74,17 @@ type Result struct {
 	// Interrupted: Ctrl-C ended the screen (a shell such as the team tab
 	// ends with 130 for it).
 	Interrupted bool
+	// Seen is what the screen learned of the crawl, however it ended (for
+	// --summary).
+	Seen Seen
+}
+
+// Seen is what the screen learned of a crawl.
+type Seen struct {
+	Status                string // the last status the service gave
+	Completed, Total      int
+	Credits               *float64
+	Pages, Failed, Robots int // pages listed or past the list's bound; failed and robots-blocked
 }
 
 // Defaults.
@@ -267,6 +281,9 @@ func (m *Model) watch(ctx context.Context) {
 		switch {
 		case u.Doc != nil:
 			d := u.Doc
+			if m.cfg.OnDoc != nil {
+				m.cfg.OnDoc(d)
+			}
 			r := row{url: d.URL, title: d.Title, code: int32(d.StatusCode), size: int32(min(d.Size(), 1<<31-1)), kind: kindPage, err: d.Error}
 			off, n, err := m.store.add(d.Raw)
 			if err != nil {
@@ -687,6 +704,8 @@ func (m *Model) Result() Result {
 	r := m.result
 	r.Status = m.final
 	r.Err = m.err
+	r.Seen = Seen{Status: m.status, Completed: m.completed, Total: m.total, Credits: m.credits,
+		Pages: len(m.rows) - m.failed - m.robots + m.dropped, Failed: m.failed, Robots: m.robots}
 	return r
 }
 
