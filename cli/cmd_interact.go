@@ -368,11 +368,13 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 		fmt.Fprintf(a.stderr, "firewatch: the browser session of scrape %s stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	}
 	switch {
-	case res.OutputErr != nil:
-		// The console drew into nothing: 8, whatever else ended it.
-		return &outputError{name: "stdout", err: res.OutputErr}
 	case err != nil && ctx.Err() != nil:
+		// A signal: 130, also when the terminal it came with (SIGHUP) took
+		// the console's last writes down with it.
 		return errInterrupted
+	case res.OutputErr != nil:
+		// The console drew into nothing: 8.
+		return &outputError{name: "stdout", err: res.OutputErr}
 	case err != nil:
 		return err
 	case res.Interrupted:
