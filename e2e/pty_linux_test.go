@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"cmp"
 	"fmt"
 	"os"
 	"os/exec"
@@ -32,12 +33,21 @@ func openPTY(t *testing.T) (master, tty *os.File) {
 	if err != nil {
 		t.Skipf("no pseudo-terminals here: %v", err)
 	}
-	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+	// The ioctls go through the raw descriptor without m.Fd(), which would
+	// put the master in blocking mode: a Read blocked in the kernel would
+	// then keep Close (hangUp) from closing it.
+	rc, err := m.SyscallConn()
+	if err != nil {
 		m.Close()
 		t.Fatal(err)
 	}
-	n, err := unix.IoctlGetUint32(int(m.Fd()), unix.TIOCGPTN)
-	if err != nil {
+	var n uint32
+	cerr := rc.Control(func(fd uintptr) {
+		if err = unix.IoctlSetPointerInt(int(fd), unix.TIOCSPTLCK, 0); err == nil {
+			n, err = unix.IoctlGetUint32(int(fd), unix.TIOCGPTN)
+		}
+	})
+	if err = cmp.Or(cerr, err); err != nil {
 		m.Close()
 		t.Fatal(err)
 	}
@@ -165,5 +175,15 @@ func (p *ptyProc) restored(t *testing.T) {
 	show, hide := strings.LastIndex(out, ansi.ShowCursor), strings.LastIndex(out, ansi.HideCursor)
 	if show < hide {
 		t.Errorf("the cursor is left hidden")
+	}
+}
+
+// hangUp closes the terminal's master side, as a dropped SSH session or a
+// closed window does: the kernel sends SIGHUP, and writes to the terminal
+// fail from then on.
+func (p *ptyProc) hangUp(t *testing.T) {
+	t.Helper()
+	if err := p.master.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -225,3 +225,71 @@ func TestCrawlSummaryOnSIGHUP(t *testing.T) {
 		})
 	}
 }
+
+// TestTerminalGone: the terminal itself goes away (its master side
+// closed: the kernel's SIGHUP, and every later write fails). watch's
+// summary is written, the console stops the billed session it opened and
+// says so in its debug log; both exit 130.
+func TestTerminalGone(t *testing.T) {
+	t.Parallel()
+	for _, output := range []string{"tui", "plain"} {
+		t.Run("watch "+output, func(t *testing.T) {
+			t.Parallel()
+			srv := startSim(t, sim.Options{Speed: 1})
+			id := srv.Jobs[0].ID
+			sum := filepath.Join(t.TempDir(), "sum.json")
+			p := startPTY(t, simEnv(srv), "watch", id, "-o", output, "--summary", sum, "--interval", "200ms")
+			p.waitScreen(t, map[string]string{"tui": "run      started", "plain": "run       started"}[output])
+			p.hangUp(t)
+			if code := p.exit(t); code != 130 {
+				t.Errorf("exit %d, want 130", code)
+			}
+			if s := readSummary(t, readFile(t, sum)); s.RunID != id || s.EventCount == 0 {
+				t.Errorf("summary: run %q, %d events", s.RunID, s.EventCount)
+			}
+		})
+	}
+	t.Run("crawl", func(t *testing.T) {
+		t.Parallel()
+		srv := startSim(t, sim.Options{Speed: 1})
+		sum := filepath.Join(t.TempDir(), "sum.json")
+		p := startPTY(t, simEnv(srv), "crawl", "https://acme.dev", "--summary", sum)
+		p.waitScreen(t, "c cancel crawl")
+		p.hangUp(t)
+		if code := p.exit(t); code != 130 {
+			t.Errorf("exit %d, want 130", code)
+		}
+		var s struct{ ID string }
+		if b := readFile(t, sum); json.Unmarshal(b, &s) != nil || s.ID == "" {
+			t.Errorf("summary %s", b)
+		}
+	})
+	t.Run("runs screen", func(t *testing.T) {
+		t.Parallel()
+		srv := startSim(t, sim.Options{Speed: 1, History: 3})
+		p := startPTY(t, simEnv(srv))
+		p.waitScreen(t, "enter open")
+		p.hangUp(t)
+		if code := p.exit(t); code != 130 {
+			t.Errorf("exit %d, want 130", code)
+		}
+	})
+	t.Run("console", func(t *testing.T) {
+		t.Parallel()
+		srv := startSim(t, sim.Options{Speed: 1, Scrapes: 1})
+		id := srv.ScrapeIDs[0]
+		debug := filepath.Join(t.TempDir(), "debug.log")
+		p := startPTY(t, simEnv(srv), "interact", id, "--debug", debug)
+		p.waitScreen(t, "code mode")
+		p.typeKeys(t, "await page.title()\r")
+		p.waitScreen(t, "session open")
+		p.hangUp(t)
+		if code := p.exit(t); code != 130 {
+			t.Errorf("exit %d, want 130", code)
+		}
+		log := string(readFile(t, debug))
+		if n := srv.ActiveBrowserSessions(); n != 0 || !strings.Contains(log, "started browser session of scrape "+id) || !strings.Contains(log, "interrupted: stopped the browser session of scrape "+id) {
+			t.Errorf("%d sessions open; the debug log:\n%s", n, log)
+		}
+	})
+}
