@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -71,7 +72,9 @@ func (a *app) crawlCommand() *cobra.Command {
 		Long: `Start a crawl of URL (POST /v2/crawl) and watch it: on a terminal a screen
 with the pages as they arrive (enter reads one, c cancels), else one line
 per page and per status change (--output plain) or NDJSON (--output json).
-The crawl's id always goes to stderr ("firewatch: started crawl ID").
+The crawl's id always goes to stderr ("firewatch: started crawl ID") and
+the --debug log; when the start request fails in a way that may have
+started it (no usable id, a 5xx), that is said: look with firewatch team.
 
 With a CRAWL_ID (a UUID): watch a crawl that is running or done; --cancel
 cancels it. Watching uses the WebSocket on /v2/crawl/{id}, and polls the
@@ -266,6 +269,11 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 		return err
 	}
 	ctx := cmd.Context()
+	debug, err := a.openDebug(o.Debug, "crawl "+text.Sanitize(arg))
+	if err != nil {
+		return err
+	}
+	defer debug.Close()
 	if o.Cancel {
 		return a.cancelCrawl(ctx, c, strings.ToLower(arg))
 	}
@@ -273,14 +281,12 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 	if !isID {
 		s, err := c.StartCrawl(ctx, req)
 		if err != nil {
-			if ctx.Err() != nil {
-				return errInterrupted
-			}
-			return err
+			return a.startFailed(ctx, "crawl", "firewatch team", err, debug)
 		}
-		// The id reaches stderr whatever becomes of stdout.
+		// The id reaches stderr and the debug log whatever becomes of
+		// stdout.
 		id, crawlURL = s.ID, req.URL
-		fmt.Fprintf(a.stderr, "firewatch: started crawl %s\n", id)
+		a.started("crawl", id, debug)
 		if o.Detach {
 			// A failed write is exit 8 (a.print); the id is on stderr.
 			_, err := fmt.Fprintln(a.print, id)
@@ -349,12 +355,44 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 		if err != nil {
 			return err
 		}
+		start := time.Now()
+		// --pages-dir on the screen too: each page as it arrives (on the
+		// watch's goroutine); the first failure is kept, for exit 8.
+		var onDoc func(*poller.CrawlDoc)
+		var pagesMu sync.Mutex
+		var pagesErr error
+		if o.PagesDir != "" {
+			pages, err := newPageWriter(o.PagesDir, a.secrets)
+			if err != nil {
+				return &outputError{name: "--pages-dir", err: err}
+			}
+			onDoc = func(d *poller.CrawlDoc) {
+				pagesMu.Lock()
+				defer pagesMu.Unlock()
+				if pagesErr != nil {
+					return
+				}
+				if err := pages.write(d); err != nil {
+					pagesErr = &outputError{name: "--pages-dir", err: err}
+				}
+			}
+		}
 		res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, NoColor: o.NoColor || noColorEnv(),
-			ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes})
+			ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc})
+		// --summary is written however the screen ended (a signal too).
+		s := res.Seen
+		serr := a.writeCrawlSummary(o, &crawlRun{ID: id, URL: crawlURL, Status: s.Status, Completed: s.Completed, Total: s.Total,
+			Credits: s.Credits, Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start})
+		pagesMu.Lock()
+		if pagesErr != nil {
+			fmt.Fprintf(a.stderr, "firewatch: %v\n", pagesErr)
+			serr = cmp.Or(serr, pagesErr)
+		}
+		pagesMu.Unlock()
 		if err != nil && ctx.Err() == nil {
 			return &failure{err}
 		}
-		return screenEnd(ctx, res)
+		return screenEnd(ctx, res, serr)
 	}
 	c, err := a.client(svc, nil, nil)
 	if err != nil {
@@ -377,9 +415,9 @@ func screenNotes() (<-chan string, func(string)) {
 
 // screenEnd is how the crawl screen ended: the crawl's status, the error
 // that stopped its watch, or ctx's cause (--timeout, a signal), or the
-// user leaving it before the end.
-func screenEnd(ctx context.Context, res uicrawl.Result) error {
-	end := &crawlEnd{status: res.Status, err: res.Err}
+// user leaving it before the end; summaryErr is --summary's failure (8).
+func screenEnd(ctx context.Context, res uicrawl.Result, summaryErr error) error {
+	end := &crawlEnd{status: res.Status, err: res.Err, output: summaryErr}
 	switch {
 	case ctx.Err() != nil:
 		end.err = context.Cause(ctx)
@@ -621,7 +659,7 @@ func (p *pageWriter) write(d *poller.CrawlDoc) error {
 // offerCrawl asks whether to start the previewed crawl (or starts it with
 // --start). The question goes to stderr and the answer is one key read
 // from the terminal: piped stdin is never read.
-func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawURL string, p *poller.CrawlPreview) error {
+func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawURL string, p *poller.CrawlPreview, debug *debugLog) error {
 	if !start {
 		f, ok := a.stdin.(*os.File)
 		errTerm, _ := isTerminal(a.stderr.w)
@@ -642,12 +680,10 @@ func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawU
 	}
 	s, err := c.StartCrawl(ctx, req)
 	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
-		return err
+		return a.startFailed(ctx, "crawl", "firewatch team", err, debug)
 	}
-	fmt.Fprintf(a.stderr, "firewatch: started crawl %s (firewatch crawl %s watches it)\n", s.ID, s.ID)
+	a.started("crawl", s.ID, debug)
+	fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
 	return nil
 }
 
@@ -721,10 +757,15 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb", Watch: poller.CrawlWatchOptions{Retry: a.retry},
 		Secrets: a.secrets, Notes: notes},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
-	if err != nil && ctx.Err() == nil {
+	switch {
+	case ctx.Err() != nil:
+		return false, context.Cause(ctx) // a signal: 130 like every screen
+	case err != nil:
 		return false, &failure{err}
+	case res.Interrupted:
+		return false, errInterrupted // Ctrl-C; q leaves the runs screen with 0
 	}
-	return res.Back && ctx.Err() == nil, nil
+	return res.Back, nil
 }
 
 // demoCrawl is demo --crawl: a crawl of the in-process simulator's site,

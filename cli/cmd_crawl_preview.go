@@ -62,6 +62,11 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	if err != nil {
 		return err
 	}
+	debug, err := a.openDebug(o.Debug, "crawl-preview "+text.Sanitize(u.String()))
+	if err != nil {
+		return err
+	}
+	defer debug.Close()
 	ctx := cmd.Context()
 	p, err := c.CrawlParamsPreview(ctx, u.String(), prompt)
 	if err != nil {
@@ -72,7 +77,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	}
 	if o.Output == OutputJSON {
 		fmt.Fprintf(a.print, "%s\n", a.compactLine(p.Data))
-		return a.offerCrawl(ctx, c, start, u.String(), p)
+		return a.offerCrawl(ctx, c, start, u.String(), p, debug)
 	}
 	// Bounded cells: a hostile name or value neither widens every row nor
 	// prints megabytes on one line.
@@ -87,7 +92,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	if p.Warning != "" {
 		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)
 	}
-	return a.offerCrawl(ctx, c, start, u.String(), p)
+	return a.offerCrawl(ctx, c, start, u.String(), p, debug)
 }
 
 // The widest option name and value crawl-preview prints, in cells.

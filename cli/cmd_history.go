@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -353,7 +354,18 @@ func (s *archiveService) StartAgent(ctx context.Context, req poller.AgentRequest
 	if s.live == nil {
 		return "", errors.New("not available: history shows the archive; start runs from the runs screen (firewatch runs)")
 	}
-	return s.live.StartAgent(ctx, req)
+	id, err := s.live.StartAgent(ctx, req)
+	if err == nil {
+		// The service's run, before any list page has shown it: enter
+		// watches it live, not from the archive.
+		s.mu.Lock()
+		if s.liveSeen == nil {
+			s.liveSeen = map[string]bool{}
+		}
+		s.liveSeen[id] = true
+		s.mu.Unlock()
+	}
+	return id, err
 }
 
 // archiveRunsLoop is the runs screen over the archive (and the live
@@ -367,8 +379,8 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 	m := runs.New(runs.Config{Service: svc, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
-		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
-			return err
+		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil || m.Interrupted {
+			return cmp.Or(err, errInterrupted)
 		}
 		if m.Chosen == "" {
 			return nil
@@ -388,6 +400,9 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 		err = a.showArchived(ctx, w, st, r, rec)
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
+			if w.Interrupted {
+				return errInterrupted // Ctrl-C in the run; q leaves with 0
+			}
 			if ctx.Err() != nil || err != nil && !said(err) {
 				return err
 			}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -41,7 +42,7 @@ func (o *interactOptions) registerCommon(cmd *cobra.Command, outputs string) {
 	f.StringVarP(&o.Output, "output", "o", OutputAuto, "output: "+outputs)
 	f.BoolVar(&o.NoColor, "no-color", false, "no colour (also when NO_COLOR is set)")
 	f.BoolVar(&o.ASCII, "ascii", false, "ASCII symbols only")
-	f.StringVar(&o.Debug, "debug", "", "the console: write a log of what happened to `FILE` (never the key)")
+	f.StringVar(&o.Debug, "debug", "", "write a log of what was started or billed (a scrape, a crawl, a browser session) and of the console to `FILE` (never the key)")
 }
 
 func (o *interactOptions) registerConsole(cmd *cobra.Command) {
@@ -81,7 +82,9 @@ left, with the first call; it is billed until it is stopped or times out.
 
 On a terminal, without --code or --prompt: a full-screen console with a
 history, the session's live-view links and a question about the session
-when you leave.
+when you leave. The session's start goes to stderr ("firewatch: started
+browser session of scrape ID", once the console has given the terminal
+back) and to the --debug log at once.
 
 For scripts, one call: --code CODE (- reads it from stdin) in node, python
 or bash (agent-browser commands), or --prompt TEXT for the AI agent. The
@@ -195,19 +198,34 @@ func (a *app) interact(cmd *cobra.Command, o *interactOptions, id string) error 
 	if err != nil {
 		return err
 	}
+	debug, err := a.openDebug(o.Debug, "interact, scrape "+id)
+	if err != nil {
+		return err
+	}
+	defer debug.Close()
 	ctx := cmd.Context()
 	switch {
 	case o.Stop:
 		return a.stopInteract(ctx, c, o, id)
 	case console:
-		return a.runConsole(ctx, c, o, id)
+		return a.runConsole(ctx, c, o, id, debug)
 	}
 	res, err := c.Interact(ctx, id, req)
 	if err != nil {
+		debug.Printf("the call failed: %v", err)
+		if mayHaveStarted(err) {
+			// It reached the service: the session may be open.
+			msg := fmt.Sprintf("the call reached the service: the browser session of scrape %s may be open, and billed, until the service times it out; end it with: firewatch interact %s --stop", id, id)
+			fmt.Fprintf(a.stderr, "firewatch: %s\n", msg)
+			debug.Printf("%s", msg)
+		}
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		return err
+	}
+	if res.LiveViewURL != "" || res.CDPURL != "" || res.InteractiveLiveViewURL != "" {
+		debug.Printf("the call ran; the browser session of scrape %s is open, and billed, until stopped or timed out", id)
 	}
 	return a.printInteract(o, res)
 }
@@ -294,10 +312,11 @@ func stoppedText(id string, res *poller.StopResult) string {
 }
 
 // stopOnSignal stops the browser session the console opened when a signal
-// ended it (SIGHUP: the terminal is gone; SIGTERM, SIGINT): nobody can be
-// asked any more, and the session is billed while open. What was done is
-// said on stderr and in the debug log.
-func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, debug *debugLog) {
+// ended it (SIGHUP: the terminal is gone; SIGTERM, SIGINT) or a second
+// Ctrl-C left the leave question unanswered: nobody answered, and the
+// session is billed while open. What was done is said on stderr and in
+// the debug log; why is the reason given with a stop.
+func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, debug *debugLog, why string) {
 	sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 	defer cancel()
 	res, err := c.WithRetry(poller.Retry{Tries: 1}).StopInteract(sctx, id)
@@ -308,49 +327,99 @@ func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, deb
 	case res.NoSession:
 		msg = fmt.Sprintf("interrupted: the browser session of scrape %s had already ended", id)
 	default:
-		msg = "interrupted: " + stoppedText(id, res) + ", since nobody can be asked any more"
+		msg = "interrupted: " + stoppedText(id, res) + ", since " + why
 	}
 	fmt.Fprintf(a.stderr, "firewatch: %s\n", msg)
 	debug.Printf("%s", msg)
 }
 
-func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
-	var debug *debugLog
-	if o.Debug != "" {
-		if err := checkWritable("--debug", o.Debug); err != nil {
-			return err
-		}
-		f, err := os.Create(o.Debug)
-		if err != nil {
-			return badUsage("--debug: %v", err)
-		}
-		debug = newDebugLog(f, a.secrets)
-		defer debug.Close()
-		debug.Printf("firewatch %s: interact console, scrape %s", Version(), id)
-	}
+// runConsole shows the console on scrape id's browser; debug is the
+// command's --debug log (nil: none).
+func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string, debug *debugLog) error {
+	debug.Printf("interact console, scrape %s", id)
 	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
+	// The browser session a call opens is billed: said like every billed
+	// start (started.go), on stderr once the console has given the
+	// terminal back when stderr is that terminal.
+	errw := &heldWriter{w: a.stderr}
+	errw.held, _ = isTerminal(a.stderr.w)
+	defer errw.release()
+	b := &sessionBackend{Backend: interact.ClientBackend(c.WithRetry(poller.Retry{Tries: 1}), id), a: a, id: id, errw: errw, debug: debug}
 	res, err := interact.Run(ctx, interact.Config{
 		// The console's calls ask once: a wait on a 429 would be unsaid
 		// behind the screen; the error on screen names the service's delay.
-		ScrapeID: id, Backend: interact.ClientBackend(c.WithRetry(poller.Retry{Tries: 1}), id),
+		ScrapeID: id, Backend: b,
 		Language: o.Language, Timeout: o.Timeout, NoColor: noColor, ASCII: o.ASCII, SaveDir: o.SaveDir,
 		Input: a.stdin, Output: a.stdout,
 	})
+	errw.release()
+	// open: a call opened the session, or failed in a way that may have.
+	open := res.SessionOpen || b.maybe()
 	switch {
 	case res.Stopped:
 		fmt.Fprintf(a.stderr, "firewatch: %s (scrape %s)\n", res.StopNote, id)
-	case res.SessionOpen && errors.As(context.Cause(ctx), new(*interruptedError)):
-		a.stopOnSignal(ctx, c, id, debug)
+	case open && errors.As(context.Cause(ctx), new(*interruptedError)):
+		a.stopOnSignal(ctx, c, id, debug, "nobody can be asked any more")
+	case open && res.Interrupted:
+		a.stopOnSignal(ctx, c, id, debug, "ctrl+c left the question unanswered")
+	case open && !res.SessionOpen:
+		fmt.Fprintf(a.stderr, "firewatch: a call failed after it reached the service: the browser session of scrape %s may be open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	case res.Kept || res.SessionOpen:
 		fmt.Fprintf(a.stderr, "firewatch: the browser session of scrape %s stays open, and billed, until the service times it out; end it with: firewatch interact %s --stop\n", id, id)
 	}
-	if err != nil {
-		if ctx.Err() != nil {
-			return errInterrupted
-		}
+	switch {
+	case err != nil && ctx.Err() != nil:
+		// A signal: 130, also when the terminal it came with (SIGHUP) took
+		// the console's last writes down with it.
+		return errInterrupted
+	case res.OutputErr != nil:
+		// The console drew into nothing: 8.
+		return &outputError{name: "stdout", err: res.OutputErr}
+	case err != nil:
 		return err
+	case res.Interrupted:
+		return errInterrupted
 	}
 	return nil
+}
+
+// sessionBackend is the console's Backend: the first answer that shows the
+// scrape's browser session open (its links) says that it started, on
+// stderr and in the debug log; a call that failed in a way that may have
+// opened it (no answer in time, a 5xx) is noted in the debug log at once.
+type sessionBackend struct {
+	interact.Backend
+	a     *app
+	id    string
+	errw  io.Writer
+	debug *debugLog
+
+	mu           sync.Mutex
+	open, unsure bool
+}
+
+func (b *sessionBackend) Interact(ctx context.Context, req *poller.InteractRequest) (*poller.InteractResult, error) {
+	res, err := b.Backend.Interact(ctx, req)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.open:
+	case err == nil && (res.LiveViewURL != "" || res.CDPURL != "" || res.InteractiveLiveViewURL != ""):
+		b.open = true
+		b.a.startedOn(b.errw, "browser session of scrape", b.id, b.debug)
+	case err != nil && !b.unsure && mayHaveStarted(err):
+		b.unsure = true
+		b.debug.Printf("a call failed after it reached the service (%v): the browser session of scrape %s may have started", err, b.id)
+	}
+	return res, err
+}
+
+// maybe reports whether a call may have opened the session though no
+// answer showed it open.
+func (b *sessionBackend) maybe() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.unsure && !b.open
 }
 
 // compactLine is v as one line of JSON, the secrets redacted.

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"text/tabwriter"
 	"time"
 
@@ -251,11 +253,20 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	// asks once; archived runs follow the live ones (cmd_history.go).
 	list, closeArchive := a.runsWithArchive(ctx, c.WithRetry(poller.Retry{Tries: 1}), svc.baseURL)
 	defer closeArchive()
-	m := runs.New(runs.Config{Service: list, Status: status, ASCII: o.ASCII,
+	starts := &startSaying{Service: list}
+	m := runs.New(runs.Config{Service: starts, Status: status, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
 	for {
-		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil {
-			return err
+		err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout})
+		// A run n started is said once the screen has given the terminal
+		// back (stderr is that terminal), whatever comes next; the debug
+		// log of its watch has it too.
+		startedID := starts.take()
+		if startedID != "" {
+			a.started("run", startedID, nil)
+		}
+		if err != nil || m.Interrupted {
+			return cmp.Or(err, errInterrupted)
 		}
 		if m.ChosenCrawl != "" {
 			// Enter on an active crawl (team tab): its screen; esc comes back.
@@ -274,6 +285,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if err != nil {
 			return err
 		}
+		if startedID != "" {
+			w.Debug.Printf("started run %s", startedID)
+		}
 		w.BackToList = true
 		if as, ok := list.(*archiveService); ok && as.archivedOnly(m.Chosen) {
 			err = a.showArchivedID(ctx, w, as, m.Chosen)
@@ -285,6 +299,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			m.SetOutcome(m.Chosen, string(r.Outcome)) // a cancel shows as one
 		}
 		if ctx.Err() != nil || !w.Back {
+			if w.Interrupted {
+				return errInterrupted // Ctrl-C in the run; q leaves with 0
+			}
 			// Interrupted, or q in the run: firewatch ends. The watched
 			// run's exit code is for watch; leaving the list is 0.
 			if ctx.Err() != nil || err != nil && !said(err) {
@@ -318,4 +335,37 @@ func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
 		return cmd.Help()
 	}
 	return a.runsScreen(cmd, o, "all")
+}
+
+// startSaying is the runs screen's service with its starts (n) kept for
+// started.go's rule: the id of a run it started is taken by the shell and
+// said; a start that failed in a way that may have started one says so
+// in the error the screen shows.
+type startSaying struct {
+	runs.Service
+	mu      sync.Mutex
+	started string
+}
+
+func (s *startSaying) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
+	id, err := s.Service.StartAgent(ctx, req)
+	if err != nil {
+		if mayHaveStarted(err) {
+			return "", &maybeStartedError{what: "run", check: "r (refresh) or firewatch runs", err: err}
+		}
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.started = id
+	return id, nil
+}
+
+// take returns the id of the run started since the last take ("" none).
+func (s *startSaying) take() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id := s.started
+	s.started = ""
+	return id
 }

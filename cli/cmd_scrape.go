@@ -170,16 +170,25 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 	if err != nil {
 		return err
 	}
+	debug, err := a.openDebug(o.Debug, "scrape "+text.Sanitize(req.URL))
+	if err != nil {
+		return err
+	}
+	defer debug.Close()
 	ctx := cmd.Context()
 	res, err := c.Scrape(ctx, req)
 	if err != nil {
+		debug.Printf("the scrape failed: %v", err)
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		return err
 	}
 	if res.ScrapeID != "" {
+		// The scrape is billed: its id goes to stderr and the debug log
+		// before its content.
 		fmt.Fprintf(a.stderr, "Scrape ID: %s\n", res.ScrapeID)
+		debug.Printf("scraped: scrape %s", res.ScrapeID)
 	}
 	if o.Output == OutputJSON {
 		fmt.Fprintf(a.print, "%s\n", a.compactLine(res.Data))
@@ -190,7 +199,7 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 		if res.ScrapeID == "" {
 			return &failure{fmt.Errorf("the scrape's answer has no data.metadata.scrapeId: nothing to interact with")}
 		}
-		return a.runConsole(ctx, c, o, res.ScrapeID)
+		return a.runConsole(ctx, c, o, res.ScrapeID, debug)
 	}
 	return nil
 }

@@ -25,6 +25,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
 	termOut, width := isTerminal(a.stdout)
+	a.out.stdoutTTY = termOut
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
 		return nil, cleanup, err
 	}
@@ -169,7 +170,8 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 }
 
 // watchLatest watches the newest processing run (watch --latest): exit 2
-// when none is processing.
+// when none is processing; 1 when the only processing runs have ids that
+// are not UUIDs (the service's doing, not the user's).
 func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 	if err := o.check(cmd.Flags()); err != nil {
 		return err
@@ -179,13 +181,23 @@ func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
+	skipped := 0
 	list, err := collectRuns(ctx, a, c, 1, latestPages, func(r *poller.RunInfo) bool {
-		// A run whose id is not a UUID cannot be watched: skip it (the
-		// service's doing, not the user's).
-		return runs.StatusMatches("processing", r.Status) && poller.ValidateJobID(r.ID) == nil
+		if !runs.StatusMatches("processing", r.Status) {
+			return false
+		}
+		// A run whose id is not a UUID cannot be watched: skip it.
+		if poller.ValidateJobID(r.ID) != nil {
+			skipped++
+			return false
+		}
+		return true
 	})
 	if err != nil && len(list) == 0 {
 		return err
+	}
+	if len(list) == 0 && skipped > 0 {
+		return &failure{fmt.Errorf("--latest: the service listed %d processing run(s), none with an id that is a UUID: nothing to watch", skipped)}
 	}
 	if len(list) == 0 {
 		return badUsage("--latest: no run is processing (firewatch runs lists the team's runs)")

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"os"
 	"sync"
 	"time"
 
@@ -61,4 +62,24 @@ func (s *scrubWriter) Write(b []byte) (int, error) {
 		return 0, err
 	}
 	return len(b), nil
+}
+
+// openDebug is the --debug file of a command that is not a watch (the
+// console, crawl, crawl-preview): nil when path is "", a usage error when
+// it cannot be written. Opened before any request, so that what is
+// started reaches it; header is its first line.
+func (a *app) openDebug(path, header string) (*debugLog, error) {
+	if path == "" {
+		return nil, nil
+	}
+	if err := checkWritable("--debug", path); err != nil {
+		return nil, err
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, badUsage("--debug: %v", err)
+	}
+	d := newDebugLog(f, a.secrets)
+	d.Printf("firewatch %s: %s", Version(), header)
+	return d, nil
 }

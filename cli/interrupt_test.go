@@ -37,7 +37,8 @@ func (f *hangFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 // TestSignalDuringARequestIs130: a signal (the cause the signal context
 // gives for SIGINT, SIGTERM and SIGHUP alike) while a command waits on the
-// service exits 130, without "context canceled".
+// service exits 130, without "context canceled"; a start (run, crawl, an
+// interact call) says that it may have started all the same.
 func TestSignalDuringARequestIs130(t *testing.T) {
 	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1000, RateLimit: -1})
 	if err != nil {
@@ -57,6 +58,9 @@ func TestSignalDuringARequestIs130(t *testing.T) {
 		{"/v2/team", []string{"team", "-o", "json"}},
 		{"/v2/crawl", []string{"crawl-preview", "https://example.com", "the docs"}},
 		{"/v2/scrape", []string{"scrape", "https://example.com"}},
+		{"/v2/crawl", []string{"crawl", "https://example.com", "--detach"}},
+		{"/v2/crawl", []string{"crawl", "https://example.com", "-o", "plain"}},
+		{"/v2/scrape", []string{"interact", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--code", "1+1"}},
 	} {
 		t.Run(strings.Join(c.args, " "), func(t *testing.T) {
 			front := &hangFront{next: srv, route: c.route, arrived: make(chan struct{}, 1), release: make(chan struct{})}
@@ -74,6 +78,14 @@ func TestSignalDuringARequestIs130(t *testing.T) {
 			code := execute(ctx, c.args, strings.NewReader(""), &out, &errOut, poller.Retry{})
 			if code != ExitInterrupted || strings.Contains(errOut.String(), "context canceled") {
 				t.Errorf("exit %d, want %d\n%s", code, ExitInterrupted, errOut.String())
+			}
+			// A start interrupted after its request went out may have
+			// started what it asked for: that is said.
+			switch c.args[0] {
+			case "run", "crawl", "interact":
+				if !strings.Contains(errOut.String(), "may have started") && !strings.Contains(errOut.String(), "may be open") {
+					t.Errorf("an interrupted start says nothing of what it may have started:\n%s", errOut.String())
+				}
 			}
 		})
 	}

@@ -32,6 +32,8 @@ type outputs struct {
 	pending []string // messages not yet shown (deferred)
 	stop    context.CancelCauseFunc
 	closers []func()
+	// stdoutTTY: stdout is a terminal (newSession).
+	stdoutTTY bool
 }
 
 // errOutput wraps the failure of an output.
@@ -272,6 +274,9 @@ func (o *outputs) finish(_ *watchSession, err error) error {
 	if fail == nil {
 		return err
 	}
+	if o.terminalGone(err) {
+		return err
+	}
 	for _, f := range o.all() {
 		if f.name == "stdout" {
 			// Said here, once: the end message leaves it out.
@@ -279,6 +284,24 @@ func (o *outputs) finish(_ *watchSession, err error) error {
 		}
 	}
 	return &outputsFailed{err}
+}
+
+// terminalGone reports whether the only output that failed is stdout on a
+// terminal, in a watch a signal ended: the terminal went away (SIGHUP, the
+// window closed or the SSH session dropped) and took the last writes with
+// it. That is the interrupt's 130, not a full disk's 8, and there is no
+// terminal left to say it on.
+func (o *outputs) terminalGone(err error) bool {
+	var we *watchEnd
+	if !o.stdoutTTY || !errors.As(err, &we) || !errors.As(we.err, new(*interruptedError)) {
+		return false
+	}
+	for _, f := range o.all() {
+		if f.name != "stdout" {
+			return false
+		}
+	}
+	return true
 }
 
 // checkSpeed checks demo's and serve's --speed against what the simulator

@@ -11,8 +11,9 @@ import (
 	"github.com/firewatch/firewatch/poller"
 )
 
-// TestSmallerUsageRules: watch --max-credits 0 and --stall 1ns are usage
-// errors (exit 2) before any request, as run's --max-credits 0 is.
+// TestSmallerUsageRules: watch --max-credits 0, --stall 1ns and an
+// --otlp-endpoint port past 65535 are usage errors (exit 2) before any
+// request, as run's --max-credits 0 is.
 func TestSmallerUsageRules(t *testing.T) {
 	t.Setenv("FIRECRAWL_API_URL", "http://127.0.0.1:1")
 	t.Setenv("FIRECRAWL_API_KEY", "fc-test")
@@ -21,6 +22,8 @@ func TestSmallerUsageRules(t *testing.T) {
 		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--max-credits", "2.5"},
 		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--stall", "1ns"},
 		{"run", "a prompt", "--max-credits", "0"},
+		{"watch", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "--otlp-endpoint", "http://127.0.0.1:99999"},
+		{"run", "a prompt", "--otlp-endpoint", "http://127.0.0.1:99999"},
 	} {
 		if _, errOut, code := run(t, context.Background(), args...); code != ExitUsage {
 			t.Errorf("%v: exit %d, want 2\n%s", args, code, errOut)
@@ -29,7 +32,8 @@ func TestSmallerUsageRules(t *testing.T) {
 }
 
 // TestLatestSkipsIDsThatAreNotUUIDs: watch --latest with a processing run
-// whose id is not a UUID skips it: the service's doing is not bad usage.
+// whose id is not a UUID skips it and, with no other, fails with 1: the
+// service's doing is not bad usage (2).
 func TestLatestSkipsIDsThatAreNotUUIDs(t *testing.T) {
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
@@ -43,7 +47,7 @@ func TestLatestSkipsIDsThatAreNotUUIDs(t *testing.T) {
 	if strings.Contains(errOut.String(), "passwd") && strings.Contains(errOut.String(), "watching") {
 		t.Errorf("the id that is not a UUID was picked:\n%s", errOut.String())
 	}
-	if !strings.Contains(errOut.String(), "no run is processing") {
+	if !strings.Contains(errOut.String(), "none with an id that is a UUID") || code != ExitFailed {
 		t.Errorf("exit %d:\n%s", code, errOut.String())
 	}
 }
@@ -96,5 +100,43 @@ func TestPlainCellsBounded(t *testing.T) {
 				break
 			}
 		}
+	}
+}
+
+// TestUntrustedFiguresNotShownAsTheyAre: negative tokens are unavailable,
+// a billing period ending in 9999 shows no days left, a reversed one is
+// unknown, and a run created in 9999 is of unknown age, not "just now"
+// (team and runs -o plain).
+func TestUntrustedFiguresNotShownAsTheyAre(t *testing.T) {
+	for _, c := range []struct {
+		name, usage, created string
+		args                 []string
+		want, not            string
+	}{
+		{"negative tokens", `{"remainingTokens":-5,"planTokens":100}`, "2026-10-01T00:00:00Z", []string{"team"}, "unavailable", "-5"},
+		{"period ending in 9999", `{"remainingTokens":5,"billingPeriodStart":"2026-11-01T00:00:00Z","billingPeriodEnd":"9999-12-31T00:00:00Z"}`, "2026-10-01T00:00:00Z", []string{"team"}, "billing period", "days left"},
+		{"reversed period", `{"remainingTokens":5,"billingPeriodStart":"2026-12-01T00:00:00Z","billingPeriodEnd":"2026-11-01T00:00:00Z"}`, "2026-10-01T00:00:00Z", []string{"team"}, "unknown", "days left"},
+		{"created in 9999", `{"remainingTokens":5}`, "9999-12-31T00:00:00Z", []string{"runs", "-o", "plain"}, "unknown", "just now"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "application/json")
+				switch r.URL.Path {
+				case "/v2/team/token-usage":
+					fmt.Fprintf(w, `{"success":true,"data":%s}`, c.usage)
+				case "/v2/crawl/active":
+					fmt.Fprint(w, `{"success":true,"crawls":[]}`)
+				default:
+					fmt.Fprintf(w, `{"success":true,"data":[{"id":"019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b","status":"processing","createdAt":%q}]}`, c.created)
+				}
+			}))
+			defer hs.Close()
+			t.Setenv("FIRECRAWL_API_URL", hs.URL)
+			t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+			out, errOut, _ := run(t, context.Background(), c.args...)
+			if !strings.Contains(out, c.want) || strings.Contains(out, c.not) {
+				t.Errorf("want %q and no %q:\n%s\n%s", c.want, c.not, out, errOut)
+			}
+		})
 	}
 }

@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
+	"sync"
 	"syscall"
 
 	"github.com/firewatch/firewatch/poller"
@@ -21,8 +24,45 @@ import (
 
 // started says that what (e.g. "run") with id has started.
 func (a *app) started(what, id string, debug *debugLog) {
-	fmt.Fprintf(a.stderr, "firewatch: started %s %s\n", what, id)
+	a.startedOn(a.stderr, what, id, debug)
+}
+
+// startedOn is started with stderr's line written to errw (a heldWriter
+// while a full screen holds the terminal); the debug log has it at once.
+func (a *app) startedOn(errw io.Writer, what, id string, debug *debugLog) {
 	debug.Printf("started %s %s", what, id)
+	fmt.Fprintf(errw, "firewatch: started %s %s\n", what, id)
+}
+
+// heldWriter keeps what is written while a full screen holds the terminal
+// that w writes to (stderr on the console's terminal would be drawn over)
+// and writes it through once release is called; from then on it writes
+// through at once.
+type heldWriter struct {
+	mu   sync.Mutex
+	w    io.Writer
+	held bool
+	buf  bytes.Buffer
+}
+
+func (h *heldWriter) Write(b []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held {
+		return h.buf.Write(b)
+	}
+	return h.w.Write(b)
+}
+
+// release writes out what was held.
+func (h *heldWriter) release() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.held {
+		h.held = false
+		_, _ = h.w.Write(h.buf.Bytes())
+		h.buf.Reset()
+	}
 }
 
 // maybeStartedError is a request to start something billed that failed

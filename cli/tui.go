@@ -69,7 +69,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 	go uiWatchdog(parent, uiDone, quitGrace, terminalRestorer(os.Stdin, os.Stdout), w.Stderr, os.Exit)
 	res, uiErr := ui.Run(parent, cfg)
 	close(uiDone)
-	w.Back = res.Back
+	w.Back, w.Interrupted = res.Back, res.Interrupted
 
 	// Stop the source (the user may quit before it ends) and see how it
 	// ended.

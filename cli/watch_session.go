@@ -81,6 +81,9 @@ type runState struct {
 type listLink struct {
 	BackToList bool // esc goes back to the runs screen
 	Back       bool // the user went back
+	// Interrupted: the user left with Ctrl-C, which ends the runs screen
+	// with 130 (q with 0).
+	Interrupted bool
 }
 
 // note puts a line in the terminal UI's footer, unless the footer is

@@ -1,6 +1,8 @@
 // Package e2e runs the built firewatch binary against the simulator, the
 // way people and scripts run it: exit codes, plain and JSON output, the
-// summary, recording and replay, serve, and the key staying secret.
+// summary, recording and replay, serve, and the key staying secret; and
+// on Linux its full screens on a pseudo-terminal (pty_linux_test.go):
+// keys, signals, a terminal that goes away, and the terminal given back.
 package e2e
 
 import (

@@ -142,8 +142,8 @@ func TestInterrupt(t *testing.T) {
 				t.Errorf("the closing block does not say it was interrupted:\n%s", tailOf(out))
 			}
 			s := readSummary(t, readFile(t, sum))
-			if s.State != model.StateRunning || s.EventCount == 0 {
-				t.Errorf("summary: state %s, %d events", s.State, s.EventCount)
+			if s.State != model.StateRunning || s.EventCount == 0 || s.RunID != srv.Jobs[0].ID {
+				t.Errorf("summary: state %s, %d events, run %q", s.State, s.EventCount, s.RunID)
 			}
 		})
 	}

@@ -386,15 +386,28 @@ func (c *Client) CrawlStatus(ctx context.Context, id string, skip int, onDoc fun
 	return c.crawlStatus(ctx, c.retry, id, skip, onDoc)
 }
 
-// crawlStatus is CrawlStatus asking again as rp says.
+// crawlStatus is CrawlStatus asking again as rp says. Following next ends
+// like every pager's paging: at a page that brings no document this call
+// has not seen, past the documents the crawl's total says there are (one
+// page of slack), or after crawlNextMax links.
 func (c *Client) crawlStatus(ctx context.Context, rp Retry, id string, skip int, onDoc func(*CrawlDoc)) (st *CrawlStatus, requests int, err error) {
 	var all []CrawlDoc
-	collect := onDoc
-	if collect == nil {
-		collect = func(d *CrawlDoc) { all = append(all, *d) }
+	seen := map[string]struct{}{}
+	fresh := 0 // documents of the page not seen before in this call
+	collect := func(d *CrawlDoc) {
+		if _, ok := seen[d.Key]; !ok {
+			seen[d.Key] = struct{}{}
+			fresh++
+		}
+		if onDoc != nil {
+			onDoc(d)
+		} else {
+			all = append(all, *d)
+		}
 	}
 	pos := skip
 	for i := 0; ; i++ {
+		fresh = 0
 		page, next, err := c.crawlStatusPage(ctx, rp, id, pos, collect)
 		requests++
 		if err != nil {
@@ -409,6 +422,14 @@ func (c *Client) crawlStatus(ctx context.Context, rp Retry, id string, skip int,
 			st = page
 		}
 		if next < 0 || i >= crawlNextMax {
+			break
+		}
+		if fresh == 0 {
+			c.logf("crawl status: a page brought no new document; its next link is not followed")
+			break
+		}
+		if st.Total > 0 && next >= st.Total+crawlPageLimit {
+			c.logf("crawl status: a next link past the crawl's %d documents is not followed", st.Total)
 			break
 		}
 		pos = next

@@ -13,7 +13,7 @@ import (
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
 	if msg.String() == "ctrl+c" {
-		m.userQuit = true
+		m.userQuit, m.interrupted = true, true
 		return tea.Quit
 	}
 	if key.Matches(msg, k.Suspend) {

@@ -79,6 +79,8 @@ type Model struct {
 
 	copyNote string // said after the next "copied ..." (o without a desktop)
 	userQuit bool
+	// interrupted: the quit was Ctrl-C (Result.Interrupted).
+	interrupted bool
 	// backToList is Config.BackToList; back is set when esc used it.
 	backToList, back bool
 }
@@ -175,7 +177,7 @@ func New(cfg Config) *Model {
 // Result is how the UI ended so far: Quit when the user quit before the
 // run finished.
 func (m *Model) Result() Result {
-	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished, Back: m.back}
+	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished, Back: m.back, Interrupted: m.interrupted}
 }
 
 // SetClock freezes the UI's clock and time zone (tests and goldens).

@@ -76,6 +76,9 @@ type Result struct {
 	Quit bool
 	// Back: the user went back to the runs list (Config.BackToList).
 	Back bool
+	// Interrupted: the user quit with Ctrl-C, not q (a shell such as the
+	// runs screen ends with 130 for it, 0 for q).
+	Interrupted bool
 }
 
 // Run shows the UI until the user quits (or, with ExitOnFinish, until the

@@ -61,6 +61,9 @@ type Config struct {
 	// (each wait before asking again, with its length); the footer shows
 	// them. nil: none.
 	Notes <-chan string
+	// OnDoc, when set, is handed each document as it arrives, on the
+	// watch's goroutine (crawl --pages-dir). nil: none.
+	OnDoc func(*poller.CrawlDoc)
 }
 
 // Result is how the screen ended.
@@ -68,6 +71,20 @@ type Result struct {
 	Status string // the crawl's final status; "" when it was still going
 	Back   bool   // esc with Config.Back
 	Err    error  // the error that ended the watch, if any
+	// Interrupted: Ctrl-C ended the screen (a shell such as the team tab
+	// ends with 130 for it).
+	Interrupted bool
+	// Seen is what the screen learned of the crawl, however it ended (for
+	// --summary).
+	Seen Seen
+}
+
+// Seen is what the screen learned of a crawl.
+type Seen struct {
+	Status                string // the last status the service gave
+	Completed, Total      int
+	Credits               *float64
+	Pages, Failed, Robots int // pages listed or past the list's bound; failed and robots-blocked
 }
 
 // Defaults.
@@ -264,6 +281,9 @@ func (m *Model) watch(ctx context.Context) {
 		switch {
 		case u.Doc != nil:
 			d := u.Doc
+			if m.cfg.OnDoc != nil {
+				m.cfg.OnDoc(d)
+			}
 			r := row{url: d.URL, title: d.Title, code: int32(d.StatusCode), size: int32(min(d.Size(), 1<<31-1)), kind: kindPage, err: d.Error}
 			off, n, err := m.store.add(d.Raw)
 			if err != nil {
@@ -539,6 +559,11 @@ func (m *Model) move(d int) {
 // key handles a key press.
 func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	k := m.keys
+	// Ctrl-C ends the screen from anywhere, a question or the filter too.
+	if msg.String() == "ctrl+c" {
+		m.result.Interrupted = true
+		return tea.Quit
+	}
 	if m.confirming {
 		if !m.armed {
 			return nil // typed ahead: not an answer
@@ -562,9 +587,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.typing {
 		return m.editFilter(msg)
-	}
-	if key.Matches(msg, k.Quit) && msg.String() == "ctrl+c" {
-		return tea.Quit
 	}
 	if m.page != nil {
 		switch {
@@ -635,9 +657,6 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 func CrawlOver(status string) bool { return poller.CrawlTerminal(status) }
 
 func (m *Model) editFilter(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
-		return tea.Quit
-	}
 	m.filter, m.typing = filterinput.Edit(m.filter, msg)
 	m.rebuild()
 	return nil
@@ -685,6 +704,8 @@ func (m *Model) Result() Result {
 	r := m.result
 	r.Status = m.final
 	r.Err = m.err
+	r.Seen = Seen{Status: m.status, Completed: m.completed, Total: m.total, Credits: m.credits,
+		Pages: len(m.rows) - m.failed - m.robots + m.dropped, Failed: m.failed, Robots: m.robots}
 	return r
 }
 

@@ -81,6 +81,11 @@ type Result struct {
 	// SessionOpen: a call opened (or used) the session and it was not
 	// stopped here.
 	SessionOpen bool
+	// OutputErr is the first write to the output that failed (Run).
+	OutputErr error
+	// Interrupted: Ctrl-C at the leave question (a second Ctrl-C): the
+	// console ended without an answer, as on a signal.
+	Interrupted bool
 }
 
 type overlayKind int
@@ -645,6 +650,16 @@ func (m *Model) linksKey(msg tea.KeyPressMsg) tea.Cmd {
 
 func (m *Model) leaveKey(msg tea.KeyPressMsg) tea.Cmd {
 	o := m.okeys
+	if msg.String() == "ctrl+c" {
+		// Out now, without an answer: the caller treats it as a signal
+		// (an open session is stopped, exit 130).
+		m.result.Interrupted = true
+		m.quit = true
+		if m.cancel != nil {
+			m.cancel()
+		}
+		return tea.Quit
+	}
 	if m.stopping {
 		return nil
 	}

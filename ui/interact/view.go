@@ -424,6 +424,7 @@ func (m *Model) leaveLines() []string {
 		m.st.Key.Render("s")+"    stop the browser session (DELETE) and leave",
 		m.st.Key.Render("k")+"    keep it and leave: it stays open, billed, until the service times it out",
 		m.st.Key.Render("esc")+"  stay here",
+		m.st.Muted.Render("ctrl+c again leaves at once: an open session is stopped"),
 	)
 	if m.stopping {
 		out = append(out, "", m.st.Running.Render("stopping the session…"))

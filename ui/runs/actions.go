@@ -219,7 +219,7 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 		return m.fetchDetail(), true
 	case startedMsg:
 		if msg.err != nil {
-			m.flash = "not started: " + errText(msg.err)
+			m.flash = "start failed: " + errText(msg.err)
 			return nil, true
 		}
 		m.draft = ""

@@ -43,13 +43,13 @@ type RunOptions struct {
 	Output io.Writer
 }
 
-// Run shows the screen until the user quits (Chosen == "") or picks a run
-// (Chosen is its id). Run it again with the same Model to come back: the
+// Run shows the screen until the user quits (Chosen == "", Interrupted
+// when by Ctrl-C) or picks a run (Chosen is its id). Run it again with the same Model to come back: the
 // rows, filter and selection are kept and the list is refreshed.
 func Run(ctx context.Context, m *Model, o RunOptions) error {
 	opts := program.Options(ctx, o.Input, o.Output, 0, 0, m.cfg.NoColor)
 	reopen := m.pages > 0
-	m.Chosen = ""
+	m.Chosen, m.Interrupted = "", false
 	_, _, err := program.Run(ctx, tea.NewProgram(Screen{M: m, reopen: reopen}, opts...))
 	return err
 }

@@ -143,6 +143,9 @@ type Model struct {
 	// ChosenCrawlURL its URL); the program ends with it (the shell opens
 	// the crawl screen).
 	ChosenCrawl, ChosenCrawlURL string
+	// Interrupted: Ctrl-C ended the screen (q quits; Ctrl-C interrupts,
+	// which the shell says with its exit code).
+	Interrupted bool
 	// Requests counts the list pages requested (for tests and figures).
 	Requests int
 }
@@ -605,6 +608,12 @@ func (m *Model) move(delta int) tea.Cmd {
 
 func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.flash = ""
+	// Ctrl-C interrupts from anywhere on the screen but the new run's
+	// prompt, where it drops the draft as in a shell's line.
+	if msg.String() == "ctrl+c" && !m.composing {
+		m.Interrupted = true
+		return tea.Quit
+	}
 	if m.editing {
 		return m.editFilter(msg)
 	}
@@ -689,9 +698,6 @@ func (m *Model) setStatus(s string) tea.Cmd {
 // editFilter handles keys while typing a filter: text, backspace, enter
 // (keep it), esc (drop it).
 func (m *Model) editFilter(msg tea.KeyPressMsg) tea.Cmd {
-	if msg.String() == "ctrl+c" {
-		return tea.Quit
-	}
 	m.filter, m.editing = filterinput.Edit(m.filter, msg)
 	if msg.String() == "enter" {
 		return tea.Batch(m.maybeMore(), m.scheduleDetail())

@@ -8,7 +8,6 @@ import (
 	"context"
 	"errors"
 	"io"
-	"os"
 	"strconv"
 
 	tea "charm.land/bubbletea/v2"
@@ -78,7 +77,8 @@ func Options(ctx context.Context, in io.Reader, out io.Writer, w, h int, noColor
 	}
 	if out != nil {
 		opts = append(opts, tea.WithOutput(out))
-		if f, ok := out.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+		// A terminal, also behind Guard (term.File, as Bubble Tea asks).
+		if f, ok := out.(term.File); !ok || !term.IsTerminal(f.Fd()) {
 			if w <= 0 || h <= 0 {
 				w, h = 80, 24
 			}
