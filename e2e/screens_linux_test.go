@@ -24,11 +24,14 @@ import (
 func TestScreensExitAndRestore(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1, History: 45, Scrapes: 1})
-	// history's screen reads an archive that holds one run.
-	done := startSim(t, sim.Options{Speed: 100})
+	// history's and compare's screens read an archive of two runs.
+	done := startSim(t, sim.Options{Speed: 100, Scenarios: []string{"research", "research"}})
 	archive := filepath.Join(t.TempDir(), "archive.db")
-	if r := runFW(t, simEnv(done), runLimit, "watch", done.Jobs[0].ID, "-o", "json", "--archive", archive); r.code != 0 {
-		t.Fatalf("archiving a run: %s", r)
+	// compare's screen sets two archived runs side by side.
+	for _, j := range done.Jobs[:2] {
+		if r := runFW(t, simEnv(done), runLimit, "watch", j.ID, "-o", "json", "--interval", "100ms", "--archive", archive); r.code != 0 {
+			t.Fatalf("archiving a run: %s", r)
+		}
 	}
 	type step struct{ keys, wait string }
 	screens := []struct {
@@ -51,6 +54,7 @@ func TestScreensExitAndRestore(t *testing.T) {
 		{name: "watch", args: []string{"watch", srv.Jobs[0].ID}, steps: []step{{"", "Agents"}}, q: "q", qCode: 130},
 		{name: "crawl", args: []string{"crawl", "https://acme.dev"}, steps: []step{{"", "pages"}}, q: "q", qCode: 130},
 		{name: "console", steps: []step{{"", "code mode"}, {"await page.title()\r", "session open"}}, ctrlC: "\x03", console: true},
+		{name: "compare", env: []string{"FIREWATCH_ARCHIVE=" + archive}, args: []string{"compare", done.Jobs[0].ID, done.Jobs[1].ID}, steps: []step{{"", "METRIC"}}, q: "q", qCode: 0},
 		{name: "history", env: []string{"FIREWATCH_ARCHIVE=" + archive}, args: []string{"history", "--all-services"}, steps: []step{{"", done.Jobs[0].ID[:8]}}, q: "q", qCode: 0},
 	}
 	ends := []struct {
