@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"time"
 
@@ -139,7 +140,19 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 		return
 	}
 	r.id, r.credits, r.live = top.id, top.credits, top.live
-	b := r.buf[:0]
+	// Sized once: a first poll's line is the whole trace (megabytes),
+	// which growing by doubling would copy over and over.
+	size := 128 + len(top.success) + len(top.id) + len(top.credits) + len(top.live)
+	for _, e := range p.Events {
+		size += len(e.Raw) + 1
+	}
+	for _, e := range p.Duplicates {
+		size += len(e.Raw) + 1
+	}
+	for _, e := range p.Rejected {
+		size += len(e.Raw) + 1
+	}
+	b := slices.Grow(r.buf[:0], size)
 	b = append(b, `{"receivedAt":`...)
 	b, _ = jsontext.AppendQuote(b, received.Format(time.RFC3339Nano))
 	b = append(b, `,"trace":{`...)

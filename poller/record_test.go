@@ -399,3 +399,45 @@ func TestRecordingRequest(t *testing.T) {
 		t.Fatal("version 1: no events")
 	}
 }
+
+// The recording's top-level members come from the decoder's own pass over
+// the body (model.Decoder.KeepTop); they must be what a separate scan of
+// the whole body finds, in every form a server may send them.
+func TestKeepTopMatchesScan(t *testing.T) {
+	ev := func(i int) string {
+		return `{"schemaVersion":1,"eventId":"e` + string(rune('a'+i)) + `","runId":"r","occurredAt":"2026-03-14T09:00:0` + string(rune('0'+i)) + `Z","producerSequence":` + string(rune('0'+i)) + `,"agent":{"id":"a","role":"orchestrator","name":"o"},"type":"reasoning.summary","text":"t"}`
+	}
+	bodies := []string{
+		`{"success":true,"id":"r","events":[` + ev(0) + `],"creditsUsed":3}`,
+		"{\n  \"success\" : true ,\n  \"id\": \"r\",\n  \"events\": [" + ev(0) + ",\n" + ev(1) + "],\n  \"creditsUsed\": 3.50,\n  \"activeBrowserSessions\": [ {\"id\":\"s\"} ]\n}",
+		`{"creditsUsed":1,"id":"x","id":"r","succ\u0065ss":false,"events":[` + ev(0) + `,` + ev(1) + `],"creditsUsed":"7","activeBrowserSessions":null}`,
+		`{"events":[` + ev(0) + `,` + ev(1) + `,` + ev(2) + `],"success":{"a":[1,2]}}`,
+		`{"events":[]}`,
+		`{"i\u0064":"r","events":[` + ev(3) + `],"creditsUsed":-0}`,
+	}
+	dec := model.NewDecoder()
+	dec.KeepTop()
+	plain := model.NewDecoder()
+	for i, b := range bodies {
+		want, err := scanTrace([]byte(b))
+		if err != nil {
+			t.Fatalf("body %d: %v", i, err)
+		}
+		p, err := dec.Decode([]byte(b))
+		if err != nil {
+			t.Fatalf("body %d: %v", i, err)
+		}
+		got := p.Top
+		for _, m := range []struct {
+			name      string
+			got, want []byte
+		}{{"success", got.Success, want.success}, {"id", got.ID, want.id}, {"creditsUsed", got.CreditsUsed, want.credits}, {"activeBrowserSessions", got.LiveSessions, want.live}} {
+			if !bytes.Equal(m.got, m.want) || (m.got == nil) != (m.want == nil) {
+				t.Errorf("body %d: %s is %q, the scan found %q", i, m.name, m.got, m.want)
+			}
+		}
+		if p, err := plain.Decode([]byte(b)); err != nil || p.Top.Success != nil || p.Top.ID != nil || p.Top.CreditsUsed != nil || p.Top.LiveSessions != nil {
+			t.Errorf("body %d: a decoder that does not keep them filled Top (%v)", i, err)
+		}
+	}
+}
