@@ -350,7 +350,7 @@ func (s *sqlStore) PutRun(ctx context.Context, r *Run) error {
 func (s *sqlStore) insertPolls(ctx context.Context, tx *sql.Tx, rid int64, from int, polls []Poll) (int64, error) {
 	var bytes int64
 	for i, p := range polls {
-		enc, body := encode(p.Line)
+		enc, body := p.encoded()
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO fw_polls (rid, seq, received_at, enc, body) VALUES (?, ?, ?, ?, ?)`),
 			rid, from+i, p.ReceivedAt.UnixMilli(), enc, body); err != nil {
 			return 0, err
@@ -368,8 +368,8 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 	encs := make([]int, len(polls))
 	bodies := make([][]byte, len(polls))
 	var size int64
-	for i, p := range polls {
-		encs[i], bodies[i] = encode(p.Line)
+	for i := range polls {
+		encs[i], bodies[i] = polls[i].encoded()
 		size += int64(len(bodies[i]))
 	}
 	insert := func(tx *sql.Tx, rid int64, from int) error {
@@ -457,7 +457,7 @@ func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapsho
 				return err
 			}
 		}
-		if r.Summary != nil || r.Outcome != "" {
+		if r.Summary != nil || r.SummaryEncoded != nil || r.Outcome != "" {
 			return s.setDerived(ctx, tx, rid, r)
 		}
 		return nil
@@ -483,7 +483,10 @@ func (s *sqlStore) PutSnapshot(ctx context.Context, service, id, snapshotID, con
 
 func (s *sqlStore) setDerived(ctx context.Context, tx *sql.Tx, rid int64, r *Run) error {
 	var sumEnc, sum any
-	if r.Summary != nil {
+	switch {
+	case r.SummaryEncoded != nil:
+		sumEnc, sum = r.SummaryEncoded.enc, r.SummaryEncoded.body
+	case r.Summary != nil:
 		e, b := encode(r.Summary)
 		sumEnc, sum = e, b
 	}
