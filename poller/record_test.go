@@ -441,3 +441,48 @@ func TestKeepTopMatchesScan(t *testing.T) {
 		}
 	}
 }
+
+// writeLog keeps every Write apart.
+type writeLog struct{ writes [][]byte }
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, bytes.Clone(p))
+	return len(p), nil
+}
+
+// A poll that brings a whole long run is recorded in several writes, cut
+// between events, never held whole: only the write that ends a line ends
+// with its newline, and the recording replays as the watch went.
+func TestLongLineInParts(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioLarge}, Events: 3000, Seed: 3})
+	job := srv.Jobs[0].ID
+	if err := srv.WaitFinished(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv, withKey(srv))
+	var log writeLog
+	live := watchAll(t, c, job, WatchOptions{Record: &log})
+	parts, longest := 0, 0
+	var rec []byte
+	for i, w := range log.writes {
+		if n := bytes.Count(w, []byte("\n")); n > 1 || n == 1 && w[len(w)-1] != '\n' {
+			t.Fatalf("write %d holds a newline that does not end it", i)
+		}
+		if w[len(w)-1] != '\n' {
+			parts++
+			longest = max(longest, len(w))
+		}
+		rec = append(rec, w...)
+	}
+	if parts == 0 || longest > 2*recordChunk {
+		t.Fatalf("%d writes of parts, the longest %d bytes: a long line is not cut", parts, longest)
+	}
+	replayed := newCollector()
+	if err := Replay(context.Background(), bytes.NewReader(rec), ReplayOptions{Instant: true}, replayed.sink); err != nil {
+		t.Fatal(err)
+	}
+	sameSummary(t, "replay vs live", replayed.summary(), live.summary())
+	if got := replayed.summary().EventCount; got < 3000 {
+		t.Fatalf("%d events replayed", got)
+	}
+}

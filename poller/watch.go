@@ -59,7 +59,10 @@ type WatchOptions struct {
 	// also fetched once at the start. Default 1 minute; negative: never.
 	TokenEvery time.Duration
 	// Record, if set, receives the recording: NDJSON, a header line, then
-	// one line per poll that changed something (see the package doc).
+	// one line per poll that changed something (see the package doc). A
+	// line is one Write, but for a long one (past 256 KiB), which comes in
+	// several cut between events; the Write that ends a line ends with
+	// its newline, and no other holds one.
 	Record io.Writer
 	// Request is what the run was asked to do, as far as the caller knows
 	// it; the recording's header carries it.
