@@ -98,6 +98,27 @@ type archiveSink struct {
 	gaveUp       bool   // too much pending: archiving of this watch stopped
 	lastErr      string // the failure, for the end of the watch
 	say          func(string)
+
+	// snapshots stores the run's artifact snapshots (keepSnapshots).
+	snapshots *snapshotKeeper
+}
+
+// keepSnapshots makes the watch store the run's artifact snapshots: those
+// of its artifact events, fetched with c, and those the screen fetched.
+func (s *archiveSink) keepSnapshots(w *watchSession, c *poller.Client) {
+	if s == nil || c == nil {
+		return
+	}
+	jobID := s.jobID
+	s.snapshots = newSnapshotKeeper(s, w.Debug, func(ctx context.Context, sid string) (string, error) {
+		snap, err := c.Snapshot(ctx, jobID, sid)
+		if err != nil {
+			return "", err
+		}
+		return snap.Content, nil
+	})
+	w.Source = s.snapshots.wrap(w.Source)
+	w.keepSnapshot = s.snapshots.keep
 }
 
 // maxPending is how much a failing archive may hold back in memory.
@@ -227,6 +248,23 @@ func (s *archiveSink) put(r *archive.Run) {
 	}
 }
 
+// putSnapshot stores one snapshot's content; a failure is said like a
+// poll's. It reports whether it was stored.
+func (s *archiveSink) putSnapshot(snapshotID, content string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
+	defer cancel()
+	if err := s.store.PutSnapshot(ctx, s.service, s.jobID, snapshotID, content); err != nil {
+		s.fail(err)
+		return false
+	}
+	return true
+}
+
 // finish writes what is pending and what firewatch derived from the watch.
 func (s *archiveSink) finish(w *watchSession) {
 	s.mu.Lock()
@@ -348,6 +386,9 @@ func (s *archiveSink) attachNotes(w *watchSession) {
 func (s *archiveSink) close(w *watchSession) {
 	if s == nil {
 		return
+	}
+	if s.snapshots != nil {
+		s.snapshots.close(w.Store.Run().Finished != nil)
 	}
 	s.finish(w)
 	if s.failed && w.Output == OutputTUI {
