@@ -548,3 +548,31 @@ func TestEncodedBodies(t *testing.T) {
 		}
 	})
 }
+
+// A snapshot of a watched run that was pruned meanwhile is stored with the
+// run made again, not left without a run.
+func TestSnapshotAfterPrune(t *testing.T) {
+	eachStore(t, func(t *testing.T, _ string, s Store) {
+		ctx := context.Background()
+		id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5d"
+		at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+		if err := s.AppendPolls(ctx, svc, id, at, []Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-20T10:00:00Z","trace":{"events":[]}}`)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutSnapshot(ctx, svc, id, "s1", "one"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Prune(ctx, svc, time.Time{}, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutSnapshot(ctx, svc, id, "s2", "two"); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := s.Snapshot(ctx, svc, id, "s2"); err != nil || c != "two" {
+			t.Fatalf("after the prune: %q %v", c, err)
+		}
+		if _, err := s.Snapshot(ctx, svc, id, "s1"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("a pruned snapshot: %v", err)
+		}
+	})
+}
