@@ -5,7 +5,6 @@ import (
 	"compress/flate"
 	"fmt"
 	"io"
-	"sync"
 )
 
 // Bodies (poll lines, snapshots, summaries) are stored raw or deflated,
@@ -28,17 +27,23 @@ type flater struct {
 	buf bytes.Buffer
 }
 
-var flaters = sync.Pool{New: func() any {
-	f := &flater{}
-	f.w, _ = flate.NewWriter(&f.buf, flate.BestSpeed)
-	return f
-}}
+// flaters keeps flaters from body to body. Not a sync.Pool: a watch
+// writes a poll every few seconds, and the collector empties a pool in
+// between, so each body would make a new flate.Writer (about 1 MB to
+// allocate and clear, which makes the next collection come sooner).
+var flaters = make(chan *flater, 2)
 
 // maxKept is the largest buffer a flater keeps for the next body.
 const maxKept = 4 << 20
 
 func getFlater() *flater {
-	f := flaters.Get().(*flater)
+	var f *flater
+	select {
+	case f = <-flaters:
+	default:
+		f = &flater{}
+		f.w, _ = flate.NewWriter(&f.buf, flate.BestSpeed)
+	}
 	f.buf.Reset()
 	f.w.Reset(&f.buf)
 	return f
@@ -48,7 +53,10 @@ func putFlater(f *flater) {
 	if f.buf.Cap() > maxKept {
 		f.buf = bytes.Buffer{}
 	}
-	flaters.Put(f)
+	select {
+	case flaters <- f:
+	default:
+	}
 }
 
 func encode(b []byte) (int, []byte) {
