@@ -126,3 +126,34 @@ func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
 		t.Fatalf("a stored snapshot was fetched %d times", fetched)
 	}
 }
+
+// When the service has forgotten every run, its list is one empty page:
+// the runs screen's list goes on to the archived runs at once (an empty
+// page would stop its paging).
+func TestRunsScreenListsArchivedWhenTheServiceListsNone(t *testing.T) {
+	gone := startSim(t, sim.Options{Scenarios: []string{"research"}, Retention: time.Nanosecond})
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id := gone.Jobs[0].ID
+	at := time.Now()
+	if err := st.AppendPolls(context.Background(), gone.URL, id, at, []archive.Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	c, err := poller.New(poller.Config{BaseURL: gone.URL, APIKey: gone.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := text.NewSecrets()
+	a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
+	list, closeArchive := a.runsWithArchive(context.Background(), c, gone.URL)
+	defer closeArchive()
+	page, err := list.Runs(context.Background(), time.Time{})
+	if err != nil || len(page.Runs) != 1 || page.Runs[0].ID != id || !page.Runs[0].Archived {
+		t.Fatalf("first page: %+v %v", page, err)
+	}
+}
