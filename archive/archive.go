@@ -65,6 +65,10 @@ type Run struct {
 	Errors     int
 	Attention  int
 	Summary    []byte // the full summary JSON (with attention and creditsByAgent)
+	// SummaryEncoded, when set, is stored instead of Summary: the summary
+	// compressed as it was written (Encode), never held whole. Get fills
+	// Summary.
+	SummaryEncoded *Encoded
 
 	// Kept by the store.
 	StartedAt  *time.Time // the first poll's recording start
@@ -90,6 +94,17 @@ func (r *Run) SortTime() time.Time {
 type Poll struct {
 	ReceivedAt time.Time
 	Line       []byte // without the trailing newline
+	// Encoded, when set, is stored instead of Line: the line deflated as
+	// it was written (NewEncoder). Polls fills Line.
+	Encoded *Encoded
+}
+
+// encoded is how the poll's line is stored.
+func (p *Poll) encoded() (int, []byte) {
+	if p.Encoded != nil {
+		return p.Encoded.enc, p.Encoded.body
+	}
+	return encode(p.Line)
 }
 
 // Held is how the archive holds a run.

@@ -7,6 +7,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -507,4 +508,71 @@ func BenchmarkOpenClose(b *testing.B) {
 		}
 		st.Close()
 	}
+}
+
+// Bodies deflated as they were written (a long poll line in parts, a
+// summary) read back as the bytes written, and count as stored.
+func TestEncodedBodies(t *testing.T) {
+	eachStore(t, func(t *testing.T, _ string, s Store) {
+		ctx := context.Background()
+		id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5c"
+		line := []byte(`{"receivedAt":"2026-11-20T10:00:02Z","trace":{"events":[` + strings.Repeat(`{"eventId":"e","type":"agent.thought","data":{"text":"thinking hard"}},`, 5000) + `{}]}}`)
+		e := NewEncoder()
+		for i := 0; i < len(line); i += 1000 {
+			e.Write(line[i:min(len(line), i+1000)])
+		}
+		enc, err := e.Done()
+		if err != nil {
+			t.Fatal(err)
+		}
+		at := time.Date(2026, 11, 20, 10, 0, 2, 0, time.UTC)
+		small := []byte(`{"receivedAt":"2026-11-20T10:00:03Z","trace":{"events":[]}}`)
+		if err := s.AppendPolls(ctx, svc, id, at, []Poll{{ReceivedAt: at, Encoded: enc}, {ReceivedAt: at.Add(time.Second), Line: small}}); err != nil {
+			t.Fatal(err)
+		}
+		sum := `{"runId":"` + id + `","timeline":[` + strings.Repeat(`"e",`, 3000) + `"e"]}`
+		es, err := Encode(func(w io.Writer) error { _, err := io.WriteString(w, sum); return err })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := s.SetDerived(ctx, &Run{Service: svc, ID: id, Outcome: "succeeded", SummaryEncoded: es, Complete: true}); err != nil {
+			t.Fatal(err)
+		}
+		got, err := s.Polls(ctx, svc, id)
+		if err != nil || len(got) != 2 || !bytes.Equal(got[0].Line, line) || !bytes.Equal(got[1].Line, small) || !got[0].ReceivedAt.Equal(at) {
+			t.Fatalf("polls: %v %d", err, len(got))
+		}
+		r, err := s.Get(ctx, svc, id)
+		if err != nil || string(r.Summary) != sum || r.PollBytes != int64(enc.Size()+len(small)) || enc.Size() >= len(line)/4 {
+			t.Fatalf("run: %v, summary %d bytes, poll bytes %d (encoded %d of %d)", err, len(r.Summary), r.PollBytes, enc.Size(), len(line))
+		}
+	})
+}
+
+// A snapshot of a watched run that was pruned meanwhile is stored with the
+// run made again, not left without a run.
+func TestSnapshotAfterPrune(t *testing.T) {
+	eachStore(t, func(t *testing.T, _ string, s Store) {
+		ctx := context.Background()
+		id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5d"
+		at := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
+		if err := s.AppendPolls(ctx, svc, id, at, []Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-20T10:00:00Z","trace":{"events":[]}}`)}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutSnapshot(ctx, svc, id, "s1", "one"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.Prune(ctx, svc, time.Time{}, id); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutSnapshot(ctx, svc, id, "s2", "two"); err != nil {
+			t.Fatal(err)
+		}
+		if c, err := s.Snapshot(ctx, svc, id, "s2"); err != nil || c != "two" {
+			t.Fatalf("after the prune: %q %v", c, err)
+		}
+		if _, err := s.Snapshot(ctx, svc, id, "s1"); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("a pruned snapshot: %v", err)
+		}
+	})
 }

@@ -5,7 +5,6 @@ import (
 	"compress/flate"
 	"fmt"
 	"io"
-	"sync"
 )
 
 // Bodies (poll lines, snapshots, summaries) are stored raw or deflated,
@@ -19,26 +18,100 @@ const (
 // compressMin is the smallest body worth deflating.
 const compressMin = 256
 
-var flaters = sync.Pool{New: func() any {
-	w, _ := flate.NewWriter(nil, flate.BestSpeed)
-	return w
-}}
+// A flater deflates into its own buffer, kept from body to body, and the
+// body is copied out at its size: a large body (a first poll's whole trace)
+// then allocates what it compresses to, not a guess at it or the steps of
+// a growing buffer, which the collector would have to catch up with.
+type flater struct {
+	w   *flate.Writer
+	buf bytes.Buffer
+}
+
+// flaters keeps flaters from body to body. Not a sync.Pool: a watch
+// writes a poll every few seconds, and the collector empties a pool in
+// between, so each body would make a new flate.Writer (about 1 MB to
+// allocate and clear, which makes the next collection come sooner).
+var flaters = make(chan *flater, 2)
+
+// maxKept is the largest buffer a flater keeps for the next body.
+const maxKept = 4 << 20
+
+func getFlater() *flater {
+	var f *flater
+	select {
+	case f = <-flaters:
+	default:
+		f = &flater{}
+		f.w, _ = flate.NewWriter(&f.buf, flate.BestSpeed)
+	}
+	f.buf.Reset()
+	f.w.Reset(&f.buf)
+	return f
+}
+
+func putFlater(f *flater) {
+	if f.buf.Cap() > maxKept {
+		f.buf = bytes.Buffer{}
+	}
+	select {
+	case flaters <- f:
+	default:
+	}
+}
 
 func encode(b []byte) (int, []byte) {
 	if len(b) < compressMin {
 		return encRaw, b
 	}
-	var buf bytes.Buffer
-	buf.Grow(len(b) / 3)
-	w := flaters.Get().(*flate.Writer)
-	w.Reset(&buf)
-	_, _ = w.Write(b)
-	_ = w.Close()
-	flaters.Put(w)
-	if buf.Len() >= len(b)*9/10 {
+	f := getFlater()
+	defer putFlater(f)
+	_, _ = f.w.Write(b)
+	_ = f.w.Close()
+	if f.buf.Len() >= len(b)*9/10 {
 		return encRaw, b
 	}
-	return encDeflate, buf.Bytes()
+	return encDeflate, bytes.Clone(f.buf.Bytes())
+}
+
+// Encoded is a body as the archive stores it, deflated while it was
+// written (Encoder, Encode).
+type Encoded struct {
+	enc  int
+	body []byte
+}
+
+// Size is what the body takes in the archive.
+func (e *Encoded) Size() int { return len(e.body) }
+
+// Encoder deflates a body written to it in parts, as they come: a large
+// body (a first poll's whole trace, a long run's summary: megabytes of
+// JSON) is never held whole, only what it compresses to. Done ends it.
+type Encoder struct{ f *flater }
+
+// NewEncoder starts a body.
+func NewEncoder() *Encoder { return &Encoder{f: getFlater()} }
+
+func (e *Encoder) Write(p []byte) (int, error) { return e.f.w.Write(p) }
+
+// Done ends the body and returns it; the Encoder is not used after.
+func (e *Encoder) Done() (*Encoded, error) {
+	f := e.f
+	e.f = nil
+	defer putFlater(f)
+	if err := f.w.Close(); err != nil {
+		return nil, err
+	}
+	return &Encoded{enc: encDeflate, body: bytes.Clone(f.buf.Bytes())}, nil
+}
+
+// Encode is the body that write writes, through an Encoder.
+func Encode(write func(io.Writer) error) (*Encoded, error) {
+	e := NewEncoder()
+	if err := write(e); err != nil {
+		putFlater(e.f)
+		return nil, err
+	}
+	return e.Done()
 }
 
 // maxBody bounds what a stored body inflates to.

@@ -80,14 +80,14 @@ type sqlStore struct {
 	now    func() time.Time
 	// rids caches a run's key (service NUL id → rid) for AppendPolls.
 	rids sync.Map
-	// A watch's two statements per poll (prepareHot).
-	insertPoll, countPolls *sql.Stmt
+	// A watch's two statements per poll and its snapshot's (prepareHot).
+	insertPoll, countPolls, insertSnapshot *sql.Stmt
 }
 
 func (s *sqlStore) Where() string { return s.where }
 
 func (s *sqlStore) Close() error {
-	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls} {
+	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls, s.insertSnapshot} {
 		if st != nil {
 			st.Close()
 		}
@@ -102,6 +102,15 @@ const (
 	insertPollSQL = `INSERT INTO fw_polls (rid, seq, received_at, enc, body) VALUES (?, ?, ?, ?, ?)`
 	countPollsSQL = `UPDATE fw_runs SET polls = polls + ?, poll_bytes = poll_bytes + ? WHERE rid = ? RETURNING polls`
 )
+
+// putSnapshotSQL stores a snapshot of a run that is still there (the
+// casts type the parameters for PostgreSQL, which cannot tell them from a
+// SELECT).
+func (d dialect) putSnapshotSQL() string {
+	return `INSERT INTO fw_snapshots (rid, snapshot_id, enc, body)
+		SELECT CAST(? AS BIGINT), CAST(? AS TEXT), CAST(? AS SMALLINT), CAST(? AS ` + d.blob + `) WHERE EXISTS (SELECT 1 FROM fw_runs WHERE rid = CAST(? AS BIGINT))
+		ON CONFLICT (rid, snapshot_id) DO UPDATE SET enc = excluded.enc, body = excluded.body`
+}
 
 // ready migrates the schema and prepares the hot statements, the last
 // step of opening either store; on failure the store is closed.
@@ -122,7 +131,10 @@ func (s *sqlStore) prepareHot(ctx context.Context) error {
 	if s.insertPoll, err = s.db.PrepareContext(ctx, s.q(insertPollSQL)); err != nil {
 		return err
 	}
-	s.countPolls, err = s.db.PrepareContext(ctx, s.q(countPollsSQL))
+	if s.countPolls, err = s.db.PrepareContext(ctx, s.q(countPollsSQL)); err != nil {
+		return err
+	}
+	s.insertSnapshot, err = s.db.PrepareContext(ctx, s.q(s.d.putSnapshotSQL()))
 	return err
 }
 
@@ -350,7 +362,7 @@ func (s *sqlStore) PutRun(ctx context.Context, r *Run) error {
 func (s *sqlStore) insertPolls(ctx context.Context, tx *sql.Tx, rid int64, from int, polls []Poll) (int64, error) {
 	var bytes int64
 	for i, p := range polls {
-		enc, body := encode(p.Line)
+		enc, body := p.encoded()
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO fw_polls (rid, seq, received_at, enc, body) VALUES (?, ?, ?, ?, ?)`),
 			rid, from+i, p.ReceivedAt.UnixMilli(), enc, body); err != nil {
 			return 0, err
@@ -368,8 +380,8 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 	encs := make([]int, len(polls))
 	bodies := make([][]byte, len(polls))
 	var size int64
-	for i, p := range polls {
-		encs[i], bodies[i] = encode(p.Line)
+	for i := range polls {
+		encs[i], bodies[i] = polls[i].encoded()
 		size += int64(len(bodies[i]))
 	}
 	insert := func(tx *sql.Tx, rid int64, from int) error {
@@ -453,37 +465,63 @@ func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapsho
 			}
 		}
 		for sid, c := range snapshots {
-			if err := s.putSnapshot(ctx, tx, rid, sid, c); err != nil {
+			enc, body := encode([]byte(c))
+			if _, err := s.putSnapshot(ctx, tx, rid, sid, enc, body); err != nil {
 				return err
 			}
 		}
-		if r.Summary != nil || r.Outcome != "" {
+		if r.Summary != nil || r.SummaryEncoded != nil || r.Outcome != "" {
 			return s.setDerived(ctx, tx, rid, r)
 		}
 		return nil
 	})
 }
 
-func (s *sqlStore) putSnapshot(ctx context.Context, tx *sql.Tx, rid int64, sid, content string) error {
-	enc, body := encode([]byte(content))
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO fw_snapshots (rid, snapshot_id, enc, body) VALUES (?, ?, ?, ?)
-		ON CONFLICT (rid, snapshot_id) DO UPDATE SET enc = excluded.enc, body = excluded.body`), rid, sid, enc, body)
-	return err
+func (s *sqlStore) putSnapshot(ctx context.Context, tx *sql.Tx, rid int64, sid string, enc int, body []byte) (bool, error) {
+	stmt, err := s.prepared(ctx, tx, s.insertSnapshot, s.d.putSnapshotSQL())
+	if err != nil {
+		return false, err
+	}
+	res, err := stmt.ExecContext(ctx, rid, sid, enc, body, rid)
+	if err != nil {
+		return false, err
+	}
+	n, err := res.RowsAffected()
+	return n > 0, err
 }
 
 func (s *sqlStore) PutSnapshot(ctx context.Context, service, id, snapshotID, content string) error {
+	enc, body := encode([]byte(content)) // before the transaction: it stays short
+	key := service + "\x00" + id
+	if v, ok := s.rids.Load(key); ok {
+		// A watch's snapshots: its run's row is known, one statement.
+		stored := false
+		err := s.write(ctx, "saving a snapshot", func(tx *sql.Tx) error {
+			var err error
+			stored, err = s.putSnapshot(ctx, tx, v.(int64), snapshotID, enc, body)
+			return err
+		})
+		if err != nil || stored {
+			return err
+		}
+		s.rids.Delete(key) // pruned meanwhile: start again
+	}
 	return s.write(ctx, "saving a snapshot", func(tx *sql.Tx) error {
 		rid, err := s.upsertRun(ctx, tx, &Run{Service: service, ID: id})
 		if err != nil {
 			return err
 		}
-		return s.putSnapshot(ctx, tx, rid, snapshotID, content)
+		_, err = s.putSnapshot(ctx, tx, rid, snapshotID, enc, body)
+		return err
 	})
 }
 
 func (s *sqlStore) setDerived(ctx context.Context, tx *sql.Tx, rid int64, r *Run) error {
 	var sumEnc, sum any
-	if r.Summary != nil {
+	switch {
+	case r.SummaryEncoded != nil:
+		sumEnc, sum = r.SummaryEncoded.enc, r.SummaryEncoded.body
+	case r.Summary != nil:
 		e, b := encode(r.Summary)
 		sumEnc, sum = e, b
 	}

@@ -90,27 +90,56 @@ type archiveSink struct {
 	started time.Time
 
 	mu           sync.Mutex
+	part         *archive.Encoder // a long line coming in parts
+	partAt       time.Time        // its receive time
 	pending      []archive.Poll
 	pendingBytes int
 	failed       bool   // said once
 	gaveUp       bool   // too much pending: archiving of this watch stopped
 	lastErr      string // the failure, for the end of the watch
 	say          func(string)
+
+	// snapshots stores the run's artifact snapshots (keepSnapshots).
+	snapshots *snapshotKeeper
+}
+
+// keepSnapshots makes the watch store the run's artifact snapshots: those
+// of its artifact events, fetched with c, and those the screen fetched.
+func (s *archiveSink) keepSnapshots(w *watchSession, c *poller.Client) {
+	if s == nil || c == nil {
+		return
+	}
+	jobID := s.jobID
+	s.snapshots = newSnapshotKeeper(s, w.Debug, func(ctx context.Context, sid string) (string, error) {
+		snap, err := c.Snapshot(ctx, jobID, sid)
+		if err != nil {
+			return "", err
+		}
+		return snap.Content, nil
+	})
+	w.Source = s.snapshots.wrap(w.Source)
+	w.keepSnapshot = s.snapshots.keep
 }
 
 // maxPending is how much a failing archive may hold back in memory.
 const maxPending = 64 << 20
 
-// Write takes one recording line (the recorder writes a line per call).
-// It never fails: the recording beside it must go on.
+// Write takes one recording line, or a part of a long one (the recorder
+// writes a line per call, but for a long one, whose last part ends with the
+// newline). It never fails: the recording beside it must go on.
 func (s *archiveSink) Write(p []byte) (int, error) {
-	line := bytes.TrimRight(p, "\n")
-	if len(line) == 0 {
-		return len(p), nil
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gaveUp {
+	if s.gaveUp || len(p) == 0 {
+		return len(p), nil
+	}
+	ends := bytes.HasSuffix(p, []byte("\n"))
+	if s.part != nil || !ends {
+		s.writePart(p, ends)
+		return len(p), nil
+	}
+	line := bytes.TrimRight(p, "\n")
+	if len(line) == 0 {
 		return len(p), nil
 	}
 	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
@@ -122,17 +151,60 @@ func (s *archiveSink) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
+	// The line is written as it is, without a copy: the store is done
+	// with it when AppendPolls returns. Only a line kept for the next try
+	// is copied (the recorder reuses its buffer).
+	s.pending = append(s.pending, archive.Poll{ReceivedAt: receivedAt(line), Line: line})
+	s.pendingBytes += len(line)
+	s.flush()
+	if n := len(s.pending); n > 0 {
+		s.pending[n-1].Line = bytes.Clone(line)
+	}
+	return len(p), nil
+}
+
+// writePart takes a part of a long line: it is deflated as it comes, and
+// the line is written when its last part (ends) has come. s.mu is held.
+func (s *archiveSink) writePart(p []byte, ends bool) {
+	if s.part == nil {
+		s.part, s.partAt = archive.NewEncoder(), receivedAt(p)
+	}
+	_, _ = s.part.Write(bytes.TrimSuffix(p, []byte("\n")))
+	if !ends {
+		return
+	}
+	e, err := s.part.Done()
+	s.part = nil
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	s.pending = append(s.pending, archive.Poll{ReceivedAt: s.partAt, Encoded: e})
+	s.pendingBytes += e.Size()
+	s.flush()
+}
+
+// receivedAt is a recording line's receive time. The recorder writes it
+// first, `{"receivedAt":"<RFC 3339>",...`, which is read in place: the line
+// may be a whole trace of megabytes. Any other line is decoded; without a
+// time, now.
+func receivedAt(line []byte) time.Time {
+	const prefix = `{"receivedAt":"`
+	if rest, ok := bytes.CutPrefix(line, []byte(prefix)); ok {
+		if i := bytes.IndexByte(rest[:min(len(rest), 64)], '"'); i > 0 {
+			if t, err := time.Parse(time.RFC3339Nano, string(rest[:i])); err == nil {
+				return t
+			}
+		}
+	}
 	var pl struct {
 		ReceivedAt time.Time `json:"receivedAt"`
 	}
 	_ = json.Unmarshal(line, &pl, json.RejectUnknownMembers(false))
 	if pl.ReceivedAt.IsZero() {
-		pl.ReceivedAt = time.Now()
+		return time.Now()
 	}
-	s.pending = append(s.pending, archive.Poll{ReceivedAt: pl.ReceivedAt, Line: bytes.Clone(line)})
-	s.pendingBytes += len(line)
-	s.flush()
-	return len(p), nil
+	return pl.ReceivedAt
 }
 
 // flush writes the pending polls; s.mu is held.
@@ -176,6 +248,23 @@ func (s *archiveSink) put(r *archive.Run) {
 	}
 }
 
+// putSnapshot stores one snapshot's content; a failure is said like a
+// poll's. It reports whether it was stored.
+func (s *archiveSink) putSnapshot(snapshotID, content string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
+	defer cancel()
+	if err := s.store.PutSnapshot(ctx, s.service, s.jobID, snapshotID, content); err != nil {
+		s.fail(err)
+		return false
+	}
+	return true
+}
+
 // finish writes what is pending and what firewatch derived from the watch.
 func (s *archiveSink) finish(w *watchSession) {
 	s.mu.Lock()
@@ -200,8 +289,10 @@ func (s *archiveSink) finish(w *watchSession) {
 // outcome, the counts and the full summary.
 func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
 	r := &archive.Run{Events: sum.EventCount, ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: len(sum.Attention)}
-	if b, err := marshalSummary(sum, false); err == nil {
-		r.Summary = b
+	// Written straight into the compressor: a long run's summary is
+	// megabytes of JSON, which would otherwise be built whole first.
+	if e, err := archive.Encode(func(w io.Writer) error { return writeSummary(w, sum) }); err == nil {
+		r.SummaryEncoded = e
 	}
 	if sum.Outcome != nil {
 		r.Outcome = string(*sum.Outcome)
@@ -295,6 +386,9 @@ func (s *archiveSink) attachNotes(w *watchSession) {
 func (s *archiveSink) close(w *watchSession) {
 	if s == nil {
 		return
+	}
+	if s.snapshots != nil {
+		s.snapshots.close(w.Store.Run().Finished != nil)
 	}
 	s.finish(w)
 	if s.failed && w.Output == OutputTUI {

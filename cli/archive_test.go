@@ -170,7 +170,7 @@ func TestWatchForgottenRun(t *testing.T) {
 
 	// Archived while processing: the first two polls only.
 	st, _ = archive.Open(context.Background(), db)
-	r.Complete, r.Outcome, r.Summary = false, "", nil
+	r.Complete, r.Outcome, r.Summary, r.SummaryEncoded = false, "", nil, nil
 	if _, err := st.Prune(context.Background(), "", time.Time{}, id); err != nil {
 		t.Fatal(err)
 	}

@@ -308,7 +308,8 @@ func applyStatus(sec *text.Secrets, r *archive.Run, s *poller.Status) {
 // own figures where it gave them.
 func mergeDerived(r, d *archive.Run) {
 	r.Outcome, r.FinishedAt, r.DurationMs, r.TokensUsed = d.Outcome, d.FinishedAt, d.DurationMs, d.TokensUsed
-	r.Events, r.ToolCalls, r.Errors, r.Attention, r.Summary = d.Events, d.ToolCalls, d.Errors, d.Attention, d.Summary
+	r.Events, r.ToolCalls, r.Errors, r.Attention = d.Events, d.ToolCalls, d.Errors, d.Attention
+	r.Summary, r.SummaryEncoded = d.Summary, d.SummaryEncoded
 	if r.CreditsUsed == nil {
 		r.CreditsUsed = d.CreditsUsed
 	}

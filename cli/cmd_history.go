@@ -235,11 +235,18 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 		}
 		s.mu.Unlock()
 		s.cancelledAsRead(ctx, l.Runs)
-		if l.Next == "" {
+		switch {
+		case l.Next != "":
+			return l, nil
+		case len(l.Runs) > 0:
 			// The live list ends: the archive's runs follow.
 			l.Next, l.NextBefore = archivePageMark, archiveStart
+			return l, nil
 		}
-		return l, nil
+		// The live list ends with an empty page (the service has
+		// forgotten every run): the archive's first page stands in for
+		// it, since a page that brings no run stops the paging.
+		before = archiveStart
 	}
 	q := s.q
 	q.Limit = poller.ListPageSize + 1

@@ -123,6 +123,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	wopts.Record = teeRecord(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
+	aw.keepSnapshots(w, client)
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
 	otlp, err := o.OTLP.live(w, a.secrets)

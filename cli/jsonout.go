@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"fmt"
+	"io"
 	"time"
 	"unicode"
 	"unicode/utf16"
@@ -114,6 +115,14 @@ func marshalSummary(sum fullSummary, indent bool) ([]byte, error) {
 		return nil, fmt.Errorf("encoding the summary: %w", err)
 	}
 	return b, nil
+}
+
+// writeSummary is marshalSummary(sum, false) written to w as it is encoded.
+func writeSummary(w io.Writer, sum fullSummary) error {
+	if err := json.MarshalWrite(w, sum, json.Deterministic(true)); err != nil {
+		return fmt.Errorf("encoding the summary: %w", err)
+	}
+	return nil
 }
 
 // outcomeLine is the run in one line: "run 3f2a9c1e succeeded in 1m02s ·

@@ -110,6 +110,9 @@ func (b *tuiBackend) Snapshot(ctx context.Context, snapshotID string) (string, e
 	if err != nil {
 		return "", err
 	}
+	if b.w.keepSnapshot != nil {
+		b.w.keepSnapshot(snapshotID, s.Content)
+	}
 	return s.Content, nil
 }
 

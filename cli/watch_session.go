@@ -45,6 +45,9 @@ type feed struct {
 	// ArchiveSnapshot, set for a run read from the archive, gives its
 	// snapshots to the terminal UI (cli/archive.go).
 	ArchiveSnapshot func(ctx context.Context, snapshotID string) (string, error)
+	// keepSnapshot, set when a live watch is archived, is given every
+	// snapshot the terminal UI fetched (cli/archive_snapshots.go).
+	keepSnapshot func(snapshotID, content string)
 }
 
 // display is where and how a watch is shown (newSession sets it up).

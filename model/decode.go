@@ -44,6 +44,10 @@ type Poll struct {
 	Total      int  // events in the body, known ones included
 	Finished   bool // a run.finished is among Events
 
+	// Top is the body's top-level members as received, when the decoder
+	// keeps them (KeepTop).
+	Top TopMembers
+
 	dec *Decoder // that produced the poll
 }
 
@@ -52,6 +56,14 @@ type Poll struct {
 // every response and do not count: a poller's "nothing new" tail window
 // goes by this.
 func (p *Poll) Changed() bool { return len(p.Events) > 0 || len(p.Rejected) > 0 }
+
+// TopMembers are a trace body's top-level success, id, creditsUsed and
+// activeBrowserSessions members as received: copies of their JSON values,
+// nil when absent (the last one when a name appears twice). A recording
+// writes them as they came.
+type TopMembers struct {
+	Success, ID, CreditsUsed, LiveSessions []byte
+}
 
 // DecodeError says what was wrong with a trace body that could not be used
 // at all: not JSON, not an object, no events array. Offset is the byte offset
@@ -127,8 +139,9 @@ type Decoder struct {
 	entrySlab []entry
 	strSlab   []byte // short strings; appended to, never changed
 
-	runID string // the watched run; "" accepts any runId (SetRunID)
-	flaws []Flaw // of the value being decoded (see bounded)
+	runID   string // the watched run; "" accepts any runId (SetRunID)
+	keepTop bool   // fill Poll.Top (KeepTop)
+	flaws   []Flaw // of the value being decoded (see bounded)
 
 	dec     jsontext.Decoder
 	buf     bytes.Buffer // dec's input
@@ -211,6 +224,19 @@ func NewDecoder() *Decoder {
 // run's is set aside (a Rejected) instead of being produced. An event
 // without a runId is used. Call it before the first Decode.
 func (d *Decoder) SetRunID(id string) { d.runID = id }
+
+// KeepTop makes every Decode fill Poll.Top: a recorder gets the top-level
+// members as received from the pass that decodes the body, instead of
+// reading the whole body a second time. Call it before the first Decode.
+func (d *Decoder) KeepTop() { d.keepTop = true }
+
+// keep stores a copy of v in *dst when the decoder keeps the top-level
+// members and the member's name, as received, is want.
+func (d *Decoder) keep(dst *[]byte, name, want string, v jsontext.Value) {
+	if d.keepTop && name == want {
+		*dst = bytes.Clone(v)
+	}
+}
 
 // SetSecrets gives the decoder the secrets (the API key) to redact from
 // every event it produces, in whatever form the server echoed them. Call
@@ -356,7 +382,8 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, []int, error) {
 			if err != nil {
 				return syntaxErrAt(dec, base, "", err)
 			}
-			field := fieldName(name.String())
+			raw := name.String()
+			field := fieldName(raw)
 			switch field {
 			case "events":
 				if sawEvents {
@@ -388,6 +415,7 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, []int, error) {
 				if err != nil {
 					return syntaxErrAt(dec, base, field, err)
 				}
+				d.keep(&p.Top.ID, raw, "id", v)
 				if v.Kind() == '"' {
 					p.RunID = d.str(v)
 				}
@@ -396,6 +424,7 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, []int, error) {
 				if err != nil {
 					return syntaxErrAt(dec, base, field, err)
 				}
+				d.keep(&p.Top.CreditsUsed, raw, "creditsUsed", v)
 				if f, ok := d.bounded(v, "creditsUsed", MaxCredits); ok {
 					p.CreditsUsed, p.HasCredits = f, true
 				}
@@ -405,6 +434,7 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, []int, error) {
 				if err != nil {
 					return syntaxErrAt(dec, base, field, err)
 				}
+				d.keep(&p.Top.LiveSessions, raw, "activeBrowserSessions", v)
 				p.LiveSessions, p.HasLiveSessions = d.liveSessions(v)
 				d.takeFlaws(p, "")
 			case "error":
@@ -416,6 +446,14 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, []int, error) {
 					serverErr = d.str(v)
 				}
 			default:
+				if d.keepTop && raw == "success" {
+					v, err := dec.ReadValue()
+					if err != nil {
+						return syntaxErrAt(dec, base, field, err)
+					}
+					d.keep(&p.Top.Success, raw, "success", v)
+					continue
+				}
 				if err := dec.SkipValue(); err != nil {
 					return syntaxErrAt(dec, base, field, err)
 				}

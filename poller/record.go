@@ -140,6 +140,18 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 	}
 	r.id, r.credits, r.live = top.id, top.credits, top.live
 	b := r.buf[:0]
+	// A line longer than recordChunk (a first poll's, the whole trace:
+	// megabytes) goes out in several writes, cut between events, so that
+	// it is never held whole; the write that ends it ends with the
+	// newline. An event holds no ',', '{' or '}' of the key's, so the key
+	// check of each write sees every place the key could be.
+	event := func(raw []byte) {
+		if len(b) >= recordChunk {
+			r.write(b)
+			b = b[:0]
+		}
+		b = append(b, compactJSON(raw)...)
+	}
 	b = append(b, `{"receivedAt":`...)
 	b, _ = jsontext.AppendQuote(b, received.Format(time.RFC3339Nano))
 	b = append(b, `,"trace":{`...)
@@ -170,7 +182,7 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, compactJSON(e.Raw)...)
+		event(e.Raw)
 		n++
 	}
 	// A duplicate eventId with other bytes comes after its first version
@@ -179,7 +191,7 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, compactJSON(e.Raw)...)
+		event(e.Raw)
 		n++
 	}
 	for _, e := range p.Rejected {
@@ -191,7 +203,7 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 		if n > 0 {
 			b = append(b, ',')
 		}
-		b = append(b, compactJSON(e.Raw)...)
+		event(e.Raw)
 		n++
 	}
 	b = append(b, "]}}\n"...)
@@ -200,6 +212,9 @@ func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
 		r.buf = b
 	}
 }
+
+// recordChunk is the size past which a recording line is written in parts.
+const recordChunk = 256 << 10
 
 // ReplayOptions configure Replay.
 type ReplayOptions struct {

@@ -414,3 +414,90 @@ func TestRecordingRequest(t *testing.T) {
 		t.Fatal("version 1: no events")
 	}
 }
+
+// The recording's top-level members come from the decoder's own pass over
+// the body (model.Decoder.KeepTop); they must be what a separate scan of
+// the whole body finds, in every form a server may send them.
+func TestKeepTopMatchesScan(t *testing.T) {
+	ev := func(i int) string {
+		return `{"schemaVersion":1,"eventId":"e` + string(rune('a'+i)) + `","runId":"r","occurredAt":"2026-03-14T09:00:0` + string(rune('0'+i)) + `Z","producerSequence":` + string(rune('0'+i)) + `,"agent":{"id":"a","role":"orchestrator","name":"o"},"type":"reasoning.summary","text":"t"}`
+	}
+	bodies := []string{
+		`{"success":true,"id":"r","events":[` + ev(0) + `],"creditsUsed":3}`,
+		"{\n  \"success\" : true ,\n  \"id\": \"r\",\n  \"events\": [" + ev(0) + ",\n" + ev(1) + "],\n  \"creditsUsed\": 3.50,\n  \"activeBrowserSessions\": [ {\"id\":\"s\"} ]\n}",
+		`{"creditsUsed":1,"id":"x","id":"r","succ\u0065ss":false,"events":[` + ev(0) + `,` + ev(1) + `],"creditsUsed":"7","activeBrowserSessions":null}`,
+		`{"events":[` + ev(0) + `,` + ev(1) + `,` + ev(2) + `],"success":{"a":[1,2]}}`,
+		`{"events":[]}`,
+		`{"i\u0064":"r","events":[` + ev(3) + `],"creditsUsed":-0}`,
+	}
+	dec := model.NewDecoder()
+	dec.KeepTop()
+	plain := model.NewDecoder()
+	for i, b := range bodies {
+		want, err := scanTrace([]byte(b))
+		if err != nil {
+			t.Fatalf("body %d: %v", i, err)
+		}
+		p, err := dec.Decode([]byte(b))
+		if err != nil {
+			t.Fatalf("body %d: %v", i, err)
+		}
+		got := p.Top
+		for _, m := range []struct {
+			name      string
+			got, want []byte
+		}{{"success", got.Success, want.success}, {"id", got.ID, want.id}, {"creditsUsed", got.CreditsUsed, want.credits}, {"activeBrowserSessions", got.LiveSessions, want.live}} {
+			if !bytes.Equal(m.got, m.want) || (m.got == nil) != (m.want == nil) {
+				t.Errorf("body %d: %s is %q, the scan found %q", i, m.name, m.got, m.want)
+			}
+		}
+		if p, err := plain.Decode([]byte(b)); err != nil || p.Top.Success != nil || p.Top.ID != nil || p.Top.CreditsUsed != nil || p.Top.LiveSessions != nil {
+			t.Errorf("body %d: a decoder that does not keep them filled Top (%v)", i, err)
+		}
+	}
+}
+
+// writeLog keeps every Write apart.
+type writeLog struct{ writes [][]byte }
+
+func (w *writeLog) Write(p []byte) (int, error) {
+	w.writes = append(w.writes, bytes.Clone(p))
+	return len(p), nil
+}
+
+// A poll that brings a whole long run is recorded in several writes, cut
+// between events, never held whole: only the write that ends a line ends
+// with its newline, and the recording replays as the watch went.
+func TestLongLineInParts(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioLarge}, Events: 3000, Seed: 3})
+	job := srv.Jobs[0].ID
+	if err := srv.WaitFinished(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	c := newClient(t, srv, withKey(srv))
+	var log writeLog
+	live := watchAll(t, c, job, WatchOptions{Record: &log})
+	parts, longest := 0, 0
+	var rec []byte
+	for i, w := range log.writes {
+		if n := bytes.Count(w, []byte("\n")); n > 1 || n == 1 && w[len(w)-1] != '\n' {
+			t.Fatalf("write %d holds a newline that does not end it", i)
+		}
+		if w[len(w)-1] != '\n' {
+			parts++
+			longest = max(longest, len(w))
+		}
+		rec = append(rec, w...)
+	}
+	if parts == 0 || longest > 2*recordChunk {
+		t.Fatalf("%d writes of parts, the longest %d bytes: a long line is not cut", parts, longest)
+	}
+	replayed := newCollector()
+	if err := Replay(context.Background(), bytes.NewReader(rec), ReplayOptions{Instant: true}, replayed.sink); err != nil {
+		t.Fatal(err)
+	}
+	sameSummary(t, "replay vs live", replayed.summary(), live.summary())
+	if got := replayed.summary().EventCount; got < 3000 {
+		t.Fatalf("%d events replayed", got)
+	}
+}

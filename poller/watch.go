@@ -59,7 +59,10 @@ type WatchOptions struct {
 	// also fetched once at the start. Default 1 minute; negative: never.
 	TokenEvery time.Duration
 	// Record, if set, receives the recording: NDJSON, a header line, then
-	// one line per poll that changed something (see the package doc).
+	// one line per poll that changed something (see the package doc). A
+	// line is one Write, but for a long one (past 256 KiB), which comes in
+	// several cut between events; the Write that ends a line ends with
+	// its newline, and no other holds one.
 	Record io.Writer
 	// Request is what the run was asked to do, as far as the caller knows
 	// it; the recording's header carries it.
@@ -344,6 +347,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 	now := w.clock.Now()
 	if o.Record != nil {
 		l.rec = &recorder{w: o.Record, key: w.c.key}
+		l.dec.KeepTop()
 		l.rec.header(w.jobID, w.c.base, now, o.Request)
 		l.checkRecord()
 	}
@@ -625,26 +629,15 @@ func (l *loop) checkRecord() {
 // decode decodes a trace body with the run's decoder. A body the decoder
 // rejects (truncated, not JSON...) leaves it as it was: the next good body
 // continues (TestTruncatedBodyLosesNothing holds the decoder to that).
-// When recording, the body is first scanned whole, which also captures
-// the top-level members the recording keeps as received.
+// When recording, the decoder keeps the top-level members the recording
+// writes as received (model.Decoder.KeepTop): the body is read once, and
+// the part that is the same as the last body's is not read again.
 func (l *loop) decode(body []byte, same int) (*model.Poll, traceTop, error) {
-	var top traceTop
-	if l.rec != nil {
-		var err error
-		if top, err = scanTrace(body); err != nil {
-			// The model's own decoder, a fresh one, says what is wrong.
-			if _, derr := model.DecodeTrace(body); derr != nil {
-				return nil, top, derr
-			}
-			// The body is usable (an event nested too deep for the
-			// scan is set aside by the model): keep its top members.
-			if top, err = scanTop(body); err != nil {
-				return nil, top, &model.DecodeError{Msg: err.Error()}
-			}
-		}
-	}
 	p, err := l.dec.DecodeSame(body, same)
-	return p, top, err
+	if err != nil || l.rec == nil {
+		return p, traceTop{}, err
+	}
+	return p, traceTop{success: p.Top.Success, id: p.Top.ID, credits: p.Top.CreditsUsed, live: p.Top.LiveSessions}, nil
 }
 
 // decodeError wraps a decoding failure of a 2xx trace body.

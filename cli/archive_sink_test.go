@@ -1,0 +1,106 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
+)
+
+// flakyStore is an archive whose poll writes fail while down is set.
+type flakyStore struct {
+	archive.Store
+	down bool
+}
+
+func (f *flakyStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
+	if f.down {
+		return errors.New("disk full")
+	}
+	return f.Store.AppendPolls(ctx, service, id, at, polls)
+}
+
+// The sink takes a long line in parts and short lines whole; while the
+// archive fails, it says so once and keeps them, and writes them all with
+// the next poll once the archive is back: the stored polls are the lines.
+func TestArchiveSinkPartsAndFailure(t *testing.T) {
+	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fs := &flakyStore{Store: st, down: true}
+	var said []string
+	s := &archiveSink{store: fs, secrets: text.NewSecrets(), service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
+		say: func(m string) { said = append(said, m) }}
+	long := `{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"events":[` + strings.Repeat(`{"eventId":"e","type":"reasoning.summary","text":"t"},`, 20000) + `{}]}}`
+	lines := []string{
+		`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`,
+		long,
+		`{"receivedAt":"2026-11-25T20:50:33Z","trace":{"events":[{"eventId":"f"}]}}`,
+	}
+	s.Write([]byte(`{"firewatch":"recording","version":2,"jobId":"j","startedAt":"2026-11-25T20:50:30Z"}` + "\n"))
+	first := []byte(lines[0] + "\n")
+	s.Write(first)
+	clear(first)
+	buf := []byte(long + "\n")
+	for i := 0; i < len(buf); i += 64 << 10 {
+		part := buf[i:min(len(buf), i+64<<10)]
+		s.Write(part)
+		clear(part) // the writer's buffer is reused: the sink must not keep it
+	}
+	fs.down = false
+	line := []byte(lines[2] + "\n")
+	s.Write(line)
+	clear(line)
+	if len(said) != 1 || !strings.Contains(said[0], "disk full") {
+		t.Fatalf("said %q", said)
+	}
+	polls, err := st.Polls(context.Background(), "http://x", s.jobID)
+	if err != nil || len(polls) != len(lines) {
+		t.Fatalf("%d polls stored, %v", len(polls), err)
+	}
+	for i, p := range polls {
+		if !bytes.Equal(p.Line, []byte(lines[i])) {
+			t.Fatalf("poll %d differs (%d bytes, want %d)", i, len(p.Line), len(lines[i]))
+		}
+	}
+	if want := time.Date(2026, 11, 25, 20, 50, 32, 5e8, time.UTC); !polls[1].ReceivedAt.Equal(want) {
+		t.Fatalf("the long line's receive time is %v", polls[1].ReceivedAt)
+	}
+}
+
+// A watch that joins a long run late gets the whole trace in its first
+// poll, which the recorder writes in parts: the archived run still replays
+// as its --record file does.
+func TestLongRunArchivedReplaysAsRecorded(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioLarge}, Events: 3000, Speed: 500})
+	id := srv.Jobs[0].ID
+	if err := srv.WaitFinished(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "json", "--interval", "100ms", "--record", rec); code != 0 {
+		t.Fatalf("watch: %d %s", code, errOut)
+	}
+	if b, err := os.ReadFile(rec); err != nil || len(bytes.SplitN(b, []byte("\n"), 3)[1]) < 256<<10 {
+		t.Fatalf("the first poll's line is not long enough to come in parts (%v)", err)
+	}
+	fromFile, _, code1 := run(t, context.Background(), "replay", rec, "-o", "json", "--summary", "-")
+	fromArchive, errOut, code2 := run(t, context.Background(), "replay", id, "-o", "json", "--summary", "-")
+	if code1 != 0 || code2 != 0 || fromFile != fromArchive || fromFile == "" {
+		t.Fatalf("replay of the archived run differs from the recording's (%d, %d): %s", code1, code2, errOut)
+	}
+}

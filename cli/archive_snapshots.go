@@ -1,0 +1,198 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+)
+
+// snapshotKeeper stores a live watch's artifact snapshots in the archive,
+// since they expire with the run: every one the screen fetched, and every
+// one of the run, fetched once after its artifact event appears by one
+// worker: one request at a time, through the watch's client, whose Retry
+// waits out a 429 or a 5xx. Each answer is bounded by the client; what a
+// watch stores in all by maxSnapshotBytes. When the run has finished, the
+// watch ends only once the ones seen are stored (at most snapshotDrain).
+type snapshotKeeper struct {
+	sink  *archiveSink
+	fetch func(ctx context.Context, snapshotID string) (string, error)
+	debug *debugLog
+
+	ctx     context.Context
+	cancel  context.CancelFunc
+	wake    chan struct{} // a snapshot was queued
+	closing chan struct{} // the watch ended: stop once the queue is empty
+	done    chan struct{} // the worker ended
+
+	mu     sync.Mutex
+	seen   map[string]bool // queued once
+	stored map[string]bool
+	queue  []string
+	bytes  int64
+	full   bool // maxSnapshotBytes reached: said once in the debug log
+}
+
+const (
+	// maxSnapshotBytes is what one watch stores of snapshots at most.
+	maxSnapshotBytes = 256 << 20
+	// snapshotDrain bounds the wait, at the end of a finished run's watch,
+	// for the snapshots still to fetch.
+	snapshotDrain = 15 * time.Second
+)
+
+func newSnapshotKeeper(sink *archiveSink, debug *debugLog, fetch func(ctx context.Context, snapshotID string) (string, error)) *snapshotKeeper {
+	k := &snapshotKeeper{sink: sink, fetch: fetch, debug: debug, wake: make(chan struct{}, 1), closing: make(chan struct{}),
+		done: make(chan struct{}), seen: map[string]bool{}, stored: map[string]bool{}}
+	k.ctx, k.cancel = context.WithCancel(context.Background())
+	go k.work()
+	return k
+}
+
+// wrap returns src with the snapshots of every poll's artifact events
+// queued before the poll goes on.
+func (k *snapshotKeeper) wrap(src source) source {
+	return func(ctx context.Context, sink func(poller.Update)) error {
+		return src(ctx, func(u poller.Update) {
+			if u.Poll != nil {
+				k.see(u.Poll)
+			}
+			sink(u)
+		})
+	}
+}
+
+// see queues the snapshots of p's artifact events not seen before; a
+// snapshot id that is not a UUID is not asked for (as the archive pass).
+func (k *snapshotKeeper) see(p *model.Poll) {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	n := len(k.queue)
+	for _, e := range p.Events {
+		a, ok := e.Payload.(model.ArtifactUpdated)
+		if !ok {
+			continue
+		}
+		sid := a.Artifact.SnapshotID
+		if k.seen[sid] || poller.ValidateJobID(sid) != nil {
+			continue
+		}
+		k.seen[sid] = true
+		k.queue = append(k.queue, sid)
+	}
+	if len(k.queue) > n {
+		select {
+		case k.wake <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// keep stores a snapshot the screen fetched.
+func (k *snapshotKeeper) keep(snapshotID, content string) {
+	k.mu.Lock()
+	k.seen[snapshotID] = true
+	k.mu.Unlock()
+	k.store(snapshotID, content)
+}
+
+// store writes one snapshot unless it is stored or the bound is reached.
+// The write is made without k.mu: the watch's polls go on meanwhile.
+func (k *snapshotKeeper) store(snapshotID, content string) {
+	n := int64(len(content))
+	k.mu.Lock()
+	if k.stored[snapshotID] {
+		k.mu.Unlock()
+		return
+	}
+	if k.bytes+n > maxSnapshotBytes {
+		if !k.full {
+			k.full = true
+			k.debug.Printf("archive: %d bytes of snapshots stored; the rest are not", k.bytes)
+		}
+		k.mu.Unlock()
+		return
+	}
+	k.stored[snapshotID] = true
+	k.bytes += n
+	k.mu.Unlock()
+	if !k.sink.putSnapshot(snapshotID, content) {
+		k.mu.Lock()
+		delete(k.stored, snapshotID)
+		k.bytes -= n
+		k.mu.Unlock()
+	}
+}
+
+// next is the next snapshot to fetch, "" when none is queued.
+func (k *snapshotKeeper) next() string {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for len(k.queue) > 0 {
+		sid := k.queue[0]
+		k.queue = k.queue[1:]
+		if !k.stored[sid] {
+			return sid
+		}
+	}
+	return ""
+}
+
+func (k *snapshotKeeper) queued() bool {
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	return len(k.queue) > 0
+}
+
+// work fetches the queued snapshots one at a time until the watch ends.
+func (k *snapshotKeeper) work() {
+	defer close(k.done)
+	for {
+		sid := k.next()
+		if sid == "" {
+			select {
+			case <-k.wake:
+				continue
+			case <-k.closing:
+				if k.queued() {
+					continue // queued as the watch ended
+				}
+				return
+			case <-k.ctx.Done():
+				return
+			}
+		}
+		content, err := k.fetch(k.ctx, sid)
+		if k.ctx.Err() != nil {
+			return
+		}
+		if err != nil {
+			// Tried once: a refusal (the snapshot is gone) or what the
+			// client's retries could not get past leaves it out.
+			var pe *poller.Error
+			if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
+				k.debug.Printf("archive: snapshot %s not stored: %v", sid, err)
+			}
+			continue
+		}
+		k.store(sid, content)
+	}
+}
+
+// close ends the worker: when the run has finished, once the snapshots
+// seen are fetched (at most snapshotDrain); otherwise (the user quit, an
+// interrupt) at once.
+func (k *snapshotKeeper) close(finished bool) {
+	close(k.closing)
+	if finished {
+		select {
+		case <-k.done:
+		case <-time.After(snapshotDrain):
+		}
+	}
+	k.cancel()
+	<-k.done
+}
