@@ -121,6 +121,40 @@ func (s *archiveSink) keepSnapshots(w *watchSession, c *poller.Client) {
 	w.keepSnapshot = s.snapshots.keep
 }
 
+// keepRequest records what the watch knows of the run's request before its
+// first poll (watch asks the service, run sent it), so that a run archived
+// by a watch has its prompt and model as one archived by the pass does.
+func (s *archiveSink) keepRequest(req model.Request) {
+	if s == nil || req.IsZero() {
+		return
+	}
+	r := &archive.Run{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs}
+	if req.MaxCredits > 0 {
+		mc := req.MaxCredits
+		r.MaxCredits = &mc
+	}
+	s.put(r)
+}
+
+// keepStatus stores the run's status once the watch saw it finish: its
+// result, its expiry and the service's own figures, which the trace does
+// not carry. One request; a watch that was left early asks nothing.
+func (s *archiveSink) keepStatus(ctx context.Context, w *watchSession, c *poller.Client) {
+	if s == nil || c == nil || ctx.Err() != nil || w.Store.Run().Outcome == "" {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+	defer cancel()
+	st, err := c.Status(ctx, s.jobID)
+	if err != nil {
+		w.Debug.Printf("archive: the run's status: %v", err)
+		return
+	}
+	r := &archive.Run{}
+	applyStatus(s.secrets, r, st)
+	s.put(r)
+}
+
 // maxPending is how much a failing archive may hold back in memory.
 const maxPending = 64 << 20
 

@@ -408,3 +408,31 @@ func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
 		t.Fatalf("statuses %v, want %v", got, want)
 	}
 }
+
+// A run archived by a watch holds what one archived by the pass holds: its
+// request (asked at the start) and its status with the result (asked once
+// it finished).
+func TestWatchArchivesRequestAndResult(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 50})
+	id := srv.Jobs[0].ID
+	db := filepath.Join(t.TempDir(), "a.db")
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms",
+		"--api-url", srv.URL, "--api-key", srv.Key, "--archive", db); code != 0 {
+		t.Fatalf("watch: exit %d\n%s", code, errOut)
+	}
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Get(context.Background(), srv.URL, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Prompt == "" || r.Model == "" || r.Effort == "" {
+		t.Errorf("request not archived: prompt %q, model %q, effort %q", r.Prompt, r.Model, r.Effort)
+	}
+	if len(r.Result) == 0 || r.ExpiresAt == nil || r.Status != "completed" || r.Outcome != "succeeded" {
+		t.Errorf("status not archived: result %d bytes, expiresAt %v, status %q, outcome %q", len(r.Result), r.ExpiresAt, r.Status, r.Outcome)
+	}
+}

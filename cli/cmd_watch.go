@@ -120,6 +120,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go).
 	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
 	defer aw.close(w)
+	if a.archiveSeed == nil {
+		aw.keepRequest(w.Store.Request())
+	}
 	wopts.Record = teeRecord(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
@@ -141,7 +144,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	}
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
-	return a.out.finish(w, w.run(ctx))
+	err = w.run(ctx)
+	aw.keepStatus(ctx, w, client)
+	return a.out.finish(w, err)
 }
 
 func (a *app) watchCommand() *cobra.Command {

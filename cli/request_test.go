@@ -114,7 +114,8 @@ func TestWatchOlderRunKnowsItsPrompt(t *testing.T) {
 	}
 }
 
-// The run's status is asked once at the start of watch JOB_ID; when that
+// The run's status is asked once at the start of watch JOB_ID (archiving,
+// which asks it again for the result at the end, is off); when that
 // request fails, the watch goes on without the prompt and model and ends
 // as the run did.
 func TestWatchGoesOnWhenTheStatusFails(t *testing.T) {
@@ -140,7 +141,7 @@ func TestWatchGoesOnWhenTheStatusFails(t *testing.T) {
 	}))
 	defer front.Close()
 	rec := filepath.Join(t.TempDir(), "watch.ndjson")
-	if _, errOut, code := run(t, ctx, "watch", job, "--api-url", front.URL, "-o", "json", "--record", rec, "--interval", "100ms"); code != ExitOK {
+	if _, errOut, code := run(t, ctx, "watch", job, "--api-url", front.URL, "-o", "json", "--record", rec, "--interval", "100ms", "--archive", "off"); code != ExitOK {
 		t.Fatalf("watch: exit %d: %s", code, errOut)
 	}
 	if n := statusAsked.Load(); n != 1 {
