@@ -436,3 +436,49 @@ func TestWatchArchivesRequestAndResult(t *testing.T) {
 		t.Errorf("status not archived: result %d bytes, expiresAt %v, status %q, outcome %q", len(r.Result), r.ExpiresAt, r.Status, r.Outcome)
 	}
 }
+
+// The service lists every run it keeps: an archived run that a whole pass
+// did not see is marked expired (history says so), one it saw is not.
+func TestArchivePassMarksForgottenRuns(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 50})
+	db := filepath.Join(t.TempDir(), "a.db")
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const forgotten = "0193a1b2-c3d4-4e5f-8a6b-7c8d9e0f1a2b"
+	at := time.Now().Add(-time.Hour)
+	if err := st.AppendPolls(context.Background(), srv.URL, forgotten, at, []archive.Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	args := []string{"archive", "--once", "--api-url", srv.URL, "--api-key", srv.Key, "--archive", db}
+	_, errOut, code := run(t, context.Background(), args...)
+	if code != 0 || !strings.Contains(errOut, "1 no longer kept by the service") {
+		t.Fatalf("first pass: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code = run(t, context.Background(), args...); code != 0 || strings.Contains(errOut, "no longer kept") {
+		t.Fatalf("second pass: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := run(t, context.Background(), "history", "-o", "json", "--api-url", srv.URL, "--archive", db)
+	if code != 0 {
+		t.Fatalf("history: exit %d\n%s", code, errOut)
+	}
+	want := map[string]bool{forgotten: true, srv.Jobs[0].ID: false}
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		var h struct {
+			ID      string `json:"id"`
+			Expired bool   `json:"expired"`
+		}
+		if err := json.Unmarshal([]byte(line), &h); err != nil {
+			t.Fatal(err)
+		}
+		if w, ok := want[h.ID]; !ok || w != h.Expired {
+			t.Errorf("%s expired %v", h.ID, h.Expired)
+		}
+		delete(want, h.ID)
+	}
+	if len(want) > 0 {
+		t.Errorf("not in history: %v", want)
+	}
+}

@@ -118,6 +118,7 @@ type archivePass struct {
 	term    bool
 
 	seen, fetched, expired, requests int
+	forgotten                        int // archived runs the service no longer lists
 	bytes                            int64
 	started                          time.Time
 }
@@ -129,13 +130,16 @@ func (p *archivePass) progress(final bool) {
 	if p.expired > 0 {
 		line += fmt.Sprintf(", %d gone before they could be fetched", p.expired)
 	}
+	if p.forgotten > 0 {
+		line += fmt.Sprintf(", %d no longer kept by the service", p.forgotten)
+	}
 	switch {
 	case p.term && !final:
 		fmt.Fprintf(p.a.stderr, "\r\x1b[K%s", line)
 	case p.term:
-		fmt.Fprintf(p.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.started).Truncate(100*time.Millisecond)))
+		fmt.Fprintf(p.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.started)))
 	case final:
-		fmt.Fprintf(p.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.requests, text.Duration(time.Since(p.started).Truncate(100*time.Millisecond)))
+		fmt.Fprintf(p.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.requests, text.Duration(time.Since(p.started)))
 	}
 }
 
@@ -143,18 +147,20 @@ func (p *archivePass) run(ctx context.Context) error {
 	p.started = time.Now()
 	pager := p.c.RunPages()
 	defer p.progress(true)
+	listed := map[string]bool{}
 	for !pager.Done() {
 		p.requests++
 		l, err := pager.Next(ctx)
 		if err != nil {
 			if errors.Is(err, poller.ErrCursorLoop) {
-				break
+				return nil // the list did not end: nothing can be said gone
 			}
 			return err
 		}
 		ids := make([]string, 0, len(l.Runs))
 		for _, r := range l.Runs {
 			ids = append(ids, r.ID)
+			listed[r.ID] = true
 		}
 		held, err := p.st.Held(ctx, p.service, ids)
 		if err != nil {
@@ -179,6 +185,27 @@ func (p *archivePass) run(ctx context.Context) error {
 			p.progress(false)
 		}
 		p.progress(false)
+	}
+	return p.markGone(ctx, listed)
+}
+
+// markGone records that the service no longer has the archived runs its
+// whole list left out (it lists every run it keeps), so that history says
+// "expired" and a run archived while processing is not waited for.
+func (p *archivePass) markGone(ctx context.Context, listed map[string]bool) error {
+	held, err := p.st.List(ctx, archive.Query{Service: p.service})
+	if err != nil {
+		return asUsage(err)
+	}
+	for i := range held {
+		r := &held[i]
+		if r.Expired || listed[r.ID] || !r.SortTime().Before(p.started) {
+			continue
+		}
+		if err := p.st.MarkExpired(ctx, p.service, r.ID); err != nil {
+			return asUsage(err)
+		}
+		p.forgotten++
 	}
 	return nil
 }
