@@ -179,7 +179,8 @@ func TestWatchForgottenRun(t *testing.T) {
 	}
 	st.Close()
 	_, errOut, code = run(t, context.Background(), "watch", id, "-o", "plain")
-	if code != 1 || !strings.Contains(errOut, "still processing") {
+	if code != 1 || !strings.Contains(errOut, "still processing") ||
+		!strings.Contains(errOut, "what the archive holds of the run ends before the run finished") || strings.Contains(errOut, "recording") {
 		t.Fatalf("archived while processing: exit %d %s", code, errOut)
 	}
 }

@@ -175,11 +175,20 @@ func (w *watchSession) endNote(endErr error, code int) string {
 	}
 	if endErr == nil {
 		if w.Replay {
-			return "the recording ends before the run finished"
+			return w.replayed() + " ends before the run finished"
 		}
 		return "watching stopped before the run finished"
 	}
 	return "watching failed"
+}
+
+// replayed names what a replay plays: a run read from the archive (which
+// sets ArchiveSnapshot), else a recording.
+func (w *watchSession) replayed() string {
+	if w.ArchiveSnapshot != nil {
+		return "what the archive holds of the run"
+	}
+	return "the recording"
 }
 
 // endMessage is the line for stderr at the end, "" when there is nothing to
@@ -198,7 +207,7 @@ func (w *watchSession) endMessage(endErr error, code int) string {
 	case interrupted(code):
 		return ""
 	case endErr == nil && w.Replay:
-		return "the recording ends before the run finished; its outcome is unknown"
+		return w.replayed() + " ends before the run finished; its outcome is unknown"
 	case endErr != nil:
 		return endErr.Error()
 	}
