@@ -183,32 +183,12 @@ func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
 	}
 	s := &Status{Data: o.raw("data")}
 	s.Status = o.sanitized("status")
-	s.Model = o.sanitized("model")
-	s.Effort = o.sanitized("effort")
 	s.Error = o.sanitized("error")
-	// Not documented on this answer, but read when present (top level or
-	// under options, as the list has them).
+	// The model is documented at the top level; the rest is not, but read
+	// when present there or under options, as the list has them.
 	opts, _ := o.obj("options")
-	for _, src := range []object{o, opts} {
-		if src == nil {
-			continue
-		}
-		if s.Prompt == "" {
-			s.Prompt = src.sanitized("prompt")
-		}
-		if s.Model == "" {
-			s.Model = src.sanitized("model")
-		}
-		if s.Effort == "" {
-			s.Effort = src.sanitized("effort")
-		}
-		if s.URLs == nil {
-			s.URLs = stringList(src.array("urls"))
-		}
-		if f, ok := src.numIn("maxCredits", 0, model.MaxCredits); ok && s.MaxCredits == 0 {
-			s.MaxCredits = f
-		}
-	}
+	req := requestOf(o, opts)
+	s.Prompt, s.Model, s.Effort, s.URLs, s.MaxCredits = req.Prompt, req.Model, req.Effort, req.URLs, req.MaxCredits
 	if f, ok := o.numIn("creditsUsed", 0, model.MaxCredits); ok {
 		s.CreditsUsed = &f
 	}
@@ -326,23 +306,8 @@ func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
 			ri.CreditsUsed = &f
 		}
 		opts, _ := o.obj("options")
-		for _, src := range []object{opts, o} {
-			if src == nil {
-				continue
-			}
-			if ri.Prompt == "" {
-				ri.Prompt = src.sanitized("prompt")
-			}
-			if ri.Model == "" {
-				ri.Model = src.sanitized("model")
-			}
-			if ri.Effort == "" {
-				ri.Effort = src.sanitized("effort")
-			}
-			if ri.URLs == nil {
-				ri.URLs = stringList(src.array("urls"))
-			}
-		}
+		req := requestOf(opts, o)
+		ri.Prompt, ri.Model, ri.Effort, ri.URLs = req.Prompt, req.Model, req.Effort, req.URLs
 		list.Runs = append(list.Runs, ri)
 	}
 	if list.Next != "" {
@@ -602,4 +567,32 @@ func (o object) raw(name string) jsontext.Value {
 		return nil
 	}
 	return v
+}
+
+// requestOf reads what a run was asked to do (prompt, model, effort, urls,
+// cap), each field from the first of srcs (nil ones skipped) that has it;
+// strings sanitised, the cap bounded.
+func requestOf(srcs ...object) model.Request {
+	var r model.Request
+	for _, src := range srcs {
+		if src == nil {
+			continue
+		}
+		if r.Prompt == "" {
+			r.Prompt = src.sanitized("prompt")
+		}
+		if r.Model == "" {
+			r.Model = src.sanitized("model")
+		}
+		if r.Effort == "" {
+			r.Effort = src.sanitized("effort")
+		}
+		if r.URLs == nil {
+			r.URLs = stringList(src.array("urls"))
+		}
+		if f, ok := src.numIn("maxCredits", 0, model.MaxCredits); ok && r.MaxCredits == 0 {
+			r.MaxCredits = f
+		}
+	}
+	return r
 }
