@@ -89,7 +89,8 @@ type Model struct {
 
 	agent    int // the selected agent (index in c.Agents)
 	agentTop int
-	steps    []cmp.Step // the selected agent's steps
+	steps    []cmp.Step    // the selected agent's steps
+	shown    []shownParams // per step, what its two cells show (selectAgent)
 	step     int
 	stepTop  int
 
@@ -287,9 +288,10 @@ func (m *Model) setTab(t tab) {
 func (m *Model) selectAgent(i int) {
 	n := len(m.c.Agents)
 	m.agent = min(max(i, 0), max(n-1, 0))
-	m.steps = nil
+	m.steps, m.shown = nil, nil
 	if n > 0 {
 		m.steps = m.c.StepsOf(m.agent)
+		m.shown = shownOf(m.steps)
 	}
 	m.step, m.stepTop, m.params = 0, 0, nil
 	m.agent, m.agentTop = scroll.Follow(m.agent, m.agentTop, n, max(m.agentRows()-1, 1))

@@ -589,17 +589,35 @@ func (m *Model) stepTable(h int, cursor bool) []string {
 		default:
 			mark, st = "=", m.st.Muted
 		}
-		bp, cp := paramsOf(s.Baseline), paramsOf(s.Candidate)
-		more := false
-		if s.Change == cmp.Changed {
-			bp, cp, more = changedMembers(bp, cp)
-		}
+		sh := m.shown[i]
 		changed := s.Change == cmp.Changed
-		l := row(strconv.Itoa(s.Step), st.Render(mark), m.callCell(s.Baseline, bp, cp, changed, more, cellW), m.callCell(s.Candidate, cp, bp, changed, more, cellW))
+		l := row(strconv.Itoa(s.Step), st.Render(mark), m.callCell(s.Baseline, sh.b, sh.c, changed, sh.more, cellW), m.callCell(s.Candidate, sh.c, sh.b, changed, sh.more, cellW))
 		if cursor && i == m.step {
 			l = m.st.Selected.Render(ansi.Strip(fit(l, w)))
 		}
 		out = append(out, l)
+	}
+	return out
+}
+
+// shownParams is what a step's two cells show: each call's parameters, or
+// for a changed step only the members that differ (more: others are the
+// same).
+type shownParams struct {
+	b, c jsontext.Value
+	more bool
+}
+
+// shownOf works out, once per agent, what each step's cells show, so that
+// drawing a frame parses no JSON.
+func shownOf(steps []cmp.Step) []shownParams {
+	out := make([]shownParams, len(steps))
+	for i, s := range steps {
+		sh := &out[i]
+		sh.b, sh.c = paramsOf(s.Baseline), paramsOf(s.Candidate)
+		if s.Change == cmp.Changed {
+			sh.b, sh.c, sh.more = changedMembers(sh.b, sh.c)
+		}
 	}
 	return out
 }
@@ -661,7 +679,7 @@ func commonPrefix(a, b string) int {
 // values are returned as they are.
 func changedMembers(a, b jsontext.Value) (jsontext.Value, jsontext.Value, bool) {
 	if len(a)+len(b) > 1<<16 {
-		return a, b, false // drawn each frame: big parameters are shown as they are
+		return a, b, false // big parameters are shown as they are, not picked apart
 	}
 	ma, oka := members(a)
 	mb, okb := members(b)
