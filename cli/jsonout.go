@@ -191,7 +191,7 @@ func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
 		}
 	}
 	if r.HasCredits {
-		b.WriteString(" · " + describe.Tokens(r.CreditsUsed) + " credits")
+		b.WriteString(" · " + text.Credits(r.CreditsUsed))
 	}
 	if w.Store.Len() == 0 {
 		b.WriteString(" · no events yet")

@@ -421,3 +421,18 @@ func TestFitOneEllipsis(t *testing.T) {
 		}
 	}
 }
+
+// One credit is "1 credit": the token line and the list's header count
+// credits with text.Credits.
+func TestOneCredit(t *testing.T) {
+	u := &poller.TokenUsage{RemainingTokens: 15, PlanTokens: 1500}
+	if got := TokenLine(u); !strings.HasSuffix(got, "= 1 credit") {
+		t.Errorf("TokenLine = %q, want it to end in \"= 1 credit\"", got)
+	}
+	m := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+	m.SetSize(100, 20)
+	m.usage = u
+	if v := m.View(); !strings.Contains(v, "1 credit left") || strings.Contains(v, "1 credits") {
+		t.Errorf("the header does not say \"1 credit left\":\n%s", v)
+	}
+}
