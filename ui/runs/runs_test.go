@@ -436,3 +436,28 @@ func TestOneCredit(t *testing.T) {
 		t.Errorf("the header does not say \"1 credit left\":\n%s", v)
 	}
 }
+
+// The details' expiry counts down in whole minutes: the screen is not
+// redrawn every second, so it shows no seconds figure ("45m00s" would
+// stand still for a minute).
+func TestExpiresNoSeconds(t *testing.T) {
+	m := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+	m.SetSize(120, 30)
+	id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+	m.onPage(pageMsg{list: &poller.RunList{Runs: []poller.RunInfo{{ID: id, Status: "completed", Prompt: "p", CreatedAt: fixedNow.Add(-time.Hour)}}}})
+	for _, tc := range []struct {
+		left time.Duration
+		want string
+	}{
+		{45*time.Minute + 30*time.Second, "(in 45m)"},
+		{30 * time.Second, "(in <1m)"},
+		{5*time.Hour + 7*time.Minute + 59*time.Second, "(in 5h07m)"},
+	} {
+		exp := fixedNow.Add(tc.left)
+		m.details[id] = &detail{st: &poller.Status{Status: "completed", ExpiresAt: &exp}}
+		v := golden.NoColour(t, m.View(), 120, 30)
+		if !strings.Contains(v, tc.want) {
+			t.Errorf("%v left: the details lack %q:\n%s", tc.left, tc.want, v)
+		}
+	}
+}

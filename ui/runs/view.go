@@ -348,7 +348,7 @@ func until(now, t time.Time) string {
 	if d <= 0 {
 		return "expired"
 	}
-	return "in " + text.Duration(d.Truncate(time.Minute))
+	return "in " + text.Remaining(d)
 }
 
 func (m *Model) footer() string {
