@@ -410,6 +410,13 @@ func TestListActions(t *testing.T) {
 	if got := h.srv.Request(h.m.Chosen).Prompt; got != "Find the API docs" {
 		t.Errorf("the new run's prompt is %q", got)
 	}
+	// Watched, then back on the list: the start is over, the footer no
+	// longer says it is under way.
+	h.quit = false
+	h.run(h.m.Reopen())
+	if v := h.view(); strings.Contains(v, "starting a run") {
+		t.Errorf("back on the list after the run started, the footer still says so:\n%s", v)
+	}
 }
 
 // A line cut where its value was already cut short ends in one ellipsis.
