@@ -71,11 +71,40 @@ func TestGoldenAttention(t *testing.T) {
 	}
 }
 
-// With nothing open, ! says so.
+// With nothing raised, ! says so.
 func TestAttentionKeyNothing(t *testing.T) {
 	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
 	m.Update(tea.KeyPressMsg{Code: '!', Text: "!"})
-	if got := plain(content(m)); !strings.Contains(got, "nothing needs attention") {
+	if got := plain(content(m)); !strings.Contains(got, "nothing needed attention in this run") {
 		t.Errorf("footer:\n%s", got)
+	}
+}
+
+// On the finished screen every item has cleared, and ! still reaches
+// them: it opens what the item concerned and says it, cleared, in the
+// footer.
+func TestAttentionKeyFinished(t *testing.T) {
+	bodies, _ := attentiontest.SimPolls(t, "stall", 2*time.Second)
+	s := model.NewStore()
+	tk := attention.New(s, attention.Options{})
+	for _, b := range bodies {
+		d, err := s.Ingest(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tk.Update(d, time.Unix(0, 0))
+	}
+	if s.Run().State != model.StateFinished || len(tk.Open()) != 0 || len(tk.Items()) == 0 {
+		t.Fatalf("want a finished run with cleared items: %s, %d open of %d", s.Run().State, len(tk.Open()), len(tk.Items()))
+	}
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		m := newTestModel(t, "", size.w, size.h, Config{Store: s, Attention: tk})
+		healthy(m, true)
+		m.Update(tea.KeyPressMsg{Code: '!', Text: "!"})
+		got := plain(content(m))
+		checkScreen(t, content(m), size.w, size.h)
+		if !strings.Contains(got, "Agent docs-analyst") || !strings.Contains(got, "✓ stall  docs-analyst  cleared: no event for") {
+			t.Errorf("%dx%d: ! on the finished run did not reach the cleared stall:\n%s", size.w, size.h, got)
+		}
 	}
 }
