@@ -78,6 +78,9 @@ type SummaryItem struct {
 	LastAt      time.Time `json:"lastAt"`
 	Count       int       `json:"count"`
 	Cleared     bool      `json:"cleared"`
+	// Reached: a budget the run reached (it ended at its cap), which is
+	// not "cleared".
+	Reached bool `json:"reached"`
 }
 
 // SummaryFields are the fields attention adds to the run's summary.
@@ -94,7 +97,7 @@ func (t *Tracker) Summary() SummaryFields {
 	sum := SummaryFields{Attention: make([]SummaryItem, 0, len(t.items)), CreditsByAgent: make(map[string]float64)}
 	for _, it := range t.items {
 		si := SummaryItem{Kind: it.Kind, ToolCallIDs: it.ToolCallIDs, Message: it.Message,
-			FirstAt: it.FirstAt.UTC(), LastAt: it.LastAt.UTC(), Count: it.Count, Cleared: it.Cleared}
+			FirstAt: it.FirstAt.UTC(), LastAt: it.LastAt.UTC(), Count: it.Count, Cleared: it.Cleared, Reached: it.Reached}
 		if si.ToolCallIDs == nil {
 			si.ToolCallIDs = []string{}
 		}

@@ -185,11 +185,7 @@ func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
 	} else {
 		row("attention", sgrYellow, plural(len(items), "item", "items")+" raised")
 		for _, it := range items {
-			st := "open"
-			if it.Cleared {
-				st = "cleared"
-			}
-			row("", "", "! "+string(it.Kind)+"  "+agentName(w.Store, it.AgentID)+"  "+it.Message+" ("+st+")")
+			row("", "", "! "+string(it.Kind)+"  "+agentName(w.Store, it.AgentID)+"  "+it.Message+" ("+it.State()+")")
 		}
 	}
 }

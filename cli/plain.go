@@ -233,7 +233,13 @@ func (p *plainPrinter) end(note string) {
 	}
 	if r.State == model.StateFinished {
 		o := describe.Outcome(r.Outcome).Word
-		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
+		switch {
+		case r.Outcome == model.OutcomeCreditLimitReached:
+			// What the cap was: the error (and its explanation below)
+			// only says that there was one.
+			b := p.w.tracker().Burn()
+			o += ": the run " + describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed) + " and stopped"
+		case r.Outcome != model.OutcomeSucceeded && r.Error != nil:
 			o += ": " + describe.Error(r.Error)
 		}
 		row("outcome", levelColor(describe.Outcome(r.Outcome).Level), o)

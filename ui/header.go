@@ -368,6 +368,10 @@ func (m *Model) banner(f frame) []string {
 	}
 	mark, _ := outcomeSymbol(r.Outcome, st, sym)
 	parts := []string{" " + mark + " Run " + m.stateWord()}
+	if r.Outcome == model.OutcomeCreditLimitReached && m.env.attn != nil {
+		b := m.env.attn.Burn()
+		parts = append(parts, describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed))
+	}
 	if d, ok := r.Duration(); ok {
 		parts = append(parts, "in "+text.Duration(d))
 	}
