@@ -74,7 +74,7 @@ func TestElapsedAndAgo(t *testing.T) {
 }
 
 func TestASCII(t *testing.T) {
-	if got := ASCII("a … b → c ✓ ✗ ·"); got != "a ... b -> c ok x -" {
+	if got := ASCII("a … b → c ✓ ✗ ·"); got != "a ... b -> c + x -" {
 		t.Errorf("ASCII = %q", got)
 	}
 	if Fallback("…") != Ellipsis || Fallback("?") != "?" {
