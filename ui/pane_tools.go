@@ -261,7 +261,7 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 	agentW := min(18, max(8, p.w/5))
 	name := toolCell(t.Name, nameW, p.env.sym.Ellipsis)
 	if selected {
-		text := " " + symbol + " " + padRight(name, nameW) + " " + padRight(agent, agentW) + " " + padLeft(dur, 10) + "  " + detail
+		text := " " + symbol + " " + padRight(name, nameW) + " " + padRight(cut(agent, agentW, p.env.sym.Ellipsis), agentW) + " " + padLeft(dur, 10) + "  " + detail
 		return styled(st.Selected, text, p.w, p.env.ascii)
 	}
 	r := newRow(p.w, p.env.ascii)
