@@ -13,7 +13,7 @@ func Explain(code model.ErrorCode) string {
 	case model.CodeCancelled:
 		return "cancelled by a DELETE of the job; credits used until then count, and can keep accruing for a moment after the cancel"
 	case model.CodeCreditLimitReached:
-		return "the run hit its maxCredits and stopped; nothing beyond the cap is billed; raise maxCredits (default 2 500) or narrow the prompt"
+		return "the run hit its maxCredits and stopped; nothing beyond the cap is billed; raise maxCredits (default 2,500) or narrow the prompt"
 	case model.CodeParentFinished:
 		return "stopped because the agent that started it finished first; see that agent's outcome"
 	case model.CodeRefused:
