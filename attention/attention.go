@@ -50,14 +50,29 @@ type Item struct {
 	LastAt      time.Time
 	Count       int // loop and failing-streak: the calls; 1 otherwise
 	Cleared     bool
+	// Reached: a budget item of a run that ended at its cap. What it
+	// warned of happened: it is neither open nor cleared.
+	Reached bool
 
 	key   string
 	since time.Time // stall: the last activity; slow-tool: the start
 	tool  string
 }
 
-// Change is an item raised or cleared by an Update or a Tick. Message is
-// the item's message at that moment.
+// State is the item's state in a word: "open", "cleared" or, for a budget
+// the run reached, "reached".
+func (it *Item) State() string {
+	switch {
+	case it.Reached:
+		return "reached"
+	case it.Cleared:
+		return "cleared"
+	}
+	return "open"
+}
+
+// Change is an item raised, cleared or reached by an Update or a Tick.
+// Message is the item's message at that moment.
 type Change struct {
 	Item    *Item
 	Cleared bool
@@ -344,8 +359,12 @@ func (t *Tracker) apply(e *model.Event, at time.Time) {
 		for _, x := range t.agentSeq {
 			t.agentOver(x, at)
 		}
+		// The budget is settled after the merge, with the run's final
+		// credits (settleBudget).
 		for _, it := range slices.Clone(t.open) {
-			t.clear(it, at)
+			if it.Kind != KindBudget {
+				t.clear(it, at)
+			}
 		}
 	}
 }
@@ -709,7 +728,7 @@ func (t *Tracker) diff(old st) {
 		}
 		i, _ := slices.BinarySearchFunc(t.items, it, func(a, b *Item) int { return a.FirstAt.Compare(b.FirstAt) })
 		t.items = slices.Insert(t.items, i, it)
-		if !it.Cleared {
+		if !it.Cleared && !it.Reached {
 			t.byKey[it.key] = it
 			t.open = append(t.open, it)
 		}
@@ -721,7 +740,8 @@ func (t *Tracker) diff(old st) {
 // Updates.
 func (t *Tracker) Items() []*Item { return t.items }
 
-// Open is the items not cleared, in the order raised.
+// Open is the items that need a look now (neither cleared nor reached), in
+// the order raised.
 func (t *Tracker) Open() []*Item { return t.open }
 
 // Stalled reports whether the agent has an open stall.

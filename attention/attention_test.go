@@ -255,26 +255,46 @@ func TestBudget(t *testing.T) {
 		name  string
 		o     Options
 		polls []poll
-		fin   bool
+		fin   string // the run's outcome at 50 s ("" still running)
 		want  []want
+		// reached: the item is marked reached (the run ended at its cap),
+		// which is neither open nor cleared.
+		reached bool
 	}{
-		{"80 % of the cap", Options{MaxCredits: 100}, []poll{{sec(10), 20}, {sec(20), 50}, {sec(40), 85}}, false,
-			[]want{{KindBudget, "", sec(40), sec(40), 1, false, "85 % of the 100-credit cap used"}}},
-		{"cleared when the run ends", Options{MaxCredits: 100}, []poll{{sec(10), 20}, {sec(40), 85}, {sec(50), 100}}, true,
-			[]want{{KindBudget, "", sec(40), sec(50), 1, true, "85 % of the 100-credit cap"}}},
-		{"projected before a typical finish", Options{}, []poll{{sec(10), 150}, {sec(20), 300}, {sec(40), 600}}, false,
-			[]want{{KindBudget, "", sec(40), sec(40), 1, false, "at 900 credits/min the 2,500-credit cap (assumed) is reached in about 2m07s"}}},
-		{"not before 30 s", Options{}, []poll{{sec(10), 150}, {sec(20), 300}}, false, nil},
-		{"a research-like burn", Options{}, []poll{{sec(10), 40}, {sec(30), 120}, {sec(50), 200}, {sec(64), 280}}, false, nil},
+		{"80 % of the cap", Options{MaxCredits: 100}, []poll{{sec(10), 20}, {sec(20), 50}, {sec(40), 85}}, "",
+			[]want{{KindBudget, "", sec(40), sec(40), 1, false, "85 % of the 100-credit cap used"}}, false},
+		{"reached when the run ends at its cap", Options{MaxCredits: 100}, []poll{{sec(10), 20}, {sec(40), 85}, {sec(50), 100}}, "credit_limit_reached",
+			[]want{{KindBudget, "", sec(40), sec(50), 1, false, "the run hit its 100-credit cap and stopped"}}, true},
+		{"reached with no warning before", Options{MaxCredits: 100}, []poll{{sec(10), 20}, {sec(50), 100}}, "credit_limit_reached",
+			[]want{{KindBudget, "", sec(50), sec(50), 1, false, "the run hit its 100-credit cap and stopped"}}, true},
+		{"an assumed cap: what it stopped at", Options{}, []poll{{sec(10), 20}, {sec(50), 150}}, "credit_limit_reached",
+			[]want{{KindBudget, "", sec(50), sec(50), 1, false, "the run hit its credit cap at 150 credits and stopped"}}, true},
+		{"cleared when the run ends under its cap", Options{MaxCredits: 100}, []poll{{sec(10), 20}, {sec(40), 85}, {sec(50), 90}}, "succeeded",
+			[]want{{KindBudget, "", sec(40), sec(50), 1, true, "85 % of the 100-credit cap"}}, false},
+		{"projected before a typical finish", Options{}, []poll{{sec(10), 150}, {sec(20), 300}, {sec(40), 600}}, "",
+			[]want{{KindBudget, "", sec(40), sec(40), 1, false, "at 900 credits/min the 2,500-credit cap (assumed) is reached in about 2m07s"}}, false},
+		{"not before 30 s", Options{}, []poll{{sec(10), 150}, {sec(20), 300}}, "", nil, false},
+		{"a research-like burn", Options{}, []poll{{sec(10), 40}, {sec(30), 120}, {sec(50), 200}, {sec(64), 280}}, "", nil, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := team(sec(60))
-			if tc.fin {
+			switch tc.fin {
+			case "credit_limit_reached":
 				tr.ev(sec(50), "orch", "run.finished", "outcome", "credit_limit_reached", "error",
 					map[string]any{"code": "credit_limit_reached", "source": "billing", "retryable": false, "message": "cap"})
+			case "succeeded":
+				tr.ev(sec(50), "orch", "run.finished", "outcome", "succeeded")
 			}
 			tk, _ := tr.run(t, tc.o, tc.polls...)
 			check(t, tk, tc.want)
+			for _, it := range tk.Items() {
+				if it.Reached != tc.reached || (it.State() == "reached") != tc.reached {
+					t.Errorf("reached %v (%s), want %v", it.Reached, it.State(), tc.reached)
+				}
+			}
+			if tc.fin != "" && len(tk.Open()) > 0 {
+				t.Errorf("items open after the run: %s", strings.Join(items(tk), "\n"))
+			}
 		})
 	}
 }

@@ -238,8 +238,12 @@ func (t *Tracker) Burn() Burn {
 // budget raises or clears the budget item as of the trace's clock.
 func (t *Tracker) budget() {
 	b := t.Burn()
+	if t.runOver {
+		t.settleBudget(b)
+		return
+	}
 	it := t.byKey["budget"]
-	if t.runOver || !b.HasRate {
+	if !b.HasRate {
 		return
 	}
 	capText := describe.Tokens(b.Cap) + "-credit cap"
@@ -275,6 +279,43 @@ func (t *Tracker) budget() {
 		return
 	}
 	t.raise(&Item{Kind: KindBudget, key: "budget", FirstAt: t.clock, LastAt: t.clock, Count: 1, Message: msg}, t.clock)
+}
+
+// settleBudget judges the budget once the run is over. An open warning
+// clears, unless the run ended at its cap: then what it warned of
+// happened, and the item (raised now when no warning came first) says so
+// and is marked reached, not cleared. It runs after every merge once the
+// run is over, so it leaves a settled item as it is.
+func (t *Tracker) settleBudget(b Burn) {
+	it := t.byKey["budget"]
+	r := t.s.Run()
+	limited := r.Outcome == model.OutcomeCreditLimitReached
+	if !limited && (b.CapAssumed || !r.HasCredits || b.Used < b.Cap) {
+		if it != nil {
+			t.clear(it, t.clock)
+		}
+		return
+	}
+	msg := "the run " + describe.CapHit(b.Cap, b.CapAssumed, b.Used)
+	if limited {
+		msg += " and stopped"
+	}
+	if it == nil {
+		if last := t.reopen("budget"); last != nil && last.Reached {
+			last.Message = msg // settled already (before a start-again)
+			return
+		}
+		it = &Item{Kind: KindBudget, key: "budget", FirstAt: t.clock, LastAt: t.clock, Count: 1}
+		t.items = append(t.items, it)
+	} else {
+		delete(t.byKey, it.key)
+		t.open = slices.DeleteFunc(t.open, func(x *Item) bool { return x == it })
+	}
+	it.Message, it.Reached, it.Cleared = msg, true, false
+	if t.clock.After(it.LastAt) {
+		it.LastAt = t.clock
+	}
+	t.changes = append(t.changes, Change{Item: it, Message: msg})
 }
 
 // paramsDigest identifies tool parameters by their canonical form (RFC

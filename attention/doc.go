@@ -48,9 +48,13 @@
 //     the run, the burn rate of the last minute projects the cap to be
 //     reached before a typical run finishes (5 minutes after the start: the
 //     real service's runs take 1 to 5 minutes). Cleared when neither holds
-//     any more or the run ends.
+//     any more or the run ends, unless the run ended at its cap (it was
+//     credit-limited, or used all of a cap that was told): then the item
+//     says the run hit its cap and is marked reached, not cleared (raised
+//     then if no warning came first).
 //
-// Every item is cleared once the run has finished: what it pointed at ended.
+// Every other item is cleared once the run has finished: what it pointed
+// at ended.
 //
 // # Estimated credits per agent
 //

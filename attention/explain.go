@@ -13,7 +13,7 @@ func Explain(code model.ErrorCode) string {
 	case model.CodeCancelled:
 		return "cancelled by a DELETE of the job; credits used until then count, and can keep accruing for a moment after the cancel"
 	case model.CodeCreditLimitReached:
-		return "the run hit its maxCredits and stopped; nothing beyond the cap is billed; raise maxCredits (default 2 500) or narrow the prompt"
+		return "the run hit its maxCredits and stopped; nothing beyond the cap is billed; raise maxCredits (default 2,500) or narrow the prompt"
 	case model.CodeParentFinished:
 		return "stopped because the agent that started it finished first; see that agent's outcome"
 	case model.CodeRefused:
@@ -78,6 +78,9 @@ type SummaryItem struct {
 	LastAt      time.Time `json:"lastAt"`
 	Count       int       `json:"count"`
 	Cleared     bool      `json:"cleared"`
+	// Reached: a budget the run reached (it ended at its cap), which is
+	// not "cleared".
+	Reached bool `json:"reached"`
 }
 
 // SummaryFields are the fields attention adds to the run's summary.
@@ -94,7 +97,7 @@ func (t *Tracker) Summary() SummaryFields {
 	sum := SummaryFields{Attention: make([]SummaryItem, 0, len(t.items)), CreditsByAgent: make(map[string]float64)}
 	for _, it := range t.items {
 		si := SummaryItem{Kind: it.Kind, ToolCallIDs: it.ToolCallIDs, Message: it.Message,
-			FirstAt: it.FirstAt.UTC(), LastAt: it.LastAt.UTC(), Count: it.Count, Cleared: it.Cleared}
+			FirstAt: it.FirstAt.UTC(), LastAt: it.LastAt.UTC(), Count: it.Count, Cleared: it.Cleared, Reached: it.Reached}
 		if si.ToolCallIDs == nil {
 			si.ToolCallIDs = []string{}
 		}

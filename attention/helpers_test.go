@@ -128,10 +128,7 @@ func short(it *Item) string {
 	if it.AgentID != "" {
 		name = it.AgentID[len(it.AgentID)-4:]
 	}
-	st := "open"
-	if it.Cleared {
-		st = "cleared"
-	}
+	st := it.State()
 	return fmt.Sprintf("%s %s %s..%s x%d %s [%s] %s", it.Kind, name, it.FirstAt.Sub(t0), it.LastAt.Sub(t0), it.Count, st, strings.Join(it.ToolCallIDs, ","), it.Message)
 }
 

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"math"
+	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
@@ -174,8 +175,22 @@ func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
 		}
 		if est := tk.Estimate(); len(est) > 0 {
 			row("by agent", "", "estimated from tool-call time, not billing")
+			// In the agents' tree order, indented by depth as the event
+			// lines are.
+			by := make(map[string]float64, len(est))
 			for _, ac := range est {
-				row("", "", "≈ "+describe.Tokens(ac.Credits)+" "+agentName(w.Store, ac.AgentID))
+				by[ac.AgentID] = ac.Credits
+			}
+			for _, a := range w.Store.Agents() {
+				if c, ok := by[a.ID]; ok {
+					row("", "", strings.Repeat("  ", min(a.Depth, maxIndent))+"≈ "+describe.Tokens(c)+" "+agentName(w.Store, a.ID))
+					delete(by, a.ID)
+				}
+			}
+			for _, ac := range est { // none in practice: every estimate is of an agent of the store
+				if _, ok := by[ac.AgentID]; ok {
+					row("", "", "≈ "+describe.Tokens(ac.Credits)+" "+agentName(w.Store, ac.AgentID))
+				}
 			}
 		}
 	}
@@ -185,11 +200,7 @@ func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
 	} else {
 		row("attention", sgrYellow, plural(len(items), "item", "items")+" raised")
 		for _, it := range items {
-			st := "open"
-			if it.Cleared {
-				st = "cleared"
-			}
-			row("", "", "! "+string(it.Kind)+"  "+agentName(w.Store, it.AgentID)+"  "+it.Message+" ("+st+")")
+			row("", "", "! "+string(it.Kind)+"  "+agentName(w.Store, it.AgentID)+"  "+it.Message+" ("+it.State()+")")
 		}
 	}
 }

@@ -222,7 +222,7 @@ func TestInProcess(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
-	if strings.ContainsRune(out, '…') || strings.ContainsRune(out, '✓') || !strings.Contains(out, "tool ok") {
+	if strings.ContainsRune(out, '…') || strings.ContainsRune(out, '✓') || !strings.Contains(out, "tool +") {
 		t.Errorf("--ascii output has non-ASCII symbols:\n%s", out)
 	}
 	last := out[strings.LastIndex(strings.TrimSuffix(out, "\n"), "\n")+1:]

@@ -474,7 +474,7 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 			}
 			return
 		}
-		s := fmt.Sprintf("status %s %d/%d pages, %s credits (%s)", run.Status, run.Completed, run.Total, crawlCredits(run.Credits), run.Transport)
+		s := fmt.Sprintf("status %s %d/%d pages, %s (%s)", run.Status, run.Completed, run.Total, crawlCredits(run.Credits), run.Transport)
 		if string(last) != run.Status+"|"+run.Transport {
 			last = []byte(run.Status + "|" + run.Transport)
 			write([]byte(s + "\n"))
@@ -544,7 +544,7 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 			run.Failed, run.Robots, run.FailedPages = len(e.Errors), len(e.RobotsBlocked), e.Errors
 		}
 		cancel()
-		msg := fmt.Sprintf("firewatch: crawl %s %s: %s, %d failed, %d blocked by robots.txt, %s credits",
+		msg := fmt.Sprintf("firewatch: crawl %s %s: %s, %d failed, %d blocked by robots.txt, %s",
 			id, final.Status, describe.Count(run.Pages, "page"), run.Failed, run.Robots, crawlCredits(run.Credits))
 		fmt.Fprintln(a.stderr, msg)
 		for i, e := range run.FailedPages {
@@ -561,11 +561,13 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 	return end.orNil()
 }
 
+// crawlCredits is a crawl's credits for people: "1 credit", "? credits"
+// before the service said.
 func crawlCredits(c *float64) string {
 	if c == nil {
-		return "?"
+		return "? credits"
 	}
-	return strconv.FormatFloat(*c, 'f', -1, 64)
+	return text.Credits(*c)
 }
 
 func pageStatus(n int) string {

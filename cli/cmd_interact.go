@@ -306,7 +306,7 @@ func stoppedText(id string, res *poller.StopResult) string {
 		msg += " after " + text.Duration(res.SessionDuration)
 	}
 	if res.CreditsBilled != nil {
-		msg += fmt.Sprintf(" (%g credits billed)", *res.CreditsBilled)
+		msg += " (" + text.Credits(*res.CreditsBilled) + " billed)"
 	}
 	return msg
 }

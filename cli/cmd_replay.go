@@ -55,6 +55,10 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	}
 	defer src.Close()
+	if src.Archived != "" {
+		// As watch says of a run it shows from the archive.
+		fmt.Fprintf(a.stderr, "firewatch: replaying run %s from the archive (%s)\n", file, src.Archived)
+	}
 	in, name := src.In, src.Name
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {

@@ -330,11 +330,20 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 // screen, or, without a key, the help and how to get further.
 func (a *app) firstScreen(cmd *cobra.Command, o *watchOptions) error {
 	if !haveKey(o.APIKey) {
-		// The way further first; the help after it.
-		fmt.Fprint(a.stderr, "firewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40\n\n")
-		return cmd.Help()
+		return a.noKeyHelp(cmd)
 	}
 	return a.runsScreen(cmd, o, "all")
+}
+
+// noKeyHelp is firewatch alone on a terminal without a key: the help, then
+// the way further last, just above the prompt, where it is read (before
+// the help, it scrolled off the top with it).
+func (a *app) noKeyHelp(cmd *cobra.Command) error {
+	if err := cmd.Help(); err != nil {
+		return err
+	}
+	fmt.Fprint(a.stderr, "\nfirewatch: set FIRECRAWL_API_KEY to see your team's runs here, or try: firewatch demo --history 40\n")
+	return nil
 }
 
 // startSaying is the runs screen's service with its starts (n) kept for

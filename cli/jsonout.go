@@ -144,7 +144,11 @@ func outcomeLine(w *watchSession, note string, ascii bool) string {
 		if d, ok := r.Duration(); ok {
 			line += " in " + text.Duration(d)
 		}
-		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
+		switch {
+		case r.Outcome == model.OutcomeCreditLimitReached:
+			b := w.tracker().Burn()
+			line += ": " + describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed)
+		case r.Outcome != model.OutcomeSucceeded && r.Error != nil:
 			line += ": " + describe.Error(r.Error)
 		}
 	} else {
@@ -165,7 +169,9 @@ func outcomeLine(w *watchSession, note string, ascii bool) string {
 	if r.HasCredits {
 		line += dot + describe.Credits(r.CreditsUsed)
 	}
-	line = describe.OneLine(line, describe.MaxDetailWidth)
+	// Whole, not cut: it stays in the scrollback (the error in it is
+	// bounded by describe.Error).
+	line = describe.OneLine(line, 0)
 	if ascii {
 		line = asciiSymbols(line)
 	}
@@ -191,7 +197,7 @@ func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
 		}
 	}
 	if r.HasCredits {
-		b.WriteString(" · " + describe.Tokens(r.CreditsUsed) + " credits")
+		b.WriteString(" · " + text.Credits(r.CreditsUsed))
 	}
 	if w.Store.Len() == 0 {
 		b.WriteString(" · no events yet")

@@ -219,11 +219,7 @@ func (p *plainPrinter) end(note string) {
 	}
 	p.buf.Reset()
 	p.buf.WriteByte('\n')
-	row := func(label, sgr, value string) {
-		p.buf.WriteString(fmt.Sprintf("%-12s", label))
-		p.paint(sgr, truncate(p.sym(describe.OneLine(value, 0)), max(minDetailW, p.lineW-12), p.tail()))
-		p.buf.WriteByte('\n')
-	}
+	row := p.closingRow
 	id := r.ID
 	if id == "" {
 		id = p.w.JobID
@@ -233,7 +229,13 @@ func (p *plainPrinter) end(note string) {
 	}
 	if r.State == model.StateFinished {
 		o := describe.Outcome(r.Outcome).Word
-		if r.Outcome != model.OutcomeSucceeded && r.Error != nil {
+		switch {
+		case r.Outcome == model.OutcomeCreditLimitReached:
+			// What the cap was: the error (and its explanation below)
+			// only says that there was one.
+			b := p.w.tracker().Burn()
+			o += ": the run " + describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed) + " and stopped"
+		case r.Outcome != model.OutcomeSucceeded && r.Error != nil:
 			o += ": " + describe.Error(r.Error)
 		}
 		row("outcome", levelColor(describe.Outcome(r.Outcome).Level), o)
@@ -303,6 +305,32 @@ func (p *plainPrinter) end(note string) {
 	}
 	p.flush()
 }
+
+// closingRow writes one row of the closing block: the label, then the
+// value whole. The block stays in the scrollback, so nothing is cut: on a
+// terminal a long value wraps under itself, at spaces where it can; piped
+// it is one line. Leading spaces of the value (an indent) are kept.
+func (p *plainPrinter) closingRow(label, sgr, value string) {
+	indent := len(value) - len(strings.TrimLeft(value, " "))
+	v := strings.Repeat(" ", indent) + p.sym(describe.OneLine(value, 0))
+	lines := []string{v}
+	if p.w.Width > 0 {
+		lines = strings.Split(ansi.Wrap(v, max(minDetailW, p.lineW-closingLabelW), ""), "\n")
+	}
+	for i, l := range lines {
+		if i == 0 {
+			p.buf.WriteString(fmt.Sprintf("%-*s", closingLabelW, label))
+		} else {
+			p.buf.WriteString(strings.Repeat(" ", closingLabelW+indent))
+			l = strings.TrimLeft(l, " ")
+		}
+		p.paint(sgr, l)
+		p.buf.WriteByte('\n')
+	}
+}
+
+// closingLabelW is the closing block's label column ("tool calls  ").
+const closingLabelW = 12
 
 func agentCounts(s *model.Store) string {
 	n, failed, running := 0, 0, 0

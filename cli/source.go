@@ -48,10 +48,13 @@ func sourceFlags(f *pflag.FlagSet, apiURL, apiKey *string) {
 
 // runSource is an opened FILE or JOB_ID.
 type runSource struct {
-	In    io.Reader
-	Name  string        // what messages call it
-	Req   model.Request // what the run was asked (a JOB_ID's, from the service)
-	close func()
+	In   io.Reader
+	Name string        // what messages call it
+	Req  model.Request // what the run was asked (a JOB_ID's, from the service)
+	// Archived says where a JOB_ID was read from the archive ("finished,
+	// /path/archive.db"); "" when it came from a file or the service.
+	Archived string
+	close    func()
 }
 
 func (s *runSource) Close() {
@@ -73,10 +76,8 @@ func (a *app) openSource(ctx context.Context, arg, apiURL, apiKey string) (*runS
 		return &runSource{In: in, Name: name, close: closeIn}, nil
 	}
 	// A job id is read from the archive, else from the service.
-	if _, rec, err := a.jobFromArchive(ctx, poller.ResolveBaseURL(apiURL), strings.ToLower(arg)); err == nil {
-		return &runSource{In: bytes.NewReader(rec), Name: "archived run " + arg}, nil
-	} else if !isArchiveNotFound(err) {
-		return nil, err
+	if src, err := a.archivedSource(ctx, poller.ResolveBaseURL(apiURL), strings.ToLower(arg)); src != nil || err != nil {
+		return src, err
 	}
 	svc, err := a.service(apiURL, apiKey)
 	if err != nil {
@@ -100,4 +101,26 @@ func (a *app) openSource(ctx context.Context, arg, apiURL, apiKey string) (*runS
 		src.Req = req
 	}
 	return src, nil
+}
+
+// archivedSource is job id from the archive; nil when the archive is off
+// or does not hold it.
+func (a *app) archivedSource(ctx context.Context, service, id string) (*runSource, error) {
+	st, err := a.openArchive(ctx)
+	if err != nil || st == nil {
+		return nil, err
+	}
+	defer st.Close()
+	r, rec, err := a.jobFromStore(ctx, st, service, id)
+	if isArchiveNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	state := "finished"
+	if !r.Complete {
+		state = "archived while it was still processing"
+	}
+	return &runSource{In: bytes.NewReader(rec), Name: "archived run " + id, Archived: state + ", " + st.Where()}, nil
 }

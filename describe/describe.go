@@ -129,7 +129,7 @@ func event(e *model.Event, s *model.Store) Line {
 	case model.ReasoningSummary:
 		return Line{KindThink, firstLine(p.Text), Dim}
 	case model.ToolCallStarted:
-		return Line{KindTool, join(" ", orDash(p.ToolName), JSON(p.Parameters, paramsWidth)), Info}
+		return Line{KindTool, join(" ", ToolName(p.ToolName), JSON(p.Parameters, paramsWidth)), Info}
 	case model.ToolCallFinished:
 		return toolFinished(p, s)
 	case model.ArtifactUpdated:
@@ -177,7 +177,7 @@ func agentStarted(e *model.Event, s *model.Store) string {
 func toolFinished(p model.ToolCallFinished, s *model.Store) Line {
 	l := Line{Kind: KindToolDone, Level: Good}
 	var parts []string
-	parts = append(parts, orDash(p.ToolName))
+	parts = append(parts, ToolName(p.ToolName))
 	var t *model.ToolCall
 	if s != nil && p.ToolCallID != "" {
 		t = s.ToolCall(p.ToolCallID)
@@ -195,6 +195,24 @@ func toolFinished(p model.ToolCallFinished, s *model.Store) Line {
 	}
 	l.Detail = strings.Join(parts, " ")
 	return l
+}
+
+// ToolName is how firewatch names a tool: as the service sent it
+// ("mcp__tools__search"), "-" when it sent none. The timeline, the plain
+// output, the tool calls pane and the details all write it so.
+func ToolName(name string) string { return orDash(name) }
+
+// ShortToolName is a tool's name without its MCP namespace
+// (mcp__tools__scrape is "scrape"), for a label too narrow for ToolName:
+// an agent's running call, an artifact's producer, the waterfall's and
+// compare's narrow columns.
+func ShortToolName(name string) string {
+	if strings.HasPrefix(name, "mcp__") {
+		if i := strings.LastIndex(name, "__"); i > 3 && i+2 < len(name) {
+			return name[i+2:]
+		}
+	}
+	return orDash(name)
 }
 
 // artifact is "/workspace/result.json (json) update, 12 items [pricing, plans]".

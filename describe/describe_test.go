@@ -115,7 +115,7 @@ func TestOneLineIsSafe(t *testing.T) {
 }
 
 func TestASCII(t *testing.T) {
-	if got := ASCII(KindToolDone + " a → b …"); got != "tool ok a -> b ..." {
+	if got := ASCII(KindToolDone + " a → b …"); got != "tool + a -> b ..." {
 		t.Errorf("ASCII = %q", got)
 	}
 	if got := ASCII(KindToolFailed); got != "tool x" {

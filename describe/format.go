@@ -3,7 +3,6 @@ package describe
 import (
 	"bytes"
 	"errors"
-	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -18,13 +17,10 @@ import (
 
 func ms(n int64) time.Duration { return time.Duration(n) * time.Millisecond }
 
-// Credits is "312 credits (4,680 tokens)" (one credit is 15 tokens).
+// Credits is "312 credits (4,680 tokens)" (one credit is 15 tokens); the
+// count itself is text.Credits ("1 credit").
 func Credits(credits float64) string {
-	unit := " credits"
-	if credits == 1 {
-		unit = " credit"
-	}
-	return number(credits) + unit + " (" + Tokens(credits*model.TokensPerCredit) + " tokens)"
+	return text.Credits(credits) + " (" + Tokens(credits*model.TokensPerCredit) + " tokens)"
 }
 
 // RunCredits is a finished run's credits, saying which figure is billed:
@@ -37,53 +33,8 @@ func RunCredits(r *model.Run) string {
 	return s
 }
 
-// Tokens is a whole number with thousands separators: "4,680".
-func Tokens(n float64) string {
-	if math.IsNaN(n) || math.IsInf(n, 0) {
-		return "?"
-	}
-	return group(strconv.FormatFloat(math.Round(n), 'f', 0, 64))
-}
-
-// number is a credits figure: whole numbers grouped, others with one decimal.
-func number(f float64) string {
-	if math.IsNaN(f) || math.IsInf(f, 0) {
-		return "?"
-	}
-	if f == math.Trunc(f) || math.Abs(f) >= 1e15 {
-		return Tokens(f)
-	}
-	s := strconv.FormatFloat(f, 'f', 1, 64)
-	i := strings.IndexByte(s, '.')
-	return group(s[:i]) + s[i:]
-}
-
-// group puts thousands separators into a string of digits (with an optional
-// leading minus).
-func group(s string) string {
-	neg := strings.HasPrefix(s, "-")
-	if neg {
-		s = s[1:]
-	}
-	if len(s) > 3 {
-		var b strings.Builder
-		head := len(s) % 3
-		if head > 0 {
-			b.WriteString(s[:head])
-		}
-		for i := head; i < len(s); i += 3 {
-			if b.Len() > 0 {
-				b.WriteByte(',')
-			}
-			b.WriteString(s[i : i+3])
-		}
-		s = b.String()
-	}
-	if neg && s != "0" {
-		return "-" + s
-	}
-	return s
-}
+// Tokens is a whole number with thousands separators: "4,680" (text.Whole).
+func Tokens(n float64) string { return text.Whole(n) }
 
 // OneLine makes s safe and single-line: it sanitises it (escape sequences,
 // control, bidi and zero-width characters go), collapses runs of white space

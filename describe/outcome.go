@@ -2,6 +2,7 @@ package describe
 
 import (
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -31,4 +32,15 @@ func Outcome(o model.Outcome) OutcomeInfo {
 		return in
 	}
 	return OutcomeInfo{orDash(OneLine(string(o), 40)), Bad, func(s theme.Symbols) string { return s.Unfinished }}
+}
+
+// CapHit is what a run that ended at its credit cap did: "hit its
+// 150-credit cap". With the cap not told (assumed), it names what the run
+// used instead, which the service stops a run at: "hit its credit cap at
+// 150 credits".
+func CapHit(cap float64, assumed bool, used float64) string {
+	if assumed {
+		return "hit its credit cap at " + text.Credits(used)
+	}
+	return "hit its " + Tokens(cap) + "-credit cap"
 }

@@ -25,6 +25,7 @@ type attentionSummary struct {
 		LastAt      string   `json:"lastAt"`
 		Count       int      `json:"count"`
 		Cleared     bool     `json:"cleared"`
+		Reached     bool     `json:"reached"`
 	} `json:"attention"`
 	CreditsByAgent    map[string]float64 `json:"creditsByAgent"`
 	BurnRatePerMinute float64            `json:"burnRatePerMinute"`
@@ -33,9 +34,10 @@ type attentionSummary struct {
 }
 
 // TestAttention: the demo of each attention scenario prints the item when
-// it appears and when it clears, lists it in the closing block with the
-// estimated credits per agent, and puts it in the summary; the clean run
-// raises nothing. JSON output keeps stdout to the service's events.
+// it appears and when it clears (the budget of a run that hit its cap:
+// when it is reached, never "cleared"), lists it in the closing block with
+// the estimated credits per agent, and puts it in the summary; the clean
+// run raises nothing. JSON output keeps stdout to the service's events.
 func TestAttention(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -78,15 +80,24 @@ func TestAttention(t *testing.T) {
 				}
 				return
 			}
-			if len(s.Attention) == 0 || s.Attention[0].Kind != tc.kind || !s.Attention[0].Cleared || s.Attention[0].Count < 1 ||
+			reached := tc.scenario == "burn" // it hits its cap
+			if len(s.Attention) == 0 || s.Attention[0].Kind != tc.kind || s.Attention[0].Cleared == reached || s.Attention[0].Reached != reached || s.Attention[0].Count < 1 ||
 				s.Attention[0].FirstAt == "" || s.Attention[0].LastAt < s.Attention[0].FirstAt || (tc.agent == "") != (s.Attention[0].AgentID == nil) {
 				t.Errorf("attention: %+v", s.Attention)
 			}
-			if !strings.Contains(r.stdout, tc.line) || !strings.Contains(r.stdout, "\n✓ "+tc.kind+"  ") {
-				t.Errorf("no line %q and its clearing in\n%s", tc.line, r.stdout)
+			end := "\n✓ " + tc.kind + "  "
+			if reached {
+				end = "\n! budget  run  the run hit its 1,000-credit cap and stopped\n"
+			}
+			if !strings.Contains(r.stdout, tc.line) || !strings.Contains(r.stdout, end) {
+				t.Errorf("no line %q and its end %q in\n%s", tc.line, end, r.stdout)
 			}
 			if !strings.Contains(r.stdout, "attention   ") || !strings.Contains(r.stdout, "! "+tc.kind+" ") {
 				t.Errorf("the closing block does not list the item\n%s", r.stdout)
+			}
+			if reached && (strings.Contains(r.stdout, "cleared") || !strings.Contains(r.stdout, "(reached)") ||
+				!strings.Contains(r.stdout, "\noutcome     credit_limit_reached: the run hit its 1,000-credit cap and stopped\n")) {
+				t.Errorf("the closing block of a run that hit its cap:\n%s", r.stdout)
 			}
 		})
 	}

@@ -327,7 +327,7 @@ func attentionOf(s *model.Store, o ReportOptions, clean func(string) string) *at
 	tr := replayAttention(s, attention.Options{MaxCredits: o.MaxCredits})
 	rows := &attentionRows{}
 	for _, it := range tr.Items() {
-		row := attentionItem{Level: "warn", Kind: clean(string(it.Kind)), At: stamp(it.FirstAt), Message: clean(it.Message), Open: !it.Cleared}
+		row := attentionItem{Level: "warn", Kind: clean(string(it.Kind)), At: stamp(it.FirstAt), Message: clean(it.Message), Open: it.State() == "open"}
 		switch it.Kind {
 		case attention.KindFailingStreak, attention.KindBudget:
 			row.Level = "bad"

@@ -110,7 +110,9 @@ func TestCancelIsNotAnError(t *testing.T) {
 
 // The budget item the live watch raised (the burn run against its
 // 1,000-credit cap) is in the report of its recording, which names the
-// cap: the report steps through the polls as the watch did.
+// cap: the report steps through the polls as the watch did. The run hit
+// its cap: both reports say so, and the item is neither "still open" nor
+// cleared.
 func TestReportBudgetFromRequest(t *testing.T) {
 	bodies, maxCredits := attentiontest.SimPolls(t, sim.ScenarioBurn, 2*time.Second)
 	s := model.NewStore()
@@ -127,6 +129,15 @@ func TestReportBudgetFromRequest(t *testing.T) {
 	out := md.String()
 	if !strings.Contains(out, "**budget**") || !strings.Contains(out, "1,000-credit cap") || strings.Contains(out, "(assumed)") {
 		t.Errorf("the report lost the budget item or the cap:\n%s", out)
+	}
+	var html strings.Builder
+	if err := Report(&html, s, FormatHTML, ReportOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, r := range []string{out, html.String()} {
+		if !strings.Contains(r, "the run hit its 1,000-credit cap and stopped") || strings.Contains(r, "still open") || strings.Contains(r, "cleared") {
+			t.Errorf("the budget of a run that hit its cap:\n%s", r)
+		}
 	}
 }
 

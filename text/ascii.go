@@ -7,11 +7,18 @@ const Ellipsis = "..."
 
 // asciiPairs is the one ASCII fallback table: every non-ASCII symbol
 // firewatch writes itself, with its ASCII spelling. The theme's ASCII symbols
-// (arrow, ellipsis, up, down) are taken from it.
+// (the states, arrow, ellipsis, up, down) are taken from it, so a state has
+// one symbol in every pane and in the timeline's text ("tool ✓" is "tool +"
+// beside a "+" in the tool calls pane).
 var asciiPairs = []string{
 	"…", Ellipsis, "·", "-", "—", "-", "→", "->", "←", "<", "↑", "^", "↓", "v",
-	"✓", "ok", "✗", "x", "×", "x", "“", "\"", "”", "\"",
+	"×", "x", "“", "\"", "”", "\"",
 	"≈", "~", // an estimate (attention)
+	// States: running, succeeded (and ok), failed, cancelled, refused,
+	// unfinished, pending or closed, a warning, paused, a browser
+	// session, stalled, looping.
+	"●", "*", "✓", "+", "✗", "x", "⊘", "/", "⊖", "-", "◌", "?", "○", "o", "▲", "^", "‖", "=", "◉", "@",
+	"⏸", "||", "↻", "%",
 }
 
 // strings.NewReplacer only copies its pairs: the replacer is built on its

@@ -63,3 +63,19 @@ func pad2(n int64) string {
 	}
 	return strconv.FormatInt(n, 10)
 }
+
+// Remaining is a countdown to a deadline that is redrawn now and then, not
+// every second: whole minutes, cut down ("45m", "1h05m", "23h48m"), and
+// "<1m" in the last minute. It never shows seconds, which a screen that
+// does not redraw every second could not keep true, and never more time
+// than is left. The caller says "expired" when d <= 0.
+func Remaining(d time.Duration) string {
+	switch {
+	case d < time.Minute:
+		return "<1m"
+	case d < time.Hour:
+		return strconv.FormatInt(int64(d/time.Minute), 10) + "m"
+	}
+	m := int64(d / time.Minute)
+	return strconv.FormatInt(m/60, 10) + "h" + pad2(m%60) + "m"
+}

@@ -74,10 +74,50 @@ func TestElapsedAndAgo(t *testing.T) {
 }
 
 func TestASCII(t *testing.T) {
-	if got := ASCII("a … b → c ✓ ✗ ·"); got != "a ... b -> c ok x -" {
+	if got := ASCII("a … b → c ✓ ✗ ·"); got != "a ... b -> c + x -" {
 		t.Errorf("ASCII = %q", got)
 	}
 	if Fallback("…") != Ellipsis || Fallback("?") != "?" {
 		t.Error("Fallback")
+	}
+}
+
+// A count of credits has one noun rule: "1 credit", every other figure
+// "credits", grouped, with one decimal when it has a fraction.
+func TestCredits(t *testing.T) {
+	for _, tc := range []struct {
+		n    float64
+		want string
+	}{
+		{0, "0 credits"},
+		{1, "1 credit"},
+		{1.5, "1.5 credits"},
+		{2, "2 credits"},
+		{2500, "2,500 credits"},
+		{1234567.25, "1,234,567.2 credits"},
+	} {
+		if got := Credits(tc.n); got != tc.want {
+			t.Errorf("Credits(%v) = %q, want %q", tc.n, got, tc.want)
+		}
+	}
+}
+
+// A countdown shows whole minutes cut down, never seconds: a screen that
+// redraws now and then cannot keep a seconds figure true.
+func TestRemaining(t *testing.T) {
+	for _, tc := range []struct {
+		d    time.Duration
+		want string
+	}{
+		{30 * time.Second, "<1m"},
+		{time.Minute, "1m"},
+		{45*time.Minute + 59*time.Second, "45m"},
+		{time.Hour, "1h00m"},
+		{65*time.Minute + 30*time.Second, "1h05m"},
+		{23*time.Hour + 48*time.Minute + 59*time.Second, "23h48m"},
+	} {
+		if got := Remaining(tc.d); got != tc.want {
+			t.Errorf("Remaining(%v) = %q, want %q", tc.d, got, tc.want)
+		}
 	}
 }

@@ -273,19 +273,23 @@ func Unicode() Symbols {
 	}
 }
 
-// ASCII symbols for terminals and locales without UTF-8.
+// ASCII symbols for terminals and locales without UTF-8. The states' are
+// text's fallbacks of the Unicode ones, which the timeline's text and the
+// plain output use too: one symbol per state everywhere.
 func ASCII() Symbols {
+	u := Unicode()
+	f := text.Fallback
 	return Symbols{
 		ASCII: true,
 		Rule:  "-", Vertical: "|", Tee: "+", Cross: "+", BottomTee: "+",
-		Running: "*", Succeeded: "+", Failed: "x", Cancelled: "/", Refused: "-", CreditLimit: "$",
-		Unfinished: "?", Pending: "o", Error: "!", Warn: "^", Paused: "=", OK: "+", Session: "@",
-		Arrow: text.Fallback("→"), Ellipsis: text.Fallback("…"), Up: text.Fallback("↑"), Down: text.Fallback("↓"),
+		Running: f(u.Running), Succeeded: f(u.Succeeded), Failed: f(u.Failed), Cancelled: f(u.Cancelled), Refused: f(u.Refused), CreditLimit: "$",
+		Unfinished: f(u.Unfinished), Pending: f(u.Pending), Error: "!", Warn: f(u.Warn), Paused: f(u.Paused), OK: f(u.OK), Session: f(u.Session),
+		Arrow: f("→"), Ellipsis: f("…"), Up: f("↑"), Down: f("↓"),
 		TreeBranch: "|-", TreeLast: "`-", TreePipe: "| ", TreeSpace: "  ",
 		PhaseDone: "#", PhaseNow: "@", PhaseTodo: "o", PhaseFill: "=", PhaseEmpty: "-", PhaseArrow: ">",
 		Spinner:     []string{"|", "/", "-", "\\"},
 		SpinnerIdle: "*",
-		Stalled:     "||", Looping: "%", Approx: "~",
+		Stalled:     f(u.Stalled), Looping: f(u.Looping), Approx: f(u.Approx),
 	}
 }
 

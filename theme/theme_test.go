@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 func env(kv ...string) func(string) (string, bool) {
@@ -133,5 +135,31 @@ func TestASCIISymbolsAreASCII(t *testing.T) {
 		if s, ok := u.Field(i).Interface().(string); ok && s == "" {
 			t.Errorf("Unicode symbol %s is empty", u.Type().Field(i).Name)
 		}
+	}
+}
+
+// A state has one ASCII symbol: the panes' (theme) and the text's
+// (text.ASCII, which the timeline's "tool ✓" and the plain output go
+// through) are the same, and no two states share one.
+func TestASCIIStatesOneSymbol(t *testing.T) {
+	u, a := Unicode(), ASCII()
+	states := map[string][2]string{
+		"Running": {u.Running, a.Running}, "Succeeded": {u.Succeeded, a.Succeeded}, "Failed": {u.Failed, a.Failed},
+		"Cancelled": {u.Cancelled, a.Cancelled}, "Refused": {u.Refused, a.Refused}, "Unfinished": {u.Unfinished, a.Unfinished},
+		"Pending": {u.Pending, a.Pending}, "Session": {u.Session, a.Session}, "Stalled": {u.Stalled, a.Stalled},
+		"Looping": {u.Looping, a.Looping}, "Paused": {u.Paused, a.Paused},
+	}
+	seen := map[string]string{}
+	for name, s := range states {
+		if got := text.ASCII(s[0]); got != s[1] {
+			t.Errorf("%s: the text writes %q as %q, the panes as %q", name, s[0], got, s[1])
+		}
+		if other, ok := seen[s[1]]; ok {
+			t.Errorf("%s and %s share the ASCII symbol %q", name, other, s[1])
+		}
+		seen[s[1]] = name
+	}
+	if text.ASCII(u.OK) != a.Succeeded || a.OK != a.Succeeded {
+		t.Errorf("ok %q and succeeded %q differ", a.OK, a.Succeeded)
 	}
 }

@@ -3,16 +3,21 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/ui/attn"
 )
 
-// nextAttention (!) moves to the next item that needs attention: it
+// nextAttention (!) moves to the next item that needs attention (once
+// none is open, as on a finished run, the next of those that cleared): it
 // selects the agent concerned in the agents pane and opens the tool call's
-// details, or the agent's; a run-wide item is said in the footer.
+// details, or the agent's; the item is said in the footer.
 func (m *Model) nextAttention() tea.Cmd {
 	t, ok := m.attnCycle.Next(m.env.attn)
 	if !ok {
 		m.env.flash = "nothing needs attention"
+		if m.env.store.Run().State == model.StateFinished {
+			m.env.flash = "nothing needed attention in this run"
+		}
 		return nil
 	}
 	name := ""

@@ -16,6 +16,25 @@ import (
 // the tracker has an open item of kind.
 func attentionStore(t *testing.T, scenario string, kind attention.Kind) (*model.Store, *attention.Tracker) {
 	t.Helper()
+	s, tk := attentionRun(t, scenario, func(tk *attention.Tracker) bool {
+		for _, it := range tk.Open() {
+			if it.Kind == kind {
+				return true
+			}
+		}
+		return false
+	})
+	if s == nil {
+		t.Fatalf("%s: no open %s item", scenario, kind)
+	}
+	return s, tk
+}
+
+// attentionRun merges the simulator's scenario poll by poll, with its
+// tracker, until stop says so (nil: to the end). The store is nil when
+// stop never did.
+func attentionRun(t *testing.T, scenario string, stop func(*attention.Tracker) bool) (*model.Store, *attention.Tracker) {
+	t.Helper()
 	bodies, _ := attentiontest.SimPolls(t, scenario, 2*time.Second)
 	s := model.NewStore()
 	tk := attention.New(s, attention.Options{})
@@ -25,14 +44,14 @@ func attentionStore(t *testing.T, scenario string, kind attention.Kind) (*model.
 			t.Fatal(err)
 		}
 		tk.Update(d, time.Unix(0, 0))
-		for _, it := range tk.Open() {
-			if it.Kind == kind {
-				return s, tk
-			}
+		if stop != nil && stop(tk) {
+			return s, tk
 		}
 	}
-	t.Fatalf("%s: no open %s item", scenario, kind)
-	return nil, nil
+	if stop != nil {
+		return nil, nil
+	}
+	return s, tk
 }
 
 // Golden screens with items shown: the header's badge and burn, the
@@ -71,11 +90,31 @@ func TestGoldenAttention(t *testing.T) {
 	}
 }
 
-// With nothing open, ! says so.
+// With nothing raised, ! says so.
 func TestAttentionKeyNothing(t *testing.T) {
 	m := newTestModel(t, "succeeded.json", 120, 40, Config{})
 	m.Update(tea.KeyPressMsg{Code: '!', Text: "!"})
-	if got := plain(content(m)); !strings.Contains(got, "nothing needs attention") {
+	if got := plain(content(m)); !strings.Contains(got, "nothing needed attention in this run") {
 		t.Errorf("footer:\n%s", got)
+	}
+}
+
+// On the finished screen every item has cleared, and ! still reaches
+// them: it opens what the item concerned and says it, cleared, in the
+// footer.
+func TestAttentionKeyFinished(t *testing.T) {
+	s, tk := attentionRun(t, "stall", nil)
+	if s.Run().State != model.StateFinished || len(tk.Open()) != 0 || len(tk.Items()) == 0 {
+		t.Fatalf("want a finished run with cleared items: %s, %d open of %d", s.Run().State, len(tk.Open()), len(tk.Items()))
+	}
+	for _, size := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		m := newTestModel(t, "", size.w, size.h, Config{Store: s, Attention: tk})
+		healthy(m, true)
+		m.Update(tea.KeyPressMsg{Code: '!', Text: "!"})
+		got := plain(content(m))
+		checkScreen(t, content(m), size.w, size.h)
+		if !strings.Contains(got, "Agent docs-analyst") || !strings.Contains(got, "✓ stall  docs-analyst  cleared: no event for") {
+			t.Errorf("%dx%d: ! on the finished run did not reach the cleared stall:\n%s", size.w, size.h, got)
+		}
 	}
 }

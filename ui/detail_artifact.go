@@ -114,7 +114,7 @@ func (v *artifactView) versionRow(i, w int, selected bool) string {
 	}
 	tool := ""
 	if t := x.SourceToolCall; t != nil {
-		tool = e.sym.Arrow + " " + shortTool(t.Name)
+		tool = e.sym.Arrow + " " + describe.ShortToolName(t.Name)
 		if t.Agent != nil {
 			tool += " (" + t.Agent.Name + ")"
 		}

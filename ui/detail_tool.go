@@ -98,13 +98,16 @@ func toolRow(e *env, t *model.ToolCall, w int, selected bool) string {
 		symbol, symSt = sym.Failed, st.Bad
 	}
 	params := e.text(describe.JSON(t.Parameters, 120))
+	// Named as the timeline names tools (the tool calls pane too).
+	nameW := min(28, max(18, w/4))
+	name := toolCell(t.Name, nameW, e.sym.Ellipsis)
 	if selected {
-		return styled(st.Selected, " "+symbol+" "+e.clockTime(t.StartedAt())+" "+padRight(shortTool(t.Name), 18)+" "+padLeft(dur, 10)+"  "+params, w, e.ascii)
+		return styled(st.Selected, " "+symbol+" "+e.clockTime(t.StartedAt())+" "+padRight(name, nameW)+" "+padLeft(dur, 10)+"  "+params, w, e.ascii)
 	}
 	r := newRow(w, e.ascii)
 	r.space(1).add(symSt, symbol).space(1)
 	r.addCol(st.Muted, e.clockTime(t.StartedAt()), timeW)
-	r.addCol(st.Text, shortTool(t.Name), 18)
+	r.addCol(st.Text, name, nameW)
 	r.addFixed(st.Text, padLeft(dur, 10), 10)
 	r.space(2)
 	r.add(st.Muted, params)

@@ -368,33 +368,43 @@ func (m *Model) banner(f frame) []string {
 	}
 	mark, _ := outcomeSymbol(r.Outcome, st, sym)
 	parts := []string{" " + mark + " Run " + m.stateWord()}
+	if r.Outcome == model.OutcomeCreditLimitReached && m.env.attn != nil {
+		b := m.env.attn.Burn()
+		parts = append(parts, describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed))
+	}
 	if d, ok := r.Duration(); ok {
 		parts = append(parts, "in "+text.Duration(d))
 	}
+	credits := -1
 	if r.HasCredits {
+		credits = len(parts)
 		parts = append(parts, describe.RunCredits(r))
 	}
 	parts = append(parts, describe.Count(m.env.store.Len(), "event"))
 	if n := len(m.env.store.Errors()); n > 0 {
 		parts = append(parts, describe.Count(n, "error"))
 	}
-	text := m.env.text(strings.Join(parts, " · "))
+	line := m.env.text(strings.Join(parts, " · "))
 	// The result artifact is one key away: a. When the line is short of
 	// room, the hint gets shorter and the credits lose their tokens.
 	if hint := m.resultHint(); hint != "" {
-		short := m.env.text(strings.Join(shortCredits(parts), " · "))
+		// The short form: the credits without their tokens ("280 credits").
+		if credits >= 0 {
+			parts[credits] = text.Credits(r.CreditsUsed)
+		}
+		short := m.env.text(strings.Join(parts, " · "))
 		switch {
-		case width(text)+width(hint)+4 <= w:
-		case width(text)+len("a: result")+4 <= w:
+		case width(line)+width(hint)+4 <= w:
+		case width(line)+len("a: result")+4 <= w:
 			hint = "a: result"
 		default:
-			text, hint = short, "a: result"
+			line, hint = short, "a: result"
 		}
-		if width(text)+width(hint)+4 <= w {
-			text = padRight(text, w-width(hint)-1) + hint
+		if width(line)+width(hint)+4 <= w {
+			line = padRight(line, w-width(hint)-1) + hint
 		}
 	}
-	lines := []string{styled(m.badgeStyle(), text, w, m.env.ascii)}
+	lines := []string{styled(m.badgeStyle(), line, w, m.env.ascii)}
 	if r.Error != nil {
 		e := r.Error
 		text := "   " + orDash(string(e.Code)) + " · source " + orDash(string(e.Source)) + " · " + retryable(e.Retryable)
@@ -404,20 +414,6 @@ func (m *Model) banner(f frame) []string {
 		lines = append(lines, styled(st.Bad, text, w, m.env.ascii))
 	}
 	return lines
-}
-
-// shortCredits drops the tokens from the credits part: "280 credits".
-func shortCredits(parts []string) []string {
-	out := make([]string, len(parts))
-	for i, p := range parts {
-		if before, _, ok := strings.Cut(p, " credits ("); ok {
-			p = before + " credits"
-		} else if before, _, ok := strings.Cut(p, " credit ("); ok {
-			p = before + " credit"
-		}
-		out[i] = p
-	}
-	return out
 }
 
 func retryable(b bool) string {

@@ -265,7 +265,7 @@ func agentActivity(a *model.Agent, st *theme.Styles, sym theme.Symbols) (string,
 		// The newest running call; running calls sit at the end.
 		for i, n := len(a.ToolCalls)-1, 0; i >= 0 && n < 64; i, n = i-1, n+1 {
 			if t := a.ToolCalls[i]; t.State == model.StateRunning {
-				name := shortTool(t.Name)
+				name := describe.ShortToolName(t.Name)
 				if a.RunningTools > 1 {
 					name += " +" + strconv.Itoa(a.RunningTools-1)
 				}
@@ -282,15 +282,4 @@ func agentActivity(a *model.Agent, st *theme.Styles, sym theme.Symbols) (string,
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " "), st.Running
-}
-
-// shortTool drops the MCP namespace of a tool name: mcp__tools__scrape →
-// scrape.
-func shortTool(name string) string {
-	if strings.HasPrefix(name, "mcp__") {
-		if i := strings.LastIndex(name, "__"); i > 3 && i+2 < len(name) {
-			return name[i+2:]
-		}
-	}
-	return name
 }

@@ -125,7 +125,7 @@ func (p *artifactsPane) row(a *model.Artifact, selected bool) string {
 	// The producing call by its tool (enter shows its id).
 	tool := ""
 	if t := v.SourceToolCall; t != nil {
-		tool = p.env.sym.Arrow + " " + shortTool(t.Name)
+		tool = p.env.sym.Arrow + " " + describe.ShortToolName(t.Name)
 		if t.Agent != nil {
 			tool += " (" + t.Agent.Name + ")"
 		}

@@ -32,6 +32,7 @@ type toolsPane struct {
 	src     union[ended]            // the ended calls in scope
 	runVis  []*model.ToolCall       // running calls in scope
 	buf     []ended
+	names   int // the widest tool name seen, in cells
 }
 
 type ended struct {
@@ -72,6 +73,9 @@ func (p *toolsPane) apply(d *model.Delta) {
 	var newlyEnded []*model.ToolCall
 	for _, t := range d.ToolCalls {
 		s, known := p.seq[t]
+		if !known {
+			p.names = max(p.names, width(describe.ToolName(t.Name)))
+		}
 		switch {
 		case t.State == model.StateRunning && !known:
 			p.seq[t] = -1
@@ -251,17 +255,20 @@ func (p *toolsPane) row(t *model.ToolCall, selected bool) string {
 	if mark := attn.CallMark(p.env.attn, t.ID); mark != "" { // slow, repeated, failing
 		detail = "[" + mark + "] " + detail
 	}
-	nameW := min(18, max(10, p.w/5))
+	// Tools are named as the timeline names them, in a column as wide as
+	// the widest name seen (a quarter of the pane at most).
+	nameW := min(max(p.names, 10), max(10, p.w/4))
 	agentW := min(18, max(8, p.w/5))
+	name := toolCell(t.Name, nameW, p.env.sym.Ellipsis)
 	if selected {
-		text := " " + symbol + " " + padRight(shortTool(t.Name), nameW) + " " + padRight(agent, agentW) + " " + padLeft(dur, 10) + "  " + detail
+		text := " " + symbol + " " + padRight(name, nameW) + " " + padRight(cut(agent, agentW, p.env.sym.Ellipsis), agentW) + " " + padLeft(dur, 10) + "  " + detail
 		return styled(st.Selected, text, p.w, p.env.ascii)
 	}
 	r := newRow(p.w, p.env.ascii)
 	r.space(1)
 	r.add(symSt, symbol)
 	r.space(1)
-	r.addFixed(st.Text, shortTool(t.Name), nameW)
+	r.addFixed(st.Text, name, nameW)
 	r.space(1)
 	r.addFixed(st.Text, agent, agentW)
 	r.space(1)

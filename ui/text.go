@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
@@ -121,6 +122,21 @@ func padRight(s string, w int) string {
 		return s + strings.Repeat(" ", n)
 	}
 	return s
+}
+
+// toolCell is a tool's name for a column of w cells, as the timeline
+// names it (describe.ToolName). Too long for the column, it keeps the end
+// that tells tools apart: its MCP namespace dropped first
+// ("…browser_navigate"), then cut on the left.
+func toolCell(name string, w int, ellipsis string) string {
+	full := describe.ToolName(name)
+	if width(full) <= w {
+		return full
+	}
+	if short := describe.ShortToolName(name); short != full && width(ellipsis+short) <= w {
+		return ellipsis + short
+	}
+	return cutLeft(full, w, ellipsis)
 }
 
 // cutLeft keeps the end of s in w cells, with ellipsis in front when it is

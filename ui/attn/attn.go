@@ -165,18 +165,26 @@ type Target struct {
 
 // Cycle steps through the open items, one per press of the key, wrapping
 // round; it remembers the last item shown so that items appearing or
-// clearing in between do not make it skip.
+// clearing in between do not make it skip. While nothing is open (on a
+// finished run every item has cleared) it steps through every item
+// raised, so what needed a look during the run stays one key away.
 type Cycle struct {
 	last *attention.Item
 }
 
 // Next is the item after the last one shown (the first when that one has
-// cleared or none was shown); ok is false when nothing is open.
+// cleared or none was shown); ok is false when no item was ever raised.
 func (c *Cycle) Next(tk *attention.Tracker) (Target, bool) {
-	if tk == nil || len(tk.Open()) == 0 {
+	if tk == nil {
 		return Target{}, false
 	}
 	open := tk.Open()
+	if len(open) == 0 {
+		open = tk.Items()
+	}
+	if len(open) == 0 {
+		return Target{}, false
+	}
 	i := 0
 	for j, it := range open {
 		if it == c.last {
@@ -194,16 +202,18 @@ func (c *Cycle) Next(tk *attention.Tracker) (Target, bool) {
 }
 
 // Line is an item in one line for a status line or a list: "! stall
-// docs-analyst no event for 1m12s", with the agent's name given.
+// docs-analyst no event for 1m12s", with the agent's name given; one that
+// cleared says so ("✓ stall  docs-analyst  cleared: no event for 1m30s"),
+// as the plain output does.
 func Line(it *attention.Item, agentName string, sym theme.Symbols) string {
 	if agentName == "" {
 		agentName = "run"
 	}
-	mark := sym.Error
+	mark, msg := sym.Error, it.Message
 	if it.Cleared {
-		mark = sym.OK
+		mark, msg = sym.OK, "cleared: "+msg
 	}
-	return mark + " " + string(it.Kind) + "  " + agentName + "  " + it.Message
+	return mark + " " + string(it.Kind) + "  " + agentName + "  " + msg
 }
 
 // twoFigures rounds a rate to two significant figures (258 → 260): the

@@ -59,14 +59,15 @@ func NewPanel(tk *attention.Tracker, store *model.Store, st *theme.Styles, sym t
 // SetSize gives the panel its box.
 func (p *Panel) SetSize(w, h int) { p.w, p.h = w, h }
 
-// rows are the open items, then the cleared ones (latest first).
+// rows are the open items, then the others (cleared, or a budget the run
+// reached), latest first.
 func (p *Panel) rows() []*attention.Item {
 	open := p.tk.Open()
 	out := make([]*attention.Item, 0, len(p.tk.Items()))
 	out = append(out, open...)
 	all := p.tk.Items()
 	for i := len(all) - 1; i >= 0; i-- {
-		if all[i].Cleared {
+		if all[i].State() != "open" {
 			out = append(out, all[i])
 		}
 	}
@@ -134,8 +135,20 @@ func (p *Panel) View() string {
 	if open > 0 {
 		title = "Needs attention: " + describe.Count(open, "item")
 	}
-	if n := len(p.tk.Items()) - open; n > 0 {
-		title += ", " + strconv.Itoa(n) + " cleared"
+	cleared, reached := 0, 0
+	for _, it := range p.tk.Items() {
+		switch it.State() {
+		case "cleared":
+			cleared++
+		case "reached":
+			reached++
+		}
+	}
+	if cleared > 0 {
+		title += ", " + strconv.Itoa(cleared) + " cleared"
+	}
+	if reached > 0 {
+		title += ", the cap reached"
 	}
 	lines := []string{p.st.Title.Render(fit(title))}
 	burn := Burn(p.tk, p.sym, p.w < 90)

@@ -304,7 +304,7 @@ func (m *Model) metricsLines(h int) []string {
 	if widest()+1 > m.width-fixed() {
 		for i, n := range names {
 			if t, ok := strings.CutPrefix(n, "toolCalls:"); ok {
-				names[i] = "toolCalls:" + shortTool(t)
+				names[i] = "toolCalls:" + describe.ShortToolName(t)
 			}
 		}
 	}
@@ -638,7 +638,7 @@ func (m *Model) callCell(c *cmp.Call, params, other jsontext.Value, changed, mor
 	if c == nil {
 		return ""
 	}
-	name := m.cutLeft(describe.OneLine(shortTool(c.ToolName), 0), max(w/2, 8))
+	name := m.cutLeft(describe.OneLine(describe.ShortToolName(c.ToolName), 0), max(w/2, 8))
 	room := w - ansi.StringWidth(name) - 1
 	if room < 4 {
 		return name
@@ -777,15 +777,4 @@ func deref(s *string) string {
 		return ""
 	}
 	return *s
-}
-
-// shortTool is an MCP tool's own name, as the watch screen's panes show
-// it: mcp__tools__scrape is scrape.
-func shortTool(name string) string {
-	if strings.HasPrefix(name, "mcp__") {
-		if i := strings.LastIndex(name, "__"); i > 3 && i+2 < len(name) {
-			return name[i+2:]
-		}
-	}
-	return name
 }

@@ -17,7 +17,6 @@ package crawl
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 	"time"
 
@@ -790,11 +789,11 @@ func (m *Model) header() []string {
 	}
 	l2 := " " + m.bar(frac, barW) + of + m.st.Muted.Render(" pages") +
 		"  " + m.rate() + m.st.Muted.Render("/min") +
-		"  " + credits(m.credits) + m.st.Muted.Render(" credits")
+		"  " + credits(m.credits, m.st)
 	if !m.expires.IsZero() {
 		d := m.expires.Sub(m.cfg.Now())
 		if d > 0 {
-			l2 += "  " + m.st.Muted.Render("expires in ") + text.Duration(d.Truncate(time.Minute))
+			l2 += "  " + m.st.Muted.Render("expires in ") + text.Remaining(d)
 		} else {
 			l2 += "  " + m.st.Warn.Render("expired")
 		}
@@ -880,11 +879,15 @@ func (m *Model) rate() string {
 	return fmt.Sprintf("%.1f", float64(b.completed-a.completed)/d.Minutes())
 }
 
-func credits(c *float64) string {
-	if c == nil {
-		return "?"
+// credits is the crawl's credits, the noun muted: "1 credit", "? credits"
+// before the service said.
+func credits(c *float64, st *theme.Styles) string {
+	s := "? credits"
+	if c != nil {
+		s = text.Credits(*c)
 	}
-	return strconv.FormatFloat(*c, 'f', -1, 64)
+	n, noun, _ := strings.Cut(s, " ")
+	return n + st.Muted.Render(" "+noun)
 }
 
 // listLines draws the column heads and the visible rows in h lines.

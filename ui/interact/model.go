@@ -705,7 +705,7 @@ func (m *Model) onStopped(msg stoppedMsg) tea.Cmd {
 			note += " after " + text.Duration(msg.res.SessionDuration)
 		}
 		if msg.res.CreditsBilled != nil {
-			note += fmt.Sprintf(", %g credits billed", *msg.res.CreditsBilled)
+			note += ", " + text.Credits(*msg.res.CreditsBilled) + " billed"
 		}
 		m.result.StopNote = note
 	}

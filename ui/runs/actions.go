@@ -222,7 +222,9 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 			m.flash = "start failed: " + errText(msg.err)
 			return nil, true
 		}
-		m.draft = ""
+		// The run has started: the footer no longer says it is starting
+		// (the screen comes back to this model after watching it).
+		m.draft, m.flash = "", ""
 		m.Chosen = msg.id
 		return tea.Quit, true
 	case clipboard.CopiedMsg:

@@ -410,6 +410,13 @@ func TestListActions(t *testing.T) {
 	if got := h.srv.Request(h.m.Chosen).Prompt; got != "Find the API docs" {
 		t.Errorf("the new run's prompt is %q", got)
 	}
+	// Watched, then back on the list: the start is over, the footer no
+	// longer says it is under way.
+	h.quit = false
+	h.run(h.m.Reopen())
+	if v := h.view(); strings.Contains(v, "starting a run") {
+		t.Errorf("back on the list after the run started, the footer still says so:\n%s", v)
+	}
 }
 
 // A line cut where its value was already cut short ends in one ellipsis.
@@ -418,6 +425,46 @@ func TestFitOneEllipsis(t *testing.T) {
 		got := fit("prompt \"Extract the…\", schema", w)
 		if strings.Contains(got, "……") || ansi.StringWidth(got) > w {
 			t.Errorf("fit at %d: %q", w, got)
+		}
+	}
+}
+
+// One credit is "1 credit": the token line and the list's header count
+// credits with text.Credits.
+func TestOneCredit(t *testing.T) {
+	u := &poller.TokenUsage{RemainingTokens: 15, PlanTokens: 1500}
+	if got := TokenLine(u); !strings.HasSuffix(got, "= 1 credit") {
+		t.Errorf("TokenLine = %q, want it to end in \"= 1 credit\"", got)
+	}
+	m := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+	m.SetSize(100, 20)
+	m.usage = u
+	if v := m.View(); !strings.Contains(v, "1 credit left") || strings.Contains(v, "1 credits") {
+		t.Errorf("the header does not say \"1 credit left\":\n%s", v)
+	}
+}
+
+// The details' expiry counts down in whole minutes: the screen is not
+// redrawn every second, so it shows no seconds figure ("45m00s" would
+// stand still for a minute).
+func TestExpiresNoSeconds(t *testing.T) {
+	m := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+	m.SetSize(120, 30)
+	id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
+	m.onPage(pageMsg{list: &poller.RunList{Runs: []poller.RunInfo{{ID: id, Status: "completed", Prompt: "p", CreatedAt: fixedNow.Add(-time.Hour)}}}})
+	for _, tc := range []struct {
+		left time.Duration
+		want string
+	}{
+		{45*time.Minute + 30*time.Second, "(in 45m)"},
+		{30 * time.Second, "(in <1m)"},
+		{5*time.Hour + 7*time.Minute + 59*time.Second, "(in 5h07m)"},
+	} {
+		exp := fixedNow.Add(tc.left)
+		m.details[id] = &detail{st: &poller.Status{Status: "completed", ExpiresAt: &exp}}
+		v := golden.NoColour(t, m.View(), 120, 30)
+		if !strings.Contains(v, tc.want) {
+			t.Errorf("%v left: the details lack %q:\n%s", tc.left, tc.want, v)
 		}
 	}
 }

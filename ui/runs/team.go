@@ -2,12 +2,14 @@ package runs
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"time"
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/scrapeopts"
+	"github.com/firewatch/firewatch/text"
 )
 
 // The team tab: tokens left of the plan in the billing period (a bar and
@@ -25,7 +27,7 @@ func TokenLine(u *poller.TokenUsage) string {
 	} else {
 		s += " tokens left"
 	}
-	return s + " = " + describe.Tokens(u.RemainingTokens/15) + " credits"
+	return s + " = " + text.Credits(math.Round(u.RemainingTokens/15))
 }
 
 // PeriodLine is the billing period: "billing period 2026-11-01 – 2026-12-01

@@ -2,6 +2,7 @@ package runs
 
 import (
 	"errors"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -103,7 +104,7 @@ func (m *Model) titleLine() string {
 	}
 	right := ""
 	if u := m.usage; u != nil {
-		right = describe.Tokens(u.RemainingTokens/15) + " credits left"
+		right = text.Credits(math.Round(u.RemainingTokens/15)) + " left"
 	}
 	left := b.String()
 	if gap := m.width - ansi.StringWidth(left) - describe.Width(right) - 1; right != "" && gap > 0 {
@@ -347,7 +348,7 @@ func until(now, t time.Time) string {
 	if d <= 0 {
 		return "expired"
 	}
-	return "in " + text.Duration(d.Truncate(time.Minute))
+	return "in " + text.Remaining(d)
 }
 
 func (m *Model) footer() string {

@@ -2,9 +2,9 @@ package waterfall
 
 import (
 	"slices"
-	"strings"
 	"time"
 
+	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 )
 
@@ -214,7 +214,7 @@ func (r row) label() string {
 	switch r.kind {
 	case KindTool:
 		if r.tool.Name != "" {
-			return shortTool(r.tool.Name)
+			return describe.ShortToolName(r.tool.Name)
 		}
 		return "tool " + r.tool.ID
 	case KindSession:
@@ -228,15 +228,4 @@ func (r row) label() string {
 		return r.agent.Name
 	}
 	return r.agent.ID
-}
-
-// shortTool drops the MCP namespace of a tool name: mcp__tools__scrape →
-// scrape.
-func shortTool(name string) string {
-	if strings.HasPrefix(name, "mcp__") {
-		if i := strings.LastIndex(name, "__"); i > 3 && i+2 < len(name) {
-			return name[i+2:]
-		}
-	}
-	return name
 }

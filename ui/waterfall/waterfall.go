@@ -92,8 +92,9 @@ var (
 		bar:   [3]string{KindAgent: "━", KindTool: "█", KindSession: "▒"},
 		axis:  "─", tick: "┬", before: "◂", after: "▸", ellipsis: "…", times: "×", arrow: "→",
 	}
+	// The states' symbols are text's fallbacks, as everywhere else.
 	asciiSymbols = symbols{
-		state: [4]string{Running: "*", Finished: "+", Failed: "x", Unfinished: "?"},
+		state: [4]string{Running: text.Fallback("●"), Finished: text.Fallback("✓"), Failed: text.Fallback("✗"), Unfinished: text.Fallback("◌")},
 		bar:   [3]string{KindAgent: "=", KindTool: "#", KindSession: "%"},
 		axis:  "-", tick: "+", before: "<", after: ">", ellipsis: "...", times: "x", arrow: "->",
 	}
