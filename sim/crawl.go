@@ -39,7 +39,8 @@ import (
 // pages discovered so far (all of them once the crawl is over). Status
 // pages carry at most Options.CrawlPageDocs documents (25) and about 4 MB,
 // with next set to this URL with skip past them; skip and limit are read
-// as the real status handler does.
+// as the real status handler does. Options.CrawlFaults make the socket
+// and the status misbehave (crawlfaults.go).
 //
 // The routes are rows of the routing table (routes, server.go); the
 // WebSocket is GET /v2/crawl/{id} with an upgrade.
@@ -511,7 +512,8 @@ func (s *Server) serveCrawlStatus(w http.ResponseWriter, req *http.Request, j *c
 	b = appendField(b, "expiresAt", j.expires())
 	data := []byte{'['}
 	n := 0
-	for i := skip; i < len(st.docs) && n < limit && len(data) < maxCrawlPageBytes; i++ {
+	unbounded := s.crawlFault(CrawlFaultUnbounded)
+	for i := skip; i < len(st.docs) && n < limit && (unbounded || len(data) < maxCrawlPageBytes); i++ {
 		if n > 0 {
 			data = append(data, ',')
 		}
@@ -520,7 +522,11 @@ func (s *Server) serveCrawlStatus(w http.ResponseWriter, req *http.Request, j *c
 	}
 	data = append(data, ']')
 	if skip+n < len(st.docs) {
-		next := s.URL + "/v2/crawl/" + j.id + "?skip=" + strconv.Itoa(skip+n)
+		base := s.URL
+		if s.crawlFault(CrawlFaultForeignNext) {
+			base = foreignOrigin
+		}
+		next := base + "/v2/crawl/" + j.id + "?skip=" + strconv.Itoa(skip+n)
 		if q.Get("limit") != "" {
 			next += "&limit=" + strconv.Itoa(limit)
 		}
@@ -651,13 +657,30 @@ func (s *Server) serveCrawlSocket(w http.ResponseWriter, req *http.Request, j *c
 	if c.Write(ctx, websocket.MessageText, msg) != nil {
 		return
 	}
-	sent := len(st.docs)
+	plan := socketPlan{resend: s.crawlFault(CrawlFaultResend), reorder: s.crawlFault(CrawlFaultReorder), next: len(st.docs), last: -1}
+	sent, dropAt := len(st.docs), -1 // documents sent (again ones included); CrawlFaultDrop's point
+	if s.crawlFault(CrawlFaultDrop) {
+		dropAt = len(j.pages)/2 | 1
+	}
 	for {
 		st = s.crawlAt(j)
-		for ; sent < len(st.docs); sent++ {
-			if c.Write(ctx, websocket.MessageText, jsonOf(obj{"type", "document", "data", raw(s.appendCrawlDoc(nil, j, st.docs[sent]))})) != nil {
+		for _, i := range plan.take(len(st.docs), st.status != "scraping") {
+			if dropAt >= 0 && sent >= dropAt {
+				_ = c.Close(websocket.StatusGoingAway, "")
 				return
 			}
+			if c.Write(ctx, websocket.MessageText, jsonOf(obj{"type", "document", "data", raw(s.appendCrawlDoc(nil, j, st.docs[i]))})) != nil {
+				return
+			}
+			sent++
+		}
+		if dropAt >= 0 && sent >= dropAt && st.status == "scraping" {
+			_ = c.Close(websocket.StatusGoingAway, "")
+			return
+		}
+		if st.status != "scraping" && s.crawlFault(CrawlFaultSilent) {
+			<-ctx.Done() // every document sent; nothing more, not even a close
+			return
 		}
 		switch st.status {
 		case "completed":
