@@ -173,8 +173,9 @@ func TestCancelConfirmationIgnoresTypedAhead(t *testing.T) {
 	close(svc.release)
 }
 
-// A crawl that ends while the cancel question is up closes the question:
-// a y after it sends no cancel (it copies the URL, as y does).
+// A crawl that ends while the cancel question is up closes the question,
+// and the key typed as its answer goes nowhere: not a cancel, not the
+// list's y (copy the URL). The key after it is the list's again.
 func TestCancelQuestionDroppedWhenCrawlEnds(t *testing.T) {
 	svc := &fakeService{docs: []string{doc(1, "One")}, final: "completed", release: make(chan struct{})}
 	m := newTestModel(t, svc)
@@ -195,9 +196,39 @@ func TestCancelQuestionDroppedWhenCrawlEnds(t *testing.T) {
 	if m.confirming || !strings.Contains(m.flash, "the crawl is over (completed): nothing to cancel") {
 		t.Fatalf("confirming %v, flash %q", m.confirming, m.flash)
 	}
-	drive(t, m, press(m, "y"))
-	if svc.cancels.Load() != 0 {
-		t.Fatal("a y after the crawl ended sent a cancel")
+	if cmd := press(m, "y"); cmd != nil || svc.cancels.Load() != 0 || !strings.Contains(m.flash, "that key was not taken") {
+		t.Fatalf("the y meant for the vanished question: a command %v, %d cancels, flash %q", cmd != nil, svc.cancels.Load(), m.flash)
+	}
+	if cmd := press(m, "y"); cmd == nil || svc.cancels.Load() != 0 {
+		t.Fatal("the key after it did not reach the list (y copies the URL)")
+	}
+}
+
+// c is offered (footer, ?) only while the crawl can be cancelled; on a
+// finished crawl the key says why it does nothing.
+func TestCancelNotOfferedWhenOver(t *testing.T) {
+	svc := &fakeService{docs: []string{doc(1, "One")}, final: "completed", release: make(chan struct{})}
+	m := newTestModel(t, svc)
+	m.SetSize(120, 40)
+	init := m.Init()
+	m.Update(init().(tea.BatchMsg)[0]())
+	if !strings.Contains(ansi.Strip(m.View()), "c cancel crawl") {
+		t.Fatalf("no c while scraping:\n%s", ansi.Strip(m.View()))
+	}
+	close(svc.release)
+	for i := 0; !m.done && i < 10; i++ {
+		m.Update(m.next()())
+	}
+	if v := ansi.Strip(m.View()); strings.Contains(v, "cancel crawl") {
+		t.Fatalf("c offered on a finished crawl:\n%s", v)
+	}
+	press(m, "?")
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "copy URL") || strings.Contains(v, "cancel crawl") {
+		t.Fatalf("? on a finished crawl:\n%s", v)
+	}
+	press(m, "?")
+	if cmd := press(m, "c"); cmd != nil || m.confirming || m.flash != "the crawl is over (completed): nothing to cancel" {
+		t.Fatalf("c on a finished crawl: confirming %v, flash %q", m.confirming, m.flash)
 	}
 }
 
