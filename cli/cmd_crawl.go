@@ -296,7 +296,7 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 			return err
 		}
 	}
-	return a.watchCrawl(ctx, svc, o, id, crawlURL)
+	return a.watchCrawl(ctx, svc, o, id, crawlURL, debug)
 }
 
 func (a *app) cancelCrawl(ctx context.Context, c *poller.Client, id string) error {
@@ -344,8 +344,9 @@ type crawlRun struct {
 
 // watchCrawl follows the crawl on the screen or in printed lines. Its
 // polls wait as a.retry says (each wait said in the watch's output); the
-// other requests' waits are said on stderr, or on the screen.
-func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string) error {
+// other requests' waits are said on stderr, or on the screen. What its
+// client does goes to debug (nil: nowhere).
+func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string, debug *debugLog) error {
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, errTimeout)
@@ -357,9 +358,9 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
-		return a.crawlScreen(ctx, svc, o, id, crawlURL, watch)
+		return a.crawlScreen(ctx, svc, o, id, crawlURL, watch, debug)
 	}
-	c, err := a.client(svc, nil, nil)
+	c, err := a.client(svc, debug, nil)
 	if err != nil {
 		return err
 	}
@@ -368,9 +369,9 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 
 // crawlScreen follows the crawl on the screen; once it is left, stderr has
 // the closing counts line plain output ends with (sayCrawlEnd).
-func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions) error {
+func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions, debug *debugLog) error {
 	notes, say := screenNotes()
-	c, err := a.client(svc, nil, say)
+	c, err := a.client(svc, debug, say)
 	if err != nil {
 		return err
 	}
@@ -701,7 +702,7 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 	}
 	co := &crawlOptions{Interval: 2 * time.Second}
 	co.Output, co.NoColor, co.ASCII = OutputTUI, o.NoColor, o.ASCII
-	return a.watchCrawl(ctx, svc, co, s.ID, req.URL)
+	return a.watchCrawl(ctx, svc, co, s.ID, req.URL, debug)
 }
 
 // readKey reads one key from the terminal f in raw mode, what was typed
@@ -810,5 +811,5 @@ func (a *app) demoCrawl(cmd *cobra.Command, wo *watchOptions, d *demoOptions) er
 		o.Output = OutputAuto
 	}
 	fmt.Fprintf(a.stderr, "firewatch: demo: crawl %s of the simulated https://docs.example.com/\n", id)
-	return a.watchCrawl(ctx, svc, o, id, "https://docs.example.com/")
+	return a.watchCrawl(ctx, svc, o, id, "https://docs.example.com/", nil)
 }

@@ -500,8 +500,12 @@ func (s *Server) serveCrawlStatus(w http.ResponseWriter, req *http.Request, j *c
 	if limit <= 0 {
 		limit = defaultCrawlPageDoc
 	}
+	unbounded := s.crawlFault(CrawlFaultUnbounded)
 	if l, err := strconv.Atoi(q.Get("limit")); err == nil && l > 0 {
 		limit = min(l, limit)
+		if unbounded {
+			limit = min(l, maxCrawlLimit) // as many as asked for
+		}
 	}
 	st := s.crawlAt(j)
 	b := append([]byte(`{"success":true`), `,"status":`...)
@@ -512,7 +516,6 @@ func (s *Server) serveCrawlStatus(w http.ResponseWriter, req *http.Request, j *c
 	b = appendField(b, "expiresAt", j.expires())
 	data := []byte{'['}
 	n := 0
-	unbounded := s.crawlFault(CrawlFaultUnbounded)
 	for i := skip; i < len(st.docs) && n < limit && (unbounded || len(data) < maxCrawlPageBytes); i++ {
 		if n > 0 {
 			data = append(data, ',')

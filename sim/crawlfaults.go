@@ -25,9 +25,10 @@ const (
 	// CrawlFaultForeignNext: the status answers' next links name another
 	// origin (a deployment behind a proxy that names its own address).
 	CrawlFaultForeignNext = "foreign-next"
-	// CrawlFaultUnbounded: status answers are cut by limit only, never by
-	// size: with large documents (Options.CrawlMarkdownBytes) an answer of
-	// the documents asked for can be larger than a client reads.
+	// CrawlFaultUnbounded: status answers carry every document the
+	// request's limit asks for (Options.CrawlPageDocs aside), never cut by
+	// size: with large documents (Options.CrawlMarkdownBytes) an answer
+	// can be larger than a client reads.
 	CrawlFaultUnbounded = "unbounded-pages"
 )
 
