@@ -661,25 +661,22 @@ func (s *Server) serveCrawlSocket(w http.ResponseWriter, req *http.Request, j *c
 		return
 	}
 	plan := socketPlan{resend: s.crawlFault(CrawlFaultResend), reorder: s.crawlFault(CrawlFaultReorder), next: len(st.docs), last: -1}
-	sent, dropAt := len(st.docs), -1 // documents sent (again ones included); CrawlFaultDrop's point
+	// CrawlFaultDrop closes the socket after an odd number of document
+	// messages (with CrawlFaultReorder: half of a swapped pair sent).
+	sent, dropAt := 0, -1
 	if s.crawlFault(CrawlFaultDrop) {
-		dropAt = len(j.pages)/2 | 1
+		dropAt = len(j.pages)/4 | 1
 	}
 	for {
 		st = s.crawlAt(j)
 		for _, i := range plan.take(len(st.docs), st.status != "scraping") {
-			if dropAt >= 0 && sent >= dropAt {
-				_ = c.Close(websocket.StatusGoingAway, "")
-				return
-			}
 			if c.Write(ctx, websocket.MessageText, jsonOf(obj{"type", "document", "data", raw(s.appendCrawlDoc(nil, j, st.docs[i]))})) != nil {
 				return
 			}
-			sent++
-		}
-		if dropAt >= 0 && sent >= dropAt && st.status == "scraping" {
-			_ = c.Close(websocket.StatusGoingAway, "")
-			return
+			if sent++; sent == dropAt {
+				_ = c.Close(websocket.StatusGoingAway, "")
+				return
+			}
 		}
 		if st.status != "scraping" && s.crawlFault(CrawlFaultSilent) {
 			<-ctx.Done() // every document sent; nothing more, not even a close

@@ -16,8 +16,9 @@ const (
 	// CrawlFaultReorder: the socket sends the documents in swapped pairs,
 	// not in the status list's order (pages finish out of order).
 	CrawlFaultReorder = "socket-reorder"
-	// CrawlFaultDrop: the socket closes, without done, once it has sent
-	// about half the crawl's documents (a proxy's idle timeout, a deploy).
+	// CrawlFaultDrop: the socket closes, without done, after about a
+	// quarter of the crawl's pages in document messages (a proxy's idle
+	// timeout, a deploy).
 	CrawlFaultDrop = "socket-drop"
 	// CrawlFaultSilent: the socket sends every document, then neither done
 	// nor a close, while the status says the crawl ended.
