@@ -20,6 +20,7 @@ import (
 type fakeService struct {
 	docs    []string
 	final   string
+	stats   poller.CrawlWatchStats // what the watch's end reports
 	cancels atomic.Int32
 	release chan struct{} // closed to let the watch end
 }
@@ -38,7 +39,7 @@ func (f *fakeService) WatchCrawl(ctx context.Context, id string, o poller.CrawlW
 			return nil, poller.CrawlWatchStats{}, ctx.Err()
 		}
 	}
-	return &poller.CrawlStatus{Status: f.final, Completed: len(f.docs), Total: len(f.docs)}, poller.CrawlWatchStats{}, nil
+	return &poller.CrawlStatus{Status: f.final, Completed: len(f.docs), Total: len(f.docs)}, f.stats, nil
 }
 
 func (f *fakeService) CrawlErrorsOf(ctx context.Context, id string) (*poller.CrawlErrors, error) {
@@ -251,5 +252,23 @@ func TestPageStorePrivate(t *testing.T) {
 	s.Close()
 	if _, err := os.Stat(name); !os.IsNotExist(err) {
 		t.Fatalf("the file is still there: %v", err)
+	}
+}
+
+// The pages the watch's end fetched late or could not fetch are in the
+// header and in what the screen tells its caller, with the first failed
+// pages and whether they were read after the end.
+func TestScreenEndNotesAndSeen(t *testing.T) {
+	svc := &fakeService{docs: []string{doc(1, "One"), doc(2, "Two")}, final: "completed", stats: poller.CrawlWatchStats{Late: 1, Missing: 2}}
+	m := newTestModel(t, svc)
+	m.SetSize(120, 40)
+	drive(t, m, m.Init())
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "1 page fetched at the end") || !strings.Contains(v, "2 pages not delivered") {
+		t.Fatalf("no end notes in the header:\n%s", v)
+	}
+	s := m.Result().Seen
+	if s.Late != 1 || s.Missing != 2 || !s.ErrorsAfterEnd || s.Pages != 2 || s.Failed != 1 ||
+		len(s.FailedPages) != 1 || s.FailedPages[0].URL != "https://e.com/broken" || s.FailedPages[0].Error != "Request timed out" {
+		t.Fatalf("seen %+v", s)
 	}
 }
