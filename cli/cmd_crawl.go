@@ -55,6 +55,8 @@ type crawlOptions struct {
 
 	// v1 names, refused with the v2 name
 	v1MaxDepth, v1IgnoreSitemap, v1Backward string
+	// demo: the crawl is the demo's simulator's, gone with firewatch.
+	demo bool
 }
 
 // crawlStartFlags are the flags that only a new crawl takes.
@@ -340,6 +342,7 @@ type crawlRun struct {
 	// ErrorsAfterEnd: Failed and Robots were read after the crawl ended
 	// (so pages missing can be counted against its completed figure).
 	ErrorsAfterEnd bool
+	Demo           bool // the demo's crawl: it cannot be watched again
 }
 
 // watchCrawl follows the crawl on the screen or in printed lines. Its
@@ -403,7 +406,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 	s := res.Seen
 	run := &crawlRun{ID: id, URL: crawlURL, Status: s.Status, Completed: s.Completed, Total: s.Total, Credits: s.Credits,
 		Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start, FailedPages: s.FailedPages, Late: s.Late,
-		Missing: s.Missing, ErrorsAfterEnd: s.ErrorsAfterEnd}
+		Missing: s.Missing, ErrorsAfterEnd: s.ErrorsAfterEnd, Demo: o.demo}
 	a.sayCrawlEnd(run)
 	// --summary is written however the screen ended (a signal too).
 	serr := a.writeCrawlSummary(o, run)
@@ -805,7 +808,7 @@ func (a *app) demoCrawl(cmd *cobra.Command, wo *watchOptions, d *demoOptions) er
 		return err
 	}
 	id := srv.StartCrawl("https://docs.example.com/", 100)
-	o := &crawlOptions{Timeout: wo.Timeout, Summary: wo.Summary, Interval: max(250*time.Millisecond, time.Duration(float64(2*time.Second)/d.Speed))}
+	o := &crawlOptions{Timeout: wo.Timeout, Summary: wo.Summary, Interval: max(250*time.Millisecond, time.Duration(float64(2*time.Second)/d.Speed)), demo: true}
 	o.Output, o.NoColor, o.ASCII = wo.Output, wo.NoColor, wo.ASCII
 	if o.Output == "" {
 		o.Output = OutputAuto

@@ -11,8 +11,8 @@ import (
 // JSON output and for the crawl screen once it is left: the status, the
 // pages, the failed and robots-blocked ones and the credits; then the
 // first failed pages, the pages fetched late and those never delivered,
-// and, for a crawl still going, how to watch it again. Nothing when no
-// status was ever read.
+// and, for a crawl still going (not the demo's), how to watch it again.
+// Nothing when no status was ever read.
 func (a *app) sayCrawlEnd(run *crawlRun) {
 	if run.Status == "" {
 		return
@@ -32,7 +32,7 @@ func (a *app) sayCrawlEnd(run *crawlRun) {
 	if m := run.missing(); m > 0 {
 		fmt.Fprintf(a.stderr, "firewatch:   %s the crawl completed could not be fetched: they are not in the output (--debug FILE says why)\n", describe.Count(m, "page"))
 	}
-	if !poller.CrawlTerminal(run.Status) {
+	if !poller.CrawlTerminal(run.Status) && !run.Demo {
 		fmt.Fprintf(a.stderr, "firewatch:   the crawl goes on: firewatch crawl %s watches it again\n", run.ID)
 	}
 }

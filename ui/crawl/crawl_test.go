@@ -263,7 +263,7 @@ func TestScreenEndNotesAndSeen(t *testing.T) {
 	m := newTestModel(t, svc)
 	m.SetSize(120, 40)
 	drive(t, m, m.Init())
-	if v := ansi.Strip(m.View()); !strings.Contains(v, "1 page fetched at the end") || !strings.Contains(v, "2 pages not delivered") {
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "1 page fetched late") || !strings.Contains(v, "2 pages not delivered") {
 		t.Fatalf("no end notes in the header:\n%s", v)
 	}
 	s := m.Result().Seen

@@ -52,7 +52,7 @@ func (m *Model) swallowed() bool {
 func (m *Model) endNotes() string {
 	s := ""
 	if m.late > 0 {
-		s += "  " + m.st.Muted.Render(describe.Count(m.late, "page")+" fetched at the end")
+		s += "  " + m.st.Muted.Render(describe.Count(m.late, "page")+" fetched late")
 	}
 	if m.missing > 0 {
 		s += "  " + m.st.Bad.Render(fmt.Sprintf("%s %s not delivered", m.sym.Error, describe.Count(m.missing, "page")))
