@@ -6,10 +6,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"net/url"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +55,8 @@ type crawlOptions struct {
 
 	// v1 names, refused with the v2 name
 	v1MaxDepth, v1IgnoreSitemap, v1Backward string
+	// demo: the crawl is the demo's simulator's, gone with firewatch.
+	demo bool
 }
 
 // crawlStartFlags are the flags that only a new crawl takes.
@@ -277,6 +277,11 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 	if o.Cancel {
 		return a.cancelCrawl(ctx, c, strings.ToLower(arg))
 	}
+	if !o.Detach && !o.Cancel {
+		if err := a.checkCrawlOutputs(o); err != nil {
+			return err
+		}
+	}
 	id, crawlURL := strings.ToLower(arg), ""
 	if !isID {
 		s, err := c.StartCrawl(ctx, req)
@@ -293,7 +298,7 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 			return err
 		}
 	}
-	return a.watchCrawl(ctx, svc, o, id, crawlURL)
+	return a.watchCrawl(ctx, svc, o, id, crawlURL, debug)
 }
 
 func (a *app) cancelCrawl(ctx context.Context, c *poller.Client, id string) error {
@@ -330,75 +335,125 @@ type crawlRun struct {
 	Transport   string
 	Requests    int
 	Duplicates  int
-	FailedPages []poller.CrawlError
+	FailedPages []poller.CrawlError // the first ones, for stderr
+	// Late are pages the check at the end found undelivered and fetched
+	// then; Missing the pages the crawl counts that were never delivered.
+	Late, Missing int
+	// ErrorsAfterEnd: Failed and Robots were read after the crawl ended
+	// (so pages missing can be counted against its completed figure).
+	ErrorsAfterEnd bool
+	Demo           bool // the demo's crawl: it cannot be watched again
 }
 
 // watchCrawl follows the crawl on the screen or in printed lines. Its
 // polls wait as a.retry says (each wait said in the watch's output); the
-// other requests' waits are said on stderr, or on the screen.
-func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string) error {
+// other requests' waits are said on stderr, or on the screen. What its
+// client does goes to debug (nil: nowhere).
+func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string, debug *debugLog) error {
 	if o.Timeout > 0 {
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithTimeoutCause(ctx, o.Timeout, errTimeout)
 		defer cancel()
 	}
 	watch := poller.CrawlWatchOptions{Interval: o.Interval, NoSocket: o.Poll, Retry: a.retry}
+	if err := a.checkCrawlOutputs(o); err != nil {
+		return err
+	}
 	termOut, _ := isTerminal(a.stdout)
-	if o.Output == OutputTUI {
-		if err := checkTUI(a.stdin, termOut); err != nil {
-			return err
-		}
-	}
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
-		notes, say := screenNotes()
-		c, err := a.client(svc, nil, say)
-		if err != nil {
-			return err
-		}
-		start := time.Now()
-		// --pages-dir on the screen too: each page as it arrives (on the
-		// watch's goroutine); the first failure is kept, for exit 8.
-		var onDoc func(*poller.CrawlDoc)
-		var pagesMu sync.Mutex
-		var pagesErr error
-		if o.PagesDir != "" {
-			pages, err := newPageWriter(o.PagesDir, a.secrets)
-			if err != nil {
-				return &outputError{name: "--pages-dir", err: err}
-			}
-			onDoc = func(d *poller.CrawlDoc) {
-				pagesMu.Lock()
-				defer pagesMu.Unlock()
-				if pagesErr != nil {
-					return
-				}
-				if err := pages.write(d); err != nil {
-					pagesErr = &outputError{name: "--pages-dir", err: err}
-				}
-			}
-		}
-		res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, NoColor: o.NoColor || noColorEnv(),
-			ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc})
-		// --summary is written however the screen ended (a signal too).
-		s := res.Seen
-		serr := a.writeCrawlSummary(o, &crawlRun{ID: id, URL: crawlURL, Status: s.Status, Completed: s.Completed, Total: s.Total,
-			Credits: s.Credits, Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start})
-		pagesMu.Lock()
-		if pagesErr != nil {
-			fmt.Fprintf(a.stderr, "firewatch: %v\n", pagesErr)
-			serr = cmp.Or(serr, pagesErr)
-		}
-		pagesMu.Unlock()
-		if err != nil && ctx.Err() == nil {
-			return &failure{err}
-		}
-		return screenEnd(ctx, res, serr)
+		return a.crawlScreen(ctx, svc, o, id, crawlURL, watch, debug)
 	}
-	c, err := a.client(svc, nil, nil)
+	c, err := a.client(svc, debug, nil)
 	if err != nil {
 		return err
 	}
 	return a.printCrawl(ctx, c, o, id, crawlURL, watch)
+}
+
+// crawlScreen follows the crawl on the screen; once it is left, stderr has
+// the closing counts line plain output ends with (sayCrawlEnd).
+func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions, debug *debugLog) error {
+	notes, say := screenNotes()
+	c, err := a.client(svc, debug, say)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	// --pages-dir on the screen too: each page as it arrives (on the
+	// watch's goroutine); the first failure is kept, for exit 8.
+	var onDoc func(*poller.CrawlDoc)
+	var pagesMu sync.Mutex
+	var pagesErr error
+	var pages *pageWriter
+	if o.PagesDir != "" {
+		if pages, err = newPageWriter(o.PagesDir, a.secrets); err != nil {
+			return &outputError{name: "--pages-dir", err: err}
+		}
+		onDoc = func(d *poller.CrawlDoc) {
+			pagesMu.Lock()
+			defer pagesMu.Unlock()
+			if pagesErr != nil {
+				return
+			}
+			if err := pages.write(d); err != nil {
+				pagesErr = &outputError{name: "--pages-dir", err: err}
+			}
+		}
+	}
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, NoColor: o.NoColor || noColorEnv(),
+		ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc},
+		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
+	s := res.Seen
+	run := &crawlRun{ID: id, URL: crawlURL, Status: s.Status, Completed: s.Completed, Total: s.Total, Credits: s.Credits,
+		Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start, FailedPages: s.FailedPages, Late: s.Late,
+		Missing: s.Missing, ErrorsAfterEnd: s.ErrorsAfterEnd, Demo: o.demo}
+	a.sayCrawlEnd(run)
+	// --summary is written however the screen ended (a signal too).
+	serr := a.writeCrawlSummary(o, run)
+	pagesMu.Lock()
+	if pages != nil {
+		if cerr := pages.Close(); cerr != nil && pagesErr == nil {
+			pagesErr = &outputError{name: "--pages-dir", err: cerr}
+		}
+	}
+	if pagesErr != nil {
+		fmt.Fprintf(a.stderr, "firewatch: %v\n", pagesErr)
+		serr = cmp.Or(serr, pagesErr)
+	}
+	pagesMu.Unlock()
+	if err != nil && ctx.Err() == nil {
+		return &failure{err}
+	}
+	return screenEnd(ctx, res, serr)
+}
+
+// checkCrawlOutputs checks, creating nothing, every output of a crawl
+// watch before anything is started (and billed): the screen's terminal
+// (--output tui), --summary, --pages-dir and --save-dir. A usage error
+// (2) otherwise.
+func (a *app) checkCrawlOutputs(o *crawlOptions) error {
+	if o.Output == OutputTUI {
+		termOut, _ := isTerminal(a.stdout)
+		if err := checkTUI(a.stdin, termOut); err != nil {
+			return err
+		}
+	}
+	if o.Summary != "" {
+		if err := checkWritable("--summary", o.Summary); err != nil {
+			return err
+		}
+	}
+	if o.PagesDir != "" {
+		if err := checkPagesDir(o.PagesDir); err != nil {
+			return err
+		}
+	}
+	if o.SaveDir != "" {
+		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {
+			return badUsage("--save-dir %q: not a folder", o.SaveDir)
+		}
+	}
+	return nil
 }
 
 // screenNotes is where the crawl screen's client says its waits: say
@@ -449,8 +504,12 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 			stopWatch(outErr)
 		}
 	}
+	// A plain status line is printed when the status or the transport
+	// changes, and at the end when its figures differ from the last one
+	// printed: the last line is never stale.
 	var last []byte
-	status := func() {
+	lastPlain, lastKey := "", ""
+	status := func(final bool) {
 		if o.Output == OutputJSON {
 			type line struct {
 				Type        string   `json:"type"`
@@ -475,8 +534,8 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 			return
 		}
 		s := fmt.Sprintf("status %s %d/%d pages, %s (%s)", run.Status, run.Completed, run.Total, crawlCredits(run.Credits), run.Transport)
-		if string(last) != run.Status+"|"+run.Transport {
-			last = []byte(run.Status + "|" + run.Transport)
+		if key := run.Status + "|" + run.Transport; key != lastKey || final && s != lastPlain {
+			lastKey, lastPlain = key, s
 			write([]byte(s + "\n"))
 		}
 	}
@@ -497,7 +556,7 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 			if !u.Status.ExpiresAt.IsZero() {
 				run.ExpiresAt = u.Status.ExpiresAt
 			}
-			status()
+			status(false)
 		case u.Doc != nil:
 			run.Pages++
 			d := u.Doc
@@ -516,13 +575,18 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 			}
 		}
 	})
-	run.Requests, run.Duplicates = stats.Requests, stats.Duplicates
+	run.Requests, run.Duplicates, run.Late, run.Missing = stats.Requests, stats.Duplicates, stats.Late, stats.Missing
 	if final != nil {
 		run.Status, run.Completed, run.Total = final.Status, final.Completed, final.Total
 		if final.CreditsUsed != nil {
 			run.Credits = final.CreditsUsed
 		}
-		status()
+		status(true)
+	}
+	if pages != nil {
+		if err := pages.Close(); err != nil && outErr == nil {
+			outErr = &outputError{name: "--pages-dir", err: err}
+		}
 	}
 	end := &crawlEnd{err: err}
 	if final != nil {
@@ -541,19 +605,10 @@ func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions,
 		// The failed and robots-blocked pages, for stderr and the summary.
 		ectx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 15*time.Second)
 		if e, err := c.CrawlErrorsOf(ectx, id); err == nil {
-			run.Failed, run.Robots, run.FailedPages = len(e.Errors), len(e.RobotsBlocked), e.Errors
+			run.Failed, run.Robots, run.FailedPages, run.ErrorsAfterEnd = len(e.Errors), len(e.RobotsBlocked), e.Errors, true
 		}
 		cancel()
-		msg := fmt.Sprintf("firewatch: crawl %s %s: %s, %d failed, %d blocked by robots.txt, %s",
-			id, final.Status, describe.Count(run.Pages, "page"), run.Failed, run.Robots, crawlCredits(run.Credits))
-		fmt.Fprintln(a.stderr, msg)
-		for i, e := range run.FailedPages {
-			if i == 5 {
-				fmt.Fprintf(a.stderr, "firewatch:   … and %d more (GET /v2/crawl/%s/errors)\n", len(run.FailedPages)-5, id)
-				break
-			}
-			fmt.Fprintf(a.stderr, "firewatch:   failed %s: %s\n", describe.OneLine(e.URL, 100), describe.OneLine(e.Error, 100))
-		}
+		a.sayCrawlEnd(run)
 	}
 	if serr := a.writeCrawlSummary(o, run); serr != nil {
 		end.output = serr
@@ -593,10 +648,11 @@ func (a *app) writeCrawlSummary(o *crawlOptions, run *crawlRun) error {
 		Pages         int      `json:"pages"`
 		FailedPages   int      `json:"failedPages"`
 		RobotsBlocked int      `json:"robotsBlocked"`
+		MissingPages  int      `json:"missingPages"`
 		DurationMs    int64    `json:"durationMs"`
 	}
 	b, _ := json.Marshal(summary{ID: run.ID, URL: run.URL, Status: run.Status, Completed: run.Completed, Total: run.Total,
-		CreditsUsed: run.Credits, Pages: run.Pages, FailedPages: run.Failed, RobotsBlocked: run.Robots,
+		CreditsUsed: run.Credits, Pages: run.Pages, FailedPages: run.Failed, RobotsBlocked: run.Robots, MissingPages: run.missing(),
 		DurationMs: time.Since(run.Start).Milliseconds()})
 	b, _ = a.secrets.RedactJSON(b)
 	if err := os.WriteFile(o.Summary, append(b, '\n'), 0o644); err != nil {
@@ -607,67 +663,23 @@ func (a *app) writeCrawlSummary(o *crawlOptions, run *crawlRun) error {
 	return nil
 }
 
-// pageWriter writes each page's markdown to a file of its own in dir,
-// named from its URL (uicrawl.PageFileName), never over another file, the
-// secrets redacted.
-type pageWriter struct {
-	dir     string
-	secrets *text.Secrets
-	mu      sync.Mutex
-	names   map[string]bool
-}
-
-func newPageWriter(dir string, secrets *text.Secrets) (*pageWriter, error) {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return nil, err
-	}
-	return &pageWriter{dir: dir, secrets: secrets, names: map[string]bool{}}, nil
-}
-
-func (p *pageWriter) write(d *poller.CrawlDoc) error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	base := uicrawl.PageFileName(d.URL)
-	for n := 1; n < 10000; n++ {
-		name := base + ".md"
-		if n > 1 {
-			name = base + "-" + strconv.Itoa(n) + ".md"
-		}
-		if p.names[name] {
-			continue
-		}
-		// O_EXCL: an existing file (or a symlink planted there) is
-		// never written through.
-		f, err := os.OpenFile(filepath.Join(p.dir, name), os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, os.ErrExist) {
-			p.names[name] = true
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		p.names[name] = true
-		_, err = io.WriteString(f, p.secrets.Redact(d.Markdown))
-		if cerr := f.Close(); err == nil {
-			err = cerr
-		}
-		return err
-	}
-	return errors.New("too many pages with the same name")
-}
-
 // ---- crawl-preview's offer ----
 
 // offerCrawl asks whether to start the previewed crawl (or starts it with
 // --start). The question goes to stderr and the answer is one key read
-// from the terminal: piped stdin is never read.
-func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawURL string, p *poller.CrawlPreview, debug *debugLog) error {
+// from the terminal: piped stdin is never read. A crawl started by that
+// answer opens the crawl screen when stdout is a terminal too (its id is
+// said first); with --start, or stdout elsewhere, its id goes to stderr
+// with how to watch it.
+func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Client, start bool, rawURL string, p *poller.CrawlPreview, debug *debugLog) error {
+	screen := false
 	if !start {
 		f, ok := a.stdin.(*os.File)
 		errTerm, _ := isTerminal(a.stderr.w)
 		if !ok || !term.IsTerminal(f.Fd()) || !errTerm {
 			return nil
 		}
+		screen, _ = isTerminal(a.stdout)
 		fmt.Fprint(a.stderr, "Start this crawl? [y/N] ")
 		yes, err := readKey(f)
 		if err != nil || !yes {
@@ -685,8 +697,17 @@ func (a *app) offerCrawl(ctx context.Context, c *poller.Client, start bool, rawU
 		return a.startFailed(ctx, "crawl", "firewatch team", err, debug)
 	}
 	a.started("crawl", s.ID, debug)
-	fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
-	return nil
+	if !screen {
+		fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
+		return nil
+	}
+	svc, err := a.service(o.APIURL, o.APIKey)
+	if err != nil {
+		return err
+	}
+	co := &crawlOptions{Interval: 2 * time.Second}
+	co.Output, co.NoColor, co.ASCII = OutputTUI, o.NoColor, o.ASCII
+	return a.watchCrawl(ctx, svc, co, s.ID, req.URL, debug)
 }
 
 // readKey reads one key from the terminal f in raw mode, what was typed
@@ -789,11 +810,11 @@ func (a *app) demoCrawl(cmd *cobra.Command, wo *watchOptions, d *demoOptions) er
 		return err
 	}
 	id := srv.StartCrawl("https://docs.example.com/", 100)
-	o := &crawlOptions{Timeout: wo.Timeout, Summary: wo.Summary, Interval: max(250*time.Millisecond, time.Duration(float64(2*time.Second)/d.Speed))}
+	o := &crawlOptions{Timeout: wo.Timeout, Summary: wo.Summary, Interval: max(250*time.Millisecond, time.Duration(float64(2*time.Second)/d.Speed)), demo: true}
 	o.Output, o.NoColor, o.ASCII = wo.Output, wo.NoColor, wo.ASCII
 	if o.Output == "" {
 		o.Output = OutputAuto
 	}
 	fmt.Fprintf(a.stderr, "firewatch: demo: crawl %s of the simulated https://docs.example.com/\n", id)
-	return a.watchCrawl(ctx, svc, o, id, "https://docs.example.com/")
+	return a.watchCrawl(ctx, svc, o, id, "https://docs.example.com/", nil)
 }

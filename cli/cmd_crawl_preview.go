@@ -26,9 +26,11 @@ exclude, depth, subdomains, external links. Plain output is an aligned
 list; --output json prints the response's data as one line.
 
 On a terminal it then asks "Start this crawl? [y/N]" (one key, read from
-the terminal, never from piped stdin); --start starts it without asking.
-The crawl gets the previewed options (v2 names; the prompt is not sent
-again) and its id goes to stderr.`,
+the terminal, never from piped stdin); y starts it and opens the crawl
+screen, as firewatch crawl does (its closing counts go to stderr when you
+leave it). --start starts it without asking, for scripts. The crawl gets
+the previewed options (v2 names; the prompt is not sent again) and its id
+goes to stderr.`,
 		Example: `  firewatch crawl-preview https://docs.example.com 'only the API reference, 2 levels deep'
   firewatch crawl-preview https://example.com 'the whole blog except tag pages' -o json | jq .includePaths`,
 		Args: func(cmd *cobra.Command, args []string) error {
@@ -77,7 +79,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	}
 	if o.Output == OutputJSON {
 		fmt.Fprintf(a.print, "%s\n", a.compactLine(p.Data))
-		return a.offerCrawl(ctx, c, start, u.String(), p, debug)
+		return a.offerCrawl(ctx, o, c, start, u.String(), p, debug)
 	}
 	// Bounded cells: a hostile name or value neither widens every row nor
 	// prints megabytes on one line.
@@ -92,7 +94,7 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 	if p.Warning != "" {
 		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)
 	}
-	return a.offerCrawl(ctx, c, start, u.String(), p, debug)
+	return a.offerCrawl(ctx, o, c, start, u.String(), p, debug)
 }
 
 // The widest option name and value crawl-preview prints, in cells.

@@ -110,6 +110,7 @@ func TestCrawlJSONSummaryPages(t *testing.T) {
 		Pages         int     `json:"pages"`
 		FailedPages   int     `json:"failedPages"`
 		RobotsBlocked int     `json:"robotsBlocked"`
+		MissingPages  int     `json:"missingPages"`
 		CreditsUsed   float64 `json:"creditsUsed"`
 		DurationMs    int64   `json:"durationMs"`
 	}
@@ -120,9 +121,33 @@ func TestCrawlJSONSummaryPages(t *testing.T) {
 	if s.ID != m[1] || s.Status != "completed" || s.Pages != docs || s.Pages+s.FailedPages != s.Completed || s.RobotsBlocked == 0 || statuses == 0 {
 		t.Fatalf("summary %+v, %d documents", s, docs)
 	}
+	if s.MissingPages != 0 {
+		t.Fatalf("summary %+v: pages missing", s)
+	}
+	// A file a page, and the index names each one with its URL.
 	files, _ := os.ReadDir(pages)
-	if len(files) != docs {
-		t.Fatalf("%d files for %d pages", len(files), docs)
+	if len(files) != docs+1 {
+		t.Fatalf("%d files for %d pages and the index", len(files), docs)
+	}
+	index, err := os.ReadFile(filepath.Join(pages, pagesIndex))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(index)), "\n")
+	if len(lines) != docs {
+		t.Fatalf("%d index lines for %d pages", len(lines), docs)
+	}
+	for _, l := range lines {
+		var e struct {
+			URL  string `json:"url"`
+			File string `json:"file"`
+		}
+		if err := json.Unmarshal([]byte(l), &e); err != nil || !strings.HasPrefix(e.URL, "https://example.com") {
+			t.Fatalf("index line %s: %v", l, err)
+		}
+		if _, err := os.Stat(filepath.Join(pages, e.File)); err != nil {
+			t.Fatalf("index line %s: %v", l, err)
+		}
 	}
 }
 

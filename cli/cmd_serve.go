@@ -54,7 +54,12 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.IntVar(&so.MaxBrowserSessions, "max-browser-sessions", 5, "scrape browser sessions open at once before interact answers 429")
 	f.DurationVar(&so.Retention, "retention", sim.DefaultRetention, "how long a run is kept: after it its trace, status and snapshots answer 404 and the list leaves it out")
 	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
+	f.StringArrayVar(&so.CrawlFaults, "crawl-fault", nil, "make crawls misbehave as real deployments have (repeat for several): "+strings.Join(sim.CrawlFaults(), ", "))
+	f.IntVar(&so.CrawlMarkdownBytes, "crawl-markdown-bytes", 0, "pad each crawled page's markdown to about this many bytes (with --crawl-fault unbounded-pages, 700000 makes a status answer of 100 pages larger than firewatch reads)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
+	_ = cmd.RegisterFlagCompletionFunc("crawl-fault", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
+		return sim.CrawlFaults(), cobra.ShellCompDirectiveNoFileComp
+	})
 	cmd.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	return cmd
 }
@@ -81,6 +86,14 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 		return badUsage("--addr %q: %v", so.Addr, err)
 	} else if ip := net.ParseIP(host); host != "localhost" && (ip == nil || !ip.IsLoopback()) {
 		fmt.Fprintf(a.stderr, "firewatch: serve: listening on %s, which is not loopback: anyone who can reach it can use the simulator\n", so.Addr)
+	}
+	for _, f := range so.CrawlFaults {
+		if !slices.Contains(sim.CrawlFaults(), f) {
+			return badUsage("--crawl-fault %q: it must be one of %s", f, strings.Join(sim.CrawlFaults(), ", "))
+		}
+	}
+	if so.CrawlMarkdownBytes < 0 || so.CrawlMarkdownBytes > 64<<20 {
+		return badUsage("--crawl-markdown-bytes %d: it must be from 0 to %d", so.CrawlMarkdownBytes, 64<<20)
 	}
 	if so.Scrapes < 0 || so.MaxBrowserSessions < 1 {
 		return badUsage("--scrapes must be at least 0 and --max-browser-sessions at least 1")

@@ -509,6 +509,14 @@ func (c *Client) send(ctx context.Context, op, method, path string, query url.Va
 // sendWith is send with another policy than the client's (its Notify
 // kept).
 func (c *Client) sendWith(ctx context.Context, rp Retry, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
+	return Call(ctx, c.notifying(rp, op), func(ctx context.Context) (*response, error) {
+		return c.sendOnce(ctx, op, method, path, query, reqBody, timeout, limit)
+	})
+}
+
+// notifying is rp saying each of its waits in the debug log and to the
+// client's own Notify.
+func (c *Client) notifying(rp Retry, op string) Retry {
 	notify := c.retry.Notify
 	rp.Notify = func(w Wait) {
 		c.logf("%s: %s", op, w)
@@ -516,13 +524,16 @@ func (c *Client) sendWith(ctx context.Context, rp Retry, op, method, path string
 			notify(w)
 		}
 	}
-	return Call(ctx, rp, func(ctx context.Context) (*response, error) {
-		r, err := c.sendBuf(ctx, op, method, path, query, reqBody, timeout, limit, nil)
-		if err == nil {
-			r.body, _ = c.secrets.RedactJSON(r.body)
-		}
-		return r, err
-	})
+	return rp
+}
+
+// sendOnce sends one request (sendBuf), its answer redacted.
+func (c *Client) sendOnce(ctx context.Context, op, method, path string, query url.Values, reqBody []byte, timeout time.Duration, limit int64) (*response, error) {
+	r, err := c.sendBuf(ctx, op, method, path, query, reqBody, timeout, limit, nil)
+	if err == nil {
+		r.body, _ = c.secrets.RedactJSON(r.body)
+	}
+	return r, err
 }
 
 // WithRetry is a client like c (the same connections) with policy r.

@@ -301,39 +301,119 @@ func readCrawlStatus(o object, onDoc func(*CrawlDoc)) (s *CrawlStatus, n int) {
 
 // crawlPageLimit is the most documents a status request asks for (the
 // service's limit parameter): an answer's size, and so what it costs to
-// read, stays bounded whatever the crawl's size.
+// read, stays bounded whatever the crawl's size. An answer over the cap
+// (crawlAnswerMax) is asked for again with half as many, down to one.
 const crawlPageLimit = 100
 
-// CrawlStatusPage fetches one answer of GET /v2/crawl/{id}, its documents
-// from skip on (skip 0 omits the parameter). next is the link to the
-// following documents ("" when none, or when it is not the service's own).
-func (c *Client) CrawlStatusPage(ctx context.Context, id string, skip int) (st *CrawlStatus, next int, err error) {
-	return c.crawlStatusPage(ctx, c.retry, id, skip, nil)
+// crawlAnswerMax is the most a status answer may hold (a variable for
+// tests).
+var crawlAnswerMax int64 = maxOtherBody
+
+// crawlPager reads a crawl's status list: answers of at most limit
+// documents from a skip, following next.
+type crawlPager struct {
+	c  *Client
+	rp Retry // each request is asked again as it says
+	id string
+	// limit is the documents asked for an answer (0: crawlPageLimit),
+	// halved after an answer over the cap for the rest of the pager's
+	// life: a crawl's documents tend to be alike in size.
+	limit int
+	// oversize are the list's positions whose document alone is over
+	// the cap: skipped, and said.
+	oversize map[int]bool
+	requests int // HTTP requests sent
 }
 
-// crawlStatusPage sends one status request from skip, asking again as rp
-// says, handing its documents to onDoc (nil: collected); next is the skip
-// of the following answer, -1 when there is none.
-func (c *Client) crawlStatusPage(ctx context.Context, rp Retry, id string, skip int, onDoc func(*CrawlDoc)) (*CrawlStatus, int, error) {
-	if err := c.checkJob(OpCrawlStatus, id); err != nil {
-		return nil, -1, err
-	}
-	q := url.Values{"limit": {strconv.Itoa(crawlPageLimit)}}
+// statusPage is one answer of the list.
+type statusPage struct {
+	st       *CrawlStatus
+	n        int  // the list's positions it covers: its documents, duplicates included (1 for a skipped document)
+	next     int  // the skip of the following answer; -1: none
+	oversize bool // the document at its skip is alone over the cap and was skipped
+}
+
+// isTooLarge reports whether err is an answer over the cap.
+func isTooLarge(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.tooLarge
+}
+
+// answer sends one status request, asking again as p.rp says; an answer
+// over the cap is not asked for again as it was: its error is returned
+// at once, for the caller to ask for fewer documents.
+func (p *crawlPager) answer(ctx context.Context, skip, limit int) (*response, error) {
+	q := url.Values{"limit": {strconv.Itoa(limit)}}
 	if skip > 0 {
 		q.Set("skip", strconv.Itoa(skip))
 	}
-	r, err := c.sendWith(ctx, rp, OpCrawlStatus, http.MethodGet, "/v2/crawl/"+id, q, nil, 0, maxOtherBody)
-	if err != nil {
-		return nil, -1, err
+	var r *response
+	var big error
+	err := p.c.notifying(p.rp, OpCrawlStatus).Do(ctx, func(ctx context.Context) error {
+		p.requests++
+		var err error
+		r, err = p.c.sendOnce(ctx, OpCrawlStatus, http.MethodGet, "/v2/crawl/"+p.id, q, nil, 0, crawlAnswerMax)
+		if isTooLarge(err) {
+			big = err
+			return nil
+		}
+		return err
+	})
+	if err == nil && big != nil {
+		return nil, big
 	}
+	return r, err
+}
+
+// page reads the answer from skip, handing its documents to onDoc (nil:
+// collected in its status's Docs). An answer over the cap is asked for
+// again with half the documents; a document alone over it is skipped (the
+// answer then has the figures read past every document).
+func (p *crawlPager) page(ctx context.Context, skip int, onDoc func(*CrawlDoc)) (statusPage, error) {
+	if err := p.c.checkJob(OpCrawlStatus, p.id); err != nil {
+		return statusPage{next: -1}, err
+	}
+	if p.limit <= 0 {
+		p.limit = crawlPageLimit
+	}
+	for {
+		r, err := p.answer(ctx, skip, p.limit)
+		switch {
+		case err == nil:
+			return p.read(r, skip, onDoc)
+		case !isTooLarge(err) || skip == figuresSkip:
+			return statusPage{next: -1}, err
+		case p.limit > 1:
+			p.limit /= 2
+			p.c.logf("crawl status: an answer over %d MB; asking for %d documents an answer", crawlAnswerMax>>20, p.limit)
+			continue
+		}
+		if p.oversize == nil {
+			p.oversize = map[int]bool{}
+		}
+		p.oversize[skip] = true
+		p.c.logf("crawl status: document %d alone is over %d MB and cannot be read: skipped", skip, crawlAnswerMax>>20)
+		r, err = p.answer(ctx, figuresSkip, 1)
+		if err != nil {
+			return statusPage{next: -1}, err
+		}
+		pg, err := p.read(r, figuresSkip, func(*CrawlDoc) {})
+		pg.n, pg.next, pg.oversize = 1, skip+1, true
+		return pg, err
+	}
+}
+
+// read reads a status answer from skip.
+func (p *crawlPager) read(r *response, skip int, onDoc func(*CrawlDoc)) (statusPage, error) {
+	c := p.c
 	// A view of the body, not a copy: its documents are decoded one by
 	// one from it.
 	o, ok := viewObject(r.body)
 	if !ok {
-		return nil, -1, c.malformed(OpCrawlStatus, r.status, "not a JSON object")
+		return statusPage{next: -1}, c.malformed(OpCrawlStatus, r.status, "not a JSON object")
 	}
 	if err := c.failure(OpCrawlStatus, r.status, o); err != nil {
-		return nil, -1, err
+		return statusPage{next: -1}, err
 	}
 	if d, ok := o.obj("data"); ok && o["status"] == nil && d["status"] != nil {
 		o = d // some answers nest the job under data
@@ -341,26 +421,29 @@ func (c *Client) crawlStatusPage(ctx context.Context, rp Retry, id string, skip 
 	st, n := readCrawlStatus(o, onDoc)
 	next := -1
 	if u, _ := o.str("next"); u != "" {
-		next = c.crawlNext(id, u, skip+n)
+		next = c.crawlNext(p.id, u, skip+n)
 	}
 	if n == 0 {
 		next = -1 // a next that brings nothing would loop
 	}
-	return st, next, nil
+	return statusPage{st: st, n: n, next: next}, nil
 }
 
 // crawlNext checks a next link: on the service's origin, the crawl's
 // path, with a skip that moves forward. It returns the skip to ask for
-// (the link's own, else the documents counted so far), -1 to stop.
+// (the link's own, else the documents counted so far). A link elsewhere
+// is not followed (the key stays home), but it says there is more: the
+// rest is asked for at the crawl's own address, from the documents
+// counted.
 func (c *Client) crawlNext(id, next string, counted int) int {
 	u, err := url.Parse(next)
-	if err != nil || !strings.EqualFold(strings.TrimRight(u.Path, "/"), strings.TrimRight(c.basePath()+"/v2/crawl/"+id, "/")) {
-		c.logf("crawl status: a next link that is not this crawl's is ignored")
-		return -1
-	}
-	if u.IsAbs() && origin(u) != c.origin {
-		c.logf("crawl status: a next link to another address is ignored")
-		return -1
+	switch {
+	case err != nil || !strings.EqualFold(strings.TrimRight(u.Path, "/"), strings.TrimRight(c.basePath()+"/v2/crawl/"+id, "/")):
+		c.logf("crawl status: a next link that is not this crawl's is not followed; the rest is asked for at the crawl's own address")
+		return counted
+	case u.IsAbs() && origin(u) != c.origin:
+		c.logf("crawl status: a next link to another address is not followed; the rest is asked for at the crawl's own address")
+		return counted
 	}
 	s, err := strconv.Atoi(u.Query().Get("skip"))
 	if err != nil || s < counted {
@@ -380,17 +463,20 @@ func (c *Client) basePath() string {
 
 // CrawlStatus fetches GET /v2/crawl/{id} from document skip on and follows
 // next to the end, handing each document to onDoc (nil: collected in the
-// answer's Docs). requests is how many answers it read. Each request is
+// answer's Docs). requests is how many requests it sent. Each request is
 // asked again as the client's Retry says.
 func (c *Client) CrawlStatus(ctx context.Context, id string, skip int, onDoc func(*CrawlDoc)) (st *CrawlStatus, requests int, err error) {
-	return c.crawlStatus(ctx, c.retry, id, skip, onDoc)
+	p := &crawlPager{c: c, rp: c.retry, id: id}
+	st, _, err = p.all(ctx, skip, onDoc)
+	return st, p.requests, err
 }
 
-// crawlStatus is CrawlStatus asking again as rp says. Following next ends
-// like every pager's paging: at a page that brings no document this call
-// has not seen, past the documents the crawl's total says there are (one
-// page of slack), or after crawlNextMax links.
-func (c *Client) crawlStatus(ctx context.Context, rp Retry, id string, skip int, onDoc func(*CrawlDoc)) (st *CrawlStatus, requests int, err error) {
+// all reads the list from skip and follows next to its end; end is the
+// list's position after the last answer read. Following next ends like
+// every pager's paging: at a page that brings no document this call has
+// not seen, past the documents the crawl's total says there are (one page
+// of slack), or after crawlNextMax links.
+func (p *crawlPager) all(ctx context.Context, skip int, onDoc func(*CrawlDoc)) (st *CrawlStatus, end int, err error) {
 	var all []CrawlDoc
 	seen := map[string]struct{}{}
 	fresh := 0 // documents of the page not seen before in this call
@@ -405,37 +491,37 @@ func (c *Client) crawlStatus(ctx context.Context, rp Retry, id string, skip int,
 			all = append(all, *d)
 		}
 	}
-	pos := skip
+	pos, end := skip, skip
 	for i := 0; ; i++ {
 		fresh = 0
-		page, next, err := c.crawlStatusPage(ctx, rp, id, pos, collect)
-		requests++
+		pg, err := p.page(ctx, pos, collect)
 		if err != nil {
 			if st != nil {
 				// The first answer came: keep it and what followed.
 				st.Docs = all
-				return st, requests, err
+				return st, end, err
 			}
-			return nil, requests, err
+			return nil, end, err
 		}
 		if st == nil {
-			st = page
+			st = pg.st
 		}
-		if next < 0 || i >= crawlNextMax {
+		end = pos + pg.n
+		if pg.next < 0 || i >= crawlNextMax {
 			break
 		}
-		if fresh == 0 {
-			c.logf("crawl status: a page brought no new document; its next link is not followed")
+		if fresh == 0 && !pg.oversize {
+			p.c.logf("crawl status: a page brought no new document; its next link is not followed")
 			break
 		}
-		if st.Total > 0 && next >= st.Total+crawlPageLimit {
-			c.logf("crawl status: a next link past the crawl's %d documents is not followed", st.Total)
+		if st.Total > 0 && pg.next >= st.Total+crawlPageLimit {
+			p.c.logf("crawl status: a next link past the crawl's %d documents is not followed", st.Total)
 			break
 		}
-		pos = next
+		pos = pg.next
 	}
 	st.Docs = all
-	return st, requests, nil
+	return st, end, nil
 }
 
 // CrawlError is one failed page.
@@ -538,7 +624,7 @@ type CrawlUpdate struct {
 type CrawlWatchOptions struct {
 	Interval time.Duration // between polls; default 2 s, at least 250 ms
 	NoSocket bool          // poll only
-	Held     int           // documents already held (a watch that resumes); polling starts there
+	Held     int           // the status list's documents already held (a watch that resumes); polling starts there
 	// Retry is the polls' policy (ratelimit.go), with Interval as its
 	// Interval: each wait is reported as an update, not to Retry.Notify,
 	// and Retry.Tries failures in a row end the watch.
@@ -550,18 +636,30 @@ type CrawlWatchStats struct {
 	Requests   int // HTTP requests (status pages) and socket openings
 	Docs       int // documents delivered
 	Duplicates int // documents received again and dropped
+	// Late are documents the check at the crawl's end found in its status
+	// list undelivered (the socket skipped them, or sent them in another
+	// order than the list), delivered then.
+	Late int
+	// Missing are documents the crawl's list holds that could not be
+	// delivered: each alone larger than an answer may be, or the list
+	// could not be read again at the end.
+	Missing int
 }
 
 // WatchCrawl follows a crawl to its end: the WebSocket first (the key as
 // its subprotocol, as the SDK sends it; wss:// except to loopback; no
 // redirect followed), then, when no socket can be opened or it closes
-// before done, polling the status from the documents already held on.
-// Documents are deduplicated across the switch. It returns the final
-// status once the crawl is over, ctx's error when ctx ends, or the error
-// that ended the watch (a refusal; the failures in a row o.Retry gives up
-// after).
+// before done, polling the status from the status list's position the
+// documents delivered reach. Any source that says the crawl ended ends the
+// watch (the socket's done, its status, the figures read beside it, a
+// poll). Documents are deduplicated across the switch, and at the end the
+// documents delivered are checked against the list (check). It returns
+// the final status once the crawl is over, ctx's error when ctx ends, or
+// the error that ended the watch (a refusal; the failures in a row
+// o.Retry gives up after).
 func (c *Client) WatchCrawl(ctx context.Context, id string, o CrawlWatchOptions, sink func(CrawlUpdate)) (*CrawlStatus, CrawlWatchStats, error) {
-	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{}, held: o.Held}
+	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{}, resume: max(o.Held, 0),
+		pager: &crawlPager{c: c, rp: Retry{Tries: 1}, id: id}}
 	// The figures goroutine of the socket reports too: one at a time.
 	var mu sync.Mutex
 	w.sink = func(u CrawlUpdate) {
@@ -575,23 +673,23 @@ func (c *Client) WatchCrawl(ctx context.Context, id string, o CrawlWatchOptions,
 	w.o.Interval = max(w.o.Interval, 250*time.Millisecond)
 	w.o.Retry.Interval, w.o.Retry.Notify = w.o.Interval, nil
 	if err := c.checkJob(OpCrawlStatus, id); err != nil {
-		return nil, w.stats, err
+		return nil, w.statsNow(), err
 	}
 	why := "polling was asked for"
 	if !o.NoSocket {
 		final, reason, err := w.socket(ctx)
 		if err != nil {
-			return nil, w.stats, err
+			return nil, w.statsNow(), err
 		}
 		if final != nil {
-			// The socket said done: one status call from the documents
-			// held picks up any the socket did not carry, and the
-			// final figures.
-			st, err := w.poll(ctx)
-			if err != nil || !st.Terminal() {
-				return final, w.stats, nil
+			// The crawl ended: one status call from the list's position
+			// held picks up any document the socket did not carry, and
+			// the final figures.
+			if st, err := w.poll(ctx); err == nil && st.Terminal() {
+				final = st
 			}
-			return st, w.stats, nil
+			w.check(ctx, final)
+			return final, w.statsNow(), nil
 		}
 		why = reason
 	}
@@ -600,16 +698,34 @@ func (c *Client) WatchCrawl(ctx context.Context, id string, o CrawlWatchOptions,
 }
 
 type crawlWatch struct {
-	c     *Client
-	id    string
-	o     CrawlWatchOptions
-	sink  func(CrawlUpdate)
-	seen  map[string]struct{}
-	held  int // documents received, in the service's order: where polling resumes
-	stats CrawlWatchStats
+	c    *Client
+	id   string
+	o    CrawlWatchOptions
+	sink func(CrawlUpdate)
+	seen map[string]struct{}
+	// resume is the status list's position polling resumes at. A poll
+	// moves it past each answer's documents (duplicates included: they
+	// hold positions too); the socket, by each document not seen before
+	// (the socket's order may not be the list's, nor is every document
+	// sent once: the check at the end finds out).
+	resume  int
+	listEnd int // the list's end as the last poll read it
+	pager   *crawlPager
+	unread  int // documents the check at the end could not read again
+	stats   CrawlWatchStats
 	// figureRequests counts the figures goroutine's requests (added to
-	// stats.Requests when the socket is left).
+	// stats.Requests when the socket is left); ended is a status that
+	// ended the crawl, read by it while the socket was open.
 	figureRequests atomic.Int64
+	ended          atomic.Pointer[CrawlStatus]
+}
+
+// statsNow is the watch's figures.
+func (w *crawlWatch) statsNow() CrawlWatchStats {
+	s := w.stats
+	s.Requests += w.pager.requests
+	s.Missing = len(w.pager.oversize) + w.unread
+	return s
 }
 
 // deliver hands on a document not seen before.
@@ -621,6 +737,12 @@ func (w *crawlWatch) deliver(d *CrawlDoc) {
 	w.seen[d.Key] = struct{}{}
 	w.stats.Docs++
 	w.sink(CrawlUpdate{Doc: d})
+}
+
+// socketDoc takes a document the socket sent.
+func (w *crawlWatch) socketDoc(d *CrawlDoc) {
+	w.deliver(d)
+	w.resume = max(w.resume, len(w.seen))
 }
 
 // wsURL is the socket's address, ok false when it would carry the key in
@@ -644,8 +766,8 @@ func (w *crawlWatch) wsURL() (string, bool) {
 	return u.String(), true
 }
 
-// socket reads the WebSocket until done. It returns the final status, or
-// why watching must go on by polling; err only for ctx's end.
+// socket reads the WebSocket until the crawl ends. It returns the final
+// status, or why watching must go on by polling; err only for ctx's end.
 func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string, err error) {
 	addr, ok := w.wsURL()
 	if !ok {
@@ -678,12 +800,19 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 	conn.SetReadLimit(maxOtherBody)
 	w.c.logf("crawl %s: WebSocket open", w.id)
 	w.sink(CrawlUpdate{Transport: TransportLive})
+	// The figures read beside the socket may say the crawl ended while
+	// the socket is silent: that ends the reading.
+	rctx, stopReading := context.WithCancel(ctx)
+	defer stopReading()
 	fctx, stopFigures := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		w.figures(fctx)
+		w.figures(fctx, func(st *CrawlStatus) {
+			w.ended.Store(st)
+			stopReading()
+		})
 	}()
 	defer func() {
 		stopFigures()
@@ -691,58 +820,74 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 		w.stats.Requests += int(w.figureRequests.Load())
 	}()
 	for {
-		_, b, err := conn.Read(ctx)
+		_, b, err := conn.Read(rctx)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil, "", ctx.Err()
 			}
+			if st := w.ended.Load(); st != nil {
+				w.c.logf("crawl %s: the status says %s while the WebSocket is silent: the socket is left", w.id, st.Status)
+				w.sink(CrawlUpdate{Status: st})
+				return st, "", nil
+			}
 			w.c.logf("crawl %s: WebSocket closed: %v", w.id, scrubErr(err, w.c.key))
 			return nil, "the WebSocket closed before the crawl ended", nil
 		}
-		// Redacted as every answer is (sendWith). Views of the message,
-		// not copies: a catchup's documents are decoded one by one from it.
-		b, _ = w.c.secrets.RedactJSON(b)
-		msg, ok := viewObject(b)
-		if !ok {
-			continue
-		}
-		typ, _ := msg.str("type")
-		switch typ {
-		case "catchup", "done":
-			d, ok := viewObject(msg["data"])
-			if !ok {
-				d = msg
-			}
-			st, _ := readCrawlStatus(d, func(doc *CrawlDoc) {
-				w.held++
-				w.deliver(doc)
-			})
-			if typ == "done" && st.Status == "" {
-				st.Status = "completed"
-			}
-			if st.Status != "" {
-				w.sink(CrawlUpdate{Status: st})
-			}
-			if typ == "done" || st.Terminal() {
+		if final, why := w.message(b); final != nil || why != "" {
+			if final != nil {
 				_ = conn.Close(websocket.StatusNormalClosure, "")
-				return st, "", nil
 			}
-		case "document":
-			if d, ok := ParseCrawlDoc(msg.raw("data")); ok {
-				w.held++
-				w.deliver(&d)
-			}
-		case "error":
-			e := truncateRunes(cleanMessage(msg.sanitized("error"), w.c.key), 100)
-			return nil, "the WebSocket reported an error (" + e + ")", nil
-		default:
-			// Another message with a status: take the figures.
-			if d, ok := msg.obj("data"); ok && d["status"] != nil {
-				st, _ := readCrawlStatus(d, func(*CrawlDoc) {})
-				w.sink(CrawlUpdate{Status: st})
+			return final, why, nil
+		}
+	}
+}
+
+// message takes one socket message: final when it says the crawl ended,
+// why when watching must go on by polling, neither when the socket is
+// read on.
+func (w *crawlWatch) message(b []byte) (final *CrawlStatus, why string) {
+	// Redacted as every answer is (sendOnce). Views of the message, not
+	// copies: a catchup's documents are decoded one by one from it.
+	b, _ = w.c.secrets.RedactJSON(b)
+	msg, ok := viewObject(b)
+	if !ok {
+		return nil, ""
+	}
+	typ, _ := msg.str("type")
+	switch typ {
+	case "catchup", "done":
+		d, ok := viewObject(msg["data"])
+		if !ok {
+			d = msg
+		}
+		st, _ := readCrawlStatus(d, w.socketDoc)
+		if typ == "done" && st.Status == "" {
+			st.Status = "completed"
+		}
+		if st.Status != "" {
+			w.sink(CrawlUpdate{Status: st})
+		}
+		if typ == "done" || st.Terminal() {
+			return st, ""
+		}
+	case "document":
+		if d, ok := ParseCrawlDoc(msg.raw("data")); ok {
+			w.socketDoc(&d)
+		}
+	case "error":
+		e := truncateRunes(cleanMessage(msg.sanitized("error"), w.c.key), 100)
+		return nil, "the WebSocket reported an error (" + e + ")"
+	default:
+		// Another message with a status: take the figures, and the end.
+		if d, ok := msg.obj("data"); ok && d["status"] != nil {
+			st, _ := readCrawlStatus(d, func(*CrawlDoc) {})
+			w.sink(CrawlUpdate{Status: st})
+			if st.Terminal() {
+				return st, ""
 			}
 		}
 	}
+	return nil, ""
 }
 
 // figuresEvery is how often a watch on the socket asks for the crawl's
@@ -751,8 +896,12 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 func (w *crawlWatch) figuresEvery() time.Duration { return max(5*w.o.Interval, time.Second) }
 
 // figures asks for the status with a skip past every document (so the
-// answer carries the figures and no document) until ctx ends.
-func (w *crawlWatch) figures(ctx context.Context) {
+// answer carries the figures and no document) until ctx ends, or until it
+// says the crawl ended: ended is then told, and the reading stops.
+func (w *crawlWatch) figures(ctx context.Context, ended func(*CrawlStatus)) {
+	// Each asked once: the next tick asks again.
+	p := &crawlPager{c: w.c, rp: Retry{Tries: 1}, id: w.id}
+	defer func() { w.figureRequests.Add(int64(p.requests)) }()
 	t := time.NewTicker(w.figuresEvery())
 	defer t.Stop()
 	for {
@@ -761,11 +910,14 @@ func (w *crawlWatch) figures(ctx context.Context) {
 			return
 		case <-t.C:
 		}
-		// Asked once: the next tick asks again.
-		st, _, err := w.c.crawlStatusPage(ctx, Retry{Tries: 1}, w.id, figuresSkip, func(*CrawlDoc) {})
-		w.figureRequests.Add(1)
-		if err == nil && ctx.Err() == nil && st.Status != "" && !st.Terminal() {
-			w.sink(CrawlUpdate{Status: st})
+		pg, err := p.page(ctx, figuresSkip, func(*CrawlDoc) {})
+		switch {
+		case err != nil || ctx.Err() != nil || pg.st.Status == "":
+		case pg.st.Terminal():
+			ended(pg.st)
+			return
+		default:
+			w.sink(CrawlUpdate{Status: pg.st})
 		}
 	}
 }
@@ -773,20 +925,49 @@ func (w *crawlWatch) figures(ctx context.Context) {
 // figuresSkip is past any crawl's documents.
 const figuresSkip = 1 << 30
 
-// poll makes one status call from the documents held on, following next;
-// each request is sent once (pollLoop decides about asking again).
+// poll makes one status call from the list's position held on, following
+// next; each request is sent once (pollLoop decides about asking again).
 func (w *crawlWatch) poll(ctx context.Context) (*CrawlStatus, error) {
-	pos := w.held
-	st, n, err := w.c.crawlStatus(ctx, Retry{Tries: 1}, w.id, pos, func(d *CrawlDoc) {
-		w.held++
-		w.deliver(d)
-	})
-	w.stats.Requests += n
+	st, end, err := w.pager.all(ctx, w.resume, w.deliver)
+	w.resume = max(w.resume, end)
+	if err == nil {
+		w.listEnd = end
+	}
 	if st != nil {
 		st.Docs = nil
 		w.sink(CrawlUpdate{Status: st})
 	}
 	return st, err
+}
+
+// check compares, once the crawl is over, the documents delivered with
+// what its status list holds: the list's end as the last poll read it
+// (its documents too large to read left out), no more than the crawl's
+// completed count. Fewer delivered means the socket skipped some, or sent
+// them in another order than the list: the list is read again from its
+// start (the documents held are dropped) and what was missing is
+// delivered then (stats.Late). What still cannot be read is counted
+// (stats.Missing).
+func (w *crawlWatch) check(ctx context.Context, st *CrawlStatus) {
+	want := w.listEnd - len(w.pager.oversize)
+	if st != nil && st.Completed > 0 {
+		want = min(want, st.Completed)
+	}
+	if len(w.seen) >= want {
+		return
+	}
+	w.c.logf("crawl %s: %d documents delivered, its status list holds %d: reading the list again", w.id, len(w.seen), want)
+	rp := w.o.Retry
+	rp.Notify = func(wt Wait) { w.sink(CrawlUpdate{Wait: &wt}) }
+	p := &crawlPager{c: w.c, rp: rp, id: w.id, limit: w.pager.limit, oversize: w.pager.oversize}
+	before := w.stats.Docs
+	_, _, err := p.all(ctx, 0, w.deliver)
+	w.stats.Requests += p.requests
+	w.pager.oversize = p.oversize
+	w.stats.Late += w.stats.Docs - before
+	if err != nil && ctx.Err() == nil {
+		w.unread = max(want-len(w.seen), 0)
+	}
 }
 
 // pollLoop polls until the crawl is over. After a failure it waits as
@@ -798,23 +979,24 @@ func (w *crawlWatch) pollLoop(ctx context.Context) (*CrawlStatus, CrawlWatchStat
 		wait := w.o.Interval
 		switch {
 		case ctx.Err() != nil:
-			return nil, w.stats, ctx.Err()
+			return nil, w.statsNow(), ctx.Err()
 		case err != nil:
 			failures++
 			rw, ok := w.o.Retry.Delay(err, failures)
 			if !ok {
-				return nil, w.stats, err
+				return nil, w.statsNow(), err
 			}
 			w.c.logf("%s: %s", OpCrawlStatus, rw)
 			w.sink(CrawlUpdate{Wait: &rw})
 			wait = rw.Delay
 		case st.Terminal():
-			return st, w.stats, nil
+			w.check(ctx, st)
+			return st, w.statsNow(), nil
 		default:
 			failures = 0
 		}
 		if !w.o.Retry.sleep(ctx, wait) {
-			return nil, w.stats, ctx.Err()
+			return nil, w.statsNow(), ctx.Err()
 		}
 	}
 }

@@ -39,7 +39,8 @@ import (
 // pages discovered so far (all of them once the crawl is over). Status
 // pages carry at most Options.CrawlPageDocs documents (25) and about 4 MB,
 // with next set to this URL with skip past them; skip and limit are read
-// as the real status handler does.
+// as the real status handler does. Options.CrawlFaults make the socket
+// and the status misbehave (crawlfaults.go).
 //
 // The routes are rows of the routing table (routes, server.go); the
 // WebSocket is GET /v2/crawl/{id} with an upgrade.
@@ -499,8 +500,12 @@ func (s *Server) serveCrawlStatus(w http.ResponseWriter, req *http.Request, j *c
 	if limit <= 0 {
 		limit = defaultCrawlPageDoc
 	}
+	unbounded := s.crawlFault(CrawlFaultUnbounded)
 	if l, err := strconv.Atoi(q.Get("limit")); err == nil && l > 0 {
 		limit = min(l, limit)
+		if unbounded {
+			limit = min(l, maxCrawlLimit) // as many as asked for
+		}
 	}
 	st := s.crawlAt(j)
 	b := append([]byte(`{"success":true`), `,"status":`...)
@@ -511,7 +516,7 @@ func (s *Server) serveCrawlStatus(w http.ResponseWriter, req *http.Request, j *c
 	b = appendField(b, "expiresAt", j.expires())
 	data := []byte{'['}
 	n := 0
-	for i := skip; i < len(st.docs) && n < limit && len(data) < maxCrawlPageBytes; i++ {
+	for i := skip; i < len(st.docs) && n < limit && (unbounded || len(data) < maxCrawlPageBytes); i++ {
 		if n > 0 {
 			data = append(data, ',')
 		}
@@ -520,7 +525,11 @@ func (s *Server) serveCrawlStatus(w http.ResponseWriter, req *http.Request, j *c
 	}
 	data = append(data, ']')
 	if skip+n < len(st.docs) {
-		next := s.URL + "/v2/crawl/" + j.id + "?skip=" + strconv.Itoa(skip+n)
+		base := s.URL
+		if s.crawlFault(CrawlFaultForeignNext) {
+			base = foreignOrigin
+		}
+		next := base + "/v2/crawl/" + j.id + "?skip=" + strconv.Itoa(skip+n)
 		if q.Get("limit") != "" {
 			next += "&limit=" + strconv.Itoa(limit)
 		}
@@ -651,13 +660,27 @@ func (s *Server) serveCrawlSocket(w http.ResponseWriter, req *http.Request, j *c
 	if c.Write(ctx, websocket.MessageText, msg) != nil {
 		return
 	}
-	sent := len(st.docs)
+	plan := socketPlan{resend: s.crawlFault(CrawlFaultResend), reorder: s.crawlFault(CrawlFaultReorder), next: len(st.docs), last: -1}
+	// CrawlFaultDrop closes the socket after an odd number of document
+	// messages (with CrawlFaultReorder: half of a swapped pair sent).
+	sent, dropAt := 0, -1
+	if s.crawlFault(CrawlFaultDrop) {
+		dropAt = len(j.pages)/4 | 1
+	}
 	for {
 		st = s.crawlAt(j)
-		for ; sent < len(st.docs); sent++ {
-			if c.Write(ctx, websocket.MessageText, jsonOf(obj{"type", "document", "data", raw(s.appendCrawlDoc(nil, j, st.docs[sent]))})) != nil {
+		for _, i := range plan.take(len(st.docs), st.status != "scraping") {
+			if c.Write(ctx, websocket.MessageText, jsonOf(obj{"type", "document", "data", raw(s.appendCrawlDoc(nil, j, st.docs[i]))})) != nil {
 				return
 			}
+			if sent++; sent == dropAt {
+				_ = c.Close(websocket.StatusGoingAway, "")
+				return
+			}
+		}
+		if st.status != "scraping" && s.crawlFault(CrawlFaultSilent) {
+			<-ctx.Done() // every document sent; nothing more, not even a close
+			return
 		}
 		switch st.status {
 		case "completed":

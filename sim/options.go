@@ -51,6 +51,11 @@ type Options struct {
 	CrawlStep          time.Duration
 	CrawlPageDocs      int
 	CrawlMarkdownBytes int
+	// CrawlFaults make crawls misbehave as real deployments have been
+	// seen to (crawlfaults.go: CrawlFaultResend, CrawlFaultReorder,
+	// CrawlFaultDrop, CrawlFaultSilent, CrawlFaultForeignNext,
+	// CrawlFaultUnbounded). nil: none.
+	CrawlFaults []string
 	// Retention is how long a run is kept (from its createdAt, wall time):
 	// after it its status, trace and snapshots answer 404 and the list
 	// leaves it out, as the service does after 24 hours. 0: runs never
@@ -170,6 +175,9 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if o.Now == nil {
 		o.Now = time.Now
+	}
+	if err := checkCrawlFaults(o.CrawlFaults); err != nil {
+		return o, err
 	}
 	return o, nil
 }

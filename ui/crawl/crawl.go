@@ -83,7 +83,10 @@ type Seen struct {
 	Status                string // the last status the service gave
 	Completed, Total      int
 	Credits               *float64
-	Pages, Failed, Robots int // pages listed or past the list's bound; failed and robots-blocked
+	Pages, Failed, Robots int                 // pages listed or past the list's bound; failed and robots-blocked
+	FailedPages           []poller.CrawlError // the first failed pages (at most 5)
+	Late, Missing         int                 // poller.CrawlWatchStats's: pages fetched at the end, pages never delivered
+	ErrorsAfterEnd        bool                // Failed and Robots were read after the crawl ended
 }
 
 // Defaults.
@@ -160,6 +163,12 @@ type Model struct {
 	confirming bool
 	armed      bool
 	cancelling bool
+	// swallow: the question vanished (the crawl ended): the next key,
+	// meant as its answer, goes nowhere.
+	swallow bool
+
+	late, missing  int  // from the watch's stats, at its end
+	errorsAfterEnd bool // the failed pages shown were read after the end
 
 	flash    string
 	showHelp bool
@@ -228,11 +237,13 @@ type (
 	storeErrMsg struct{ err error }
 	watchEndMsg struct {
 		final *poller.CrawlStatus
+		stats poller.CrawlWatchStats
 		err   error
 	}
 	errorsMsg struct {
-		e   *poller.CrawlErrors
-		err error
+		e        *poller.CrawlErrors
+		err      error
+		afterEnd bool // asked for once the watch had ended
 	}
 	cancelMsg struct {
 		status string
@@ -276,7 +287,7 @@ func (m *Model) watch(ctx context.Context) {
 		case <-ctx.Done():
 		}
 	}
-	final, _, err := m.cfg.Service.WatchCrawl(ctx, m.cfg.ID, m.cfg.Watch, func(u poller.CrawlUpdate) {
+	final, stats, err := m.cfg.Service.WatchCrawl(ctx, m.cfg.ID, m.cfg.Watch, func(u poller.CrawlUpdate) {
 		switch {
 		case u.Doc != nil:
 			d := u.Doc
@@ -298,7 +309,7 @@ func (m *Model) watch(ctx context.Context) {
 			send(healthMsg{*u.Wait})
 		}
 	})
-	send(watchEndMsg{final, err})
+	send(watchEndMsg{final, stats, err})
 }
 
 // next waits for the watch's next update and takes what else is queued.
@@ -324,13 +335,13 @@ func (m *Model) tick() tea.Cmd {
 }
 
 func (m *Model) fetchErrors() tea.Cmd {
-	svc, id, to := m.cfg.Service, m.cfg.ID, m.cfg.Timeout
+	svc, id, to, end := m.cfg.Service, m.cfg.ID, m.cfg.Timeout, m.done
 	m.errorsNext = m.cfg.Now().Add(errorsEvery)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), to)
 		defer cancel()
 		e, err := svc.CrawlErrorsOf(ctx, id)
-		return errorsMsg{e, err}
+		return errorsMsg{e, err, end}
 	}
 }
 
@@ -368,6 +379,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	case errorsMsg:
 		if msg.err == nil {
 			m.applyErrors(msg.e)
+			m.errorsAfterEnd = m.errorsAfterEnd || msg.afterEnd
 		}
 		return nil
 	case cancelMsg:
@@ -444,6 +456,7 @@ func (m *Model) apply(msg tea.Msg) tea.Cmd {
 	case watchEndMsg:
 		m.done = true
 		m.err = msg.err
+		m.late, m.missing = msg.stats.Late, msg.stats.Missing
 		if msg.final != nil {
 			m.final = msg.final.Status
 			m.status = msg.final.Status
@@ -460,15 +473,6 @@ func (m *Model) apply(msg tea.Msg) tea.Cmd {
 	}
 	m.dropQuestion()
 	return nil
-}
-
-// dropQuestion closes the cancel question once the crawl is over: there
-// is nothing left to cancel, and a y would only earn a 409.
-func (m *Model) dropQuestion() {
-	if m.confirming && CrawlOver(m.status) {
-		m.confirming, m.armed = false, false
-		m.flash = "the crawl is over (" + oneLine(m.status) + "): nothing to cancel"
-	}
 }
 
 func (m *Model) addRow(r row) {
@@ -563,6 +567,9 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		m.result.Interrupted = true
 		return tea.Quit
 	}
+	if m.swallowed() {
+		return nil
+	}
 	if m.confirming {
 		if !m.armed {
 			return nil // typed ahead: not an answer
@@ -639,8 +646,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			return m.saveRow(r)
 		}
 	case key.Matches(msg, k.Cancel):
-		if m.done || CrawlOver(m.status) {
-			m.flash = "the crawl is over: nothing to cancel"
+		if m.over() {
+			m.flash = "the crawl is over (" + oneLine(m.status) + "): nothing to cancel"
 			return nil
 		}
 		if m.cancelling {
@@ -703,8 +710,7 @@ func (m *Model) Result() Result {
 	r := m.result
 	r.Status = m.final
 	r.Err = m.err
-	r.Seen = Seen{Status: m.status, Completed: m.completed, Total: m.total, Credits: m.credits,
-		Pages: len(m.rows) - m.failed - m.robots + m.dropped, Failed: m.failed, Robots: m.robots}
+	r.Seen = m.seen()
 	return r
 }
 
@@ -827,6 +833,7 @@ func (m *Model) header() []string {
 	if m.dropped > 0 {
 		l3 += "  " + m.st.Warn.Render(fmt.Sprintf("%d pages past %d not listed", m.dropped, maxRows))
 	}
+	l3 += m.endNotes()
 	return []string{l1, l2, l3}
 }
 
@@ -1037,7 +1044,7 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.typing:
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "drop filter"))}
 	}
-	b := []key.Binding{k.Open, k.Filter, k.Copy, k.Save, k.Cancel}
+	b := append([]key.Binding{k.Open, k.Filter, k.Copy, k.Save}, m.cancelKey()...)
 	if m.cfg.Back {
 		b = append(b, k.Back)
 	}
@@ -1047,5 +1054,6 @@ func (m *Model) ShortHelp() []key.Binding {
 // FullHelp is every key, grouped.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Copy, k.Save, k.Cancel, k.Back, k.Help, k.Quit}}
+	keys := append([]key.Binding{k.Open, k.Filter, k.Copy, k.Save}, m.cancelKey()...)
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, append(keys, k.Back, k.Help, k.Quit)}
 }

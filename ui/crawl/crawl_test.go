@@ -20,6 +20,7 @@ import (
 type fakeService struct {
 	docs    []string
 	final   string
+	stats   poller.CrawlWatchStats // what the watch's end reports
 	cancels atomic.Int32
 	release chan struct{} // closed to let the watch end
 }
@@ -38,7 +39,7 @@ func (f *fakeService) WatchCrawl(ctx context.Context, id string, o poller.CrawlW
 			return nil, poller.CrawlWatchStats{}, ctx.Err()
 		}
 	}
-	return &poller.CrawlStatus{Status: f.final, Completed: len(f.docs), Total: len(f.docs)}, poller.CrawlWatchStats{}, nil
+	return &poller.CrawlStatus{Status: f.final, Completed: len(f.docs), Total: len(f.docs)}, f.stats, nil
 }
 
 func (f *fakeService) CrawlErrorsOf(ctx context.Context, id string) (*poller.CrawlErrors, error) {
@@ -173,8 +174,9 @@ func TestCancelConfirmationIgnoresTypedAhead(t *testing.T) {
 	close(svc.release)
 }
 
-// A crawl that ends while the cancel question is up closes the question:
-// a y after it sends no cancel (it copies the URL, as y does).
+// A crawl that ends while the cancel question is up closes the question,
+// and the key typed as its answer goes nowhere: not a cancel, not the
+// list's y (copy the URL). The key after it is the list's again.
 func TestCancelQuestionDroppedWhenCrawlEnds(t *testing.T) {
 	svc := &fakeService{docs: []string{doc(1, "One")}, final: "completed", release: make(chan struct{})}
 	m := newTestModel(t, svc)
@@ -195,9 +197,39 @@ func TestCancelQuestionDroppedWhenCrawlEnds(t *testing.T) {
 	if m.confirming || !strings.Contains(m.flash, "the crawl is over (completed): nothing to cancel") {
 		t.Fatalf("confirming %v, flash %q", m.confirming, m.flash)
 	}
-	drive(t, m, press(m, "y"))
-	if svc.cancels.Load() != 0 {
-		t.Fatal("a y after the crawl ended sent a cancel")
+	if cmd := press(m, "y"); cmd != nil || svc.cancels.Load() != 0 || !strings.Contains(m.flash, "that key was not taken") {
+		t.Fatalf("the y meant for the vanished question: a command %v, %d cancels, flash %q", cmd != nil, svc.cancels.Load(), m.flash)
+	}
+	if cmd := press(m, "y"); cmd == nil || svc.cancels.Load() != 0 {
+		t.Fatal("the key after it did not reach the list (y copies the URL)")
+	}
+}
+
+// c is offered (footer, ?) only while the crawl can be cancelled; on a
+// finished crawl the key says why it does nothing.
+func TestCancelNotOfferedWhenOver(t *testing.T) {
+	svc := &fakeService{docs: []string{doc(1, "One")}, final: "completed", release: make(chan struct{})}
+	m := newTestModel(t, svc)
+	m.SetSize(120, 40)
+	init := m.Init()
+	m.Update(init().(tea.BatchMsg)[0]())
+	if !strings.Contains(ansi.Strip(m.View()), "c cancel crawl") {
+		t.Fatalf("no c while scraping:\n%s", ansi.Strip(m.View()))
+	}
+	close(svc.release)
+	for i := 0; !m.done && i < 10; i++ {
+		m.Update(m.next()())
+	}
+	if v := ansi.Strip(m.View()); strings.Contains(v, "cancel crawl") {
+		t.Fatalf("c offered on a finished crawl:\n%s", v)
+	}
+	press(m, "?")
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "copy URL") || strings.Contains(v, "cancel crawl") {
+		t.Fatalf("? on a finished crawl:\n%s", v)
+	}
+	press(m, "?")
+	if cmd := press(m, "c"); cmd != nil || m.confirming || m.flash != "the crawl is over (completed): nothing to cancel" {
+		t.Fatalf("c on a finished crawl: confirming %v, flash %q", m.confirming, m.flash)
 	}
 }
 
@@ -220,5 +252,23 @@ func TestPageStorePrivate(t *testing.T) {
 	s.Close()
 	if _, err := os.Stat(name); !os.IsNotExist(err) {
 		t.Fatalf("the file is still there: %v", err)
+	}
+}
+
+// The pages the watch's end fetched late or could not fetch are in the
+// header and in what the screen tells its caller, with the first failed
+// pages and whether they were read after the end.
+func TestScreenEndNotesAndSeen(t *testing.T) {
+	svc := &fakeService{docs: []string{doc(1, "One"), doc(2, "Two")}, final: "completed", stats: poller.CrawlWatchStats{Late: 1, Missing: 2}}
+	m := newTestModel(t, svc)
+	m.SetSize(120, 40)
+	drive(t, m, m.Init())
+	if v := ansi.Strip(m.View()); !strings.Contains(v, "1 page fetched late") || !strings.Contains(v, "2 pages not delivered") {
+		t.Fatalf("no end notes in the header:\n%s", v)
+	}
+	s := m.Result().Seen
+	if s.Late != 1 || s.Missing != 2 || !s.ErrorsAfterEnd || s.Pages != 2 || s.Failed != 1 ||
+		len(s.FailedPages) != 1 || s.FailedPages[0].URL != "https://e.com/broken" || s.FailedPages[0].Error != "Request timed out" {
+		t.Fatalf("seen %+v", s)
 	}
 }
