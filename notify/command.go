@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/text"
 )
 
 // CommandTimeout is how long a --notify-command may run before it is
@@ -85,21 +86,22 @@ func SplitCommand(s string) ([]string, error) {
 // command runs the user's program for each moment: its argv with the
 // moment's text appended, what happened in FIREWATCH_* variables.
 type command struct {
-	argv []string
-	n    *Notifier
+	argv    []string
+	n       *Notifier
+	timeout time.Duration
 }
 
 func newCommand(argv []string, n *Notifier) (*command, error) {
 	if _, err := exec.LookPath(argv[0]); err != nil {
 		return nil, fmt.Errorf("--notify-command: %s cannot be run: %v", describe.OneLine(argv[0], 80), errors.Unwrap(err))
 	}
-	return &command{argv: argv, n: n}, nil
+	return &command{argv: argv, n: n, timeout: CommandTimeout}, nil
 }
 
 func (c *command) name() string { return "--notify-command" }
 
 func (c *command) deliver(ctx context.Context, m *Moment) error {
-	ctx, cancel := context.WithTimeout(ctx, CommandTimeout)
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.argv[0], append(c.argv[1:len(c.argv):len(c.argv)], m.Text)...)
 	cmd.Env = Env(os.Environ(), m)
@@ -117,7 +119,7 @@ func (c *command) deliver(ctx context.Context, m *Moment) error {
 	}
 	switch {
 	case ctx.Err() == context.DeadlineExceeded:
-		return fmt.Errorf("--notify-command %s was killed after %s", describe.OneLine(c.argv[0], 80), CommandTimeout)
+		return fmt.Errorf("--notify-command %s was killed after %s", describe.OneLine(c.argv[0], 80), text.Duration(c.timeout))
 	case err != nil:
 		return fmt.Errorf("--notify-command %s: %v", describe.OneLine(c.argv[0], 80), err)
 	}

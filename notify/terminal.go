@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/firewatch/firewatch/describe"
 )
 
 // Form is how the terminal is told.
@@ -133,7 +135,7 @@ func (t *Terminal) deliver(ctx context.Context, m *Moment) error {
 // Title is the title of an OSC 777 notification.
 const Title = "firewatch"
 
-// maxOSC bounds the text in a sequence (runes).
+// maxOSC bounds the text in a sequence (cells).
 const maxOSC = 240
 
 // Sequence is the bytes that show text as a desktop notification in form,
@@ -158,32 +160,23 @@ func Sequence(form Form, text string, wrap bool) string {
 	return seq
 }
 
-// oscText keeps the printable runes of s, at most maxOSC of them. It never
+// oscText is s sanitised to one line of at most maxOSC cells (escape
+// sequences removed whole, control, bidi and zero-width characters gone),
+// then with any control character left dropped all the same. It never
 // starts with a digit: OSC 9 ; N ; ... is a command to ConEmu and Windows
 // Terminal (progress, the working directory), not a notification.
 func oscText(s string) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || r == 0xfffd {
-			if r == '\t' || r == '\n' {
-				b.WriteByte(' ')
-				n++
-			}
-			continue
+	s = describe.OneLine(s, maxOSC)
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) {
+			return -1
 		}
-		if n == maxOSC {
-			b.WriteString("…")
-			break
-		}
-		b.WriteRune(r)
-		n++
+		return r
+	}, s)
+	if s != "" && s[0] >= '0' && s[0] <= '9' {
+		s = "firewatch: " + s
 	}
-	out := b.String()
-	if out != "" && out[0] >= '0' && out[0] <= '9' {
-		out = "firewatch: " + out
-	}
-	return out
+	return s
 }
 
 // tmuxState is what tmux says of the pane firewatch runs in.
