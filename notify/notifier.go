@@ -76,8 +76,8 @@ type sink interface {
 
 // worker is a sink with its queue and goroutine.
 type worker struct {
-	s     sink
-	q     chan *Moment
+	s    sink
+	q    chan *Moment
 	once sync.Once // the first failure is said
 }
 

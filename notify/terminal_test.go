@@ -94,7 +94,9 @@ func TestTmux(t *testing.T) {
 		{tmuxState{passthrough: "0", shown: true}, "\a"},
 		{tmuxState{passthrough: "off", shown: true}, "\a"},
 	} {
-		tm, err := NewTerminal(func(k string) string { return map[string]string{"TMUX": "/tmp/tmux-0/default,1,0", "TERM": "tmux-256color"}[k] })
+		tm, err := NewTerminal(func(k string) string {
+			return map[string]string{"TMUX": "/tmp/tmux-0/default,1,0", "TERM": "tmux-256color"}[k]
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
