@@ -31,6 +31,7 @@ import (
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	"github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/alert"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
@@ -64,6 +65,13 @@ type Config struct {
 	// OnDoc, when set, is handed each document as it arrives, on the
 	// watch's goroutine (crawl --pages-dir). nil: none.
 	OnDoc func(*poller.CrawlDoc)
+	// OnEnd, when set, is handed the crawl's last status when its watch
+	// ends (nil when none came), on the watch's goroutine (--notify).
+	OnEnd func(final *poller.CrawlStatus)
+	// Alerts are desktop notifications for the terminal, written through
+	// the program while the terminal is not focused (ui/internal/alert);
+	// nil: none.
+	Alerts <-chan string
 }
 
 // Result is how the screen ended.
@@ -158,6 +166,8 @@ type Model struct {
 
 	page *pageView
 
+	alerts *alert.Gate // Config.Alerts
+
 	confirming bool
 	armed      bool
 	cancelling bool
@@ -187,7 +197,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("crawl screen: a temporary file for the pages: %w", err)
 	}
 	m := &Model{cfg: cfg, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
-		store: st, updates: make(chan tea.Msg, 64), bad: map[string]bool{}, started: cfg.Now(), status: "…"}
+		store: st, updates: make(chan tea.Msg, 64), bad: map[string]bool{}, started: cfg.Now(), status: "…", alerts: alert.New(cfg.Alerts)}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
 		scroll.ASCIIHelp(&m.keys.Up)
@@ -256,7 +266,7 @@ func (m *Model) Init() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	go m.watch(ctx)
-	return tea.Batch(m.next(), m.tick(), m.note())
+	return tea.Batch(m.next(), m.tick(), m.note(), m.alerts.Wait())
 }
 
 // note waits for the client's next line (Config.Notes).
@@ -299,6 +309,9 @@ func (m *Model) watch(ctx context.Context) {
 			send(healthMsg{*u.Wait})
 		}
 	})
+	if m.cfg.OnEnd != nil {
+		m.cfg.OnEnd(final)
+	}
 	send(watchEndMsg{final, err})
 }
 
@@ -346,6 +359,9 @@ func (m *Model) SetSize(w, h int) tea.Cmd {
 
 // Update handles a message.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.alerts.Update(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		return m.SetSize(msg.Width, msg.Height)
@@ -1046,3 +1062,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, {k.Open, k.Filter, k.Copy, k.Save, k.Cancel, k.Back, k.Help, k.Quit}}
 }
+
+// ReportFocus is the view's ReportFocus: on while notifications are asked
+// for (Config.Alerts).
+func (m *Model) ReportFocus() bool { return m.alerts.ReportFocus() }
