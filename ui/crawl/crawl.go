@@ -65,9 +65,6 @@ type Config struct {
 	// OnDoc, when set, is handed each document as it arrives, on the
 	// watch's goroutine (crawl --pages-dir). nil: none.
 	OnDoc func(*poller.CrawlDoc)
-	// OnEnd, when set, is handed the crawl's last status when its watch
-	// ends (nil when none came), on the watch's goroutine (--notify).
-	OnEnd func(final *poller.CrawlStatus)
 	// Alerts are desktop notifications for the terminal, written through
 	// the program while the terminal is not focused (ui/internal/alert);
 	// nil: none.
@@ -85,6 +82,8 @@ type Result struct {
 	// Seen is what the screen learned of the crawl, however it ended (for
 	// --summary).
 	Seen Seen
+	// Focused: the terminal last reported it was focused (Config.Alerts).
+	Focused bool
 }
 
 // Seen is what the screen learned of a crawl.
@@ -309,9 +308,6 @@ func (m *Model) watch(ctx context.Context) {
 			send(healthMsg{*u.Wait})
 		}
 	})
-	if m.cfg.OnEnd != nil {
-		m.cfg.OnEnd(final)
-	}
 	send(watchEndMsg{final, err})
 }
 
@@ -720,6 +716,7 @@ func (m *Model) Result() Result {
 	r := m.result
 	r.Status = m.final
 	r.Err = m.err
+	r.Focused = m.alerts.Focused()
 	r.Seen = Seen{Status: m.status, Completed: m.completed, Total: m.total, Credits: m.credits,
 		Pages: len(m.rows) - m.failed - m.robots + m.dropped, Failed: m.failed, Robots: m.robots}
 	return r
