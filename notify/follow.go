@@ -38,9 +38,9 @@ func (n *Notifier) Follow(id string, s *model.Store) *Run {
 // the run's end is read from the store. t gives the run's cap (nil: the
 // service's default, assumed).
 //
-// A run that had already ended when it was first seen tells nothing; a run
-// first seen running tells only the items still open then, not those its
-// history raised and cleared before.
+// A run that had already ended when it was first seen tells nothing; an
+// item tells only if it is still open after the merge or tick that raised
+// it (not one of the history of a run first seen late).
 func (r *Run) Saw(t *attention.Tracker, changes []attention.Change) {
 	if r == nil || r.over {
 		return
@@ -55,18 +55,17 @@ func (r *Run) Saw(t *attention.Tracker, changes []attention.Change) {
 			r.over = true
 			return
 		}
-		// Only what is open now: the history's cleared items are past.
-		changes = openOnly(changes)
 	}
+	// Only what is still open: an item raised and cleared between two
+	// looks (the history of a run first seen late, a catch-up after a
+	// failing poll) is over already.
+	changes = openOnly(changes)
 	budgetSent := false
 	if run.State != model.StateFinished {
 		budgetSent = r.budgets(t)
 	}
 	if r.n.on.Attention {
 		for _, c := range changes {
-			if c.Cleared || c.Item == nil {
-				continue
-			}
 			if c.Item.Kind == attention.KindBudget && budgetSent {
 				// The same news as the budget moment sent just now.
 				r.n.claim(r.key(EventAttention, string(attention.KindBudget)))
