@@ -53,10 +53,14 @@ const (
 // register adds the flags; demo is demo's set (nothing without --notify).
 func (x *notifyOptions) register(f *pflag.FlagSet, demo bool) {
 	x.demo = demo
+	with := ""
+	if demo {
+		with = "; with --notify only"
+	}
 	f.BoolVar(&x.Terminal, "notify", false, "a desktop notification through the terminal (OSC 9 or 777, through tmux, else a bell) when the run finishes or first needs attention; a full screen only while the terminal is not focused")
-	f.StringVar(&x.Command, "notify-command", "", "run `CMD` for each notification, without a shell: its words (quotes group them), then the text; the rest in FIREWATCH_* variables (see docs/notify.md)")
-	f.StringVar(&x.URL, "notify-url", "", "POST each notification as JSON to `URL` (Slack and Mattermost incoming webhooks show its text); default $"+notify.EnvURL)
-	f.StringVar(&x.On, "notify-on", notify.DefaultOn().String(), "the moments to notify, comma-separated: "+notify.OnWords+" (credits used reach that share of the cap)")
+	f.StringVar(&x.Command, "notify-command", "", "run `CMD` for each notification, without a shell: its words (quotes group them), then the text; the rest in FIREWATCH_* variables (docs/notify.md)"+with)
+	f.StringVar(&x.URL, "notify-url", "", "POST each notification as JSON to `URL` (Slack and Mattermost incoming webhooks show its text); default $"+notify.EnvURL+with)
+	f.StringVar(&x.On, "notify-on", notify.DefaultOn().String(), "the moments to notify, comma-separated: "+notify.OnWords+" (N% of the run's credit cap used)")
 }
 
 // check validates the flags (exit 2 on a bad one), before any request.
