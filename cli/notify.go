@@ -236,9 +236,14 @@ func (ns *notifications) screen(note func(string)) chan string {
 // screenEnded points the sinks back at stderr once a screen has gone.
 // Sequences the screen did not write (it quit at the run's end) go to
 // stderr unless the terminal was focused; none when another screen comes
-// next (back to the runs screen), whose drawing they would race.
+// next (back to the runs screen), whose drawing they would race, and what
+// a sink says then waits for the end.
 func (ns *notifications) screenEnded(ch chan string, focused, another bool) {
-	ns.setSay(nil)
+	if another {
+		ns.setSay(func(string) {}) // kept for the end: stderr is under a screen
+	} else {
+		ns.setSay(nil)
+	}
 	if ns.term == nil {
 		return
 	}

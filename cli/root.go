@@ -110,8 +110,9 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetIn(stdin)
 	root.SetOut(a.print) // help and completion are answers too
 	root.SetErr(a.stderr)
+	// The last notifications are waited for (bounded) once all is said.
+	defer a.finishNotify(ctx)
 	err := a.settle(ctx, root.ExecuteContext(ctx))
-	a.finishNotify(ctx)
 	code := codeOf(err)
 	if err != nil {
 		if !said(err) {
