@@ -183,19 +183,21 @@ type (
 		Budget    *budgetBody    `json:"budget"`
 	}
 	runBody struct {
-		ID         string   `json:"id"`
-		Prompt     string   `json:"prompt"`
-		Model      string   `json:"model"`
-		Outcome    *string  `json:"outcome"`
-		Credits    *float64 `json:"credits"`
-		DurationMs *int64   `json:"durationMs"`
-		Duration   *string  `json:"duration"`
+		ID          string  `json:"id"`
+		Prompt      string  `json:"prompt"`
+		Model       string  `json:"model"`
+		Outcome     *string `json:"outcome"`
+		figuresBody `json:",inline"`
 	}
 	crawlBody struct {
-		ID         string   `json:"id"`
-		URL        string   `json:"url"`
-		Status     string   `json:"status"`
-		Pages      int      `json:"pages"`
+		ID          string `json:"id"`
+		URL         string `json:"url"`
+		Status      string `json:"status"`
+		Pages       int    `json:"pages"`
+		figuresBody `json:",inline"`
+	}
+	// figuresBody is what a run and a crawl both have.
+	figuresBody struct {
 		Credits    *float64 `json:"credits"`
 		DurationMs *int64   `json:"durationMs"`
 		Duration   *string  `json:"duration"`
@@ -219,16 +221,15 @@ type (
 func Body(m *Moment, secrets *text.Secrets) []byte {
 	j := &m.Job
 	b := webhookBody{Text: m.Text, Event: m.Event, ID: m.Key, At: m.At.UTC().Format(time.RFC3339Nano), Source: "firewatch"}
-	var ms *int64
-	var dur *string
+	fig := figuresBody{Credits: j.Credits}
 	if j.HasDuration {
 		v, s := j.Duration.Milliseconds(), text.Duration(j.Duration)
-		ms, dur = &v, &s
+		fig.DurationMs, fig.Duration = &v, &s
 	}
 	if j.Kind == KindCrawl {
-		b.Crawl = &crawlBody{ID: j.ID, URL: j.URL, Status: j.Outcome, Pages: j.Pages, Credits: j.Credits, DurationMs: ms, Duration: dur}
+		b.Crawl = &crawlBody{ID: j.ID, URL: j.URL, Status: j.Outcome, Pages: j.Pages, figuresBody: fig}
 	} else {
-		rb := &runBody{ID: j.ID, Prompt: j.Prompt, Model: j.Model, Credits: j.Credits, DurationMs: ms, Duration: dur}
+		rb := &runBody{ID: j.ID, Prompt: j.Prompt, Model: j.Model, figuresBody: fig}
 		if j.Outcome != "" {
 			o := j.Outcome
 			rb.Outcome = &o
