@@ -170,11 +170,7 @@ func (a *app) finishNotify(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	left := ns.n.Close(cctx)
-	ns.mu.Lock()
-	defer ns.mu.Unlock()
-	for _, m := range ns.deferred {
-		fmt.Fprintf(ns.stderr, "firewatch: %s\n", m)
-	}
+	ns.sayDeferred()
 	if left > 0 {
 		fmt.Fprintf(ns.stderr, "firewatch: %s not delivered: gave up after %s at exit\n", plural(left, "notification", "notifications"), wait)
 	}
@@ -198,6 +194,16 @@ func (ns *notifications) sayLine(msg string) {
 		return
 	}
 	fmt.Fprintf(ns.stderr, "firewatch: %s\n", msg)
+}
+
+// sayDeferred says on stderr what was said on a screen.
+func (ns *notifications) sayDeferred() {
+	ns.mu.Lock()
+	defer ns.mu.Unlock()
+	for _, m := range ns.deferred {
+		fmt.Fprintf(ns.stderr, "firewatch: %s\n", m)
+	}
+	ns.deferred = nil
 }
 
 func (ns *notifications) setSay(say func(string)) {
@@ -243,6 +249,7 @@ func (ns *notifications) screenEnded(ch chan string, focused, another bool) {
 		ns.setSay(func(string) {}) // kept for the end: stderr is under a screen
 	} else {
 		ns.setSay(nil)
+		ns.sayDeferred() // in order, before what is said from now on
 	}
 	if ns.term == nil {
 		return

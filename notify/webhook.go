@@ -114,7 +114,14 @@ func (w *webhook) deliver(ctx context.Context, m *Moment) error {
 		tries++
 		return w.post(ctx, body)
 	})
-	if err != nil {
+	var pe *poller.Error
+	switch {
+	case err == nil:
+	case errors.As(err, &pe):
+		return fmt.Errorf("--notify-url %s: %s (%d %s)", w.host, pe.Short(), tries, plural(tries, "try", "tries"))
+	case ctx.Err() != nil && !errors.As(err, new(*finalError)):
+		return fmt.Errorf("--notify-url %s: not delivered in time (%d %s)", w.host, tries, plural(tries, "try", "tries"))
+	default:
 		return err
 	}
 	w.n.logf("notify: POSTed %s to %s (%d %s)", m.Key, w.host, tries, plural(tries, "try", "tries"))
