@@ -13,6 +13,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/notify"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/internal/alert"
 )
 
 // TestNotifyThroughProgram: a run that fails with a hostile error message,
@@ -97,23 +98,48 @@ func TestNotifyThroughProgram(t *testing.T) {
 	}
 }
 
-// TestFocusReports: the screen follows the terminal's focus reports (what
-// decides whether a notification is written) and says the last one.
-func TestFocusReports(t *testing.T) {
+// TestFocusedSendsNone: the screen follows the terminal's focus reports:
+// a notification that arrives while the terminal said it is focused is
+// not written, one that arrives after it said it is not is written as it
+// is; the screen says the last report.
+func TestFocusedSendsNone(t *testing.T) {
 	ch := make(chan string)
+	close(ch) // the gate's next wait returns at once
 	m := New(Config{Store: model.NewStore(), Alerts: ch})
 	if !m.View().ReportFocus {
 		t.Fatal("focus reporting off with notifications on")
 	}
+	seq := notify.Sequence(notify.FormOSC9, "run 5eb381f7 succeeded", false)
+	written := func() []string {
+		_, cmd := m.Update(alert.Msg(seq))
+		return rawOf(cmd)
+	}
 	m.Update(tea.FocusMsg{})
-	if !m.Result().Focused {
-		t.Error("focus not taken")
+	if got := written(); len(got) != 0 || !m.Result().Focused {
+		t.Errorf("focused: wrote %q", got)
 	}
 	m.Update(tea.BlurMsg{})
-	if m.Result().Focused {
-		t.Error("blur not taken")
+	if got := written(); len(got) != 1 || got[0] != seq || m.Result().Focused {
+		t.Errorf("not focused: wrote %q, want the sequence", got)
 	}
 	if New(Config{Store: model.NewStore()}).View().ReportFocus {
 		t.Error("focus reporting on without notifications")
 	}
+}
+
+// rawOf runs cmd and what it batches, and returns what they write raw.
+func rawOf(cmd tea.Cmd) []string {
+	if cmd == nil {
+		return nil
+	}
+	var raw []string
+	switch msg := cmd().(type) {
+	case tea.BatchMsg:
+		for _, c := range msg {
+			raw = append(raw, rawOf(c)...)
+		}
+	case tea.RawMsg:
+		raw = append(raw, msg.Msg.(string))
+	}
+	return raw
 }
