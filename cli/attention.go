@@ -93,6 +93,7 @@ func (w *watchSession) attend(p printer, d *model.Delta, now time.Time) {
 	} else {
 		ch = w.Attention.Tick(now)
 	}
+	w.notify.saw(w.Attention, ch)
 	if ap, ok := p.(attentionPrinter); ok {
 		for _, c := range ch {
 			ap.attention(c)

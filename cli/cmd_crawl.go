@@ -52,6 +52,7 @@ type crawlOptions struct {
 	PagesDir          string
 	Poll              bool
 	Interval          time.Duration
+	Notify            notifyOptions // --notify and its kin (notify.go)
 
 	// v1 names, refused with the v2 name
 	v1MaxDepth, v1IgnoreSitemap, v1Backward string
@@ -96,6 +97,7 @@ bad usage (nothing sent), 3 cancelled, 6 the service refused (400, 401,
 		RunE: func(cmd *cobra.Command, args []string) error { return runE(a.crawl(cmd, o, args[0])) },
 	}
 	o.registerCommon(cmd, "auto (tui on a terminal, else plain), tui, plain or json")
+	o.Notify.register(cmd.Flags(), false)
 	f := cmd.Flags()
 	f.StringVar(&o.Prompt, "prompt", "", "say in words what to crawl; the service derives the options (see crawl-preview)")
 	f.IntVar(&o.Limit, "limit", 0, "the most pages the crawl scrapes (its page cap; the service's default when unset)")
@@ -172,7 +174,7 @@ func (o *crawlOptions) check(cmd *cobra.Command, isID bool) error {
 	if o.Detach && (o.Summary != "" || o.PagesDir != "") {
 		return badUsage("--detach does not watch: --summary and --pages-dir need the watch")
 	}
-	return nil
+	return o.Notify.check(f)
 }
 
 // request builds the body from the flags.
@@ -367,7 +369,11 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 	if err != nil {
 		return err
 	}
-	return a.printCrawl(ctx, c, o, id, crawlURL, watch)
+	ws, _, _, err := a.notifyCrawl(c, &o.Notify, crawlURL, nil)
+	if err != nil {
+		return err
+	}
+	return a.printCrawl(ctx, ws, o, id, crawlURL, watch)
 }
 
 // crawlScreen follows the crawl on the screen; once it is left, stderr has
@@ -400,9 +406,14 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 			}
 		}
 	}
-	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, NoColor: o.NoColor || noColorEnv(),
-		ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc},
+	ws, alerts, notified, err := a.notifyCrawl(c, &o.Notify, crawlURL, say)
+	if err != nil {
+		return err
+	}
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: ws, ID: id, URL: crawlURL, NoColor: o.NoColor || noColorEnv(),
+		ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc, Alerts: alerts},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
+	notified(res.Focused, false)
 	s := res.Seen
 	run := &crawlRun{ID: id, URL: crawlURL, Status: s.Status, Completed: s.Completed, Total: s.Total, Credits: s.Credits,
 		Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start, FailedPages: s.FailedPages, Late: s.Late,
@@ -483,7 +494,7 @@ func screenEnd(ctx context.Context, res uicrawl.Result, summaryErr error) error 
 }
 
 // printCrawl is the plain and JSON output.
-func (a *app) printCrawl(ctx context.Context, c *poller.Client, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions) error {
+func (a *app) printCrawl(ctx context.Context, c uicrawl.Service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions) error {
 	run := &crawlRun{ID: id, URL: crawlURL, Start: time.Now()}
 	var pages *pageWriter
 	if o.PagesDir != "" {
@@ -776,10 +787,15 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	if err != nil {
 		return false, err
 	}
-	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII,
+	cs, alerts, notified, err := a.notifyCrawl(c, &o.Notify, crawlURL, say)
+	if err != nil {
+		return false, err
+	}
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: cs, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII,
 		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb", Watch: poller.CrawlWatchOptions{Retry: a.retry},
-		Secrets: a.secrets, Notes: notes},
+		Secrets: a.secrets, Notes: notes, Alerts: alerts},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
+	notified(res.Focused, res.Back)
 	switch {
 	case ctx.Err() != nil:
 		return false, context.Cause(ctx) // a signal: 130 like every screen
@@ -811,7 +827,7 @@ func (a *app) demoCrawl(cmd *cobra.Command, wo *watchOptions, d *demoOptions) er
 	}
 	id := srv.StartCrawl("https://docs.example.com/", 100)
 	o := &crawlOptions{Timeout: wo.Timeout, Summary: wo.Summary, Interval: max(250*time.Millisecond, time.Duration(float64(2*time.Second)/d.Speed)), demo: true}
-	o.Output, o.NoColor, o.ASCII = wo.Output, wo.NoColor, wo.ASCII
+	o.Output, o.NoColor, o.ASCII, o.Notify = wo.Output, wo.NoColor, wo.ASCII, wo.Notify
 	if o.Output == "" {
 		o.Output = OutputAuto
 	}

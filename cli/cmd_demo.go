@@ -52,7 +52,7 @@ output the cancel scenario is cancelled by the demo itself after a while.`,
 	f.BoolVar(&d.Crawl, "crawl", false, "watch a simulated crawl (failures, robots-blocked and a hostile page) instead of an agent run")
 	f.IntVar(&d.History, "history", 0, "also host this many finished runs in the team's list and open on the runs screen (terminal UI; 40+ make several pages)")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
-	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP)
+	o.register(cmd, flagsPolling|flagsOutput|flagsOTLP|flagsNotifyDemo)
 	return cmd
 }
 

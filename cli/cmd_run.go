@@ -65,7 +65,7 @@ else is sent.`,
 	f.BoolVar(&ro.StrictURLs, "strict-urls", false, "keep the agent to the --url pages (strictConstrainToURLs)")
 	f.BoolVar(&ro.Detach, "detach", false, "print the new run's id on stdout and exit without watching")
 	_ = cmd.RegisterFlagCompletionFunc("effort", cobra.FixedCompletions(poller.Efforts, cobra.ShellCompDirectiveNoFileComp))
-	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP|flagsNotify)
 	if mc := f.Lookup("max-credits"); mc != nil {
 		mc.Usage = "the run's credit cap, a whole number sent as maxCredits (the service's default: 2500); it also drives the burn projection"
 		mc.Value = wholeNumber{mc.Value}

@@ -59,7 +59,7 @@ watched from the screen.`,
 	f.StringVar(&ro.Status, "status", "all", "only runs with this status: "+strings.Join(runStatuses, ", ")+" (any other value is matched as it is)")
 	f.IntVar(&ro.Limit, "limit", poller.ListPageSize, "plain and JSON output: print at most this many runs, paging through the list")
 	_ = cmd.RegisterFlagCompletionFunc("status", cobra.FixedCompletions(runStatuses, cobra.ShellCompDirectiveNoFileComp))
-	o.register(cmd, flagsConnection|flagsPolling|flagsOutput)
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsNotify)
 	return cmd
 }
 

@@ -129,6 +129,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	aw.keepSnapshots(w, client)
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
+	if w.notify, err = a.notifyWatch(w); err != nil {
+		return err
+	}
 	otlp, err := o.OTLP.live(w, a.secrets)
 	if err != nil {
 		return err
@@ -170,7 +173,7 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 			return runE(a.watch(cmd, o, args[0]))
 		},
 	}
-	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP|flagsNotify)
 	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
 	return cmd
 }

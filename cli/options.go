@@ -63,6 +63,8 @@ type watchOptions struct {
 
 	// OTLP is the OpenTelemetry export (--otlp, cli/otlp.go).
 	OTLP otlpOptions
+	// Notify is --notify and its kin (cli/notify.go).
+	Notify notifyOptions
 }
 
 const (
@@ -79,6 +81,8 @@ const (
 	flagsPolling                        // --interval, --tail, --live-view, --record, --timeout
 	flagsOutput                         // --output, --summary, --no-color, --ascii, --debug, --mouse, --exit-on-finish
 	flagsOTLP                           // --otlp, --otlp-endpoint, --otlp-content
+	flagsNotify                         // --notify, --notify-command, --notify-url, --notify-on
+	flagsNotifyDemo                     // the same for demo: nothing without --notify
 )
 
 func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
@@ -110,6 +114,9 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 	if which&flagsOTLP != 0 {
 		o.OTLP.register(cmd)
 	}
+	if which&(flagsNotify|flagsNotifyDemo) != 0 {
+		o.Notify.register(cmd.Flags(), which&flagsNotifyDemo != 0)
+	}
 }
 
 // check validates flag values (exit 2 on a bad one).
@@ -137,6 +144,9 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 		return badUsage("--heartbeat must be positive")
 	}
 	if err := o.checkAttention(f); err != nil {
+		return err
+	}
+	if err := o.Notify.check(f); err != nil {
 		return err
 	}
 	if o.Record != "" && o.Record == o.Summary {

@@ -82,6 +82,8 @@ type app struct {
 	noArchive   bool
 	archiveSeed *archive.Run
 	openStore   archive.Store // opened by watch's archive lookup, for the watch to write to
+
+	notify *notifications // --notify and its kin, once a watch starts them (notify.go)
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -108,6 +110,8 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	root.SetIn(stdin)
 	root.SetOut(a.print) // help and completion are answers too
 	root.SetErr(a.stderr)
+	// The last notifications are waited for (bounded) once all is said.
+	defer a.finishNotify(ctx)
 	err := a.settle(ctx, root.ExecuteContext(ctx))
 	code := codeOf(err)
 	if err != nil {
@@ -195,7 +199,7 @@ func (a *app) rootCommand() *cobra.Command {
 			return runE(a.watch(cmd, o, args[0]))
 		},
 	}
-	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	o.register(root, flagsConnection|flagsPolling|flagsOutput|flagsOTLP|flagsNotify)
 	root.PersistentFlags().Var(&dsnFlag{a}, "archive", "the archive: a file, postgres://..., or off (default $"+archive.EnvDSN+", else the data folder's firewatch/archive.db)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return badUsage("%v", err) })
 	root.SetVersionTemplate("firewatch {{.Version}}\n")

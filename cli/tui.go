@@ -60,6 +60,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		Notes:        w.Notes,
 		Attention:    w.newTracker(),
 	}
+	cfg.Alerts, cfg.Watched = w.notify.forScreen(w)
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}
 	}
@@ -70,6 +71,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 	res, uiErr := ui.Run(parent, cfg)
 	close(uiDone)
 	w.Back, w.Interrupted = res.Back, res.Interrupted
+	w.notify.screenEnded(res.Focused, res.Back)
 
 	// Stop the source (the user may quit before it ends) and see how it
 	// ended.

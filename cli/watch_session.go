@@ -30,6 +30,7 @@ type watchSession struct {
 	display
 	runState
 	listLink
+	notify *notifyWatch // --notify and its kin (notify.go); nil: none
 }
 
 // feed is where a watch's events come from.

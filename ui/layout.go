@@ -133,6 +133,7 @@ func (m *Model) View() tea.View {
 		v.MouseMode = tea.MouseModeCellMotion
 	}
 	v.WindowTitle = m.windowTitle()
+	v.ReportFocus = m.alerts.ReportFocus()
 	return v
 }
 

@@ -20,6 +20,7 @@ import (
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	artcontent "github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/alert"
 	"github.com/firewatch/firewatch/ui/internal/textwrap"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
@@ -35,6 +36,8 @@ type Model struct {
 	backend      Backend
 	updates      <-chan poller.Update
 	notes        <-chan string // Config.Notes
+	alerts       *alert.Gate   // Config.Alerts
+	watched      func([]attention.Change)
 	debug        io.Writer
 	jobID        string
 	mouse        bool
@@ -138,6 +141,8 @@ func New(cfg Config) *Model {
 		backend:      cfg.Backend,
 		updates:      cfg.Updates,
 		notes:        cfg.Notes,
+		alerts:       alert.New(cfg.Alerts),
+		watched:      cfg.Watched,
 		debug:        cfg.Debug,
 		jobID:        model.Sanitize(cfg.JobID),
 		mouse:        cfg.Mouse,
@@ -177,7 +182,8 @@ func New(cfg Config) *Model {
 // Result is how the UI ended so far: Quit when the user quit before the
 // run finished.
 func (m *Model) Result() Result {
-	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished, Back: m.back, Interrupted: m.interrupted}
+	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished, Back: m.back, Interrupted: m.interrupted,
+		Focused: m.alerts.Focused()}
 }
 
 // SetClock freezes the UI's clock and time zone (tests and goldens).
@@ -253,7 +259,7 @@ func (m *Model) markAll() {
 // Init starts reading updates, asks the terminal for its background colour
 // and starts the clock.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitUpdate(m.updates), waitNote(m.notes), m.armTicks()}
+	cmds := []tea.Cmd{waitUpdate(m.updates), waitNote(m.notes), m.alerts.Wait(), m.armTicks()}
 	if !m.env.noColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -300,6 +306,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.alerts.Update(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
@@ -337,9 +346,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		for _, p := range m.panes {
 			p.tick()
 		}
-		if len(m.env.attn.Tick(m.env.clock.wall())) > 0 {
+		ch := m.env.attn.Tick(m.env.clock.wall())
+		if len(ch) > 0 {
 			m.markAttention()
 		}
+		m.seen(ch)
 		m.wf.SetNow(m.env.clock.Now())
 		m.eachOverlay(func(o overlay) {
 			if l, ok := o.(liveOverlay); ok {
@@ -550,9 +561,11 @@ func (m *Model) applyDelta(d *model.Delta) {
 		return
 	}
 	m.env.clock.observe(d.Events)
-	if len(m.env.attn.Update(*d, m.env.clock.wall())) > 0 {
+	ch := m.env.attn.Update(*d, m.env.clock.wall())
+	if len(ch) > 0 {
 		m.markAttention()
 	}
+	m.seen(ch)
 	if d.TreeChanged {
 		m.env.noteAgents(m.env.store.Agents())
 	}
@@ -574,6 +587,13 @@ func (m *Model) applyDelta(d *model.Delta) {
 			l.apply(d)
 		}
 	})
+}
+
+// seen hands what the tracker changed to Config.Watched.
+func (m *Model) seen(ch []attention.Change) {
+	if m.watched != nil {
+		m.watched(ch)
+	}
 }
 
 // rescope rebuilds the scope when the selected agent or the filter

@@ -58,6 +58,15 @@ type Config struct {
 	// that failed), made of sanitised strings; nil for none.
 	Notes <-chan string
 
+	// Alerts are desktop notifications for the terminal (package
+	// notify's sequences), written through the program while the
+	// terminal is not focused; nil: none, and focus is not asked for.
+	Alerts <-chan string
+	// Watched, if set, is called on the UI's goroutine after every merge
+	// into Store and every tick of Attention, with what the tracker
+	// changed (nil for nothing): notifications follow the run from it.
+	Watched func(changes []attention.Change)
+
 	// Debug, if set, gets one line per message the UI handles (its type,
 	// never its content).
 	Debug io.Writer
@@ -79,6 +88,8 @@ type Result struct {
 	// Interrupted: the user quit with Ctrl-C, not q (a shell such as the
 	// runs screen ends with 130 for it, 0 for q).
 	Interrupted bool
+	// Focused: the terminal last reported it was focused (Config.Alerts).
+	Focused bool
 }
 
 // Run shows the UI until the user quits (or, with ExitOnFinish, until the

@@ -30,6 +30,7 @@ import (
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	"github.com/firewatch/firewatch/ui/content"
+	"github.com/firewatch/firewatch/ui/internal/alert"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
@@ -63,6 +64,10 @@ type Config struct {
 	// OnDoc, when set, is handed each document as it arrives, on the
 	// watch's goroutine (crawl --pages-dir). nil: none.
 	OnDoc func(*poller.CrawlDoc)
+	// Alerts are desktop notifications for the terminal, written through
+	// the program while the terminal is not focused (ui/internal/alert);
+	// nil: none.
+	Alerts <-chan string
 }
 
 // Result is how the screen ended.
@@ -76,6 +81,8 @@ type Result struct {
 	// Seen is what the screen learned of the crawl, however it ended (for
 	// --summary).
 	Seen Seen
+	// Focused: the terminal last reported it was focused (Config.Alerts).
+	Focused bool
 }
 
 // Seen is what the screen learned of a crawl.
@@ -160,6 +167,8 @@ type Model struct {
 
 	page *pageView
 
+	alerts *alert.Gate // Config.Alerts
+
 	confirming bool
 	armed      bool
 	cancelling bool
@@ -195,7 +204,7 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("crawl screen: a temporary file for the pages: %w", err)
 	}
 	m := &Model{cfg: cfg, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
-		store: st, updates: make(chan tea.Msg, 64), bad: map[string]bool{}, started: cfg.Now(), status: "…"}
+		store: st, updates: make(chan tea.Msg, 64), bad: map[string]bool{}, started: cfg.Now(), status: "…", alerts: alert.New(cfg.Alerts)}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
 		scroll.ASCIIHelp(&m.keys.Up)
@@ -266,7 +275,7 @@ func (m *Model) Init() tea.Cmd {
 	ctx, cancel := context.WithCancel(context.Background())
 	m.cancel = cancel
 	go m.watch(ctx)
-	return tea.Batch(m.next(), m.tick(), m.note())
+	return tea.Batch(m.next(), m.tick(), m.note(), m.alerts.Wait())
 }
 
 // note waits for the client's next line (Config.Notes).
@@ -356,6 +365,9 @@ func (m *Model) SetSize(w, h int) tea.Cmd {
 
 // Update handles a message.
 func (m *Model) Update(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.alerts.Update(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		return m.SetSize(msg.Width, msg.Height)
@@ -710,6 +722,7 @@ func (m *Model) Result() Result {
 	r := m.result
 	r.Status = m.final
 	r.Err = m.err
+	r.Focused = m.alerts.Focused()
 	r.Seen = m.seen()
 	return r
 }
@@ -1057,3 +1070,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	keys := append([]key.Binding{k.Open, k.Filter, k.Copy, k.Save}, m.cancelKey()...)
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, append(keys, k.Back, k.Help, k.Quit)}
 }
+
+// ReportFocus is the view's ReportFocus: on while notifications are asked
+// for (Config.Alerts).
+func (m *Model) ReportFocus() bool { return m.alerts.ReportFocus() }

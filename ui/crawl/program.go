@@ -24,6 +24,7 @@ func (s Screen) View() tea.View {
 	v := tea.NewView(s.M.View())
 	v.AltScreen = true
 	v.WindowTitle = "firewatch: crawl"
+	v.ReportFocus = s.M.ReportFocus()
 	return v
 }
 

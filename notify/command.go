@@ -1,0 +1,220 @@
+package notify
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/text"
+)
+
+// CommandTimeout is how long a --notify-command may run before it is
+// killed (its process group, where there is one).
+const CommandTimeout = 10 * time.Second
+
+// maxOutput bounds what is kept of a command's output for the log.
+const maxOutput = 8 << 10
+
+// SplitCommand splits --notify-command into the program and its arguments
+// the way a shell splits words, and nothing more: white space separates
+// words, single quotes keep everything up to the next one, double quotes
+// keep everything but a backslash before " or \, a backslash outside
+// quotes keeps the next character. No variable, glob, pipe or redirection:
+// those characters are taken as they are, and nothing is ever handed to a
+// shell.
+func SplitCommand(s string) ([]string, error) {
+	var words []string
+	var w strings.Builder
+	in := false // a word has begun (quotes make an empty one)
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n':
+			if in {
+				words = append(words, w.String())
+				w.Reset()
+				in = false
+			}
+		case c == '\'':
+			j := strings.IndexByte(s[i+1:], '\'')
+			if j < 0 {
+				return nil, errors.New("a single quote is not closed")
+			}
+			w.WriteString(s[i+1 : i+1+j])
+			i += j + 1
+			in = true
+		case c == '"':
+			i++
+			for ; i < len(s) && s[i] != '"'; i++ {
+				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
+					i++
+				}
+				w.WriteByte(s[i])
+			}
+			if i >= len(s) {
+				return nil, errors.New("a double quote is not closed")
+			}
+			in = true
+		case c == '\\':
+			if i+1 < len(s) {
+				i++
+				w.WriteByte(s[i])
+			}
+			in = true
+		default:
+			w.WriteByte(c)
+			in = true
+		}
+	}
+	if in {
+		words = append(words, w.String())
+	}
+	if len(words) == 0 {
+		return nil, errors.New("it names no program")
+	}
+	return words, nil
+}
+
+// command runs the user's program for each moment: its argv with the
+// moment's text appended, what happened in FIREWATCH_* variables.
+type command struct {
+	argv    []string
+	n       *Notifier
+	timeout time.Duration
+}
+
+func newCommand(argv []string, n *Notifier) (*command, error) {
+	if _, err := exec.LookPath(argv[0]); err != nil {
+		return nil, fmt.Errorf("--notify-command: %s cannot be run: %v", describe.OneLine(argv[0], 80), errors.Unwrap(err))
+	}
+	return &command{argv: argv, n: n, timeout: CommandTimeout}, nil
+}
+
+func (c *command) name() string { return "--notify-command" }
+
+func (c *command) deliver(ctx context.Context, m *Moment) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, c.argv[0], append(c.argv[1:len(c.argv):len(c.argv)], m.Text)...)
+	cmd.Env = Env(os.Environ(), m)
+	var out limitedBuffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Stdin = nil
+	killGroup(cmd)
+	// A child that keeps the output open past the kill does not hold the
+	// sink: Wait gives up on the pipes a second later.
+	cmd.WaitDelay = time.Second
+	start := time.Now()
+	err := cmd.Run()
+	for line := range strings.Lines(out.String()) {
+		c.n.logf("notify: --notify-command: %s", strings.TrimRight(line, "\n"))
+	}
+	switch {
+	case ctx.Err() == context.DeadlineExceeded:
+		return fmt.Errorf("--notify-command %s was killed after %s", describe.OneLine(c.argv[0], 80), text.Duration(c.timeout))
+	case err != nil:
+		return fmt.Errorf("--notify-command %s: %v", describe.OneLine(c.argv[0], 80), err)
+	}
+	c.n.logf("notify: --notify-command ran in %s for %s", time.Since(start).Round(time.Millisecond), m.Key)
+	return nil
+}
+
+// Env is the command's environment: the process's own without the API key
+// and without FIREWATCH_* variables (so that none of ours is mistaken for
+// another), then the moment's:
+//
+//	FIREWATCH_EVENT              finished, failed, attention or budget
+//	FIREWATCH_KIND               run or crawl
+//	FIREWATCH_RUN_ID             the run's (or the crawl's) id
+//	FIREWATCH_OUTCOME            the outcome (a crawl's status); empty while it runs
+//	FIREWATCH_CREDITS            credits used; empty when not known
+//	FIREWATCH_DURATION_MS        how long it ran; empty while it runs
+//	FIREWATCH_TEXT               the one line for people (also the last argument)
+//	FIREWATCH_PROMPT, FIREWATCH_MODEL             a run's
+//	FIREWATCH_URL, FIREWATCH_PAGES                a crawl's
+//	FIREWATCH_ATTENTION_KIND, FIREWATCH_ATTENTION_AGENT, FIREWATCH_ATTENTION_MESSAGE
+//	FIREWATCH_BUDGET_PERCENT, FIREWATCH_CAP       a budget moment's
+//	FIREWATCH_KEY                the moment's key (the same for a moment's every delivery)
+func Env(base []string, m *Moment) []string {
+	env := make([]string, 0, len(base)+16)
+	for _, kv := range base {
+		name, _, _ := strings.Cut(kv, "=")
+		if name == "FIRECRAWL_API_KEY" || strings.HasPrefix(name, "FIREWATCH_") {
+			continue
+		}
+		env = append(env, kv)
+	}
+	add := func(k, v string) { env = append(env, "FIREWATCH_"+k+"="+v) }
+	j := &m.Job
+	add("EVENT", string(m.Event))
+	add("KIND", j.Kind)
+	add("RUN_ID", describe.OneLine(j.ID, 100))
+	add("OUTCOME", j.Outcome)
+	add("CREDITS", optFloat(j.Credits))
+	ms := ""
+	if j.HasDuration {
+		ms = strconv.FormatInt(j.Duration.Milliseconds(), 10)
+	}
+	add("DURATION_MS", ms)
+	add("TEXT", m.Text)
+	add("KEY", m.Key)
+	if j.Kind == KindCrawl {
+		add("URL", j.URL)
+		add("PAGES", strconv.Itoa(j.Pages))
+	} else {
+		add("PROMPT", j.Prompt)
+		add("MODEL", j.Model)
+	}
+	if a := m.Attention; a != nil {
+		add("ATTENTION_KIND", string(a.Kind))
+		add("ATTENTION_AGENT", a.Agent)
+		add("ATTENTION_MESSAGE", a.Message)
+	}
+	if b := m.Budget; b != nil {
+		add("BUDGET_PERCENT", strconv.FormatFloat(b.Share*100, 'f', -1, 64))
+		add("CAP", strconv.FormatFloat(b.Cap, 'f', -1, 64))
+	}
+	return env
+}
+
+func optFloat(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'f', -1, 64)
+}
+
+// limitedBuffer keeps the first maxOutput bytes written to it.
+type limitedBuffer struct {
+	mu  sync.Mutex
+	b   bytes.Buffer
+	cut bool
+}
+
+func (l *limitedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if room := maxOutput - l.b.Len(); room > 0 {
+		l.b.Write(p[:min(len(p), room)])
+	}
+	l.cut = l.cut || l.b.Len() >= maxOutput
+	return len(p), nil
+}
+
+func (l *limitedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	s := l.b.String()
+	if l.cut {
+		s += "\n(output cut at " + strconv.Itoa(maxOutput) + " bytes)"
+	}
+	return s
+}
