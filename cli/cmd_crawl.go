@@ -753,9 +753,9 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	if err != nil {
 		return false, err
 	}
-	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: c, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII,
-		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb", Watch: poller.CrawlWatchOptions{Retry: a.retry},
-		Secrets: a.secrets, Notes: notes},
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: a.hub.crawlService(c), ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII,
+		NoColor: o.NoColor || a.noColorEnv(), Watch: poller.CrawlWatchOptions{Retry: a.retry},
+		Secrets: a.secrets, Notes: notes, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	switch {
 	case ctx.Err() != nil:

@@ -21,6 +21,7 @@ import (
 	"github.com/firewatch/firewatch/ui/clipboard"
 	artcontent "github.com/firewatch/firewatch/ui/content"
 	"github.com/firewatch/firewatch/ui/internal/textwrap"
+	"github.com/firewatch/firewatch/ui/remote"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
@@ -83,6 +84,8 @@ type Model struct {
 	interrupted bool
 	// backToList is Config.BackToList; back is set when esc used it.
 	backToList, back bool
+	// readOnly is Config.ReadOnly: what c says instead of cancelling.
+	readOnly string
 }
 
 // Pane indexes in focus order: reading order of the full layout.
@@ -100,7 +103,11 @@ func New(cfg Config) *Model {
 	if store == nil {
 		store = model.NewStore()
 	}
-	lookup := os.LookupEnv
+	lookup, getenv, opener := os.LookupEnv, os.Getenv, browser.New()
+	if t := cfg.Terminal; t != nil {
+		// A remote session: its environment, and nothing opened here.
+		lookup, getenv, opener.Remote = t.LookupEnv, t.Getenv, "the screen is a remote session's"
+	}
 	noColor := cfg.NoColor || theme.NoColorEnv(lookup)
 	ascii := cfg.ASCII || theme.ASCIIEnv(lookup)
 	sym := theme.Unicode()
@@ -121,8 +128,11 @@ func New(cfg Config) *Model {
 		snaps:    newSnapshots(cfg),
 		dk:       defaultDetailKeys(),
 		saveDir:  cfg.SaveDir,
-		getenv:   os.Getenv,
-		opener:   browser.New(),
+		getenv:   getenv,
+		opener:   opener,
+	}
+	if cfg.Terminal != nil {
+		e.noSave = remote.NoSave
 	}
 	e.attn = cfg.Attention
 	if e.attn == nil {
@@ -171,6 +181,10 @@ func New(cfg Config) *Model {
 		m.applyDelta(&all)
 	}
 	m.backToList = cfg.BackToList
+	m.readOnly = cfg.ReadOnly
+	if cfg.Terminal != nil {
+		m.keys.Suspend.SetEnabled(false) // it would stop the process, and every session with it
+	}
 	return m
 }
 

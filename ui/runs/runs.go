@@ -29,6 +29,7 @@ import (
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/remote"
 )
 
 // Service is what the screen asks of the service; *poller.Client is one,
@@ -52,7 +53,13 @@ type Config struct {
 	Interval time.Duration // refresh; default 10 s
 	Timeout  time.Duration // per request; default 20 s
 	Now      func() time.Time
-	Getenv   func(string) string // for the clipboard (TMUX, TERM); nil: os.Getenv
+	Getenv   func(string) string // for the clipboard (TMUX, TERM); nil: os.Getenv (or Terminal's)
+	// ReadOnly, when set, is what c and n say instead of cancelling or
+	// starting a run: the person may not change runs (a hub's viewer).
+	ReadOnly string
+	// Terminal, when set, is a remote session's terminal to draw on (a
+	// hub's SSH session, package remote) instead of the process's.
+	Terminal *remote.Terminal
 }
 
 // Defaults.
@@ -172,6 +179,12 @@ func New(cfg Config) *Model {
 		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all", tick: tea.Tick}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
+	}
+	if t := cfg.Terminal; t != nil {
+		if m.cfg.Getenv == nil {
+			m.cfg.Getenv = t.Getenv
+		}
+		m.keys.Suspend.SetEnabled(false) // it would stop the process, and every session with it
 	}
 	switch s := strings.ToLower(cfg.Status); s {
 	case "processing", "completed", "failed":
