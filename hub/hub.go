@@ -71,7 +71,8 @@ type Config struct {
 	// MaxSessions bounds the sessions open at once (DefaultMaxSessions).
 	MaxSessions int
 	// IdleTimeout ends a session with a terminal that sent no key for this
-	// long, and a connection with no traffic at all (DefaultIdleTimeout).
+	// long, and (a minute later) a connection with no traffic at all
+	// (DefaultIdleTimeout).
 	IdleTimeout time.Duration
 	// PerIP limits new connections from one address.
 	PerIP PerIP
@@ -162,7 +163,10 @@ func New(cfg Config) (*Hub, error) {
 	// No password or keyboard-interactive handler: neither is offered, so
 	// a client asking for one is refused before anything is shown.
 	srv.HandshakeTimeout = cfg.HandshakeTimeout
-	srv.IdleTimeout = cfg.IdleTimeout
+	// A connection silent both ways (no session, or a command waiting) is
+	// dropped a little after a terminal session without keys is told it
+	// ends, so that it is told.
+	srv.IdleTimeout = cfg.IdleTimeout + time.Minute
 	srv.ConnCallback = h.connect
 	srv.ConnectionFailedCallback = h.failed
 	srv.ConnectionCloseCallback = h.closed

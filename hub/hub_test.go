@@ -118,7 +118,14 @@ func startHub(t testing.TB, tweak func(*Config)) *testHub {
 	th.hostKey = signer.PublicKey()
 	cfg := Config{HostKey: signer, People: People{Viewers: th.viewers, Operators: th.ops}, Log: th.log,
 		Secrets: text.NewSecrets(testKey), PerIP: PerIP{Burst: 1000, Every: time.Millisecond},
-		Screens: func(ctx context.Context, s *Session) int { <-ctx.Done(); return 0 },
+		Screens: func(ctx context.Context, s *Session) int {
+			// Takes the keys, as a screen does, until the session ends.
+			keys := s.Term.Keys()
+			defer keys.Close()
+			go io.Copy(io.Discard, keys)
+			<-ctx.Done()
+			return 0
+		},
 		Command: func(ctx context.Context, s *Session) int { return 0 }}
 	if tweak != nil {
 		tweak(&cfg)
@@ -203,7 +210,13 @@ func openScreen(t testing.TB, c *gossh.Client, w, h int, env ...string) *screen 
 	if err := sess.Shell(); err != nil {
 		t.Fatal(err)
 	}
-	go func() { s.done <- sess.Wait() }()
+	go func() {
+		err := sess.Wait()
+		// Ends the reader of the terminal's answers (Emulator.Close would
+		// race with it).
+		s.emu.InputPipe().(io.Closer).Close()
+		s.done <- err
+	}()
 	return s
 }
 
@@ -260,6 +273,16 @@ func (s *screen) waitFor(want string) {
 	}
 }
 
+// gone waits for the end of a session the client closed.
+func (s *screen) gone() {
+	s.t.Helper()
+	select {
+	case <-s.done:
+	case <-time.After(15 * time.Second):
+		s.t.Fatal("the session did not end")
+	}
+}
+
 // exit waits for the session's end and returns its exit status.
 func (s *screen) exit() int {
 	s.t.Helper()
@@ -287,9 +310,9 @@ func exitStatus(t testing.TB, err error) int {
 
 // simRuns is the runs screen of a simulated service on a session's
 // terminal, its colours and symbols from the session, as cli shows it.
-func simRuns(t testing.TB) Screens {
+func simRuns(t testing.TB, speed float64) Screens {
 	t.Helper()
-	srv, err := sim.Start(context.Background(), sim.Options{History: 30, Speed: sim.MaxSpeed, RateLimit: -1,
+	srv, err := sim.Start(context.Background(), sim.Options{History: 30, Speed: speed, RateLimit: -1,
 		Now: func() time.Time { return fixedNow }})
 	if err != nil {
 		t.Fatal(err)

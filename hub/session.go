@@ -23,7 +23,7 @@ type connState struct {
 	addr    string
 	user    string
 	keys    []string // fingerprints of the keys tried that are not listed
-	methods []string // other methods tried (none is offered)
+	methods []string // other methods tried ("none" included): none is offered
 	notes   []string // files that could not be read
 }
 
@@ -49,11 +49,13 @@ func (c *connState) why() string {
 		parts = append(parts, "key "+strings.Join(c.keys, ", ")+" is not in the authorized keys or operators file")
 	}
 	for _, m := range c.methods {
-		parts = append(parts, m+" is not offered (keys only)")
+		if m != "none" {
+			parts = append(parts, m+" is not offered (keys only)")
+		}
 	}
 	parts = append(parts, c.notes...)
 	if len(parts) == 0 {
-		return "no key offered"
+		return "no key offered: the hub takes SSH keys only, no password, no keyboard-interactive"
 	}
 	return strings.Join(parts, "; ")
 }
@@ -134,7 +136,7 @@ func (h *Hub) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 			st.mu.Lock()
 			st.user = conn.User()
 			st.mu.Unlock()
-			if err != nil && method != "none" && method != "publickey" {
+			if err != nil && method != "publickey" {
 				st.add(&st.methods, method)
 			}
 		},
@@ -199,7 +201,11 @@ func (h *Hub) serve(sess ssh.Session) {
 			return
 		}
 		s.Args = args
-		h.log.printf("login %s from %s: command %s", p, addr, commandLine(args))
+		what := "command " + commandLine(args)
+		if len(args) == 0 {
+			what = "no command and no terminal"
+		}
+		h.log.printf("login %s from %s: %s", p, addr, what)
 		code = h.cfg.Command(ctx, s)
 	default:
 		env := append(sess.Environ(), "TERM="+ptyReq.Term, "SSH_CONNECTION="+sshConnection(sess))

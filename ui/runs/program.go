@@ -50,6 +50,9 @@ type RunOptions struct {
 func Run(ctx context.Context, m *Model, o RunOptions) error {
 	reopen := m.pages > 0
 	m.Chosen, m.Interrupted = "", false
+	life, end := context.WithCancel(ctx)
+	defer end()
+	m.life = life
 	_, _, err := program.RunOn(ctx, Screen{M: m, reopen: reopen}, m.cfg.Terminal, o.Input, o.Output, 0, 0, m.cfg.NoColor)
 	return err
 }

@@ -141,8 +141,11 @@ type Model struct {
 	// key (note is the last problem with the list, which a refresh clears).
 	flash string
 
-	// tick is tea.Tick; tests replace it to decide when timers fire.
+	// tick is lifeTick; tests replace it to decide when timers fire.
 	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+	// life ends with the program showing the screen (Run): its requests
+	// and timers end with it.
+	life context.Context
 
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
@@ -176,7 +179,8 @@ func New(cfg Config) *Model {
 		cfg.Now = time.Now
 	}
 	m := &Model{cfg: cfg, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
-		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all", tick: tea.Tick}
+		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all", life: context.Background()}
+	m.tick = m.lifeTick
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
 	}
@@ -239,7 +243,24 @@ func (m *Model) Reopen() tea.Cmd {
 }
 
 func (m *Model) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), m.cfg.Timeout)
+	return context.WithTimeout(m.life, m.cfg.Timeout)
+}
+
+// lifeTick is tea.Tick, ended with the program: Bubble Tea leaves a
+// command's goroutine running when its program ends, and the refresh's
+// waits ten seconds. A session of a hub that drops leaves none behind.
+func (m *Model) lifeTick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	t := time.NewTimer(d)
+	done := m.life.Done()
+	return func() tea.Msg {
+		defer t.Stop()
+		select {
+		case now := <-t.C:
+			return fn(now)
+		case <-done:
+			return nil
+		}
+	}
 }
 
 // fetchPage asks for the page before cursor (zero: the newest). A paging
