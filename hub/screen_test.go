@@ -3,6 +3,7 @@ package hub
 import (
 	"fmt"
 
+	"github.com/firewatch/firewatch/internal/sshtest"
 	"github.com/firewatch/firewatch/sim"
 	"os"
 	"path/filepath"
@@ -14,14 +15,14 @@ import (
 
 // settled is the styled screen once it shows what the golden file holds
 // (with -update: once it shows marker and has not changed for a while).
-func (s *screen) settled(t *testing.T, golden, marker string) string {
+func settled(t *testing.T, s *sshtest.Screen, golden, marker string) string {
 	t.Helper()
-	s.waitFor(marker)
+	s.WaitFor(marker)
 	if *update {
-		last, since := s.styled(), time.Now()
+		last, since := s.Styled(), time.Now()
 		for time.Since(since) < 700*time.Millisecond {
 			time.Sleep(50 * time.Millisecond)
-			if now := s.styled(); now != last {
+			if now := s.Styled(); now != last {
 				last, since = now, time.Now()
 			}
 		}
@@ -30,7 +31,7 @@ func (s *screen) settled(t *testing.T, golden, marker string) string {
 	want, _ := os.ReadFile(filepath.Join("testdata", golden))
 	deadline := time.Now().Add(10 * time.Second)
 	for {
-		got := s.styled()
+		got := s.Styled()
 		if got == string(want) || time.Now().After(deadline) {
 			return got
 		}
@@ -59,12 +60,12 @@ func TestSessionScreenGoldens(t *testing.T) {
 				env = append(env, "NO_COLOR=1")
 			}
 			c := th.login(t, th.bob)
-			s := openScreen(t, c, size.w, size.h, env...)
-			got := s.settled(t, "runs-"+name+".golden", "expires")
+			s := sshtest.OpenScreen(t, c, size.w, size.h, env...)
+			got := settled(t, s, "runs-"+name+".golden", "expires")
 			checkGolden(t, "runs-"+name+".golden", got)
-			texts[name], styled[name] = s.text(), got
-			s.press("q")
-			if code := s.exit(); code != 0 {
+			texts[name], styled[name] = s.Text(), got
+			s.Press("q")
+			if code := s.Exit(); code != 0 {
 				t.Errorf("%s: exit %d", name, code)
 			}
 		}
@@ -103,11 +104,11 @@ func fmtSize(w, h int) string { return fmt.Sprintf("%dx%d", w, h) }
 // 120x40, it shows what a session opened at 120x40 shows.
 func TestSessionResize(t *testing.T) {
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, sim.MaxSpeed) })
-	s := openScreen(t, th.login(t, th.bob), 80, 24, "LANG=C.UTF-8")
-	s.waitFor("expires")
-	s.resize(120, 40)
-	got := s.settled(t, "runs-120x40.golden", "expires")
+	s := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24, "LANG=C.UTF-8")
+	s.WaitFor("expires")
+	s.Resize(120, 40)
+	got := settled(t, s, "runs-120x40.golden", "expires")
 	checkGolden(t, "runs-120x40.golden", got)
-	s.press("q")
-	s.exit()
+	s.Press("q")
+	s.Exit()
 }

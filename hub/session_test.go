@@ -14,6 +14,7 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/firewatch/firewatch/internal/sshtest"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -26,13 +27,13 @@ func TestRefusedLogins(t *testing.T) {
 		c.Screens = func(context.Context, *Session) int { ran.Add(1); return 0 }
 		c.Command = func(context.Context, *Session) int { ran.Add(1); return 0 }
 	})
-	mallory := newPerson(t, "mallory")
+	mallory := sshtest.NewPerson(t, "mallory")
 	for _, tc := range []struct {
 		name string
 		auth gossh.AuthMethod
 		log  string
 	}{
-		{"unknown key", gossh.PublicKeys(mallory.signer), "key " + gossh.FingerprintSHA256(mallory.signer.PublicKey()) + " is not in the authorized keys"},
+		{"unknown key", gossh.PublicKeys(mallory.Signer), "key " + gossh.FingerprintSHA256(mallory.Signer.PublicKey()) + " is not in the authorized keys"},
 		// The hub offers keys only: a client that has none to give asks
 		// for nothing else and leaves.
 		{"password", gossh.Password("hunter2"), "no key offered: the hub takes SSH keys only, no password, no keyboard-interactive"},
@@ -48,7 +49,7 @@ func TestRefusedLogins(t *testing.T) {
 		if !strings.Contains(err.Error(), "unable to authenticate") {
 			t.Errorf("%s: %v", tc.name, err)
 		}
-		line := th.log.waitLog(t, "refused", tc.log)
+		line := th.log.WaitLine(t, "refused", tc.log)
 		if strings.Contains(line, "hunter2") {
 			t.Errorf("the log holds the password: %s", line)
 		}
@@ -60,7 +61,7 @@ func TestRefusedLogins(t *testing.T) {
 	if err := os.WriteFile(th.viewers, nil, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if c, err := th.dial(gossh.PublicKeys(th.bob.signer)); err == nil {
+	if c, err := th.dial(gossh.PublicKeys(th.bob.Signer)); err == nil {
 		c.Close()
 		t.Fatal("bob logged in after his key was removed")
 	}
@@ -70,34 +71,34 @@ func TestRefusedLogins(t *testing.T) {
 // the confirmation. The person's name is the key's comment.
 func TestViewerAndOperator(t *testing.T) {
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, 1) })
-	bob := openScreen(t, th.login(t, th.bob), 120, 40, "LANG=C.UTF-8")
-	bob.waitFor("expires")
-	bob.press("c")
-	bob.waitFor("only the hub's operators may cancel or start runs: you are logged in as a viewer (bob)")
-	bob.press("n")
-	bob.waitFor("only the hub's operators may")
-	if strings.Contains(bob.text(), "New run") {
+	bob := sshtest.OpenScreen(t, th.login(t, th.bob), 120, 40, "LANG=C.UTF-8")
+	bob.WaitFor("expires")
+	bob.Press("c")
+	bob.WaitFor("only the hub's operators may cancel or start runs: you are logged in as a viewer (bob)")
+	bob.Press("n")
+	bob.WaitFor("only the hub's operators may")
+	if strings.Contains(bob.Text(), "New run") {
 		t.Error("the viewer's n opened the prompt")
 	}
-	bob.press("q")
-	bob.exit()
-	th.log.waitLog(t, "login bob (viewer, SHA256:", "the runs screen at 120x40")
-	th.log.waitLog(t, "logout bob (viewer", "exit 0")
+	bob.Press("q")
+	bob.Exit()
+	th.log.WaitLine(t, "login bob (viewer, SHA256:", "the runs screen at 120x40")
+	th.log.WaitLine(t, "logout bob (viewer", "exit 0")
 
-	alice := openScreen(t, th.login(t, th.alice), 120, 40, "LANG=C.UTF-8")
-	alice.waitFor("expires")
-	alice.press("2") // processing runs: one to cancel
-	alice.waitFor("● processing")
-	alice.press("c")
-	alice.waitFor("yes, cancel the run") // armed: it takes an answer
-	if strings.Contains(alice.text(), "only the hub's operators") {
+	alice := sshtest.OpenScreen(t, th.login(t, th.alice), 120, 40, "LANG=C.UTF-8")
+	alice.WaitFor("expires")
+	alice.Press("2") // processing runs: one to cancel
+	alice.WaitFor("● processing")
+	alice.Press("c")
+	alice.WaitFor("yes, cancel the run") // armed: it takes an answer
+	if strings.Contains(alice.Text(), "only the hub's operators") {
 		t.Error("the operator was told only operators may")
 	}
-	alice.press("n")
-	alice.waitFor("not cancelled")
-	alice.press("q")
-	alice.exit()
-	th.log.waitLog(t, "login alice (operator, SHA256:")
+	alice.Press("n")
+	alice.WaitFor("not cancelled")
+	alice.Press("q")
+	alice.Exit()
+	th.log.WaitLine(t, "login alice (operator, SHA256:")
 }
 
 // Without a PTY the session runs one command: the hub hands it the words
@@ -138,7 +139,7 @@ func TestCommandSessions(t *testing.T) {
 		} else {
 			err = sess.Run(tc.cmd)
 		}
-		if code := exitStatus(t, err); code != tc.code {
+		if code := sshtest.ExitStatus(t, err); code != tc.code {
 			t.Errorf("%q: exit %d, want %d", tc.cmd, code, tc.code)
 		}
 		if got := strings.TrimSpace(out.String()); got != tc.out {
@@ -148,16 +149,16 @@ func TestCommandSessions(t *testing.T) {
 			t.Errorf("%q: stderr %q", tc.cmd, errOut.String())
 		}
 	}
-	th.log.waitLog(t, "login alice (operator", "command watch 019a-job -o json --summary -")
-	th.log.waitLog(t, "logout alice", "exit 6")
-	th.log.waitLog(t, "login alice (operator", "no command and no terminal")
+	th.log.WaitLine(t, "login alice (operator", "command watch 019a-job -o json --summary -")
+	th.log.WaitLine(t, "logout alice", "exit 6")
+	th.log.WaitLine(t, "login alice (operator", "no command and no terminal")
 }
 
 // Past --max-sessions a session is refused with a reason, and the next one
 // is let in once a place is free.
 func TestMaxSessions(t *testing.T) {
 	th := startHub(t, func(c *Config) { c.MaxSessions = 1 })
-	first := openScreen(t, th.login(t, th.bob), 80, 24)
+	first := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24)
 	deadline := time.Now().Add(10 * time.Second)
 	for th.Sessions() != 1 {
 		if time.Now().After(deadline) {
@@ -165,16 +166,16 @@ func TestMaxSessions(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	second := openScreen(t, th.login(t, th.alice), 80, 24)
-	if code := second.exit(); code != 1 {
+	second := sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24)
+	if code := second.Exit(); code != 1 {
 		t.Errorf("the session past the limit: exit %d", code)
 	}
-	if got := second.stder.String(); !strings.Contains(got, "the hub is full (1 sessions, its --max-sessions)") {
+	if got := second.Stderr.String(); !strings.Contains(got, "the hub is full (1 sessions, its --max-sessions)") {
 		t.Errorf("the refused session was told %q", got)
 	}
-	th.log.waitLog(t, "refused alice (operator", "the hub is full")
-	first.sess.Close()
-	first.gone()
+	th.log.WaitLine(t, "refused alice (operator", "the hub is full")
+	first.Sess.Close()
+	first.Gone()
 	deadline = time.Now().Add(10 * time.Second)
 	for th.Sessions() != 0 {
 		if time.Now().After(deadline) {
@@ -182,9 +183,9 @@ func TestMaxSessions(t *testing.T) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-	third := openScreen(t, th.login(t, th.alice), 80, 24)
-	third.sess.Close()
-	third.gone()
+	third := sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24)
+	third.Sess.Close()
+	third.Gone()
 }
 
 // A terminal session that sends no key for --idle-timeout ends, told why;
@@ -192,38 +193,36 @@ func TestMaxSessions(t *testing.T) {
 func TestIdleTimeout(t *testing.T) {
 	const idle = 400 * time.Millisecond
 	th := startHub(t, func(c *Config) { c.IdleTimeout = idle })
-	typing := openScreen(t, th.login(t, th.alice), 80, 24)
-	quiet := openScreen(t, th.login(t, th.bob), 80, 24)
+	typing := sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24)
+	quiet := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24)
 	start := time.Now()
 	for time.Since(start) < 3*idle {
-		typing.press("j")
+		typing.Press("j")
 		time.Sleep(idle / 4)
 	}
-	if code := quiet.exit(); code != 0 {
+	if code := quiet.Exit(); code != 0 {
 		t.Errorf("idle session: exit %d", code)
 	}
-	if got := quiet.stder.String(); !strings.Contains(got, "no key for 400ms (the hub's --idle-timeout): this session ends") {
+	if got := quiet.Stderr.String(); !strings.Contains(got, "no key for 400ms (the hub's --idle-timeout): this session ends") {
 		t.Errorf("the idle session was told %q", got)
 	}
-	select {
-	case err := <-typing.done:
-		t.Fatalf("the session that typed ended: %v", err)
-	default:
+	if typing.Ended() {
+		t.Fatal("the session that typed ended")
 	}
-	th.log.waitLog(t, "logout bob", "no key was pressed for the idle timeout")
-	typing.sess.Close()
+	th.log.WaitLine(t, "logout bob", "no key was pressed for the idle timeout")
+	typing.Sess.Close()
 }
 
 // Stopping the hub tells every session, gives each terminal back (the
 // screen leaves the alternate screen), and returns once they are gone.
 func TestShutdownTellsSessions(t *testing.T) {
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, sim.MaxSpeed) })
-	screens := []*screen{
-		openScreen(t, th.login(t, th.alice), 80, 24, "LANG=C.UTF-8"),
-		openScreen(t, th.login(t, th.bob), 120, 40, "LANG=C.UTF-8"),
+	screens := []*sshtest.Screen{
+		sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24, "LANG=C.UTF-8"),
+		sshtest.OpenScreen(t, th.login(t, th.bob), 120, 40, "LANG=C.UTF-8"),
 	}
 	for _, s := range screens {
-		s.waitFor("expires")
+		s.WaitFor("expires")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -231,15 +230,15 @@ func TestShutdownTellsSessions(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i, s := range screens {
-		s.exit()
-		if got := s.stder.String(); !strings.Contains(got, "the hub is stopping; this session ends") {
+		s.Exit()
+		if got := s.Stderr.String(); !strings.Contains(got, "the hub is stopping; this session ends") {
 			t.Errorf("session %d was told %q", i, got)
 		}
-		if b := s.bytes(); !bytes.Contains(b, []byte("\x1b[?1049l")) {
+		if b := s.Bytes(); !bytes.Contains(b, []byte("\x1b[?1049l")) {
 			t.Errorf("session %d: the alternate screen was not left", i)
 		}
 	}
-	if _, err := th.dial(gossh.PublicKeys(th.alice.signer)); err == nil {
+	if _, err := th.dial(gossh.PublicKeys(th.alice.Signer)); err == nil {
 		t.Error("a login after the hub stopped")
 	}
 }
@@ -267,20 +266,20 @@ func TestSessionsDroppedLeaveNothing(t *testing.T) {
 
 // openAndDrop opens n sessions on one connection, each showing the runs
 // screen, and drops them: the connection closed, nothing said.
-func openAndDrop(t *testing.T, th *testHub, p person, n int) {
+func openAndDrop(t *testing.T, th *testHub, p sshtest.Person, n int) {
 	t.Helper()
-	c, err := th.dial(gossh.PublicKeys(p.signer))
+	c, err := th.dial(gossh.PublicKeys(p.Signer))
 	if err != nil {
 		t.Fatal(err)
 	}
-	screens := make([]*screen, n)
+	screens := make([]*sshtest.Screen, n)
 	var wg sync.WaitGroup
 	for i := range n {
-		wg.Go(func() { screens[i] = openScreen(t, c, 80, 24, "LANG=C.UTF-8") })
+		wg.Go(func() { screens[i] = sshtest.OpenScreen(t, c, 80, 24, "LANG=C.UTF-8") })
 	}
 	wg.Wait()
 	for _, s := range screens {
-		s.waitFor("loaded")
+		s.WaitFor("loaded")
 	}
 	if got := th.Sessions(); got != n {
 		t.Fatalf("%d sessions open, want %d", got, n)
