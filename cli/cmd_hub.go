@@ -41,7 +41,7 @@ func (a *app) hubCmd() *cobra.Command {
 		Use:   "hub",
 		Short: "Serve the team's runs screen over SSH, holding the team's key",
 		Long: `Serve firewatch to the team over SSH: whoever logs in with a listed key sees
-the runs screen (ssh -t -p 2222 HOST), as firewatch alone shows it, in their
+the runs screen (ssh -p 2222 HOST), as firewatch alone shows it, in their
 own terminal, or runs one command that only reads (ssh -p 2222 HOST runs -o
 json): runs, watch, history, report and result, with the same output modes
 and exit codes as here. Nobody needs a Firecrawl key but the hub.
@@ -55,7 +55,7 @@ or after 10 s. One line per login, logout, refusal and action goes to stderr.
 See docs/hub.md for what the hub trusts and what it refuses.`,
 		Example: `  FIRECRAWL_API_KEY=fc-... firewatch hub --authorized-keys team.keys --operators ops.keys
   firewatch hub --listen 0.0.0.0:2222 --key-file /etc/firewatch/key --authorized-keys team.keys
-  ssh -t -p 2222 hub.example.com
+  ssh -p 2222 hub.example.com
   ssh -p 2222 hub.example.com watch $JOB -o json --summary -`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.serveHub(cmd.Context(), o)) },
@@ -85,7 +85,7 @@ func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
 	if _, p, err := net.SplitHostPort(ln.Addr().String()); err == nil {
 		port = p
 	}
-	fmt.Fprintf(a.stderr, "firewatch hub: listening on %s (ssh -t -p %s HOST); host key %s\n", ln.Addr(), port, h.Fingerprint())
+	fmt.Fprintf(a.stderr, "firewatch hub: listening on %s (ssh -p %s HOST); host key %s\n", ln.Addr(), port, h.Fingerprint())
 	done := make(chan error, 1)
 	go func() { done <- h.Serve(ln) }()
 	select {
