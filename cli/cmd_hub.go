@@ -93,7 +93,7 @@ func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
 		return err
 	case <-ctx.Done():
 	}
-	fmt.Fprintf(a.stderr, "firewatch hub: stopping (%v); sessions have %s to end\n", context.Cause(ctx), hubStopGrace)
+	fmt.Fprintf(a.stderr, "firewatch hub: stopping; the sessions have %s to end\n", hubStopGrace)
 	sctx, cancel := context.WithTimeout(context.Background(), hubStopGrace)
 	defer cancel()
 	if err := h.Shutdown(sctx); err != nil {

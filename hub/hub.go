@@ -221,6 +221,11 @@ func (h *Hub) Shutdown(ctx context.Context) error {
 	var err error
 	select {
 	case <-h.drained:
+		// A client closes its connection once its last session ends: a
+		// moment for that, rather than "closed by remote host".
+		wait, cancel := context.WithTimeout(ctx, time.Second)
+		_ = h.srv.Shutdown(wait)
+		cancel()
 	case <-ctx.Done():
 		err = fmt.Errorf("sessions still open when the hub stopped: %w", ctx.Err())
 	}
@@ -281,7 +286,7 @@ func (s *Session) ReadOnly() string {
 	if s.Person.Role == Operator {
 		return ""
 	}
-	return "only the hub's operators may cancel or start runs: you are logged in as a viewer (" + s.Person.Name + ")"
+	return "only the hub's operators may cancel or start runs (" + s.Person.Name + " is a viewer)"
 }
 
 // Did logs an action made through the session (what: "cancel" or

@@ -74,7 +74,7 @@ func TestViewerAndOperator(t *testing.T) {
 	bob := sshtest.OpenScreen(t, th.login(t, th.bob), 120, 40, "LANG=C.UTF-8")
 	bob.WaitFor("expires")
 	bob.Press("c")
-	bob.WaitFor("only the hub's operators may cancel or start runs: you are logged in as a viewer (bob)")
+	bob.WaitFor("only the hub's operators may cancel or start runs (bob is a viewer)")
 	bob.Press("n")
 	bob.WaitFor("only the hub's operators may")
 	if strings.Contains(bob.Text(), "New run") {
