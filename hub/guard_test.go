@@ -178,6 +178,7 @@ func TestLogIsInert(t *testing.T) {
 	alice := th.login(t, th.alice)
 	sshtest.Run(t, alice, "watch --api-key "+testKey+" \x1b[31mred")
 	th.log.WaitLine(t, "command watch --api-key")
+	th.log.WaitLine(t, "refused", `as "root"`)
 	log := th.log.String()
 	if strings.ContainsAny(log, "\x1b\x07\u202e") {
 		t.Errorf("the log holds control or bidi characters: %q", log)
