@@ -753,7 +753,7 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	if err != nil {
 		return false, err
 	}
-	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: a.hub.crawlService(c), ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII,
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: a.hub.crawlService(c), ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII || a.sessionASCII(),
 		NoColor: o.NoColor || a.noColorEnv(), Watch: poller.CrawlWatchOptions{Retry: a.retry},
 		Secrets: a.secrets, Notes: notes, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})

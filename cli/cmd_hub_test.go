@@ -240,7 +240,7 @@ func TestHubScreen(t *testing.T) {
 	h := startCLIHub(t, srv.URL, srv.Key)
 	s := sshtest.OpenScreen(t, h.login(t, h.bob), 120, 40, "LANG=C.UTF-8")
 	s.WaitFor("4 of 4 loaded")
-	s.WaitFor("● processing")
+	s.WaitFor("● processing") // a UTF-8 locale: Unicode
 	s.Press("c")
 	s.WaitFor("only the hub's operators may cancel or start runs")
 	s.Press("\r")
@@ -260,14 +260,19 @@ func TestHubScreen(t *testing.T) {
 	h.log.WaitLine(t, "login bob (viewer", "the runs screen at 120x40")
 	h.log.WaitLine(t, "logout bob (viewer", "exit 0")
 
-	plain := sshtest.OpenScreen(t, h.login(t, h.bob), 80, 24, "LANG=C.UTF-8", "NO_COLOR=1")
+	// No colour, and no locale that says UTF-8: ASCII on both screens.
+	plain := sshtest.OpenScreen(t, h.login(t, h.bob), 80, 24, "NO_COLOR=1")
 	plain.WaitFor("4 of 4 loaded")
+	plain.WaitFor("* processing")
 	plain.Press("\r")
 	plain.WaitFor("Agents")
 	plain.Press("q")
 	plain.Exit()
 	if m := colourSGR.Find(plain.Bytes()); m != nil {
 		t.Errorf("NO_COLOR sent, and the session got colour %q", m)
+	}
+	if strings.ContainsAny(plain.Text(), "●✓✗─│") {
+		t.Errorf("a session without a UTF-8 locale got Unicode symbols:\n%s", plain.Text())
 	}
 	if st := srv.Stats(); st.ByRoute["DELETE agent"] != 0 {
 		t.Errorf("a viewer's c reached the service: %v", st.ByRoute)
@@ -326,6 +331,10 @@ func TestHubNeverShowsTheKey(t *testing.T) {
 	raw := s.Bytes()
 	if bytes.Contains(raw, []byte(srv.Key)) {
 		t.Error("the session's terminal got the key")
+	}
+	// The service put an escape sequence inside the key: it stays inert.
+	if bytes.Contains(raw, []byte(srv.Key[:5]+"\x1b[31m")) {
+		t.Error("an escape sequence from the service reached the terminal")
 	}
 	copies := regexp.MustCompile(`\x1b\]52;c;([A-Za-z0-9+/=]+)\x07`).FindAllSubmatch(raw, -1)
 	if len(copies) == 0 {

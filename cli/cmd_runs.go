@@ -254,7 +254,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	list, closeArchive := a.runsWithArchive(ctx, c.WithRetry(poller.Retry{Tries: 1}), svc.baseURL)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
-	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII,
+	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),
 		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()})
 	for {
 		err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout})

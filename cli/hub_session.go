@@ -71,6 +71,14 @@ func (a *app) noColorEnv() bool {
 	return theme.NoColorEnv(lookup)
 }
 
+// sessionASCII reports whether a hub session's locale (its LANG, LC_*)
+// cannot show UTF-8: its runs and crawl screens are then drawn in ASCII,
+// as its watch screen is. Outside a hub --ascii alone decides.
+func (a *app) sessionASCII() bool {
+	t := a.hub.terminal()
+	return t != nil && theme.ASCIIEnv(t.LookupEnv)
+}
+
 // runsService is the runs screen's service, its cancels and starts told
 // to the hub with who made them.
 func (h *hubSession) runsService(s runs.Service) runs.Service {

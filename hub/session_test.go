@@ -339,3 +339,42 @@ func sessionGoroutines() (int, string) {
 	}
 	return n, strings.Join(kept, "\n\n")
 }
+
+// A session's keys reach its own screen only: another session's screen
+// does not move.
+func TestKeysStayInTheirSession(t *testing.T) {
+	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, sim.MaxSpeed) })
+	a := sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24, "LANG=C.UTF-8")
+	b := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24, "LANG=C.UTF-8")
+	a.WaitFor("expires")
+	b.WaitFor("expires")
+	before := b.Text()
+	first := detailID(a.Text())
+	a.Press("jj")
+	deadline := time.Now().Add(10 * time.Second)
+	for detailID(a.Text()) == first {
+		if time.Now().After(deadline) {
+			t.Fatalf("j j did not move the selection:\n%s", a.Text())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	if after := b.Text(); after != before {
+		t.Errorf("another session's keys changed this screen:\n%s\n---\n%s", before, after)
+	}
+	a.Press("q")
+	b.Press("q")
+	a.Exit()
+	b.Exit()
+}
+
+// detailID is the run id the runs screen's details show (the line after
+// the rule).
+func detailID(screen string) string {
+	lines := strings.Split(screen, "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "────") && i+1 < len(lines) {
+			return strings.TrimSpace(lines[i+1])
+		}
+	}
+	return ""
+}
