@@ -57,6 +57,10 @@ var hubRefused = map[string]string{
 	"otlp":           "it sends the run from the hub's host to an address of the session's choosing",
 	"otlp-endpoint":  "it sends the run from the hub's host to an address of the session's choosing",
 	"otlp-content":   "it belongs to --otlp, which is not offered",
+	"notify":         "it notifies on the hub's terminal, not yours",
+	"notify-command": "it runs a command on the hub's host",
+	"notify-url":     "it sends from the hub's host to an address of the session's choosing",
+	"notify-on":      "it belongs to --notify, which is not offered",
 	"mouse":          "it is for the terminal UI: a session without a terminal prints plain or JSON",
 	"exit-on-finish": "it is for the terminal UI: a session without a terminal prints plain or JSON",
 }
