@@ -79,10 +79,13 @@ func (a *app) sessionASCII() bool {
 	return t != nil && theme.ASCIIEnv(t.LookupEnv)
 }
 
+// tells reports whether the changes made are told to a hub.
+func (h *hubSession) tells() bool { return h != nil && h.did != nil }
+
 // runsService is the runs screen's service, its cancels and starts told
 // to the hub with who made them.
 func (h *hubSession) runsService(s runs.Service) runs.Service {
-	if h == nil || h.did == nil {
+	if !h.tells() {
 		return s
 	}
 	return &toldRuns{Service: s, h: h}
@@ -111,7 +114,7 @@ func (t *toldRuns) StartAgent(ctx context.Context, req poller.AgentRequest) (str
 
 // backend is the watch screen's backend, its cancel told to the hub.
 func (h *hubSession) backend(b ui.Backend, jobID string) ui.Backend {
-	if h == nil || h.did == nil || b == nil {
+	if !h.tells() || b == nil {
 		return b
 	}
 	return &toldBackend{Backend: b, h: h, id: jobID}
@@ -131,7 +134,7 @@ func (t *toldBackend) Cancel(ctx context.Context) error {
 
 // crawlService is the crawl screen's service, its cancel told to the hub.
 func (h *hubSession) crawlService(s uicrawl.Service) uicrawl.Service {
-	if h == nil || h.did == nil {
+	if !h.tells() {
 		return s
 	}
 	return &toldCrawl{Service: s, h: h}
