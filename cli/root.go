@@ -115,7 +115,9 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		secrets.Add(archive.Password(hub.archive))
 		a.archiveFlag = hub.archive
 	}
-	poller.Version = Version()
+	if hub == nil { // a hub's sessions share the process: the hub set it
+		poller.Version = Version()
+	}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
