@@ -587,7 +587,7 @@ func (a *app) openJob(id string) (io.Reader, string, func(), error) {
 
 // fetchRecording is the service's trace of id, now, as a recording.
 func (a *app) fetchRecording(ctx context.Context, service, id string) ([]byte, error) {
-	if !haveKey("") {
+	if a.keyOf("") == "" {
 		return nil, badUsage("%s is not in the archive and there is no API key to ask the service (set FIRECRAWL_API_KEY)", id)
 	}
 	svc, err := a.service(service, "")

@@ -787,13 +787,13 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	if err != nil {
 		return false, err
 	}
-	cs, alerts, notified, err := a.notifyCrawl(c, &o.Notify, crawlURL, say)
+	cs, alerts, notified, err := a.notifyCrawl(a.hub.crawlService(c), &o.Notify, crawlURL, say)
 	if err != nil {
 		return false, err
 	}
-	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: cs, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII,
-		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb", Watch: poller.CrawlWatchOptions{Retry: a.retry},
-		Secrets: a.secrets, Notes: notes, Alerts: alerts},
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: cs, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII || a.sessionASCII(),
+		NoColor: o.NoColor || a.noColorEnv(), Watch: poller.CrawlWatchOptions{Retry: a.retry},
+		Secrets: a.secrets, Notes: notes, Alerts: alerts, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	notified(res.Focused, res.Back)
 	switch {

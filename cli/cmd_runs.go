@@ -85,7 +85,7 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	if ro.Status == "" {
 		return badUsage("--status is empty: use one of %s", strings.Join(runStatuses, ", "))
 	}
-	termOut, _ := isTerminal(a.stdout)
+	termOut, _ := a.stdoutTerminal()
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut) {
 		return a.runsScreen(cmd, o, ro.Status)
 	}
@@ -254,8 +254,8 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	list, closeArchive := a.runsWithArchive(ctx, c.WithRetry(poller.Retry{Tries: 1}), svc.baseURL)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
-	m := runs.New(runs.Config{Service: starts, Status: status, ASCII: o.ASCII,
-		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
+	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),
+		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()})
 	for {
 		err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout})
 		// A run n started is said once the screen has given the terminal

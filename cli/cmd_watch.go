@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"os"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -24,13 +23,15 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 	w = &watchSession{Opts: o, runState: runState{Store: model.NewStore()},
 		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
-	termOut, width := isTerminal(a.stdout)
+	w.hub = a.hub
+	termOut, width := a.stdoutTerminal()
 	a.out.stdoutTTY = termOut
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
 		return nil, cleanup, err
 	}
 	if w.Output == OutputTUI {
-		if err := checkTUI(a.stdin, termOut); err != nil {
+		// A hub session's terminal is one; the process's is checked.
+		if err := checkTUI(a.stdin, termOut); err != nil && a.hub.terminal() == nil {
 			return nil, cleanup, err
 		}
 		w.Notes = make(chan string, 4)
@@ -42,7 +43,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 	if termOut {
 		w.Width = width
 	}
-	w.Color = termOut && !o.NoColor && !noColorEnv() && os.Getenv("TERM") != "dumb"
+	w.Color = termOut && !o.NoColor && !a.noColorEnv()
 	if o.Debug != "" {
 		f, err := a.out.create("--debug", o.Debug)
 		if err != nil {

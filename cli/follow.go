@@ -21,7 +21,11 @@ import (
 func (w *watchSession) follow(ctx context.Context, buf int, errAsUpdate bool) (updates <-chan poller.Update, wait func() error) {
 	ch := make(chan poller.Update, buf)
 	done := make(chan error, 1)
-	src := newMemoryBudget(w.InputBytes).wrap(w.Source)
+	src := w.Source
+	if w.hub == nil {
+		// The process's limit: a hub's sessions share the process.
+		src = newMemoryBudget(w.InputBytes).wrap(src)
+	}
 	go func() {
 		err := src(ctx, func(u poller.Update) { ch <- u })
 		if err != nil && errAsUpdate && ctx.Err() == nil {

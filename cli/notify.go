@@ -131,7 +131,9 @@ type notifications struct {
 // startNotify starts the notifier on the first call (nil when no sink was
 // asked for); later calls return the same one.
 func (a *app) startNotify(x *notifyOptions) (*notifications, error) {
-	if a.notify != nil || !x.active() {
+	// A hub's session notifies nobody: the hub's own flags say who hears of
+	// the runs it follows, once for every session.
+	if a.notify != nil || !x.active() || a.hub != nil {
 		return a.notify, nil
 	}
 	a.secrets.Add(x.url) // a webhook's URL is its token

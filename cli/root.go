@@ -84,6 +84,9 @@ type app struct {
 	openStore   archive.Store // opened by watch's archive lookup, for the watch to write to
 
 	notify *notifications // --notify and its kin, once a watch starts them (notify.go)
+
+	// hub is set for a command a hub's SSH session runs (hub_session.go).
+	hub *hubSession
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -94,6 +97,11 @@ func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 // execute is Execute with the retry policy of the run's requests (tests
 // replace its Sleep).
 func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry) int {
+	return executeFor(ctx, args, stdin, stdout, stderr, retry, nil)
+}
+
+// executeFor is execute for a hub's session (hub nil: none).
+func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, hub *hubSession) int {
 	if versionOnly(args) {
 		if err := printVersion(stdout); err != nil {
 			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{name: "stdout", err: err})
@@ -103,8 +111,15 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 	}
 	// The archive's DSN may hold a password: a secret from the start.
 	secrets := text.NewSecrets(archive.Password(os.Getenv(archive.EnvDSN)))
-	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}}
-	poller.Version = Version()
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}, hub: hub}
+	if hub != nil {
+		secrets.Add(hub.key)
+		secrets.Add(archive.Password(hub.archive))
+		a.archiveFlag = hub.archive
+	}
+	if hub == nil { // a hub's sessions share the process: the hub set it
+		poller.Version = Version()
+	}
 	root := a.rootCommand()
 	root.SetArgs(args)
 	root.SetIn(stdin)
@@ -208,6 +223,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.exportCommand(), a.reportCommand())
 	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.AddCommand(a.archiveCommand(), a.historyCommand(), a.compareCommand(), a.costCommand())
+	root.AddCommand(a.hubCmd())
 	tidyFlagHelp(root)
 	root.SuggestionsMinimumDistance = 2
 	return root

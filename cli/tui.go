@@ -42,7 +42,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 
 	var backend ui.Backend
 	if w.Watcher != nil && w.Client != nil {
-		backend = &tuiBackend{w: w}
+		backend = w.hub.backend(&tuiBackend{w: w}, w.JobID)
 	}
 	cfg := ui.Config{
 		JobID:        w.JobID,
@@ -59,6 +59,8 @@ func runTUI(parent context.Context, w *watchSession) error {
 		BackToList:   w.BackToList,
 		Notes:        w.Notes,
 		Attention:    w.newTracker(),
+		Terminal:     w.hub.terminal(),
+		ReadOnly:     w.hub.readOnlyText(),
 	}
 	cfg.Alerts, cfg.Watched = w.notify.forScreen(w)
 	if w.Debug != nil {
@@ -66,8 +68,11 @@ func runTUI(parent context.Context, w *watchSession) error {
 	}
 	// Quitting always works: after SIGINT/SIGTERM the UI has quitGrace to
 	// stop before the terminal is given back and firewatch leaves.
+	// A hub's session is not the process's terminal, and the hub ends it.
 	uiDone := make(chan struct{})
-	go uiWatchdog(parent, uiDone, quitGrace, terminalRestorer(os.Stdin, os.Stdout), w.Stderr, os.Exit)
+	if w.hub == nil {
+		go uiWatchdog(parent, uiDone, quitGrace, terminalRestorer(os.Stdin, os.Stdout), w.Stderr, os.Exit)
+	}
 	res, uiErr := ui.Run(parent, cfg)
 	close(uiDone)
 	w.Back, w.Interrupted = res.Back, res.Interrupted

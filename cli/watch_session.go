@@ -88,6 +88,8 @@ type listLink struct {
 	// Interrupted: the user left with Ctrl-C, which ends the runs screen
 	// with 130 (q with 0).
 	Interrupted bool
+	// hub is the hub's session the watch is shown to (nil: none).
+	hub *hubSession
 }
 
 // note puts a line in the terminal UI's footer, unless the footer is

@@ -17,6 +17,10 @@ func (m *Model) askCancel() tea.Cmd {
 		m.env.flash = "cancel is not available in replay: the run is not being watched live"
 		return nil
 	}
+	if m.readOnly != "" {
+		m.env.flash = m.readOnly
+		return nil
+	}
 	v := &confirmView{e: m.env, run: m.shortID(), state: m.stateWord(), yes: m.cancelCmd}
 	v.back = m.overlay
 	m.overlay = v

@@ -395,6 +395,9 @@ func (v *artifactView) retry() tea.Cmd {
 
 // startSave saves the selected version's content now, or once it is in.
 func (v *artifactView) startSave() tea.Cmd {
+	if v.e.noSave != "" {
+		return flash(v.e.noSave)
+	}
 	en := v.e.snaps.get(v.selV.Ref.SnapshotID)
 	switch {
 	case en == nil || en.loading:

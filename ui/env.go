@@ -42,6 +42,7 @@ type env struct {
 	dk      detailKeys
 	spin    int // the loading spinner's frame
 	saveDir string
+	noSave  string              // set: s saves nothing and says this (a remote session)
 	getenv  func(string) string // TMUX, STY, TERM for OSC 52
 	opener  browser.Opener
 

@@ -22,6 +22,7 @@ import (
 	artcontent "github.com/firewatch/firewatch/ui/content"
 	"github.com/firewatch/firewatch/ui/internal/alert"
 	"github.com/firewatch/firewatch/ui/internal/textwrap"
+	"github.com/firewatch/firewatch/ui/remote"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
@@ -86,6 +87,8 @@ type Model struct {
 	interrupted bool
 	// backToList is Config.BackToList; back is set when esc used it.
 	backToList, back bool
+	// readOnly is Config.ReadOnly: what c says instead of cancelling.
+	readOnly string
 }
 
 // Pane indexes in focus order: reading order of the full layout.
@@ -103,7 +106,11 @@ func New(cfg Config) *Model {
 	if store == nil {
 		store = model.NewStore()
 	}
-	lookup := os.LookupEnv
+	lookup, getenv, opener := os.LookupEnv, os.Getenv, browser.New()
+	if t := cfg.Terminal; t != nil {
+		// A remote session: its environment, and nothing opened here.
+		lookup, getenv, opener.Remote = t.LookupEnv, t.Getenv, "the screen is a remote session's"
+	}
 	noColor := cfg.NoColor || theme.NoColorEnv(lookup)
 	ascii := cfg.ASCII || theme.ASCIIEnv(lookup)
 	sym := theme.Unicode()
@@ -124,8 +131,11 @@ func New(cfg Config) *Model {
 		snaps:    newSnapshots(cfg),
 		dk:       defaultDetailKeys(),
 		saveDir:  cfg.SaveDir,
-		getenv:   os.Getenv,
-		opener:   browser.New(),
+		getenv:   getenv,
+		opener:   opener,
+	}
+	if cfg.Terminal != nil {
+		e.noSave = remote.NoSave
 	}
 	e.attn = cfg.Attention
 	if e.attn == nil {
@@ -176,6 +186,10 @@ func New(cfg Config) *Model {
 		m.applyDelta(&all)
 	}
 	m.backToList = cfg.BackToList
+	m.readOnly = cfg.ReadOnly
+	if cfg.Terminal != nil {
+		m.keys.Suspend.SetEnabled(false) // it would stop the process, and every session with it
+	}
 	return m
 }
 

@@ -4,12 +4,11 @@ import (
 	"context"
 	"io"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/remote"
 )
 
 // Backend is what the UI can ask of the service while it watches. It is
@@ -71,6 +70,16 @@ type Config struct {
 	// never its content).
 	Debug io.Writer
 
+	// ReadOnly, when set, is what c says instead of cancelling: the person
+	// watching may not change runs (a hub's viewer).
+	ReadOnly string
+
+	// Terminal, when set, is a remote session's terminal to draw on (a
+	// hub's SSH session, package remote) instead of the process's: its
+	// keys, size, colours and environment; no browser is opened and no
+	// file saved on this machine.
+	Terminal *remote.Terminal
+
 	// Input and Output replace the terminal, for tests. Width and Height
 	// are the screen size to assume when Output is not a terminal (default
 	// 80x24).
@@ -99,8 +108,7 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Store = model.NewStore()
 	}
 	m := New(cfg)
-	opts := program.Options(ctx, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
-	final, interrupted, err := program.Run(ctx, tea.NewProgram(m, opts...))
+	final, interrupted, err := program.RunOn(ctx, m, cfg.Terminal, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
 	res := Result{}
 	if fm, ok := final.(*Model); ok {
 		res = fm.Result()

@@ -53,6 +53,10 @@ type Opener struct {
 	// no stdin/stdout/stderr (so that nothing it prints reaches the screen)
 	// and reports its failure if it exits within a few seconds.
 	Run func(ctx context.Context, name string, args ...string) error
+	// Remote, when set, says why the program's screen is not this
+	// machine's (a hub's SSH session): a browser would open here, on the
+	// wrong desk, so none is, whatever the system.
+	Remote string
 }
 
 // New returns the Opener for this machine.
@@ -91,6 +95,9 @@ func run(ctx context.Context, name string, args ...string) error {
 // error wrapping ErrNoDesktop that says why none can. It does not check the
 // link (see Check).
 func (o Opener) Command(link string) (name string, args []string, err error) {
+	if o.Remote != "" {
+		return "", nil, fmt.Errorf("%w: %s", ErrNoDesktop, o.Remote)
+	}
 	switch o.GOOS {
 	case "darwin":
 		return "open", []string{link}, nil

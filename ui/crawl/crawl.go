@@ -33,6 +33,7 @@ import (
 	"github.com/firewatch/firewatch/ui/internal/alert"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
+	"github.com/firewatch/firewatch/ui/remote"
 )
 
 // Service is what the screen asks of the service; *poller.Client is one.
@@ -68,6 +69,13 @@ type Config struct {
 	// the program while the terminal is not focused (ui/internal/alert);
 	// nil: none.
 	Alerts <-chan string
+	// ReadOnly, when set, is what c says instead of cancelling: the person
+	// may not change the crawl (a hub's viewer).
+	ReadOnly string
+	// Terminal, when set, is a remote session's terminal to draw on (a
+	// hub's SSH session, package remote) instead of the process's; s saves
+	// nothing there.
+	Terminal *remote.Terminal
 }
 
 // Result is how the screen ended.
@@ -612,7 +620,10 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 			m.page = nil
 			return nil
 		case key.Matches(msg, k.Copy):
-			return clipboard.Copy(m.page.url, "page URL", clipboard.Options{})
+			return clipboard.Copy(m.page.url, "page URL", m.clipboard())
+		case key.Matches(msg, k.Save) && m.cfg.Terminal != nil:
+			m.flash = remote.NoSave
+			return nil
 		case key.Matches(msg, k.Save):
 			return m.page.save(m.cfg.SaveDir, m.cfg.Secrets)
 		}
@@ -651,12 +662,16 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return m.open()
 	case key.Matches(msg, k.Copy):
 		if r := m.selected(); r != nil {
-			return clipboard.Copy(r.url, "page URL", clipboard.Options{})
+			return clipboard.Copy(r.url, "page URL", m.clipboard())
 		}
+	case key.Matches(msg, k.Save) && m.cfg.Terminal != nil:
+		m.flash = remote.NoSave
 	case key.Matches(msg, k.Save):
 		if r := m.selected(); r != nil && r.kind == kindPage {
 			return m.saveRow(r)
 		}
+	case key.Matches(msg, k.Cancel) && m.cfg.ReadOnly != "":
+		m.flash = m.cfg.ReadOnly
 	case key.Matches(msg, k.Cancel):
 		if m.over() {
 			m.flash = "the crawl is over (" + oneLine(m.status) + "): nothing to cancel"
@@ -669,6 +684,14 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		return tea.Tick(confirmArm, func(time.Time) tea.Msg { return armMsg{} })
 	}
 	return nil
+}
+
+// clipboard is where y copies: the terminal the screen is drawn on.
+func (m *Model) clipboard() clipboard.Options {
+	if t := m.cfg.Terminal; t != nil {
+		return clipboard.Options{Getenv: t.Getenv}
+	}
+	return clipboard.Options{}
 }
 
 // CrawlOver reports whether status ends a crawl.

@@ -28,7 +28,8 @@ func (s Screen) View() tea.View {
 	return v
 }
 
-// RunOptions are the program's streams (nil: the process's).
+// RunOptions are the program's streams (nil: the process's; Config's
+// Terminal, when set, is used instead).
 type RunOptions struct {
 	Input  io.Reader
 	Output io.Writer
@@ -46,8 +47,7 @@ func Run(ctx context.Context, cfg Config, o ...RunOptions) (Result, error) {
 	if len(o) > 0 {
 		ro = o[0]
 	}
-	opts := program.Options(ctx, ro.Input, ro.Output, 0, 0, cfg.NoColor)
-	_, interrupted, err := program.Run(ctx, tea.NewProgram(Screen{M: m}, opts...))
+	_, interrupted, err := program.RunOn(ctx, Screen{M: m}, cfg.Terminal, ro.Input, ro.Output, 0, 0, cfg.NoColor)
 	res := m.Result()
 	if interrupted {
 		res.Status = m.final

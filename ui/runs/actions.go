@@ -240,9 +240,14 @@ func (m *Model) actionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.Copy):
 		return m.copyID(), true
-	case key.Matches(msg, k.Cancel):
-		return m.askCancel(), true
-	case key.Matches(msg, k.New):
+	case key.Matches(msg, k.Cancel), key.Matches(msg, k.New):
+		if m.cfg.ReadOnly != "" {
+			m.flash = m.cfg.ReadOnly
+			return nil, true
+		}
+		if key.Matches(msg, k.Cancel) {
+			return m.askCancel(), true
+		}
 		m.composing, m.draft = true, ""
 		return nil, true
 	}

@@ -37,7 +37,8 @@ func (s Screen) View() tea.View {
 	return v
 }
 
-// RunOptions are the program's streams (nil: the process's).
+// RunOptions are the program's streams (nil: the process's; Config's
+// Terminal, when set, is used instead).
 type RunOptions struct {
 	Input  io.Reader
 	Output io.Writer
@@ -47,9 +48,11 @@ type RunOptions struct {
 // when by Ctrl-C) or picks a run (Chosen is its id). Run it again with the same Model to come back: the
 // rows, filter and selection are kept and the list is refreshed.
 func Run(ctx context.Context, m *Model, o RunOptions) error {
-	opts := program.Options(ctx, o.Input, o.Output, 0, 0, m.cfg.NoColor)
 	reopen := m.pages > 0
 	m.Chosen, m.Interrupted = "", false
-	_, _, err := program.Run(ctx, tea.NewProgram(Screen{M: m, reopen: reopen}, opts...))
+	life, end := context.WithCancel(ctx)
+	defer end()
+	m.life = life
+	_, _, err := program.RunOn(ctx, Screen{M: m, reopen: reopen}, m.cfg.Terminal, o.Input, o.Output, 0, 0, m.cfg.NoColor)
 	return err
 }

@@ -29,6 +29,7 @@ import (
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/remote"
 )
 
 // Service is what the screen asks of the service; *poller.Client is one,
@@ -52,7 +53,13 @@ type Config struct {
 	Interval time.Duration // refresh; default 10 s
 	Timeout  time.Duration // per request; default 20 s
 	Now      func() time.Time
-	Getenv   func(string) string // for the clipboard (TMUX, TERM); nil: os.Getenv
+	Getenv   func(string) string // for the clipboard (TMUX, TERM); nil: os.Getenv (or Terminal's)
+	// ReadOnly, when set, is what c and n say instead of cancelling or
+	// starting a run: the person may not change runs (a hub's viewer).
+	ReadOnly string
+	// Terminal, when set, is a remote session's terminal to draw on (a
+	// hub's SSH session, package remote) instead of the process's.
+	Terminal *remote.Terminal
 }
 
 // Defaults.
@@ -134,8 +141,11 @@ type Model struct {
 	// key (note is the last problem with the list, which a refresh clears).
 	flash string
 
-	// tick is tea.Tick; tests replace it to decide when timers fire.
+	// tick is lifeTick; tests replace it to decide when timers fire.
 	tick func(time.Duration, func(time.Time) tea.Msg) tea.Cmd
+	// life ends with the program showing the screen (Run): its requests
+	// and timers end with it.
+	life context.Context
 
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
@@ -169,9 +179,16 @@ func New(cfg Config) *Model {
 		cfg.Now = time.Now
 	}
 	m := &Model{cfg: cfg, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
-		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all", tick: tea.Tick}
+		byID: map[string]int{}, asked: map[int64]bool{}, details: map[string]*detail{}, status: "all", life: context.Background()}
+	m.tick = m.lifeTick
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
+	}
+	if t := cfg.Terminal; t != nil {
+		if m.cfg.Getenv == nil {
+			m.cfg.Getenv = t.Getenv
+		}
+		m.keys.Suspend.SetEnabled(false) // it would stop the process, and every session with it
 	}
 	switch s := strings.ToLower(cfg.Status); s {
 	case "processing", "completed", "failed":
@@ -226,7 +243,24 @@ func (m *Model) Reopen() tea.Cmd {
 }
 
 func (m *Model) ctx() (context.Context, context.CancelFunc) {
-	return context.WithTimeout(context.Background(), m.cfg.Timeout)
+	return context.WithTimeout(m.life, m.cfg.Timeout)
+}
+
+// lifeTick is tea.Tick, ended with the program: Bubble Tea leaves a
+// command's goroutine running when its program ends, and the refresh's
+// waits ten seconds. A session of a hub that drops leaves none behind.
+func (m *Model) lifeTick(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+	t := time.NewTimer(d)
+	done := m.life.Done()
+	return func() tea.Msg {
+		defer t.Stop()
+		select {
+		case now := <-t.C:
+			return fn(now)
+		case <-done:
+			return nil
+		}
+	}
 }
 
 // fetchPage asks for the page before cursor (zero: the newest). A paging

@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/firewatch/firewatch/ui/internal/suspend"
+	"github.com/firewatch/firewatch/ui/remote"
 )
 
 // Run runs p, started with ctx, with Ctrl-Z and an outside SIGTSTP
@@ -28,15 +29,58 @@ import (
 func Run(ctx context.Context, p *tea.Program) (final tea.Model, interrupted bool, err error) {
 	stop := suspend.Listen(p)
 	defer stop()
-	final, err = p.Run()
-	switch {
-	case err == nil:
-	case ctx.Err() != nil:
-		err = context.Cause(ctx)
-	case errors.Is(err, tea.ErrInterrupted):
-		interrupted, err = true, nil
+	return ended(ctx)(p.Run())
+}
+
+// ended reads how a program run with ctx ended, as Run returns it.
+func ended(ctx context.Context) func(tea.Model, error) (tea.Model, bool, error) {
+	return func(final tea.Model, err error) (tea.Model, bool, error) {
+		interrupted := false
+		switch {
+		case err == nil:
+		case ctx.Err() != nil:
+			err = context.Cause(ctx)
+		case errors.Is(err, tea.ErrInterrupted):
+			interrupted, err = true, nil
+		}
+		return final, interrupted, err
 	}
-	return final, interrupted, err
+}
+
+// RunOn runs m: on t, a remote session's terminal, when t is set (see
+// package remote), else on in and out as Options says; noColor sends no
+// colour. It returns what Run does.
+//
+// On t the program reads its own Keys, draws on t's output at t's size
+// (each resize reaches it), takes TERM, COLORTERM, NO_COLOR and the rest of
+// its environment from t, never from the process, and cannot be suspended:
+// Ctrl-Z would stop the process, and every session with it.
+func RunOn(ctx context.Context, m tea.Model, t *remote.Terminal, in io.Reader, out io.Writer, w, h int, noColor bool) (final tea.Model, interrupted bool, err error) {
+	if t == nil {
+		return Run(ctx, tea.NewProgram(m, Options(ctx, in, out, w, h, noColor)...))
+	}
+	keys := t.Keys()
+	defer keys.Close()
+	w, h = t.Size()
+	profile := t.Profile()
+	if noColor && profile > colorprofile.Ascii {
+		profile = colorprofile.Ascii
+	}
+	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(FPS()),
+		tea.WithInput(keys), tea.WithOutput(t.Out()), tea.WithEnvironment(t.Env()), tea.WithWindowSize(w, h),
+		tea.WithColorProfile(profile), tea.WithFilter(noSuspend))
+	detach := t.Attach(p, w, h)
+	defer detach()
+	return ended(ctx)(p.Run())
+}
+
+// noSuspend drops a request to suspend: a remote session's program runs in
+// a process that serves others.
+func noSuspend(_ tea.Model, msg tea.Msg) tea.Msg {
+	if _, ok := msg.(tea.SuspendMsg); ok {
+		return nil
+	}
+	return msg
 }
 
 // Suspend is the command a screen returns for its suspend key.

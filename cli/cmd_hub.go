@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/hub"
+	"github.com/firewatch/firewatch/poller"
+)
+
+// firewatch hub: the team's runs screen over SSH (package hub), with the
+// team's key held here. This file is its flags and wiring; what a session
+// runs is hub_commands.go (without a terminal) and hubScreens (with one).
+
+type hubOptions struct {
+	Listen         string
+	KeyFile        string
+	AuthorizedKeys string
+	Operators      string
+	HostKey        string
+	MaxSessions    int
+	IdleTimeout    time.Duration
+}
+
+// hubStopGrace is how long the sessions have to end once the hub is told
+// to stop (SIGTERM, SIGHUP, Ctrl-C) before their connections are closed.
+const hubStopGrace = 10 * time.Second
+
+func (a *app) hubCmd() *cobra.Command {
+	o := &hubOptions{}
+	cmd := &cobra.Command{
+		Use:   "hub",
+		Short: "Serve the team's runs screen over SSH, holding the team's key",
+		Long: `Serve firewatch to the team over SSH: whoever logs in with a listed key sees
+the runs screen (ssh -p 2222 HOST), as firewatch alone shows it, in their
+own terminal, or runs one command that only reads (ssh -p 2222 HOST runs -o
+json): runs, watch, history, report and result, with the same output modes
+and exit codes as here. Nobody needs a Firecrawl key but the hub.
+
+--authorized-keys lists the viewers and --operators those who may also cancel
+and start runs: OpenSSH authorized_keys files, read again at every login, the
+key's comment being the person's name. Passwords are never asked. The host key
+is made on first start (--host-key; its fingerprint is printed). SIGTERM or
+SIGHUP tells every session the hub is stopping and exits 0 once they are gone,
+or after 10 s. One line per login, logout, refusal and action goes to stderr.
+See docs/hub.md for what the hub trusts and what it refuses.`,
+		Example: `  FIRECRAWL_API_KEY=fc-... firewatch hub --authorized-keys team.keys --operators ops.keys
+  firewatch hub --listen 0.0.0.0:2222 --key-file /etc/firewatch/key --authorized-keys team.keys
+  ssh -p 2222 hub.example.com
+  ssh -p 2222 hub.example.com watch $JOB -o json --summary -`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.serveHub(cmd.Context(), o)) },
+	}
+	f := cmd.Flags()
+	f.StringVar(&o.Listen, "listen", "127.0.0.1:2222", "address to listen on (a public one is your choice)")
+	f.StringVar(&o.KeyFile, "key-file", "", "read the team's API key from `FILE` (mode 0600), instead of $FIRECRAWL_API_KEY")
+	f.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "viewers: an OpenSSH authorized_keys `FILE`, the comment of each key its person's name")
+	f.StringVar(&o.Operators, "operators", "", "operators, who may also cancel and start runs: an authorized_keys `FILE`")
+	f.StringVar(&o.HostKey, "host-key", "", "the host key `FILE`, made (ed25519) when missing (default: the data folder's firewatch/hub_ed25519)")
+	f.IntVar(&o.MaxSessions, "max-sessions", hub.DefaultMaxSessions, "sessions open at once; more are refused")
+	f.DurationVar(&o.IdleTimeout, "idle-timeout", hub.DefaultIdleTimeout, "end a terminal session after this long without a key")
+	return cmd
+}
+
+// serveHub runs the hub until ctx ends (a signal), then stops it.
+func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
+	h, err := a.newHub(o)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", o.Listen)
+	if err != nil {
+		return badUsage("--listen %s: %v", o.Listen, err)
+	}
+	port := "2222"
+	if _, p, err := net.SplitHostPort(ln.Addr().String()); err == nil {
+		port = p
+	}
+	fmt.Fprintf(a.stderr, "firewatch hub: listening on %s (ssh -p %s HOST); host key %s\n", ln.Addr(), port, h.Fingerprint())
+	done := make(chan error, 1)
+	go func() { done <- h.Serve(ln) }()
+	select {
+	case err := <-done:
+		return err
+	case <-ctx.Done():
+	}
+	fmt.Fprintf(a.stderr, "firewatch hub: stopping; the sessions have %s to end\n", hubStopGrace)
+	sctx, cancel := context.WithTimeout(context.Background(), hubStopGrace)
+	defer cancel()
+	if err := h.Shutdown(sctx); err != nil {
+		fmt.Fprintf(a.stderr, "firewatch hub: %v\n", err)
+	}
+	<-done
+	return nil
+}
+
+// newHub checks the flags, reads the key, the host key and the people's
+// files, and makes the hub.
+func (a *app) newHub(o *hubOptions) (*hub.Hub, error) {
+	if o.MaxSessions < 1 {
+		return nil, badUsage("--max-sessions %d: it must be at least 1", o.MaxSessions)
+	}
+	if o.IdleTimeout < time.Second {
+		return nil, badUsage("--idle-timeout %s: it must be at least 1s", o.IdleTimeout)
+	}
+	people := hub.People{Viewers: o.AuthorizedKeys, Operators: o.Operators}
+	warnings, err := people.Check()
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	for _, w := range warnings {
+		fmt.Fprintf(a.stderr, "firewatch hub: %s\n", w)
+	}
+	key, err := hubKey(o.KeyFile)
+	if err != nil {
+		return nil, err
+	}
+	svc := service{baseURL: poller.ResolveBaseURL(""), key: key}
+	if err := a.use(svc); err != nil {
+		return nil, err
+	}
+	path := o.HostKey
+	if path == "" {
+		db, err := archive.DefaultPath()
+		if err != nil {
+			return nil, fmt.Errorf("no data folder for the host key (give --host-key): %w", err)
+		}
+		path = filepath.Join(filepath.Dir(db), "hub_ed25519")
+	}
+	signer, made, err := hub.HostKey(path)
+	if err != nil {
+		return nil, asUsage(err)
+	}
+	if made {
+		fmt.Fprintf(a.stderr, "firewatch hub: made the host key %s\n", path)
+	}
+	return hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
+		Screens: a.hubScreens(key), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets})
+}
+
+// hubKey is the team's key: --key-file's, which only its owner may read
+// (as ssh asks of a private key), else $FIRECRAWL_API_KEY.
+func hubKey(file string) (string, error) {
+	if file == "" {
+		if k := resolveKey(""); k != "" {
+			return k, nil
+		}
+		return "", badUsage("no API key: set FIRECRAWL_API_KEY or give --key-file FILE (mode 0600)")
+	}
+	f, err := os.Open(file)
+	if err != nil {
+		return "", badUsage("--key-file: %v", err)
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", badUsage("--key-file: %v", err)
+	}
+	if !fi.Mode().IsRegular() {
+		return "", badUsage("--key-file %s is not a regular file", file)
+	}
+	if m := fi.Mode().Perm(); m&0o077 != 0 {
+		return "", badUsage("--key-file %s can be read or written by others (mode %#o), as ssh refuses a private key: chmod 600 %s", file, m, file)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 4096))
+	if err != nil {
+		return "", badUsage("--key-file: %v", err)
+	}
+	k := strings.TrimSpace(string(b))
+	if k == "" || strings.ContainsAny(k, " \t\r\n") {
+		return "", badUsage("--key-file %s: it must hold the key alone, on one line", file)
+	}
+	return k, nil
+}
+
+// hubScreens is what a session with a terminal is shown: the runs screen
+// (firewatch runs) on its terminal, enter watching a run, as firewatch alone
+// does. Each session follows the runs it shows on its own; a follower
+// shared by every session is what takes this function's place.
+func (a *app) hubScreens(key string) hub.Screens {
+	archiveFlag := a.archiveFlag
+	return func(ctx context.Context, s *hub.Session) int {
+		ctx, stop := hubContext(ctx)
+		defer stop()
+		h := &hubSession{key: key, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did}
+		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
+	}
+}
+
+// hubCommandOf runs the command of a session without a terminal.
+func (a *app) hubCommandOf(key string) hub.Command {
+	archiveFlag := a.archiveFlag
+	return func(ctx context.Context, s *hub.Session) int {
+		h := &hubSession{key: key, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did}
+		return hubCommand(ctx, s.Args, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
+	}
+}

@@ -1,0 +1,152 @@
+package cli
+
+import (
+	"context"
+	"os"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui"
+	uicrawl "github.com/firewatch/firewatch/ui/crawl"
+	"github.com/firewatch/firewatch/ui/remote"
+	"github.com/firewatch/firewatch/ui/runs"
+)
+
+// hubSession is what a command run for a hub's SSH session knows of that
+// session (cmd_hub.go): the hub's key, the only one it uses; the session's
+// terminal (nil for a session without one), which the screens draw on
+// instead of the process's; what a viewer is told when they try to change
+// a run ("" for an operator); and did, told of every change made, with
+// who made it (the hub's log). Nil everywhere outside a hub.
+type hubSession struct {
+	key      string
+	archive  string // the hub's --archive ("": its environment's, or the default)
+	term     *remote.Terminal
+	readOnly string
+	did      func(what, of string, err error)
+}
+
+// terminal is the session's terminal, nil outside a hub or without one.
+func (h *hubSession) terminal() *remote.Terminal {
+	if h == nil {
+		return nil
+	}
+	return h.term
+}
+
+// readOnlyText is what c and n say to a viewer; "" when they may.
+func (h *hubSession) readOnlyText() string {
+	if h == nil {
+		return ""
+	}
+	return h.readOnly
+}
+
+// keyOf is the API key a command uses: the hub's in a hub session (no
+// flag or variable of the session's can change it), else resolveKey's.
+func (a *app) keyOf(flag string) string {
+	if a.hub != nil {
+		return a.hub.key
+	}
+	return resolveKey(flag)
+}
+
+// stdoutTerminal reports whether stdout is a terminal, and its width: the
+// process's own, or a hub session's.
+func (a *app) stdoutTerminal() (bool, int) {
+	if t := a.hub.terminal(); t != nil {
+		w, _ := t.Size()
+		return true, w
+	}
+	return isTerminal(a.stdout)
+}
+
+// noColorEnv reports NO_COLOR set or TERM=dumb in the environment of
+// whoever watches: the process's, or a hub session's.
+func (a *app) noColorEnv() bool {
+	lookup := os.LookupEnv
+	if t := a.hub.terminal(); t != nil {
+		lookup = t.LookupEnv
+	}
+	return theme.NoColorEnv(lookup)
+}
+
+// sessionASCII reports whether a hub session's locale (its LANG, LC_*)
+// cannot show UTF-8: its runs and crawl screens are then drawn in ASCII,
+// as its watch screen is. Outside a hub --ascii alone decides.
+func (a *app) sessionASCII() bool {
+	t := a.hub.terminal()
+	return t != nil && theme.ASCIIEnv(t.LookupEnv)
+}
+
+// tells reports whether the changes made are told to a hub.
+func (h *hubSession) tells() bool { return h != nil && h.did != nil }
+
+// runsService is the runs screen's service, its cancels and starts told
+// to the hub with who made them.
+func (h *hubSession) runsService(s runs.Service) runs.Service {
+	if !h.tells() {
+		return s
+	}
+	return &toldRuns{Service: s, h: h}
+}
+
+type toldRuns struct {
+	runs.Service
+	h *hubSession
+}
+
+func (t *toldRuns) Cancel(ctx context.Context, id string) error {
+	err := t.Service.Cancel(ctx, id)
+	t.h.did("cancel", "run "+id, err)
+	return err
+}
+
+func (t *toldRuns) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
+	id, err := t.Service.StartAgent(ctx, req)
+	of := "run " + id
+	if id == "" {
+		of = "a run"
+	}
+	t.h.did("start", of, err)
+	return id, err
+}
+
+// backend is the watch screen's backend, its cancel told to the hub.
+func (h *hubSession) backend(b ui.Backend, jobID string) ui.Backend {
+	if !h.tells() || b == nil {
+		return b
+	}
+	return &toldBackend{Backend: b, h: h, id: jobID}
+}
+
+type toldBackend struct {
+	ui.Backend
+	h  *hubSession
+	id string
+}
+
+func (t *toldBackend) Cancel(ctx context.Context) error {
+	err := t.Backend.Cancel(ctx)
+	t.h.did("cancel", "run "+t.id, err)
+	return err
+}
+
+// crawlService is the crawl screen's service, its cancel told to the hub.
+func (h *hubSession) crawlService(s uicrawl.Service) uicrawl.Service {
+	if !h.tells() {
+		return s
+	}
+	return &toldCrawl{Service: s, h: h}
+}
+
+type toldCrawl struct {
+	uicrawl.Service
+	h *hubSession
+}
+
+func (t *toldCrawl) CancelCrawl(ctx context.Context, id string) (string, error) {
+	st, err := t.Service.CancelCrawl(ctx, id)
+	t.h.did("cancel", "crawl "+id, err)
+	return st, err
+}

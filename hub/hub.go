@@ -1,0 +1,300 @@
+// Package hub is `firewatch hub`: an SSH server, on charm.land/wish, that
+// shows the team's runs screen to every session with a terminal and runs
+// one command that only reads for a session without one, with the team's
+// key held here and never sent to anyone.
+//
+// The hub decides who may log in and what they may do (People: viewers and
+// operators, from authorized_keys files read at every login), keeps each
+// session to itself (its terminal, its environment, its state: package
+// remote), limits what a client may cost (sessions, new connections per
+// address, idle terminals, sizes) and logs one line per login, logout,
+// refusal and action. What a session is shown and what a command does are
+// the caller's (Config.Screens and Config.Command, from cli): the hub knows
+// nothing of runs.
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"charm.land/ssh"
+	"charm.land/wish/v2"
+	gossh "golang.org/x/crypto/ssh"
+
+	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/remote"
+)
+
+// Screens shows the screens of a session with a terminal (s.Term) until
+// the person leaves or ctx ends, and returns the session's exit status.
+// What feeds the screens is the caller's: today each session polls on its
+// own; a follower shared by every session can take its place here.
+type Screens func(ctx context.Context, s *Session) int
+
+// Command runs the command of a session without a terminal (s.Args, maybe
+// none) on s's streams and returns its exit status: the hub passes it on
+// as the SSH exit status. Refusing a command is the caller's (exit 2).
+type Command func(ctx context.Context, s *Session) int
+
+// Action is a change someone made through the hub: a cancel, a start.
+type Action struct {
+	Who  Person
+	What string // "cancel" or "start"
+	Of   string // what it was done to: "run 019a...", "crawl ..."
+	Err  error  // the service's refusal, nil when it was done
+}
+
+func (a Action) String() string {
+	if a.Err != nil {
+		return fmt.Sprintf("%s tried to %s %s: %v", a.Who, a.What, a.Of, a.Err)
+	}
+	done := map[string]string{"cancel": "cancelled", "start": "started"}[a.What]
+	if done == "" {
+		done = a.What
+	}
+	return fmt.Sprintf("%s %s %s", a.Who, done, a.Of)
+}
+
+func (p Person) String() string { return fmt.Sprintf("%s (%s, %s)", p.Name, p.Role, p.Key) }
+
+// Config is how the hub runs.
+type Config struct {
+	// HostKey is the hub's host key (HostKey makes and reads one).
+	HostKey gossh.Signer
+	// People says who may log in and what they may do.
+	People People
+	// MaxSessions bounds the sessions open at once (DefaultMaxSessions).
+	MaxSessions int
+	// IdleTimeout ends a session with a terminal that sent no key for this
+	// long, and (a minute later) a connection with no traffic at all
+	// (DefaultIdleTimeout).
+	IdleTimeout time.Duration
+	// PerIP limits new connections from one address.
+	PerIP PerIP
+	// HandshakeTimeout bounds the time to log in (DefaultHandshakeTimeout).
+	HandshakeTimeout time.Duration
+
+	Screens Screens
+	Command Command
+
+	// Log gets the log lines (the process's stderr in cli); Secrets redacts
+	// them (the team's key among them).
+	Log     io.Writer
+	Secrets *text.Secrets
+	// OnAction, when set, is told every action once it is logged: where a
+	// follower shared by the sessions will say it in every viewer's footer
+	// and in the archive's record of the run.
+	OnAction func(Action)
+}
+
+// Defaults.
+const (
+	DefaultMaxSessions      = 50
+	DefaultIdleTimeout      = 30 * time.Minute
+	DefaultHandshakeTimeout = 30 * time.Second
+)
+
+// Why a session ended, when the hub ended it (context.Cause of the
+// context Screens and Command are given).
+var (
+	ErrStopping = errors.New("the hub is stopping")
+	ErrIdle     = errors.New("no key was pressed for the idle timeout")
+	errGone     = errors.New("the session went away")
+)
+
+// Hub is the SSH server. Make it with New, run it with Serve, end it with
+// Shutdown.
+type Hub struct {
+	cfg     Config
+	srv     *ssh.Server
+	log     *logger
+	limiter *addrLimiter
+
+	base context.Context // every session's parent; ended by Shutdown
+	stop context.CancelCauseFunc
+
+	mu       sync.Mutex
+	sessions int
+	stopping bool
+	drained  chan struct{} // closed once stopping and no session is left
+	conns    map[string]*connState
+}
+
+// New makes the hub of cfg.
+func New(cfg Config) (*Hub, error) {
+	if cfg.HostKey == nil {
+		return nil, errors.New("hub: no host key")
+	}
+	if cfg.Screens == nil || cfg.Command == nil {
+		return nil, errors.New("hub: Screens and Command are needed")
+	}
+	if cfg.MaxSessions <= 0 {
+		cfg.MaxSessions = DefaultMaxSessions
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.HandshakeTimeout <= 0 {
+		cfg.HandshakeTimeout = DefaultHandshakeTimeout
+	}
+	if cfg.Log == nil {
+		cfg.Log = io.Discard
+	}
+	if cfg.Secrets == nil {
+		cfg.Secrets = text.NewSecrets()
+	}
+	h := &Hub{cfg: cfg, log: &logger{w: cfg.Log, secrets: cfg.Secrets, now: time.Now}, limiter: newAddrLimiter(cfg.PerIP),
+		drained: make(chan struct{}), conns: map[string]*connState{}}
+	h.base, h.stop = context.WithCancelCause(context.Background())
+	srv, err := wish.NewServer(
+		func(s *ssh.Server) error { s.AddHostKey(cfg.HostKey); return nil },
+		wish.WithVersion("firewatch-hub"),
+		wish.WithPublicKeyAuth(h.publicKey),
+		wish.WithMiddleware(func(ssh.Handler) ssh.Handler { return h.serve }),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("hub: %w", err)
+	}
+	// No password or keyboard-interactive handler: neither is offered, so
+	// a client asking for one is refused before anything is shown.
+	srv.HandshakeTimeout = cfg.HandshakeTimeout
+	// A connection silent both ways (no session, or a command waiting) is
+	// dropped a little after a terminal session without keys is told it
+	// ends, so that it is told.
+	srv.IdleTimeout = cfg.IdleTimeout + time.Minute
+	srv.ConnCallback = h.connect
+	srv.ConnectionFailedCallback = h.failed
+	srv.ConnectionCloseCallback = h.closed
+	srv.ServerConfigCallback = h.serverConfig
+	srv.ChannelHandlers = map[string]ssh.ChannelHandler{
+		"session": func(srv *ssh.Server, conn *gossh.ServerConn, ch gossh.NewChannel, ctx ssh.Context) {
+			ssh.DefaultSessionHandler(srv, conn, guardedChannel{ch}, ctx)
+		},
+	}
+	h.srv = srv
+	return h, nil
+}
+
+// Fingerprint is the host key's SHA256 fingerprint, for people to check
+// the first time they connect.
+func (h *Hub) Fingerprint() string { return gossh.FingerprintSHA256(h.cfg.HostKey.PublicKey()) }
+
+// Serve answers the connections ln accepts until Shutdown; it returns nil
+// then.
+func (h *Hub) Serve(ln net.Listener) error {
+	err := h.srv.Serve(ln)
+	if h.isStopping() || errors.Is(err, ssh.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+func (h *Hub) isStopping() bool {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.stopping
+}
+
+// Shutdown stops taking connections, tells every session the hub is
+// stopping (their screens end, giving their terminals back, and each is
+// told why), waits for them to end or for ctx, then closes every
+// connection left.
+func (h *Hub) Shutdown(ctx context.Context) error {
+	h.mu.Lock()
+	if !h.stopping {
+		h.stopping = true
+		if h.sessions == 0 {
+			close(h.drained)
+		}
+	}
+	n := h.sessions
+	h.mu.Unlock()
+	if n > 0 {
+		h.log.printf("stopping: telling %d session(s)", n)
+	}
+	h.stop(ErrStopping)
+	var err error
+	select {
+	case <-h.drained:
+		// A client closes its connection once its last session ends: a
+		// moment for that, rather than "closed by remote host".
+		wait, cancel := context.WithTimeout(ctx, time.Second)
+		_ = h.srv.Shutdown(wait)
+		cancel()
+	case <-ctx.Done():
+		err = fmt.Errorf("sessions still open when the hub stopped: %w", ctx.Err())
+	}
+	return errors.Join(err, h.srv.Close())
+}
+
+// acquire takes a session's place; release gives it back. Refused (why
+// says it) when the hub is full or stopping.
+func (h *Hub) acquire() (release func(), why string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	switch {
+	case h.stopping:
+		return nil, "the hub is stopping"
+	case h.sessions >= h.cfg.MaxSessions:
+		return nil, fmt.Sprintf("the hub is full (%d sessions, its --max-sessions); try again later", h.cfg.MaxSessions)
+	}
+	h.sessions++
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.sessions--
+		if h.sessions == 0 && h.stopping {
+			select {
+			case <-h.drained:
+			default:
+				close(h.drained)
+			}
+		}
+	}, ""
+}
+
+// Sessions is the number of sessions open now.
+func (h *Hub) Sessions() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.sessions
+}
+
+// Session is one SSH session as its screens or command see it.
+type Session struct {
+	Person Person
+	Addr   string // the client's address
+	// Term is the session's terminal; nil for a session without one.
+	Term *remote.Terminal
+	// Args is the command of a session without a terminal (maybe none).
+	Args []string
+	// The session's streams (stderr is the client's stderr).
+	Stdin          io.Reader
+	Stdout, Stderr io.Writer
+
+	hub *Hub
+}
+
+// ReadOnly is what the screens say to a person who may not change runs
+// when they try to (c, n); "" for an operator.
+func (s *Session) ReadOnly() string {
+	if s.Person.Role == Operator {
+		return ""
+	}
+	return "only the hub's operators may cancel or start runs (" + s.Person.Name + " is a viewer)"
+}
+
+// Did logs an action made through the session (what: "cancel" or
+// "start"; of: "run ID"), with who made it, and hands it to OnAction.
+func (s *Session) Did(what, of string, err error) {
+	a := Action{Who: s.Person, What: what, Of: of, Err: err}
+	s.hub.log.printf("action: %s", a)
+	if f := s.hub.cfg.OnAction; f != nil {
+		f(a)
+	}
+}
