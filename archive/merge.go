@@ -29,14 +29,14 @@ import (
 //   - Complete, Expired and CancelRequested, once set, stay set; StartedAt
 //     keeps the first.
 //
-// The result is a new Run; held and in are not changed. Its blobs are in's
-// when the rule takes in's, nil otherwise (the store keeps held's).
+// The result is a new Run; held and in are not changed. Its blobs (the
+// item, the result, the summary) are in's when the rule takes in's, else
+// held's (a store that did not load them keeps its own).
 func Merge(held, in *Run) *Run {
 	if held == nil {
 		held = &Run{}
 	}
 	m := *held
-	m.Item, m.Result, m.Summary, m.SummaryEncoded = nil, nil, nil, nil
 	if in.Service != "" {
 		m.Service = in.Service
 	}

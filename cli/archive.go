@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -322,7 +320,8 @@ func (s *archiveSink) finish(w *watchSession) {
 // derivedRun is the archive's record of what firewatch derived: the
 // outcome, the counts and the full summary.
 func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
-	r := &archive.Run{Events: sum.EventCount, ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: len(sum.Attention)}
+	r := &archive.Run{Events: sum.EventCount, ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: len(sum.Attention),
+		CreditsByAgent: sum.CreditsByAgent}
 	// Written straight into the compressor: a long run's summary is
 	// megabytes of JSON, which would otherwise be built whole first.
 	if e, err := archive.Encode(func(w io.Writer) error { return writeSummary(w, sum) }); err == nil {
@@ -331,7 +330,7 @@ func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
 	if sum.Outcome != nil {
 		r.Outcome = string(*sum.Outcome)
 		r.Complete = true
-		r.Status = statusOfOutcome(*sum.Outcome)
+		r.Status = archive.StatusOf(r.Outcome)
 	}
 	r.FinishedAt, r.DurationMs = sum.FinishedAt, sum.DurationMs
 	if st.Run().HasCredits {
@@ -347,17 +346,6 @@ func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
 		r.MaxCredits = &m
 	}
 	return r
-}
-
-// statusOfOutcome is the service's status word for a finished run.
-func statusOfOutcome(o model.Outcome) string {
-	switch o {
-	case model.OutcomeSucceeded:
-		return "completed"
-	case model.OutcomeCancelled:
-		return "cancelled"
-	}
-	return "failed"
 }
 
 // archiveWatch sets up archiving of a live watch: the sink to tee beside
@@ -453,32 +441,6 @@ func (t *tee) Write(p []byte) (int, error) {
 	return t.file.Write(p)
 }
 
-// recordingOf rebuilds the recording of an archived run: the header line,
-// then its polls as received.
-func recordingOf(r *archive.Run, polls []archive.Poll) []byte {
-	var b []byte
-	b = append(b, `{"firewatch":"recording","version":`...)
-	b = fmt.Appendf(b, "%d", poller.RecordingVersion)
-	b = append(b, `,"jobId":`...)
-	b, _ = jsontext.AppendQuote(b, r.ID)
-	b = append(b, `,"baseUrl":`...)
-	b, _ = jsontext.AppendQuote(b, r.Service)
-	started := r.ArchivedAt
-	if r.StartedAt != nil {
-		started = *r.StartedAt
-	} else if len(polls) > 0 {
-		started = polls[0].ReceivedAt
-	}
-	b = append(b, `,"startedAt":`...)
-	b, _ = jsontext.AppendQuote(b, started.UTC().Format(time.RFC3339Nano))
-	b = append(b, "}\n"...)
-	for _, p := range polls {
-		b = append(b, p.Line...)
-		b = append(b, '\n')
-	}
-	return b
-}
-
 // pollLine is a recording line holding a whole trace body fetched at at
 // (its secrets redacted): an archived-afterwards run replays at once, in
 // one poll.
@@ -514,9 +476,9 @@ func deriveFromRecording(ctx context.Context, rec []byte, maxCredits float64) (*
 }
 
 // jobFromArchive looks id up in the archive (the current service first):
-// the run and its recording, or archive.ErrNotFound. A store that cannot
-// be opened is the error; off is ErrNotFound.
-func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.Run, []byte, error) {
+// the run's record and its polls, or archive.ErrNotFound. A store that
+// cannot be opened is the error; off is ErrNotFound.
+func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.Run, []archive.Poll, error) {
 	st, err := a.openArchive(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -525,15 +487,7 @@ func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.
 		return nil, nil, archive.ErrNotFound
 	}
 	defer st.Close()
-	r, err := st.Get(ctx, service, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	polls, err := st.Polls(ctx, r.Service, r.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, recordingOf(r, polls), nil
+	return jobFromStore(ctx, st, service, id)
 }
 
 // archiveSeedOf is what run knows of the run it started: its request, the
@@ -552,63 +506,8 @@ func archiveSeedOf(req *poller.AgentRequest) *archive.Run {
 	return r
 }
 
-// isJobArg is the FILE-or-JOB_ID rule: an existing file (or -) is a file;
-// otherwise a UUID is a job id.
-func isJobArg(arg string) bool {
-	if arg == "-" {
-		return false
-	}
-	if _, err := os.Stat(arg); err == nil {
-		return false
-	}
-	return poller.ValidateJobID(arg) == nil
-}
-
-// openJob is the recording of job id: from the archive, else the service's
-// trace now (FIRECRAWL_API_KEY, FIRECRAWL_API_URL) as one poll.
-func (a *app) openJob(id string) (io.Reader, string, func(), error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	id = strings.ToLower(id)
-	service := poller.ResolveBaseURL("")
-	_, rec, err := a.jobFromArchive(ctx, service, id)
-	if err == nil {
-		return bytes.NewReader(rec), "archived run " + id, func() {}, nil
-	}
-	if !isArchiveNotFound(err) {
-		return nil, id, nil, err
-	}
-	rec, err = a.fetchRecording(ctx, service, id)
-	if err != nil {
-		return nil, id, nil, err
-	}
-	return bytes.NewReader(rec), "run " + id, func() {}, nil
-}
-
-// fetchRecording is the service's trace of id, now, as a recording.
-func (a *app) fetchRecording(ctx context.Context, service, id string) ([]byte, error) {
-	if !haveKey("") {
-		return nil, badUsage("%s is not in the archive and there is no API key to ask the service (set FIRECRAWL_API_KEY)", id)
-	}
-	svc, err := a.service(service, "")
-	if err != nil {
-		return nil, err
-	}
-	c, err := a.client(svc, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.Trace(ctx, id, false)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	r := &archive.Run{ID: id, Service: service, StartedAt: &now}
-	return recordingOf(r, []archive.Poll{{ReceivedAt: now, Line: pollLine(a.secrets, now, body)}}), nil
-}
-
 // jobFromStore is jobFromArchive on an open store.
-func (a *app) jobFromStore(ctx context.Context, st archive.Store, service, id string) (*archive.Run, []byte, error) {
+func jobFromStore(ctx context.Context, st archive.Store, service, id string) (*archive.Run, []archive.Poll, error) {
 	r, err := st.Get(ctx, service, id)
 	if err != nil {
 		return nil, nil, err
@@ -617,7 +516,7 @@ func (a *app) jobFromStore(ctx context.Context, st archive.Store, service, id st
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, recordingOf(r, polls), nil
+	return r, polls, nil
 }
 
 // showArchived shows an archived run like a replay: read-only (no cancel),
@@ -675,10 +574,11 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 		return false, nil
 	}
 	_ = st.MarkExpired(ctx, baseURL, jobID)
-	r, rec, err := a.jobFromStore(ctx, st, baseURL, jobID)
+	r, polls, err := jobFromStore(ctx, st, baseURL, jobID)
 	if err != nil {
 		return true, asUsage(err)
 	}
+	rec := recordingOf(r, polls)
 	state := "finished"
 	if !r.Complete {
 		state = "archived while it was still processing"

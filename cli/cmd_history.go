@@ -399,12 +399,12 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 			return err
 		}
 		w.BackToList = true
-		r, rec, err := a.jobFromStore(ctx, st, q.Service, m.Chosen)
+		r, polls, err := jobFromStore(ctx, st, q.Service, m.Chosen)
 		if err != nil {
 			cleanup()
 			return asUsage(err)
 		}
-		err = a.showArchived(ctx, w, st, r, rec)
+		err = a.showArchived(ctx, w, st, r, recordingOf(r, polls))
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
 			if w.Interrupted {
@@ -446,9 +446,9 @@ func (s *archiveService) archivedOnly(id string) bool {
 
 // showArchivedID opens an archived run read-only from the runs screen.
 func (a *app) showArchivedID(ctx context.Context, w *watchSession, s *archiveService, id string) error {
-	r, rec, err := a.jobFromStore(ctx, s.st, s.q.Service, id)
+	r, polls, err := jobFromStore(ctx, s.st, s.q.Service, id)
 	if err != nil {
 		return asUsage(err)
 	}
-	return a.showArchived(ctx, w, s.st, r, rec)
+	return a.showArchived(ctx, w, s.st, r, recordingOf(r, polls))
 }
