@@ -127,4 +127,6 @@ func StatusOf(outcome string) string {
 
 // HasDerived reports whether r carries a derivation from the trace: a
 // summary or an outcome.
-func (r *Run) HasDerived() bool { return r.Summary != nil || r.SummaryEncoded != nil || r.Outcome != "" }
+func (r *Run) HasDerived() bool {
+	return r.Summary != nil || r.SummaryEncoded != nil || r.Outcome != ""
+}

@@ -94,34 +94,34 @@ const maxContent = 64 << 10
 // store as it is (sanitised for a terminal by the model); the templates
 // escape it for its context.
 type report struct {
-	Title     string
-	JobID     string
-	State     string
-	Outcome   string
-	Level     string // good, warn, bad, run
-	Duration  string
-	Started   string
-	Finished  string
-	Credits   string
+	Title    string
+	JobID    string
+	State    string
+	Outcome  string
+	Level    string // good, warn, bad, run
+	Duration string
+	Started  string
+	Finished string
+	Credits  string
 	// Incomplete says why the figures are not final ("" when they are).
 	Incomplete string
 	Tokens     string
-	Events    int
-	Cancel    string
-	RunError  *errRow
-	Agents    []agentRow
-	Tree      []*agentNode
-	Tools     []toolRow
-	ToolsLeft int
-	Errors    []errRow
-	Artifacts []artifactRow
-	Result    *resultRow
-	Attention *attentionRows
-	Chart     chart
-	Version   string
-	CSS       template.CSS
-	CSP       string
-	Request   requestRow
+	Events     int
+	Cancel     string
+	RunError   *errRow
+	Agents     []agentRow
+	Tree       []*agentNode
+	Tools      []toolRow
+	ToolsLeft  int
+	Errors     []errRow
+	Artifacts  []artifactRow
+	Result     *resultRow
+	Attention  *attentionRows
+	Chart      chart
+	Version    string
+	CSS        template.CSS
+	CSP        string
+	Request    requestRow
 }
 
 // requestRow is what the run was asked to do, as far as firewatch knows.
