@@ -119,10 +119,11 @@ func (p *Poll) encoded() (int, []byte) {
 
 // Held is how the archive holds a run.
 type Held struct {
-	Complete  bool // archived after it finished
-	HasItem   bool // the list item is held
-	HasStatus bool // the service's status was read (expiresAt is known)
-	Polls     int  // 0: only what a start, a list or a cancel said
+	Complete  bool   // archived after it finished
+	HasItem   bool   // the list item is held
+	HasStatus bool   // the service's status was read (expiresAt is known)
+	Polls     int    // 0: only what a start, a list or a cancel said
+	Outcome   string // the trace's outcome, "" when not read
 }
 
 // Query selects runs for List.

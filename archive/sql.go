@@ -782,7 +782,7 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 			args = append(args, id)
 		}
 		ph := strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 0 ELSE 1 END, polls
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 0 ELSE 1 END, polls, outcome
 			FROM fw_runs WHERE service = ? AND id IN (`+ph+`)`), args...)
 		if err != nil {
 			return nil, s.fail("reading runs", err)
@@ -790,11 +790,12 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 		for rows.Next() {
 			var id string
 			var c, item, status, polls int
-			if err := rows.Scan(&id, &c, &item, &status, &polls); err != nil {
+			var outcome sql.NullString
+			if err := rows.Scan(&id, &c, &item, &status, &polls, &outcome); err != nil {
 				rows.Close()
 				return nil, s.fail("reading runs", err)
 			}
-			out[id] = Held{Complete: c == 1, HasItem: item == 1, HasStatus: status == 1, Polls: polls}
+			out[id] = Held{Complete: c == 1, HasItem: item == 1, HasStatus: status == 1, Polls: polls, Outcome: outcome.String}
 		}
 		err = rows.Err()
 		rows.Close()

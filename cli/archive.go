@@ -119,39 +119,57 @@ func (s *archiveSink) keepSnapshots(w *watchSession, c *poller.Client) {
 	w.keepSnapshot = s.snapshots.keep
 }
 
-// keepRequest records what the watch knows of the run's request before its
-// first poll (watch asks the service, run sent it), so that a run archived
-// by a watch has its prompt and model as one archived by the pass does.
-func (s *archiveSink) keepRequest(req model.Request) {
-	if s == nil || req.IsZero() {
-		return
+// held is what the archive holds of the run before the watch writes
+// anything (nil when nothing): a run started with --detach or from the runs
+// screen is held with its request, which the watch then knows too.
+func (s *archiveSink) held(ctx context.Context) *archive.Run {
+	if s == nil {
+		return nil
 	}
-	r := &archive.Run{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs}
-	if req.MaxCredits > 0 {
-		mc := req.MaxCredits
-		r.MaxCredits = &mc
+	ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+	defer cancel()
+	r, err := s.store.Get(ctx, s.service, s.jobID)
+	if err != nil || r.Service != s.service {
+		return nil
+	}
+	return r
+}
+
+// keepLookup records what the service said of the run when the watch
+// started (its status and list item: the request, createdAt, the label).
+// Nothing is recorded for a run the service does not have.
+func (s *archiveSink) keepLookup(r *archive.Run) {
+	if s == nil || r == nil {
+		return
 	}
 	s.put(r)
 }
 
 // keepStatus stores the run's status once the watch saw it finish: its
 // result, its expiry and the service's own figures, which the trace does
-// not carry. One request; a watch that was left early asks nothing.
-func (s *archiveSink) keepStatus(ctx context.Context, w *watchSession, c *poller.Client) {
+// not carry. One request (none when st is given: the watch asked it for
+// --result); a watch that was left early asks nothing.
+func (s *archiveSink) keepStatus(ctx context.Context, w *watchSession, c *poller.Client, st *poller.Status) {
 	if s == nil || c == nil || ctx.Err() != nil || w.Store.Run().Outcome == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
-	defer cancel()
-	st, err := c.Status(ctx, s.jobID)
-	if err != nil {
-		w.Debug.Printf("archive: the run's status: %v", err)
-		return
+	if st == nil {
+		ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+		defer cancel()
+		var err error
+		if st, err = c.Status(ctx, s.jobID); err != nil {
+			w.Debug.Printf("archive: the run's status: %v", err)
+			return
+		}
 	}
 	r := &archive.Run{}
 	applyStatus(s.secrets, r, st)
 	s.put(r)
 }
+
+// keepCancel records that the service accepted a cancel of the run; the
+// outcome follows from its trace (this watch's, or the next read of it).
+func (s *archiveSink) keepCancel() { s.put(&archive.Run{CancelRequested: true}) }
 
 // maxPending is how much a failing archive may hold back in memory.
 const maxPending = 64 << 20
@@ -499,7 +517,7 @@ func archiveSeedOf(req *poller.AgentRequest) *archive.Run {
 		mc = poller.DefaultMaxCredits
 	}
 	r := &archive.Run{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: &mc,
-		CreatedAt: &now, Status: "processing"}
+		CreatedAt: &now, CreatedAtLocal: true, Status: "processing"}
 	if req.Schema != nil {
 		r.Schema = bytes.Clone(req.Schema)
 	}
@@ -529,6 +547,7 @@ func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Stor
 	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
 		return poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, sink)
 	}
+	w.resultOf = a.archivedResult(r)
 	service, id := r.Service, r.ID
 	w.ArchiveSnapshot = func(ctx context.Context, sid string) (string, error) {
 		c, err := st.Snapshot(ctx, service, id, sid)
@@ -590,6 +609,28 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 	}
 	defer cleanup()
 	return true, a.showArchived(ctx, w, st, r, rec)
+}
+
+// archiveStarted records a run firewatch started and does not watch (run
+// --detach): its request and cap, so that whoever reads it later knows
+// what it was asked. A failure is said on stderr; the run goes on.
+func (a *app) archiveStarted(ctx context.Context, service, id string, req *poller.AgentRequest) {
+	if a.noArchive {
+		return
+	}
+	st, err := a.openArchive(ctx)
+	if err == nil && st == nil {
+		return // off
+	}
+	if err == nil {
+		defer st.Close()
+		ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+		defer cancel()
+		err = st.PutRun(ctx, withID(archiveSeedOf(req), service, id))
+	}
+	if err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: not archived (the run goes on): %s\n", a.secrets.Redact(err.Error()))
+	}
 }
 
 // isArchiveNotFound reports an archive's "not held".

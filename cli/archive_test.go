@@ -107,7 +107,8 @@ func TestArchivePassRequests(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &line); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"id", "status", "outcome", "prompt", "model", "createdAt", "finishedAt", "creditsUsed", "expired"}
+	want := []string{"id", "status", "outcome", "complete", "prompt", "model", "effort", "maxCredits", "createdAt", "finishedAt", "creditsUsed",
+		"billedCredits", "attention", "creditsByAgent", "cancelRequested", "expired"}
 	if len(line) != len(want) {
 		t.Fatalf("history JSON fields: %v", line)
 	}
@@ -241,16 +242,22 @@ func TestParseFailOn(t *testing.T) {
 
 func strp(s string) *string { return &s }
 
+// cost applies the one billing rule: billed unless failed; a run whose
+// outcome is not known (known only in part, or only from the service's
+// status word) is counted apart, never guessed.
 func TestCostBuckets(t *testing.T) {
 	day := func(d int) *time.Time { t := time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC); return &t }
 	f := func(v float64) *float64 { return &v }
 	list := []archive.Run{
-		{ID: "a", CreatedAt: day(16), Status: "completed", CreditsUsed: f(0.1), Model: "spark-1"},
-		{ID: "b", CreatedAt: day(16), Status: "failed", CreditsUsed: f(0.2), Model: "spark-1"},
-		{ID: "c", CreatedAt: day(17), Status: "cancelled", CreditsUsed: f(0.3), Label: "x"},
-		{ID: "d", CreatedAt: day(23), Status: "completed"},
+		{ID: "a", CreatedAt: day(16), Status: "completed", Outcome: "succeeded", Complete: true, CreditsUsed: f(0.1), Model: "spark-1"},
+		{ID: "b", CreatedAt: day(16), Status: "failed", Outcome: "failed", Complete: true, CreditsUsed: f(0.2), Model: "spark-1"},
+		{ID: "c", CreatedAt: day(17), Status: "cancelled", Outcome: "cancelled", Complete: true, CreditsUsed: f(0.3), Label: "x"},
+		{ID: "d", CreatedAt: day(17), Status: "failed", Outcome: "credit_limit_reached", Complete: true, CreditsUsed: f(150)},
+		{ID: "e", CreatedAt: day(18), Status: "processing", CreditsUsed: f(46), Events: 40},      // a watch left early
+		{ID: "f", CreatedAt: day(18), Status: "failed", CreditsUsed: f(9)},                       // the service's word only
+		{ID: "g", CreatedAt: day(23), Status: "completed", Outcome: "succeeded", Complete: true}, // no figure
 	}
-	rep := buildCost("week", list)
+	rep := buildCost("week", list, time.Now())
 	if len(rep.Buckets) != 2 || rep.Buckets[0].Key != "2026-W47" || rep.Buckets[1].Key != "2026-W48" {
 		t.Fatalf("%+v", rep.Buckets)
 	}
@@ -259,13 +266,14 @@ func TestCostBuckets(t *testing.T) {
 		sum += b.CreditsUsed
 		billed += b.BilledCredits
 	}
-	if rep.Total.CreditsUsed != 0.6 || sum != rep.Total.CreditsUsed || billed != rep.Total.BilledCredits || rep.Total.BilledCredits != 0.4 || rep.Total.Runs != 4 {
-		t.Fatalf("totals %+v, buckets add to %v / %v", rep.Total, sum, billed)
+	want := costTotal{Runs: 7, CreditsUsed: 205.6, BilledCredits: 150.4, FailedRuns: 1, FailedCredits: 0.2, UnknownRuns: 2, UnknownCredits: 55}
+	if rep.Total != want || sum != rep.Total.CreditsUsed || billed != rep.Total.BilledCredits {
+		t.Fatalf("totals %+v, want %+v; buckets add to %v / %v", rep.Total, want, sum, billed)
 	}
-	if rep.Buckets[0].FailedRuns != 1 || rep.Buckets[0].FailedCredits != 0.2 {
-		t.Fatalf("failed %+v", rep.Buckets[0])
+	if b := rep.Buckets[0]; b.FailedRuns != 1 || b.FailedCredits != 0.2 || b.UnknownRuns != 2 || b.UnknownCredits != 55 {
+		t.Fatalf("week 47 %+v", b)
 	}
-	lab := buildCost("label", list)
+	lab := buildCost("label", list, time.Now())
 	if lab.Buckets[len(lab.Buckets)-1].Key != "" && lab.Buckets[0].Key != "" {
 		t.Fatalf("no label bucket: %+v", lab.Buckets)
 	}
@@ -376,9 +384,10 @@ func (l listOnly) Runs(context.Context, time.Time) (*poller.RunList, error) {
 	return &poller.RunList{Runs: append([]poller.RunInfo(nil), l.page...)}, nil
 }
 
-// The service reports a cancelled run as failed; where the archive read the
-// run's trace ending "cancelled", the runs screen's live rows say so.
-func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
+// The service reports a cancelled or credit-limited run as failed; where
+// the archive read the run's trace, the runs screen's live rows carry its
+// outcome (which the row and the details pane show).
+func TestLiveRowsShowTheArchivedOutcome(t *testing.T) {
 	ctx := context.Background()
 	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
@@ -386,15 +395,16 @@ func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
 	}
 	defer st.Close()
 	const svc = "http://service.test"
-	for id, outcome := range map[string]string{"run-cancelled": "cancelled", "run-failed": "failed"} {
+	for id, outcome := range map[string]string{"run-cancelled": "cancelled", "run-failed": "failed", "run-capped": "credit_limit_reached"} {
 		if err := st.PutRun(ctx, &archive.Run{Service: svc, ID: id, Status: "failed"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.SetDerived(ctx, &archive.Run{Service: svc, ID: id, Outcome: outcome}); err != nil {
+		if err := st.SetDerived(ctx, &archive.Run{Service: svc, ID: id, Outcome: outcome, Complete: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	live := listOnly{page: []poller.RunInfo{{ID: "run-cancelled", Status: "failed"}, {ID: "run-failed", Status: "failed"}, {ID: "run-unknown", Status: "failed"}}}
+	live := listOnly{page: []poller.RunInfo{{ID: "run-cancelled", Status: "failed"}, {ID: "run-failed", Status: "failed"},
+		{ID: "run-capped", Status: "failed"}, {ID: "run-unknown", Status: "failed"}}}
 	s := &archiveService{live: live, st: st, q: archive.Query{Service: svc}}
 	l, err := s.Runs(ctx, time.Time{})
 	if err != nil {
@@ -403,8 +413,11 @@ func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
 	got := map[string]string{}
 	for _, r := range l.Runs {
 		got[r.ID] = r.Status
+		if r.Known != nil {
+			got[r.ID] += "/" + r.Known.Outcome
+		}
 	}
-	want := map[string]string{"run-cancelled": "cancelled", "run-failed": "failed", "run-unknown": "failed"}
+	want := map[string]string{"run-cancelled": "failed/cancelled", "run-failed": "failed/failed", "run-capped": "failed/credit_limit_reached", "run-unknown": "failed"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("statuses %v, want %v", got, want)
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -94,16 +95,26 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if err != nil {
 		return err
 	}
+	// The archive gets the recording too, poll by poll (cli/archive.go);
+	// what it holds of the run (a run started with --detach or from the
+	// runs screen: its request, its cap) is what the watch knows too.
+	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
+	defer aw.close(w)
 	req := w.Request
+	var told *archive.Run // what the service says of the run, for the archive
 	if req.IsZero() {
 		// The prompt and model, for the screen, the recording, the report
 		// and the export; a failure costs nothing but them.
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		var err error
-		if req, err = client.RunRequest(rctx, jobID); err != nil {
+		if l, err := client.RunLookup(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's request: %v", err)
+		} else {
+			req, told = l.Request, a.serviceRecord(svc.baseURL, jobID, l)
 		}
 		cancel()
+	}
+	if held := aw.held(ctx); held != nil {
+		req = req.Merge(requestOfRun(held))
 	}
 	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
 		req.MaxCredits = o.StartedMaxCredits
@@ -117,16 +128,16 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 		wopts.Record = f
 	}
-	// The archive gets the recording too, poll by poll (cli/archive.go).
-	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
-	defer aw.close(w)
-	if a.archiveSeed == nil {
-		aw.keepRequest(w.Store.Request())
-	}
+	aw.keepLookup(told)
 	wopts.Record = teeRecord(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
 	aw.keepSnapshots(w, client)
+	if aw != nil {
+		w.keepCancel = aw.keepCancel
+	}
+	var final *poller.Status // the status asked for --result, which the archive keeps too
+	w.resultOf = liveResult(w, client, jobID, &final)
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
 	otlp, err := o.OTLP.live(w, a.secrets)
@@ -145,7 +156,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
-	aw.keepStatus(ctx, w, client)
+	aw.keepStatus(ctx, w, client, final)
 	return a.out.finish(w, err)
 }
 
@@ -171,6 +182,7 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP)
+	o.registerResult(cmd.Flags())
 	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
 	return cmd
 }

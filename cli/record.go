@@ -39,7 +39,10 @@ type runFigures struct {
 	// Complete: the run was read to its end. A run known only in part (a
 	// watch left early, its trace expired since) is incomplete: its
 	// figures are what was read, not final ones.
-	Complete        bool
+	Complete bool
+	// Read: some of the run's events were read (the attention count and
+	// the credits by agent mean something).
+	Read            bool
 	Expired         bool // the service no longer has it
 	CancelRequested bool // firewatch asked the service to cancel it
 	CreditsUsed     *float64
@@ -56,6 +59,7 @@ func figuresOf(r *archive.Run, now time.Time) runFigures {
 		MaxCredits: r.MaxCredits, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, DurationMs: r.DurationMs, Status: r.Status,
 		Outcome: r.Outcome, Complete: r.Complete && r.Outcome != "", Expired: expiredAt(r, now), CancelRequested: r.CancelRequested,
 		CreditsUsed: r.CreditsUsed, Attention: r.Attention, CreditsByAgent: r.CreditsByAgent, Result: r.Result}
+	f.Read = r.Events > 0 || r.Outcome != "" || r.CreditsByAgent != nil
 	credits := 0.0
 	if r.CreditsUsed != nil {
 		credits = *r.CreditsUsed

@@ -41,6 +41,16 @@ type Status struct {
 	MaxCredits  float64        // 0 when absent
 	Data        jsontext.Value // the result when completed, raw (not sanitised); nil when absent
 	Error       string         // the job's error message when failed, sanitised
+	Known       *Known         // what firewatch's own record adds (never from the wire); nil when nothing
+}
+
+// Known is what firewatch's own record of a run (its archive) adds to the
+// service's answers: how the run ended as its trace says (the service
+// reports a cancelled or credit-limited run as failed) and whether it was
+// read to its end.
+type Known struct {
+	Outcome  string // the trace's outcome; "" when not read
+	Complete bool   // read to its end: the figures are final
 }
 
 // Terminal reports whether the status says the job is over.
@@ -74,6 +84,7 @@ type RunInfo struct {
 	Raw         jsontext.Value // the item as received
 	RunExtras                  // targetHint, origin, integration, settings (agents.go)
 	Archived    bool           // read from firewatch's archive, not the service's list
+	Known       *Known         // what firewatch's own record adds (never from the wire); nil when nothing
 }
 
 // TokenUsage is the team's token balance.
