@@ -175,7 +175,7 @@ type backgroundCompleter struct {
 
 type bgJob struct {
 	ri poller.RunInfo
-	h  archive.Held
+	h  *archive.Held // nil: looked up when the run is over (afterCancel)
 }
 
 func newBackgroundCompleter(ctx context.Context, cp *completer, note func(error)) *backgroundCompleter {
@@ -194,7 +194,32 @@ func (b *backgroundCompleter) add(ri poller.RunInfo, h archive.Held) {
 		return
 	}
 	b.taken[ri.ID] = true
-	b.queue = append(b.queue, bgJob{ri, h})
+	b.push(bgJob{ri, &h})
+}
+
+// afterCancel completes the run id once the service says it is over (a
+// cancel is cooperative: the run ends a moment later), waiting at most
+// cancelWait.
+func (b *backgroundCompleter) afterCancel(id string) {
+	if b == nil {
+		return
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.taken[id] = true
+	b.push(bgJob{ri: poller.RunInfo{ID: id}})
+}
+
+// cancelWait bounds the wait for a cancelled run to end; cancelPoll is
+// the time between two looks.
+const (
+	cancelWait = 2 * time.Minute
+	cancelPoll = time.Second
+)
+
+// push queues a job and wakes the loop; b.mu is held.
+func (b *backgroundCompleter) push(j bgJob) {
+	b.queue = append(b.queue, j)
 	if !b.running {
 		b.running = true
 		go b.loop()
@@ -223,7 +248,14 @@ func (b *backgroundCompleter) loop() {
 				continue
 			}
 		}
-		_, err := b.cp.complete(b.ctx, &job.ri, &job.h)
+		h := job.h
+		var err error
+		if h == nil {
+			h, err = b.over(job.ri.ID)
+		}
+		if err == nil && h != nil {
+			_, err = b.cp.complete(b.ctx, &job.ri, h)
+		}
 		if b.ctx.Err() != nil {
 			return
 		}
@@ -234,6 +266,40 @@ func (b *backgroundCompleter) loop() {
 			b.mu.Lock()
 			delete(b.taken, job.ri.ID) // tried again at the next listing
 			b.mu.Unlock()
+		}
+	}
+}
+
+// over waits until the service says the run id is over (at most
+// cancelWait) and says how the archive holds it then; nil when it is not
+// over by then.
+func (b *backgroundCompleter) over(id string) (*archive.Held, error) {
+	deadline := time.Now().Add(cancelWait)
+	for {
+		st, err := b.cp.c.Status(b.ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if st.Terminal() {
+			held, err := b.cp.st.Held(b.ctx, b.cp.service, []string{id})
+			if err != nil {
+				return nil, asUsage(err)
+			}
+			h, ok := held[id]
+			if !ok {
+				return &archive.Held{}, nil
+			}
+			return &h, nil
+		}
+		if time.Now().After(deadline) {
+			return nil, nil
+		}
+		t := time.NewTimer(cancelPoll)
+		select {
+		case <-b.ctx.Done():
+			t.Stop()
+			return nil, b.ctx.Err()
+		case <-t.C:
 		}
 	}
 }

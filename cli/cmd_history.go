@@ -441,6 +441,7 @@ func (s *archiveService) Cancel(ctx context.Context, jobID string) error {
 	if err := s.st.PutRun(ctx, &archive.Run{Service: s.q.Service, ID: jobID, CancelRequested: true}); err != nil {
 		s.note(err)
 	}
+	s.bg.afterCancel(jobID)
 	return nil
 }
 
