@@ -112,6 +112,16 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 			req, told = l.Request, a.serviceRecord(svc.baseURL, jobID, l)
 		}
 		cancel()
+	} else if req.Model == "" {
+		// A run started here without --model: the service says which
+		// one it runs (every reader then names the same).
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if st, err := client.Status(rctx, jobID); err != nil {
+			w.Debug.Printf("the run's status: %v", err)
+		} else {
+			req.Model, told = model.Sanitize(st.Model), a.serviceRecord(svc.baseURL, jobID, poller.Lookup{Status: st})
+		}
+		cancel()
 	}
 	if held := aw.held(ctx); held != nil {
 		req = req.Merge(requestOfRun(held))
