@@ -178,7 +178,7 @@ func TestOneTruthAboutARun(t *testing.T) {
 		// cost: the same bill, summed.
 		var cost struct {
 			Total struct {
-				Runs                                                       int
+				Runs                                                      int
 				CreditsUsed, BilledCredits, FailedCredits, UnknownCredits float64
 			}
 		}
