@@ -479,14 +479,8 @@ func pollLine(sec *text.Secrets, at time.Time, body []byte) []byte {
 
 // deriveFromRecording replays a recording at once into a store and returns
 // what firewatch derives from it, and the store.
-func deriveFromRecording(ctx context.Context, rec []byte, maxCredits float64) (*archive.Run, *model.Store, error) {
-	w := &watchSession{Opts: &watchOptions{MaxCredits: maxCredits}, runState: runState{Store: model.NewStore()}}
-	err := poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, func(u poller.Update) {
-		if u.Poll != nil {
-			d := w.Store.Merge(u.Poll)
-			w.tracker().Update(d, time.Now())
-		}
-	})
+func deriveFromRecording(ctx context.Context, rec []byte) (*archive.Run, *model.Store, error) {
+	w, err := replayRun(ctx, bytes.NewReader(rec), nil, model.Request{})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -123,7 +123,7 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		}
 	}
 	polls = append(polls, archive.Poll{ReceivedAt: at, Line: pollLine(cp.secrets, at, body)})
-	d, store, err := deriveFromRecording(ctx, recordingOf(base, polls), 0)
+	d, store, err := deriveFromRecording(ctx, recordingOf(base, polls))
 	if err != nil {
 		// A body firewatch cannot read is kept as it came.
 		d = &archive.Run{}

@@ -496,3 +496,92 @@ func TestArchivePassMarksForgottenRuns(t *testing.T) {
 		t.Errorf("not in history: %v", want)
 	}
 }
+
+// A watch left early leaves the run incomplete in the archive, and every
+// reader says so; the next pass completes it with one status and one
+// trace request and only the snapshots the watch did not store, keeping
+// the watch's polls; a second pass asks nothing more of it.
+func TestPartialRunCompletedByThePass(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 20})
+	id := srv.Jobs[0].ID
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "400ms"); code != ExitTimeout {
+		t.Fatalf("watch: exit %d\n%s", code, errOut)
+	}
+	out, _, _ := run(t, context.Background(), "history", "-o", "json")
+	var h struct {
+		Complete      bool
+		Outcome       *string
+		BilledCredits *float64
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil || h.Complete || h.Outcome != nil || h.BilledCredits != nil {
+		t.Fatalf("history of the run left early: %s (%v)", out, err)
+	}
+	if out, _, _ := run(t, context.Background(), "cost", "-o", "json"); !strings.Contains(out, `"unknownRuns":1`) {
+		t.Fatalf("cost of the run left early: %s", out)
+	}
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _ := st.Get(context.Background(), srv.URL, id)
+	heldSnaps, _ := st.SnapshotIDs(context.Background(), srv.URL, id)
+	st.Close()
+	if held == nil || held.Polls == 0 {
+		t.Fatalf("the watch left nothing: %+v", held)
+	}
+	waitSimFinished(t, srv)
+	before := srv.Stats().ByRoute
+	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 {
+		t.Fatalf("pass: exit %d\n%s", code, errOut)
+	}
+	after := srv.Stats().ByRoute
+	st, err = archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Get(context.Background(), srv.URL, id)
+	if err != nil || !r.Complete || r.Outcome != "succeeded" || r.Polls != held.Polls+1 || r.Result == nil {
+		t.Fatalf("after the pass: %+v %v (the watch left %d polls)", r, err, held.Polls)
+	}
+	snaps, _ := st.SnapshotIDs(context.Background(), srv.URL, id)
+	if got := after["GET snapshot"] - before["GET snapshot"]; got != len(snaps)-len(heldSnaps) || after["GET trace"]-before["GET trace"] != 1 ||
+		after["GET status"]-before["GET status"] != 1 {
+		t.Errorf("the pass asked %d snapshots (%d held of %d), %d traces, %d statuses", got, len(heldSnaps), len(snaps),
+			after["GET trace"]-before["GET trace"], after["GET status"]-before["GET status"])
+	}
+	again := srv.Stats().ByRoute
+	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 || srv.Stats().ByRoute["GET trace"] != again["GET trace"] ||
+		srv.Stats().ByRoute["GET status"] != again["GET status"] {
+		t.Fatalf("a second pass asked again: exit %d\n%s", code, errOut)
+	}
+}
+
+// archive import keeps what a recording's header says the run was asked.
+func TestImportKeepsTheRequest(t *testing.T) {
+	dir := t.TempDir()
+	rec, db := filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "a.db")
+	if _, errOut, code := run(t, context.Background(), "demo", "--scenario", "credit-limit", "--speed", "1000", "-o", "json", "--record", rec); code != ExitCreditLimit {
+		t.Fatalf("demo: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := run(t, context.Background(), "archive", "import", rec, "--archive", db); code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, errOut)
+	}
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.List(context.Background(), archive.Query{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("%d runs, %v", len(list), err)
+	}
+	r := list[0]
+	if r.Prompt == "" || r.Model == "" || r.MaxCredits == nil || *r.MaxCredits != 150 || r.Outcome != "credit_limit_reached" || r.Status != "failed" {
+		t.Fatalf("imported %+v", r)
+	}
+}

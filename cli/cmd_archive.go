@@ -358,7 +358,7 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (*archiv
 		t := h.StartedAt.UTC()
 		r.StartedAt = &t
 	}
-	d, store, err := deriveFromRecording(ctx, data, 0)
+	d, store, err := deriveFromRecording(ctx, data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", text.Sanitize(file), err)
 	}

@@ -332,7 +332,7 @@ func compareMarkdown(c *comparison) string {
 	var b strings.Builder
 	esc := func(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
 	fmt.Fprintf(&b, "### firewatch compare: %s → %s\n\n", esc(sideName(c.Baseline)), esc(sideName(c.Candidate)))
-	fmt.Fprintf(&b, "Outcome: **%s** → **%s**\n\n", esc(orDash(deref(c.Baseline.Outcome))), esc(orDash(deref(c.Candidate.Outcome))))
+	fmt.Fprintf(&b, "Outcome: **%s** → **%s**\n\n", esc(sideOutcome(c.Baseline)), esc(sideOutcome(c.Candidate)))
 	b.WriteString("| metric | baseline | candidate | delta | delta % |\n|---|--:|--:|--:|--:|\n")
 	for _, m := range c.Metrics {
 		d, p := fmtDelta(m)
@@ -366,8 +366,8 @@ func compareText(c *comparison, color bool) string {
 		}
 		return "\x1b[" + code + "m" + s + "\x1b[0m"
 	}
-	fmt.Fprintf(&b, "baseline  %s  %s  %s\n", sideName(c.Baseline), orDash(deref(c.Baseline.Outcome)), runsFirst(c.Baseline.Prompt))
-	fmt.Fprintf(&b, "candidate %s  %s  %s\n\n", sideName(c.Candidate), orDash(deref(c.Candidate.Outcome)), runsFirst(c.Candidate.Prompt))
+	fmt.Fprintf(&b, "baseline  %s  %s  %s\n", sideName(c.Baseline), sideOutcome(c.Baseline), runsFirst(c.Baseline.Prompt))
+	fmt.Fprintf(&b, "candidate %s  %s  %s\n\n", sideName(c.Candidate), sideOutcome(c.Candidate), runsFirst(c.Candidate.Prompt))
 	nameW := len("metric")
 	for _, m := range c.Metrics {
 		nameW = max(nameW, describe.Width(describe.OneLine(m.Name, 40)))
@@ -440,6 +440,15 @@ func compareText(c *comparison, color bool) string {
 		fmt.Fprintf(&b, "\n%s %s\n", paint("31", "thresholds crossed:"), strings.Join(c.Crossed, ", "))
 	}
 	return b.String()
+}
+
+// sideOutcome is a side's outcome, "incomplete" for a run known only in
+// part (its figures are what was read).
+func sideOutcome(s *compareSide) string {
+	if !s.Complete {
+		return "incomplete"
+	}
+	return orDash(deref(s.Outcome))
 }
 
 func runsFirst(p *string) string {

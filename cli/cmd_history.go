@@ -178,7 +178,7 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		var b []byte
 		for i := range list {
 			f := figuresOf(&list[i], now)
-			line, err := json.Marshal(historyLineOf(&f), json.Deterministic(true))
+			line, err := json.Marshal(historyLineOf(&f), json.Deterministic(true), json.FormatNilMapAsNull(true))
 			if err != nil {
 				return err
 			}

@@ -13,6 +13,7 @@ import (
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // One truth about a run. Whatever firewatch learns of a run (a start, a
@@ -128,10 +129,12 @@ func recordOfSession(w *watchSession) *archive.Run {
 // replayRun replays a recording (or a saved trace body) at once into a new
 // session, as the watch would have derived it: the store with the request
 // (req, then the recording's header), the attention tracker fed merge by
-// merge.
-func (a *app) replayRun(ctx context.Context, in io.Reader, req model.Request) (*watchSession, error) {
+// merge. sec (nil: none) redacts what the store decodes.
+func replayRun(ctx context.Context, in io.Reader, sec *text.Secrets, req model.Request) (*watchSession, error) {
 	w := &watchSession{Opts: &watchOptions{}, runState: runState{Store: model.NewStore()}}
-	w.Store.SetSecrets(a.secrets)
+	if sec != nil {
+		w.Store.SetSecrets(sec)
+	}
 	w.Store.SetRequest(req)
 	err := poller.Replay(ctx, in, poller.ReplayOptions{Instant: true}, func(u poller.Update) {
 		if u.Request != nil {
@@ -167,7 +170,7 @@ func (a *app) readRun(ctx context.Context, arg, apiURL, apiKey string) (*runRead
 		return nil, err
 	}
 	defer src.Close()
-	w, err := a.replayRun(ctx, src.In, src.Req)
+	w, err := replayRun(ctx, src.In, a.secrets, src.Req)
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("%s: %w", src.Name, err))
 	}
