@@ -385,9 +385,10 @@ func (s *archiveService) Status(ctx context.Context, jobID string) (*poller.Stat
 		var pe *poller.Error
 		if err == nil {
 			// What the archive read of the run: the same outcome as its row.
-			if r, gerr := s.st.Get(ctx, s.q.Service, jobID); gerr == nil && r.Service == s.q.Service {
-				f := figuresOf(r, time.Now())
-				st.Known = knownOf(&f)
+			if held, herr := s.st.Held(ctx, s.q.Service, []string{jobID}); herr == nil {
+				if h, ok := held[jobID]; ok && h.Outcome != "" {
+					st.Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+				}
 			}
 		}
 		if err == nil || !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {

@@ -94,7 +94,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	ctx := cmd.Context()
 	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits, Secrets: a.secrets}
 	apiURL, apiKey := o.APIURL, o.APIKey
-	rr, err := a.readRun(ctx, arg, apiURL, apiKey)
+	rr, err := a.readRunCapped(ctx, arg, apiURL, apiKey, o.MaxCredits)
 	if err != nil {
 		return err
 	}

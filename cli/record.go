@@ -165,11 +165,24 @@ func (r *runRead) Store() *model.Store { return r.W.Store }
 // record: the archive's, with a derivation of the events where the archive
 // has none of the finished run; else what the service or the file says.
 func (a *app) readRun(ctx context.Context, arg, apiURL, apiKey string) (*runRead, error) {
+	return a.readRunCapped(ctx, arg, apiURL, apiKey, 0)
+}
+
+// readRunCapped is readRun with the run's cap given (report's
+// --max-credits; 0: none): the figures are then derived with it.
+func (a *app) readRunCapped(ctx context.Context, arg, apiURL, apiKey string, maxCredits float64) (*runRead, error) {
 	src, err := a.openSource(ctx, arg, apiURL, apiKey)
 	if err != nil {
 		return nil, err
 	}
 	defer src.Close()
+	if maxCredits > 0 {
+		src.Req.MaxCredits = maxCredits
+		if src.Rec != nil {
+			src.Rec = archive.Merge(src.Rec, &archive.Run{MaxCredits: &maxCredits})
+			src.Archived = false // derived again, with this cap
+		}
+	}
 	w, err := replayRun(ctx, src.In, a.secrets, src.Req)
 	if err != nil {
 		return nil, asUsage(fmt.Errorf("%s: %w", src.Name, err))
