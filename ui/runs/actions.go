@@ -63,7 +63,7 @@ func (m *Model) shown(r *poller.RunInfo, st *poller.Status) string {
 	if r.Archived && r.Known != nil && !r.Known.Complete {
 		return "incomplete"
 	}
-	if st != nil {
+	if st != nil && (!isProcessing(st.Status) || isProcessing(r.Status)) {
 		return st.Status
 	}
 	return r.Status
@@ -72,11 +72,8 @@ func (m *Model) shown(r *poller.RunInfo, st *poller.Status) string {
 // outcome is the outcome shown for r ("" while the run is processing or
 // when none is known).
 func (m *Model) outcome(r *poller.RunInfo, st *poller.Status) string {
-	status := r.Status
-	if st != nil {
-		status = st.Status
-	}
-	if isProcessing(status) {
+	// Over when either says so: a run does not start again.
+	if isProcessing(r.Status) && (st == nil || isProcessing(st.Status)) {
 		return ""
 	}
 	for _, k := range []*poller.Known{knownOf(st), r.Known} {

@@ -92,4 +92,45 @@ func TestRowAndDetailsAgree(t *testing.T) {
 	if row, det := m.shownStatus(&r), m.shown(&r, svc.status[live]); row != "cancelled" || det != "cancelled" {
 		t.Errorf("after a cancel: row %q, details %q", row, det)
 	}
+	// Details fetched while the run was processing, the list since
+	// refreshed with it over: the details show the row's outcome, and are
+	// asked again.
+	r.Known = &poller.Known{Outcome: "cancelled", Complete: true}
+	if det := m.shown(&r, &poller.Status{Status: "processing"}); det != "cancelled" {
+		t.Errorf("stale details: %q, want the row's cancelled", det)
+	}
+}
+
+// TestStaleDetailsAskedAgain: the details of a run fetched while it was
+// processing are asked again when a refresh of the list says it is over,
+// without waiting for the next interval.
+func TestStaleDetailsAskedAgain(t *testing.T) {
+	id := "11111111-0000-4000-8000-000000000009"
+	svc := &fixedService{
+		runs:   []poller.RunInfo{{ID: id, Status: "processing", CreatedAt: fixedNow, Prompt: "x"}},
+		status: map[string]*poller.Status{id: {Status: "processing"}},
+	}
+	now := fixedNow.Add(90 * time.Second)
+	m := New(Config{Service: svc, NoColor: true, Now: func() time.Time { return now }})
+	h := &harness{t: t, m: m}
+	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
+		return func() tea.Msg { return timerMsg{d, fn} }
+	}
+	m.SetSize(120, 40)
+	h.run(m.Init())
+	h.fire(detailDelay)
+	if d := m.details[id]; d == nil || d.st == nil || d.st.Status != "processing" {
+		t.Fatalf("details %+v", d)
+	}
+	c := 266.0
+	svc.runs[0].Status, svc.runs[0].Known = "failed", &poller.Known{Outcome: "cancelled", Complete: true}
+	svc.status[id] = &poller.Status{Status: "failed", CreditsUsed: &c, Known: &poller.Known{Outcome: "cancelled", Complete: true}}
+	now = now.Add(time.Second) // well within the interval: the details are not old
+	h.run(m.refresh())
+	if d := m.details[id]; d == nil || d.st == nil || d.st.Status != "failed" {
+		t.Fatalf("the details were not asked again: %+v", d.st)
+	}
+	if v := h.view(); !strings.Contains(v, "status   ⊘ cancelled") || !strings.Contains(v, "266 credits") {
+		t.Errorf("the details pane:\n%s", v)
+	}
 }
