@@ -51,14 +51,21 @@ func (m *Model) SetOutcome(id, outcome string) {
 func (m *Model) shownStatus(r *poller.RunInfo) string { return m.shown(r, nil) }
 
 // shown is the word drawn for run r, with its details st when they came
-// (nil: the row): the run's outcome as its trace says (firewatch's record
-// of it, or a watch or cancel from this screen) once the service says it is
-// over, since the service reports a cancelled or credit-limited run as
-// failed; "incomplete" for a run the archive holds only in part; else the
+// (nil: the row): once the run is over, its outcome as its trace says
+// (firewatch's record of it, or a watch or cancel from this screen), since
+// the service reports a cancelled or credit-limited run as failed (a
+// success and a failure keep the service's words, completed and failed);
+// "incomplete" for a run the archive holds only in part; else the
 // service's status. The row and the details pane show the same outcome.
 func (m *Model) shown(r *poller.RunInfo, st *poller.Status) string {
-	if o := m.outcome(r, st); o != "" {
-		return describe.Outcome(model.Outcome(o)).Word
+	switch o := model.Outcome(m.outcome(r, st)); o {
+	case "":
+	case model.OutcomeSucceeded:
+		return "completed" // the service's word: the list reads alike
+	case model.OutcomeFailed:
+		return "failed"
+	default:
+		return describe.Outcome(o).Word
 	}
 	if r.Archived && r.Known != nil && !r.Known.Complete {
 		return "incomplete"
