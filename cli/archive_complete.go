@@ -59,22 +59,6 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		if h.HasStatus {
 			return done, nil
 		}
-		// Finished, but its status (the result, expiresAt) never read.
-		done.requests++
-		status, err := cp.c.Status(ctx, ri.ID)
-		if gone(err) {
-			done.gone = true
-			return done, nil
-		}
-		if err != nil {
-			return done, err
-		}
-		r := withID(&archive.Run{}, cp.service, ri.ID)
-		applyStatus(cp.secrets, r, status)
-		if err := cp.st.PutRun(ctx, r); err != nil {
-			return done, asUsage(err)
-		}
-		return done, nil
 	}
 	done.requests++
 	status, err := cp.c.Status(ctx, ri.ID)
@@ -84,6 +68,15 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 	}
 	if err != nil {
 		return done, err
+	}
+	if h != nil && h.Complete {
+		// Finished, but its status (the result, expiresAt) never read.
+		r := withID(&archive.Run{}, cp.service, ri.ID)
+		applyStatus(cp.secrets, r, status)
+		if err := cp.st.PutRun(ctx, r); err != nil {
+			return done, asUsage(err)
+		}
+		return done, nil
 	}
 	done.requests++
 	at := time.Now()
