@@ -17,6 +17,7 @@ import (
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -583,5 +584,61 @@ func TestImportKeepsTheRequest(t *testing.T) {
 	r := list[0]
 	if r.Prompt == "" || r.Model == "" || r.MaxCredits == nil || *r.MaxCredits != 150 || r.Outcome != "credit_limit_reached" || r.Status != "failed" {
 		t.Fatalf("imported %+v", r)
+	}
+}
+
+// The runs screen completes in the background a run its list shows over
+// that the archive holds in part, and a run cancelled from it once it has
+// ended; closing the screen stops the work.
+func TestRunsScreenCompletesHeldRuns(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "cancel"}, Speed: 50})
+	part, long := srv.Jobs[0].ID, srv.Jobs[1].ID
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now()
+	if err := st.AppendPolls(context.Background(), srv.URL, part, at, []archive.Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := srv.WaitFinished(context.Background(), part); err != nil {
+		t.Fatal(err)
+	}
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := c.WithRetry(poller.Retry{Tries: 1})
+	secrets := text.NewSecrets()
+	a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
+	list, closeArchive := a.runsWithArchive(context.Background(), quiet, quiet, srv.URL)
+	defer closeArchive()
+	if _, err := list.Runs(context.Background(), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := list.Cancel(context.Background(), long); err != nil {
+		t.Fatal(err)
+	}
+	s := list.(*archiveService)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		held, err := s.st.Held(context.Background(), srv.URL, []string{part, long})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held[part].Outcome == "succeeded" && held[part].Complete && held[long].Outcome == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not completed in the background: %+v", held)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r, err := s.st.Get(context.Background(), srv.URL, long)
+	if err != nil || !r.CancelRequested || r.Status != "cancelled" {
+		t.Fatalf("the cancelled run: %+v %v", r, err)
 	}
 }
