@@ -21,7 +21,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this firewatch writes.
-const SchemaVersion = 1
+const SchemaVersion = 2
 
 // Off is the DSN that turns archiving off.
 const Off = "off"
@@ -35,25 +35,30 @@ var ErrNotFound = errors.New("not in the archive")
 // ErrOff is returned by Open for the DSN "off".
 var ErrOff = errors.New("archiving is off")
 
-// Run is what the archive holds about one run besides its polls. Strings
-// are "" and pointers nil when unknown.
+// Run is what the archive holds about one run besides its polls: the one
+// record every reader takes its figures from. Strings are "" and pointers
+// nil when unknown. What a source says joins the record by Merge.
 type Run struct {
 	Service string // the service's base URL
 	ID      string
 
-	Prompt      string
-	Model       string
-	Effort      string
-	URLs        []string
-	Schema      []byte // the JSON schema as sent, nil when none
-	Label       string
-	Status      string // the service's status word
-	CreatedAt   *time.Time
-	ExpiresAt   *time.Time
-	CreditsUsed *float64
-	MaxCredits  *float64
-	Item        []byte // the list item as received (JSON), nil when not seen
-	Result      []byte // the status's data (the result, JSON), nil when not seen
+	Prompt    string
+	Model     string
+	Effort    string
+	URLs      []string
+	Schema    []byte // the JSON schema as sent, nil when none
+	Label     string
+	Status    string // the service's status word; "cancelled" when the trace says so
+	CreatedAt *time.Time
+	// CreatedAtLocal says CreatedAt is firewatch's own clock when it
+	// started the run, not the service's time (which replaces it). Not
+	// stored.
+	CreatedAtLocal bool
+	ExpiresAt      *time.Time
+	CreditsUsed    *float64
+	MaxCredits     *float64
+	Item           []byte // the list item as received (JSON), nil when not seen
+	Result         []byte // the status's data (the result, JSON), nil when not seen
 
 	// What firewatch derived (SetDerived).
 	Outcome    string // the run's outcome word, "" while not finished
@@ -64,19 +69,24 @@ type Run struct {
 	ToolCalls  int
 	Errors     int
 	Attention  int
-	Summary    []byte // the full summary JSON (with attention and creditsByAgent)
+	// CreditsByAgent is the estimated credits of each agent, by agent id
+	// (attention.EstimateCredits); nil when not derived.
+	CreditsByAgent map[string]float64
+	Summary        []byte // the full summary JSON (with attention and creditsByAgent)
 	// SummaryEncoded, when set, is stored instead of Summary: the summary
 	// compressed as it was written (Encode), never held whole. Get fills
 	// Summary.
 	SummaryEncoded *Encoded
 
 	// Kept by the store.
-	StartedAt  *time.Time // the first poll's recording start
-	Polls      int
-	PollBytes  int64 // bytes of poll bodies as stored
-	Complete   bool  // archived after the run finished: nothing more will come
-	Expired    bool  // the service no longer has it
-	ArchivedAt time.Time
+	StartedAt *time.Time // the first poll's recording start
+	Polls     int
+	PollBytes int64 // bytes of poll bodies as stored
+	Complete  bool  // archived after the run finished: nothing more will come
+	Expired   bool  // the service no longer has it
+	// CancelRequested: firewatch asked the service to cancel the run.
+	CancelRequested bool
+	ArchivedAt      time.Time
 }
 
 // SortTime is when the run was created, else when it was first seen.
@@ -109,8 +119,11 @@ func (p *Poll) encoded() (int, []byte) {
 
 // Held is how the archive holds a run.
 type Held struct {
-	Complete bool // archived after it finished
-	HasItem  bool // the list item is held
+	Complete  bool   // archived after it finished
+	HasItem   bool   // the list item is held
+	HasStatus bool   // the service's status was read (expiresAt is known)
+	Polls     int    // 0: only what a start, a list or a cancel said
+	Outcome   string // the trace's outcome, "" when not read
 }
 
 // Query selects runs for List.
@@ -142,9 +155,8 @@ type Store interface {
 	// Where names the archive for messages: a path, or a DSN with its
 	// password redacted.
 	Where() string
-	// PutRun records what is known of a run: fields set in r replace the
-	// stored ones, unknown (zero) ones keep them. Complete and Expired
-	// are only ever set, never cleared, by PutRun.
+	// PutRun records what is known of a run, joined to what is held by
+	// Merge (creating the run when it is new).
 	PutRun(ctx context.Context, r *Run) error
 	// AppendPolls adds polls after the ones held, in one short
 	// transaction, creating the run when it is new.
@@ -155,8 +167,10 @@ type Store interface {
 	ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapshots map[string]string) error
 	// PutSnapshot stores one artifact snapshot's content.
 	PutSnapshot(ctx context.Context, service, id, snapshotID, content string) error
-	// SetDerived stores what firewatch derived from the run (the Outcome
-	// ... Summary fields of r).
+	// SetDerived is PutRun for a run the archive already holds: what
+	// firewatch derived from the run (the Outcome ... Summary fields of r,
+	// and any other field set). A run not held is left out: a watch of an
+	// id the service never had stores nothing.
 	SetDerived(ctx context.Context, r *Run) error
 	// MarkExpired records that the service no longer has the run.
 	MarkExpired(ctx context.Context, service, id string) error
@@ -171,8 +185,10 @@ type Store interface {
 	// List returns runs, newest first, without their Summary.
 	List(ctx context.Context, q Query) ([]Run, error)
 	// Held returns, for the given ids of one service, how each is held;
-	// ids not held (or held without polls) are absent.
+	// ids not held are absent.
 	Held(ctx context.Context, service string, ids []string) (map[string]Held, error)
+	// SnapshotIDs returns the ids of the snapshots held for a run.
+	SnapshotIDs(ctx context.Context, service, id string) ([]string, error)
 	// Prune deletes runs created before before (service "" for every
 	// service), or the run id when id is set.
 	Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error)

@@ -440,7 +440,7 @@ func fill(tb testing.TB, s Store, n int) {
 		c := base.Add(time.Duration(i) * time.Minute)
 		r := &Run{Service: svc, ID: fmt.Sprintf("019a2b3c-4d5e-7f60-8a9b-%012d", i), Prompt: fmt.Sprintf("Compare the pricing of vendor %d", i),
 			Model: "spark-1-mini", Status: []string{"completed", "failed", "cancelled"}[i%3], CreatedAt: &c, CreditsUsed: fp(float64(i % 500))}
-		rid, err := ss.upsertRun(ctx, tx, r)
+		rid, err := ss.upsertRun(ctx, tx, r, true)
 		if err != nil {
 			tb.Fatal(err)
 		}

@@ -19,6 +19,9 @@ type dialect struct {
 	blob     string
 	like     string // a case-insensitive LIKE
 	dollar   bool   // placeholders are $1, $2 ...
+	// forUpdate locks the row read before a merge (SQLite's BEGIN
+	// IMMEDIATE already holds the write lock).
+	forUpdate string
 	// tableExists is the query that reports whether fw_meta exists.
 	tableExists string
 }
@@ -37,6 +40,7 @@ var postgresDialect = dialect{
 	blob:        "BYTEA",
 	like:        "ILIKE",
 	dollar:      true,
+	forUpdate:   " FOR UPDATE",
 	tableExists: `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema=current_schema() AND table_name='fw_meta'`,
 }
 
@@ -66,8 +70,23 @@ func (d dialect) migrations() [][]string {
 			enc SMALLINT NOT NULL, body ` + d.blob + ` NOT NULL, PRIMARY KEY (rid, seq))`,
 		`CREATE TABLE fw_snapshots (rid BIGINT NOT NULL, snapshot_id TEXT NOT NULL,
 			enc SMALLINT NOT NULL, body ` + d.blob + ` NOT NULL, PRIMARY KEY (rid, snapshot_id))`,
+	}, {
+		// Version 2: the record every reader shares. The estimated credits
+		// of each agent and a cancel firewatch asked for are columns (read
+		// by lists without the summary); and the empty rows older versions
+		// left for ids the service never had (a watch of an unknown id, a
+		// wrong key) go: nothing is known of them but their id.
+		`ALTER TABLE fw_runs ADD COLUMN credits_by_agent TEXT`,
+		`ALTER TABLE fw_runs ADD COLUMN cancel_requested SMALLINT NOT NULL DEFAULT 0`,
+		`DELETE FROM fw_runs WHERE ` + emptyRun,
 	}}
 }
+
+// emptyRun selects the runs of which nothing is known but the id: no poll,
+// no snapshot, no list item, no status, no request, no outcome, no result.
+const emptyRun = `polls = 0 AND item IS NULL AND result IS NULL AND status IS NULL AND outcome IS NULL AND prompt IS NULL
+	AND model IS NULL AND created_at IS NULL AND credits_used IS NULL AND max_credits IS NULL AND expires_at IS NULL
+	AND NOT EXISTS (SELECT 1 FROM fw_snapshots WHERE fw_snapshots.rid = fw_runs.rid)`
 
 // sqlStore is the Store both databases share.
 type sqlStore struct {
@@ -285,59 +304,83 @@ func b01(b bool) int {
 	return 0
 }
 
-// upsertRun is PutRun inside tx; it returns the run's rid.
-func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run) (int64, error) {
-	now := s.now().UnixMilli()
-	var urls any
-	if r.URLs != nil {
-		b, _ := json.Marshal(r.URLs)
-		urls = string(b)
+// heldRun reads the record of a run, without its blobs, locking its row
+// for the rest of tx; ErrNotFound when there is none.
+func (s *sqlStore) heldRun(ctx context.Context, tx *sql.Tx, service, id string) (*Run, int64, error) {
+	var rid int64
+	r, err := scanRun(tx.QueryRowContext(ctx, s.q(`SELECT `+runCols+`, rid FROM fw_runs WHERE service = ? AND id = ?`+s.d.forUpdate), service, id), &rid)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, 0, ErrNotFound
 	}
-	var schema any
-	if r.Schema != nil {
-		schema = string(r.Schema)
-	}
-	var resEnc, res any
-	if r.Result != nil {
-		e, b := encode(r.Result)
-		resEnc, res = e, b
-	}
-	sortAt := now
-	if t := r.SortTime(); !t.IsZero() {
-		sortAt = t.UnixMilli()
-	}
-	_, err := tx.ExecContext(ctx, s.q(`INSERT INTO fw_runs (service, id, prompt, model, effort, urls, schema_json, label, status,
-		created_at, expires_at, credits_used, max_credits, item, result_enc, result, started_at, complete, expired, archived_at, sort_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-		ON CONFLICT (service, id) DO UPDATE SET
-		prompt = COALESCE(excluded.prompt, fw_runs.prompt),
-		model = COALESCE(excluded.model, fw_runs.model),
-		effort = COALESCE(excluded.effort, fw_runs.effort),
-		urls = COALESCE(excluded.urls, fw_runs.urls),
-		schema_json = COALESCE(excluded.schema_json, fw_runs.schema_json),
-		label = COALESCE(excluded.label, fw_runs.label),
-		status = COALESCE(excluded.status, fw_runs.status),
-		created_at = COALESCE(excluded.created_at, fw_runs.created_at),
-		expires_at = COALESCE(excluded.expires_at, fw_runs.expires_at),
-		credits_used = COALESCE(excluded.credits_used, fw_runs.credits_used),
-		max_credits = COALESCE(excluded.max_credits, fw_runs.max_credits),
-		item = COALESCE(excluded.item, fw_runs.item),
-		result_enc = COALESCE(excluded.result_enc, fw_runs.result_enc),
-		result = COALESCE(excluded.result, fw_runs.result),
-		started_at = COALESCE(fw_runs.started_at, excluded.started_at),
-		complete = CASE WHEN excluded.complete = 1 THEN 1 ELSE fw_runs.complete END,
-		expired = CASE WHEN excluded.expired = 1 THEN 1 ELSE fw_runs.expired END,
-		sort_at = CASE WHEN excluded.created_at IS NOT NULL THEN excluded.created_at ELSE fw_runs.sort_at END`),
-		r.Service, r.ID, nullStr(r.Prompt), nullStr(r.Model), nullStr(r.Effort), urls, schema, nullStr(r.Label), nullStr(r.Status),
-		ms(r.CreatedAt), ms(r.ExpiresAt), nullF(r.CreditsUsed), nullF(r.MaxCredits), nullB(r.Item), resEnc, res, ms(r.StartedAt),
-		b01(r.Complete), b01(r.Expired), now, sortAt)
-	if err != nil {
+	return r, rid, err
+}
+
+// upsertRun joins r to the run's record by Merge inside tx and returns the
+// run's rid. A run not held is created when create is set, else the
+// answer is ErrNotFound.
+func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create bool) (int64, error) {
+	held, rid, err := s.heldRun(ctx, tx, r.Service, r.ID)
+	switch {
+	case errors.Is(err, ErrNotFound) && !create:
+		return 0, err
+	case errors.Is(err, ErrNotFound):
+		held = nil
+	case err != nil:
 		return 0, err
 	}
-	var rid int64
-	err = tx.QueryRowContext(ctx, s.q(`SELECT rid FROM fw_runs WHERE service = ? AND id = ?`), r.Service, r.ID).Scan(&rid)
+	m := Merge(held, r)
+	if held == nil {
+		m.ArchivedAt = s.now()
+	}
+	var urls, schema, byAgent any
+	if m.URLs != nil {
+		b, _ := json.Marshal(m.URLs)
+		urls = string(b)
+	}
+	if m.Schema != nil {
+		schema = string(m.Schema)
+	}
+	if m.CreditsByAgent != nil {
+		b, _ := json.Marshal(m.CreditsByAgent)
+		byAgent = string(b)
+	}
+	var resEnc, res, sumEnc, sum any
+	if m.Result != nil {
+		e, b := encode(m.Result)
+		resEnc, res = e, b
+	}
+	switch {
+	case m.SummaryEncoded != nil:
+		sumEnc, sum = m.SummaryEncoded.enc, m.SummaryEncoded.body
+	case m.Summary != nil:
+		e, b := encode(m.Summary)
+		sumEnc, sum = e, b
+	}
+	vals := []any{nullStr(m.Prompt), nullStr(m.Model), nullStr(m.Effort), urls, schema, nullStr(m.Label), nullStr(m.Status),
+		ms(m.CreatedAt), ms(m.ExpiresAt), nullF(m.CreditsUsed), nullF(m.MaxCredits),
+		nullStr(m.Outcome), ms(m.FinishedAt), nullI(m.DurationMs), nullF(m.TokensUsed), m.Events, m.ToolCalls, m.Errors, m.Attention,
+		byAgent, ms(m.StartedAt), b01(m.Complete), b01(m.Expired), b01(m.CancelRequested), m.SortTime().UnixMilli(),
+		nullB(m.Item), resEnc, res, sumEnc, sum}
+	if held == nil {
+		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO fw_runs (`+mergedCols+`, item, result_enc, result, summary_enc, summary, service, id, archived_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			append(vals, m.Service, m.ID, m.ArchivedAt.UnixMilli())...)
+		if err != nil {
+			return 0, err
+		}
+		err = tx.QueryRowContext(ctx, s.q(`SELECT rid FROM fw_runs WHERE service = ? AND id = ?`), m.Service, m.ID).Scan(&rid)
+		return rid, err
+	}
+	set := strings.ReplaceAll(mergedCols, ",", " = ?,") + ` = ?, item = COALESCE(?, item), result_enc = COALESCE(?, result_enc),
+		result = COALESCE(?, result), summary_enc = COALESCE(?, summary_enc), summary = COALESCE(?, summary)`
+	_, err = tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET `+set+` WHERE rid = ?`), append(vals, rid)...)
 	return rid, err
 }
+
+// mergedCols are the columns upsertRun writes from the merged record.
+const mergedCols = `prompt, model, effort, urls, schema_json, label, status, created_at, expires_at, credits_used, max_credits,
+	outcome, finished_at, duration_ms, tokens_used, events, tool_calls, errors, attention, credits_by_agent,
+	started_at, complete, expired, cancel_requested, sort_at`
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE on SQLite).
 func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
@@ -354,7 +397,7 @@ func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) err
 
 func (s *sqlStore) PutRun(ctx context.Context, r *Run) error {
 	return s.write(ctx, "saving a run", func(tx *sql.Tx) error {
-		_, err := s.upsertRun(ctx, tx, r)
+		_, err := s.upsertRun(ctx, tx, r, true)
 		return err
 	})
 }
@@ -427,7 +470,7 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 		if !startedAt.IsZero() {
 			r.StartedAt = &startedAt
 		}
-		rid, err := s.upsertRun(ctx, tx, r)
+		rid, err := s.upsertRun(ctx, tx, r, true)
 		if err != nil {
 			return err
 		}
@@ -448,7 +491,7 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 
 func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapshots map[string]string) error {
 	return s.write(ctx, "saving a run", func(tx *sql.Tx) error {
-		rid, err := s.upsertRun(ctx, tx, r)
+		rid, err := s.upsertRun(ctx, tx, r, true)
 		if err != nil {
 			return err
 		}
@@ -469,9 +512,6 @@ func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapsho
 			if _, err := s.putSnapshot(ctx, tx, rid, sid, enc, body); err != nil {
 				return err
 			}
-		}
-		if r.Summary != nil || r.SummaryEncoded != nil || r.Outcome != "" {
-			return s.setDerived(ctx, tx, rid, r)
 		}
 		return nil
 	})
@@ -507,32 +547,13 @@ func (s *sqlStore) PutSnapshot(ctx context.Context, service, id, snapshotID, con
 		s.rids.Delete(key) // pruned meanwhile: start again
 	}
 	return s.write(ctx, "saving a snapshot", func(tx *sql.Tx) error {
-		rid, err := s.upsertRun(ctx, tx, &Run{Service: service, ID: id})
+		rid, err := s.upsertRun(ctx, tx, &Run{Service: service, ID: id}, true)
 		if err != nil {
 			return err
 		}
 		_, err = s.putSnapshot(ctx, tx, rid, snapshotID, enc, body)
 		return err
 	})
-}
-
-func (s *sqlStore) setDerived(ctx context.Context, tx *sql.Tx, rid int64, r *Run) error {
-	var sumEnc, sum any
-	switch {
-	case r.SummaryEncoded != nil:
-		sumEnc, sum = r.SummaryEncoded.enc, r.SummaryEncoded.body
-	case r.Summary != nil:
-		e, b := encode(r.Summary)
-		sumEnc, sum = e, b
-	}
-	_, err := tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET outcome = COALESCE(?, outcome), finished_at = COALESCE(?, finished_at),
-		duration_ms = COALESCE(?, duration_ms), tokens_used = COALESCE(?, tokens_used), events = ?, tool_calls = ?, errors = ?, attention = ?,
-		summary_enc = COALESCE(?, summary_enc), summary = COALESCE(?, summary), status = COALESCE(?, status),
-		credits_used = COALESCE(?, credits_used), max_credits = COALESCE(?, max_credits),
-		complete = CASE WHEN CAST(? AS INTEGER) = 1 THEN 1 ELSE complete END WHERE rid = ?`),
-		nullStr(r.Outcome), ms(r.FinishedAt), nullI(r.DurationMs), nullF(r.TokensUsed), r.Events, r.ToolCalls, r.Errors, r.Attention,
-		sumEnc, sum, nullStr(r.Status), nullF(r.CreditsUsed), nullF(r.MaxCredits), b01(r.Complete), rid)
-	return err
 }
 
 func nullI(i *int64) any {
@@ -544,11 +565,11 @@ func nullI(i *int64) any {
 
 func (s *sqlStore) SetDerived(ctx context.Context, r *Run) error {
 	return s.write(ctx, "saving the summary", func(tx *sql.Tx) error {
-		rid, err := s.upsertRun(ctx, tx, &Run{Service: r.Service, ID: r.ID})
-		if err != nil {
-			return err
+		_, err := s.upsertRun(ctx, tx, r, false)
+		if errors.Is(err, ErrNotFound) {
+			return nil // never held: nothing to add to
 		}
-		return s.setDerived(ctx, tx, rid, r)
+		return err
 	})
 }
 
@@ -560,20 +581,21 @@ func (s *sqlStore) MarkExpired(ctx context.Context, service, id string) error {
 }
 
 const runCols = `service, id, prompt, model, effort, urls, schema_json, label, status, created_at, expires_at, credits_used, max_credits,
-	outcome, finished_at, duration_ms, tokens_used, events, tool_calls, errors, attention, started_at, polls, poll_bytes, complete, expired, archived_at`
+	outcome, finished_at, duration_ms, tokens_used, events, tool_calls, errors, attention, started_at, polls, poll_bytes, complete, expired, archived_at,
+	credits_by_agent, cancel_requested`
 
 type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner, extra ...any) (*Run, error) {
 	var r Run
-	var prompt, model, effort, urls, schema, label, status, outcome sql.NullString
+	var prompt, model, effort, urls, schema, label, status, outcome, byAgent sql.NullString
 	var created, expires, finished, dur, started sql.NullInt64
 	var credits, maxc, tokens sql.NullFloat64
-	var complete, expired int
+	var complete, expired, cancel int
 	var archived int64
 	dst := []any{&r.Service, &r.ID, &prompt, &model, &effort, &urls, &schema, &label, &status, &created, &expires, &credits, &maxc,
 		&outcome, &finished, &dur, &tokens, &r.Events, &r.ToolCalls, &r.Errors, &r.Attention, &started, &r.Polls, &r.PollBytes,
-		&complete, &expired, &archived}
+		&complete, &expired, &archived, &byAgent, &cancel}
 	if err := sc.Scan(append(dst, extra...)...); err != nil {
 		return nil, err
 	}
@@ -583,6 +605,9 @@ func scanRun(sc scanner, extra ...any) (*Run, error) {
 	}
 	if schema.Valid {
 		r.Schema = []byte(schema.String)
+	}
+	if byAgent.Valid {
+		_ = json.Unmarshal([]byte(byAgent.String), &r.CreditsByAgent)
 	}
 	r.CreatedAt, r.ExpiresAt, r.FinishedAt, r.StartedAt = fromMs(created), fromMs(expires), fromMs(finished), fromMs(started)
 	if credits.Valid {
@@ -597,7 +622,7 @@ func scanRun(sc scanner, extra ...any) (*Run, error) {
 	if dur.Valid {
 		r.DurationMs = &dur.Int64
 	}
-	r.Complete, r.Expired = complete == 1, expired == 1
+	r.Complete, r.Expired, r.CancelRequested = complete == 1, expired == 1, cancel == 1
 	r.ArchivedAt = time.UnixMilli(archived).UTC()
 	return &r, nil
 }
@@ -757,18 +782,20 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 			args = append(args, id)
 		}
 		ph := strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END FROM fw_runs WHERE service = ? AND polls > 0 AND id IN (`+ph+`)`), args...)
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 0 ELSE 1 END, polls, outcome
+			FROM fw_runs WHERE service = ? AND id IN (`+ph+`)`), args...)
 		if err != nil {
 			return nil, s.fail("reading runs", err)
 		}
 		for rows.Next() {
 			var id string
-			var c, item int
-			if err := rows.Scan(&id, &c, &item); err != nil {
+			var c, item, status, polls int
+			var outcome sql.NullString
+			if err := rows.Scan(&id, &c, &item, &status, &polls, &outcome); err != nil {
 				rows.Close()
 				return nil, s.fail("reading runs", err)
 			}
-			out[id] = Held{Complete: c == 1, HasItem: item == 1}
+			out[id] = Held{Complete: c == 1, HasItem: item == 1, HasStatus: status == 1, Polls: polls, Outcome: outcome.String}
 		}
 		err = rows.Err()
 		rows.Close()
@@ -777,6 +804,27 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 		}
 	}
 	return out, nil
+}
+
+func (s *sqlStore) SnapshotIDs(ctx context.Context, service, id string) ([]string, error) {
+	rid, err := s.rid(ctx, service, id)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT snapshot_id FROM fw_snapshots WHERE rid = ? ORDER BY snapshot_id`), rid)
+	if err != nil {
+		return nil, s.fail("reading snapshots", err)
+	}
+	defer rows.Close()
+	var out []string
+	for rows.Next() {
+		var sid string
+		if err := rows.Scan(&sid); err != nil {
+			return nil, s.fail("reading snapshots", err)
+		}
+		out = append(out, sid)
+	}
+	return out, s.fail("reading snapshots", rows.Err())
 }
 
 func (s *sqlStore) Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error) {

@@ -127,10 +127,9 @@ type Tracker struct {
 // that lands before events already seen) makes it start again.
 type st struct {
 	// est caches Estimate by agent id for EstimateOf, valid while estKey
-	// matches (the shares, the figure and the agents have not changed).
+	// matches (the events and the figure have not changed).
 	est    map[string]float64
 	estKey estimateKey
-	shares int // bumped whenever a share changes
 
 	done     int       // timeline events processed
 	seqDone  int       // the events with a lower model.Event.Seq are processed
@@ -149,7 +148,6 @@ type st struct {
 	open     []*Item
 	byKey    map[string]*Item // open items
 	changes  []Change
-	credit   creditState
 	quietMsg string
 }
 
@@ -163,8 +161,6 @@ type agentState struct {
 	over    bool
 	recent  []string // the loop keys of its latest calls
 	calls   int      // tool calls running
-	events  int      // in the current credit interval
-	share   float64
 }
 
 // callKey names a call (an agent's toolCallId) or, for a failing streak,
@@ -232,8 +228,6 @@ func (t *Tracker) Update(d model.Delta, now time.Time) []Change {
 		// New events at the end, or among the newest (the same time as
 		// events already seen, or a moment before): taken in as they come.
 		t.process(tl, min(d.From, t.done))
-	} else {
-		t.closeCredits(len(t.s.CreditHistory()))
 	}
 	if len(d.Events) > 0 {
 		t.localAt = now
@@ -268,10 +262,8 @@ func (t *Tracker) late(d model.Delta) bool {
 }
 
 // process runs the detectors over the events of the timeline from index
-// from on that it has not seen yet, closing credit intervals as the clock
-// passes their points.
+// from on that it has not seen yet.
 func (t *Tracker) process(tl []*model.Event, from int) {
-	hist := t.s.CreditHistory()
 	for _, e := range tl[from:] {
 		if e.Seq() < t.seqDone {
 			continue
@@ -279,9 +271,6 @@ func (t *Tracker) process(tl []*model.Event, from int) {
 		at := e.OccurredAt
 		if at.IsZero() || at.Before(t.clock) {
 			at = t.clock
-		}
-		for t.credit.next < len(hist) && hist[t.credit.next].At.Before(at) {
-			t.closeCredit(hist[t.credit.next])
 		}
 		moved := at.After(t.clock) && !t.clock.IsZero()
 		if moved {
@@ -299,14 +288,6 @@ func (t *Tracker) process(tl []*model.Event, from int) {
 		}
 	}
 	t.done, t.seqDone = len(tl), len(tl)
-	t.closeCredits(len(hist))
-}
-
-func (t *Tracker) closeCredits(n int) {
-	hist := t.s.CreditHistory()
-	for t.credit.next < n {
-		t.closeCredit(hist[t.credit.next])
-	}
 }
 
 func (t *Tracker) agent(id string) *agentState {
@@ -330,7 +311,6 @@ func (t *Tracker) apply(e *model.Event, at time.Time) {
 		a.gaps.Add(gap)
 	}
 	a.lastOwn = at
-	a.events++
 	// Activity moves the agent and every agent above it.
 	seen := 0
 	for id := e.Agent.ID; id != "" && seen < 64; seen++ {
@@ -406,8 +386,6 @@ func (t *Tracker) dropRunning(c *call) {
 			l.total += c.end.Sub(c.start)
 		}
 	}
-	// What the credit split needs of it; the call itself is let go.
-	t.credit.ended = append(t.credit.ended, worked{t.agents[c.agent], c.start, c.end})
 }
 
 func (t *Tracker) callStarted(a *agentState, p model.ToolCallStarted, at time.Time) {

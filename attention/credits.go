@@ -15,120 +15,98 @@ import (
 	"github.com/firewatch/firewatch/text"
 )
 
-// creditState splits the rises of creditsUsed over the agents (see the
-// package doc).
-type creditState struct {
-	next   int       // credit points taken in
-	prevAt time.Time // the end of the last closed interval
-	prevC  float64
-	carry  float64  // rises no agent could take yet
-	ended  []worked // calls that ended in the open interval
-}
-
-// worked is the time an agent's call ran, kept for the credit split after
-// the call ended.
-type worked struct {
-	agent      *agentState
-	start, end time.Time
-}
-
-// closeCredit closes the interval that ends at p.
-func (t *Tracker) closeCredit(p model.CreditPoint) {
-	c := &t.credit
-	c.next++
-	t.shares++
-	rise := p.Credits - c.prevC + c.carry
-	a, b := c.prevAt, p.At
-	c.prevAt, c.prevC, c.carry = p.At, p.Credits, 0
-	if b.Before(a) {
-		b = a
-	}
-	w := make(map[*agentState]time.Duration)
-	var total time.Duration
-	add := func(k worked) {
-		s, e := k.start, k.end
-		if s.Before(a) {
-			s = a
-		}
-		if e.After(b) {
-			e = b
-		}
-		if d := e.Sub(s); d > 0 {
-			w[k.agent] += d
-			total += d
-		}
-	}
-	for _, k := range c.ended {
-		add(k)
-	}
-	for _, k := range t.running {
-		add(worked{t.agents[k.agent], k.start, b})
-	}
-	c.ended = slices.DeleteFunc(c.ended, func(k worked) bool { return !k.end.After(b) })
-	events := 0
-	for _, x := range t.agentSeq {
-		events += x.events
-	}
-	switch {
-	case rise <= 0:
-	case total > 0:
-		for x, d := range w {
-			x.share += rise * float64(d) / float64(total)
-		}
-	case events > 0:
-		for _, x := range t.agentSeq {
-			x.share += rise * float64(x.events) / float64(events)
-		}
-	default:
-		c.carry = rise
-	}
-	for _, x := range t.agentSeq {
-		x.events = 0
-	}
-}
-
 // AgentCredits is one agent's estimated share of the credits.
 type AgentCredits struct {
 	AgentID string
 	Credits float64
 }
 
-// Estimate is the estimated credits of each agent that took part, in the
-// order the agents were first seen; the parts add up exactly to the run's
-// creditsUsed (in whole credits, or hundredths when the service reported
-// fractions). Empty while no credits were reported or no agent is known.
-func (t *Tracker) Estimate() []AgentCredits {
-	r := t.s.Run()
-	if !r.HasCredits || len(t.agentSeq) == 0 {
+// EstimateCredits is the estimated credits of each agent of s, a function
+// of its events and its creditsUsed alone (see the package doc): the same
+// run gives the same figures live, replayed or read from the archive,
+// however its polls came. The agents are in the order of their first event
+// on the timeline; the parts add up exactly to creditsUsed (in whole
+// credits, or hundredths when the figure has a fraction). Empty while no
+// credits were reported or no agent is known.
+func EstimateCredits(s *model.Store) []AgentCredits {
+	r := s.Run()
+	if !r.HasCredits {
+		return nil
+	}
+	var order []*model.Agent
+	seen := make(map[*model.Agent]bool)
+	for _, e := range s.Timeline() {
+		if a := s.Agent(e.Agent.ID); a != nil && !seen[a] {
+			seen[a] = true
+			order = append(order, a)
+		}
+	}
+	if len(order) == 0 {
 		return nil
 	}
 	unit := 1.0
-	for _, p := range t.s.CreditHistory() {
-		if p.Credits != math.Trunc(p.Credits) {
-			unit = 0.01
-			break
-		}
+	if r.CreditsUsed != math.Trunc(r.CreditsUsed) {
+		unit = 0.01
 	}
 	total := int64(math.Round(r.CreditsUsed / unit))
-	shares := make([]float64, len(t.agentSeq))
-	for i, x := range t.agentSeq {
-		shares[i] = x.share / unit
-	}
-	// What could not be placed (and any credits shown before the first
-	// point closed) goes to the root agent.
-	var placed float64
-	for _, s := range shares {
-		placed += s
-	}
-	if rest := float64(total) - placed; rest > 1e-9 {
-		root := 0
-		if ra := t.s.Root(); ra != nil {
-			if x := t.agents[ra.ID]; x != nil {
-				root = x.idx
-			}
+	// Each agent's weight: its tool-call time, a call still open counted
+	// up to its agent's end (else the run's, else the newest event).
+	weights := make([]float64, len(order))
+	var sum float64
+	for i, a := range order {
+		end := a.FinishedAt
+		if end.IsZero() {
+			end = r.FinishedAt
 		}
-		shares[root] += rest
+		if end.IsZero() {
+			end = s.Newest()
+		}
+		for _, tc := range a.ToolCalls {
+			from, to := tc.StartedAt(), tc.FinishedAt()
+			if to.IsZero() {
+				to = end
+			}
+			if from.IsZero() || !to.After(from) {
+				continue
+			}
+			weights[i] += to.Sub(from).Seconds()
+		}
+		sum += weights[i]
 	}
+	if sum == 0 {
+		// No tool time: by the events each agent emitted.
+		for i, a := range order {
+			weights[i] = float64(len(a.Events))
+			sum += weights[i]
+		}
+	}
+	shares := make([]float64, len(order))
+	if sum > 0 {
+		for i := range order {
+			shares[i] = float64(total) * weights[i] / sum
+		}
+	} else {
+		root := 0
+		if ra := s.Root(); ra != nil {
+			root = max(slices.Index(order, ra), 0)
+		}
+		shares[root] = float64(total)
+	}
+	units := largestRemainder(shares, total)
+	out := make([]AgentCredits, len(order))
+	for i, a := range order {
+		out[i] = AgentCredits{AgentID: a.ID, Credits: float64(units[i])}
+		if unit != 1 {
+			out[i].Credits = float64(units[i]) / 100
+		}
+	}
+	return out
+}
+
+// largestRemainder rounds shares to whole units adding up to total: each is
+// rounded down, and the units left go to the largest remainders (ties to
+// the first).
+func largestRemainder(shares []float64, total int64) []int64 {
 	units := make([]int64, len(shares))
 	var sum int64
 	for i, s := range shares {
@@ -152,22 +130,18 @@ func (t *Tracker) Estimate() []AgentCredits {
 			sum--
 		}
 	}
-	out := make([]AgentCredits, 0, len(units))
-	for i, x := range t.agentSeq {
-		v := float64(units[i])
-		if unit != 1 {
-			v = float64(units[i]) / 100
-		}
-		out = append(out, AgentCredits{AgentID: x.id, Credits: v})
-	}
-	return out
+	return units
 }
 
-// estimateKey is what Estimate depends on.
+// Estimate is EstimateCredits of the tracker's store.
+func (t *Tracker) Estimate() []AgentCredits { return EstimateCredits(t.s) }
+
+// estimateKey is what EstimateCredits depends on.
 type estimateKey struct {
-	shares, points, agents int
-	credits                float64
-	has                    bool
+	events  int
+	newest  time.Time
+	credits float64
+	has     bool
 }
 
 // EstimateOf is the agent's entry of Estimate (0 when none): the same
@@ -176,9 +150,9 @@ type estimateKey struct {
 // change of its inputs, not per agent drawn.
 func (t *Tracker) EstimateOf(agentID string) float64 {
 	r := t.s.Run()
-	k := estimateKey{shares: t.shares, points: len(t.s.CreditHistory()), agents: len(t.agentSeq), credits: r.CreditsUsed, has: r.HasCredits}
+	k := estimateKey{events: t.s.Len(), newest: t.s.Newest(), credits: r.CreditsUsed, has: r.HasCredits}
 	if t.est == nil || k != t.estKey {
-		t.est = make(map[string]float64, len(t.agentSeq))
+		t.est = make(map[string]float64)
 		for _, ac := range t.Estimate() {
 			t.est[ac.AgentID] = ac.Credits
 		}

@@ -10,22 +10,43 @@ import (
 
 func TestEstimateSplitsByToolTime(t *testing.T) {
 	tr := team(sec(40))
-	tr.call(sec(0), sec(10), "pricing", "a", "scrape", 1, nil) // 0-10
-	tr.call(sec(5), sec(5), "docs", "b", "scrape", 2, nil)     // 5-10
-	tr.call(sec(12), sec(8), "docs", "c", "scrape", 3, nil)    // 12-20
-	tr.ev(sec(30), "orch", "reasoning.summary", "text", "t")   // no tool time 20-30
-	tk, _ := tr.run(t, Options{}, poll{sec(10), 15}, poll{sec(20), 31}, poll{sec(30), 34}, poll{sec(40), 34})
-	got := tk.Estimate()
-	// 0-10: 15 over pricing 10 s, docs 5 s; 10-20: 16 to docs; 20-30: 3 by
-	// events (pricing emits twice, orch once, docs none).
-	want := map[string]float64{agentID("orch"): 1, agentID("pricing"): 10 + 2, agentID("docs"): 5 + 16}
-	if len(got) != 3 {
-		t.Fatalf("estimate %v", got)
-	}
-	for _, ac := range got {
-		if ac.Credits != want[ac.AgentID] {
-			t.Errorf("%s: %v, want %v (all: %v)", ac.AgentID, ac.Credits, want[ac.AgentID], got)
+	tr.call(sec(0), sec(10), "pricing", "a", "scrape", 1, nil) // 10 s
+	tr.call(sec(5), sec(5), "docs", "b", "scrape", 2, nil)     // 5 s
+	tr.call(sec(12), sec(8), "docs", "c", "scrape", 3, nil)    // 8 s
+	tr.ev(sec(30), "orch", "reasoning.summary", "text", "t")
+	// However the figure rose, 34 credits over 23 s of tool time: pricing
+	// 14.78, docs 19.22, rounded by largest remainder; orch made no call.
+	want := map[string]float64{agentID("orch"): 0, agentID("pricing"): 15, agentID("docs"): 19}
+	for _, polls := range [][]poll{
+		{{sec(10), 15}, {sec(20), 31}, {sec(30), 34}, {sec(40), 34}},
+		{{sec(40), 34}},
+		{{sec(1), 30}, {sec(40), 34}},
+	} {
+		tk, _ := tr.run(t, Options{}, polls...)
+		got := tk.Estimate()
+		if len(got) != 3 {
+			t.Fatalf("estimate %v", got)
 		}
+		for _, ac := range got {
+			if ac.Credits != want[ac.AgentID] {
+				t.Errorf("polls %v: %s: %v, want %v (all: %v)", polls, ac.AgentID, ac.Credits, want[ac.AgentID], got)
+			}
+		}
+	}
+}
+
+// With no tool call at all, the credits follow the events each agent
+// emitted.
+func TestEstimateByEventsWithoutTools(t *testing.T) {
+	tr := newTrace()
+	tr.agent("a", "subagent", "orch")
+	tr.ev(0, "orch", "run.started").ev(0, "orch", "agent.started")
+	tr.ev(sec(1), "a", "agent.started").ev(sec(2), "a", "reasoning.summary", "text", "x").ev(sec(3), "a", "reasoning.summary", "text", "y")
+	tk, _ := tr.run(t, Options{}, poll{sec(3), 10})
+	got := tk.Estimate()
+	// orch 2 events, a 3: 4 and 6.
+	if len(got) != 2 || got[0].Credits != 4 || got[1].Credits != 6 {
+		t.Fatalf("estimate %v, want orch 4, a 6", got)
 	}
 }
 

@@ -59,17 +59,16 @@
 // # Estimated credits per agent
 //
 // The trace has no per-event cost (the service keeps usage.recorded to
-// itself); only the run's creditsUsed. The store keeps every rise of it on
-// the trace's clock (model.CreditPoint). Each rise is split over the agents
-// by their tool-call time in the interval of trace time since the previous
-// rise (a call running across the boundary counts in both intervals for the
-// part in each); when no tool call ran in the interval, by the number of
-// events each agent emitted in it; when there were none, the rise is carried
-// to the next interval (or to the root agent at the end). The shares are
-// summed per agent and rounded once, by largest remainder (ties to the agent
-// seen first), to whole credits (hundredths when the service reported
-// fractions), so the parts always add up exactly to creditsUsed. Because
-// the points and the calls are both on the trace's clock, the estimate does
-// not depend on when the polls arrived, and a replay gives the live figure.
+// itself); only the run's creditsUsed. EstimateCredits splits that figure
+// over the agents by their tool-call time over the whole run (a call still
+// open counts up to its agent's end, else the run's, else the newest
+// event); when no tool call ran at all, by the number of events each agent
+// emitted; with no event, to the root agent. The shares are rounded once,
+// by largest remainder (ties to the agent seen first on the timeline), to
+// whole credits (hundredths when creditsUsed has a fraction), so the parts
+// always add up exactly to creditsUsed. It is a function of the events and
+// the figure alone: when the polls arrived, or how many there were, does
+// not change it, so the live screen, the summary, a replay, the report and
+// compare show the same figures for the same run.
 // It is an estimate, always shown with "≈", never as billing.
 package attention

@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"strings"
 	"sync"
 	"time"
 
@@ -121,39 +119,57 @@ func (s *archiveSink) keepSnapshots(w *watchSession, c *poller.Client) {
 	w.keepSnapshot = s.snapshots.keep
 }
 
-// keepRequest records what the watch knows of the run's request before its
-// first poll (watch asks the service, run sent it), so that a run archived
-// by a watch has its prompt and model as one archived by the pass does.
-func (s *archiveSink) keepRequest(req model.Request) {
-	if s == nil || req.IsZero() {
-		return
+// held is what the archive holds of the run before the watch writes
+// anything (nil when nothing): a run started with --detach or from the runs
+// screen is held with its request, which the watch then knows too.
+func (s *archiveSink) held(ctx context.Context) *archive.Run {
+	if s == nil {
+		return nil
 	}
-	r := &archive.Run{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs}
-	if req.MaxCredits > 0 {
-		mc := req.MaxCredits
-		r.MaxCredits = &mc
+	ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+	defer cancel()
+	r, err := s.store.Get(ctx, s.service, s.jobID)
+	if err != nil || r.Service != s.service {
+		return nil
+	}
+	return r
+}
+
+// keepLookup records what the service said of the run when the watch
+// started (its status and list item: the request, createdAt, the label).
+// Nothing is recorded for a run the service does not have.
+func (s *archiveSink) keepLookup(r *archive.Run) {
+	if s == nil || r == nil {
+		return
 	}
 	s.put(r)
 }
 
 // keepStatus stores the run's status once the watch saw it finish: its
 // result, its expiry and the service's own figures, which the trace does
-// not carry. One request; a watch that was left early asks nothing.
-func (s *archiveSink) keepStatus(ctx context.Context, w *watchSession, c *poller.Client) {
+// not carry. One request (none when st is given: the watch asked it for
+// --result); a watch that was left early asks nothing.
+func (s *archiveSink) keepStatus(ctx context.Context, w *watchSession, c *poller.Client, st *poller.Status) {
 	if s == nil || c == nil || ctx.Err() != nil || w.Store.Run().Outcome == "" {
 		return
 	}
-	ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
-	defer cancel()
-	st, err := c.Status(ctx, s.jobID)
-	if err != nil {
-		w.Debug.Printf("archive: the run's status: %v", err)
-		return
+	if st == nil {
+		ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+		defer cancel()
+		var err error
+		if st, err = c.Status(ctx, s.jobID); err != nil {
+			w.Debug.Printf("archive: the run's status: %v", err)
+			return
+		}
 	}
 	r := &archive.Run{}
 	applyStatus(s.secrets, r, st)
 	s.put(r)
 }
+
+// keepCancel records that the service accepted a cancel of the run; the
+// outcome follows from its trace (this watch's, or the next read of it).
+func (s *archiveSink) keepCancel() { s.put(&archive.Run{CancelRequested: true}) }
 
 // maxPending is how much a failing archive may hold back in memory.
 const maxPending = 64 << 20
@@ -322,7 +338,8 @@ func (s *archiveSink) finish(w *watchSession) {
 // derivedRun is the archive's record of what firewatch derived: the
 // outcome, the counts and the full summary.
 func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
-	r := &archive.Run{Events: sum.EventCount, ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: len(sum.Attention)}
+	r := &archive.Run{Events: sum.EventCount, ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: len(sum.Attention),
+		CreditsByAgent: sum.CreditsByAgent}
 	// Written straight into the compressor: a long run's summary is
 	// megabytes of JSON, which would otherwise be built whole first.
 	if e, err := archive.Encode(func(w io.Writer) error { return writeSummary(w, sum) }); err == nil {
@@ -331,7 +348,7 @@ func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
 	if sum.Outcome != nil {
 		r.Outcome = string(*sum.Outcome)
 		r.Complete = true
-		r.Status = statusOfOutcome(*sum.Outcome)
+		r.Status = archive.StatusOf(r.Outcome)
 	}
 	r.FinishedAt, r.DurationMs = sum.FinishedAt, sum.DurationMs
 	if st.Run().HasCredits {
@@ -347,17 +364,6 @@ func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
 		r.MaxCredits = &m
 	}
 	return r
-}
-
-// statusOfOutcome is the service's status word for a finished run.
-func statusOfOutcome(o model.Outcome) string {
-	switch o {
-	case model.OutcomeSucceeded:
-		return "completed"
-	case model.OutcomeCancelled:
-		return "cancelled"
-	}
-	return "failed"
 }
 
 // archiveWatch sets up archiving of a live watch: the sink to tee beside
@@ -453,32 +459,6 @@ func (t *tee) Write(p []byte) (int, error) {
 	return t.file.Write(p)
 }
 
-// recordingOf rebuilds the recording of an archived run: the header line,
-// then its polls as received.
-func recordingOf(r *archive.Run, polls []archive.Poll) []byte {
-	var b []byte
-	b = append(b, `{"firewatch":"recording","version":`...)
-	b = fmt.Appendf(b, "%d", poller.RecordingVersion)
-	b = append(b, `,"jobId":`...)
-	b, _ = jsontext.AppendQuote(b, r.ID)
-	b = append(b, `,"baseUrl":`...)
-	b, _ = jsontext.AppendQuote(b, r.Service)
-	started := r.ArchivedAt
-	if r.StartedAt != nil {
-		started = *r.StartedAt
-	} else if len(polls) > 0 {
-		started = polls[0].ReceivedAt
-	}
-	b = append(b, `,"startedAt":`...)
-	b, _ = jsontext.AppendQuote(b, started.UTC().Format(time.RFC3339Nano))
-	b = append(b, "}\n"...)
-	for _, p := range polls {
-		b = append(b, p.Line...)
-		b = append(b, '\n')
-	}
-	return b
-}
-
 // pollLine is a recording line holding a whole trace body fetched at at
 // (its secrets redacted): an archived-afterwards run replays at once, in
 // one poll.
@@ -499,14 +479,8 @@ func pollLine(sec *text.Secrets, at time.Time, body []byte) []byte {
 
 // deriveFromRecording replays a recording at once into a store and returns
 // what firewatch derives from it, and the store.
-func deriveFromRecording(ctx context.Context, rec []byte, maxCredits float64) (*archive.Run, *model.Store, error) {
-	w := &watchSession{Opts: &watchOptions{MaxCredits: maxCredits}, runState: runState{Store: model.NewStore()}}
-	err := poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, func(u poller.Update) {
-		if u.Poll != nil {
-			d := w.Store.Merge(u.Poll)
-			w.tracker().Update(d, time.Now())
-		}
-	})
+func deriveFromRecording(ctx context.Context, rec []byte) (*archive.Run, *model.Store, error) {
+	w, err := replayRun(ctx, bytes.NewReader(rec), nil, model.Request{})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -514,9 +488,9 @@ func deriveFromRecording(ctx context.Context, rec []byte, maxCredits float64) (*
 }
 
 // jobFromArchive looks id up in the archive (the current service first):
-// the run and its recording, or archive.ErrNotFound. A store that cannot
-// be opened is the error; off is ErrNotFound.
-func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.Run, []byte, error) {
+// the run's record and its polls, or archive.ErrNotFound. A store that
+// cannot be opened is the error; off is ErrNotFound.
+func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.Run, []archive.Poll, error) {
 	st, err := a.openArchive(ctx)
 	if err != nil {
 		return nil, nil, err
@@ -525,15 +499,7 @@ func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.
 		return nil, nil, archive.ErrNotFound
 	}
 	defer st.Close()
-	r, err := st.Get(ctx, service, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	polls, err := st.Polls(ctx, r.Service, r.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, recordingOf(r, polls), nil
+	return jobFromStore(ctx, st, service, id)
 }
 
 // archiveSeedOf is what run knows of the run it started: its request, the
@@ -545,70 +511,15 @@ func archiveSeedOf(req *poller.AgentRequest) *archive.Run {
 		mc = poller.DefaultMaxCredits
 	}
 	r := &archive.Run{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: &mc,
-		CreatedAt: &now, Status: "processing"}
+		CreatedAt: &now, CreatedAtLocal: true, Status: "processing"}
 	if req.Schema != nil {
 		r.Schema = bytes.Clone(req.Schema)
 	}
 	return r
 }
 
-// isJobArg is the FILE-or-JOB_ID rule: an existing file (or -) is a file;
-// otherwise a UUID is a job id.
-func isJobArg(arg string) bool {
-	if arg == "-" {
-		return false
-	}
-	if _, err := os.Stat(arg); err == nil {
-		return false
-	}
-	return poller.ValidateJobID(arg) == nil
-}
-
-// openJob is the recording of job id: from the archive, else the service's
-// trace now (FIRECRAWL_API_KEY, FIRECRAWL_API_URL) as one poll.
-func (a *app) openJob(id string) (io.Reader, string, func(), error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
-	defer cancel()
-	id = strings.ToLower(id)
-	service := poller.ResolveBaseURL("")
-	_, rec, err := a.jobFromArchive(ctx, service, id)
-	if err == nil {
-		return bytes.NewReader(rec), "archived run " + id, func() {}, nil
-	}
-	if !isArchiveNotFound(err) {
-		return nil, id, nil, err
-	}
-	rec, err = a.fetchRecording(ctx, service, id)
-	if err != nil {
-		return nil, id, nil, err
-	}
-	return bytes.NewReader(rec), "run " + id, func() {}, nil
-}
-
-// fetchRecording is the service's trace of id, now, as a recording.
-func (a *app) fetchRecording(ctx context.Context, service, id string) ([]byte, error) {
-	if a.keyOf("") == "" {
-		return nil, badUsage("%s is not in the archive and there is no API key to ask the service (set FIRECRAWL_API_KEY)", id)
-	}
-	svc, err := a.service(service, "")
-	if err != nil {
-		return nil, err
-	}
-	c, err := a.client(svc, nil, nil)
-	if err != nil {
-		return nil, err
-	}
-	body, err := c.Trace(ctx, id, false)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now()
-	r := &archive.Run{ID: id, Service: service, StartedAt: &now}
-	return recordingOf(r, []archive.Poll{{ReceivedAt: now, Line: pollLine(a.secrets, now, body)}}), nil
-}
-
 // jobFromStore is jobFromArchive on an open store.
-func (a *app) jobFromStore(ctx context.Context, st archive.Store, service, id string) (*archive.Run, []byte, error) {
+func jobFromStore(ctx context.Context, st archive.Store, service, id string) (*archive.Run, []archive.Poll, error) {
 	r, err := st.Get(ctx, service, id)
 	if err != nil {
 		return nil, nil, err
@@ -617,7 +528,7 @@ func (a *app) jobFromStore(ctx context.Context, st archive.Store, service, id st
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, recordingOf(r, polls), nil
+	return r, polls, nil
 }
 
 // showArchived shows an archived run like a replay: read-only (no cancel),
@@ -630,6 +541,7 @@ func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Stor
 	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
 		return poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, sink)
 	}
+	w.resultOf = a.archivedResult(r)
 	service, id := r.Service, r.ID
 	w.ArchiveSnapshot = func(ctx context.Context, sid string) (string, error) {
 		c, err := st.Snapshot(ctx, service, id, sid)
@@ -675,15 +587,12 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 		return false, nil
 	}
 	_ = st.MarkExpired(ctx, baseURL, jobID)
-	r, rec, err := a.jobFromStore(ctx, st, baseURL, jobID)
+	r, polls, err := jobFromStore(ctx, st, baseURL, jobID)
 	if err != nil {
 		return true, asUsage(err)
 	}
-	state := "finished"
-	if !r.Complete {
-		state = "archived while it was still processing"
-	}
-	fmt.Fprintf(a.stderr, "firewatch: the service no longer has run %s; showing it from the archive (%s, %s)\n", jobID, state, st.Where())
+	rec := recordingOf(r, polls)
+	fmt.Fprintf(a.stderr, "firewatch: the service no longer has run %s; showing it from the archive (%s, %s)\n", jobID, archivedState(r), st.Where())
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return true, err
@@ -692,5 +601,43 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 	return true, a.showArchived(ctx, w, st, r, rec)
 }
 
+// archiveStarted records a run firewatch started and does not watch (run
+// --detach): its request and cap, so that whoever reads it later knows
+// what it was asked. A failure is said on stderr; the run goes on.
+func (a *app) archiveStarted(ctx context.Context, service, id string, req *poller.AgentRequest) {
+	if a.noArchive {
+		return
+	}
+	st, err := a.openArchive(ctx)
+	if err == nil && st == nil {
+		return // off
+	}
+	if err == nil {
+		defer st.Close()
+		ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+		defer cancel()
+		err = st.PutRun(ctx, withID(archiveSeedOf(req), service, id))
+	}
+	if err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: not archived (the run goes on): %s\n", a.secrets.Redact(err.Error()))
+	}
+}
+
 // isArchiveNotFound reports an archive's "not held".
 func isArchiveNotFound(err error) bool { return errors.Is(err, archive.ErrNotFound) }
+
+// archivedState says how the archive holds a run, for the line that says a
+// run is shown from it.
+func archivedState(r *archive.Run) string {
+	if r == nil || !r.Complete {
+		return "archived while it was still processing"
+	}
+	return "finished"
+}
+
+// archiveWhere names the archive for messages (a path, or the DSN with its
+// password redacted).
+func (a *app) archiveWhere() string {
+	dsn, _ := a.archiveDSN()
+	return archive.RedactDSN(dsn)
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -107,7 +108,8 @@ func TestArchivePassRequests(t *testing.T) {
 	if err := json.Unmarshal([]byte(strings.SplitN(out, "\n", 2)[0]), &line); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"id", "status", "outcome", "prompt", "model", "createdAt", "finishedAt", "creditsUsed", "expired"}
+	want := []string{"id", "status", "outcome", "complete", "prompt", "model", "effort", "maxCredits", "createdAt", "finishedAt", "creditsUsed",
+		"billedCredits", "attention", "creditsByAgent", "cancelRequested", "expired"}
 	if len(line) != len(want) {
 		t.Fatalf("history JSON fields: %v", line)
 	}
@@ -241,16 +243,22 @@ func TestParseFailOn(t *testing.T) {
 
 func strp(s string) *string { return &s }
 
+// cost applies the one billing rule: billed unless failed; a run whose
+// outcome is not known (known only in part, or only from the service's
+// status word) is counted apart, never guessed.
 func TestCostBuckets(t *testing.T) {
 	day := func(d int) *time.Time { t := time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC); return &t }
 	f := func(v float64) *float64 { return &v }
 	list := []archive.Run{
-		{ID: "a", CreatedAt: day(16), Status: "completed", CreditsUsed: f(0.1), Model: "spark-1"},
-		{ID: "b", CreatedAt: day(16), Status: "failed", CreditsUsed: f(0.2), Model: "spark-1"},
-		{ID: "c", CreatedAt: day(17), Status: "cancelled", CreditsUsed: f(0.3), Label: "x"},
-		{ID: "d", CreatedAt: day(23), Status: "completed"},
+		{ID: "a", CreatedAt: day(16), Status: "completed", Outcome: "succeeded", Complete: true, CreditsUsed: f(0.1), Model: "spark-1"},
+		{ID: "b", CreatedAt: day(16), Status: "failed", Outcome: "failed", Complete: true, CreditsUsed: f(0.2), Model: "spark-1"},
+		{ID: "c", CreatedAt: day(17), Status: "cancelled", Outcome: "cancelled", Complete: true, CreditsUsed: f(0.3), Label: "x"},
+		{ID: "d", CreatedAt: day(17), Status: "failed", Outcome: "credit_limit_reached", Complete: true, CreditsUsed: f(150)},
+		{ID: "e", CreatedAt: day(18), Status: "processing", CreditsUsed: f(46), Events: 40},      // a watch left early
+		{ID: "f", CreatedAt: day(18), Status: "failed", CreditsUsed: f(9)},                       // the service's word only
+		{ID: "g", CreatedAt: day(23), Status: "completed", Outcome: "succeeded", Complete: true}, // no figure
 	}
-	rep := buildCost("week", list)
+	rep := buildCost("week", list, time.Now())
 	if len(rep.Buckets) != 2 || rep.Buckets[0].Key != "2026-W47" || rep.Buckets[1].Key != "2026-W48" {
 		t.Fatalf("%+v", rep.Buckets)
 	}
@@ -259,13 +267,14 @@ func TestCostBuckets(t *testing.T) {
 		sum += b.CreditsUsed
 		billed += b.BilledCredits
 	}
-	if rep.Total.CreditsUsed != 0.6 || sum != rep.Total.CreditsUsed || billed != rep.Total.BilledCredits || rep.Total.BilledCredits != 0.4 || rep.Total.Runs != 4 {
-		t.Fatalf("totals %+v, buckets add to %v / %v", rep.Total, sum, billed)
+	want := costTotal{Runs: 7, CreditsUsed: 205.6, BilledCredits: 150.4, FailedRuns: 1, FailedCredits: 0.2, UnknownRuns: 2, UnknownCredits: 55}
+	if rep.Total != want || sum != rep.Total.CreditsUsed || billed != rep.Total.BilledCredits {
+		t.Fatalf("totals %+v, want %+v; buckets add to %v / %v", rep.Total, want, sum, billed)
 	}
-	if rep.Buckets[0].FailedRuns != 1 || rep.Buckets[0].FailedCredits != 0.2 {
-		t.Fatalf("failed %+v", rep.Buckets[0])
+	if b := rep.Buckets[0]; b.FailedRuns != 1 || b.FailedCredits != 0.2 || b.UnknownRuns != 2 || b.UnknownCredits != 55 {
+		t.Fatalf("week 47 %+v", b)
 	}
-	lab := buildCost("label", list)
+	lab := buildCost("label", list, time.Now())
 	if lab.Buckets[len(lab.Buckets)-1].Key != "" && lab.Buckets[0].Key != "" {
 		t.Fatalf("no label bucket: %+v", lab.Buckets)
 	}
@@ -376,9 +385,10 @@ func (l listOnly) Runs(context.Context, time.Time) (*poller.RunList, error) {
 	return &poller.RunList{Runs: append([]poller.RunInfo(nil), l.page...)}, nil
 }
 
-// The service reports a cancelled run as failed; where the archive read the
-// run's trace ending "cancelled", the runs screen's live rows say so.
-func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
+// The service reports a cancelled or credit-limited run as failed; where
+// the archive read the run's trace, the runs screen's live rows carry its
+// outcome (which the row and the details pane show).
+func TestLiveRowsShowTheArchivedOutcome(t *testing.T) {
 	ctx := context.Background()
 	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
@@ -386,15 +396,16 @@ func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
 	}
 	defer st.Close()
 	const svc = "http://service.test"
-	for id, outcome := range map[string]string{"run-cancelled": "cancelled", "run-failed": "failed"} {
+	for id, outcome := range map[string]string{"run-cancelled": "cancelled", "run-failed": "failed", "run-capped": "credit_limit_reached"} {
 		if err := st.PutRun(ctx, &archive.Run{Service: svc, ID: id, Status: "failed"}); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.SetDerived(ctx, &archive.Run{Service: svc, ID: id, Outcome: outcome}); err != nil {
+		if err := st.SetDerived(ctx, &archive.Run{Service: svc, ID: id, Outcome: outcome, Complete: true}); err != nil {
 			t.Fatal(err)
 		}
 	}
-	live := listOnly{page: []poller.RunInfo{{ID: "run-cancelled", Status: "failed"}, {ID: "run-failed", Status: "failed"}, {ID: "run-unknown", Status: "failed"}}}
+	live := listOnly{page: []poller.RunInfo{{ID: "run-cancelled", Status: "failed"}, {ID: "run-failed", Status: "failed"},
+		{ID: "run-capped", Status: "failed"}, {ID: "run-unknown", Status: "failed"}}}
 	s := &archiveService{live: live, st: st, q: archive.Query{Service: svc}}
 	l, err := s.Runs(ctx, time.Time{})
 	if err != nil {
@@ -403,8 +414,11 @@ func TestLiveRowsShowTheArchivedCancel(t *testing.T) {
 	got := map[string]string{}
 	for _, r := range l.Runs {
 		got[r.ID] = r.Status
+		if r.Known != nil {
+			got[r.ID] += "/" + r.Known.Outcome
+		}
 	}
-	want := map[string]string{"run-cancelled": "cancelled", "run-failed": "failed", "run-unknown": "failed"}
+	want := map[string]string{"run-cancelled": "failed/cancelled", "run-failed": "failed/failed", "run-capped": "failed/credit_limit_reached", "run-unknown": "failed"}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("statuses %v, want %v", got, want)
 	}
@@ -481,5 +495,150 @@ func TestArchivePassMarksForgottenRuns(t *testing.T) {
 	}
 	if len(want) > 0 {
 		t.Errorf("not in history: %v", want)
+	}
+}
+
+// A watch left early leaves the run incomplete in the archive, and every
+// reader says so; the next pass completes it with one status and one
+// trace request and only the snapshots the watch did not store, keeping
+// the watch's polls; a second pass asks nothing more of it.
+func TestPartialRunCompletedByThePass(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 20})
+	id := srv.Jobs[0].ID
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "400ms"); code != ExitTimeout {
+		t.Fatalf("watch: exit %d\n%s", code, errOut)
+	}
+	out, _, _ := run(t, context.Background(), "history", "-o", "json")
+	var h struct {
+		Complete      bool
+		Outcome       *string
+		BilledCredits *float64
+	}
+	if err := json.Unmarshal([]byte(out), &h); err != nil || h.Complete || h.Outcome != nil || h.BilledCredits != nil {
+		t.Fatalf("history of the run left early: %s (%v)", out, err)
+	}
+	if out, _, _ := run(t, context.Background(), "cost", "-o", "json"); !strings.Contains(out, `"unknownRuns":1`) {
+		t.Fatalf("cost of the run left early: %s", out)
+	}
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	held, _ := st.Get(context.Background(), srv.URL, id)
+	heldSnaps, _ := st.SnapshotIDs(context.Background(), srv.URL, id)
+	st.Close()
+	if held == nil || held.Polls == 0 {
+		t.Fatalf("the watch left nothing: %+v", held)
+	}
+	waitSimFinished(t, srv)
+	before := srv.Stats().ByRoute
+	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 {
+		t.Fatalf("pass: exit %d\n%s", code, errOut)
+	}
+	after := srv.Stats().ByRoute
+	st, err = archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, err := st.Get(context.Background(), srv.URL, id)
+	if err != nil || !r.Complete || r.Outcome != "succeeded" || r.Polls != held.Polls+1 || r.Result == nil {
+		t.Fatalf("after the pass: %+v %v (the watch left %d polls)", r, err, held.Polls)
+	}
+	snaps, _ := st.SnapshotIDs(context.Background(), srv.URL, id)
+	if got := after["GET snapshot"] - before["GET snapshot"]; got != len(snaps)-len(heldSnaps) || after["GET trace"]-before["GET trace"] != 1 ||
+		after["GET status"]-before["GET status"] != 1 {
+		t.Errorf("the pass asked %d snapshots (%d held of %d), %d traces, %d statuses", got, len(heldSnaps), len(snaps),
+			after["GET trace"]-before["GET trace"], after["GET status"]-before["GET status"])
+	}
+	again := srv.Stats().ByRoute
+	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 || srv.Stats().ByRoute["GET trace"] != again["GET trace"] ||
+		srv.Stats().ByRoute["GET status"] != again["GET status"] {
+		t.Fatalf("a second pass asked again: exit %d\n%s", code, errOut)
+	}
+}
+
+// archive import keeps what a recording's header says the run was asked.
+func TestImportKeepsTheRequest(t *testing.T) {
+	dir := t.TempDir()
+	rec, db := filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "a.db")
+	if _, errOut, code := run(t, context.Background(), "demo", "--scenario", "credit-limit", "--speed", "1000", "-o", "json", "--record", rec); code != ExitCreditLimit {
+		t.Fatalf("demo: exit %d\n%s", code, errOut)
+	}
+	if _, errOut, code := run(t, context.Background(), "archive", "import", rec, "--archive", db); code != 0 {
+		t.Fatalf("import: exit %d\n%s", code, errOut)
+	}
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	list, err := st.List(context.Background(), archive.Query{})
+	if err != nil || len(list) != 1 {
+		t.Fatalf("%d runs, %v", len(list), err)
+	}
+	r := list[0]
+	if r.Prompt == "" || r.Model == "" || r.MaxCredits == nil || *r.MaxCredits != 150 || r.Outcome != "credit_limit_reached" || r.Status != "failed" {
+		t.Fatalf("imported %+v", r)
+	}
+}
+
+// The runs screen completes in the background a run its list shows over
+// that the archive holds in part, and a run cancelled from it once it has
+// ended; closing the screen stops the work.
+func TestRunsScreenCompletesHeldRuns(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "cancel"}, Speed: 50})
+	part, long := srv.Jobs[0].ID, srv.Jobs[1].ID
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Now()
+	if err := st.AppendPolls(context.Background(), srv.URL, part, at, []archive.Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	if err := srv.WaitFinished(context.Background(), part); err != nil {
+		t.Fatal(err)
+	}
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	quiet := c.WithRetry(poller.Retry{Tries: 1})
+	secrets := text.NewSecrets()
+	a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
+	list, closeArchive := a.runsWithArchive(context.Background(), quiet, quiet, srv.URL)
+	defer closeArchive()
+	if _, err := list.Runs(context.Background(), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	if err := list.Cancel(context.Background(), long); err != nil {
+		t.Fatal(err)
+	}
+	s := list.(*archiveService)
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		held, err := s.st.Held(context.Background(), srv.URL, []string{part, long})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if held[part].Outcome == "succeeded" && held[part].Complete && held[long].Outcome == "cancelled" {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("not completed in the background: %+v", held)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	r, err := s.st.Get(context.Background(), srv.URL, long)
+	if err != nil || !r.CancelRequested || r.Status != "cancelled" {
+		t.Fatalf("the cancelled run: %+v %v", r, err)
 	}
 }

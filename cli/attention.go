@@ -206,13 +206,30 @@ func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
 	}
 }
 
-// fullSummary is the --summary object: the model's fields, then the
-// attention fields.
+// fullSummary is the --summary object: the model's fields, the attention
+// fields, then what was asked and what is billed.
 type fullSummary struct {
 	model.Summary           `json:",inline"`
 	attention.SummaryFields `json:",inline"`
+	summaryRequest          `json:",inline"`
+}
+
+// summaryRequest are the summary's fields of what the run was asked (null
+// when not known) and what the service bills for it: billedCredits by the
+// one rule (model.BillOf), null while the outcome is not known.
+type summaryRequest struct {
+	Prompt        *string  `json:"prompt"`
+	Model         *string  `json:"model"`
+	Effort        *string  `json:"effort"`
+	BilledCredits *float64 `json:"billedCredits"`
 }
 
 func (w *watchSession) summary() fullSummary {
-	return fullSummary{Summary: w.Store.Summary(), SummaryFields: w.tracker().Summary()}
+	sum := fullSummary{Summary: w.Store.Summary(), SummaryFields: w.tracker().Summary()}
+	req := w.Store.Request()
+	sum.Prompt, sum.Model, sum.Effort = strOrNil(req.Prompt), strOrNil(req.Model), strOrNil(req.Effort)
+	if sum.Outcome != nil {
+		sum.BilledCredits = model.BillOf(*sum.Outcome, sum.CreditsUsed).BilledCredits()
+	}
+	return sum
 }

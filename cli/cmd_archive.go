@@ -166,23 +166,29 @@ func (p *archivePass) run(ctx context.Context) error {
 		if err != nil {
 			return asUsage(err)
 		}
+		cp := &completer{c: p.c, st: p.st, secrets: p.a.secrets, service: p.service}
 		for i := range l.Runs {
 			ri := &l.Runs[i]
 			p.seen++
-			if h, ok := held[ri.ID]; ok && h.Complete {
-				if !h.HasItem {
-					// Watched here: the list item adds the prompt, model,
-					// label... without a request.
-					if err := p.st.PutRun(ctx, runFromInfo(p.a.secrets, p.service, ri)); err != nil {
-						return asUsage(err)
-					}
-				}
-				continue
+			var hp *archive.Held
+			if h, ok := held[ri.ID]; ok {
+				hp = &h
 			}
-			if err := p.fetch(ctx, ri); err != nil {
+			done, err := cp.complete(ctx, ri, hp)
+			p.requests += done.requests
+			p.bytes += done.bytes
+			if done.fetched {
+				p.fetched++
+			}
+			if done.gone {
+				p.expired++
+			}
+			if err != nil {
 				return err
 			}
-			p.progress(false)
+			if done.requests > 0 {
+				p.progress(false)
+			}
 		}
 		p.progress(false)
 	}
@@ -207,76 +213,6 @@ func (p *archivePass) markGone(ctx context.Context, listed map[string]bool) erro
 		}
 		p.forgotten++
 	}
-	return nil
-}
-
-// fetch archives one run whole: status, trace, snapshots, in one
-// transaction. A run the service forgot in between is skipped.
-func (p *archivePass) fetch(ctx context.Context, ri *poller.RunInfo) error {
-	if poller.ValidateJobID(ri.ID) != nil {
-		return nil
-	}
-	gone := func(err error) bool {
-		var pe *poller.Error
-		return errors.As(err, &pe) && pe.Kind == poller.KindNotFound
-	}
-	p.requests++
-	status, err := p.c.Status(ctx, ri.ID)
-	if gone(err) {
-		p.expired++
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	at := time.Now()
-	p.requests++
-	body, err := p.c.Trace(ctx, ri.ID, false)
-	if gone(err) {
-		p.expired++
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	r := runFromInfo(p.a.secrets, p.service, ri)
-	applyStatus(p.a.secrets, r, status)
-	r.Complete = status.Terminal()
-	r.StartedAt = &at
-	line := pollLine(p.a.secrets, at, body)
-	rec := recordingOf(r, []archive.Poll{{ReceivedAt: at, Line: line}})
-	d, store, err := deriveFromRecording(ctx, rec, 0)
-	if err != nil {
-		// A body firewatch cannot read is kept as it came.
-		d = &archive.Run{}
-	}
-	mergeDerived(r, d)
-	r.Complete = status.Terminal()
-	snaps := map[string]string{}
-	if store != nil {
-		for _, art := range store.Summary().Artifacts {
-			for _, sid := range art.Snapshots {
-				if _, ok := snaps[sid]; ok || poller.ValidateJobID(sid) != nil {
-					continue
-				}
-				p.requests++
-				s, err := p.c.Snapshot(ctx, ri.ID, sid)
-				if err != nil {
-					if gone(err) {
-						continue
-					}
-					return err
-				}
-				snaps[sid] = s.Content
-				p.bytes += int64(len(s.Content))
-			}
-		}
-	}
-	if err := p.st.ReplaceRun(ctx, r, []archive.Poll{{ReceivedAt: at, Line: line}}, snaps); err != nil {
-		return asUsage(err)
-	}
-	p.fetched++
-	p.bytes += int64(len(body))
 	return nil
 }
 
@@ -328,20 +264,6 @@ func applyStatus(sec *text.Secrets, r *archive.Run, s *poller.Status) {
 	if s.Data != nil {
 		res, _ := sec.RedactJSON(s.Data)
 		r.Result = bytes.Clone(res)
-	}
-}
-
-// mergeDerived copies what firewatch derived into r, keeping the service's
-// own figures where it gave them.
-func mergeDerived(r, d *archive.Run) {
-	r.Outcome, r.FinishedAt, r.DurationMs, r.TokensUsed = d.Outcome, d.FinishedAt, d.DurationMs, d.TokensUsed
-	r.Events, r.ToolCalls, r.Errors, r.Attention = d.Events, d.ToolCalls, d.Errors, d.Attention
-	r.Summary, r.SummaryEncoded = d.Summary, d.SummaryEncoded
-	if r.CreditsUsed == nil {
-		r.CreditsUsed = d.CreditsUsed
-	}
-	if r.Status == "" {
-		r.Status = d.Status
 	}
 }
 
@@ -436,12 +358,12 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (*archiv
 		t := h.StartedAt.UTC()
 		r.StartedAt = &t
 	}
-	d, _, err := deriveFromRecording(ctx, data, 0)
+	d, store, err := deriveFromRecording(ctx, data)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %v", text.Sanitize(file), err)
 	}
-	mergeDerived(r, d)
-	r.Complete = d.Complete
+	// The header's request (what the run was asked, its cap) joins it.
+	r = archive.Merge(archive.Merge(r, runOfRequest(store.Request())), d)
 	return r, polls, nil
 }
 

@@ -1,14 +1,12 @@
 package cli
 
 import (
-	"bytes"
+	"cmp"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
@@ -16,8 +14,6 @@ import (
 
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/describe"
-	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	uicompare "github.com/firewatch/firewatch/ui/compare"
 )
@@ -185,67 +181,24 @@ func (a *app) crossed(c *comparison) error {
 	return nil
 }
 
-// loadSide reads one run: a file, or a job id from the archive, else the
-// service.
+// loadSide reads one run (readRun: a file, or a job id from the archive,
+// else the service) with its figures.
 func (a *app) loadSide(ctx context.Context, ref string) (*compareSide, *compare.Run, error) {
-	s := &compareSide{Ref: ref}
-	run := &compare.Run{Secrets: a.secrets}
-	var rec []byte
-	if isJobArg(ref) {
-		id := strings.ToLower(ref)
-		r, b, err := a.jobFromArchive(ctx, poller.ResolveBaseURL(""), id)
-		switch {
-		case err == nil:
-			rec = b
-			run.Result = r.Result
-			s.Prompt, s.Model = strOrNil(a.secrets.Sanitize(r.Prompt)), strOrNil(a.secrets.Sanitize(r.Model))
-		case isArchiveNotFound(err):
-			b, err := a.fetchRecording(ctx, poller.ResolveBaseURL(""), id)
-			if err != nil {
-				return nil, nil, err
-			}
-			rec = b
-		default:
-			return nil, nil, err
-		}
-	} else {
-		in, name, closeIn, err := a.openRecording(ref)
-		if err != nil {
-			return nil, nil, err
-		}
-		rec, err = io.ReadAll(in)
-		closeIn()
-		if err != nil {
-			return nil, nil, badUsage("%s: %v", text.Sanitize(name), err)
-		}
-	}
-	w := &watchSession{Opts: &watchOptions{}, runState: runState{Store: model.NewStore()}}
-	w.Store.SetSecrets(a.secrets)
-	err := poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, func(u poller.Update) {
-		if u.Request != nil {
-			w.Store.SetRequest(*u.Request)
-		}
-		if u.Poll != nil {
-			d := w.Store.Merge(u.Poll)
-			w.tracker().Update(d, time.Now())
-		}
-	})
+	rr, err := a.readRun(ctx, ref, "", "")
 	if err != nil {
-		return nil, nil, badUsage("%s: %v", text.Sanitize(ref), err)
+		return nil, nil, err
 	}
-	sum := w.summary()
-	run.Store, run.DurationMs, run.CreditsUsed, run.TokensUsed = w.Store, sum.DurationMs, sum.CreditsUsed, sum.TokensUsed
-	run.Agents, run.ToolCalls, run.Errors, run.Attention = len(sum.Agents), len(sum.ToolCalls), len(sum.Errors), len(sum.Attention)
-	if id := w.Store.Run().ID; id != "" {
+	f := &rr.Figures
+	sum := rr.W.summary()
+	s := &compareSide{Ref: ref, Prompt: strOrNil(a.secrets.Sanitize(f.Prompt)), Model: strOrNil(a.secrets.Sanitize(f.Model)),
+		Outcome: strOrNil(f.Outcome), MaxCredits: f.MaxCredits, BilledCredits: f.Bill.BilledCredits(), Complete: f.Complete}
+	if id := cmp.Or(f.ID, rr.Store().Run().ID); id != "" {
 		s.ID = &id
 	}
-	if sum.Outcome != nil {
-		oc := string(*sum.Outcome)
-		s.Outcome = &oc
-	}
-	// A recording's header says what the run was asked.
-	if req := w.Store.Request(); s.Prompt == nil && s.Model == nil {
-		s.Prompt, s.Model = strOrNil(a.secrets.Sanitize(req.Prompt)), strOrNil(a.secrets.Sanitize(req.Model))
+	run := &compare.Run{Secrets: a.secrets, Store: rr.Store(), DurationMs: f.DurationMs, TokensUsed: sum.TokensUsed, Result: f.Result,
+		Agents: len(sum.Agents), ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: f.Attention, CreditsByAgent: f.CreditsByAgent}
+	if f.CreditsUsed != nil {
+		run.CreditsUsed = *f.CreditsUsed
 	}
 	return s, run, nil
 }
@@ -379,7 +332,7 @@ func compareMarkdown(c *comparison) string {
 	var b strings.Builder
 	esc := func(s string) string { return strings.NewReplacer("|", `\|`, "\n", " ").Replace(s) }
 	fmt.Fprintf(&b, "### firewatch compare: %s → %s\n\n", esc(sideName(c.Baseline)), esc(sideName(c.Candidate)))
-	fmt.Fprintf(&b, "Outcome: **%s** → **%s**\n\n", esc(orDash(deref(c.Baseline.Outcome))), esc(orDash(deref(c.Candidate.Outcome))))
+	fmt.Fprintf(&b, "Outcome: **%s** → **%s**\n\n", esc(sideOutcome(c.Baseline)), esc(sideOutcome(c.Candidate)))
 	b.WriteString("| metric | baseline | candidate | delta | delta % |\n|---|--:|--:|--:|--:|\n")
 	for _, m := range c.Metrics {
 		d, p := fmtDelta(m)
@@ -413,8 +366,8 @@ func compareText(c *comparison, color bool) string {
 		}
 		return "\x1b[" + code + "m" + s + "\x1b[0m"
 	}
-	fmt.Fprintf(&b, "baseline  %s  %s  %s\n", sideName(c.Baseline), orDash(deref(c.Baseline.Outcome)), runsFirst(c.Baseline.Prompt))
-	fmt.Fprintf(&b, "candidate %s  %s  %s\n\n", sideName(c.Candidate), orDash(deref(c.Candidate.Outcome)), runsFirst(c.Candidate.Prompt))
+	fmt.Fprintf(&b, "baseline  %s  %s  %s\n", sideName(c.Baseline), sideOutcome(c.Baseline), runsFirst(c.Baseline.Prompt))
+	fmt.Fprintf(&b, "candidate %s  %s  %s\n\n", sideName(c.Candidate), sideOutcome(c.Candidate), runsFirst(c.Candidate.Prompt))
 	nameW := len("metric")
 	for _, m := range c.Metrics {
 		nameW = max(nameW, describe.Width(describe.OneLine(m.Name, 40)))
@@ -487,6 +440,15 @@ func compareText(c *comparison, color bool) string {
 		fmt.Fprintf(&b, "\n%s %s\n", paint("31", "thresholds crossed:"), strings.Join(c.Crossed, ", "))
 	}
 	return b.String()
+}
+
+// sideOutcome is a side's outcome, "incomplete" for a run known only in
+// part (its figures are what was read).
+func sideOutcome(s *compareSide) string {
+	if !s.Complete {
+		return "incomplete"
+	}
+	return orDash(deref(s.Outcome))
 }
 
 func runsFirst(p *string) string {

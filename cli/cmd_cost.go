@@ -36,13 +36,17 @@ func (a *app) costCommand() *cobra.Command {
 createdAt; weeks are ISO weeks, 2026-W47), model, label (a run without one
 has the key "") or prompt.
 
-Failed runs are counted apart (failedRuns, failedCredits): the service does
-not bill them. A cancelled run is billed for the work done before it was
-cancelled, so its credits count as billed. billedCredits is creditsUsed
-less failedCredits, and the totals are the exact sums of the buckets.
+One billing rule (docs/archive.md): a run is billed for its credits unless
+its outcome is failed. A cancelled run is billed for the work done, a
+credit-limited one up to its cap. Failed runs are counted apart (failedRuns,
+failedCredits); so are runs whose outcome is not known (unknownRuns,
+unknownCredits: known only in part, or their trace expired before it was
+read), never guessed. creditsUsed is billedCredits + failedCredits +
+unknownCredits, and the totals are the exact sums of the buckets.
 
 JSON: {by, buckets: [{key, runs, creditsUsed, billedCredits, failedRuns,
-failedCredits}], total: {runs, creditsUsed, billedCredits}}.`,
+failedCredits, unknownRuns, unknownCredits}], total: {runs, creditsUsed,
+billedCredits, failedRuns, failedCredits, unknownRuns, unknownCredits}}.`,
 		Example: `  firewatch cost
   firewatch cost --since 90d --by week
   firewatch cost --by model -o json | jq .total`,
@@ -58,20 +62,20 @@ failedCredits}], total: {runs, creditsUsed, billedCredits}}.`,
 }
 
 type costBucket struct {
-	Key           string  `json:"key"`
-	Runs          int     `json:"runs"`
-	CreditsUsed   float64 `json:"creditsUsed"`
-	BilledCredits float64 `json:"billedCredits"`
-	FailedRuns    int     `json:"failedRuns"`
-	FailedCredits float64 `json:"failedCredits"`
+	Key       string `json:"key"`
+	costTotal `json:",inline"`
 
-	used, failed int64 // micro-credits: sums are exact
+	used, billed, failed, unknown int64 // micro-credits: sums are exact
 }
 
 type costTotal struct {
-	Runs          int     `json:"runs"`
-	CreditsUsed   float64 `json:"creditsUsed"`
-	BilledCredits float64 `json:"billedCredits"`
+	Runs           int     `json:"runs"`
+	CreditsUsed    float64 `json:"creditsUsed"`
+	BilledCredits  float64 `json:"billedCredits"`
+	FailedRuns     int     `json:"failedRuns"`
+	FailedCredits  float64 `json:"failedCredits"`
+	UnknownRuns    int     `json:"unknownRuns"`
+	UnknownCredits float64 `json:"unknownCredits"`
 }
 
 type costReport struct {
@@ -99,17 +103,13 @@ func costKey(by string, r *archive.Run) string {
 	return text.Sanitize(strings.TrimSpace(r.Prompt))
 }
 
-// isFailed reports a run the service does not bill.
-func isFailed(r *archive.Run) bool {
-	return strings.EqualFold(r.Status, "failed") || r.Outcome == "failed" || r.Outcome == "refused"
-}
-
-func buildCost(by string, list []archive.Run) costReport {
+func buildCost(by string, list []archive.Run, now time.Time) costReport {
 	rep := costReport{By: by, Buckets: []costBucket{}}
 	idx := map[string]int{}
-	var used, failed int64
+	var all costBucket
 	for i := range list {
 		r := &list[i]
+		f := figuresOf(r, now)
 		k := costKey(by, r)
 		j, ok := idx[k]
 		if !ok {
@@ -117,23 +117,27 @@ func buildCost(by string, list []archive.Run) costReport {
 			idx[k] = j
 			rep.Buckets = append(rep.Buckets, costBucket{Key: k})
 		}
-		b := &rep.Buckets[j]
 		var c int64
-		if r.CreditsUsed != nil && *r.CreditsUsed > 0 && !math.IsInf(*r.CreditsUsed, 0) {
-			c = int64(math.Round(*r.CreditsUsed * micro))
+		if f.CreditsUsed != nil && *f.CreditsUsed > 0 && !math.IsInf(*f.CreditsUsed, 0) {
+			c = int64(math.Round(*f.CreditsUsed * micro))
 		}
-		b.Runs++
-		b.used += c
-		used += c
-		if isFailed(r) {
-			b.FailedRuns++
-			b.failed += c
-			failed += c
+		for _, b := range []*costBucket{&rep.Buckets[j], &all} {
+			b.Runs++
+			b.used += c
+			switch {
+			case !f.Bill.Known:
+				b.UnknownRuns++
+				b.unknown += c
+			case f.Bill.Billed:
+				b.billed += c
+			default:
+				b.FailedRuns++
+				b.failed += c
+			}
 		}
 	}
 	for i := range rep.Buckets {
-		b := &rep.Buckets[i]
-		b.CreditsUsed, b.FailedCredits, b.BilledCredits = float64(b.used)/micro, float64(b.failed)/micro, float64(b.used-b.failed)/micro
+		rep.Buckets[i].sums()
 	}
 	switch by {
 	case "day", "week":
@@ -149,8 +153,14 @@ func buildCost(by string, list []archive.Run) costReport {
 			return strings.Compare(x.Key, y.Key)
 		})
 	}
-	rep.Total = costTotal{Runs: len(list), CreditsUsed: float64(used) / micro, BilledCredits: float64(used-failed) / micro}
+	all.sums()
+	rep.Total = all.costTotal
 	return rep
+}
+
+// sums turns the micro-credit sums into the JSON's figures.
+func (b *costBucket) sums() {
+	b.CreditsUsed, b.BilledCredits, b.FailedCredits, b.UnknownCredits = float64(b.used)/micro, float64(b.billed)/micro, float64(b.failed)/micro, float64(b.unknown)/micro
 }
 
 func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
@@ -176,7 +186,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 	if err != nil {
 		return asUsage(err)
 	}
-	rep := buildCost(by, list)
+	rep := buildCost(by, list, time.Now())
 	if o.Output == OutputJSON {
 		b, err := json.Marshal(rep)
 		if err != nil {
@@ -192,7 +202,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		most = max(most, b.used)
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
-	head := strings.ToUpper(by) + "\tRUNS\tCREDITS\tBILLED\tFAILED\t"
+	head := strings.ToUpper(by) + "\tRUNS\tCREDITS\tBILLED\tFAILED\tUNKNOWN\t"
 	fmt.Fprintln(tw, head)
 	barW := 0
 	if termOut {
@@ -210,8 +220,11 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 				bar = strings.Repeat("#", len([]rune(bar)))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d (%s)\t%s\n", key, b.Runs, fmtNum(b.CreditsUsed), fmtNum(b.BilledCredits), b.FailedRuns, fmtNum(b.FailedCredits), bar)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t%s\n", key, b.Runs, fmtNum(b.CreditsUsed), fmtNum(b.BilledCredits), b.FailedRuns, fmtNum(b.FailedCredits),
+			b.UnknownRuns, fmtNum(b.UnknownCredits), bar)
 	}
-	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t\t\n", rep.Total.Runs, fmtNum(rep.Total.CreditsUsed), fmtNum(rep.Total.BilledCredits))
+	t := rep.Total
+	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t\n", t.Runs, fmtNum(t.CreditsUsed), fmtNum(t.BilledCredits), t.FailedRuns, fmtNum(t.FailedCredits),
+		t.UnknownRuns, fmtNum(t.UnknownCredits))
 	return tw.Flush()
 }

@@ -10,7 +10,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/export"
-	"github.com/firewatch/firewatch/model"
 )
 
 func (a *app) exportCommand() *cobra.Command {
@@ -44,14 +43,17 @@ func (a *app) export(cmd *cobra.Command, x *otlpOptions, arg, apiURL, apiKey str
 	if err := x.check(true); err != nil {
 		return err
 	}
-	s, name, err := a.loadRun(cmd.Context(), arg, apiURL, apiKey)
+	rr, err := a.readRun(cmd.Context(), arg, apiURL, apiKey)
 	if err != nil {
 		return err
 	}
+	s := rr.Store()
 	if s.Len() == 0 {
-		return badUsage("%s holds no trace events: nothing to export", name)
+		return badUsage("%s holds no trace events: nothing to export", rr.Src.Name)
 	}
-	ex, err := export.New(export.Options{Endpoint: x.url, Content: x.Content, Version: Version(), Secrets: a.secrets})
+	facts := rr.Figures.facts()
+	ex, err := export.New(export.Options{Endpoint: x.url, Content: x.Content, Version: Version(), Secrets: a.secrets,
+		Facts: func() *export.Facts { return facts }})
 	if err != nil {
 		return err
 	}
@@ -65,30 +67,11 @@ func (a *app) export(cmd *cobra.Command, x *otlpOptions, arg, apiURL, apiKey str
 	return nil
 }
 
-// loadRun reads a FILE or JOB_ID (source.go) into a store, with what the
-// run was asked when known; a file it cannot read is a usage error.
-func (a *app) loadRun(ctx context.Context, arg, apiURL, apiKey string) (*model.Store, string, error) {
-	src, err := a.openSource(ctx, arg, apiURL, apiKey)
-	if err != nil {
-		return nil, arg, err
-	}
-	defer src.Close()
-	s, err := export.Load(ctx, src.In)
-	if err != nil {
-		return nil, src.Name, asUsage(fmt.Errorf("%s: %w", src.Name, err))
-	}
-	s.SetRequest(src.Req)
-	return s, src.Name, nil
-}
-
 // openRecording opens a recording or saved trace body, stdin for "-"; a
 // file it cannot open is a usage error. name is what messages call it.
 func (a *app) openRecording(file string) (in io.Reader, name string, closeIn func(), err error) {
 	if file == "-" {
 		return a.stdin, "stdin", func() {}, nil
-	}
-	if isJobArg(file) { // FILE or JOB_ID: cli/archive.go
-		return a.openJob(file)
 	}
 	f, err := os.Open(file)
 	if err != nil {

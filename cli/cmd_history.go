@@ -17,7 +17,6 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/describe"
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -43,8 +42,15 @@ func (a *app) historyCommand() *cobra.Command {
 (FIRECRAWL_API_URL) unless --all-services. On a terminal it opens the runs
 screen on them (enter shows one, read-only); --output plain prints a table,
 json one object per line with exactly
-  id, status, outcome, prompt, model, createdAt, finishedAt, creditsUsed, expired
-(null when unknown; expired: the service no longer has the run).
+  id, status, outcome, complete, prompt, model, effort, maxCredits,
+  createdAt, finishedAt, creditsUsed, billedCredits, attention,
+  creditsByAgent, cancelRequested, expired
+(null when unknown). status is "cancelled" when the trace says so (the
+service says failed); complete is false for a run known only in part (a
+watch left early): its figures are what was read, and the next listing of
+the team's runs (the runs screen, an archive pass) completes it.
+billedCredits follows the one billing rule (docs/archive.md): null while
+the outcome is not known. expired: the service no longer has the run.
 
 Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 		Example: `  firewatch history --since 7d
@@ -94,17 +100,38 @@ func parseAge(s string, now time.Time) (time.Time, error) {
 	return now.Add(-d), nil
 }
 
-// historyLine is one run of history's JSON output: exactly these fields.
+// historyLine is one run of history's JSON output: exactly these fields,
+// the run's figures (figuresOf).
 type historyLine struct {
-	ID          string     `json:"id"`
-	Status      *string    `json:"status"`
-	Outcome     *string    `json:"outcome"`
-	Prompt      *string    `json:"prompt"`
-	Model       *string    `json:"model"`
-	CreatedAt   *time.Time `json:"createdAt"`
-	FinishedAt  *time.Time `json:"finishedAt"`
-	CreditsUsed *float64   `json:"creditsUsed"`
-	Expired     bool       `json:"expired"`
+	ID              string             `json:"id"`
+	Status          *string            `json:"status"`
+	Outcome         *string            `json:"outcome"`
+	Complete        bool               `json:"complete"`
+	Prompt          *string            `json:"prompt"`
+	Model           *string            `json:"model"`
+	Effort          *string            `json:"effort"`
+	MaxCredits      *float64           `json:"maxCredits"`
+	CreatedAt       *time.Time         `json:"createdAt"`
+	FinishedAt      *time.Time         `json:"finishedAt"`
+	CreditsUsed     *float64           `json:"creditsUsed"`
+	BilledCredits   *float64           `json:"billedCredits"`
+	Attention       *int               `json:"attention"`
+	CreditsByAgent  map[string]float64 `json:"creditsByAgent"`
+	CancelRequested bool               `json:"cancelRequested"`
+	Expired         bool               `json:"expired"`
+}
+
+// historyLineOf is a run's line.
+func historyLineOf(f *runFigures) historyLine {
+	hl := historyLine{ID: f.ID, Status: strOrNil(f.Status), Outcome: strOrNil(f.Outcome), Complete: f.Complete, Prompt: strOrNil(f.Prompt),
+		Model: strOrNil(f.Model), Effort: strOrNil(f.Effort), MaxCredits: f.MaxCredits, CreatedAt: f.CreatedAt, FinishedAt: f.FinishedAt,
+		CreditsUsed: f.CreditsUsed, BilledCredits: f.Bill.BilledCredits(), CreditsByAgent: f.CreditsByAgent,
+		CancelRequested: f.CancelRequested, Expired: f.Expired}
+	if f.Read {
+		n := f.Attention
+		hl.Attention = &n
+	}
+	return hl
 }
 
 func strOrNil(s string) *string {
@@ -150,10 +177,8 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	if o.Output == OutputJSON {
 		var b []byte
 		for i := range list {
-			r := &list[i]
-			hl := historyLine{ID: r.ID, Status: strOrNil(r.Status), Outcome: strOrNil(r.Outcome), Prompt: strOrNil(r.Prompt),
-				Model: strOrNil(r.Model), CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, CreditsUsed: r.CreditsUsed, Expired: expiredAt(r, now)}
-			line, err := json.Marshal(hl)
+			f := figuresOf(&list[i], now)
+			line, err := json.Marshal(historyLineOf(&f), json.Deterministic(true), json.FormatNilMapAsNull(true))
 			if err != nil {
 				return err
 			}
@@ -164,19 +189,30 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		return err
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tOUTCOME\tID\tCREATED\tCREDITS\tMODEL\tPROMPT")
+	fmt.Fprintln(tw, "STATUS\tOUTCOME\tID\tCREATED\tCREDITS\tBILLED\tMODEL\tPROMPT")
 	for i := range list {
 		r := &list[i]
-		credits := "-"
-		if r.CreditsUsed != nil {
-			credits = describe.Tokens(*r.CreditsUsed)
+		f := figuresOf(r, now)
+		credits, billed := "-", "-"
+		if f.CreditsUsed != nil {
+			credits = describe.Tokens(*f.CreditsUsed)
+			if !f.Complete {
+				credits += " so far"
+			}
 		}
-		st := orDash(describe.OneLine(r.Status, 12))
-		if expiredAt(r, now) {
+		if b := f.Bill.BilledCredits(); b != nil {
+			billed = describe.Tokens(*b)
+		}
+		st := orDash(describe.OneLine(f.Status, 12))
+		if f.Expired {
 			st += " (expired)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, orDash(describe.OneLine(r.Outcome, 20)), r.ID, orDash(text.Age(now, r.SortTime())),
-			credits, orDash(describe.OneLine(r.Model, 20)), orDash(runs.FirstLine(a.secrets.Sanitize(r.Prompt), 60)))
+		outcome := describe.OneLine(f.Outcome, 20)
+		if !f.Complete {
+			outcome = "incomplete"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, orDash(outcome), f.ID, orDash(text.Age(now, r.SortTime())),
+			credits, billed, orDash(describe.OneLine(f.Model, 20)), orDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 60)))
 	}
 	return tw.Flush()
 }
@@ -209,10 +245,24 @@ type archiveService struct {
 	live runs.Service // nil: the archive only (history)
 	st   archive.Store
 	q    archive.Query
+	// bg completes, in the background, the runs the live list shows that
+	// the archive holds in part (nil: history, or no client).
+	bg *backgroundCompleter
 
 	mu       sync.Mutex
 	liveSeen map[string]bool // ids the live list gave
 	cursors  map[int64]bool  // the archive pages' cursors handed out
+	failed   string          // the first write to the archive that failed, said when the screen closes
+}
+
+// note keeps the first failed write to the archive (the screen is up: it
+// is said on stderr when the screen closes).
+func (s *archiveService) note(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed == "" {
+		s.failed = err.Error()
+	}
 }
 
 const archivePageMark = "archive:"
@@ -234,7 +284,7 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 			s.liveSeen[r.ID] = true
 		}
 		s.mu.Unlock()
-		s.cancelledAsRead(ctx, l.Runs)
+		s.knownLive(ctx, l.Runs)
 		switch {
 		case l.Next != "":
 			return l, nil
@@ -276,16 +326,30 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 	return out, nil
 }
 
-// cancelledAsRead shows a live run that the service reports "failed" as
-// "cancelled" when the archive read its trace ending so: the service has
-// no word for a cancel.
-func (s *archiveService) cancelledAsRead(ctx context.Context, list []poller.RunInfo) {
+// knownLive adds to the live list's runs what the archive's record says
+// (the outcome as the trace says it: the service reports a cancelled or
+// credit-limited run as failed), and has the runs it holds in part
+// completed in the background once they are over.
+func (s *archiveService) knownLive(ctx context.Context, list []poller.RunInfo) {
+	ids := make([]string, len(list))
 	for i := range list {
-		if list[i].Status != "failed" {
+		ids[i] = list[i].ID
+	}
+	held, err := s.st.Held(ctx, s.q.Service, ids)
+	if err != nil {
+		return
+	}
+	for i := range list {
+		h, ok := held[list[i].ID]
+		if !ok {
 			continue
 		}
-		if r, err := s.st.Get(ctx, s.q.Service, list[i].ID); err == nil && r.Outcome == string(model.OutcomeCancelled) {
-			list[i].Status = "cancelled"
+		if h.Outcome != "" {
+			list[i].Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+		}
+		over := (&poller.Status{Status: list[i].Status}).Terminal()
+		if over && !h.Complete || h.Complete && (!h.HasItem || !h.HasStatus) {
+			s.bg.add(list[i], h)
 		}
 	}
 }
@@ -295,24 +359,38 @@ func (s *archiveService) cancelledAsRead(ctx context.Context, list []poller.RunI
 var archiveStart = time.Unix(0, 1)
 
 func infoOfArchived(r *archive.Run, now time.Time) poller.RunInfo {
-	ri := poller.RunInfo{ID: r.ID, CreatedAt: r.SortTime(), Status: r.Status, Prompt: text.Sanitize(r.Prompt), Model: text.Sanitize(r.Model),
-		Effort: text.Sanitize(r.Effort), CreditsUsed: r.CreditsUsed}
+	f := figuresOf(r, now)
+	ri := poller.RunInfo{ID: f.ID, CreatedAt: r.SortTime(), Status: f.Status, Prompt: text.Sanitize(f.Prompt), Model: text.Sanitize(f.Model),
+		Effort: text.Sanitize(f.Effort), CreditsUsed: f.CreditsUsed, Known: knownOf(&f)}
 	ri.Label = text.Sanitize(r.Label)
 	ri.Archived = true
 	if ri.Status == "" {
 		ri.Status = "unknown"
 	}
-	for _, u := range r.URLs {
+	for _, u := range f.URLs {
 		ri.URLs = append(ri.URLs, text.Sanitize(u))
 	}
-	_ = now
 	return ri
+}
+
+// knownOf is what the runs screen shows of a record beyond the service's
+// words.
+func knownOf(f *runFigures) *poller.Known {
+	return &poller.Known{Outcome: f.Outcome, Complete: f.Complete}
 }
 
 func (s *archiveService) Status(ctx context.Context, jobID string) (*poller.Status, error) {
 	if s.live != nil {
 		st, err := s.live.Status(ctx, jobID)
 		var pe *poller.Error
+		if err == nil {
+			// What the archive read of the run: the same outcome as its row.
+			if held, herr := s.st.Held(ctx, s.q.Service, []string{jobID}); herr == nil {
+				if h, ok := held[jobID]; ok && h.Outcome != "" {
+					st.Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+				}
+			}
+		}
 		if err == nil || !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
 			return st, err
 		}
@@ -321,7 +399,9 @@ func (s *archiveService) Status(ctx context.Context, jobID string) (*poller.Stat
 	if err != nil {
 		return nil, err
 	}
-	st := &poller.Status{Status: r.Status, CreditsUsed: r.CreditsUsed, ExpiresAt: r.ExpiresAt, Model: text.Sanitize(r.Model), Effort: text.Sanitize(r.Effort), Data: r.Result}
+	f := figuresOf(r, time.Now())
+	st := &poller.Status{Status: f.Status, CreditsUsed: f.CreditsUsed, ExpiresAt: r.ExpiresAt, Model: text.Sanitize(f.Model), Effort: text.Sanitize(f.Effort),
+		Data: r.Result, Known: knownOf(&f)}
 	if st.Status == "" {
 		st.Status = "archived"
 	} else {
@@ -354,7 +434,16 @@ func (s *archiveService) Cancel(ctx context.Context, jobID string) error {
 	if s.live == nil || s.archivedOnly(jobID) {
 		return errArchiveOnly
 	}
-	return s.live.Cancel(ctx, jobID)
+	if err := s.live.Cancel(ctx, jobID); err != nil {
+		return err
+	}
+	// Recorded: the run's outcome follows from its trace, read once it is
+	// over (by the screen's next listing, or the next archive pass).
+	if err := s.st.PutRun(ctx, &archive.Run{Service: s.q.Service, ID: jobID, CancelRequested: true}); err != nil {
+		s.note(err)
+	}
+	s.bg.afterCancel(jobID)
+	return nil
 }
 
 func (s *archiveService) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
@@ -363,6 +452,10 @@ func (s *archiveService) StartAgent(ctx context.Context, req poller.AgentRequest
 	}
 	id, err := s.live.StartAgent(ctx, req)
 	if err == nil {
+		// What it was asked, kept: whoever reads the run knows its cap.
+		if perr := s.st.PutRun(ctx, withID(archiveSeedOf(&req), s.q.Service, id)); perr != nil {
+			s.note(perr)
+		}
 		// The service's run, before any list page has shown it: enter
 		// watches it live, not from the archive.
 		s.mu.Lock()
@@ -399,12 +492,12 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 			return err
 		}
 		w.BackToList = true
-		r, rec, err := a.jobFromStore(ctx, st, q.Service, m.Chosen)
+		r, polls, err := jobFromStore(ctx, st, q.Service, m.Chosen)
 		if err != nil {
 			cleanup()
 			return asUsage(err)
 		}
-		err = a.showArchived(ctx, w, st, r, rec)
+		err = a.showArchived(ctx, w, st, r, recordingOf(r, polls))
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
 			if w.Interrupted {
@@ -419,8 +512,9 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 }
 
 // runsWithArchive is the runs screen's service: the live one, followed by
-// the archive's runs when there is an archive (not for the demo).
-func (a *app) runsWithArchive(ctx context.Context, live runs.Service, baseURL string) (runs.Service, func()) {
+// the archive's runs when there is an archive (not for the demo); c, when
+// set, completes in the background the runs it holds in part.
+func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, baseURL string) (runs.Service, func()) {
 	if a.noArchive {
 		return live, func() {}
 	}
@@ -433,7 +527,17 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, baseURL st
 		fmt.Fprintf(a.stderr, "firewatch: the runs screen shows no archived runs: %s\n", a.secrets.Redact(err.Error()))
 		return live, func() {}
 	}
-	return &archiveService{live: live, st: st, q: archive.Query{Service: baseURL}}, func() { st.Close() }
+	s := &archiveService{live: live, st: st, q: archive.Query{Service: baseURL}}
+	if c != nil {
+		s.bg = newBackgroundCompleter(ctx, &completer{c: c, st: st, secrets: a.secrets, service: baseURL}, s.note)
+	}
+	return s, func() {
+		s.bg.stop()
+		st.Close()
+		if s.failed != "" {
+			fmt.Fprintf(a.stderr, "firewatch: the archive could not record everything: %s\n", a.secrets.Redact(s.failed))
+		}
+	}
 }
 
 // archivedOnly reports whether id is an archived run the live list did not
@@ -446,9 +550,9 @@ func (s *archiveService) archivedOnly(id string) bool {
 
 // showArchivedID opens an archived run read-only from the runs screen.
 func (a *app) showArchivedID(ctx context.Context, w *watchSession, s *archiveService, id string) error {
-	r, rec, err := a.jobFromStore(ctx, s.st, s.q.Service, id)
+	r, polls, err := jobFromStore(ctx, s.st, s.q.Service, id)
 	if err != nil {
 		return asUsage(err)
 	}
-	return a.showArchived(ctx, w, s.st, r, rec)
+	return a.showArchived(ctx, w, s.st, r, recordingOf(r, polls))
 }

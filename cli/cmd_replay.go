@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -40,6 +41,7 @@ the recorded run's.`,
 	f.Float64Var(&r.Speed, "speed", 1, "pace multiplier over the recorded pace")
 	f.BoolVar(&r.Instant, "instant", false, "show everything at once (the default for plain and JSON output)")
 	o.register(cmd, flagsOutput|flagsOTLP|flagsConnection)
+	o.registerResult(f)
 	return cmd
 }
 
@@ -55,9 +57,9 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	}
 	defer src.Close()
-	if src.Archived != "" {
+	if src.Archived {
 		// As watch says of a run it shows from the archive.
-		fmt.Fprintf(a.stderr, "firewatch: replaying run %s from the archive (%s)\n", file, src.Archived)
+		fmt.Fprintf(a.stderr, "firewatch: replaying run %s from the archive (%s)\n", file, archivedState(src.Rec)+", "+a.archiveWhere())
 	}
 	in, name := src.In, src.Name
 	w, cleanup, err := a.newSession(cmd, o)
@@ -71,6 +73,7 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		instant = w.Output != OutputTUI && !cmd.Flags().Changed("speed")
 	}
 	w.Replay = true
+	w.resultOf = a.replayResult(src, w, o)
 	if f, ok := in.(*os.File); ok {
 		if st, err := f.Stat(); err == nil && st.Mode().IsRegular() {
 			w.InputBytes = st.Size()
@@ -93,4 +96,31 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	ctx, stop := a.out.context(cmd.Context())
 	defer stop(nil)
 	return a.out.finish(w, w.run(ctx))
+}
+
+// replayResult is a replay's --result: the archive's copy (the record of a
+// JOB_ID read from it, else the archive's record of the run the file
+// holds), else the service's status (with a key).
+func (a *app) replayResult(src *runSource, w *watchSession, o *watchOptions) resultSource {
+	return func(ctx context.Context) ([]byte, string) {
+		rec := src.Rec
+		id := w.Store.Run().ID
+		service := poller.ResolveBaseURL(o.APIURL)
+		if rec == nil && poller.ValidateJobID(id) == nil {
+			if r, _, err := a.jobFromArchive(ctx, service, strings.ToLower(id)); err == nil {
+				rec = r
+			}
+		}
+		if rec != nil {
+			service, id = rec.Service, rec.ID
+		}
+		if id == "" {
+			return nil, src.Name + " names no run to look its result up by"
+		}
+		data, why, err := a.findResult(ctx, service, o.APIKey, id, rec, string(w.Store.Run().Outcome))
+		if err != nil {
+			return nil, a.secrets.Redact(err.Error())
+		}
+		return data, why
+	}
 }

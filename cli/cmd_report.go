@@ -2,17 +2,14 @@ package cli
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"os"
 	"strings"
-	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/poller"
 )
 
 type reportOptions struct {
@@ -96,28 +93,13 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	}
 	ctx := cmd.Context()
 	ro := export.ReportOptions{Version: Version(), MaxCredits: o.MaxCredits, Secrets: a.secrets}
-	var s *model.Store
-	if !isJobSource(arg) {
-		var err error
-		if s, _, err = a.loadRun(ctx, arg, "", ""); err != nil {
-			return err
-		}
-	} else if _, rec, err := a.jobFromArchive(ctx, poller.ResolveBaseURL(o.APIURL), strings.ToLower(arg)); err == nil {
-		// A job id is read from the archive, else from the service.
-		if s, err = export.Load(ctx, bytes.NewReader(rec)); err != nil {
-			return asUsage(fmt.Errorf("archived run %s: %w", arg, err))
-		}
-	} else if !isArchiveNotFound(err) {
+	apiURL, apiKey := o.APIURL, o.APIKey
+	rr, err := a.readRunCapped(ctx, arg, apiURL, apiKey, o.MaxCredits)
+	if err != nil {
 		return err
-	} else {
-		svc, err := a.service(o.APIURL, o.APIKey)
-		if err != nil {
-			return err
-		}
-		if s, ro.Result, err = a.fetchRun(ctx, svc, arg); err != nil {
-			return err
-		}
 	}
+	s := rr.Store()
+	ro.Facts = rr.Figures.facts()
 	var buf bytes.Buffer
 	if err := export.Report(&buf, s, format, ro); err != nil {
 		return err
@@ -131,37 +113,4 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	}
 	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", model.Sanitize(s.Run().ID), o.File)
 	return nil
-}
-
-// fetchRun gets a run's trace and, when there is one, the latest content
-// of its result artifact (a failure to get that leaves it out).
-func (a *app) fetchRun(ctx context.Context, svc service, jobID string) (*model.Store, *export.ResultContent, error) {
-	c, err := a.client(svc, nil, nil)
-	if err != nil {
-		return nil, nil, err
-	}
-	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
-	defer cancel()
-	body, err := c.Trace(ctx, jobID, false)
-	if err != nil {
-		return nil, nil, err
-	}
-	s := model.NewStore()
-	s.SetSecrets(a.secrets)
-	if _, err := s.Ingest(body); err != nil {
-		return nil, nil, fmt.Errorf("the trace of %s: %w", jobID, err)
-	}
-	if req, err := c.RunRequest(ctx, jobID); err == nil {
-		s.SetRequest(req) // what the report says was asked
-	}
-	art := s.Artifact("result")
-	if art == nil {
-		return s, nil, nil
-	}
-	v := art.Latest().Ref
-	snap, err := c.Snapshot(ctx, jobID, v.SnapshotID)
-	if err != nil {
-		return s, nil, nil
-	}
-	return s, &export.ResultContent{ArtifactID: art.ID, SnapshotID: v.SnapshotID, Kind: v.Kind, Content: snap.Content}, nil
 }

@@ -66,6 +66,7 @@ else is sent.`,
 	f.BoolVar(&ro.Detach, "detach", false, "print the new run's id on stdout and exit without watching")
 	_ = cmd.RegisterFlagCompletionFunc("effort", cobra.FixedCompletions(poller.Efforts, cobra.ShellCompDirectiveNoFileComp))
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP|flagsNotify)
+	o.registerResult(f)
 	if mc := f.Lookup("max-credits"); mc != nil {
 		mc.Usage = "the run's credit cap, a whole number sent as maxCredits (the service's default: 2500); it also drives the burn projection"
 		mc.Value = wholeNumber{mc.Value}
@@ -215,6 +216,7 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	a.started("run", id, w.Debug)
 	if ro.Detach {
 		_, err := fmt.Fprintln(a.print, id)
+		a.archiveStarted(ctx, svc.baseURL, id, &req)
 		return err
 	}
 	// The run's cap is known, not assumed: the one sent, else the

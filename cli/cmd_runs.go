@@ -251,7 +251,8 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	ctx := cmd.Context()
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
-	list, closeArchive := a.runsWithArchive(ctx, c.WithRetry(poller.Retry{Tries: 1}), svc.baseURL)
+	quiet := c.WithRetry(poller.Retry{Tries: 1})
+	list, closeArchive := a.runsWithArchive(ctx, quiet, quiet, svc.baseURL)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
 	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),

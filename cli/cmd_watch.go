@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -95,16 +96,36 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if err != nil {
 		return err
 	}
+	// The archive gets the recording too, poll by poll (cli/archive.go);
+	// what it holds of the run (a run started with --detach or from the
+	// runs screen: its request, its cap) is what the watch knows too.
+	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
+	defer aw.close(w)
 	req := w.Request
+	var told *archive.Run // what the service says of the run, for the archive
 	if req.IsZero() {
 		// The prompt and model, for the screen, the recording, the report
 		// and the export; a failure costs nothing but them.
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
-		var err error
-		if req, err = client.RunRequest(rctx, jobID); err != nil {
+		if l, err := client.RunLookup(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's request: %v", err)
+		} else {
+			req, told = l.Request, a.serviceRecord(svc.baseURL, jobID, l)
 		}
 		cancel()
+	} else if req.Model == "" {
+		// A run started here without --model: the service says which
+		// one it runs (every reader then names the same).
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		if st, err := client.Status(rctx, jobID); err != nil {
+			w.Debug.Printf("the run's status: %v", err)
+		} else {
+			req.Model, told = model.Sanitize(st.Model), a.serviceRecord(svc.baseURL, jobID, poller.Lookup{Status: st})
+		}
+		cancel()
+	}
+	if held := aw.held(ctx); held != nil {
+		req = req.Merge(requestOfRun(held))
 	}
 	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
 		req.MaxCredits = o.StartedMaxCredits
@@ -118,16 +139,16 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 		wopts.Record = f
 	}
-	// The archive gets the recording too, poll by poll (cli/archive.go).
-	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
-	defer aw.close(w)
-	if a.archiveSeed == nil {
-		aw.keepRequest(w.Store.Request())
-	}
+	aw.keepLookup(told)
 	wopts.Record = teeRecord(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
 	aw.keepSnapshots(w, client)
+	if aw != nil {
+		w.keepCancel = aw.keepCancel
+	}
+	var final *poller.Status // the status asked for --result, which the archive keeps too
+	w.resultOf = liveResult(w, client, jobID, &final)
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
 	if w.notify, err = a.notifyWatch(w); err != nil {
@@ -149,7 +170,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
-	aw.keepStatus(ctx, w, client)
+	aw.keepStatus(ctx, w, client, final)
 	return a.out.finish(w, err)
 }
 
@@ -175,6 +196,7 @@ FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
 		},
 	}
 	o.register(cmd, flagsConnection|flagsPolling|flagsOutput|flagsOTLP|flagsNotify)
+	o.registerResult(cmd.Flags())
 	cmd.Flags().Bool("latest", false, "watch the team's newest processing run instead of a JOB_ID")
 	return cmd
 }

@@ -130,6 +130,12 @@ type interactEnd struct{ res *poller.InteractResult }
 
 func (e *interactEnd) Error() string { return fmt.Sprintf("exit status %d", codeOf(e)) }
 
+// noResultError is firewatch result without a result (why was said on
+// stderr): the code is the run's outcome's, 1 when that is not known.
+type noResultError struct{ code int }
+
+func (e *noResultError) Error() string { return fmt.Sprintf("exit status %d", e.code) }
+
 // outputsFailed is err (a command's result) with an output that could not
 // be written, already said on stderr.
 type outputsFailed struct{ err error }
@@ -168,7 +174,7 @@ func said(err error) bool {
 	}
 	return ce != nil || errors.As(err, new(*watchEnd)) || errors.As(err, new(*interactEnd)) ||
 		errors.As(err, new(*outputsFailed)) || errors.As(err, new(*interruptedError)) ||
-		errors.As(err, new(*thresholdCrossed)) ||
+		errors.As(err, new(*thresholdCrossed)) || errors.As(err, new(*noResultError)) ||
 		errors.Is(err, context.Canceled)
 }
 
@@ -190,11 +196,14 @@ func codeOf(err error) int {
 		pe *poller.Error
 		ge *gateError
 	)
+	var nr *noResultError
 	switch {
 	case err == nil:
 		return ExitOK
 	case errors.As(err, new(*thresholdCrossed)):
 		return ExitFailed
+	case errors.As(err, &nr):
+		return nr.code
 	case errors.As(err, &ge):
 		// Usage, an unreadable or newer archive or file, a 5xx or the
 		// network: 2; the service refusing an id keeps its 6, an

@@ -52,9 +52,10 @@ func TestEveryCommandOnAFullDisk(t *testing.T) {
 	}
 	cases := map[string][][]string{
 		"firewatch":                       {{job, "-o", "plain"}, {}},
-		"firewatch watch":                 {{"watch", job, "-o", "json"}},
+		"firewatch watch":                 {{"watch", job, "-o", "json"}, {"watch", job, "-o", "plain", "--result", "-"}},
 		"firewatch demo":                  {{"demo", "-o", "json", "--speed", "1000"}},
-		"firewatch replay":                {{"replay", recording, "-o", "plain"}},
+		"firewatch replay":                {{"replay", recording, "-o", "plain"}, {"replay", recording, "-o", "plain", "--result", "/dev/full"}},
+		"firewatch result":                {{"result", job}, {"result", recording}},
 		"firewatch serve":                 {{"serve", "--addr", "127.0.0.1:0"}},
 		"firewatch version":               {{"version"}},
 		"firewatch interact":              {{"interact", scrape, "--code", "console.log(2)"}, {"interact", scrape, "--code", "1+1", "-o", "json"}, {"interact", scrape, "--stop", "-o", "json"}},

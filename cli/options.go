@@ -40,6 +40,7 @@ type watchOptions struct {
 	// output (all three)
 	Output  string
 	Summary string
+	Result  string // --result (watch, run, replay: result.go)
 	NoColor bool
 	ASCII   bool
 	Debug   string
@@ -151,6 +152,9 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	}
 	if o.Record != "" && o.Record == o.Summary {
 		return badUsage("--record and --summary name the same file %q", o.Record)
+	}
+	if o.Result != "" && o.Result != "-" && (o.Result == o.Summary || o.Result == o.Record) {
+		return badUsage("--result names the same file %q as --summary or --record", o.Result)
 	}
 	if f.Lookup("otlp") != nil {
 		if err := o.OTLP.check(false); err != nil {

@@ -92,6 +92,13 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 	l, err := export.NewLive(export.Options{
 		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secrets: secrets, Version: Version(), Request: w.Store.Request(),
 		OnError: le.failed,
+		// The run span carries the figures of the watch's record of the
+		// run, as firewatch export of it does: it is sent at the end
+		// (finish), when watching is over.
+		Facts: func() *export.Facts {
+			f := figuresOf(recordOfSession(w), time.Now())
+			return f.facts()
+		},
 	})
 	if err != nil {
 		return nil, err

@@ -110,8 +110,8 @@ func TestReportJobID(t *testing.T) {
 		if strings.Contains(out, srv.Key) || strings.Contains(errOut, srv.Key) {
 			t.Errorf("%s: the key is in the report", format)
 		}
-		if format == "html" && !strings.Contains(out, `<h2 id="result">Result (result, latest)</h2>`) {
-			t.Errorf("the HTML report has no result content")
+		if heading := map[string]string{"html": `<h2 id="result">Result</h2>`, "md": "### Result"}[format]; !strings.Contains(out, heading) || !strings.Contains(out, "vendors") {
+			t.Errorf("the %s report has no result content", format)
 		}
 		if !strings.Contains(out, job) {
 			t.Errorf("%s: the report does not name the job", format)

@@ -227,8 +227,8 @@ func checkWritable(flag, path string) error {
 
 // checkOutputs checks every output flag of o before anything is created.
 func checkOutputs(o *watchOptions) error {
-	for _, f := range []struct{ flag, path string }{{"--debug", o.Debug}, {"--record", o.Record}, {"--summary", o.Summary}} {
-		if f.path == "" || f.path == "-" && f.flag == "--summary" {
+	for _, f := range []struct{ flag, path string }{{"--debug", o.Debug}, {"--record", o.Record}, {"--summary", o.Summary}, {"--result", o.Result}} {
+		if f.path == "" || f.path == "-" && (f.flag == "--summary" || f.flag == "--result") {
 			continue
 		}
 		if err := checkWritable(f.flag, f.path); err != nil {

@@ -220,7 +220,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.SetVersionTemplate("firewatch {{.Version}}\n")
 	root.AddCommand(a.watchCommand(), a.demoCommand(), a.replayCommand(), a.serveCommand(), a.versionCommand())
 	root.AddCommand(a.interactCommand(), a.scrapeCommand(), a.crawlPreviewCommand(), a.crawlCommand())
-	root.AddCommand(a.exportCommand(), a.reportCommand())
+	root.AddCommand(a.exportCommand(), a.reportCommand(), a.resultCommand())
 	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.AddCommand(a.archiveCommand(), a.historyCommand(), a.compareCommand(), a.costCommand())
 	root.AddCommand(a.hubCmd())

@@ -3,7 +3,6 @@ package cli
 import (
 	"bytes"
 	"context"
-	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -11,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
@@ -50,10 +50,12 @@ func sourceFlags(f *pflag.FlagSet, apiURL, apiKey *string) {
 type runSource struct {
 	In   io.Reader
 	Name string        // what messages call it
-	Req  model.Request // what the run was asked (a JOB_ID's, from the service)
-	// Archived says where a JOB_ID was read from the archive ("finished,
-	// /path/archive.db"); "" when it came from a file or the service.
-	Archived string
+	Req  model.Request // what the run was asked (a JOB_ID's, from the archive or the service)
+	// Rec is what is known of a JOB_ID besides its events: the archive's
+	// record (Archived), else the service's status and list item; nil for
+	// a file.
+	Rec      *archive.Run
+	Archived bool
 	close    func()
 }
 
@@ -64,9 +66,13 @@ func (s *runSource) Close() {
 }
 
 // openSource opens arg by the rule above. A file that cannot be read is a
-// usage error. A JOB_ID takes the key and address the way every command
-// does (a.service: no key is a usage error, and the key joins a.secrets);
-// the service's answers, a refusal included, are the client's typed errors.
+// usage error. A JOB_ID is read from the archive (its record and its polls)
+// when the archive holds its events, else from the service (its trace,
+// status and list item, joined to what the archive holds of it: a run
+// started with --detach is held with its request only). The service is
+// asked with the key and address the way every command does (a.service: no
+// key is a usage error, and the key joins a.secrets); its answers, a
+// refusal included, are the client's typed errors.
 func (a *app) openSource(ctx context.Context, arg, apiURL, apiKey string) (*runSource, error) {
 	if !isJobSource(arg) {
 		in, name, closeIn, err := a.openRecording(arg)
@@ -75,9 +81,13 @@ func (a *app) openSource(ctx context.Context, arg, apiURL, apiKey string) (*runS
 		}
 		return &runSource{In: in, Name: name, close: closeIn}, nil
 	}
-	// A job id is read from the archive, else from the service.
-	if src, err := a.archivedSource(ctx, poller.ResolveBaseURL(apiURL), strings.ToLower(arg)); src != nil || err != nil {
-		return src, err
+	service, id := poller.ResolveBaseURL(apiURL), strings.ToLower(arg)
+	held, polls, err := a.jobFromArchive(ctx, service, id)
+	switch {
+	case err == nil && len(polls) > 0:
+		return &runSource{In: bytes.NewReader(recordingOf(held, polls)), Name: "archived run " + id, Req: requestOfRun(held), Rec: held, Archived: true}, nil
+	case err != nil && !isArchiveNotFound(err):
+		return nil, err
 	}
 	svc, err := a.service(apiURL, apiKey)
 	if err != nil {
@@ -89,38 +99,32 @@ func (a *app) openSource(ctx context.Context, arg, apiURL, apiKey string) (*runS
 	}
 	ctx, cancel := context.WithTimeout(ctx, 60*time.Second)
 	defer cancel()
-	body, err := c.Trace(ctx, arg, false)
+	body, err := c.Trace(ctx, id, false)
 	if err != nil {
 		return nil, err
 	}
+	at := time.Now()
+	rec := &archive.Run{}
+	if held != nil {
+		rec = held
+	}
+	if l, err := c.RunLookup(ctx, id); err == nil {
+		rec = archive.Merge(rec, a.serviceRecord(service, id, l))
+	}
+	rec = withID(rec, service, id)
 	// The client redacts every answer but the trace, which the watch's
 	// decoder redacts; this one is replayed, so it is redacted here.
-	body, _ = a.secrets.RedactJSON(body)
-	src := &runSource{In: bytes.NewReader(body), Name: fmt.Sprintf("run %s", arg)}
-	if req, err := c.RunRequest(ctx, arg); err == nil {
-		src.Req = req
-	}
-	return src, nil
+	return &runSource{In: bytes.NewReader(a.pollRecording(rec, at, body)), Name: "run " + id, Req: requestOfRun(rec), Rec: rec}, nil
 }
 
-// archivedSource is job id from the archive; nil when the archive is off
-// or does not hold it.
-func (a *app) archivedSource(ctx context.Context, service, id string) (*runSource, error) {
-	st, err := a.openArchive(ctx)
-	if err != nil || st == nil {
-		return nil, err
+// serviceRecord is what the service's look-up says of a run, as a record.
+func (a *app) serviceRecord(service, id string, l poller.Lookup) *archive.Run {
+	r := withID(runOfRequest(l.Request), service, id)
+	if l.Item != nil {
+		r = archive.Merge(r, runFromInfo(a.secrets, service, l.Item))
 	}
-	defer st.Close()
-	r, rec, err := a.jobFromStore(ctx, st, service, id)
-	if isArchiveNotFound(err) {
-		return nil, nil
+	if l.Status != nil {
+		applyStatus(a.secrets, r, l.Status)
 	}
-	if err != nil {
-		return nil, err
-	}
-	state := "finished"
-	if !r.Complete {
-		state = "archived while it was still processing"
-	}
-	return &runSource{In: bytes.NewReader(rec), Name: "archived run " + id, Archived: state + ", " + st.Where()}, nil
+	return r
 }

@@ -123,10 +123,19 @@ func (b *tuiBackend) Snapshot(ctx context.Context, snapshotID string) (string, e
 	return s.Content, nil
 }
 
-func (b *tuiBackend) Cancel(ctx context.Context) error { return b.w.Client.Cancel(ctx, b.w.JobID) }
-func (b *tuiBackend) SetPaused(p bool)                 { b.w.Watcher.SetPaused(p) }
-func (b *tuiBackend) PollNow()                         { b.w.Watcher.PollNow() }
-func (b *tuiBackend) SetLiveView(on bool)              { b.w.Watcher.SetLiveView(on) }
+// Cancel asks the service to cancel the run; an accepted cancel is
+// recorded in the archive.
+func (b *tuiBackend) Cancel(ctx context.Context) error {
+	err := b.w.Client.Cancel(ctx, b.w.JobID)
+	if err == nil && b.w.keepCancel != nil {
+		b.w.keepCancel()
+	}
+	return err
+}
+
+func (b *tuiBackend) SetPaused(p bool)    { b.w.Watcher.SetPaused(p) }
+func (b *tuiBackend) PollNow()            { b.w.Watcher.PollNow() }
+func (b *tuiBackend) SetLiveView(on bool) { b.w.Watcher.SetLiveView(on) }
 
 // debugWriter puts the UI's --debug lines into the command's debug log.
 type debugWriter struct{ d *debugLog }

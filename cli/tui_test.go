@@ -52,7 +52,8 @@ func TestTUIBackend(t *testing.T) {
 		t.Fatal(err)
 	}
 	job := s.Jobs[0].ID
-	w := &watchSession{feed: feed{JobID: job, Client: c, Watcher: c.Watch(job, poller.WatchOptions{})}}
+	cancels := 0
+	w := &watchSession{feed: feed{JobID: job, Client: c, Watcher: c.Watch(job, poller.WatchOptions{}), keepCancel: func() { cancels++ }}}
 	b := &tuiBackend{w: w}
 
 	// Wait for the result artifact's first version to be in the trace.
@@ -85,6 +86,9 @@ func TestTUIBackend(t *testing.T) {
 	var pe *poller.Error
 	if !errors.As(err, &pe) || pe.Kind != poller.KindAlreadyCancelled || pe.Status != 409 {
 		t.Fatalf("second cancel: %v, want the 409 already cancelled", err)
+	}
+	if cancels != 1 {
+		t.Errorf("the accepted cancel was recorded %d times, want once (the refused one not)", cancels)
 	}
 	if !s.Finished(job) {
 		if err := s.WaitFinished(ctx, job); err != nil {

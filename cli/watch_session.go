@@ -49,6 +49,12 @@ type feed struct {
 	// keepSnapshot, set when a live watch is archived, is given every
 	// snapshot the terminal UI fetched (cli/archive_snapshots.go).
 	keepSnapshot func(snapshotID, content string)
+	// keepCancel, set when a live watch is archived, records a cancel the
+	// service accepted.
+	keepCancel func()
+	// resultOf gives the run's result for --result once it succeeded
+	// (result.go); nil when it cannot be known.
+	resultOf resultSource
 }
 
 // display is where and how a watch is shown (newSession sets it up).
@@ -131,12 +137,17 @@ func (w *watchSession) run(ctx context.Context) error {
 	w.Debug.Printf("watch ended: %v; exit %d", orNil(endErr), code)
 
 	end := &watchEnd{run: w.Store.Run(), err: endErr}
-	if err := w.writeSummary(); err != nil {
-		if !errors.As(err, new(*outputError)) { // stdout's is said once, by outputs
-			fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
+	for _, write := range []func() error{w.writeSummary, func() error { return w.writeResult(ctx) }} {
+		if end.output != nil {
+			break
 		}
-		end.output = err
-		code = codeOf(end)
+		if err := write(); err != nil {
+			if !errors.As(err, new(*outputError)) { // stdout's is said once, by outputs
+				fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
+			}
+			end.output = err
+			code = codeOf(end)
+		}
 	}
 	if msg := w.endMessage(endErr, code); msg != "" {
 		fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg)

@@ -22,13 +22,21 @@ import (
 	"github.com/firewatch/firewatch/ui/diff"
 )
 
-// Side is one run of a comparison, as the JSON names it.
+// Side is one run of a comparison, as the JSON names it: its figures as
+// firewatch's record of the run has them (null when not known).
 type Side struct {
 	Ref     string  `json:"ref"`
 	ID      *string `json:"id"`
 	Outcome *string `json:"outcome"`
 	Prompt  *string `json:"prompt"`
 	Model   *string `json:"model"`
+	// MaxCredits is the run's cap; BilledCredits what the service bills
+	// (model.BillOf: null while the outcome is not known).
+	MaxCredits    *float64 `json:"maxCredits"`
+	BilledCredits *float64 `json:"billedCredits"`
+	// Complete is false for a run known only in part (a watch left
+	// early): its figures are what was read, not final ones.
+	Complete bool `json:"complete"`
 }
 
 // Metric is one row of the metrics table.
@@ -46,6 +54,9 @@ type AgentSide struct {
 	ToolCalls  int     `json:"toolCalls"`
 	Outcome    *string `json:"outcome"`
 	DurationMs *int64  `json:"durationMs"`
+	// Credits is the agent's estimated share of the run's credits
+	// (attention.EstimateCredits), null when none was reported.
+	Credits *float64 `json:"credits"`
 }
 
 // Agent is an agent aligned by name and role; a side is nil when that run
@@ -119,6 +130,8 @@ type Run struct {
 	Attention   int
 	Result      []byte        // the final result (JSON), nil when unknown
 	Secrets     *text.Secrets // redacts the parameters shown (nil: none known)
+	// CreditsByAgent is each agent's estimated credits, by agent id.
+	CreditsByAgent map[string]float64
 }
 
 func (r *Run) toolCounts() map[string]int {
@@ -186,6 +199,9 @@ func Build(b, c *Side, rb, rc *Run) *Comparison {
 		if ag.HasDuration {
 			d := ag.DurationMs
 			as.DurationMs = &d
+		}
+		if c, ok := r.CreditsByAgent[ag.ID]; ok {
+			as.Credits = &c
 		}
 		return as
 	}

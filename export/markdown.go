@@ -86,6 +86,9 @@ func markdown(s *model.Store, rep *report) string {
 	if rep.Cancel != "" {
 		row("Cancel requested", md(rep.Cancel))
 	}
+	if rep.Incomplete != "" {
+		w("\n**Incomplete**: ", md(rep.Incomplete), ".\n")
+	}
 	if e := rep.RunError; e != nil {
 		w("\n**", md(e.Code), "**: ", md(e.Message), "  \n", md(e.Explanation), "\n")
 	}
@@ -172,11 +175,52 @@ func markdown(s *model.Store, rep *report) string {
 		w(" at ", md(e.At), ": ", md(e.Message), "  \n  ", md(e.Explanation), "\n")
 	}
 
+	if r := rep.Result; r != nil {
+		w("\n### Result\n\n")
+		if r.Snapshot != "" {
+			w(md(r.ID), ", latest snapshot `", strings.ReplaceAll(r.Snapshot, "`", ""), "`")
+		} else {
+			w("The run's data, as the service's status gives it")
+		}
+		w(" (", describe.Count(r.Lines, "line"))
+		if r.Cut {
+			w(", cut")
+		}
+		w(").\n\n")
+		if r.Fold {
+			w("<details><summary>Show the result</summary>\n\n")
+		}
+		fence := codeFence(r.Content)
+		lang := ""
+		if r.Kind == string(model.KindJSON) {
+			lang = "json"
+		}
+		w(fence, lang, "\n", r.Content, "\n", fence, "\n")
+		if r.Fold {
+			w("\n</details>\n")
+		}
+	}
+
 	w(gantt(s))
 	if rep.Version != "" {
 		w("\n<sub>firewatch ", md(rep.Version), "</sub>\n")
 	}
 	return b.String()
+}
+
+// codeFence is a fence of backticks longer than any run of them in s, so
+// that s cannot end the code block it is put in.
+func codeFence(s string) string {
+	most, run := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			most = max(most, run)
+		} else {
+			run = 0
+		}
+	}
+	return strings.Repeat("`", max(3, most+1))
 }
 
 // gantt is a mermaid gantt of the agents and their tool calls on the

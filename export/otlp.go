@@ -83,6 +83,10 @@ type Options struct {
 	// Request is what the run was asked to do, where the store does not
 	// say (the store's request wins).
 	Request model.Request
+	// Facts, when set, gives the run's figures from firewatch's record of
+	// it (its bill, the attention items, each agent's credits) for the run
+	// span, which is then sent at Close, once they are known.
+	Facts func() *Facts
 	// OnError is called once, with the first export that failed after its
 	// retries, from the exporting goroutine. It must not block.
 	OnError func(error)
@@ -262,7 +266,7 @@ func (x *Exporter) Observe(s *model.Store, d model.Delta) {
 			x.live += x.emit(b, sd)
 		}
 	}
-	if d.RunChanged || d.Credits {
+	if (d.RunChanged || d.Credits) && x.o.Facts == nil {
 		if sd, ok := b.run(false); ok {
 			x.live += x.emit(b, sd)
 		}
@@ -278,6 +282,9 @@ func (x *Exporter) Close(ctx context.Context, s *model.Store) Stats {
 	}
 	if s != nil && s.Len() > 0 {
 		b := newBuilder(s, x.o.JobID, x.o.Content, x.o.Secrets, x.o.Request)
+		if x.o.Facts != nil {
+			b.facts = x.o.Facts()
+		}
 		x.mu.Lock()
 		x.stats.TraceID = b.traceID
 		x.mu.Unlock()

@@ -36,6 +36,25 @@ type ReportOptions struct {
 	// MaxCredits is the run's cap for the attention tracker's budget item;
 	// 0 assumes the service's default.
 	MaxCredits float64
+	// Facts, when set, are the run's figures from firewatch's record of it
+	// (what history, cost and compare show): the report shows them rather
+	// than work them out from the store alone.
+	Facts *Facts
+}
+
+// Facts are a run's figures as firewatch's one record of it has them: its
+// bill by the one rule (model.BillOf), whether it was read to its end,
+// what needed a look, each agent's estimated credits and the result.
+type Facts struct {
+	Bill model.Bill
+	// Complete is false for a run known only in part (a watch left
+	// early, the trace gone since): its figures are not final.
+	Complete       bool
+	Attention      []attention.SummaryItem
+	CreditsByAgent map[string]float64 // by agent id
+	// Result is the status endpoint's data once the run completed (JSON),
+	// nil when not known.
+	Result []byte
 }
 
 // ResultContent is an artifact version's content.
@@ -75,32 +94,34 @@ const maxContent = 64 << 10
 // store as it is (sanitised for a terminal by the model); the templates
 // escape it for its context.
 type report struct {
-	Title     string
-	JobID     string
-	State     string
-	Outcome   string
-	Level     string // good, warn, bad, run
-	Duration  string
-	Started   string
-	Finished  string
-	Credits   string
-	Tokens    string
-	Events    int
-	Cancel    string
-	RunError  *errRow
-	Agents    []agentRow
-	Tree      []*agentNode
-	Tools     []toolRow
-	ToolsLeft int
-	Errors    []errRow
-	Artifacts []artifactRow
-	Result    *resultRow
-	Attention *attentionRows
-	Chart     chart
-	Version   string
-	CSS       template.CSS
-	CSP       string
-	Request   requestRow
+	Title    string
+	JobID    string
+	State    string
+	Outcome  string
+	Level    string // good, warn, bad, run
+	Duration string
+	Started  string
+	Finished string
+	Credits  string
+	// Incomplete says why the figures are not final ("" when they are).
+	Incomplete string
+	Tokens     string
+	Events     int
+	Cancel     string
+	RunError   *errRow
+	Agents     []agentRow
+	Tree       []*agentNode
+	Tools      []toolRow
+	ToolsLeft  int
+	Errors     []errRow
+	Artifacts  []artifactRow
+	Result     *resultRow
+	Attention  *attentionRows
+	Chart      chart
+	Version    string
+	CSS        template.CSS
+	CSP        string
+	Request    requestRow
 }
 
 // requestRow is what the run was asked to do, as far as firewatch knows.
@@ -148,6 +169,8 @@ type versionRow struct {
 type resultRow struct {
 	ID, Kind, Snapshot, Content string
 	Cut                         bool
+	Lines                       int  // of Content
+	Fold                        bool // long: folded in the HTML, in <details> in Markdown
 }
 
 // chart is the SVG waterfall on the trace's time axis.
@@ -214,9 +237,17 @@ func build(s *model.Store, o ReportOptions) *report {
 	if !finished {
 		rep.Outcome = "unfinished"
 	}
-	if finished && r.Outcome == model.OutcomeFailed && r.CreditsUsed > 0 {
-		rep.Credits += " used, 0 billed (a failed run is not billed)"
+	bill := model.BillOf(r.Outcome, r.CreditsUsed)
+	if !finished {
+		bill = model.Bill{}
 	}
+	if f := o.Facts; f != nil {
+		bill = f.Bill
+		if !f.Complete {
+			rep.Incomplete = "firewatch holds this run only in part (watching stopped before it finished, and it has not been read since): these figures are what was read, not final ones"
+		}
+	}
+	rep.Credits = creditsText(rep.Credits, r.Outcome, bill)
 	rep.Title = "firewatch report: run " + describe.ShortID(rep.JobID) + " " + rep.Outcome
 	if d, ok := r.Duration(); ok {
 		rep.Duration = text.Duration(d)
@@ -295,10 +326,14 @@ func build(s *model.Store, o ReportOptions) *report {
 		}
 		rep.Artifacts = append(rep.Artifacts, row)
 	}
-	if o.Result != nil {
-		c := clean(model.Sanitize(o.Result.Content))
-		if o.Result.Kind == model.KindJSON {
-			if p, _ := pretty(clean, []byte(c)); p != "" {
+	res := o.Result
+	if f := o.Facts; f != nil && f.Result != nil {
+		res = &ResultContent{Kind: model.KindJSON, Content: string(f.Result)}
+	}
+	if res != nil {
+		c := clean(model.Sanitize(res.Content))
+		if res.Kind == model.KindJSON {
+			if p, _ := pretty(clean, []byte(res.Content)); p != "" {
 				c = p
 			}
 		}
@@ -306,7 +341,9 @@ func build(s *model.Store, o ReportOptions) *report {
 		if cut {
 			c = cutUTF8(c, 4*maxContent)
 		}
-		rep.Result = &resultRow{ID: clean(o.Result.ArtifactID), Kind: clean(string(o.Result.Kind)), Snapshot: clean(o.Result.SnapshotID), Content: c, Cut: cut}
+		lines := strings.Count(c, "\n") + 1
+		rep.Result = &resultRow{ID: clean(res.ArtifactID), Kind: clean(string(res.Kind)), Snapshot: clean(res.SnapshotID), Content: c, Cut: cut,
+			Lines: lines, Fold: lines > foldLines}
 	}
 	rep.Request = requestOf(s, o, clean)
 	rep.Attention = attentionOf(s, o, clean)
@@ -316,28 +353,65 @@ func build(s *model.Store, o ReportOptions) *report {
 	return rep
 }
 
-// attentionOf runs package attention over the whole run: the items it
-// raised (a loop, a stall, a slow tool, a failing streak, the budget) and
-// the estimated credits of each agent. The tracker's "now" is the last
-// event's time, so the report depends on the trace only.
+// foldLines is the longest result shown open.
+const foldLines = 40
+
+// creditsText is the credits line: the credits used and what is billed of
+// them by the one rule (bill), with why when that is not all of them.
+func creditsText(used string, o model.Outcome, bill model.Bill) string {
+	switch {
+	case !bill.Known && o == "":
+		return used + " used so far; billed: not known until the run's outcome is"
+	case !bill.Known:
+		return used + " used; billed: not known (an outcome firewatch does not know)"
+	case !bill.Billed:
+		return used + " used, 0 billed (a failed run is not billed)"
+	case o == model.OutcomeCancelled:
+		return used + " used, " + used + " billed (a cancelled run is billed for the work done)"
+	case o == model.OutcomeCreditLimitReached:
+		return used + " used, " + used + " billed (the run reached its cap)"
+	}
+	return used + " used, " + used + " billed"
+}
+
+// attentionOf is what needed a look during the run (a loop, a stall, a
+// slow tool, a failing streak, the budget) and the estimated credits of
+// each agent: the record's (o.Facts) when given, else package attention
+// run over the whole run, its "now" the last event's time, so that the
+// report depends on the trace only.
 func attentionOf(s *model.Store, o ReportOptions, clean func(string) string) *attentionRows {
 	if s.Len() == 0 {
 		return nil
 	}
-	tr := replayAttention(s, attention.Options{MaxCredits: o.MaxCredits})
+	var items []attention.SummaryItem
+	var costs []attention.AgentCredits
+	if f := o.Facts; f != nil {
+		items = f.Attention
+		for _, a := range s.Agents() {
+			if c, ok := f.CreditsByAgent[a.ID]; ok {
+				costs = append(costs, attention.AgentCredits{AgentID: a.ID, Credits: c})
+			}
+		}
+	} else {
+		tr := replayAttention(s, attention.Options{MaxCredits: o.MaxCredits})
+		items = tr.Summary().Attention
+		costs = tr.Estimate()
+	}
 	rows := &attentionRows{}
-	for _, it := range tr.Items() {
-		row := attentionItem{Level: "warn", Kind: clean(string(it.Kind)), At: stamp(it.FirstAt), Message: clean(it.Message), Open: it.State() == "open"}
+	for _, it := range items {
+		row := attentionItem{Level: "warn", Kind: clean(string(it.Kind)), At: stamp(it.FirstAt), Message: clean(it.Message), Open: !it.Cleared && !it.Reached}
 		switch it.Kind {
 		case attention.KindFailingStreak, attention.KindBudget:
 			row.Level = "bad"
 		}
-		if a := s.Agent(it.AgentID); a != nil {
-			row.Agent = clean(a.Name)
+		if it.AgentID != nil {
+			if a := s.Agent(*it.AgentID); a != nil {
+				row.Agent = clean(a.Name)
+			}
 		}
 		rows.Items = append(rows.Items, row)
 	}
-	for _, ac := range tr.Estimate() {
+	for _, ac := range costs {
 		name := ac.AgentID
 		if a := s.Agent(ac.AgentID); a != nil {
 			name = a.Name

@@ -57,6 +57,10 @@ const (
 	keyEffort        = attribute.Key("firecrawl.request.effort")
 	keyURLs          = attribute.Key("firecrawl.request.urls")
 	keyMaxCredits    = attribute.Key("firecrawl.request.max_credits")
+	keyBilled        = attribute.Key("firecrawl.billed_credits")
+	keyBilling       = attribute.Key("firecrawl.billing")
+	keyAttention     = attribute.Key("firecrawl.attention_items")
+	keyByAgent       = attribute.Key("firecrawl.credits_by_agent")
 )
 
 // maxPromptAttr bounds the prompt exported (bytes): a backend shows it, it
@@ -99,6 +103,7 @@ type builder struct {
 	secrets *text.Secrets
 	last    time.Time     // the last event's time: where open spans end
 	req     model.Request // what the run was asked to do
+	facts   *Facts        // the record's figures, for the run span; nil when not given
 }
 
 func newBuilder(s *model.Store, jobID string, content bool, secrets *text.Secrets, req model.Request) *builder {
@@ -173,6 +178,31 @@ func (b *builder) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue 
 			urls[i] = b.clean(u)
 		}
 		attrs = append(attrs, keyURLs.StringSlice(urls))
+	}
+	return attrs
+}
+
+// factAttrs are the run span's attributes from the record's figures: the
+// bill by the one rule (firecrawl.billing: billed, not billed or unknown;
+// firecrawl.billed_credits when known), the number of attention items and
+// each agent's estimated credits (a JSON object by agent id).
+func (b *builder) factAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
+	f := b.facts
+	if f == nil {
+		return attrs
+	}
+	switch {
+	case !f.Bill.Known:
+		attrs = append(attrs, keyBilling.String("unknown"))
+	case f.Bill.Billed:
+		attrs = append(attrs, keyBilling.String("billed"), keyBilled.Float64(f.Bill.Credits))
+	default:
+		attrs = append(attrs, keyBilling.String("not billed"), keyBilled.Float64(0))
+	}
+	attrs = append(attrs, keyAttention.Int(len(f.Attention)))
+	if len(f.CreditsByAgent) > 0 {
+		j, _ := json.Marshal(f.CreditsByAgent) // keys in order
+		attrs = append(attrs, keyByAgent.String(string(j)))
 	}
 	return attrs
 }
@@ -304,6 +334,7 @@ func (b *builder) run(final bool) (spanData, bool) {
 		keyTokens.Float64(r.TokensUsed()),
 	}
 	sd.Attrs = b.requestAttrs(sd.Attrs)
+	sd.Attrs = b.factAttrs(sd.Attrs)
 	if r.CancelRequested {
 		sd.Attrs = append(sd.Attrs, keyCancel.Bool(true), b.str(keyCancelReason, r.CancelReason))
 	}

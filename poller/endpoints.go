@@ -41,6 +41,16 @@ type Status struct {
 	MaxCredits  float64        // 0 when absent
 	Data        jsontext.Value // the result when completed, raw (not sanitised); nil when absent
 	Error       string         // the job's error message when failed, sanitised
+	Known       *Known         // what firewatch's own record adds (never from the wire); nil when nothing
+}
+
+// Known is what firewatch's own record of a run (its archive) adds to the
+// service's answers: how the run ended as its trace says (the service
+// reports a cancelled or credit-limited run as failed) and whether it was
+// read to its end.
+type Known struct {
+	Outcome  string // the trace's outcome; "" when not read
+	Complete bool   // read to its end: the figures are final
 }
 
 // Terminal reports whether the status says the job is over.
@@ -74,6 +84,7 @@ type RunInfo struct {
 	Raw         jsontext.Value // the item as received
 	RunExtras                  // targetHint, origin, integration, settings (agents.go)
 	Archived    bool           // read from firewatch's archive, not the service's list
+	Known       *Known         // what firewatch's own record adds (never from the wire); nil when nothing
 }
 
 // TokenUsage is the team's token balance.
@@ -212,17 +223,32 @@ func stringList(items []jsontext.Value) []string {
 }
 
 // RunRequest is what the run jobID was asked to do, as far as the service
-// says: its status, asked once (the model and effort; the prompt, urls and
-// cap too when an answer carries them), then, for a prompt the status
-// does not carry (the service's status has none), one page of the team's
-// runs: the page that starts at the run when its id is a UUIDv7 (its time
-// is in it), else the newest. A failed look-up leaves fields empty; the
-// error is the status's.
+// says (RunLookup's Request).
 func (c *Client) RunRequest(ctx context.Context, jobID string) (model.Request, error) {
+	l, err := c.RunLookup(ctx, jobID)
+	return l.Request, err
+}
+
+// Lookup is what the service says of one run: its status and, when the
+// list was asked, its list item.
+type Lookup struct {
+	Request model.Request // cleaned
+	Status  *Status
+	Item    *RunInfo // nil when the list was not asked or does not show it
+}
+
+// RunLookup asks the status of jobID once (the model and effort; the
+// prompt, urls and cap too when an answer carries them) then, for a prompt
+// the status does not carry (the service's status has none), one page of
+// the team's runs: the page that starts at the run when its id is a UUIDv7
+// (its time is in it), else the newest. A failed look-up leaves fields
+// empty; the error is the status's.
+func (c *Client) RunLookup(ctx context.Context, jobID string) (Lookup, error) {
 	st, err := c.Status(ctx, jobID)
 	if err != nil {
-		return model.Request{}, err
+		return Lookup{}, err
 	}
+	l := Lookup{Status: st}
 	req := model.Request{Prompt: st.Prompt, Model: st.Model, Effort: st.Effort, URLs: st.URLs, MaxCredits: st.MaxCredits}
 	if req.Prompt == "" {
 		var before time.Time
@@ -233,15 +259,17 @@ func (c *Client) RunRequest(ctx context.Context, jobID string) (model.Request, e
 			before = t.Add(time.Minute)
 		}
 		if list, err := c.Runs(ctx, before); err == nil {
-			for _, ri := range list.Runs {
+			for i, ri := range list.Runs {
 				if strings.EqualFold(ri.ID, jobID) {
 					req = req.Merge(model.Request{Prompt: ri.Prompt, Model: ri.Model, Effort: ri.Effort, URLs: ri.URLs})
+					l.Item = &list.Runs[i]
 					break
 				}
 			}
 		}
 	}
-	return req.Clean(), nil
+	l.Request = req.Clean()
+	return l, nil
 }
 
 // uuidV7Time is the time in a UUIDv7 (its first 48 bits, Unix

@@ -48,20 +48,30 @@ func (r *recorder) write(line []byte) {
 }
 
 func (r *recorder) header(jobID, baseURL string, started time.Time, req model.Request) {
-	b := []byte(`{"firewatch":"recording","version":`)
+	r.write(appendHeader(nil, jobID, scrubKey(baseURL, r.key), started, req))
+}
+
+// RecordingHeader is a recording's header line (with its newline): what
+// a recording of the run jobID at baseURL, started at started, asked req,
+// begins with.
+func RecordingHeader(jobID, baseURL string, started time.Time, req model.Request) []byte {
+	return appendHeader(nil, jobID, baseURL, started, req)
+}
+
+func appendHeader(b []byte, jobID, baseURL string, started time.Time, req model.Request) []byte {
+	b = append(b, `{"firewatch":"recording","version":`...)
 	b = strconv.AppendInt(b, RecordingVersion, 10)
 	b = append(b, `,"jobId":`...)
 	b, _ = jsontext.AppendQuote(b, jobID)
 	b = append(b, `,"baseUrl":`...)
-	b, _ = jsontext.AppendQuote(b, scrubKey(baseURL, r.key))
+	b, _ = jsontext.AppendQuote(b, baseURL)
 	b = append(b, `,"startedAt":`...)
 	b, _ = jsontext.AppendQuote(b, started.Format(time.RFC3339Nano))
 	if !req.IsZero() {
 		b = append(b, `,"request":`...)
 		b = appendRequest(b, req)
 	}
-	b = append(b, "}\n"...)
-	r.write(b)
+	return append(b, "}\n"...)
 }
 
 // appendRequest writes req as the header's request object; empty fields

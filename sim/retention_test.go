@@ -31,3 +31,21 @@ func TestRetention(t *testing.T) {
 		t.Error("the list still has an expired run")
 	}
 }
+
+// TestPassTime: PassTime moves the retention clock at once; the runs keep
+// their pace.
+func TestPassTime(t *testing.T) {
+	s := startSim(t, Options{Speed: 100, Retention: time.Hour})
+	c := newClient(s)
+	id := s.Jobs[0].ID
+	if r := c.must(t, "GET", "/v2/agent/"+id); r.status != 200 {
+		t.Fatalf("before: %d", r.status)
+	}
+	s.PassTime(time.Hour)
+	if r := c.must(t, "GET", "/v2/agent/"+id); r.status != 404 {
+		t.Fatalf("after an hour passed: %d", r.status)
+	}
+	if r := c.must(t, "GET", "/v2/agent"); strings.Contains(string(r.body), id) {
+		t.Error("the list still has the forgotten run")
+	}
+}

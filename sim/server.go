@@ -32,8 +32,9 @@ type Server struct {
 	o       Options
 	ln      net.Listener
 	hs      *http.Server
-	start   time.Time // pacing origin (monotonic)
-	base    time.Time // occurredAt of simulated time 0
+	start   time.Time    // pacing origin (monotonic)
+	base    time.Time    // occurredAt of simulated time 0
+	passed  atomic.Int64 // wall time added by PassTime (retention only)
 	runs    map[string]*run
 	byIdx   []*run
 	limiter limiter

@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/clipboard"
 )
@@ -46,14 +47,55 @@ func (m *Model) SetOutcome(id, outcome string) {
 	m.rebuild()
 }
 
-// shownStatus is the status word drawn for r: the trace's outcome where
-// firewatch read it and the service's status says the run is over (a
-// cancelled run is "failed" there), else the service's status.
-func (m *Model) shownStatus(r *poller.RunInfo) string {
-	if o := m.outcomes[strings.ToLower(r.ID)]; o != "" && !isProcessing(r.Status) {
-		return o
+// shownStatus is the word drawn for r in its row: see shown.
+func (m *Model) shownStatus(r *poller.RunInfo) string { return m.shown(r, nil) }
+
+// shown is the word drawn for run r, with its details st when they came
+// (nil: the row): once the run is over, its outcome as its trace says
+// (firewatch's record of it, or a watch or cancel from this screen), since
+// the service reports a cancelled or credit-limited run as failed (a
+// success and a failure keep the service's words, completed and failed);
+// "incomplete" for a run the archive holds only in part; else the
+// service's status. The row and the details pane show the same outcome.
+func (m *Model) shown(r *poller.RunInfo, st *poller.Status) string {
+	switch o := model.Outcome(m.outcome(r, st)); o {
+	case "":
+	case model.OutcomeSucceeded:
+		return "completed" // the service's word: the list reads alike
+	case model.OutcomeFailed:
+		return "failed"
+	default:
+		return describe.Outcome(o).Word
+	}
+	if r.Archived && r.Known != nil && !r.Known.Complete {
+		return "incomplete"
+	}
+	if st != nil && (!isProcessing(st.Status) || isProcessing(r.Status)) {
+		return st.Status
 	}
 	return r.Status
+}
+
+// outcome is the outcome shown for r ("" while the run is processing or
+// when none is known).
+func (m *Model) outcome(r *poller.RunInfo, st *poller.Status) string {
+	// Over when either says so: a run does not start again.
+	if isProcessing(r.Status) && (st == nil || isProcessing(st.Status)) {
+		return ""
+	}
+	for _, k := range []*poller.Known{knownOf(st), r.Known} {
+		if k != nil && k.Outcome != "" {
+			return k.Outcome
+		}
+	}
+	return m.outcomes[strings.ToLower(r.ID)]
+}
+
+func knownOf(st *poller.Status) *poller.Known {
+	if st == nil {
+		return nil
+	}
+	return st.Known
 }
 
 func (m *Model) copyID() tea.Cmd {

@@ -437,9 +437,16 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	m.fails = 0
 	first := len(m.rows) == 0
 	fresh := 0
+	stale := false
 	for _, r := range msg.list.Runs {
 		if i, ok := m.byID[r.ID]; ok {
 			m.rows[i] = r
+			// Details fetched while it ran are stale once the list says
+			// it is over: the row and its details show the same.
+			if d := m.details[r.ID]; d != nil && d.st != nil && isProcessing(d.st.Status) && !isProcessing(r.Status) {
+				d.at = time.Time{}
+				stale = stale || m.Selected() != nil && m.Selected().ID == r.ID
+			}
 			continue
 		}
 		if r.ID == "" {
@@ -479,6 +486,9 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 	}
 	if first {
 		cmds = append(cmds, m.scheduleDetail())
+	}
+	if stale {
+		cmds = append(cmds, m.fetchDetail())
 	}
 	cmds = append(cmds, m.maybeMore())
 	return tea.Batch(cmds...)

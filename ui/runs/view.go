@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
@@ -181,7 +182,7 @@ func padStyled(s string, w int) string {
 	return s
 }
 
-// statusSym is a status's symbol and style.
+// statusSym is the symbol and style of a word shown (status or outcome).
 func (m *Model) statusSym(s string) (string, theme.Style) {
 	switch strings.ToLower(s) {
 	case "processing":
@@ -192,6 +193,17 @@ func (m *Model) statusSym(s string) (string, theme.Style) {
 		return m.sym.Failed, m.st.Bad
 	case "cancelled", "canceled":
 		return m.sym.Cancelled, m.st.Warn
+	case "incomplete":
+		return m.sym.Unfinished, m.st.Muted
+	}
+	for _, o := range []model.Outcome{model.OutcomeSucceeded, model.OutcomeRefused, model.OutcomeCreditLimitReached} {
+		if in := describe.Outcome(o); in.Word == s {
+			sty := m.st.Bad
+			if in.Level == describe.Good {
+				sty = m.st.Good
+			}
+			return in.Symbol(m.sym), sty
+		}
 	}
 	return m.sym.Pending, m.st.Muted
 }
@@ -295,18 +307,18 @@ func (m *Model) detailLines(w, h int) []string {
 	d := m.details[r.ID]
 	switch {
 	case d == nil || d.loading && d.st == nil:
-		out = append(out, lab("status", describe.OneLine(r.Status, 20)+m.st.Muted.Render(" (fetching details…)")))
+		out = append(out, lab("status", describe.OneLine(m.shown(r, nil), 20)+m.st.Muted.Render(" (fetching details…)")))
 	case d.st == nil:
-		out = append(out, lab("status", describe.OneLine(r.Status, 20)), lab("details", m.st.Bad.Render(d.err)))
+		out = append(out, lab("status", describe.OneLine(m.shown(r, nil), 20)), lab("details", m.st.Bad.Render(d.err)))
 	default:
 		st := d.st
-		sym, sty := m.statusSym(st.Status)
-		out = append(out, lab("status", sty.Render(sym+" "+describe.OneLine(st.Status, 20))))
-		credits := "not reported while running"
-		if st.CreditsUsed != nil {
-			credits = describe.Credits(*st.CreditsUsed)
+		shown := m.shown(r, st)
+		if strings.HasSuffix(st.Status, " (archived)") && !strings.HasSuffix(shown, " (archived)") {
+			shown += " (archived)"
 		}
-		out = append(out, lab("credits", credits))
+		sym, sty := m.statusSym(m.shown(r, st))
+		out = append(out, lab("status", sty.Render(sym+" "+describe.OneLine(shown, 32))))
+		out = append(out, lab("credits", m.creditsText(r, st)))
 		me := describe.OneLine(st.Model, 20)
 		if st.Effort != "" {
 			me += " / effort " + describe.OneLine(st.Effort, 10)
@@ -334,6 +346,26 @@ func (m *Model) detailLines(w, h int) []string {
 		out = out[:h]
 	}
 	return out
+}
+
+// creditsText is the details' credits: the figure, and what is billed of
+// it by the one rule (model.BillOf) once the outcome is known.
+func (m *Model) creditsText(r *poller.RunInfo, st *poller.Status) string {
+	if st.CreditsUsed == nil {
+		return "not reported while running"
+	}
+	c := describe.Credits(*st.CreditsUsed)
+	o := m.outcome(r, st)
+	if o == "" {
+		return c // the bill follows the outcome, not known here
+	}
+	switch b := model.BillOf(model.Outcome(o), *st.CreditsUsed); {
+	case !b.Known:
+		return c + ", billed: not known"
+	case b.Billed:
+		return c + ", billed"
+	}
+	return c + ", not billed (a failed run is not billed)"
 }
 
 func orDash(s string) string {
