@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,11 +19,11 @@ import (
 // flakyStore is an archive whose poll writes fail while down is set.
 type flakyStore struct {
 	archive.Store
-	down bool
+	down atomic.Bool
 }
 
 func (f *flakyStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
-	if f.down {
+	if f.down.Load() {
 		return errors.New("disk full")
 	}
 	return f.Store.AppendPolls(ctx, service, id, at, polls)
@@ -37,10 +38,11 @@ func TestArchiveSinkPartsAndFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	fs := &flakyStore{Store: st, down: true}
+	fs := &flakyStore{Store: st}
+	fs.down.Store(true)
 	var said []string
-	s := &archiveSink{store: fs, secrets: text.NewSecrets(), service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
-		say: func(m string) { said = append(said, m) }}
+	s := newArchiveSink(fs, text.NewSecrets(), "http://x", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "")
+	s.say = func(m string) { said = append(said, m) }
 	long := `{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"events":[` + strings.Repeat(`{"eventId":"e","type":"reasoning.summary","text":"t"},`, 20000) + `{}]}}`
 	lines := []string{
 		`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`,
@@ -57,10 +59,12 @@ func TestArchiveSinkPartsAndFailure(t *testing.T) {
 		s.Write(part)
 		clear(part) // the writer's buffer is reused: the sink must not keep it
 	}
-	fs.down = false
+	s.sync()
+	fs.down.Store(false)
 	line := []byte(lines[2] + "\n")
 	s.Write(line)
 	clear(line)
+	s.sync()
 	if len(said) != 1 || !strings.Contains(said[0], "disk full") {
 		t.Fatalf("said %q", said)
 	}

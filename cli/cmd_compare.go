@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -158,7 +159,34 @@ func (a *app) comparison(ctx context.Context, refA, refB string, gates gates) (*
 	if c.Crossed == nil {
 		c.Crossed = []string{}
 	}
+	a.warnUnusedTools(gates, c)
 	return c, nil
+}
+
+// warnUnusedTools says of each --fail-on threshold on a tool that neither
+// run called that it did not apply: it can only cross when a candidate
+// calls that tool, so a misspelt name would make the gate pass for ever.
+// A warning, not an error: a gate on a tool the baseline does not use (to
+// catch a candidate that starts using it) is a gate that makes sense.
+func (a *app) warnUnusedTools(gs gates, c *comparison) {
+	var used []string
+	for _, m := range c.Metrics {
+		if tool, ok := strings.CutPrefix(m.Name, "toolCalls:"); ok {
+			used = append(used, tool)
+		}
+	}
+	for _, g := range gs {
+		tool, ok := strings.CutPrefix(g.metric, "toolCalls:")
+		if !ok || slices.Contains(used, tool) {
+			continue
+		}
+		called := "neither called any tool"
+		if len(used) > 0 {
+			called = "they called " + strings.Join(used, ", ")
+		}
+		fmt.Fprintf(a.stderr, "firewatch: compare: --fail-on %s: neither run called %s (%s); it crosses only when a candidate calls it\n",
+			text.Sanitize(g.spec), text.Sanitize(tool), a.secrets.Sanitize(called))
+	}
 }
 
 // compareScreenEnd is how compare ends after its screen: a signal's cause,
@@ -213,10 +241,16 @@ func (a *app) loadSide(ctx context.Context, ref string) (*compareSide, *compare.
 		if err != nil {
 			return nil, nil, err
 		}
-		rec, err = io.ReadAll(in)
+		// Bounded like an import, and a signal stops it.
+		rec, err = io.ReadAll(io.LimitReader(ctxReader{ctx, in}, maxImportBytes+1))
 		closeIn()
-		if err != nil {
+		switch {
+		case ctx.Err() != nil:
+			return nil, nil, ctx.Err()
+		case err != nil:
 			return nil, nil, badUsage("%s: %v", text.Sanitize(name), err)
+		case len(rec) > maxImportBytes:
+			return nil, nil, badUsage("%s: larger than %s, which no recording is", text.Sanitize(name), text.Size(maxImportBytes))
 		}
 	}
 	w := &watchSession{Opts: &watchOptions{}, runState: runState{Store: model.NewStore()}}

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -142,31 +144,13 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		return err
 	}
 	defer st.Close()
-	list, err := st.List(ctx, q)
-	if err != nil {
-		return asUsage(err)
-	}
 	now := time.Now()
 	if o.Output == OutputJSON {
-		var b []byte
-		for i := range list {
-			r := &list[i]
-			hl := historyLine{ID: r.ID, Status: strOrNil(r.Status), Outcome: strOrNil(r.Outcome), Prompt: strOrNil(r.Prompt),
-				Model: strOrNil(r.Model), CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, CreditsUsed: r.CreditsUsed, Expired: expiredAt(r, now)}
-			line, err := json.Marshal(hl)
-			if err != nil {
-				return err
-			}
-			line, _ = a.secrets.RedactJSON(line)
-			b = append(escapeForTerminal(append(b, line...)), '\n')
-		}
-		_, err := a.print.Write(b)
-		return err
+		return a.historyJSON(ctx, st, q, now)
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tOUTCOME\tID\tCREATED\tCREDITS\tMODEL\tPROMPT")
-	for i := range list {
-		r := &list[i]
+	err = st.Each(ctx, q, func(r *archive.Run) error {
 		credits := "-"
 		if r.CreditsUsed != nil {
 			credits = describe.Tokens(*r.CreditsUsed)
@@ -177,8 +161,43 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, orDash(describe.OneLine(r.Outcome, 20)), r.ID, orDash(text.Age(now, r.SortTime())),
 			credits, orDash(describe.OneLine(r.Model, 20)), orDash(runs.FirstLine(a.secrets.Sanitize(r.Prompt), 60)))
+		return nil
+	})
+	if err != nil {
+		return archiveErr(err)
 	}
 	return tw.Flush()
+}
+
+// historyJSON writes history's JSON lines as the archive gives the runs,
+// in constant memory and time per run: each line is made, redacted and
+// escaped alone and goes out through a buffer, the first ones at once; a
+// signal stops it between two runs.
+func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query, now time.Time) error {
+	bw := bufio.NewWriterSize(a.print, 64<<10)
+	err := st.Each(ctx, q, func(r *archive.Run) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		hl := historyLine{ID: r.ID, Status: strOrNil(r.Status), Outcome: strOrNil(r.Outcome), Prompt: strOrNil(r.Prompt),
+			Model: strOrNil(r.Model), CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, CreditsUsed: r.CreditsUsed, Expired: expiredAt(r, now)}
+		line, err := json.Marshal(hl)
+		if err != nil {
+			return err
+		}
+		line, _ = a.secrets.RedactJSON(line)
+		if _, err := bw.Write(escapeForTerminal(line)); err != nil {
+			return err
+		}
+		return bw.WriteByte('\n')
+	})
+	if err != nil {
+		if errors.As(err, new(*outputError)) {
+			return err
+		}
+		return archiveErr(err)
+	}
+	return bw.Flush()
 }
 
 func (ho *historyOptions) query(o *watchOptions, now time.Time) (archive.Query, error) {
@@ -186,8 +205,11 @@ func (ho *historyOptions) query(o *watchOptions, now time.Time) (archive.Query, 
 	if ho.Limit < 0 {
 		return q, badUsage("--limit %d: it must not be negative", ho.Limit)
 	}
-	if q.Status == "" {
-		return q, badUsage("--status is empty: use one of %s", strings.Join(historyStatuses, ", "))
+	if q.Status == "canceled" {
+		q.Status = "cancelled"
+	}
+	if !slices.Contains(historyStatuses, q.Status) {
+		return q, badUsage("--status %q: use one of %s", text.Sanitize(ho.Status), strings.Join(historyStatuses, ", "))
 	}
 	if ho.Since != "" {
 		t, err := parseAge(ho.Since, now)
@@ -212,7 +234,16 @@ type archiveService struct {
 
 	mu       sync.Mutex
 	liveSeen map[string]bool // ids the live list gave
-	cursors  map[int64]bool  // the archive pages' cursors handed out
+	// cursors are the archive pages' cursors handed out, each the key of
+	// the last run of the page before (zero for the first page).
+	cursors map[int64]archiveKey
+}
+
+// archiveKey is where an archive page starts: after the run (at, id), in
+// the archive's order (newest first, then by id), a key no two runs share.
+type archiveKey struct {
+	at time.Time
+	id string
 }
 
 const archivePageMark = "archive:"
@@ -220,9 +251,9 @@ const archivePageMark = "archive:"
 func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.RunList, error) {
 	s.mu.Lock()
 	if before.IsZero() || s.liveSeen == nil {
-		s.liveSeen, s.cursors = map[string]bool{}, map[int64]bool{archiveStart.UnixNano(): true}
+		s.liveSeen, s.cursors = map[string]bool{}, map[int64]archiveKey{archiveStart.UnixNano(): {}}
 	}
-	inArchive := s.cursors[before.UnixNano()]
+	from, inArchive := s.cursors[before.UnixNano()]
 	s.mu.Unlock()
 	if s.live != nil && !inArchive {
 		l, err := s.live.Runs(ctx, before)
@@ -246,13 +277,11 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 		// The live list ends with an empty page (the service has
 		// forgotten every run): the archive's first page stands in for
 		// it, since a page that brings no run stops the paging.
-		before = archiveStart
+		from = archiveKey{}
 	}
 	q := s.q
 	q.Limit = poller.ListPageSize + 1
-	if inArchive && !before.Equal(archiveStart) {
-		q.Before = before
-	}
+	q.Before, q.BeforeID = from.at, from.id
 	list, err := s.st.List(ctx, q)
 	if err != nil {
 		return nil, err
@@ -263,8 +292,13 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 	defer s.mu.Unlock()
 	for i := range list {
 		if i == poller.ListPageSize {
-			out.Next, out.NextBefore = archivePageMark, list[i-1].SortTime()
-			s.cursors[out.NextBefore.UnixNano()] = true
+			// The cursor handed out stands for the page's last run's
+			// key: cursors go back in time strictly, before any real
+			// one (1969 and earlier: -1 ns, -2 ns, ...), and runs that
+			// share a creation time across pages are all listed.
+			out.Next, out.NextBefore = archivePageMark, time.Unix(0, -int64(len(s.cursors)))
+			last := &list[i-1]
+			s.cursors[out.NextBefore.UnixNano()] = archiveKey{at: last.SortAt, id: last.ID}
 			break
 		}
 		r := &list[i]

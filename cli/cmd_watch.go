@@ -118,7 +118,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		wopts.Record = f
 	}
 	// The archive gets the recording too, poll by poll (cli/archive.go).
-	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
+	aw := a.archiveWatch(ctx, w, svc, jobID)
 	defer aw.close(w)
 	if a.archiveSeed == nil {
 		aw.keepRequest(w.Store.Request())

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
@@ -82,6 +83,9 @@ type app struct {
 	noArchive   bool
 	archiveSeed *archive.Run
 	openStore   archive.Store // opened by watch's archive lookup, for the watch to write to
+	// lockSay, once a watch archives, says a wait for the archive's lock
+	// where the watch says things (archiveOptions).
+	lockSay atomic.Pointer[lockSayer]
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -100,7 +104,8 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 		return codeOf(nil)
 	}
 	// The archive's DSN may hold a password: a secret from the start.
-	secrets := text.NewSecrets(archive.Password(os.Getenv(archive.EnvDSN)))
+	secrets := text.NewSecrets()
+	secrets.AddPassword(archive.Password(os.Getenv(archive.EnvDSN)))
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}}
 	poller.Version = Version()
 	root := a.rootCommand()
