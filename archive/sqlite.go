@@ -25,7 +25,7 @@ import (
 // most is lost on power failure). SQLite's own wait for the lock is short
 // (sqliteBusySlice): the store waits slice after slice up to its
 // Options.LockWait, so that it can say once that it waits (begin).
-const sqliteBusySlice = time.Second
+const sqliteBusySlice = 250 * time.Millisecond
 
 var sqliteMagic = []byte("SQLite format 3\x00")
 
