@@ -39,7 +39,7 @@ const Redacted = "[redacted]"
 type Secrets struct {
 	mu   sync.Mutex
 	list atomic.Pointer[[]string]
-	pws  atomic.Pointer[[]string]
+	pws  atomic.Pointer[[][]string] // each password's forms (passwordForms)
 }
 
 // NewSecrets returns a set holding the given secrets.
@@ -80,15 +80,15 @@ func (s *Secrets) AddPassword(pw string) {
 	defer s.mu.Unlock()
 	list := s.passwords()
 	for _, have := range list {
-		if have == pw {
+		if have[0] == pw {
 			return
 		}
 	}
-	list = append(list[:len(list):len(list)], pw)
+	list = append(list[:len(list):len(list)], passwordForms(pw))
 	s.pws.Store(&list)
 }
 
-func (s *Secrets) passwords() []string {
+func (s *Secrets) passwords() [][]string {
 	if s == nil {
 		return nil
 	}
@@ -115,9 +115,11 @@ func (s *Secrets) Holds(str string) bool {
 			return true
 		}
 	}
-	for _, pw := range s.passwords() {
-		if strings.Contains(str, pw) && RedactPassword(str, pw) != str {
-			return true
+	for _, forms := range s.passwords() {
+		for _, f := range forms {
+			if strings.Contains(str, f) && redactForm(str, f) != str {
+				return true
+			}
 		}
 	}
 	return false
@@ -130,8 +132,8 @@ func (s *Secrets) Redact(str string) string {
 			str = strings.ReplaceAll(str, k, Redacted)
 		}
 	}
-	for _, pw := range s.passwords() {
-		str = RedactPassword(str, pw)
+	for _, forms := range s.passwords() {
+		str = redactForms(str, forms)
 	}
 	return str
 }
@@ -154,10 +156,15 @@ func (s *Secrets) RedactJSON(v []byte) (out []byte, changed bool) {
 		return v, false
 	}
 	may := false
-	for _, k := range append(list[:len(list):len(list)], pws...) {
+	for _, k := range list {
 		if mayHold(v, k) {
 			may = true
 			break
+		}
+	}
+	for _, forms := range pws {
+		for _, f := range forms {
+			may = may || mayHold(v, f)
 		}
 	}
 	if !may {
@@ -222,8 +229,8 @@ func (s *Secrets) redactString(str string) (string, bool) {
 			return s.Redact(clean), true
 		}
 	}
-	for _, pw := range s.passwords() {
-		if RedactPassword(clean, pw) != clean || RedactPassword(str, pw) != str {
+	for _, forms := range s.passwords() {
+		if redactForms(clean, forms) != clean || redactForms(str, forms) != str {
 			return s.Redact(clean), true
 		}
 	}
@@ -387,12 +394,22 @@ func RedactPassword(str, pw string) string {
 	if pw == "" {
 		return str
 	}
+	return redactForms(str, passwordForms(pw))
+}
+
+// passwordForms are the ways pw is written in a DSN: as it is, then
+// URL-escaped (a query, a path, user info).
+func passwordForms(pw string) []string {
 	forms := []string{pw}
 	for _, f := range []string{url.QueryEscape(pw), url.PathEscape(pw), strings.TrimPrefix(url.UserPassword("", pw).String(), ":")} {
 		if !slices.Contains(forms, f) {
 			forms = append(forms, f)
 		}
 	}
+	return forms
+}
+
+func redactForms(str string, forms []string) string {
 	for _, f := range forms {
 		str = redactForm(str, f)
 	}
