@@ -6,12 +6,13 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/firewatch/firewatch/internal/hostile"
 )
 
 // TestForeignDatabaseLeftAlone: another program's SQLite database is never
@@ -155,29 +156,6 @@ func randomText(n int) []byte {
 	return b
 }
 
-// readOnlyDir makes dir read-only for this process: a read-only bind mount
-// when it runs as root (to whom file modes do not apply), else mode 0500.
-// It skips the test when neither can be had.
-func readOnlyDir(t *testing.T, dir string) string {
-	t.Helper()
-	if os.Geteuid() != 0 {
-		if err := os.Chmod(dir, 0o500); err != nil {
-			t.Skip(err)
-		}
-		t.Cleanup(func() { os.Chmod(dir, 0o700) })
-		return dir
-	}
-	ro := t.TempDir()
-	if out, err := exec.Command("mount", "--bind", dir, ro).CombinedOutput(); err != nil {
-		t.Skipf("a read-only archive needs a read-only mount here (running as root): %v %s", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", ro).Run() })
-	if out, err := exec.Command("mount", "-o", "remount,ro,bind", ro).CombinedOutput(); err != nil {
-		t.Skipf("remount read-only: %v %s", err, out)
-	}
-	return ro
-}
-
 // TestReadOnlyArchiveIsRead: an archive that cannot be written (its folder
 // and file read-only) is opened read-only: its runs are read, and a write
 // fails with ErrReadOnly, whose words say so.
@@ -194,7 +172,7 @@ func TestReadOnlyArchiveIsRead(t *testing.T) {
 	}
 	s.Close()
 	os.Chmod(path, 0o400)
-	ro := readOnlyDir(t, dir)
+	ro := hostile.ReadOnlyDir(t, dir)
 	s, err = Open(ctx, filepath.Join(ro, "archive.db"))
 	if err != nil {
 		t.Fatalf("a read-only archive: %v", err)

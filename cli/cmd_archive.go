@@ -543,9 +543,12 @@ func completeness(complete bool, events, polls int) string {
 // maxImportBytes. Anything larger is not a recording firewatch wrote.
 const (
 	maxHeaderLine  = 1 << 20
-	maxPollLine    = 256<<20 + 1<<20
 	maxImportBytes = 2 << 30
 )
+
+// maxPollLine is the longest poll line an import reads (a variable for the
+// tests, which do not read 257 MB to see it refused).
+var maxPollLine = 256<<20 + 1<<20
 
 // ctxReader stops reading when ctx ends (a signal), however long the
 // input.
