@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // dialect is what differs between SQLite and PostgreSQL.
@@ -213,8 +216,20 @@ func (s *sqlStore) fail(op string, err error) error {
 	if s.password != "" && strings.Contains(err.Error(), s.password) {
 		err = &scrubbed{err, s.password}
 	}
+	if s.d.name == "sqlite" && errors.Is(err, sqlite3.IOERR) && !errors.Is(err, ErrNoSpace) {
+		// SQLite says a full disk as "disk I/O error" (its write failed,
+		// the reason is not kept): the disk is asked.
+		if free, ok := freeSpace(filepath.Dir(s.where)); ok && free < lowSpace {
+			err = &kindError{ErrNoSpace, err}
+		}
+	}
 	return fmt.Errorf("archive %s: %s: %w", s.where, op, classify(err))
 }
+
+// lowSpace is the free space under which a failed write is taken to have
+// failed for want of space: more than any one write of the archive's
+// needs, far less than a disk in use has free.
+const lowSpace = 64 << 20
 
 // scrubbed is a database error whose message is said without the DSN's
 // password (its kind is still found with errors.Is).

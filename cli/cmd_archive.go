@@ -602,6 +602,8 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 		return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
 	}
 	defer f.Close()
+	// A read waiting on a pipe or a FIFO ends at a signal too.
+	defer context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Unix(1, 0)) })()
 	limited := &io.LimitedReader{R: f, N: maxImportBytes + 1}
 	in := bufio.NewReaderSize(ctxReader{ctx, limited}, 1<<20)
 	over := func(err error) error {

@@ -203,13 +203,13 @@ func TestPasswordRedactedWhereItIsOne(t *testing.T) {
 	s.AddPassword("p@ss word")
 	for in, want := range map[string]string{
 		"firewatch: archive postgres://firewatch:firewatch@db/firewatch: failed": "firewatch: archive postgres://firewatch:" + Redacted + "@db/firewatch: failed",
-		"host=db user=firewatch password=firewatch dbname=firewatch":               "host=db user=firewatch password=" + Redacted + " dbname=firewatch",
-		"PASSWORD = 'firewatch' sslmode=disable":                                   "PASSWORD = '" + Redacted + "' sslmode=disable",
-		"postgres://db/x?password=firewatch&sslmode=disable":                       "postgres://db/x?password=" + Redacted + "&sslmode=disable",
-		"postgres://u:p%40ss%20word@db/x":                                          "postgres://u:" + Redacted + "@db/x",
-		"password=firewatchers":                                                    "password=firewatchers",
-		"the firewatch archive, password protected":                                "the firewatch archive, password protected",
-		"key " + testKey:                                                           "key " + Redacted,
+		"host=db user=firewatch password=firewatch dbname=firewatch":             "host=db user=firewatch password=" + Redacted + " dbname=firewatch",
+		"PASSWORD = 'firewatch' sslmode=disable":                                 "PASSWORD = '" + Redacted + "' sslmode=disable",
+		"postgres://db/x?password=firewatch&sslmode=disable":                     "postgres://db/x?password=" + Redacted + "&sslmode=disable",
+		"postgres://u:p%40ss%20word@db/x":                                        "postgres://u:" + Redacted + "@db/x",
+		"password=firewatchers":                                                  "password=firewatchers",
+		"the firewatch archive, password protected":                              "the firewatch archive, password protected",
+		"key " + testKey: "key " + Redacted,
 	} {
 		if got := s.Redact(in); got != want {
 			t.Errorf("Redact(%q) = %q, want %q", in, got, want)

@@ -3,6 +3,7 @@ package hostile
 import (
 	"os"
 	"os/exec"
+	"strconv"
 	"testing"
 )
 
@@ -29,4 +30,20 @@ func ReadOnlyDir(t testing.TB, dir string) string {
 		t.Skipf("remount read-only: %v %s", err, out)
 	}
 	return ro
+}
+
+// SmallDisk returns a new folder on a file system of size bytes (a tmpfs
+// mount), for a test of a full disk; it skips the test when it cannot
+// mount one (not root, or not allowed), and unmounts it when the test ends.
+func SmallDisk(t testing.TB, size int) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("a full disk needs a small mount, which needs root")
+	}
+	dir := t.TempDir()
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size="+strconv.Itoa(size), "tmpfs", dir).CombinedOutput(); err != nil {
+		t.Skipf("mount a small tmpfs: %v %s", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", dir).Run() })
+	return dir
 }
