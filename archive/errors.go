@@ -2,10 +2,13 @@ package archive
 
 import (
 	"errors"
+	"fmt"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
 	"github.com/ncruces/go-sqlite3"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 // The kinds of failure to write the archive that a user can act on, each
@@ -20,7 +23,28 @@ var (
 	// ErrLocked: another program held the archive's write lock for longer
 	// than the store waits (Options.LockWait).
 	ErrLocked = errors.New("another program holds the archive's write lock")
+	// ErrTooLarge: one body (a poll, a snapshot, a result) is larger,
+	// compressed, than MaxBody; it is not stored, the rest is.
+	ErrTooLarge = errors.New("too large for the archive")
 )
+
+// MaxBody bounds one body the archive stores, compressed. The SQLite store
+// runs in memory of its own (sqliteMemory), into which a body is copied
+// twice on its way in. A trace of the client's largest (256 MB) compresses
+// to well under it unless it is mostly noise.
+const MaxBody = 128 << 20
+
+// maxStored is MaxBody (a variable for the tests).
+var maxStored = MaxBody
+
+// fits is nil for a body of n bytes that the archive stores, else
+// ErrTooLarge naming what.
+func fits(what string, n int) error {
+	if n <= maxStored {
+		return nil
+	}
+	return &kindError{ErrTooLarge, fmt.Errorf("%s of %s compressed; at most %s", what, text.Size(n), text.Size(maxStored))}
+}
 
 // kindError is a store's error with the kind a user can act on.
 type kindError struct {
@@ -33,7 +57,7 @@ func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // classify gives err its kind, when it has one of the above.
 func classify(err error) error {
-	if err == nil || errors.Is(err, ErrNoSpace) || errors.Is(err, ErrReadOnly) || errors.Is(err, ErrLocked) {
+	if err == nil || errors.Is(err, ErrNoSpace) || errors.Is(err, ErrReadOnly) || errors.Is(err, ErrLocked) || errors.Is(err, ErrTooLarge) {
 		return err
 	}
 	var pe *pgconn.PgError

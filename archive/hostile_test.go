@@ -314,3 +314,32 @@ func TestKeywordDSN(t *testing.T) {
 		}
 	}
 }
+
+// TestBodyTooLarge: a body larger than the archive stores (compressed) is
+// refused with ErrTooLarge, before SQLite is asked (whose fixed memory it
+// would exhaust: the driver panics then); the store goes on taking the
+// ones that fit.
+func TestBodyTooLarge(t *testing.T) {
+	defer func(n int) { maxStored = n }(maxStored)
+	maxStored = 4 << 10
+	eachStore(t, func(t *testing.T, _ string, s Store) {
+		ctx := context.Background()
+		big := Poll{ReceivedAt: time.Now(), Line: append([]byte(`{"x":"`), randomText(16<<10)...)}
+		small := Poll{ReceivedAt: time.Now(), Line: []byte(`{"x":1}`)}
+		if err := s.AppendPolls(ctx, svc, "r1", time.Now(), []Poll{small, big}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "at most") {
+			t.Fatalf("a poll too large: %v", err)
+		}
+		if err := s.ReplaceRun(ctx, &Run{Service: svc, ID: "r2"}, []Poll{big}, nil); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("a run with a poll too large: %v", err)
+		}
+		if err := s.PutSnapshot(ctx, svc, "r1", "s1", string(randomText(16<<10))); !errors.Is(err, ErrTooLarge) {
+			t.Fatalf("a snapshot too large: %v", err)
+		}
+		if err := s.AppendPolls(ctx, svc, "r1", time.Now(), []Poll{small}); err != nil {
+			t.Fatal(err)
+		}
+		if ps, err := s.Polls(ctx, svc, "r1"); err != nil || len(ps) != 1 {
+			t.Fatalf("%d polls, %v", len(ps), err)
+		}
+	})
+}

@@ -401,6 +401,9 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run) (int64, er
 	var resEnc, res any
 	if r.Result != nil {
 		e, b := encode(r.Result)
+		if err := fits("the run's result", len(b)); err != nil {
+			return 0, err
+		}
 		resEnc, res = e, b
 	}
 	sortAt := now
@@ -442,12 +445,24 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run) (int64, er
 }
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE on SQLite).
-func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
+func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) (err error) {
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return s.fail(op, err)
 	}
 	defer tx.Rollback()
+	// The SQLite driver panics where SQLite runs out of its memory (it
+	// has a fixed amount: maxBody keeps bodies well under it); SQLite has
+	// rolled the statement back, and the write fails.
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok || !errors.Is(e, sqlite3.NOMEM) && e.Error() != "sqlite3: out of memory" {
+				panic(r)
+			}
+			err = s.fail(op, &kindError{ErrTooLarge, e})
+		}
+	}()
 	if err := fn(tx); err != nil {
 		return s.fail(op, err)
 	}
@@ -465,6 +480,9 @@ func (s *sqlStore) insertPolls(ctx context.Context, tx *sql.Tx, rid int64, from 
 	var bytes int64
 	for i, p := range polls {
 		enc, body := p.encoded()
+		if err := fits(fmt.Sprintf("poll %d", from+i+1), len(body)); err != nil {
+			return 0, err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO fw_polls (rid, seq, received_at, enc, body) VALUES (?, ?, ?, ?, ?)`),
 			rid, from+i, p.ReceivedAt.UnixMilli(), enc, body); err != nil {
 			return 0, err
@@ -484,6 +502,9 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 	var size int64
 	for i := range polls {
 		encs[i], bodies[i] = polls[i].encoded()
+		if err := fits("a poll", len(bodies[i])); err != nil {
+			return s.fail("saving a poll", err)
+		}
 		size += int64(len(bodies[i]))
 	}
 	insert := func(tx *sql.Tx, rid int64, from int) error {
@@ -568,6 +589,9 @@ func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapsho
 		}
 		for sid, c := range snapshots {
 			enc, body := encode([]byte(c))
+			if err := fits("a snapshot", len(body)); err != nil {
+				return err
+			}
 			if _, err := s.putSnapshot(ctx, tx, rid, sid, enc, body); err != nil {
 				return err
 			}
@@ -597,6 +621,9 @@ func (s *sqlStore) putSnapshot(ctx context.Context, tx *sql.Tx, rid int64, sid s
 
 func (s *sqlStore) PutSnapshot(ctx context.Context, service, id, snapshotID, content string) error {
 	enc, body := encode([]byte(content)) // before the transaction: it stays short
+	if err := fits("the snapshot", len(body)); err != nil {
+		return s.fail("saving a snapshot", err)
+	}
 	key := service + "\x00" + id
 	if v, ok := s.rids.Load(key); ok {
 		// A watch's snapshots: its run's row is known, one statement.

@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"database/sql"
+	sqldriver "database/sql/driver"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
+	"math/bits"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -15,7 +17,7 @@ import (
 	"time"
 
 	"github.com/ncruces/go-sqlite3"
-	_ "github.com/ncruces/go-sqlite3/driver" // the "sqlite3" driver: SQLite compiled to Go, no cgo
+	"github.com/ncruces/go-sqlite3/driver" // SQLite compiled to Go, no cgo (also the "sqlite3" driver)
 )
 
 // SQLite settings: WAL lets a watch and `firewatch archive` read while the
@@ -83,10 +85,11 @@ func openSQLite(ctx context.Context, path string, o Options) (Store, error) {
 // openSQLiteDB opens path with the connection parameters params and
 // readies the store (migrate, prepare).
 func openSQLiteDB(ctx context.Context, path, params string, o Options) (*sqlStore, error) {
-	db, err := sql.Open("sqlite3", sqliteURI(path, params))
+	c, err := (&driver.SQLite{}).OpenConnector(sqliteURI(path, params))
 	if err != nil {
 		return nil, fmt.Errorf("archive %s: %w", path, err)
 	}
+	db := sql.OpenDB(memConnector{c})
 	// One connection: each is an SQLite instance of its own to set up, and
 	// the store never holds one query open while running another.
 	db.SetMaxOpenConns(1)
@@ -102,6 +105,21 @@ func openSQLiteDB(ctx context.Context, path, params string, o Options) (*sqlStor
 		return nil, err
 	}
 	return s, nil
+}
+
+// sqliteMemory is the memory SQLite may use (it runs in memory of its own,
+// 256 MB unless told): a body of MaxBody is copied into it twice on its way
+// in. It is taken as it is needed, and only then.
+const sqliteMemory = 1 << 30
+
+// memConnector opens SQLite connections with sqliteMemory.
+type memConnector struct{ sqldriver.Connector }
+
+func (m memConnector) Connect(ctx context.Context) (sqldriver.Conn, error) {
+	if bits.UintSize == 64 {
+		ctx = sqlite3.WithMaxMemory(ctx, sqliteMemory)
+	}
+	return m.Connector.Connect(ctx)
 }
 
 // cannotWrite reports an open that failed because the file, its folder

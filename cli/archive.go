@@ -176,7 +176,13 @@ func (s *archiveSink) drain() {
 	var err error
 	done := 0
 	for _, r := range puts {
-		if err = s.store.PutRun(ctx, r); err != nil {
+		if err = s.store.PutRun(ctx, r); errors.Is(err, archive.ErrTooLarge) {
+			s.mu.Lock()
+			s.fail(err) // said, and left out: the rest is written
+			s.mu.Unlock()
+			err = nil
+		}
+		if err != nil {
 			break
 		}
 		done++
@@ -188,18 +194,24 @@ func (s *archiveSink) drain() {
 			s.owned = true
 		}
 	}
+	written := 0
 	if err == nil && len(polls) > 0 {
 		err = s.store.AppendPolls(ctx, s.service, s.jobID, s.started, polls)
+		switch {
+		case err == nil:
+			written = len(polls)
+		case errors.Is(err, archive.ErrTooLarge):
+			written, err = s.appendEach(ctx, polls)
+		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.puts = s.puts[done:]
-	if err == nil {
-		for _, p := range polls {
-			s.pendingBytes -= pollSize(p)
-		}
-		s.pending = s.pending[len(polls):]
-	} else {
+	for _, p := range polls[:written] {
+		s.pendingBytes -= pollSize(p)
+	}
+	s.pending = s.pending[written:]
+	if err != nil {
 		s.fail(err)
 		if s.pendingBytes > maxPending {
 			s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
@@ -208,6 +220,25 @@ func (s *archiveSink) drain() {
 	s.draining = false
 	s.drains++
 	s.drained.Broadcast()
+}
+
+// appendEach writes polls one by one, leaving out (and saying) those too
+// large for the archive, so that the watch's later polls are still
+// archived; it returns how many of polls it is done with.
+func (s *archiveSink) appendEach(ctx context.Context, polls []archive.Poll) (int, error) {
+	for i, p := range polls {
+		err := s.store.AppendPolls(ctx, s.service, s.jobID, s.started, []archive.Poll{p})
+		if errors.Is(err, archive.ErrTooLarge) {
+			s.mu.Lock()
+			s.fail(err)
+			s.mu.Unlock()
+			continue
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(polls), nil
 }
 
 // pollSize is what a queued poll holds in memory.

@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -381,6 +382,12 @@ func (p *archivePass) fetch(ctx context.Context, ri *poller.RunInfo) error {
 		}
 	}
 	if err := p.st.ReplaceRun(ctx, r, []archive.Poll{{ReceivedAt: at, Line: line}}, snaps); err != nil {
+		if errors.Is(err, archive.ErrTooLarge) {
+			p.skipped++
+			p.lastSkip = err
+			p.skip(ri.ID, "skipped: the archive cannot hold it", err)
+			return nil
+		}
 		return archiveErr(err)
 	}
 	if r.Gaps > 0 {
@@ -567,14 +574,22 @@ func (c ctxReader) Read(p []byte) (int, error) {
 // errLineTooLong is a line past its bound.
 var errLineTooLong = errors.New("line too long")
 
-// readLine reads one line (without its newline) into buf[:0], at most max
-// bytes; complete is false for a last line without a newline.
-func readLine(r *bufio.Reader, buf []byte, max int) (line []byte, complete bool, err error) {
+// readLine reads one line (without its newline) into buf[:0], at most
+// bytes (limit); complete is false for a last line without a newline. A long line
+// grows the buffer to room for rest more bytes at once (what is left of a
+// file, when known), not by doubling: a line of 200 MB then costs 200 MB,
+// not the steps to it as well.
+func readLine(r *bufio.Reader, buf []byte, limit int, rest int64) (line []byte, complete bool, err error) {
 	line = buf[:0]
 	for {
 		part, err := r.ReadSlice('\n')
-		if len(line)+len(part) > max+1 {
+		if len(line)+len(part) > limit+1 {
 			return nil, false, errLineTooLong
+		}
+		if need := len(line) + len(part); need > cap(line) && need > 1<<20 && rest > 0 {
+			grown := make([]byte, len(line), min(int64(limit)+1, max(int64(need), rest)))
+			copy(grown, line)
+			line = grown
 		}
 		line = append(line, part...)
 		switch {
@@ -590,10 +605,12 @@ func readLine(r *bufio.Reader, buf []byte, max int) (line []byte, complete bool,
 }
 
 // readRecording reads a --record file into the archive's form, each poll
-// redacted with sec, reading it once and with a bound (maxPollLine,
-// maxImportBytes): each poll is compressed as it is read, and fed to the
-// replay that derives the run's figures, so that a line costs about twice
-// its size at most. A last line cut short (what a crash during --record
+// redacted with sec, with bounds (maxPollLine, maxImportBytes), each poll
+// compressed as it is read. The run's figures are derived by a replay:
+// afterwards, from the file read in place, for a regular file (what it
+// costs is about the file's size, once the lines are let go); as the lines
+// are read, through a pipe, for any other input (a FIFO, a device), which
+// cannot be read twice. A last line cut short (what a crash during --record
 // leaves) is left out and its size returned as cut.
 func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *archive.Run, polls []archive.Poll, cut int, err error) {
 	name := text.Sanitize(file)
@@ -604,6 +621,19 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 	defer f.Close()
 	// A read waiting on a pipe or a FIFO ends at a signal too.
 	defer context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Unix(1, 0)) })()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
+	}
+	if st.Mode().IsRegular() && os.Getenv("GOMEMLIMIT") == "" {
+		// What an import holds at most is about twice the longest line
+		// (the line, then the file read in place for the replay, and the
+		// compressed polls): the collector runs by it, not by its default
+		// (a heap of twice what it held last), which would let a long
+		// line cost four times its size.
+		prev := debug.SetMemoryLimit(max(64<<20, 3*min(st.Size(), maxImportBytes)+64<<20))
+		defer debug.SetMemoryLimit(prev)
+	}
 	limited := &io.LimitedReader{R: f, N: maxImportBytes + 1}
 	in := bufio.NewReaderSize(ctxReader{ctx, limited}, 1<<20)
 	over := func(err error) error {
@@ -615,7 +645,7 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 		}
 		return err
 	}
-	head, complete, err := readLine(in, nil, maxHeaderLine)
+	head, complete, err := readLine(in, nil, maxHeaderLine, 0)
 	if err != nil || !complete {
 		return nil, nil, 0, over(fmt.Errorf("%s: not a --record recording (its first line is not a recording header)", name))
 	}
@@ -635,30 +665,19 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 	if poller.ValidateJobID(h.JobID) != nil {
 		return nil, nil, 0, fmt.Errorf("%s: the recording names no valid job id", name)
 	}
-	// The replay derives the run's figures from the lines as they are
-	// read, through a pipe.
-	pr, pw := io.Pipe()
-	type derived struct {
-		d   *archive.Run
-		err error
+	var live *liveDerive
+	if !st.Mode().IsRegular() {
+		live = deriveLive(ctx)
 	}
-	res := make(chan derived, 1)
-	go func() {
-		d, _, err := deriveFromRecording(ctx, pr, 0)
-		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
-		res <- derived{d, err}
-	}()
-	feed := func(line []byte) error {
-		if _, err := pw.Write(line); err != nil {
-			return err
-		}
-		_, err := pw.Write([]byte{'\n'})
-		return err
-	}
-	readErr := feed(head)
+	readErr := live.feed(head)
+	good := int64(len(head) + 1) // the bytes up to the last complete line
 	var buf []byte
 	for readErr == nil {
-		line, complete, err := readLine(in, buf, maxPollLine)
+		rest := int64(0)
+		if st.Mode().IsRegular() {
+			rest = st.Size() - good
+		}
+		line, complete, err := readLine(in, buf, maxPollLine, rest)
 		switch {
 		case err == io.EOF:
 		case errors.Is(err, errLineTooLong):
@@ -671,7 +690,7 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 		if err != nil || !complete {
 			break
 		}
-		buf = line
+		buf, good = line, good+int64(len(line))+1
 		if len(bytes.TrimSpace(line)) == 0 {
 			continue
 		}
@@ -681,16 +700,24 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 			readErr = err
 			break
 		}
+		if e.Size() > archive.MaxBody {
+			readErr = fmt.Errorf("%s: line %d is a poll too large for the archive (%s compressed; at most %s)", name, len(polls)+2, text.Size(e.Size()), text.Size(archive.MaxBody))
+			break
+		}
 		polls = append(polls, archive.Poll{ReceivedAt: receivedAt(line), Encoded: e})
-		readErr = feed(line)
+		readErr = live.feed(line)
 	}
-	pw.Close()
-	d := <-res
+	var d *archive.Run
+	if live != nil {
+		d, err = live.end()
+	} else if readErr == nil {
+		d, err = deriveFromFile(ctx, f, good, cut > 0)
+	}
 	switch {
 	case ctx.Err() != nil:
 		return nil, nil, 0, ctx.Err()
-	case d.err != nil:
-		return nil, nil, 0, fmt.Errorf("%s: %v", name, d.err)
+	case err != nil:
+		return nil, nil, 0, fmt.Errorf("%s: %v", name, err)
 	case readErr != nil:
 		return nil, nil, 0, readErr
 	}
@@ -703,9 +730,68 @@ func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 		t := h.StartedAt.UTC()
 		r.StartedAt = &t
 	}
-	mergeDerived(r, d.d)
-	r.Complete = d.d.Complete
+	mergeDerived(r, d)
+	r.Complete = d.Complete
 	return r, polls, cut, nil
+}
+
+// deriveFromFile derives a recording's figures from its file f, its first
+// good bytes: the whole file read in place when nothing was cut from it.
+func deriveFromFile(ctx context.Context, f *os.File, good int64, cut bool) (*archive.Run, error) {
+	var src io.Reader = io.NewSectionReader(f, 0, good)
+	if !cut {
+		whole, err := os.Open(f.Name())
+		if err != nil {
+			return nil, err
+		}
+		defer whole.Close()
+		src = whole
+	}
+	d, _, err := deriveFromRecording(ctx, src, 0)
+	return d, err
+}
+
+// liveDerive derives a recording's figures as its lines are read (an input
+// that cannot be read twice): a replay reads them from a pipe.
+type liveDerive struct {
+	pw  *io.PipeWriter
+	res chan liveDerived
+}
+
+type liveDerived struct {
+	d   *archive.Run
+	err error
+}
+
+func deriveLive(ctx context.Context) *liveDerive {
+	pr, pw := io.Pipe()
+	l := &liveDerive{pw: pw, res: make(chan liveDerived, 1)}
+	go func() {
+		d, _, err := deriveFromRecording(ctx, pr, 0)
+		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
+		l.res <- liveDerived{d, err}
+	}()
+	return l
+}
+
+// feed gives the replay one line (nothing for a nil l: the file is
+// replayed afterwards).
+func (l *liveDerive) feed(line []byte) error {
+	if l == nil {
+		return nil
+	}
+	if _, err := l.pw.Write(line); err != nil {
+		return err
+	}
+	_, err := l.pw.Write([]byte{'\n'})
+	return err
+}
+
+// end is what the replay derived from the lines fed.
+func (l *liveDerive) end() (*archive.Run, error) {
+	l.pw.Close()
+	d := <-l.res
+	return d.d, d.err
 }
 
 // firewatch archive prune
