@@ -870,7 +870,11 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 	if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
 		return false, nil
 	}
-	_ = st.MarkExpired(ctx, baseURL, jobID)
+	if r.Team == archive.TeamOf(svc.key) {
+		// Only the team that owns the run can say it is gone: another
+		// key's 404 says nothing of it.
+		_ = st.MarkExpired(ctx, baseURL, jobID)
+	}
 	r, rec, err := a.jobFromStore(ctx, st, baseURL, jobID)
 	if err != nil {
 		return true, asUsage(err)

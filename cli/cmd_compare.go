@@ -57,7 +57,8 @@ a table for a pull request comment.
   outcome      the candidate's outcome differs from the baseline's and is not succeeded
 with the JSON's metric names (durationMs, creditsUsed, tokensUsed, agents,
 toolCalls, errors, attention, toolCalls:<toolName>). A percentage of a
-baseline of 0 is crossed by any change in its direction.
+baseline of 0 is crossed by any change in its direction. A threshold on a
+tool neither run called is said on stderr, with the tools they did call.
 
 Exit codes: 0 no threshold crossed, 1 a threshold crossed, 2 bad usage or an
 unreadable (or newer) archive or file, 6 the service refused an id, 8 the
