@@ -200,7 +200,7 @@ type Store interface {
 	// and is returned.
 	Each(ctx context.Context, q Query, fn func(r *Run) error) error
 	// Held returns, for the given ids of one service, how each is held;
-	// ids not held (or held without polls) are absent.
+	// ids not held, or held without polls and not complete, are absent.
 	Held(ctx context.Context, service string, ids []string) (map[string]Held, error)
 	// Prune deletes runs created before before (service "" for every
 	// service), or the run id when id is set.

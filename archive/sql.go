@@ -935,7 +935,7 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 			args = append(args, id)
 		}
 		ph := strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, team, expired, gaps FROM fw_runs WHERE service = ? AND polls > 0 AND id IN (`+ph+`)`), args...)
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, team, expired, gaps FROM fw_runs WHERE service = ? AND (polls > 0 OR complete = 1) AND id IN (`+ph+`)`), args...)
 		if err != nil {
 			return nil, s.fail("reading runs", err)
 		}

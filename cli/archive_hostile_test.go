@@ -55,12 +55,13 @@ func runRetry(t *testing.T, args ...string) (stdout, stderr string, code int) {
 }
 
 // TestArchivePassSkipsWhatItCannotRead: a run the service cannot give (a
-// first-generation run's trace answers 400; a trace that answers 500 for
-// ever) is skipped and said on its own line with why, keeping what was read
-// of it; a run one of whose snapshots answers 500 is archived without it;
-// the pass archives the others and exits 0. The next pass fetches what was
-// missing; only a pass that could archive nothing fails, with the code of
-// its failure (6 for the first-generation run's 400).
+// trace that answers 500 for ever) is skipped and said on its own line with
+// why, keeping what was read of it; a run one of whose snapshots answers 500
+// is archived without it; a first-generation run, which has no trace (400),
+// is archived as what it has (its list item and status); the pass archives
+// the others and exits 0. The next pass fetches what was missing, and not
+// the first-generation run again. Only a pass that could archive nothing
+// fails, with the code of its failure (1 for a 5xx).
 func TestArchivePassSkipsWhatItCannotRead(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch, sim.ScenarioFirstGen, sim.ScenarioFailure}})
 	waitSimFinished(t, srv)
@@ -77,13 +78,12 @@ func TestArchivePassSkipsWhatItCannotRead(t *testing.T) {
 		t.Fatalf("first pass: exit %d\n%s", code, errOut)
 	}
 	for _, want := range []string{
-		"run " + b + " skipped: its trace could not be read; its list item and status are kept (trace: ",
-		"(400)",
-		"run " + c + " skipped: its trace could not be read",
+		"run " + c + " skipped: its trace could not be read; its list item and status are kept (trace: ",
 		"(500)",
 		"run " + a + " archived without ",
-		"1 fetched",
-		"2 skipped",
+		"run " + b + " archived without a trace: a first-generation run has none",
+		"2 fetched",
+		"1 skipped",
 	} {
 		if !strings.Contains(errOut, want) {
 			t.Errorf("the first pass does not say %q:\n%s", want, errOut)
@@ -94,8 +94,11 @@ func TestArchivePassSkipsWhatItCannotRead(t *testing.T) {
 	if err != nil || ra.Polls == 0 || ra.Gaps == 0 || !ra.Complete {
 		t.Fatalf("the run without its snapshots: %+v %v", ra, err)
 	}
-	if rb, err := st.Get(context.Background(), hs.URL, b); err != nil || rb.Polls != 0 || rb.Status != "completed" || rb.Prompt == "" {
+	if rb, err := st.Get(context.Background(), hs.URL, b); err != nil || rb.Polls != 0 || rb.Status != "completed" || rb.Prompt == "" || !rb.Complete {
 		t.Fatalf("the first-generation run's list item and status: %+v %v", rb, err)
+	}
+	if rc, err := st.Get(context.Background(), hs.URL, c); err != nil || rc.Polls != 0 || rc.Status == "" {
+		t.Fatalf("the run whose trace answered 500: %+v %v", rc, err)
 	}
 	if snaps, _ := st.Stats(context.Background()); snaps.SnapshotBytes != 0 {
 		t.Fatalf("snapshots stored while they answered 500: %d bytes", snaps.SnapshotBytes)
@@ -103,9 +106,13 @@ func TestArchivePassSkipsWhatItCannotRead(t *testing.T) {
 	st.Close()
 
 	front.broken.Store(false)
+	traces := srv.Stats().ByRoute["GET trace"]
 	_, errOut, code = runRetry(t, args...)
-	if code != 0 || !strings.Contains(errOut, "2 fetched") || !strings.Contains(errOut, "run "+b+" skipped") {
+	if code != 0 || !strings.Contains(errOut, "2 fetched") || strings.Contains(errOut, "skipped") || strings.Contains(errOut, b) {
 		t.Fatalf("second pass: exit %d\n%s", code, errOut)
+	}
+	if n := srv.Stats().ByRoute["GET trace"] - traces; n != 2 {
+		t.Errorf("the second pass asked for %d traces, want 2 (not the first-generation run's)", n)
 	}
 	st = openTestArchive(t, db)
 	if ra, err := st.Get(context.Background(), hs.URL, a); err != nil || ra.Gaps != 0 {
@@ -119,10 +126,14 @@ func TestArchivePassSkipsWhatItCannotRead(t *testing.T) {
 	}
 	st.Close()
 
-	// Only the first-generation run is left to fetch: nothing can be
-	// archived, and the code is its failure's (the service refused: 6).
-	_, errOut, code = runRetry(t, args...)
-	if code != ExitRejected || !strings.Contains(errOut, "none of the 1 runs to fetch could be archived") {
+	// A pass that can read nothing but the list archives nothing: its
+	// code is its failure's (a 5xx: 1).
+	all := &faulty{next: srv, prefixes: []string{"/v2/agent/"}}
+	all.broken.Store(true)
+	hs2 := httptest.NewServer(all)
+	defer hs2.Close()
+	_, errOut, code = runRetry(t, "archive", "--once", "--api-url", hs2.URL, "--api-key", srv.Key, "--archive", filepath.Join(t.TempDir(), "b.db"))
+	if code != ExitFailed || !strings.Contains(errOut, "none of the 3 runs to fetch could be archived") {
 		t.Fatalf("a pass that archives nothing: exit %d\n%s", code, errOut)
 	}
 }

@@ -45,10 +45,11 @@ One request at a time; a 429 is waited out as everywhere else. A second
 pass fetches nothing new; a pass killed halfway is completed by the next.
 Each run is written in one transaction: nothing half-written.
 
-A run the service cannot give (a first-generation run has no trace; an
-answer that stays 5xx) is skipped and said, with why, on its own line; what
-could be read of it is kept (a run without one of its snapshots is still
-archived), and the next pass tries the rest again. Runs are kept per team:
+A run the service cannot give now (an answer that stays 5xx) is skipped and
+said, with why, on its own line; what could be read of it is kept (a run
+without one of its snapshots is still archived), and the next pass tries
+the rest again. A first-generation run has no trace: its list item and
+status are archived as the whole of it. Runs are kept per team:
 a pass marks expired only runs its own key's team owns and no longer lists.
 
 Exit codes: 0 the pass did its job (runs it skipped are said and tried
@@ -290,7 +291,11 @@ func (p *archivePass) markGone(ctx context.Context, listed map[string]bool) erro
 // skip says why a run (or a part of it) could not be archived, on a line
 // of its own.
 func (p *archivePass) skip(id, what string, err error) {
-	line := fmt.Sprintf("archive: run %s %s (%s); the next pass tries again", id, what, p.a.secrets.Redact(err.Error()))
+	p.say(fmt.Sprintf("archive: run %s %s (%s); the next pass tries again", id, what, p.a.secrets.Redact(err.Error())))
+}
+
+// say says one line about a run, over the progress line on a terminal.
+func (p *archivePass) say(line string) {
 	if p.term {
 		fmt.Fprintf(p.a.stderr, "\r\x1b[Kfirewatch: %s\n", line)
 		return
@@ -342,6 +347,17 @@ func (p *archivePass) fetch(ctx context.Context, ri *poller.RunInfo) error {
 	at := time.Now()
 	p.requests++
 	body, err := p.c.Trace(ctx, ri.ID, false)
+	if pe := (*poller.Error)(nil); errors.As(err, &pe) && pe.Kind == poller.KindFirstGeneration && status.Terminal() {
+		// A first-generation run has no trace, ever: its list item and
+		// status (with its result) are all there is, archived whole.
+		r.Complete = true
+		if err := p.st.PutRun(ctx, r); err != nil {
+			return archiveErr(err)
+		}
+		p.fetched++
+		p.say(fmt.Sprintf("archive: run %s archived without a trace: a first-generation run has none", ri.ID))
+		return nil
+	}
 	if stop, err := failed("skipped: its trace could not be read; its list item and status are kept", err, r); stop {
 		return err
 	}
