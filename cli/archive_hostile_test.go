@@ -13,12 +13,15 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/exp/teatest/v2"
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/runs"
 )
 
 // faulty stands before a service and answers requests whose path starts
@@ -375,6 +378,21 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 		if n != 1 {
 			t.Errorf("%s listed %d times", id, n)
 		}
+	}
+
+	// The screen itself, scrolled to the end: the oldest run is there.
+	m := runs.New(runs.Config{Service: &archiveService{st: st, q: archive.Query{Service: "http://x"}}, NoColor: true})
+	tm := teatest.NewTestModel(t, runs.Screen{M: m}, teatest.WithInitialTermSize(120, 40))
+	// Down, a row at each look, until the last run is drawn (pages come
+	// as the selection nears the end of what is loaded).
+	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		tm.Send(tea.KeyPressMsg{Code: 'j', Text: "j"})
+		return bytes.Contains(b, []byte("run-000"))
+	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
+	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
+	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
+	if m.Loaded() != 65 {
+		t.Fatalf("the screen loaded %d of 65 runs", m.Loaded())
 	}
 }
 

@@ -293,10 +293,11 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 	for i := range list {
 		if i == poller.ListPageSize {
 			// The cursor handed out stands for the page's last run's
-			// key: cursors go back in time strictly, before any real
-			// one (1969 and earlier: -1 ns, -2 ns, ...), and runs that
-			// share a creation time across pages are all listed.
-			out.Next, out.NextBefore = archivePageMark, time.Unix(0, -int64(len(s.cursors)))
+			// key, so that runs that share a creation time across pages
+			// are all listed. Cursors go back in time strictly, a
+			// millisecond apart (the screen tells pages apart by it),
+			// before any real one and the newest page's: -2 ms, -3 ms...
+			out.Next, out.NextBefore = archivePageMark, time.UnixMilli(-1-int64(len(s.cursors)))
 			last := &list[i-1]
 			s.cursors[out.NextBefore.UnixNano()] = archiveKey{at: last.SortAt, id: last.ID}
 			break
