@@ -248,8 +248,12 @@ func (s *sqlStore) begin(ctx context.Context) (*sql.Tx, error) {
 	var deadline time.Time
 	for {
 		tx, err := s.db.BeginTx(ctx, nil)
-		if err == nil || !busy(err) || ctx.Err() != nil {
+		switch {
+		case err == nil, !busy(err):
 			return tx, err
+		case ctx.Err() != nil:
+			// The caller's own bound came first: still a lock.
+			return nil, &kindError{ErrLocked, err}
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(max(s.lockWait-sqliteBusySlice, 0))

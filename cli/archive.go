@@ -114,6 +114,7 @@ type archiveSink struct {
 	pending      []archive.Poll
 	pendingBytes int
 	failed       bool   // said once
+	lost         bool   // something was left out for good (a snapshot, a poll too large)
 	gaveUp       bool   // too much pending: archiving of this watch stopped
 	lastErr      string // the failure, for the end of the watch
 	say          func(string)
@@ -179,6 +180,7 @@ func (s *archiveSink) drain() {
 		if err = s.store.PutRun(ctx, r); errors.Is(err, archive.ErrTooLarge) {
 			s.mu.Lock()
 			s.fail(err) // said, and left out: the rest is written
+			s.lost = true
 			s.mu.Unlock()
 			err = nil
 		}
@@ -231,6 +233,7 @@ func (s *archiveSink) appendEach(ctx context.Context, polls []archive.Poll) (int
 		if errors.Is(err, archive.ErrTooLarge) {
 			s.mu.Lock()
 			s.fail(err)
+			s.lost = true
 			s.mu.Unlock()
 			continue
 		}
@@ -427,6 +430,13 @@ func (s *archiveSink) fail(err error) {
 	}
 }
 
+// failing reports whether a write has failed (said once).
+func (s *archiveSink) failing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
 // put records what is known of the run (written by the writer, before the
 // polls queued with it); a failure is said like a poll's.
 func (s *archiveSink) put(r *archive.Run) {
@@ -455,6 +465,7 @@ func (s *archiveSink) putSnapshot(snapshotID, content string) bool {
 	if err := s.store.PutSnapshot(ctx, s.service, s.jobID, snapshotID, content); err != nil {
 		s.mu.Lock()
 		s.fail(err)
+		s.lost = true
 		s.mu.Unlock()
 		return false
 	}
@@ -462,14 +473,15 @@ func (s *archiveSink) putSnapshot(snapshotID, content string) bool {
 }
 
 // finish ends the writer once it has written what is queued, then writes
-// what firewatch derived from the watch.
-func (s *archiveSink) finish(w *watchSession) {
+// what firewatch derived from the watch; whole reports that everything was
+// written in the end.
+func (s *archiveSink) finish(w *watchSession) (whole bool) {
 	close(s.stop)
 	<-s.stopped
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.gaveUp || len(s.pending) > 0 || len(s.puts) > 0 {
-		return
+		return false
 	}
 	r := derivedRun(w.summary(), w.Store)
 	r.Service, r.ID = s.service, s.jobID
@@ -477,7 +489,9 @@ func (s *archiveSink) finish(w *watchSession) {
 	defer cancel()
 	if err := s.store.SetDerived(ctx, r); err != nil {
 		s.fail(err)
+		return false
 	}
+	return !s.lost
 }
 
 // derivedRun is the archive's record of what firewatch derived: the
@@ -561,7 +575,7 @@ func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jo
 		say := s.say
 		s.mu.Unlock()
 		if say != nil {
-			say(fmt.Sprintf("the archive is locked by another program: waiting for it (up to %s; the watch goes on)", text.Duration(archive.DefaultLockWait)))
+			say("the archive is locked by another program: waiting for it (the watch goes on)")
 		}
 	}})
 	if a.archiveSeed != nil {
@@ -617,12 +631,17 @@ func (s *archiveSink) close(w *watchSession) {
 	if s.snapshots != nil {
 		s.snapshots.close(w.Store.Run().Finished != nil)
 	}
-	s.finish(w)
+	whole := s.finish(w)
 	s.mu.Lock()
-	failed := s.failed
+	failed, lastErr := s.failed, s.lastErr
 	s.mu.Unlock()
-	if failed && w.Output == OutputTUI {
-		fmt.Fprintf(w.Stderr, "firewatch: archiving failed, the watch went on: %s\n", s.lastErr)
+	switch {
+	case failed && whole:
+		// A passing failure (a lock, a restart): the writes went through
+		// later, which is what matters after "archiving failed".
+		fmt.Fprintf(w.Stderr, "firewatch: the archive caught up: the run is archived in full (it was held up: %s)\n", lastErr)
+	case failed && w.Output == OutputTUI:
+		fmt.Fprintf(w.Stderr, "firewatch: archiving failed, the watch went on: %s\n", lastErr)
 	}
 	s.store.Close()
 }
