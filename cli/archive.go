@@ -740,15 +740,7 @@ func (a *app) jobFromArchive(ctx context.Context, service, id string) (*archive.
 		return nil, nil, archive.ErrNotFound
 	}
 	defer st.Close()
-	r, err := st.Get(ctx, service, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	polls, err := st.Polls(ctx, r.Service, r.ID)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, recordingOf(r, polls), nil
+	return a.jobFromStore(ctx, st, service, id)
 }
 
 // archiveSeedOf is what run knows of the run it started: its request, the
