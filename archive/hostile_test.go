@@ -343,3 +343,49 @@ func TestBodyTooLarge(t *testing.T) {
 		}
 	})
 }
+
+// TestMigrateToTeams: an archive of schema 1 (written before teams were
+// kept) is brought to this version on open: its runs are read as they
+// were, with no team and no gaps, and the new columns are written.
+func TestMigrateToTeams(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string, s Store) {
+		ctx := context.Background()
+		ss := s.(*sqlStore)
+		db := ss.db
+		for _, stmt := range []string{`DROP TABLE fw_meta`, `DROP TABLE fw_runs`, `DROP TABLE fw_polls`, `DROP TABLE fw_snapshots`} {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		for _, stmt := range ss.d.migrations()[0] {
+			if _, err := db.Exec(stmt); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if _, err := db.Exec(ss.q(`INSERT INTO fw_meta (k, v) VALUES ('schema', '1')`)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Exec(ss.q(`INSERT INTO fw_runs (service, id, prompt, archived_at, sort_at, polls) VALUES (?, 'r1', 'old run', 1, 1, 1)`), svc); err != nil {
+			t.Fatal(err)
+		}
+		s.Close()
+		s2, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatalf("opening a schema 1 archive: %v", err)
+		}
+		defer s2.Close()
+		if v, err := s2.(*sqlStore).version(ctx, s2.(*sqlStore).db); err != nil || v != SchemaVersion {
+			t.Fatalf("version %d after the migration (%v)", v, err)
+		}
+		r, err := s2.Get(ctx, svc, "r1")
+		if err != nil || r.Prompt != "old run" || r.Team != "" || r.Gaps != 0 {
+			t.Fatalf("the old run: %+v %v", r, err)
+		}
+		if err := s2.Claim(ctx, svc, TeamOf("fc-key-0123456789"), []string{"r1"}); err != nil {
+			t.Fatal(err)
+		}
+		if h, _ := s2.Held(ctx, svc, []string{"r1"}); h["r1"].Team != TeamOf("fc-key-0123456789") {
+			t.Fatalf("held %+v", h)
+		}
+	})
+}
