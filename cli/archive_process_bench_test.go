@@ -10,39 +10,22 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 )
 
-var (
-	benchBinOnce sync.Once
-	benchBin     string
-	benchBinErr  error
-)
-
-// builtFirewatch builds firewatch once for the benchmarks that measure it
-// as a process (its peak memory is the process's).
+// builtFirewatch builds firewatch for a benchmark that measures it as a
+// process (its peak memory is the process's).
 func builtFirewatch(b *testing.B) string {
-	benchBinOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "firewatch-bench")
-		if err != nil {
-			benchBinErr = err
-			return
-		}
-		benchBin = filepath.Join(dir, "firewatch")
-		cmd := exec.Command("go", "build", "-o", benchBin, ".")
-		cmd.Dir = ".."
-		cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			benchBinErr = fmt.Errorf("go build: %v\n%s", err, out)
-		}
-	})
-	if benchBinErr != nil {
-		b.Fatal(benchBinErr)
+	bin := filepath.Join(b.TempDir(), "firewatch")
+	cmd := exec.Command("go", "build", "-o", bin, ".")
+	cmd.Dir = ".."
+	cmd.Env = append(os.Environ(), "CGO_ENABLED=0")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
 	}
-	return benchBin
+	return bin
 }
 
 // runPeak runs firewatch with args, its output thrown away, and returns how
