@@ -8,6 +8,8 @@ package archive
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"net/url"
@@ -21,7 +23,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this firewatch writes.
-const SchemaVersion = 2
+const SchemaVersion = 3
 
 // Off is the DSN that turns archiving off.
 const Off = "off"
@@ -42,12 +44,16 @@ type Run struct {
 	Service string // the service's base URL
 	ID      string
 
-	Prompt    string
-	Model     string
-	Effort    string
-	URLs      []string
-	Schema    []byte // the JSON schema as sent, nil when none
-	Label     string
+	Prompt string
+	Model  string
+	Effort string
+	URLs   []string
+	Schema []byte // the JSON schema as sent, nil when none
+	Label  string
+	// Team is the team that owns the run, as TeamOf names it (never the
+	// key): the last key whose list showed the run, or that archived it.
+	// "" when unknown (archived before teams were kept, or imported).
+	Team      string
 	Status    string // the service's status word; "cancelled" when the trace says so
 	CreatedAt *time.Time
 	// CreatedAtLocal says CreatedAt is firewatch's own clock when it
@@ -86,7 +92,14 @@ type Run struct {
 	Expired   bool  // the service no longer has it
 	// CancelRequested: firewatch asked the service to cancel the run.
 	CancelRequested bool
-	ArchivedAt      time.Time
+	// SortAt is the run's place in List's order (its creation time, else
+	// when it was first seen), with its id a key no two runs share: a
+	// listing continues after it with Query.Before and BeforeID.
+	SortAt time.Time
+	// Gaps is how many parts (artifact snapshots) the archive pass could
+	// not fetch: the next pass fetches the run again. Set by ReplaceRun.
+	Gaps       int
+	ArchivedAt time.Time
 }
 
 // SortTime is when the run was created, else when it was first seen.
@@ -124,16 +137,25 @@ type Held struct {
 	HasStatus bool   // the service's status was read (expiresAt is known)
 	Polls     int    // 0: only what a start, a list or a cancel said
 	Outcome   string // the trace's outcome, "" when not read
+	Team      string // the team that owns it ("" unknown)
+	Expired   bool   // marked as no longer kept by the service
+	Gaps      int    // parts an archive pass could not fetch
 }
 
 // Query selects runs for List.
 type Query struct {
 	Service string    // "" for every service
+	Team    string    // "" for every team; else only the runs that team owns
 	Since   time.Time // created at or after (zero: no bound)
 	Before  time.Time // created before (zero: no bound)
-	Status  string    // "" or "all" for any; else the status word (processing, completed, failed, cancelled)
-	Grep    string    // case-insensitive substring of the prompt
-	Limit   int       // 0: no limit
+	// BeforeID, with Before, continues a listing after the run (Before,
+	// BeforeID): the runs that sort after it, newest first by creation
+	// time then id, so that a page ends on a unique key even when many
+	// runs share one creation time.
+	BeforeID string
+	Status   string // "" or "all" for any; else the status word (processing, completed, failed, cancelled)
+	Grep     string // case-insensitive substring of the prompt
+	Limit    int    // 0: no limit
 }
 
 // Pruned says what Prune deleted.
@@ -174,6 +196,9 @@ type Store interface {
 	SetDerived(ctx context.Context, r *Run) error
 	// MarkExpired records that the service no longer has the run.
 	MarkExpired(ctx context.Context, service, id string) error
+	// Claim records that team's list of service shows the runs ids: the
+	// team owns them, and they are not expired.
+	Claim(ctx context.Context, service, team string, ids []string) error
 
 	// Get returns a run; service "" finds the id under any service (the
 	// given one first). ErrNotFound when it is not held.
@@ -184,6 +209,10 @@ type Store interface {
 	Snapshot(ctx context.Context, service, id, snapshotID string) (string, error)
 	// List returns runs, newest first, without their Summary.
 	List(ctx context.Context, q Query) ([]Run, error)
+	// Each calls fn with each run List would return, in its order, one
+	// at a time (r is reused: fn keeps nothing of it); fn's error stops it
+	// and is returned.
+	Each(ctx context.Context, q Query, fn func(r *Run) error) error
 	// Held returns, for the given ids of one service, how each is held;
 	// ids not held are absent.
 	Held(ctx context.Context, service string, ids []string) (map[string]Held, error)
@@ -192,6 +221,8 @@ type Store interface {
 	// Prune deletes runs created before before (service "" for every
 	// service), or the run id when id is set.
 	Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error)
+	// Pruning says what Prune would delete, deleting nothing.
+	Pruning(ctx context.Context, service string, before time.Time, id string) (Pruned, error)
 	Stats(ctx context.Context) (Stats, error)
 	Close() error
 }
@@ -234,17 +265,26 @@ func ResolveDSN(flag string) (string, error) {
 	return DefaultPath()
 }
 
-// IsPostgres reports whether dsn names a PostgreSQL server.
+// IsPostgres reports whether dsn names a PostgreSQL server: a URL
+// (postgres://, postgresql://) or pgx's keyword form ("host=db user=fw
+// password=... dbname=fw"); anything else is an SQLite file.
 func IsPostgres(dsn string) bool {
-	return strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://")
+	if strings.HasPrefix(dsn, "postgres://") || strings.HasPrefix(dsn, "postgresql://") {
+		return true
+	}
+	_, ok := keywordDSN(dsn)
+	return ok
 }
 
-// RedactDSN is dsn with its password (URL user info or a password=
-// parameter) written as the key is (text.Redacted): the one place a DSN is
-// made printable.
+// RedactDSN is dsn with its password (URL user info, a password=
+// parameter, or a keyword DSN's password) written as the key is
+// (text.Redacted): the one place a DSN is made printable.
 func RedactDSN(dsn string) string {
 	if !IsPostgres(dsn) {
 		return dsn
+	}
+	if kv, ok := keywordDSN(dsn); ok {
+		return kv.redacted(dsn)
 	}
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -263,11 +303,16 @@ func RedactDSN(dsn string) string {
 	return strings.ReplaceAll(u.String(), "REDACTEDPASSWORD", text.Redacted)
 }
 
-// Password is dsn's password (URL user info or a password= parameter), ""
-// for none: the caller adds it to the secrets every output redacts.
+// Password is dsn's password (URL user info, a password= parameter, or a
+// keyword DSN's password), "" for none: the caller adds it to the secrets
+// (text.Secrets.AddPassword), which redact it where it stands as a
+// password.
 func Password(dsn string) string {
 	if !IsPostgres(dsn) {
 		return ""
+	}
+	if kv, ok := keywordDSN(dsn); ok {
+		return kv.get("password")
 	}
 	u, err := url.Parse(dsn)
 	if err != nil {
@@ -284,16 +329,41 @@ func Password(dsn string) string {
 // Open opens the archive dsn names ("off": ErrOff), creating and migrating
 // it when needed. A database written by a newer firewatch, or a file that is
 // not one, is an error that names it; such a file is not changed.
+//
+// An SQLite file that cannot be written (a read-only file, folder or disk)
+// is opened read-only: it is read, and every write fails with ErrReadOnly.
 func Open(ctx context.Context, dsn string) (Store, error) {
+	return OpenWith(ctx, dsn, Options{})
+}
+
+// Options tune OpenWith.
+type Options struct {
+	// LockWait bounds how long a write waits for another program's write
+	// lock on an SQLite archive before it fails with ErrLocked; 0 is
+	// DefaultLockWait.
+	LockWait time.Duration
+	// Waiting, if set, is called once, the first time a write of this
+	// store has to wait for such a lock, so that the wait can be said.
+	Waiting func()
+}
+
+// DefaultLockWait is how long a write waits for another writer's lock.
+const DefaultLockWait = 30 * time.Second
+
+// OpenWith is Open with options.
+func OpenWith(ctx context.Context, dsn string, o Options) (Store, error) {
+	if o.LockWait <= 0 {
+		o.LockWait = DefaultLockWait
+	}
 	switch {
 	case dsn == Off:
 		return nil, ErrOff
 	case dsn == "":
 		return nil, errors.New("archive: empty DSN")
 	case IsPostgres(dsn):
-		return openPostgres(ctx, dsn)
+		return openPostgres(ctx, dsn, o)
 	}
-	return openSQLite(ctx, dsn)
+	return openSQLite(ctx, dsn, o)
 }
 
 // NewerError is a database written by a newer firewatch.
@@ -317,3 +387,14 @@ func (e *CorruptError) Error() string {
 }
 
 func (e *CorruptError) Unwrap() error { return e.Err }
+
+// TeamOf names the team of an API key without storing the key: a one-way
+// hash of it ("" for no key). Two keys of one team are two names; a run
+// belongs to the last one whose list showed it (Store.Claim).
+func TeamOf(key string) string {
+	if key == "" {
+		return ""
+	}
+	h := sha256.Sum256([]byte("firewatch team of key\x00" + key))
+	return "k1:" + hex.EncodeToString(h[:16])
+}

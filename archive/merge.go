@@ -52,6 +52,7 @@ func Merge(held, in *Run) *Run {
 	str(&m.Model, in.Model)
 	str(&m.Effort, in.Effort)
 	str(&m.Label, in.Label)
+	str(&m.Team, in.Team) // the last key whose list showed the run
 	if in.URLs != nil {
 		m.URLs = slices.Clone(in.URLs)
 	}

@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -17,7 +16,7 @@ import (
 const migrationLock = `SELECT pg_advisory_xact_lock(7305482193)`
 
 // openPostgres connects to a team's shared archive with pgx.
-func openPostgres(ctx context.Context, dsn string) (Store, error) {
+func openPostgres(ctx context.Context, dsn string, o Options) (Store, error) {
 	where := RedactDSN(dsn)
 	cfg, err := pgx.ParseConfig(dsn)
 	if err != nil {
@@ -30,7 +29,7 @@ func openPostgres(ctx context.Context, dsn string) (Store, error) {
 	db := stdlib.OpenDB(*cfg)
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
-	s := &sqlStore{db: db, d: postgresDialect, where: where, lockTx: migrationLock, now: time.Now}
+	s := &sqlStore{db: db, d: postgresDialect, where: where, lockTx: migrationLock, now: time.Now, lockWait: o.LockWait, waiting: o.Waiting, password: cfg.Password}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("archive %s: %s", where, scrubPassword(err.Error(), cfg.Password))
@@ -46,9 +45,9 @@ func openPostgres(ctx context.Context, dsn string) (Store, error) {
 	return s, nil
 }
 
+// scrubPassword is msg (the database's) with the DSN's password redacted
+// where it stands as one (text.RedactPassword): a password that is also a
+// word (the user's name, the database's) leaves the rest readable.
 func scrubPassword(msg, pw string) string {
-	if pw == "" {
-		return msg
-	}
-	return strings.ReplaceAll(msg, pw, text.Redacted)
+	return text.RedactPassword(msg, pw)
 }

@@ -6,10 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/ncruces/go-sqlite3"
 )
 
 // dialect is what differs between SQLite and PostgreSQL.
@@ -24,6 +27,10 @@ type dialect struct {
 	forUpdate string
 	// tableExists is the query that reports whether fw_meta exists.
 	tableExists string
+	// foreign counts what the database holds that a firewatch archive
+	// without fw_meta may not: a database holding it is another
+	// program's, and firewatch writes nothing into it.
+	foreign string
 }
 
 var sqliteDialect = dialect{
@@ -32,6 +39,7 @@ var sqliteDialect = dialect{
 	blob:        "BLOB",
 	like:        "LIKE",
 	tableExists: `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='fw_meta'`,
+	foreign:     `SELECT COUNT(*) FROM sqlite_master`,
 }
 
 var postgresDialect = dialect{
@@ -42,6 +50,9 @@ var postgresDialect = dialect{
 	dollar:      true,
 	forUpdate:   " FOR UPDATE",
 	tableExists: `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema=current_schema() AND table_name='fw_meta'`,
+	// A PostgreSQL schema is shared with other programs' tables: only
+	// firewatch's own names without fw_meta are another program's.
+	foreign: `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema=current_schema() AND table_name IN ('fw_runs', 'fw_polls', 'fw_snapshots')`,
 }
 
 // migrations[i] takes the schema from version i to i+1.
@@ -79,7 +90,21 @@ func (d dialect) migrations() [][]string {
 		`ALTER TABLE fw_runs ADD COLUMN credits_by_agent TEXT`,
 		`ALTER TABLE fw_runs ADD COLUMN cancel_requested SMALLINT NOT NULL DEFAULT 0`,
 		`DELETE FROM fw_runs WHERE ` + emptyRun,
-	}}
+	},
+		d.teamsStep(),
+	}
+}
+
+// teamsStep takes the schema to version 3: each run's owning team (a
+// one-way name of the key, TeamOf), so that a pass expires only its own
+// team's runs, and the parts an archive pass could not fetch (gaps), which
+// the next pass fetches again.
+func (d dialect) teamsStep() []string {
+	return []string{
+		`ALTER TABLE fw_runs ADD COLUMN team TEXT`,
+		`ALTER TABLE fw_runs ADD COLUMN gaps INTEGER NOT NULL DEFAULT 0`,
+		`CREATE INDEX fw_runs_service_team ON fw_runs (service, team)`,
+	}
 }
 
 // emptyRun selects the runs of which nothing is known but the id: no poll,
@@ -101,9 +126,24 @@ type sqlStore struct {
 	rids sync.Map
 	// A watch's two statements per poll and its snapshot's (prepareHot).
 	insertPoll, countPolls, insertSnapshot *sql.Stmt
+	// lockWait bounds a write's wait for another writer's lock; waiting
+	// is told once, when a write first has to wait (Options).
+	lockWait time.Duration
+	waiting  func()
+	waitSaid sync.Once
+	readOnly bool // opened read-only (a file, folder or disk that cannot be written)
+	// password is the DSN's, scrubbed from the database's errors.
+	password string
 }
 
 func (s *sqlStore) Where() string { return s.where }
+
+// ReadOnly reports whether st was opened read-only (Open: a file, folder or
+// disk that cannot be written); its writes fail with ErrReadOnly.
+func ReadOnly(st Store) bool {
+	s, ok := st.(*sqlStore)
+	return ok && s.readOnly
+}
 
 func (s *sqlStore) Close() error {
 	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls, s.insertSnapshot} {
@@ -189,7 +229,58 @@ func (s *sqlStore) fail(op string, err error) error {
 	if err == nil {
 		return nil
 	}
-	return fmt.Errorf("archive %s: %s: %w", s.where, op, err)
+	if s.password != "" && strings.Contains(err.Error(), s.password) {
+		err = &scrubbed{err, s.password}
+	}
+	if s.d.name == "sqlite" && errors.Is(err, sqlite3.IOERR) && !errors.Is(err, ErrNoSpace) {
+		// SQLite says a full disk as "disk I/O error" (its write failed,
+		// the reason is not kept): the disk is asked.
+		if free, ok := freeSpace(filepath.Dir(s.where)); ok && free < lowSpace {
+			err = &kindError{ErrNoSpace, err}
+		}
+	}
+	return fmt.Errorf("archive %s: %s: %w", s.where, op, classify(err))
+}
+
+// lowSpace is the free space under which a failed write is taken to have
+// failed for want of space: more than any one write of the archive's
+// needs, far less than a disk in use has free.
+const lowSpace = 64 << 20
+
+// scrubbed is a database error whose message is said without the DSN's
+// password (its kind is still found with errors.Is).
+type scrubbed struct {
+	err error
+	pw  string
+}
+
+func (e *scrubbed) Error() string { return scrubPassword(e.err.Error(), e.pw) }
+func (e *scrubbed) Unwrap() error { return e.err }
+
+// begin begins a write transaction. On SQLite, another program's write
+// lock is waited for in slices (the busy timeout), said once (waiting),
+// up to lockWait; then ErrLocked.
+func (s *sqlStore) begin(ctx context.Context) (*sql.Tx, error) {
+	var deadline time.Time
+	for {
+		tx, err := s.db.BeginTx(ctx, nil)
+		switch {
+		case err == nil, !busy(err):
+			return tx, err
+		case ctx.Err() != nil:
+			// The caller's own bound came first: still a lock.
+			return nil, &kindError{ErrLocked, err}
+		}
+		if deadline.IsZero() {
+			deadline = time.Now().Add(max(s.lockWait-sqliteBusySlice, 0))
+		}
+		if !time.Now().Before(deadline) {
+			return nil, &kindError{ErrLocked, err}
+		}
+		if s.waiting != nil {
+			s.waitSaid.Do(s.waiting)
+		}
+	}
 }
 
 // version reads the schema version: 0 for an empty database, -1 for one
@@ -225,7 +316,7 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 	if v, err := s.version(ctx, s.db); err == nil && v == SchemaVersion {
 		return nil
 	}
-	tx, err := s.db.BeginTx(ctx, nil)
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return s.fail("migrating", err)
 	}
@@ -244,6 +335,17 @@ func (s *sqlStore) migrate(ctx context.Context) error {
 	}
 	if v == SchemaVersion {
 		return nil
+	}
+	if v == 0 {
+		// Never write into another program's database, whatever its
+		// journal mode.
+		var n int
+		if err := tx.QueryRowContext(ctx, s.d.foreign).Scan(&n); err != nil {
+			return &CorruptError{Where: s.where, Err: err}
+		}
+		if n > 0 {
+			return &CorruptError{Where: s.where, Err: errors.New("it is a database, but not a firewatch archive")}
+		}
 	}
 	for _, step := range s.d.migrations()[v:] {
 		for _, stmt := range step {
@@ -347,6 +449,9 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 	var resEnc, res, sumEnc, sum any
 	if m.Result != nil {
 		e, b := encode(m.Result)
+		if err := fits("the run's result", len(b)); err != nil {
+			return 0, err
+		}
 		resEnc, res = e, b
 	}
 	switch {
@@ -359,11 +464,11 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 	vals := []any{nullStr(m.Prompt), nullStr(m.Model), nullStr(m.Effort), urls, schema, nullStr(m.Label), nullStr(m.Status),
 		ms(m.CreatedAt), ms(m.ExpiresAt), nullF(m.CreditsUsed), nullF(m.MaxCredits),
 		nullStr(m.Outcome), ms(m.FinishedAt), nullI(m.DurationMs), nullF(m.TokensUsed), m.Events, m.ToolCalls, m.Errors, m.Attention,
-		byAgent, ms(m.StartedAt), b01(m.Complete), b01(m.Expired), b01(m.CancelRequested), m.SortTime().UnixMilli(),
+		byAgent, ms(m.StartedAt), b01(m.Complete), b01(m.Expired), b01(m.CancelRequested), m.SortTime().UnixMilli(), nullStr(m.Team),
 		nullB(m.Item), resEnc, res, sumEnc, sum}
 	if held == nil {
 		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO fw_runs (`+mergedCols+`, item, result_enc, result, summary_enc, summary, service, id, archived_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			append(vals, m.Service, m.ID, m.ArchivedAt.UnixMilli())...)
 		if err != nil {
 			return 0, err
@@ -380,15 +485,27 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 // mergedCols are the columns upsertRun writes from the merged record.
 const mergedCols = `prompt, model, effort, urls, schema_json, label, status, created_at, expires_at, credits_used, max_credits,
 	outcome, finished_at, duration_ms, tokens_used, events, tool_calls, errors, attention, credits_by_agent,
-	started_at, complete, expired, cancel_requested, sort_at`
+	started_at, complete, expired, cancel_requested, sort_at, team`
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE on SQLite).
-func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) error {
-	tx, err := s.db.BeginTx(ctx, nil)
+func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) (err error) {
+	tx, err := s.begin(ctx)
 	if err != nil {
 		return s.fail(op, err)
 	}
 	defer tx.Rollback()
+	// The SQLite driver panics where SQLite runs out of its memory (it
+	// has a fixed amount: maxBody keeps bodies well under it); SQLite has
+	// rolled the statement back, and the write fails.
+	defer func() {
+		if r := recover(); r != nil {
+			e, ok := r.(error)
+			if !ok || !errors.Is(e, sqlite3.NOMEM) && e.Error() != "sqlite3: out of memory" {
+				panic(r)
+			}
+			err = s.fail(op, &kindError{ErrTooLarge, e})
+		}
+	}()
 	if err := fn(tx); err != nil {
 		return s.fail(op, err)
 	}
@@ -406,6 +523,9 @@ func (s *sqlStore) insertPolls(ctx context.Context, tx *sql.Tx, rid int64, from 
 	var bytes int64
 	for i, p := range polls {
 		enc, body := p.encoded()
+		if err := fits(fmt.Sprintf("poll %d", from+i+1), len(body)); err != nil {
+			return 0, err
+		}
 		if _, err := tx.ExecContext(ctx, s.q(`INSERT INTO fw_polls (rid, seq, received_at, enc, body) VALUES (?, ?, ?, ?, ?)`),
 			rid, from+i, p.ReceivedAt.UnixMilli(), enc, body); err != nil {
 			return 0, err
@@ -425,6 +545,9 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 	var size int64
 	for i := range polls {
 		encs[i], bodies[i] = polls[i].encoded()
+		if err := fits("a poll", len(bodies[i])); err != nil {
+			return s.fail("saving a poll", err)
+		}
 		size += int64(len(bodies[i]))
 	}
 	insert := func(tx *sql.Tx, rid int64, from int) error {
@@ -509,9 +632,15 @@ func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapsho
 		}
 		for sid, c := range snapshots {
 			enc, body := encode([]byte(c))
+			if err := fits("a snapshot", len(body)); err != nil {
+				return err
+			}
 			if _, err := s.putSnapshot(ctx, tx, rid, sid, enc, body); err != nil {
 				return err
 			}
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET gaps = ? WHERE rid = ?`), r.Gaps, rid); err != nil {
+			return err
 		}
 		return nil
 	})
@@ -532,6 +661,9 @@ func (s *sqlStore) putSnapshot(ctx context.Context, tx *sql.Tx, rid int64, sid s
 
 func (s *sqlStore) PutSnapshot(ctx context.Context, service, id, snapshotID, content string) error {
 	enc, body := encode([]byte(content)) // before the transaction: it stays short
+	if err := fits("the snapshot", len(body)); err != nil {
+		return s.fail("saving a snapshot", err)
+	}
 	key := service + "\x00" + id
 	if v, ok := s.rids.Load(key); ok {
 		// A watch's snapshots: its run's row is known, one statement.
@@ -580,22 +712,43 @@ func (s *sqlStore) MarkExpired(ctx context.Context, service, id string) error {
 	})
 }
 
+func (s *sqlStore) Claim(ctx context.Context, service, team string, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.write(ctx, "saving a run", func(tx *sql.Tx) error {
+		for len(ids) > 0 {
+			n := min(len(ids), 200)
+			args := []any{nullStr(team), service}
+			for _, id := range ids[:n] {
+				args = append(args, id)
+			}
+			ph := strings.TrimSuffix(strings.Repeat("?, ", n), ", ")
+			if _, err := tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET team = COALESCE(?, team), expired = 0 WHERE service = ? AND id IN (`+ph+`)`), args...); err != nil {
+				return err
+			}
+			ids = ids[n:]
+		}
+		return nil
+	})
+}
+
 const runCols = `service, id, prompt, model, effort, urls, schema_json, label, status, created_at, expires_at, credits_used, max_credits,
 	outcome, finished_at, duration_ms, tokens_used, events, tool_calls, errors, attention, started_at, polls, poll_bytes, complete, expired, archived_at,
-	credits_by_agent, cancel_requested`
+	credits_by_agent, cancel_requested, team, gaps, sort_at`
 
 type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner, extra ...any) (*Run, error) {
 	var r Run
-	var prompt, model, effort, urls, schema, label, status, outcome, byAgent sql.NullString
+	var prompt, model, effort, urls, schema, label, status, outcome, byAgent, team sql.NullString
 	var created, expires, finished, dur, started sql.NullInt64
 	var credits, maxc, tokens sql.NullFloat64
 	var complete, expired, cancel int
-	var archived int64
+	var archived, sortAt int64
 	dst := []any{&r.Service, &r.ID, &prompt, &model, &effort, &urls, &schema, &label, &status, &created, &expires, &credits, &maxc,
 		&outcome, &finished, &dur, &tokens, &r.Events, &r.ToolCalls, &r.Errors, &r.Attention, &started, &r.Polls, &r.PollBytes,
-		&complete, &expired, &archived, &byAgent, &cancel}
+		&complete, &expired, &archived, &byAgent, &cancel, &team, &r.Gaps, &sortAt}
 	if err := sc.Scan(append(dst, extra...)...); err != nil {
 		return nil, err
 	}
@@ -622,8 +775,8 @@ func scanRun(sc scanner, extra ...any) (*Run, error) {
 	if dur.Valid {
 		r.DurationMs = &dur.Int64
 	}
-	r.Complete, r.Expired, r.CancelRequested = complete == 1, expired == 1, cancel == 1
-	r.ArchivedAt = time.UnixMilli(archived).UTC()
+	r.Complete, r.Expired, r.CancelRequested, r.Team = complete == 1, expired == 1, cancel == 1, team.String
+	r.ArchivedAt, r.SortAt = time.UnixMilli(archived).UTC(), time.UnixMilli(sortAt).UTC()
 	return &r, nil
 }
 
@@ -720,16 +873,25 @@ var statusWords = map[string][]string{
 	"cancelled":  {"cancelled", "canceled"},
 }
 
-func (s *sqlStore) List(ctx context.Context, q Query) ([]Run, error) {
+// listQuery is List's query for q, newest first by creation time then id.
+func (s *sqlStore) listQuery(q Query) (string, []any) {
 	var where []string
 	var args []any
 	if q.Service != "" {
 		where, args = append(where, `service = ?`), append(args, q.Service)
 	}
+	if q.Team != "" {
+		where, args = append(where, `team = ?`), append(args, q.Team)
+	}
 	if !q.Since.IsZero() {
 		where, args = append(where, `sort_at >= ?`), append(args, q.Since.UnixMilli())
 	}
-	if !q.Before.IsZero() {
+	switch {
+	case !q.Before.IsZero() && q.BeforeID != "":
+		// After the run (Before, BeforeID) in the order below.
+		b := q.Before.UnixMilli()
+		where, args = append(where, `(sort_at < ? OR sort_at = ? AND id < ?)`), append(args, b, b, q.BeforeID)
+	case !q.Before.IsZero():
 		where, args = append(where, `sort_at < ?`), append(args, q.Before.UnixMilli())
 	}
 	if st := strings.ToLower(q.Status); st != "" && st != "all" {
@@ -755,20 +917,35 @@ func (s *sqlStore) List(ctx context.Context, q Query) ([]Run, error) {
 	if q.Limit > 0 {
 		query += ` LIMIT ` + strconv.Itoa(q.Limit)
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	return s.q(query), args
+}
+
+func (s *sqlStore) List(ctx context.Context, q Query) ([]Run, error) {
+	var out []Run
+	err := s.Each(ctx, q, func(r *Run) error {
+		out = append(out, *r)
+		return nil
+	})
+	return out, err
+}
+
+func (s *sqlStore) Each(ctx context.Context, q Query, fn func(r *Run) error) error {
+	query, args := s.listQuery(q)
+	rows, err := s.db.QueryContext(ctx, query, args...)
 	if err != nil {
-		return nil, s.fail("listing runs", err)
+		return s.fail("listing runs", err)
 	}
 	defer rows.Close()
-	var out []Run
 	for rows.Next() {
 		r, err := scanRun(rows)
 		if err != nil {
-			return nil, s.fail("listing runs", err)
+			return s.fail("listing runs", err)
 		}
-		out = append(out, *r)
+		if err := fn(r); err != nil {
+			return err
+		}
 	}
-	return out, s.fail("listing runs", rows.Err())
+	return s.fail("listing runs", rows.Err())
 }
 
 func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[string]Held, error) {
@@ -782,20 +959,21 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 			args = append(args, id)
 		}
 		ph := strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")
-		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 0 ELSE 1 END, polls, outcome
-			FROM fw_runs WHERE service = ? AND id IN (`+ph+`)`), args...)
+		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 0 ELSE 1 END, polls, outcome,
+			team, expired, gaps FROM fw_runs WHERE service = ? AND id IN (`+ph+`)`), args...)
 		if err != nil {
 			return nil, s.fail("reading runs", err)
 		}
 		for rows.Next() {
 			var id string
-			var c, item, status, polls int
-			var outcome sql.NullString
-			if err := rows.Scan(&id, &c, &item, &status, &polls, &outcome); err != nil {
+			var c, item, status, polls, expired, gaps int
+			var outcome, team sql.NullString
+			if err := rows.Scan(&id, &c, &item, &status, &polls, &outcome, &team, &expired, &gaps); err != nil {
 				rows.Close()
 				return nil, s.fail("reading runs", err)
 			}
-			out[id] = Held{Complete: c == 1, HasItem: item == 1, HasStatus: status == 1, Polls: polls, Outcome: outcome.String}
+			out[id] = Held{Complete: c == 1, HasItem: item == 1, HasStatus: status == 1, Polls: polls, Outcome: outcome.String,
+				Team: team.String, Expired: expired == 1, Gaps: gaps}
 		}
 		err = rows.Err()
 		rows.Close()
@@ -827,37 +1005,58 @@ func (s *sqlStore) SnapshotIDs(ctx context.Context, service, id string) ([]strin
 	return out, s.fail("reading snapshots", rows.Err())
 }
 
+// pruneWhere is the runs Prune deletes: created before before (service ""
+// for every service), or the run id when id is set.
+func pruneWhere(service string, before time.Time, id string) (string, []any) {
+	where, args := `sort_at < ?`, []any{before.UnixMilli()}
+	if id != "" {
+		where, args = `id = ?`, []any{id}
+	}
+	if service != "" {
+		where += ` AND service = ?`
+		args = append(args, service)
+	}
+	return where, args
+}
+
+// pruned counts what the runs of where hold.
+func (s *sqlStore) pruned(ctx context.Context, qr interface {
+	QueryRowContext(context.Context, string, ...any) *sql.Row
+}, where string, args []any) (Pruned, error) {
+	var p Pruned
+	row := qr.QueryRowContext(ctx, s.q(`SELECT COUNT(*), CAST(COALESCE(SUM(polls), 0) AS BIGINT), CAST(COALESCE(SUM(poll_bytes), 0) AS BIGINT) FROM fw_runs WHERE `+where), args...)
+	if err := row.Scan(&p.Runs, &p.Polls, &p.Bytes); err != nil {
+		return p, err
+	}
+	var snap int64
+	if err := qr.QueryRowContext(ctx, s.q(`SELECT CAST(COALESCE(SUM(LENGTH(body)), 0) AS BIGINT) FROM fw_snapshots WHERE rid IN (SELECT rid FROM fw_runs WHERE `+where+`)`), args...).Scan(&snap); err != nil {
+		return p, err
+	}
+	p.Bytes += snap
+	return p, nil
+}
+
+func (s *sqlStore) Pruning(ctx context.Context, service string, before time.Time, id string) (Pruned, error) {
+	where, args := pruneWhere(service, before, id)
+	p, err := s.pruned(ctx, s.db, where, args)
+	return p, s.fail("reading runs", err)
+}
+
 func (s *sqlStore) Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error) {
 	var p Pruned
 	err := s.write(ctx, "pruning", func(tx *sql.Tx) error {
-		var where string
-		var args []any
-		switch {
-		case id != "":
-			where, args = `id = ?`, []any{id}
-		default:
-			where, args = `sort_at < ?`, []any{before.UnixMilli()}
-		}
-		if service != "" {
-			where += ` AND service = ?`
-			args = append(args, service)
+		where, args := pruneWhere(service, before, id)
+		var err error
+		if p, err = s.pruned(ctx, tx, where, args); err != nil {
+			return err
 		}
 		sel := `SELECT rid FROM fw_runs WHERE ` + where
-		row := tx.QueryRowContext(ctx, s.q(`SELECT COUNT(*), CAST(COALESCE(SUM(polls), 0) AS BIGINT), CAST(COALESCE(SUM(poll_bytes), 0) AS BIGINT) FROM fw_runs WHERE `+where), args...)
-		if err := row.Scan(&p.Runs, &p.Polls, &p.Bytes); err != nil {
-			return err
-		}
-		var snap int64
-		if err := tx.QueryRowContext(ctx, s.q(`SELECT CAST(COALESCE(SUM(LENGTH(body)), 0) AS BIGINT) FROM fw_snapshots WHERE rid IN (`+sel+`)`), args...).Scan(&snap); err != nil {
-			return err
-		}
-		p.Bytes += snap
 		for _, t := range []string{"fw_polls", "fw_snapshots"} {
 			if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM `+t+` WHERE rid IN (`+sel+`)`), args...); err != nil {
 				return err
 			}
 		}
-		_, err := tx.ExecContext(ctx, s.q(`DELETE FROM fw_runs WHERE `+where), args...)
+		_, err = tx.ExecContext(ctx, s.q(`DELETE FROM fw_runs WHERE `+where), args...)
 		return err
 	})
 	return p, err

@@ -35,7 +35,7 @@ type dsnFlag struct{ a *app }
 func (f *dsnFlag) String() string { return archive.RedactDSN(f.a.archiveFlag) }
 func (f *dsnFlag) Type() string   { return "DSN" }
 func (f *dsnFlag) Set(v string) error {
-	f.a.secrets.Add(archive.Password(v))
+	f.a.secrets.AddPassword(archive.Password(v))
 	f.a.archiveFlag = v
 	return nil
 }
@@ -44,7 +44,7 @@ func (f *dsnFlag) Set(v string) error {
 // the default file); a password in it is one of the app's secrets.
 func (a *app) archiveDSN() (string, error) {
 	dsn, err := archive.ResolveDSN(a.archiveFlag)
-	a.secrets.Add(archive.Password(dsn))
+	a.secrets.AddPassword(archive.Password(dsn))
 	return dsn, err
 }
 
@@ -55,14 +55,28 @@ func (a *app) openArchive(ctx context.Context) (archive.Store, error) {
 	if err != nil {
 		return nil, asUsage(err)
 	}
-	s, err := archive.Open(ctx, dsn)
+	s, err := archive.OpenWith(ctx, dsn, a.archiveOptions())
 	if errors.Is(err, archive.ErrOff) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, asUsage(errors.New(a.secrets.Redact(err.Error())))
+		return nil, archiveErr(redactedErr{err, a.secrets})
 	}
 	return s, nil
+}
+
+// archiveErr is a store's error as a command's: a write the archive cannot
+// take (no space left, read-only, its lock held too long) is an output that
+// cannot be written (exit 8); an interrupt stays one (130, settle); anything
+// else is an archive the command cannot use (exit 2).
+func archiveErr(err error) error {
+	switch {
+	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
+		return err
+	case errors.Is(err, archive.ErrNoSpace), errors.Is(err, archive.ErrReadOnly), errors.Is(err, archive.ErrLocked):
+		return &outputError{name: "the archive", err: err}
+	}
+	return asUsage(err)
 }
 
 // requireArchive is openArchive for commands that have nothing to do
@@ -77,28 +91,186 @@ func (a *app) requireArchive(ctx context.Context) (archive.Store, error) {
 
 // archiveSink writes one watch's recording lines into the archive as they
 // come: the recorder's header line names the run, every later line is one
-// poll, written in its own short transaction. A failed write is said once;
-// its polls are kept and written with the next one, so a passing failure
-// (a locked or restarting database) loses nothing.
+// poll, written in its own short transaction. The writes happen on the
+// sink's own goroutine (writer): a watch hands a poll over and goes on, so
+// that an archive waiting for a lock or a slow server never delays what
+// the screen or the printers show. A failed write is said once; its polls
+// are kept and written with the next one, so a passing failure (a locked
+// or restarting database) loses nothing.
 type archiveSink struct {
 	store   archive.Store
 	secrets *text.Secrets // the app's: a failure's message is redacted with it
 	service string
 	jobID   string
+	team    string // archive.TeamOf the watch's key: the run's owner
 	started time.Time
 
 	mu           sync.Mutex
 	part         *archive.Encoder // a long line coming in parts
 	partAt       time.Time        // its receive time
+	puts         []*archive.Run   // what is known of the run, written before the polls
 	pending      []archive.Poll
 	pendingBytes int
 	failed       bool   // said once
+	lost         bool   // something was left out for good (a snapshot, a poll too large)
 	gaveUp       bool   // too much pending: archiving of this watch stopped
 	lastErr      string // the failure, for the end of the watch
 	say          func(string)
 
+	kick     chan struct{} // the writer has work (one is enough)
+	stop     chan struct{} // closed by finish: the writer writes what is left and ends
+	stopped  chan struct{} // closed by the writer when it ends
+	drained  *sync.Cond    // on mu: broadcast after each drain
+	drains   int           // drains done
+	draining bool          // a drain is under way
+	owned    bool          // the run's team was written (the writer's alone)
+
 	// snapshots stores the run's artifact snapshots (keepSnapshots).
 	snapshots *snapshotKeeper
+}
+
+// newArchiveSink makes the sink of one watch of jobID and starts its
+// writer.
+func newArchiveSink(st archive.Store, sec *text.Secrets, service, jobID, team string) *archiveSink {
+	s := &archiveSink{store: st, secrets: sec, service: service, jobID: jobID, team: team, started: time.Now(),
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+	s.drained = sync.NewCond(&s.mu)
+	go s.writer()
+	return s
+}
+
+// writer writes what the watch hands over, until finish.
+func (s *archiveSink) writer() {
+	defer close(s.stopped)
+	for {
+		select {
+		case <-s.kick:
+			s.drain()
+		case <-s.stop:
+			s.drain()
+			return
+		}
+	}
+}
+
+// wake tells the writer there is work.
+func (s *archiveSink) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// drain writes what is queued: the run's fields, then the polls. What
+// fails stays queued for the next try; only the writer takes from the
+// front of the queues.
+func (s *archiveSink) drain() {
+	s.mu.Lock()
+	s.draining = true
+	puts := s.puts[:len(s.puts):len(s.puts)]
+	polls := s.pending[:len(s.pending):len(s.pending)]
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
+	defer cancel()
+	var err error
+	done := 0
+	for _, r := range puts {
+		if err = s.store.PutRun(ctx, r); errors.Is(err, archive.ErrTooLarge) {
+			s.mu.Lock()
+			s.fail(err) // said, and left out: the rest is written
+			s.lost = true
+			s.mu.Unlock()
+			err = nil
+		}
+		if err != nil {
+			break
+		}
+		done++
+	}
+	if err == nil && len(polls) > 0 && !s.owned && s.team != "" {
+		// The run's owner, with its first poll (never a row for a run
+		// that sent none).
+		if err = s.store.PutRun(ctx, &archive.Run{Service: s.service, ID: s.jobID, Team: s.team}); err == nil {
+			s.owned = true
+		}
+	}
+	written := 0
+	if err == nil && len(polls) > 0 {
+		err = s.store.AppendPolls(ctx, s.service, s.jobID, s.started, polls)
+		switch {
+		case err == nil:
+			written = len(polls)
+		case errors.Is(err, archive.ErrTooLarge):
+			written, err = s.appendEach(ctx, polls)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.puts = s.puts[done:]
+	for _, p := range polls[:written] {
+		s.pendingBytes -= pollSize(p)
+	}
+	s.pending = s.pending[written:]
+	if err != nil {
+		s.fail(err)
+		if s.pendingBytes > maxPending {
+			s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
+		}
+	}
+	s.draining = false
+	s.drains++
+	s.drained.Broadcast()
+}
+
+// appendEach writes polls one by one, leaving out (and saying) those too
+// large for the archive, so that the watch's later polls are still
+// archived; it returns how many of polls it is done with.
+func (s *archiveSink) appendEach(ctx context.Context, polls []archive.Poll) (int, error) {
+	for i, p := range polls {
+		err := s.store.AppendPolls(ctx, s.service, s.jobID, s.started, []archive.Poll{p})
+		if errors.Is(err, archive.ErrTooLarge) {
+			s.mu.Lock()
+			s.fail(err)
+			s.lost = true
+			s.mu.Unlock()
+			continue
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(polls), nil
+}
+
+// pollSize is what a queued poll holds in memory.
+func pollSize(p archive.Poll) int {
+	if p.Encoded != nil {
+		return p.Encoded.Size()
+	}
+	return len(p.Line)
+}
+
+// sync waits until the writer has tried once to write everything queued
+// now (the end of a watch, tests): a drain that starts after this call.
+func (s *archiveSink) sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) == 0 && len(s.puts) == 0 && !s.draining {
+		return
+	}
+	want := s.drains + 1
+	if s.draining {
+		want++
+	}
+	s.wake()
+	for s.drains < want {
+		select {
+		case <-s.stopped:
+			return
+		default:
+		}
+		s.drained.Wait()
+	}
 }
 
 // keepSnapshots makes the watch store the run's artifact snapshots: those
@@ -201,16 +373,24 @@ func (s *archiveSink) Write(p []byte) (int, error) {
 		}
 		return len(p), nil
 	}
-	// The line is written as it is, without a copy: the store is done
-	// with it when AppendPolls returns. Only a line kept for the next try
-	// is copied (the recorder reuses its buffer).
-	s.pending = append(s.pending, archive.Poll{ReceivedAt: receivedAt(line), Line: line})
-	s.pendingBytes += len(line)
-	s.flush()
-	if n := len(s.pending); n > 0 {
-		s.pending[n-1].Line = bytes.Clone(line)
-	}
+	// Copied: the recorder reuses its buffer, and the writer writes the
+	// line later.
+	s.queue(archive.Poll{ReceivedAt: receivedAt(line), Line: bytes.Clone(line)})
 	return len(p), nil
+}
+
+// queue hands a poll to the writer; s.mu is held.
+func (s *archiveSink) queue(p archive.Poll) {
+	s.pending = append(s.pending, p)
+	s.pendingBytes += pollSize(p)
+	if s.pendingBytes > maxPending && len(s.pending) > 1 && (s.failed || s.draining) {
+		// The archive does not keep up (it fails, or waits for a lock):
+		// archiving of this watch stops rather than hold more.
+		s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
+		s.fail(errors.New("the archive does not keep up: archiving of this run stopped"))
+		return
+	}
+	s.wake()
 }
 
 // writePart takes a part of a long line: it is deflated as it comes, and
@@ -229,9 +409,7 @@ func (s *archiveSink) writePart(p []byte, ends bool) {
 		s.fail(err)
 		return
 	}
-	s.pending = append(s.pending, archive.Poll{ReceivedAt: s.partAt, Encoded: e})
-	s.pendingBytes += e.Size()
-	s.flush()
+	s.queue(archive.Poll{ReceivedAt: s.partAt, Encoded: e})
 }
 
 // receivedAt is a recording line's receive time. The recorder writes it
@@ -257,24 +435,6 @@ func receivedAt(line []byte) time.Time {
 	return pl.ReceivedAt
 }
 
-// flush writes the pending polls; s.mu is held.
-func (s *archiveSink) flush() {
-	if len(s.pending) == 0 {
-		return
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
-	defer cancel()
-	err := s.store.AppendPolls(ctx, s.service, s.jobID, s.started, s.pending)
-	if err == nil {
-		s.pending, s.pendingBytes = s.pending[:0], 0
-		return
-	}
-	s.fail(err)
-	if s.pendingBytes > maxPending {
-		s.gaveUp, s.pending = true, nil
-	}
-}
-
 // fail says a write failed, once; s.mu is held.
 func (s *archiveSink) fail(err error) {
 	s.lastErr = s.secrets.Redact(err.Error())
@@ -286,45 +446,58 @@ func (s *archiveSink) fail(err error) {
 	}
 }
 
-// put records what is known of the run; a failure is said like a poll's.
+// failing reports whether a write has failed (said once).
+func (s *archiveSink) failing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// put records what is known of the run (written by the writer, before the
+// polls queued with it); a failure is said like a poll's.
 func (s *archiveSink) put(r *archive.Run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
-	defer cancel()
-	r.Service, r.ID = s.service, s.jobID
-	if err := s.store.PutRun(ctx, r); err != nil {
-		s.fail(err)
+	if s.gaveUp {
+		return
 	}
+	r.Service, r.ID, r.Team = s.service, s.jobID, s.team
+	s.puts = append(s.puts, r)
+	s.wake()
 }
 
-// putSnapshot stores one snapshot's content; a failure is said like a
+// putSnapshot stores one snapshot's content (on the snapshot keeper's
+// goroutine: the watch's does not wait for it); a failure is said like a
 // poll's. It reports whether it was stored.
 func (s *archiveSink) putSnapshot(snapshotID, content string) bool {
 	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.gaveUp {
+	gaveUp := s.gaveUp
+	s.mu.Unlock()
+	if gaveUp {
 		return false
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
 	defer cancel()
 	if err := s.store.PutSnapshot(ctx, s.service, s.jobID, snapshotID, content); err != nil {
+		s.mu.Lock()
 		s.fail(err)
+		s.lost = true
+		s.mu.Unlock()
 		return false
 	}
 	return true
 }
 
-// finish writes what is pending and what firewatch derived from the watch.
-func (s *archiveSink) finish(w *watchSession) {
+// finish ends the writer once it has written what is queued, then writes
+// what firewatch derived from the watch; whole reports that everything was
+// written in the end.
+func (s *archiveSink) finish(w *watchSession) (whole bool) {
+	close(s.stop)
+	<-s.stopped
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gaveUp {
-		return
-	}
-	s.flush()
-	if len(s.pending) > 0 {
-		return
+	if s.gaveUp || len(s.pending) > 0 || len(s.puts) > 0 {
+		return false
 	}
 	r := derivedRun(w.summary(), w.Store)
 	r.Service, r.ID = s.service, s.jobID
@@ -332,7 +505,9 @@ func (s *archiveSink) finish(w *watchSession) {
 	defer cancel()
 	if err := s.store.SetDerived(ctx, r); err != nil {
 		s.fail(err)
+		return false
 	}
+	return !s.lost
 }
 
 // derivedRun is the archive's record of what firewatch derived: the
@@ -369,10 +544,11 @@ func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
 // archiveWatch sets up archiving of a live watch: the sink to tee beside
 // --record, or nil when archiving is off or the archive cannot be had (said
 // once on stderr; the watch goes on).
-func (a *app) archiveWatch(ctx context.Context, w *watchSession, baseURL, jobID string) *archiveSink {
+func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jobID string) *archiveSink {
 	if a.noArchive {
 		return nil
 	}
+	baseURL := svc.baseURL
 	dsn, err := a.archiveDSN()
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: not archiving: %v\n", err)
@@ -383,22 +559,53 @@ func (a *app) archiveWatch(ctx context.Context, w *watchSession, baseURL, jobID 
 	if st == nil {
 		octx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
 		defer cancel()
-		st, err = archive.Open(octx, dsn)
+		st, err = archive.OpenWith(octx, dsn, a.archiveOptions())
 	}
 	if errors.Is(err, archive.ErrOff) {
 		return nil
+	}
+	if err == nil && archive.ReadOnly(st) {
+		st.Close()
+		err = fmt.Errorf("archive %s: %w (it is still read by history, compare, cost and report)", st.Where(), archive.ErrReadOnly)
 	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
 		return nil
 	}
-	s := &archiveSink{store: st, secrets: a.secrets, service: baseURL, jobID: jobID, started: time.Now()}
+	s := newArchiveSink(st, a.secrets, baseURL, jobID, archive.TeamOf(svc.key))
 	s.say = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
+	// A wait for another writer's lock is said where the sink says things
+	// (the footer once the screen is up), once.
+	a.lockSay.Store(&lockSayer{func() {
+		s.mu.Lock()
+		say := s.say
+		s.mu.Unlock()
+		if say != nil {
+			say("the archive is locked by another program: waiting for it (the watch goes on)")
+		}
+	}})
 	if a.archiveSeed != nil {
 		s.put(a.archiveSeed)
 	}
 	w.Debug.Printf("archive: %s", st.Where())
 	return s
+}
+
+// lockSayer says that a write waits for another program's lock on the
+// archive.
+type lockSayer struct{ say func() }
+
+// archiveOptions are the options every command opens the archive with: a
+// write that has to wait for another program's lock says so once, on
+// stderr, or where a watch's sink says things (archiveWatch).
+func (a *app) archiveOptions() archive.Options {
+	return archive.Options{Waiting: func() {
+		if ls := a.lockSay.Load(); ls != nil {
+			ls.say()
+			return
+		}
+		fmt.Fprintf(a.stderr, "firewatch: the archive is locked by another program: waiting for it (up to %s)\n", text.Duration(archive.DefaultLockWait))
+	}}
 }
 
 // attachNotes makes a failure show in the terminal UI's footer (once the
@@ -430,9 +637,17 @@ func (s *archiveSink) close(w *watchSession) {
 	if s.snapshots != nil {
 		s.snapshots.close(w.Store.Run().Finished != nil)
 	}
-	s.finish(w)
-	if s.failed && w.Output == OutputTUI {
-		fmt.Fprintf(w.Stderr, "firewatch: archiving failed, the watch went on: %s\n", s.lastErr)
+	whole := s.finish(w)
+	s.mu.Lock()
+	failed, lastErr := s.failed, s.lastErr
+	s.mu.Unlock()
+	switch {
+	case failed && whole:
+		// A passing failure (a lock, a restart): the writes went through
+		// later, which is what matters after "archiving failed".
+		fmt.Fprintf(w.Stderr, "firewatch: the archive caught up: the run is archived in full (it was held up: %s)\n", lastErr)
+	case failed && w.Output == OutputTUI:
+		fmt.Fprintf(w.Stderr, "firewatch: archiving failed, the watch went on: %s\n", lastErr)
 	}
 	s.store.Close()
 }
@@ -479,12 +694,13 @@ func pollLine(sec *text.Secrets, at time.Time, body []byte) []byte {
 
 // deriveFromRecording replays a recording at once into a store and returns
 // what firewatch derives from it, and the store.
-func deriveFromRecording(ctx context.Context, rec []byte) (*archive.Run, *model.Store, error) {
-	w, err := replayRun(ctx, bytes.NewReader(rec), nil, model.Request{})
+func deriveFromRecording(ctx context.Context, rec io.Reader) (*archive.Run, *model.Store, error) {
+	w, err := replayRun(ctx, rec, nil, model.Request{})
 	if err != nil {
 		return nil, nil, err
 	}
-	return derivedRun(w.summary(), w.Store), w.Store, nil
+	// The recording's header says what the run was asked (its cap).
+	return archive.Merge(runOfRequest(w.Store.Request()), derivedRun(w.summary(), w.Store)), w.Store, nil
 }
 
 // jobFromArchive looks id up in the archive (the current service first):
@@ -566,7 +782,7 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 		return false, nil
 	}
 	octx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
-	st, err := archive.Open(octx, dsn)
+	st, err := archive.OpenWith(octx, dsn, a.archiveOptions())
 	cancel()
 	if err != nil {
 		return false, nil // the watch says why it does not archive
@@ -586,7 +802,11 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 	if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
 		return false, nil
 	}
-	_ = st.MarkExpired(ctx, baseURL, jobID)
+	if r.Team == archive.TeamOf(svc.key) {
+		// Only the team that owns the run can say it is gone: another
+		// key's 404 says nothing of it.
+		_ = st.MarkExpired(ctx, baseURL, jobID)
+	}
 	r, polls, err := jobFromStore(ctx, st, baseURL, jobID)
 	if err != nil {
 		return true, asUsage(err)
@@ -622,6 +842,16 @@ func (a *app) archiveStarted(ctx context.Context, service, id string, req *polle
 		fmt.Fprintf(a.stderr, "firewatch: not archived (the run goes on): %s\n", a.secrets.Redact(err.Error()))
 	}
 }
+
+// redactedErr is err said with the secrets redacted, its kind kept for
+// errors.Is.
+type redactedErr struct {
+	err error
+	sec *text.Secrets
+}
+
+func (e redactedErr) Error() string { return e.sec.Redact(e.err.Error()) }
+func (e redactedErr) Unwrap() error { return e.err }
 
 // isArchiveNotFound reports an archive's "not held".
 func isArchiveNotFound(err error) bool { return errors.Is(err, archive.ErrNotFound) }

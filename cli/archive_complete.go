@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -25,14 +27,25 @@ type completer struct {
 	st      archive.Store
 	secrets *text.Secrets
 	service string
+	team    string // the team whose list is read (archive.TeamOf), "" unknown
 }
 
 // completion is what completing one run did.
 type completion struct {
-	fetched  bool  // its trace was fetched
+	fetched  bool  // its trace was fetched (or, first-generation, it was archived whole without one)
+	firstGen bool  // a first-generation run: it has no trace, ever
 	gone     bool  // the service no longer has it
 	requests int   // requests made
 	bytes    int64 // bytes of trace and snapshots fetched
+	// skipped says why the run could not be archived now (skipErr is the
+	// failure); what was read of it is kept and the next listing tries
+	// again.
+	skipped string
+	skipErr error
+	// gaps is how many snapshots could not be fetched (gapErr the last
+	// failure): the run is archived without them and fetched again later.
+	gaps   int
+	gapErr error
 }
 
 // gone reports the service's 404 for a run it no longer has.
@@ -42,18 +55,38 @@ func gone(err error) bool {
 }
 
 // complete brings the archive's record of the listed run ri up to what the
-// service has, as h says it is held (nil: not at all).
+// service has, as h says it is held (nil: not at all). A run the service
+// cannot give now (a 5xx, a 429 that stays, a body too large to keep) is
+// skipped, not an error: the answer says why and what was kept; only the
+// archive failing, or ctx, is an error.
 func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archive.Held) (completion, error) {
 	var done completion
 	if poller.ValidateJobID(ri.ID) != nil {
 		return done, nil
 	}
 	item := runFromInfo(cp.secrets, cp.service, ri)
-	if h != nil && h.Complete {
+	item.Team = cp.team
+	// skip keeps r (what was read) and says why the run waits for the
+	// next listing.
+	skip := func(what string, err error, r *archive.Run) (completion, error) {
+		if ctx.Err() != nil {
+			return done, ctx.Err()
+		}
+		if gone(err) {
+			done.gone = true
+			return done, nil
+		}
+		if err := cp.st.PutRun(ctx, r); err != nil {
+			return done, archiveErr(err)
+		}
+		done.skipped, done.skipErr = what, err
+		return done, nil
+	}
+	if h != nil && h.Complete && h.Gaps == 0 {
 		if !h.HasItem {
 			// Watched here: the list item adds the prompt, model, label...
 			if err := cp.st.PutRun(ctx, item); err != nil {
-				return done, asUsage(err)
+				return done, archiveErr(err)
 			}
 		}
 		if h.HasStatus {
@@ -62,35 +95,37 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 	}
 	done.requests++
 	status, err := cp.c.Status(ctx, ri.ID)
-	if gone(err) {
-		done.gone = true
-		return done, nil
-	}
 	if err != nil {
-		return done, err
+		return skip("skipped: its status could not be read; its list item is kept", err, item)
 	}
-	if h != nil && h.Complete {
+	if h != nil && h.Complete && h.Gaps == 0 {
 		// Finished, but its status (the result, expiresAt) never read.
 		r := withID(&archive.Run{}, cp.service, ri.ID)
 		applyStatus(cp.secrets, r, status)
 		if err := cp.st.PutRun(ctx, r); err != nil {
-			return done, asUsage(err)
+			return done, archiveErr(err)
 		}
 		return done, nil
 	}
+	r := item
+	applyStatus(cp.secrets, r, status)
 	done.requests++
 	at := time.Now()
 	body, err := cp.c.Trace(ctx, ri.ID, false)
-	if gone(err) {
-		done.gone = true
+	if pe := (*poller.Error)(nil); errors.As(err, &pe) && pe.Kind == poller.KindFirstGeneration && status.Terminal() {
+		// A first-generation run has no trace, ever: its list item and
+		// status (with its result) are all there is, archived whole.
+		r.Complete = true
+		if err := cp.st.PutRun(ctx, r); err != nil {
+			return done, archiveErr(err)
+		}
+		done.fetched, done.firstGen = true, true
 		return done, nil
 	}
 	if err != nil {
-		return done, err
+		return skip("skipped: its trace could not be read; its list item and status are kept", err, r)
 	}
 	done.fetched, done.bytes = true, int64(len(body))
-	r := item
-	applyStatus(cp.secrets, r, status)
 	r.StartedAt = &at
 	// The polls the archive holds (a watch left early), then this one; the
 	// record is derived from all of them, with what the archive holds of
@@ -101,14 +136,14 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 	if h != nil {
 		held, old, err := jobFromStore(ctx, cp.st, cp.service, ri.ID)
 		if err != nil && !isArchiveNotFound(err) {
-			return done, asUsage(err)
+			return done, archiveErr(err)
 		}
 		if held != nil {
 			base = archive.Merge(held, r)
 			polls = old
 			ids, err := cp.st.SnapshotIDs(ctx, cp.service, ri.ID)
 			if err != nil {
-				return done, asUsage(err)
+				return done, archiveErr(err)
 			}
 			for _, sid := range ids {
 				heldSnaps[sid] = true
@@ -116,7 +151,7 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		}
 	}
 	polls = append(polls, archive.Poll{ReceivedAt: at, Line: pollLine(cp.secrets, at, body)})
-	d, store, err := deriveFromRecording(ctx, recordingOf(base, polls))
+	d, store, err := deriveFromRecording(ctx, bytes.NewReader(recordingOf(base, polls)))
 	if err != nil {
 		// A body firewatch cannot read is kept as it came.
 		d = &archive.Run{}
@@ -132,19 +167,30 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 				}
 				done.requests++
 				s, err := cp.c.Snapshot(ctx, ri.ID, sid)
-				if err != nil {
-					if gone(err) {
-						continue
-					}
-					return done, err
+				switch {
+				case ctx.Err() != nil:
+					return done, ctx.Err()
+				case gone(err):
+					continue
+				case err != nil:
+					// The run is kept without it; the next listing
+					// fetches it again.
+					done.gaps++
+					done.gapErr = err
+					continue
 				}
 				snaps[sid] = s.Content
 				done.bytes += int64(len(s.Content))
 			}
 		}
 	}
+	r.Gaps = done.gaps
 	if err := cp.st.ReplaceRun(ctx, r, polls, snaps); err != nil {
-		return done, asUsage(err)
+		if errors.Is(err, archive.ErrTooLarge) {
+			done.fetched = false
+			return skip("skipped: the archive cannot hold it", err, item)
+		}
+		return done, archiveErr(err)
 	}
 	return done, nil
 }
@@ -247,13 +293,17 @@ func (b *backgroundCompleter) loop() {
 			h, err = b.over(job.ri.ID)
 		}
 		if err == nil && h != nil {
-			_, err = b.cp.complete(b.ctx, &job.ri, h)
+			var done completion
+			done, err = b.cp.complete(b.ctx, &job.ri, h)
+			if err == nil && (done.skipErr != nil || done.gaps > 0) {
+				err = cmp.Or(done.skipErr, done.gapErr) // tried again at the next listing
+			}
 		}
 		if b.ctx.Err() != nil {
 			return
 		}
 		if err != nil {
-			if errors.As(err, new(*usageError)) {
+			if errors.As(err, new(*usageError)) || errors.As(err, new(*outputError)) {
 				b.note(err) // the archive's
 			}
 			b.mu.Lock()

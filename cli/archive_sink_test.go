@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -18,11 +20,11 @@ import (
 // flakyStore is an archive whose poll writes fail while down is set.
 type flakyStore struct {
 	archive.Store
-	down bool
+	down atomic.Bool
 }
 
 func (f *flakyStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
-	if f.down {
+	if f.down.Load() {
 		return errors.New("disk full")
 	}
 	return f.Store.AppendPolls(ctx, service, id, at, polls)
@@ -37,10 +39,11 @@ func TestArchiveSinkPartsAndFailure(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	fs := &flakyStore{Store: st, down: true}
+	fs := &flakyStore{Store: st}
+	fs.down.Store(true)
 	var said []string
-	s := &archiveSink{store: fs, secrets: text.NewSecrets(), service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
-		say: func(m string) { said = append(said, m) }}
+	s := newArchiveSink(fs, text.NewSecrets(), "http://x", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "")
+	s.say = func(m string) { said = append(said, m) }
 	long := `{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"events":[` + strings.Repeat(`{"eventId":"e","type":"reasoning.summary","text":"t"},`, 20000) + `{}]}}`
 	lines := []string{
 		`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`,
@@ -57,10 +60,12 @@ func TestArchiveSinkPartsAndFailure(t *testing.T) {
 		s.Write(part)
 		clear(part) // the writer's buffer is reused: the sink must not keep it
 	}
-	fs.down = false
+	s.sync()
+	fs.down.Store(false)
 	line := []byte(lines[2] + "\n")
 	s.Write(line)
 	clear(line)
+	s.sync()
 	if len(said) != 1 || !strings.Contains(said[0], "disk full") {
 		t.Fatalf("said %q", said)
 	}
@@ -102,5 +107,62 @@ func TestLongRunArchivedReplaysAsRecorded(t *testing.T) {
 	fromArchive, errOut, code2 := run(t, context.Background(), "replay", id, "-o", "json", "--summary", "-")
 	if code1 != 0 || code2 != 0 || fromFile != fromArchive || fromFile == "" {
 		t.Fatalf("replay of the archived run differs from the recording's (%d, %d): %s", code1, code2, errOut)
+	}
+}
+
+// stuckStore is an archive whose writes wait until release is closed (a
+// lock held by another program, a server that does not answer).
+type stuckStore struct {
+	archive.Store
+	release chan struct{}
+	writes  atomic.Int32
+}
+
+func (s *stuckStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
+	s.writes.Add(1)
+	<-s.release
+	return s.Store.AppendPolls(ctx, service, id, at, polls)
+}
+
+func (s *stuckStore) PutRun(ctx context.Context, r *archive.Run) error {
+	<-s.release
+	return s.Store.PutRun(ctx, r)
+}
+
+// TestArchiveNeverDelaysTheWatch: while the archive cannot take a write,
+// the watch's writes into the sink (the recorder's, on the poll's way to
+// the screen and the printers) return at once; the polls are written, in
+// order, once the archive takes them.
+func TestArchiveNeverDelaysTheWatch(t *testing.T) {
+	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ss := &stuckStore{Store: st, release: make(chan struct{})}
+	s := newArchiveSink(ss, text.NewSecrets(), "http://x", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", archive.TeamOf("fc-key-0123456789"))
+	s.keepLookup(&archive.Run{Prompt: "p"})
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		s.Write([]byte(`{"firewatch":"recording","version":2,"jobId":"j","startedAt":"2026-11-25T20:50:30Z"}` + "\n"))
+		for i := range 5 {
+			s.Write(fmt.Appendf(nil, `{"receivedAt":"2026-11-25T20:50:3%dZ","trace":{"events":[]}}`+"\n", i))
+		}
+	}()
+	select {
+	case <-wrote:
+	case <-time.After(10 * time.Second):
+		close(ss.release)
+		t.Fatal("the watch waited for the archive")
+	}
+	close(ss.release)
+	s.sync()
+	polls, err := st.Polls(context.Background(), "http://x", s.jobID)
+	if err != nil || len(polls) != 5 || !bytes.Contains(polls[4].Line, []byte("20:50:34Z")) {
+		t.Fatalf("%d polls stored, %v", len(polls), err)
+	}
+	if r, _ := st.Get(context.Background(), "http://x", s.jobID); r.Team != archive.TeamOf("fc-key-0123456789") || r.Prompt != "p" {
+		t.Fatalf("the run's owner and request: %+v", r)
 	}
 }

@@ -184,10 +184,11 @@ func (k *snapshotKeeper) work() {
 
 // close ends the worker: when the run has finished, once the snapshots
 // seen are fetched (at most snapshotDrain); otherwise (the user quit, an
-// interrupt) at once.
+// interrupt), or when the archive is failing (it would not take them), at
+// once.
 func (k *snapshotKeeper) close(finished bool) {
 	close(k.closing)
-	if finished {
+	if finished && !k.sink.failing() {
 		select {
 		case <-k.done:
 		case <-time.After(snapshotDrain):

@@ -152,7 +152,7 @@ func TestWatchForgottenRun(t *testing.T) {
 	if _, _, code := run(t, context.Background(), "watch", id, "-o", "plain"); code != ExitRejected {
 		t.Fatalf("not archived: exit %d", code)
 	}
-	r, polls, err := readRecording(context.Background(), nil, rec)
+	r, polls, _, err := readRecording(context.Background(), nil, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -356,14 +356,15 @@ func TestCompareExitCodes(t *testing.T) {
 }
 
 // TestDSNPasswordRedacted: a password in --archive joins the secrets every
-// output redacts, the key's, from the moment the DSN is read.
+// output redacts from the moment the DSN is read, wherever it stands as a
+// password: the DSN itself, quoted back in an argument or an error.
 func TestDSNPasswordRedacted(t *testing.T) {
 	const pw = "hunter2-correct-horse"
 	dsn := "postgres://fw:" + pw + "@127.0.0.1:1/fw?connect_timeout=1"
 	for _, args := range [][]string{
 		{"history", "-o", "json", "--archive", dsn},
-		{"compare", pw, pw, "--archive", dsn},
-		{"cost", "--by", pw, "--archive", dsn},
+		{"compare", dsn, dsn, "--archive", dsn},
+		{"cost", "--by", dsn, "--archive", dsn},
 	} {
 		out, errOut, code := run(t, context.Background(), args...)
 		t.Setenv("FIREWATCH_ARCHIVE", dsn) // the same from the environment
@@ -371,6 +372,39 @@ func TestDSNPasswordRedacted(t *testing.T) {
 		out, errOut = out+out2, errOut+errOut2
 		if code != ExitUsage || code2 != ExitUsage || strings.Contains(out+errOut, pw) || !strings.Contains(out+errOut, "[redacted]") {
 			t.Errorf("%v: exit %d, output %q %q", args[0], code, out, errOut)
+		}
+	}
+}
+
+// TestDSNPasswordThatIsAWord: a DSN's password is redacted where it stands
+// as the DSN's password, not wherever the word appears: a password that is
+// also a common word ("firewatch", the user's and the database's name too)
+// leaves every other line readable. The keyword form (host=... password=...)
+// is PostgreSQL's, not a file named after the whole string, and its password
+// is redacted alike.
+func TestDSNPasswordThatIsAWord(t *testing.T) {
+	const pw = "firewatch"
+	for _, dsn := range []string{
+		"postgres://firewatch:" + pw + "@127.0.0.1:1/firewatch?connect_timeout=1",
+		"host=127.0.0.1 port=1 user=firewatch password=" + pw + " dbname=firewatch connect_timeout=1",
+		"host=127.0.0.1 port=1 user=firewatch password='" + pw + "' dbname=firewatch connect_timeout=1",
+	} {
+		dir := t.TempDir()
+		t.Chdir(dir)
+		_, errOut, code := run(t, context.Background(), "history", "-o", "json", "--archive", dsn)
+		if code != ExitUsage || !strings.HasPrefix(errOut, "firewatch: archive ") || !strings.Contains(errOut, "[redacted]") {
+			t.Errorf("%s: exit %d\n%s", dsn, code, errOut)
+		}
+		for _, form := range []string{":" + pw + "@", "password=" + pw, "password='" + pw} {
+			if strings.Contains(errOut, form) {
+				t.Errorf("%s: the password is shown: %s", dsn, errOut)
+			}
+		}
+		if !strings.Contains(errOut, "user=firewatch") && !strings.Contains(errOut, "//firewatch:") {
+			t.Errorf("%s: the user's name was redacted with the password: %s", dsn, errOut)
+		}
+		if entries, _ := os.ReadDir(dir); len(entries) > 0 {
+			t.Errorf("%s: taken as an SQLite file: %v", dsn, entries)
 		}
 	}
 }
@@ -452,8 +486,9 @@ func TestWatchArchivesRequestAndResult(t *testing.T) {
 	}
 }
 
-// The service lists every run it keeps: an archived run that a whole pass
-// did not see is marked expired (history says so), one it saw is not.
+// The service lists every run it keeps: an archived run of the pass's team
+// that a whole pass did not see is marked expired (history says so), one it
+// saw is not.
 func TestArchivePassMarksForgottenRuns(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 50})
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -464,6 +499,10 @@ func TestArchivePassMarksForgottenRuns(t *testing.T) {
 	const forgotten = "0193a1b2-c3d4-4e5f-8a6b-7c8d9e0f1a2b"
 	at := time.Now().Add(-time.Hour)
 	if err := st.AppendPolls(context.Background(), srv.URL, forgotten, at, []archive.Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)}}); err != nil {
+		t.Fatal(err)
+	}
+	// Archived by a watch with the same key: its team's.
+	if err := st.PutRun(context.Background(), &archive.Run{Service: srv.URL, ID: forgotten, Team: archive.TeamOf(srv.Key)}); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
@@ -614,7 +653,7 @@ func TestRunsScreenCompletesHeldRuns(t *testing.T) {
 	quiet := c.WithRetry(poller.Retry{Tries: 1})
 	secrets := text.NewSecrets()
 	a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
-	list, closeArchive := a.runsWithArchive(context.Background(), quiet, quiet, srv.URL)
+	list, closeArchive := a.runsWithArchive(context.Background(), quiet, quiet, service{baseURL: srv.URL})
 	defer closeArchive()
 	if _, err := list.Runs(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -52,7 +53,8 @@ a table for a pull request comment.
   outcome      the candidate's outcome differs from the baseline's and is not succeeded
 with the JSON's metric names (durationMs, creditsUsed, tokensUsed, agents,
 toolCalls, errors, attention, toolCalls:<toolName>). A percentage of a
-baseline of 0 is crossed by any change in its direction.
+baseline of 0 is crossed by any change in its direction. A threshold on a
+tool neither run called is said on stderr, with the tools they did call.
 
 Exit codes: 0 no threshold crossed, 1 a threshold crossed, 2 bad usage or an
 unreadable (or newer) archive or file, 6 the service refused an id, 8 the
@@ -154,7 +156,34 @@ func (a *app) comparison(ctx context.Context, refA, refB string, gates gates) (*
 	if c.Crossed == nil {
 		c.Crossed = []string{}
 	}
+	a.warnUnusedTools(gates, c)
 	return c, nil
+}
+
+// warnUnusedTools says of each --fail-on threshold on a tool that neither
+// run called that it did not apply: it can only cross when a candidate
+// calls that tool, so a misspelt name would make the gate pass for ever.
+// A warning, not an error: a gate on a tool the baseline does not use (to
+// catch a candidate that starts using it) is a gate that makes sense.
+func (a *app) warnUnusedTools(gs gates, c *comparison) {
+	var used []string
+	for _, m := range c.Metrics {
+		if tool, ok := strings.CutPrefix(m.Name, "toolCalls:"); ok {
+			used = append(used, tool)
+		}
+	}
+	for _, g := range gs {
+		tool, ok := strings.CutPrefix(g.metric, "toolCalls:")
+		if !ok || slices.Contains(used, tool) {
+			continue
+		}
+		called := "neither called any tool"
+		if len(used) > 0 {
+			called = "they called " + strings.Join(used, ", ")
+		}
+		fmt.Fprintf(a.stderr, "firewatch: compare: --fail-on %s: neither run called %s (%s); it crosses only when a candidate calls it\n",
+			text.Sanitize(g.spec), text.Sanitize(tool), a.secrets.Sanitize(called))
+	}
 }
 
 // compareScreenEnd is how compare ends after its screen: a signal's cause,

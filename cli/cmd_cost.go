@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -13,6 +15,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -65,7 +68,7 @@ type costBucket struct {
 	Key       string `json:"key"`
 	costTotal `json:",inline"`
 
-	used, billed, failed, unknown int64 // micro-credits: sums are exact
+	used, billed, failed, unknown microSum // micro-credits: sums are exact
 }
 
 type costTotal struct {
@@ -85,6 +88,34 @@ type costReport struct {
 }
 
 const micro = 1e6
+
+// microSum is an exact sum of micro-credits in 128 bits. A run's credits
+// are bounded by model.MaxCredits (1e12), 1e18 micro-credits, which an
+// int64 holds once but not ten times: sums of many runs need more.
+type microSum struct{ hi, lo uint64 }
+
+func (s *microSum) add(c uint64) {
+	var carry uint64
+	s.lo, carry = bits.Add64(s.lo, c, 0)
+	s.hi += carry
+}
+
+func (s microSum) sub(t microSum) microSum {
+	lo, borrow := bits.Sub64(s.lo, t.lo, 0)
+	return microSum{s.hi - t.hi - borrow, lo}
+}
+
+func (s microSum) cmp(t microSum) int {
+	if c := cmp.Compare(s.hi, t.hi); c != 0 {
+		return c
+	}
+	return cmp.Compare(s.lo, t.lo)
+}
+
+// credits is the sum in credits.
+func (s microSum) credits() float64 {
+	return (float64(s.hi)*0x1p64 + float64(s.lo)) / micro
+}
 
 // costKey is the bucket of r.
 func costKey(by string, r *archive.Run) string {
@@ -117,22 +148,24 @@ func buildCost(by string, list []archive.Run, now time.Time) costReport {
 			idx[k] = j
 			rep.Buckets = append(rep.Buckets, costBucket{Key: k})
 		}
-		var c int64
-		if f.CreditsUsed != nil && *f.CreditsUsed > 0 && !math.IsInf(*f.CreditsUsed, 0) {
-			c = int64(math.Round(*f.CreditsUsed * micro))
+		var c uint64
+		if f.CreditsUsed != nil && *f.CreditsUsed > 0 {
+			// The archive holds what the model bounded; a figure past
+			// the bound (another program's row) counts as the bound.
+			c = uint64(math.Round(min(*f.CreditsUsed, model.MaxCredits) * micro))
 		}
 		for _, b := range []*costBucket{&rep.Buckets[j], &all} {
 			b.Runs++
-			b.used += c
+			b.used.add(c)
 			switch {
 			case !f.Bill.Known:
 				b.UnknownRuns++
-				b.unknown += c
+				b.unknown.add(c)
 			case f.Bill.Billed:
-				b.billed += c
+				b.billed.add(c)
 			default:
 				b.FailedRuns++
-				b.failed += c
+				b.failed.add(c)
 			}
 		}
 	}
@@ -144,11 +177,8 @@ func buildCost(by string, list []archive.Run, now time.Time) costReport {
 		slices.SortFunc(rep.Buckets, func(x, y costBucket) int { return strings.Compare(x.Key, y.Key) })
 	default:
 		slices.SortStableFunc(rep.Buckets, func(x, y costBucket) int {
-			if x.used != y.used {
-				if x.used > y.used {
-					return -1
-				}
-				return 1
+			if c := y.used.cmp(x.used); c != 0 {
+				return c
 			}
 			return strings.Compare(x.Key, y.Key)
 		})
@@ -160,7 +190,7 @@ func buildCost(by string, list []archive.Run, now time.Time) costReport {
 
 // sums turns the micro-credit sums into the JSON's figures.
 func (b *costBucket) sums() {
-	b.CreditsUsed, b.BilledCredits, b.FailedCredits, b.UnknownCredits = float64(b.used)/micro, float64(b.billed)/micro, float64(b.failed)/micro, float64(b.unknown)/micro
+	b.CreditsUsed, b.BilledCredits, b.FailedCredits, b.UnknownCredits = b.used.credits(), b.billed.credits(), b.failed.credits(), b.unknown.credits()
 }
 
 func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
@@ -184,7 +214,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 	defer st.Close()
 	list, err := st.List(ctx, q)
 	if err != nil {
-		return asUsage(err)
+		return archiveErr(err)
 	}
 	rep := buildCost(by, list, time.Now())
 	if o.Output == OutputJSON {
@@ -197,9 +227,9 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		return err
 	}
 	termOut, width := isTerminal(a.stdout)
-	var most int64
+	var most float64
 	for _, b := range rep.Buckets {
-		most = max(most, b.used)
+		most = max(most, b.CreditsUsed)
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	head := strings.ToUpper(by) + "\tRUNS\tCREDITS\tBILLED\tFAILED\tUNKNOWN\t"
@@ -215,7 +245,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		}
 		bar := ""
 		if barW > 0 && most > 0 {
-			bar = strings.Repeat("█", int(math.Round(float64(b.used)/float64(most)*float64(barW))))
+			bar = strings.Repeat("█", int(math.Round(b.CreditsUsed/most*float64(barW))))
 			if o.ASCII {
 				bar = strings.Repeat("#", len([]rune(bar)))
 			}

@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"bufio"
 	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -169,29 +171,13 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		return err
 	}
 	defer st.Close()
-	list, err := st.List(ctx, q)
-	if err != nil {
-		return asUsage(err)
-	}
 	now := time.Now()
 	if o.Output == OutputJSON {
-		var b []byte
-		for i := range list {
-			f := figuresOf(&list[i], now)
-			line, err := json.Marshal(historyLineOf(&f), json.Deterministic(true), json.FormatNilMapAsNull(true))
-			if err != nil {
-				return err
-			}
-			line, _ = a.secrets.RedactJSON(line)
-			b = append(escapeForTerminal(append(b, line...)), '\n')
-		}
-		_, err := a.print.Write(b)
-		return err
+		return a.historyJSON(ctx, st, q, now)
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tOUTCOME\tID\tCREATED\tCREDITS\tBILLED\tMODEL\tPROMPT")
-	for i := range list {
-		r := &list[i]
+	err = st.Each(ctx, q, func(r *archive.Run) error {
 		f := figuresOf(r, now)
 		credits, billed := "-", "-"
 		if f.CreditsUsed != nil {
@@ -213,8 +199,42 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, orDash(outcome), f.ID, orDash(text.Age(now, r.SortTime())),
 			credits, billed, orDash(describe.OneLine(f.Model, 20)), orDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 60)))
+		return nil
+	})
+	if err != nil {
+		return archiveErr(err)
 	}
 	return tw.Flush()
+}
+
+// historyJSON writes history's JSON lines as the archive gives the runs,
+// in constant memory and time per run: each line is made, redacted and
+// escaped alone and goes out through a buffer, the first ones at once; a
+// signal stops it between two runs.
+func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query, now time.Time) error {
+	bw := bufio.NewWriterSize(a.print, 64<<10)
+	err := st.Each(ctx, q, func(r *archive.Run) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		f := figuresOf(r, now)
+		line, err := json.Marshal(historyLineOf(&f), json.Deterministic(true), json.FormatNilMapAsNull(true))
+		if err != nil {
+			return err
+		}
+		line, _ = a.secrets.RedactJSON(line)
+		if _, err := bw.Write(escapeForTerminal(line)); err != nil {
+			return err
+		}
+		return bw.WriteByte('\n')
+	})
+	if err != nil {
+		if errors.As(err, new(*outputError)) {
+			return err
+		}
+		return archiveErr(err)
+	}
+	return bw.Flush()
 }
 
 func (ho *historyOptions) query(o *watchOptions, now time.Time) (archive.Query, error) {
@@ -222,8 +242,11 @@ func (ho *historyOptions) query(o *watchOptions, now time.Time) (archive.Query, 
 	if ho.Limit < 0 {
 		return q, badUsage("--limit %d: it must not be negative", ho.Limit)
 	}
-	if q.Status == "" {
-		return q, badUsage("--status is empty: use one of %s", strings.Join(historyStatuses, ", "))
+	if q.Status == "canceled" {
+		q.Status = "cancelled"
+	}
+	if !slices.Contains(historyStatuses, q.Status) {
+		return q, badUsage("--status %q: use one of %s", text.Sanitize(ho.Status), strings.Join(historyStatuses, ", "))
 	}
 	if ho.Since != "" {
 		t, err := parseAge(ho.Since, now)
@@ -251,8 +274,10 @@ type archiveService struct {
 
 	mu       sync.Mutex
 	liveSeen map[string]bool // ids the live list gave
-	cursors  map[int64]bool  // the archive pages' cursors handed out
-	failed   string          // the first write to the archive that failed, said when the screen closes
+	// cursors are the archive pages' cursors handed out, each the key of
+	// the last run of the page before (zero for the first page).
+	cursors map[int64]archiveKey
+	failed  string // the first write to the archive that failed, said when the screen closes
 }
 
 // note keeps the first failed write to the archive (the screen is up: it
@@ -265,14 +290,21 @@ func (s *archiveService) note(err error) {
 	}
 }
 
+// archiveKey is where an archive page starts: after the run (at, id), in
+// the archive's order (newest first, then by id), a key no two runs share.
+type archiveKey struct {
+	at time.Time
+	id string
+}
+
 const archivePageMark = "archive:"
 
 func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.RunList, error) {
 	s.mu.Lock()
 	if before.IsZero() || s.liveSeen == nil {
-		s.liveSeen, s.cursors = map[string]bool{}, map[int64]bool{archiveStart.UnixNano(): true}
+		s.liveSeen, s.cursors = map[string]bool{}, map[int64]archiveKey{archiveStart.UnixNano(): {}}
 	}
-	inArchive := s.cursors[before.UnixNano()]
+	from, inArchive := s.cursors[before.UnixNano()]
 	s.mu.Unlock()
 	if s.live != nil && !inArchive {
 		l, err := s.live.Runs(ctx, before)
@@ -296,13 +328,11 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 		// The live list ends with an empty page (the service has
 		// forgotten every run): the archive's first page stands in for
 		// it, since a page that brings no run stops the paging.
-		before = archiveStart
+		from = archiveKey{}
 	}
 	q := s.q
 	q.Limit = poller.ListPageSize + 1
-	if inArchive && !before.Equal(archiveStart) {
-		q.Before = before
-	}
+	q.Before, q.BeforeID = from.at, from.id
 	list, err := s.st.List(ctx, q)
 	if err != nil {
 		return nil, err
@@ -313,8 +343,14 @@ func (s *archiveService) Runs(ctx context.Context, before time.Time) (*poller.Ru
 	defer s.mu.Unlock()
 	for i := range list {
 		if i == poller.ListPageSize {
-			out.Next, out.NextBefore = archivePageMark, list[i-1].SortTime()
-			s.cursors[out.NextBefore.UnixNano()] = true
+			// The cursor handed out stands for the page's last run's
+			// key, so that runs that share a creation time across pages
+			// are all listed. Cursors go back in time strictly, a
+			// millisecond apart (the screen tells pages apart by it),
+			// before any real one and the newest page's: -2 ms, -3 ms...
+			out.Next, out.NextBefore = archivePageMark, time.UnixMilli(-1-int64(len(s.cursors)))
+			last := &list[i-1]
+			s.cursors[out.NextBefore.UnixNano()] = archiveKey{at: last.SortAt, id: last.ID}
 			break
 		}
 		r := &list[i]
@@ -514,7 +550,8 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 // runsWithArchive is the runs screen's service: the live one, followed by
 // the archive's runs when there is an archive (not for the demo); c, when
 // set, completes in the background the runs it holds in part.
-func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, baseURL string) (runs.Service, func()) {
+func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, svc service) (runs.Service, func()) {
+	baseURL := svc.baseURL
 	if a.noArchive {
 		return live, func() {}
 	}
@@ -529,7 +566,7 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.
 	}
 	s := &archiveService{live: live, st: st, q: archive.Query{Service: baseURL}}
 	if c != nil {
-		s.bg = newBackgroundCompleter(ctx, &completer{c: c, st: st, secrets: a.secrets, service: baseURL}, s.note)
+		s.bg = newBackgroundCompleter(ctx, &completer{c: c, st: st, secrets: a.secrets, service: baseURL, team: archive.TeamOf(svc.key)}, s.note)
 	}
 	return s, func() {
 		s.bg.stop()

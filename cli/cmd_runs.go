@@ -252,7 +252,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
 	quiet := c.WithRetry(poller.Retry{Tries: 1})
-	list, closeArchive := a.runsWithArchive(ctx, quiet, quiet, svc.baseURL)
+	list, closeArchive := a.runsWithArchive(ctx, quiet, quiet, svc)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
 	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),

@@ -99,7 +99,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
-	aw := a.archiveWatch(ctx, w, svc.baseURL, jobID)
+	aw := a.archiveWatch(ctx, w, svc, jobID)
 	defer aw.close(w)
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync/atomic"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
@@ -87,6 +88,10 @@ type app struct {
 
 	// hub is set for a command a hub's SSH session runs (hub_session.go).
 	hub *hubSession
+
+	// lockSay, once a watch archives, says a wait for the archive's lock
+	// where the watch says things (archiveOptions).
+	lockSay atomic.Pointer[lockSayer]
 }
 
 // Execute runs firewatch with args and returns the exit code.
@@ -110,11 +115,12 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		return codeOf(nil)
 	}
 	// The archive's DSN may hold a password: a secret from the start.
-	secrets := text.NewSecrets(archive.Password(os.Getenv(archive.EnvDSN)))
+	secrets := text.NewSecrets()
+	secrets.AddPassword(archive.Password(os.Getenv(archive.EnvDSN)))
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}, hub: hub}
 	if hub != nil {
 		secrets.Add(hub.key)
-		secrets.Add(archive.Password(hub.archive))
+		secrets.AddPassword(archive.Password(hub.archive))
 		a.archiveFlag = hub.archive
 	}
 	if hub == nil { // a hub's sessions share the process: the hub set it

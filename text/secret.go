@@ -2,6 +2,8 @@ package text
 
 import (
 	"bytes"
+	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -29,9 +31,15 @@ const Redacted = "[redacted]"
 // as text, Redact for our own strings (an error message, a log line). A
 // secret is matched case-sensitively and whole; one split over two JSON
 // strings is two harmless halves and is not looked for.
+//
+// A password (AddPassword) is a secret of another kind: a person chose it,
+// and it may be an ordinary word ("firewatch"), which redacted wherever it
+// appears would make every line unreadable. It is redacted only where it
+// stands as a password: see RedactPassword.
 type Secrets struct {
 	mu   sync.Mutex
 	list atomic.Pointer[[]string]
+	pws  atomic.Pointer[[][]string] // each password's forms (passwordForms)
 }
 
 // NewSecrets returns a set holding the given secrets.
@@ -61,6 +69,35 @@ func (s *Secrets) Add(k string) {
 	s.list.Store(&list)
 }
 
+// AddPassword adds a password (a DSN's; any length) to the set: from then
+// on every method redacts it where it stands as a password
+// (RedactPassword), and nowhere else.
+func (s *Secrets) AddPassword(pw string) {
+	if s == nil || pw == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	list := s.passwords()
+	for _, have := range list {
+		if have[0] == pw {
+			return
+		}
+	}
+	list = append(list[:len(list):len(list)], passwordForms(pw))
+	s.pws.Store(&list)
+}
+
+func (s *Secrets) passwords() [][]string {
+	if s == nil {
+		return nil
+	}
+	if p := s.pws.Load(); p != nil {
+		return *p
+	}
+	return nil
+}
+
 func (s *Secrets) all() []string {
 	if s == nil {
 		return nil
@@ -78,6 +115,13 @@ func (s *Secrets) Holds(str string) bool {
 			return true
 		}
 	}
+	for _, forms := range s.passwords() {
+		for _, f := range forms {
+			if strings.Contains(str, f) && redactForm(str, f) != str {
+				return true
+			}
+		}
+	}
 	return false
 }
 
@@ -87,6 +131,9 @@ func (s *Secrets) Redact(str string) string {
 		if strings.Contains(str, k) {
 			str = strings.ReplaceAll(str, k, Redacted)
 		}
+	}
+	for _, forms := range s.passwords() {
+		str = redactForms(str, forms)
 	}
 	return str
 }
@@ -104,8 +151,8 @@ func (s *Secrets) Sanitize(str string) string { return s.Redact(Sanitize(str)) }
 // returned unchanged when it cannot hold a secret, and otherwise as a JSON
 // string of its redacted, sanitised text.
 func (s *Secrets) RedactJSON(v []byte) (out []byte, changed bool) {
-	list := s.all()
-	if len(list) == 0 {
+	list, pws := s.all(), s.passwords()
+	if len(list) == 0 && len(pws) == 0 {
 		return v, false
 	}
 	may := false
@@ -113,6 +160,11 @@ func (s *Secrets) RedactJSON(v []byte) (out []byte, changed bool) {
 		if mayHold(v, k) {
 			may = true
 			break
+		}
+	}
+	for _, forms := range pws {
+		for _, f := range forms {
+			may = may || mayHold(v, f)
 		}
 	}
 	if !may {
@@ -174,6 +226,11 @@ func (s *Secrets) redactString(str string) (string, bool) {
 	}
 	for _, k := range s.all() {
 		if strings.Contains(clean, k) || strings.Contains(str, k) {
+			return s.Redact(clean), true
+		}
+	}
+	for _, forms := range s.passwords() {
+		if redactForms(clean, forms) != clean || redactForms(str, forms) != str {
 			return s.Redact(clean), true
 		}
 	}
@@ -326,4 +383,90 @@ func hex4(h []byte) (rune, bool) {
 		}
 	}
 	return r, true
+}
+
+// RedactPassword is str with pw redacted where it stands as a password:
+// in a URL's user info ("user:PW@host"), or as the value of a password
+// parameter or keyword ("password=PW", "password = 'PW'", "?password=PW&"),
+// whole (up to the end of the value), raw or URL-escaped. Anywhere else the
+// word is left as it is: a DSN's password may be an ordinary word.
+func RedactPassword(str, pw string) string {
+	if pw == "" {
+		return str
+	}
+	return redactForms(str, passwordForms(pw))
+}
+
+// passwordForms are the ways pw is written in a DSN: as it is, then
+// URL-escaped (a query, a path, user info).
+func passwordForms(pw string) []string {
+	forms := []string{pw}
+	for _, f := range []string{url.QueryEscape(pw), url.PathEscape(pw), strings.TrimPrefix(url.UserPassword("", pw).String(), ":")} {
+		if !slices.Contains(forms, f) {
+			forms = append(forms, f)
+		}
+	}
+	return forms
+}
+
+func redactForms(str string, forms []string) string {
+	for _, f := range forms {
+		str = redactForm(str, f)
+	}
+	return str
+}
+
+func redactForm(str, f string) string {
+	if !strings.Contains(str, f) {
+		return str
+	}
+	var b strings.Builder
+	at := 0
+	for i := 0; i < len(str); {
+		j := strings.Index(str[i:], f)
+		if j < 0 {
+			break
+		}
+		j += i
+		end := j + len(f)
+		if !asPassword(str, j, end) {
+			i = j + 1
+			continue
+		}
+		b.WriteString(str[at:j])
+		b.WriteString(Redacted)
+		at, i = end, end
+	}
+	if at == 0 {
+		return str
+	}
+	b.WriteString(str[at:])
+	return b.String()
+}
+
+// asPassword reports whether str[i:j] stands as a password: between a
+// user info's ':' and '@', or a whole value after "password=".
+func asPassword(str string, i, j int) bool {
+	if i > 0 && str[i-1] == ':' && j < len(str) && str[j] == '@' {
+		return true
+	}
+	if j < len(str) && !strings.ContainsRune(" \t\r\n&#'\";,)]}`", rune(str[j])) {
+		return false // the value goes on: another password
+	}
+	k := i
+	if k > 0 && (str[k-1] == '\'' || str[k-1] == '"') {
+		k--
+	}
+	for k > 0 && (str[k-1] == ' ' || str[k-1] == '\t') {
+		k--
+	}
+	if k == 0 || str[k-1] != '=' {
+		return false
+	}
+	k--
+	for k > 0 && (str[k-1] == ' ' || str[k-1] == '\t') {
+		k--
+	}
+	const kw = "password"
+	return k >= len(kw) && strings.EqualFold(str[k-len(kw):k], kw)
 }

@@ -192,3 +192,52 @@ func TestSecretsAdd(t *testing.T) {
 		t.Error("Sanitize redacts without being given the secrets")
 	}
 }
+
+// TestPasswordRedactedWhereItIsOne: a password is redacted where it stands
+// as a DSN's password (user info, a password= parameter or keyword, quoted
+// or escaped), and nowhere else: a password that is a common word leaves
+// the word readable in every other place, by every method.
+func TestPasswordRedactedWhereItIsOne(t *testing.T) {
+	s := NewSecrets(testKey)
+	s.AddPassword("firewatch")
+	s.AddPassword("p@ss word")
+	for in, want := range map[string]string{
+		"firewatch: archive postgres://firewatch:firewatch@db/firewatch: failed": "firewatch: archive postgres://firewatch:" + Redacted + "@db/firewatch: failed",
+		"host=db user=firewatch password=firewatch dbname=firewatch":             "host=db user=firewatch password=" + Redacted + " dbname=firewatch",
+		"PASSWORD = 'firewatch' sslmode=disable":                                 "PASSWORD = '" + Redacted + "' sslmode=disable",
+		"postgres://db/x?password=firewatch&sslmode=disable":                     "postgres://db/x?password=" + Redacted + "&sslmode=disable",
+		"postgres://u:p%40ss%20word@db/x":                                        "postgres://u:" + Redacted + "@db/x",
+		"password=firewatchers":                                                  "password=firewatchers",
+		"the firewatch archive, password protected":                              "the firewatch archive, password protected",
+		"key " + testKey: "key " + Redacted,
+	} {
+		if got := s.Redact(in); got != want {
+			t.Errorf("Redact(%q) = %q, want %q", in, got, want)
+		}
+		if got, want := s.Holds(in), in != want; got != want {
+			t.Errorf("Holds(%q) = %v", in, got)
+		}
+	}
+	if out, changed := s.RedactJSON([]byte(`{"firewatch":"the firewatch run","dsn":"user=firewatch password=firewatch"}`)); !changed ||
+		string(out) != `{"firewatch":"the firewatch run","dsn":"user=firewatch password=`+Redacted+`"}` {
+		t.Errorf("RedactJSON = %s (changed %v)", out, changed)
+	}
+	if out, changed := s.RedactJSON([]byte(`{"firewatch":"password: firewatch"}`)); changed {
+		t.Errorf("RedactJSON of a word = %s", out)
+	}
+	short := NewSecrets()
+	short.AddPassword("pw")
+	if got := short.Redact("pw password=pw"); got != "pw password="+Redacted {
+		t.Errorf("a short password: %q", got)
+	}
+}
+
+// An escaped password in a JSON string is found too.
+func TestPasswordEscapedInJSON(t *testing.T) {
+	s := NewSecrets()
+	s.AddPassword("p@ss word")
+	out, changed := s.RedactJSON([]byte(`{"dsn":"postgres://u:p%40ss%20word@db/x"}`))
+	if !changed || strings.Contains(string(out), "p%40ss") {
+		t.Errorf("RedactJSON = %s (changed %v)", out, changed)
+	}
+}
