@@ -391,8 +391,7 @@ func TestListenerReconnects(t *testing.T) {
 	dsn := freshPostgres(t)
 	s := openAgain(t, dsn)
 	follower := openAgain(t, dsn)
-	defer func(v time.Duration) { relistenFirst = v }(relistenFirst)
-	relistenFirst = 700 * time.Millisecond
+	follower.(*sqlStore).relistenFirst = 700 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	bells, err := follower.Listen(ctx)

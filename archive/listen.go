@@ -12,8 +12,8 @@ import (
 // The doorbells' listener: one connection of its own (pgx), LISTENing on
 // the archive's channel, checked when it has been quiet for listenCheck
 // and made again when it drops, after a wait that grows from
-// relistenFirst to relistenMax.
-var (
+// relistenFirst (the store's, for the tests) to relistenMax.
+const (
 	listenCheck   = 10 * time.Second
 	relistenFirst = 100 * time.Millisecond
 	relistenMax   = 3 * time.Second
@@ -112,7 +112,7 @@ func (s *sqlStore) listen(ctx context.Context, conn *pgx.Conn, ch chan<- Doorbel
 // relisten makes the listener's connection again, waiting longer after
 // each failure; nil once ctx ends.
 func (s *sqlStore) relisten(ctx context.Context) *pgx.Conn {
-	wait := relistenFirst
+	wait := s.relistenFirst
 	for {
 		t := time.NewTimer(wait)
 		select {

@@ -42,7 +42,7 @@ func openPostgres(ctx context.Context, dsn string, o Options) (Store, error) {
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
 	s := &sqlStore{db: db, d: postgresDialect, where: where, lockTx: migrationLock, now: time.Now, lockWait: o.LockWait, waiting: o.Waiting,
-		password: cfg.Password, pgcfg: cfg}
+		password: cfg.Password, pgcfg: cfg, relistenFirst: relistenFirst}
 	if err := db.PingContext(ctx); err != nil {
 		db.Close()
 		// Unreachable (errors.Is ErrUnavailable): the caller may open it

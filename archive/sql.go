@@ -144,8 +144,9 @@ type sqlStore struct {
 	password string
 	// PostgreSQL: the connection's settings (the doorbells' listener
 	// makes one of its own) and the doorbells' channel ("" on SQLite).
-	pgcfg   *pgx.ConnConfig
-	channel string
+	pgcfg         *pgx.ConnConfig
+	channel       string
+	relistenFirst time.Duration
 }
 
 func (s *sqlStore) Where() string { return s.where }
