@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -434,4 +436,75 @@ func TestUnreachableIsUnavailable(t *testing.T) {
 	if !errors.Is(err, ErrUnavailable) || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("unreachable: %v", err)
 	}
+}
+
+// BenchmarkFollowerDelay is the archive's part of a follower's delay:
+// from the leaseholder's AppendLeased to the follower holding the poll,
+// woken by its doorbell on PostgreSQL (on SQLite the follower reads at its
+// own interval: here, at once after the write, which is what the archive
+// adds to that interval). Each poll's line is a recording line of size
+// bytes. Reported: the median, the 99th percentile and the worst, in ms.
+func BenchmarkFollowerDelay(b *testing.B) {
+	for _, store := range []string{"sqlite", "postgres"} {
+		for _, size := range []int{2 << 10, 256 << 10} {
+			b.Run(fmt.Sprintf("%s/%dKiB", store, size>>10), func(b *testing.B) {
+				dsn := filepath.Join(b.TempDir(), "archive.db")
+				if store == "postgres" {
+					dsn = freshPostgres(b)
+				}
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				holder, follower := openAgain(b, dsn), openAgain(b, dsn)
+				bells, err := follower.Listen(ctx)
+				if err != nil {
+					b.Fatal(err)
+				}
+				l, err := holder.Take(ctx, LeaseKey{Service: svc, Team: team, Run: runID}, NewHolder("bench"), time.Minute)
+				if err != nil {
+					b.Fatal(err)
+				}
+				line := benchLine(size)
+				last := int64(-1)
+				var delays []time.Duration
+				for b.Loop() {
+					t0 := time.Now()
+					seq, err := holder.AppendLeased(ctx, l, t0, []Poll{{ReceivedAt: t0, Line: line}})
+					if err != nil {
+						b.Fatal(err)
+					}
+					for bells != nil {
+						bell := <-bells
+						if bell.Run == runID && bell.Seq >= seq {
+							break
+						}
+					}
+					ps, err := follower.PollsSince(ctx, svc, runID, last, 0)
+					if err != nil || len(ps) != 1 || ps[0].Seq != seq {
+						b.Fatalf("read %d polls after %d (%v)", len(ps), last, err)
+					}
+					last = seq
+					delays = append(delays, time.Since(t0))
+				}
+				slices.Sort(delays)
+				ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+				b.ReportMetric(ms(delays[len(delays)/2]), "ms-median")
+				b.ReportMetric(ms(delays[len(delays)*99/100]), "ms-p99")
+				b.ReportMetric(ms(delays[len(delays)-1]), "ms-worst")
+			})
+		}
+	}
+}
+
+// benchLine is a recording line of about size bytes: events of a trace.
+func benchLine(size int) []byte {
+	var sb strings.Builder
+	sb.WriteString(`{"receivedAt":"2026-11-25T20:50:31.000Z","trace":{"events":[`)
+	for i := 0; sb.Len() < size; i++ {
+		if i > 0 {
+			sb.WriteByte(',')
+		}
+		fmt.Fprintf(&sb, `{"schemaVersion":1,"eventId":"0190f3a4-0000-7000-8000-%012d","type":"reasoning.summary","agent":{"id":"a","role":"subagent"},"producerSequence":%d,"text":"Rate limits live in the API reference, not on the pricing pages (%d)."}`, i, i, i)
+	}
+	sb.WriteString(`]}}`)
+	return []byte(sb.String())
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sync"
 	"testing"
 	"time"
@@ -173,6 +174,32 @@ func TestTwoFollowOneRun(t *testing.T) {
 	})
 }
 
+// logDelays says how long after the holder stored each poll the other
+// members showed it (median and worst): on PostgreSQL a doorbell's way,
+// on SQLite up to the interval. Said, not checked: a budget is measured by
+// BenchmarkFollowerDelay.
+func logDelays(t *testing.T, all []event) {
+	stored := map[int64]time.Time{}
+	for _, e := range all {
+		if e.Kind == "seen" && e.Token != 0 {
+			if at, ok := stored[e.Seq]; !ok || e.At.Before(at) {
+				stored[e.Seq] = e.At
+			}
+		}
+	}
+	var d []time.Duration
+	for _, e := range all {
+		if at, ok := stored[e.Seq]; ok && e.Kind == "seen" && e.At.After(at) {
+			d = append(d, e.At.Sub(at))
+		}
+	}
+	if len(d) == 0 {
+		return
+	}
+	slices.Sort(d)
+	t.Logf("followers showed a poll %s after its holder stored it (median; worst %s; %d shown)", d[len(d)/2], d[len(d)-1], len(d))
+}
+
 // memberEnv, in a test binary's environment, makes it a member process
 // (memberMain) instead of running the tests.
 const memberEnv = "FIREWATCH_TEST_MEMBER"
@@ -298,6 +325,7 @@ func TestTeamOfProcesses(t *testing.T) {
 		for name := range procs {
 			checkSeen(t, name, ev.list(), len(stored), name != killed)
 		}
+		logDelays(t, ev.list())
 		n, by := svcRun.requests()
 		t.Logf("%d polls stored, %d trace requests (%v)", len(stored), n, by)
 		// The paused holder's poll that its lost lease kept out, and the
