@@ -389,6 +389,7 @@ func terminateListener(t *testing.T, dsn string, s Store) {
 // TestListenerReconnects: a listener whose connection is dropped makes it
 // again and says that doorbells were missed; a poll stored meanwhile,
 // whose doorbell nobody heard, is read by the follower's catch-up read.
+// Closing the store ends the listener.
 func TestListenerReconnects(t *testing.T) {
 	dsn := freshPostgres(t)
 	s := openAgain(t, dsn)
@@ -424,8 +425,18 @@ func TestListenerReconnects(t *testing.T) {
 	if b := recvBell(t, bells, runID, false); b.Seq != 2 {
 		t.Fatalf("after the reconnection: %+v", b)
 	}
-	cancel()
-	for range bells {
+	// Closing the store ends its listener.
+	follower.Close()
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case _, ok := <-bells:
+			if !ok {
+				return
+			}
+		case <-timeout:
+			t.Fatal("the listener outlived its store")
+		}
 	}
 }
 

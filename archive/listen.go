@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -42,9 +43,31 @@ func (s *sqlStore) Listen(ctx context.Context) (<-chan Doorbell, error) {
 	if err != nil {
 		return nil, s.fail("listening for doorbells", err)
 	}
+	// Closing the store ends its listeners too.
+	ctx, cancel := context.WithCancel(ctx)
+	s.listenMu.Lock()
+	if s.closed {
+		s.listenMu.Unlock()
+		cancel()
+		conn.Close(context.Background())
+		return nil, fmt.Errorf("archive %s: listening for doorbells: the archive is closed", s.where)
+	}
+	s.listeners = append(s.listeners, cancel)
+	s.listenMu.Unlock()
 	ch := make(chan Doorbell, bellBuffer)
 	go s.listen(ctx, conn, ch)
 	return ch, nil
+}
+
+// stopListening ends the store's listeners (Close).
+func (s *sqlStore) stopListening() {
+	s.listenMu.Lock()
+	defer s.listenMu.Unlock()
+	s.closed = true
+	for _, cancel := range s.listeners {
+		cancel()
+	}
+	s.listeners = nil
 }
 
 // listenConn connects and LISTENs.

@@ -147,6 +147,10 @@ type sqlStore struct {
 	pgcfg         *pgx.ConnConfig
 	channel       string
 	relistenFirst time.Duration
+	// The doorbells' listeners, ended by Close.
+	listenMu  sync.Mutex
+	listeners []context.CancelFunc
+	closed    bool
 }
 
 func (s *sqlStore) Where() string { return s.where }
@@ -159,6 +163,7 @@ func ReadOnly(st Store) bool {
 }
 
 func (s *sqlStore) Close() error {
+	s.stopListening()
 	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls, s.insertSnapshot} {
 		if st != nil {
 			st.Close()
