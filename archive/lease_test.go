@@ -519,3 +519,18 @@ func benchLine(size int) []byte {
 	sb.WriteString(`]}}`)
 	return []byte(sb.String())
 }
+
+// TestPostgresEndsIdleTransactions: the archive's connections have the
+// server end a transaction whose client went silent (stopped inside it),
+// so that the lease's row it locked is not held for ever; a DSN that sets
+// its own bound keeps it.
+func TestPostgresEndsIdleTransactions(t *testing.T) {
+	dsn := freshPostgres(t)
+	for _, c := range []struct{ dsn, want string }{{dsn, "30s"}, {dsn + "&idle_in_transaction_session_timeout=5000", "5s"}} {
+		s := openAgain(t, c.dsn)
+		var v string
+		if err := s.(*sqlStore).db.QueryRow(`SHOW idle_in_transaction_session_timeout`).Scan(&v); err != nil || v != c.want {
+			t.Errorf("idle_in_transaction_session_timeout %q (%v), want %s", v, err, c.want)
+		}
+	}
+}

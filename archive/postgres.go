@@ -32,13 +32,20 @@ func openPostgres(ctx context.Context, dsn string, o Options) (Store, error) {
 	if cfg.ConnectTimeout == 0 {
 		cfg.ConnectTimeout = 10 * time.Second
 	}
+	var opts []stdlib.OptionOpenDB
 	if _, set := cfg.RuntimeParams["idle_in_transaction_session_timeout"]; !set {
 		// A process stopped inside one of its (short) transactions, a
 		// laptop closed, would hold the rows it locked (a run's lease
 		// among them) until TCP gives up: the server ends it instead.
-		cfg.RuntimeParams["idle_in_transaction_session_timeout"] = strconv.Itoa(int(idleInTransaction.Milliseconds()))
+		// Set once connected, not as a startup parameter, which a pooler
+		// (PgBouncer) may refuse; where it cannot be set, it is not.
+		set := "SET idle_in_transaction_session_timeout = " + strconv.Itoa(int(idleInTransaction.Milliseconds()))
+		opts = append(opts, stdlib.OptionAfterConnect(func(ctx context.Context, c *pgx.Conn) error {
+			_, _ = c.Exec(ctx, set)
+			return nil
+		}))
 	}
-	db := stdlib.OpenDB(*cfg)
+	db := stdlib.OpenDB(*cfg, opts...)
 	db.SetMaxOpenConns(4)
 	db.SetConnMaxIdleTime(time.Minute)
 	s := &sqlStore{db: db, d: postgresDialect, where: where, lockTx: migrationLock, now: time.Now, lockWait: o.LockWait, waiting: o.Waiting,
