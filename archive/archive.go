@@ -23,7 +23,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this firewatch writes.
-const SchemaVersion = 3
+const SchemaVersion = 4
 
 // Off is the DSN that turns archiving off.
 const Off = "off"
@@ -120,6 +120,9 @@ type Poll struct {
 	// Encoded, when set, is stored instead of Line: the line deflated as
 	// it was written (NewEncoder). Polls fills Line.
 	Encoded *Encoded
+	// Seq is the poll's place in the run, from 0 (read by Polls and
+	// PollsSince; not written).
+	Seq int64
 }
 
 // encoded is how the poll's line is stored.
@@ -225,6 +228,9 @@ type Store interface {
 	Pruning(ctx context.Context, service string, before time.Time, id string) (Pruned, error)
 	Stats(ctx context.Context) (Stats, error)
 	Close() error
+
+	// The leases of the processes that share the archive (lease.go).
+	Coordinator
 }
 
 // DefaultPath is the default archive file: $XDG_DATA_HOME/firewatch/archive.db

@@ -1,8 +1,13 @@
 package archive
 
 import (
+	"context"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"strings"
 	"syscall"
 
 	"github.com/jackc/pgx/v5/pgconn"
@@ -57,7 +62,8 @@ func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
 
 // classify gives err its kind, when it has one of the above.
 func classify(err error) error {
-	if err == nil || errors.Is(err, ErrNoSpace) || errors.Is(err, ErrReadOnly) || errors.Is(err, ErrLocked) || errors.Is(err, ErrTooLarge) {
+	if err == nil || errors.Is(err, ErrNoSpace) || errors.Is(err, ErrReadOnly) || errors.Is(err, ErrLocked) || errors.Is(err, ErrTooLarge) ||
+		errors.Is(err, ErrUnavailable) {
 		return err
 	}
 	var pe *pgconn.PgError
@@ -75,4 +81,30 @@ func classify(err error) error {
 // busy reports an SQLite lock held by another connection.
 func busy(err error) bool {
 	return errors.Is(err, sqlite3.BUSY) || errors.Is(err, sqlite3.LOCKED)
+}
+
+// unreachable reports a PostgreSQL error that says the server cannot be
+// reached (now): no connection, a connection that dropped, the server
+// shutting down or starting, or no answer before the caller's deadline.
+// The database's refusals (a constraint, a permission, a full disk) are
+// not.
+func unreachable(err error) bool {
+	if errors.Is(err, ErrUnavailable) {
+		return false // said already
+	}
+	var ce *pgconn.ConnectError
+	var ne net.Error
+	var pe *pgconn.PgError
+	switch {
+	case errors.As(err, &pe):
+		// Class 08: connection exceptions; 57P01-57P03: shutting down,
+		// crashed, not accepting connections yet.
+		return strings.HasPrefix(pe.Code, "08") || pe.Code == "57P01" || pe.Code == "57P02" || pe.Code == "57P03"
+	case errors.As(err, &ce), errors.As(err, &ne), errors.Is(err, driver.ErrBadConn),
+		errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, syscall.ECONNREFUSED),
+		errors.Is(err, syscall.ECONNRESET), errors.Is(err, context.DeadlineExceeded):
+		return true
+	}
+	// pgx's own word for a connection it closed after a failure.
+	return strings.Contains(err.Error(), "conn closed")
 }

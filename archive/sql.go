@@ -12,6 +12,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/jackc/pgx/v5"
 	"github.com/ncruces/go-sqlite3"
 )
 
@@ -31,6 +32,9 @@ type dialect struct {
 	// without fw_meta may not: a database holding it is another
 	// program's, and firewatch writes nothing into it.
 	foreign string
+	// nowMs is the database's clock in milliseconds since 1970 (lease
+	// times are the database's, never a process's).
+	nowMs string
 }
 
 var sqliteDialect = dialect{
@@ -40,6 +44,7 @@ var sqliteDialect = dialect{
 	like:        "LIKE",
 	tableExists: `SELECT COUNT(*) FROM sqlite_master WHERE type='table' AND name='fw_meta'`,
 	foreign:     `SELECT COUNT(*) FROM sqlite_master`,
+	nowMs:       `CAST(unixepoch('subsec') * 1000 AS INTEGER)`,
 }
 
 var postgresDialect = dialect{
@@ -52,7 +57,9 @@ var postgresDialect = dialect{
 	tableExists: `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema=current_schema() AND table_name='fw_meta'`,
 	// A PostgreSQL schema is shared with other programs' tables: only
 	// firewatch's own names without fw_meta are another program's.
-	foreign: `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema=current_schema() AND table_name IN ('fw_runs', 'fw_polls', 'fw_snapshots')`,
+	foreign: `SELECT COUNT(*) FROM information_schema.tables WHERE table_schema=current_schema() AND table_name IN ('fw_runs', 'fw_polls', 'fw_snapshots', 'fw_leases')`,
+	// now(): when the transaction began, one value in all of it.
+	nowMs: `CAST(EXTRACT(EPOCH FROM now()) * 1000 AS BIGINT)`,
 }
 
 // migrations[i] takes the schema from version i to i+1.
@@ -92,6 +99,7 @@ func (d dialect) migrations() [][]string {
 		`DELETE FROM fw_runs WHERE ` + emptyRun,
 	},
 		d.teamsStep(),
+		d.leasesStep(),
 	}
 }
 
@@ -134,6 +142,15 @@ type sqlStore struct {
 	readOnly bool // opened read-only (a file, folder or disk that cannot be written)
 	// password is the DSN's, scrubbed from the database's errors.
 	password string
+	// PostgreSQL: the connection's settings (the doorbells' listener
+	// makes one of its own) and the doorbells' channel ("" on SQLite).
+	pgcfg         *pgx.ConnConfig
+	channel       string
+	relistenFirst time.Duration
+	// The doorbells' listeners, ended by Close.
+	listenMu  sync.Mutex
+	listeners []context.CancelFunc
+	closed    bool
 }
 
 func (s *sqlStore) Where() string { return s.where }
@@ -146,6 +163,7 @@ func ReadOnly(st Store) bool {
 }
 
 func (s *sqlStore) Close() error {
+	s.stopListening()
 	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls, s.insertSnapshot} {
 		if st != nil {
 			st.Close()
@@ -238,6 +256,9 @@ func (s *sqlStore) fail(op string, err error) error {
 		if free, ok := freeSpace(filepath.Dir(s.where)); ok && free < lowSpace {
 			err = &kindError{ErrNoSpace, err}
 		}
+	}
+	if s.d.name == postgresDialect.name && unreachable(err) {
+		err = &kindError{ErrUnavailable, err}
 	}
 	return fmt.Errorf("archive %s: %s: %w", s.where, op, classify(err))
 }
@@ -536,8 +557,18 @@ func (s *sqlStore) insertPolls(ctx context.Context, tx *sql.Tx, rid int64, from 
 }
 
 func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll) error {
+	_, err := s.appendPolls(ctx, service, id, startedAt, polls, nil, nil)
+	return err
+}
+
+// appendPolls stores polls after the ones held and returns the last one's
+// sequence number. In the same transaction, fence (if set) runs first and
+// may refuse the write with its error, and after (if set) runs last with
+// that number.
+func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll,
+	fence func(tx *sql.Tx) error, after func(tx *sql.Tx, last int64) error) (int64, error) {
 	if len(polls) == 0 {
-		return nil
+		return -1, nil
 	}
 	// Compressed before the transaction: it stays short.
 	encs := make([]int, len(polls))
@@ -546,10 +577,11 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 	for i := range polls {
 		encs[i], bodies[i] = polls[i].encoded()
 		if err := fits("a poll", len(bodies[i])); err != nil {
-			return s.fail("saving a poll", err)
+			return -1, s.fail("saving a poll", err)
 		}
 		size += int64(len(bodies[i]))
 	}
+	last := int64(-1)
 	insert := func(tx *sql.Tx, rid int64, from int) error {
 		stmt, err := s.prepared(ctx, tx, s.insertPoll, insertPollSQL)
 		if err != nil {
@@ -560,6 +592,10 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 				return err
 			}
 		}
+		last = int64(from + len(polls) - 1)
+		if after != nil {
+			return after(tx, last)
+		}
 		return nil
 	}
 	key := service + "\x00" + id
@@ -568,6 +604,11 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 		rid := v.(int64)
 		gone := false
 		err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
+			if fence != nil {
+				if err := fence(tx); err != nil {
+					return err
+				}
+			}
 			stmt, err := s.prepared(ctx, tx, s.countPolls, countPollsSQL)
 			if err != nil {
 				return err
@@ -584,11 +625,16 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 			return insert(tx, rid, n-len(polls))
 		})
 		if !gone {
-			return err
+			return last, err
 		}
 		s.rids.Delete(key)
 	}
-	return s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
+	err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
+		if fence != nil {
+			if err := fence(tx); err != nil {
+				return err
+			}
+		}
 		r := &Run{Service: service, ID: id}
 		if !startedAt.IsZero() {
 			r.StartedAt = &startedAt
@@ -610,6 +656,7 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 		s.rids.Store(key, rid)
 		return nil
 	})
+	return last, err
 }
 
 func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapshots map[string]string) error {
@@ -825,24 +872,29 @@ func (s *sqlStore) Polls(ctx context.Context, service, id string) ([]Poll, error
 	if err != nil {
 		return nil, err
 	}
-	rows, err := s.db.QueryContext(ctx, s.q(`SELECT received_at, enc, body FROM fw_polls WHERE rid = ? ORDER BY seq`), rid)
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT seq, received_at, enc, body FROM fw_polls WHERE rid = ? ORDER BY seq`), rid)
 	if err != nil {
 		return nil, s.fail("reading polls", err)
 	}
+	return s.scanPolls(rows)
+}
+
+// scanPolls reads rows of (seq, received_at, enc, body), and closes them.
+func (s *sqlStore) scanPolls(rows *sql.Rows) ([]Poll, error) {
 	defer rows.Close()
 	var out []Poll
 	for rows.Next() {
-		var at int64
+		var seq, at int64
 		var enc int
 		var body []byte
-		if err := rows.Scan(&at, &enc, &body); err != nil {
+		if err := rows.Scan(&seq, &at, &enc, &body); err != nil {
 			return nil, s.fail("reading polls", err)
 		}
 		line, err := decode(enc, body)
 		if err != nil {
 			return nil, s.fail("reading polls", err)
 		}
-		out = append(out, Poll{ReceivedAt: time.UnixMilli(at).UTC(), Line: line})
+		out = append(out, Poll{ReceivedAt: time.UnixMilli(at).UTC(), Line: line, Seq: seq})
 	}
 	return out, s.fail("reading polls", rows.Err())
 }

@@ -1,0 +1,174 @@
+package archive
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"time"
+)
+
+// Coordinator is how the firewatch processes that share one archive agree
+// who polls what, with leases: the process that holds a run's lease polls the service and
+// stores each poll (AppendLeased); the others follow the run from the
+// archive (PollsSince), woken by a doorbell (Listen) on PostgreSQL, reading
+// at their interval on SQLite. A lease expires when its holder stops
+// renewing it for its TTL, and another process takes it over.
+//
+// Lease times are the database's clock (now() on PostgreSQL, the one
+// machine's on SQLite), so that processes on machines whose clocks differ
+// agree on when a lease expires.
+type Coordinator interface {
+	// TryJoin reports whether this process can take part in the leases
+	// now: nil, or an error that Is ErrUnavailable (PostgreSQL cannot be
+	// reached: poll on your own, and try again later) or ErrReadOnly.
+	TryJoin(ctx context.Context) error
+	// Take takes the lease of k for h, for ttl, when it is free, expired,
+	// or already h's (then it is renewed and keeps its token). Held by
+	// another: a *HeldError (errors.Is ErrLeaseHeld) saying by whom and
+	// for how long.
+	Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Duration) (Lease, error)
+	// Renew extends l by l.TTL from now. A lease another process has
+	// taken over since: a *LostError (errors.Is ErrLeaseLost), and l's
+	// holder is a follower from then on.
+	Renew(ctx context.Context, l Lease) (Lease, error)
+	// Release gives l up at once (a doorbell says it is free); a lease
+	// already lost is not an error.
+	Release(ctx context.Context, l Lease) error
+	// Leases says who holds what: every lease of service and team (""
+	// for all), held or not (Lease.Left <= 0: free; a released one has
+	// no Holder.ID, and says who held it last), by service, team and
+	// run.
+	Leases(ctx context.Context, service, team string) ([]Lease, error)
+	// AppendLeased is AppendPolls for the holder of the run's lease l (its
+	// Run is the run's id): in the same transaction it checks that l is
+	// still held with its token, renews it, stores the polls and rings the
+	// doorbell with the last poll's sequence number, which it returns. A
+	// lease taken over meanwhile stores nothing: a *LostError.
+	AppendLeased(ctx context.Context, l Lease, startedAt time.Time, polls []Poll) (int64, error)
+	// Ring renews l and rings its doorbell with a count of its own, for
+	// what a holder stores that is not a run's polls (the team's list):
+	// its followers read the archive again. Lost: a *LostError.
+	Ring(ctx context.Context, l Lease) (int64, error)
+	// PollsSince returns a run's polls with a sequence number (Poll.Seq)
+	// after after (-1: from the first), in order, at most limit of them
+	// (0: all). A run not held has none (no error).
+	PollsSince(ctx context.Context, service, id string, after int64, limit int) ([]Poll, error)
+	// Listen returns the doorbells of this archive until ctx ends (then
+	// the channel is closed), on a connection of its own that is made
+	// again when it drops (a Doorbell with Missed follows). A doorbell
+	// only says where to read: the tables are the truth, and a follower
+	// also reads at its interval. PostgreSQL unreachable: an error that
+	// Is ErrUnavailable. SQLite has no doorbells: the channel is nil
+	// (never ready) and the error nil.
+	Listen(ctx context.Context) (<-chan Doorbell, error)
+}
+
+// LeaseKey names what a lease is for: one run of one team on one service
+// (the same run id under two base URLs is two leases), or with Run "" the
+// team's list of runs.
+type LeaseKey struct {
+	Service string // the service's base URL
+	Team    string // TeamOf(key): never the key
+	Run     string // the run's id; "" for the team's list
+}
+
+// Holder is who holds a lease: one per process (NewHolder), shown to the
+// team by Leases.
+type Holder struct {
+	ID    string // unique to the holder (NewHolder: random)
+	Label string // what it is: "watch", "hub", "archive --every"...
+	Host  string
+	PID   int
+}
+
+// NewHolder is this process's holder, labelled label.
+func NewHolder(label string) Holder {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	host, _ := os.Hostname()
+	return Holder{ID: hex.EncodeToString(b), Label: bound(label, 100), Host: bound(host, 255), PID: os.Getpid()}
+}
+
+func bound(s string, n int) string {
+	if len(s) > n {
+		return s[:n]
+	}
+	return s
+}
+
+// Lease is a lease as the database holds it.
+type Lease struct {
+	LeaseKey
+	Holder
+	// Token is the lease's generation: it grows each time another holder
+	// takes it, and a write of the holder is fenced with it.
+	Token int64
+	TTL   time.Duration // the holder's, from its last take or renewal
+	// Since is when the holder took it, Renewed its last renewal, Expires
+	// when it becomes free unless renewed: the database's clock.
+	Since, Renewed, Expires time.Time
+	// Left is how long it is still held, by the database's clock when it
+	// was read (<= 0: free). A follower tries to take it over after Left.
+	Left time.Duration
+	// Bell is how many times Ring rang it.
+	Bell int64
+}
+
+// The leases' errors (errors.Is).
+var (
+	// ErrLeaseHeld: another process holds the lease (a *HeldError).
+	ErrLeaseHeld = errors.New("another firewatch holds the lease")
+	// ErrLeaseLost: the lease was taken over, or released (a *LostError):
+	// its holder wrote nothing and follows from now on.
+	ErrLeaseLost = errors.New("the lease was taken over")
+	// ErrUnavailable: the shared archive (PostgreSQL) cannot be reached;
+	// each process polls on its own until it can again.
+	ErrUnavailable = errors.New("the shared archive cannot be reached")
+)
+
+// HeldError is Take's answer when another holds the lease.
+type HeldError struct{ Lease Lease }
+
+func (e *HeldError) Error() string {
+	return fmt.Sprintf("%v: %s for another %s", ErrLeaseHeld, e.Lease.Holder.describe(), e.Lease.Left.Round(time.Millisecond))
+}
+
+func (e *HeldError) Unwrap() error { return ErrLeaseHeld }
+
+// LostError is the answer to a holder whose lease is no longer its own.
+// Now is who holds it now (nil: nobody, or it was released).
+type LostError struct {
+	Key LeaseKey
+	Now *Lease
+}
+
+func (e *LostError) Error() string {
+	if e.Now == nil || e.Now.Left <= 0 {
+		return ErrLeaseLost.Error() + " (it expired)"
+	}
+	return fmt.Sprintf("%v by %s", ErrLeaseLost, e.Now.Holder.describe())
+}
+
+func (e *LostError) Unwrap() error { return ErrLeaseLost }
+
+func (h Holder) describe() string {
+	return fmt.Sprintf("%s on %s (pid %d)", h.Label, h.Host, h.PID)
+}
+
+// Doorbell says that something was stored under a lease: where to read,
+// never what (the table is the truth).
+type Doorbell struct {
+	Service, Team, Run string // the lease's key
+	// Seq is the last poll stored (AppendLeased), or the lease's Bell
+	// count (Ring).
+	Seq int64
+	// Free: the lease was released; a follower may take it at once.
+	Free bool
+	// Missed: the listening connection dropped and was made again (or
+	// the reader was too slow): doorbells may have been lost, and every
+	// follower reads what it follows.
+	Missed bool
+}

@@ -1,0 +1,283 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// leasesStep takes the schema to version 4: the leases of the processes
+// that share the archive, one row per run of a team on a service (run ""
+// for the team's list). A row stays when its lease is released or expires
+// (its token keeps growing); a release clears the team's rows expired for
+// a day. The polls' (rid, seq) key already orders what a follower reads.
+func (d dialect) leasesStep() []string {
+	return []string{
+		`CREATE TABLE fw_leases (
+			service TEXT NOT NULL, team TEXT NOT NULL, run TEXT NOT NULL,
+			token BIGINT NOT NULL, holder TEXT NOT NULL, label TEXT NOT NULL, host TEXT NOT NULL, pid BIGINT NOT NULL,
+			since BIGINT NOT NULL, renewed BIGINT NOT NULL, expires BIGINT NOT NULL, ttl_ms BIGINT NOT NULL,
+			bell BIGINT NOT NULL DEFAULT 0,
+			PRIMARY KEY (service, team, run))`,
+	}
+}
+
+const leaseCols = `service, team, run, token, holder, label, host, pid, since, renewed, expires, ttl_ms, bell`
+
+// leaseKeep is how long a lease's row outlives its expiry.
+const leaseKeep = 24 * time.Hour
+
+// takeSQL takes a lease that is free, expired or the holder's own: a new
+// holder gets the next token and a since of its own. NOW is the
+// database's clock, one value in the statement.
+const takeSQL = `INSERT INTO fw_leases AS l (` + leaseCols + `)
+	VALUES (?, ?, ?, 1, ?, ?, ?, ?, NOW, NOW, NOW + ?, ?, 0)
+	ON CONFLICT (service, team, run) DO UPDATE SET
+		token = CASE WHEN l.holder = excluded.holder THEN l.token ELSE l.token + 1 END,
+		since = CASE WHEN l.holder = excluded.holder AND l.expires > excluded.renewed THEN l.since ELSE excluded.since END,
+		holder = excluded.holder, label = excluded.label, host = excluded.host, pid = excluded.pid,
+		renewed = excluded.renewed, expires = excluded.expires, ttl_ms = excluded.ttl_ms
+	WHERE l.holder = excluded.holder OR l.expires <= excluded.renewed
+	RETURNING token, since, renewed, expires, bell`
+
+// leaseWhere selects one holder's lease with its token: the fence.
+const leaseWhere = ` WHERE service = ? AND team = ? AND run = ? AND holder = ? AND token = ?`
+
+// clocked is query with NOW the database's clock, and its placeholders the dialect's.
+func (s *sqlStore) clocked(query string) string {
+	return s.q(strings.ReplaceAll(query, "NOW", s.d.nowMs))
+}
+
+func fenceArgs(l Lease) []any {
+	return []any{l.Service, l.Team, l.Run, l.ID, l.Token}
+}
+
+func ttlMs(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
+
+func fromMsT(v int64) time.Time { return time.UnixMilli(v).UTC() }
+
+func (s *sqlStore) TryJoin(ctx context.Context) error {
+	if s.readOnly {
+		return s.fail("joining the leases", ErrReadOnly)
+	}
+	if s.d.name != postgresDialect.name {
+		return nil
+	}
+	return s.fail("joining the leases", s.db.PingContext(ctx))
+}
+
+func (s *sqlStore) Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Duration) (Lease, error) {
+	if h.ID == "" || ttl <= 0 {
+		return Lease{}, fmt.Errorf("archive: a lease needs a holder (NewHolder) and a TTL")
+	}
+	l := Lease{LeaseKey: k, Holder: h, TTL: ttl, Left: ttl}
+	err := s.write(ctx, "taking a lease", func(tx *sql.Tx) error {
+		var since, renewed, expires int64
+		err := tx.QueryRowContext(ctx, s.clocked(takeSQL), k.Service, k.Team, k.Run, h.ID, h.Label, h.Host, h.PID, ttlMs(ttl), ttlMs(ttl)).
+			Scan(&l.Token, &since, &renewed, &expires, &l.Bell)
+		if errors.Is(err, sql.ErrNoRows) {
+			held, err := s.leaseIn(ctx, tx, k)
+			if err != nil {
+				return err
+			}
+			return &HeldError{Lease: *held}
+		}
+		if err != nil {
+			return err
+		}
+		l.Since, l.Renewed, l.Expires = fromMsT(since), fromMsT(renewed), fromMsT(expires)
+		return nil
+	})
+	var he *HeldError
+	if errors.As(err, &he) {
+		return Lease{}, he // said as it is: the usual answer, not a failure
+	}
+	return l, err
+}
+
+// leaseIn reads k's lease in tx (nil: none).
+func (s *sqlStore) leaseIn(ctx context.Context, tx *sql.Tx, k LeaseKey) (*Lease, error) {
+	l, err := scanLease(tx.QueryRowContext(ctx, s.clocked(`SELECT `+leaseCols+`, expires - NOW FROM fw_leases WHERE service = ? AND team = ? AND run = ?`), k.Service, k.Team, k.Run))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return l, err
+}
+
+func scanLease(sc scanner) (*Lease, error) {
+	var l Lease
+	var since, renewed, expires, ttl, left int64
+	err := sc.Scan(&l.Service, &l.Team, &l.Run, &l.Token, &l.ID, &l.Label, &l.Host, &l.PID, &since, &renewed, &expires, &ttl, &l.Bell, &left)
+	if err != nil {
+		return nil, err
+	}
+	l.Since, l.Renewed, l.Expires = fromMsT(since), fromMsT(renewed), fromMsT(expires)
+	l.TTL, l.Left = time.Duration(ttl)*time.Millisecond, time.Duration(left)*time.Millisecond
+	return &l, nil
+}
+
+// fence renews l in tx when it is still held with its token; else a
+// *LostError (nothing else of tx is to be written).
+func (s *sqlStore) fence(ctx context.Context, tx *sql.Tx, l *Lease) error {
+	var since, renewed, expires int64
+	err := tx.QueryRowContext(ctx, s.clocked(`UPDATE fw_leases SET renewed = NOW, expires = NOW + ?, ttl_ms = ?`+leaseWhere+
+		` RETURNING since, renewed, expires, bell`), append([]any{ttlMs(l.TTL), ttlMs(l.TTL)}, fenceArgs(*l)...)...).
+		Scan(&since, &renewed, &expires, &l.Bell)
+	if errors.Is(err, sql.ErrNoRows) {
+		now, err := s.leaseIn(ctx, tx, l.LeaseKey)
+		if err != nil {
+			return err
+		}
+		return &LostError{Key: l.LeaseKey, Now: now}
+	}
+	if err != nil {
+		return err
+	}
+	l.Since, l.Renewed, l.Expires, l.Left = fromMsT(since), fromMsT(renewed), fromMsT(expires), l.TTL
+	return nil
+}
+
+// leaseErr is a lease operation's error: a lost lease as it is (the
+// holder's usual news, not a failure of the archive), else the store's.
+func leaseErr(err error) error {
+	var le *LostError
+	if errors.As(err, &le) {
+		return le
+	}
+	return err
+}
+
+func (s *sqlStore) Renew(ctx context.Context, l Lease) (Lease, error) {
+	err := s.write(ctx, "renewing a lease", func(tx *sql.Tx) error { return s.fence(ctx, tx, &l) })
+	return l, leaseErr(err)
+}
+
+func (s *sqlStore) Release(ctx context.Context, l Lease) error {
+	err := s.write(ctx, "releasing a lease", func(tx *sql.Tx) error {
+		// Its holder is cleared (no renewal finds it) and the rest kept:
+		// who held it last.
+		res, err := tx.ExecContext(ctx, s.clocked(`UPDATE fw_leases SET holder = '', renewed = NOW, expires = NOW`+leaseWhere), fenceArgs(l)...)
+		if err != nil {
+			return err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return err // lost already: nothing to release
+		}
+		if _, err := tx.ExecContext(ctx, s.clocked(`DELETE FROM fw_leases WHERE service = ? AND team = ? AND expires < NOW - ?`),
+			l.Service, l.Team, leaseKeep.Milliseconds()); err != nil {
+			return err
+		}
+		return s.ring(ctx, tx, Doorbell{Service: l.Service, Team: l.Team, Run: l.Run, Seq: -1, Free: true})
+	})
+	return err
+}
+
+func (s *sqlStore) Leases(ctx context.Context, service, team string) ([]Lease, error) {
+	query, args := `SELECT `+leaseCols+`, expires - NOW FROM fw_leases WHERE 1 = 1`, []any{}
+	if service != "" {
+		query, args = query+` AND service = ?`, append(args, service)
+	}
+	if team != "" {
+		query, args = query+` AND team = ?`, append(args, team)
+	}
+	rows, err := s.db.QueryContext(ctx, s.clocked(query+` ORDER BY service, team, run`), args...)
+	if err != nil {
+		return nil, s.fail("reading the leases", err)
+	}
+	defer rows.Close()
+	var out []Lease
+	for rows.Next() {
+		l, err := scanLease(rows)
+		if err != nil {
+			return nil, s.fail("reading the leases", err)
+		}
+		out = append(out, *l)
+	}
+	return out, s.fail("reading the leases", rows.Err())
+}
+
+func (s *sqlStore) AppendLeased(ctx context.Context, l Lease, startedAt time.Time, polls []Poll) (int64, error) {
+	if len(polls) == 0 {
+		_, err := s.Renew(ctx, l)
+		return -1, err
+	}
+	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls,
+		func(tx *sql.Tx) error { return s.fence(ctx, tx, &l) },
+		func(tx *sql.Tx, last int64) error {
+			return s.ring(ctx, tx, Doorbell{Service: l.Service, Team: l.Team, Run: l.Run, Seq: last})
+		})
+	if err != nil {
+		return -1, leaseErr(err)
+	}
+	return last, nil
+}
+
+func (s *sqlStore) Ring(ctx context.Context, l Lease) (int64, error) {
+	err := s.write(ctx, "ringing a lease's doorbell", func(tx *sql.Tx) error {
+		if err := s.fence(ctx, tx, &l); err != nil {
+			return err
+		}
+		if err := tx.QueryRowContext(ctx, s.q(`UPDATE fw_leases SET bell = bell + 1`+leaseWhere+` RETURNING bell`), fenceArgs(l)...).Scan(&l.Bell); err != nil {
+			return err
+		}
+		return s.ring(ctx, tx, Doorbell{Service: l.Service, Team: l.Team, Run: l.Run, Seq: l.Bell})
+	})
+	if err != nil {
+		return -1, leaseErr(err)
+	}
+	return l.Bell, nil
+}
+
+func (s *sqlStore) PollsSince(ctx context.Context, service, id string, after int64, limit int) ([]Poll, error) {
+	query := `SELECT p.seq, p.received_at, p.enc, p.body FROM fw_polls p JOIN fw_runs r ON r.rid = p.rid
+		WHERE r.service = ? AND r.id = ? AND p.seq > ? ORDER BY p.seq`
+	args := []any{service, id, after}
+	if limit > 0 {
+		query, args = query+` LIMIT ?`, append(args, limit)
+	}
+	rows, err := s.db.QueryContext(ctx, s.q(query), args...)
+	if err != nil {
+		return nil, s.fail("reading polls", err)
+	}
+	return s.scanPolls(rows)
+}
+
+// bellPayload is a doorbell as NOTIFY carries it: the lease's key and a
+// number, nothing of what was stored.
+type bellPayload struct {
+	S string `json:"s"`
+	T string `json:"t"`
+	R string `json:"r"`
+	Q int64  `json:"q"`
+	F bool   `json:"f,omitempty"`
+}
+
+// maxPayload is under PostgreSQL's bound on a NOTIFY payload (8000 bytes):
+// a longer key rings no bell, and its followers read at their interval.
+const maxPayload = 7900
+
+// ring rings b's doorbell when tx commits (PostgreSQL's NOTIFY; SQLite
+// has none).
+func (s *sqlStore) ring(ctx context.Context, tx *sql.Tx, b Doorbell) error {
+	if s.channel == "" {
+		return nil
+	}
+	p, _ := json.Marshal(bellPayload{S: b.Service, T: b.Team, R: b.Run, Q: b.Seq, F: b.Free})
+	if len(p) > maxPayload {
+		return nil
+	}
+	_, err := tx.ExecContext(ctx, `SELECT pg_notify($1, $2)`, s.channel, string(p))
+	return err
+}
+
+func parseBell(payload string) (Doorbell, bool) {
+	var p bellPayload
+	if err := json.Unmarshal([]byte(payload), &p); err != nil {
+		return Doorbell{}, false
+	}
+	return Doorbell{Service: p.S, Team: p.T, Run: p.R, Seq: p.Q, Free: p.F}, true
+}
