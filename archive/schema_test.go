@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"testing/fstest"
 	"time"
 )
 
@@ -174,4 +175,29 @@ func readFile(t *testing.T, name string) string {
 		t.Fatal(fmt.Errorf("%s: %w", name, err))
 	}
 	return string(b)
+}
+
+// TestMigrationFiles: each store's files are read in order and go to
+// SchemaVersion; a set with a version missing, a name out of form or a
+// statement without its ";" is refused, not run in part.
+func TestMigrationFiles(t *testing.T) {
+	for _, d := range []dialect{sqliteDialect, postgresDialect} {
+		if steps := d.migrations(); len(steps) != SchemaVersion || len(steps[0]) != 7 || len(steps[1]) != 3 || len(steps[2]) != 3 {
+			t.Fatalf("%s: %d steps: %q", d.name, len(steps), steps)
+		}
+	}
+	for name, files := range map[string]fstest.MapFS{
+		"a version missing": {"m/0001_a.sql": {Data: []byte("CREATE TABLE a (x TEXT);\n")}, "m/0003_c.sql": {Data: []byte("SELECT 1;\n")}},
+		"not numbered":      {"m/first.sql": {Data: []byte("SELECT 1;\n")}},
+		"no ;":              {"m/0001_a.sql": {Data: []byte("-- a comment\nCREATE TABLE a (x TEXT)\n")}},
+		"empty":             {"m/0001_a.sql": {Data: []byte("-- nothing\n")}},
+	} {
+		if _, err := loadMigrations(files, "m"); err == nil {
+			t.Errorf("%s: loaded", name)
+		}
+	}
+	got, err := splitStatements("-- v1\n\nCREATE TABLE a (\n\tx TEXT);\n\n-- the index\nCREATE INDEX a_x ON a (x);\n")
+	if err != nil || len(got) != 2 || got[0] != "CREATE TABLE a (\n\tx TEXT)" || got[1] != "CREATE INDEX a_x ON a (x)" {
+		t.Fatalf("%q %v", got, err)
+	}
 }
