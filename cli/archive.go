@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -754,9 +755,9 @@ func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Stor
 	w.Replay = true
 	w.JobID = r.ID
 	w.Store.SetRunID(r.ID)
-	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
+	w.Source = follow.SourceFunc(func(ctx context.Context, sink func(poller.Update)) error {
 		return poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, sink)
-	}
+	})
 	w.resultOf = a.archivedResult(r)
 	service, id := r.Service, r.ID
 	w.ArchiveSnapshot = func(ctx context.Context, sid string) (string, error) {

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
@@ -54,15 +55,12 @@ func newSnapshotKeeper(sink *archiveSink, debug *debugLog, fetch func(ctx contex
 
 // wrap returns src with the snapshots of every poll's artifact events
 // queued before the poll goes on.
-func (k *snapshotKeeper) wrap(src source) source {
-	return func(ctx context.Context, sink func(poller.Update)) error {
-		return src(ctx, func(u poller.Update) {
-			if u.Poll != nil {
-				k.see(u.Poll)
-			}
-			sink(u)
-		})
-	}
+func (k *snapshotKeeper) wrap(src follow.Source) follow.Source {
+	return follow.Tap(src, func(u poller.Update) {
+		if u.Poll != nil {
+			k.see(u.Poll)
+		}
+	})
 }
 
 // see queues the snapshots of p's artifact events not seen before; a

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/poller"
 )
 
@@ -79,14 +80,14 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 			w.InputBytes = st.Size()
 		}
 	}
-	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
+	w.Source = follow.SourceFunc(func(ctx context.Context, sink func(poller.Update)) error {
 		err := poller.Replay(ctx, in, poller.ReplayOptions{Speed: r.Speed, Instant: instant}, sink)
 		if err != nil && ctx.Err() == nil {
 			// The file is not one firewatch can read: bad usage.
 			return asUsage(fmt.Errorf("%s: %w", name, err))
 		}
 		return err
-	}
+	})
 	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
 	otlp, err := o.OTLP.live(w, a.secrets)
 	if err != nil {

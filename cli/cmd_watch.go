@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -142,7 +143,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	aw.keepLookup(told)
 	wopts.Record = teeRecord(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
-	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, follow.Poll(watcher)
 	aw.keepSnapshots(w, client)
 	if aw != nil {
 		w.keepCancel = aw.keepCancel

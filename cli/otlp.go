@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/export"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -104,16 +105,12 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 		return nil, err
 	}
 	le.l = l
-	src := w.Source
-	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
-		return src(ctx, func(u poller.Update) {
-			if u.Request != nil {
-				le.l.SetRequest(*u.Request)
-			}
-			le.l.Feed(u.Poll)
-			sink(u)
-		})
-	}
+	w.Source = follow.Tap(w.Source, func(u poller.Update) {
+		if u.Request != nil {
+			le.l.SetRequest(*u.Request)
+		}
+		le.l.Feed(u.Poll)
+	})
 	w.Debug.Printf("otlp: exporting to %s (content %v)", x.url, x.Content)
 	return le, nil
 }

@@ -8,16 +8,11 @@ import (
 	"os"
 
 	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
-
-// source feeds a watch: the live poll loop (poller.Watcher.Run) or a replay.
-// It calls sink from one goroutine, in order, and returns nil when the run
-// has finished and nothing more will come, ctx's error when ctx ends first,
-// or the error that stopped it (a *poller.Error for a refusal).
-type source func(ctx context.Context, sink func(poller.Update)) error
 
 // watchSession is one watch of one run, whatever shows it (plain, json or
 // the terminal UI) and wherever the events come from (the service, the
@@ -38,7 +33,7 @@ type feed struct {
 	JobID   string          // "" for a replay whose file does not say
 	Client  *poller.Client  // nil for a replay
 	Watcher *poller.Watcher // nil for a replay (pause, poll now, live view)
-	Source  source
+	Source  follow.Source
 	Replay  bool // the events come from a recording
 	// InputBytes is the size of the file a replay reads (0: not known):
 	// the memory the terminal UI may take follows it from the start.
@@ -96,6 +91,17 @@ type listLink struct {
 	Interrupted bool
 	// hub is the hub's session the watch is shown to (nil: none).
 	hub *hubSession
+}
+
+// follow is the watch's update loop (follow.Stream), with the memory the
+// watch may take following what the store holds (follow.Budget).
+func (w *watchSession) follow(ctx context.Context, buf int, errAsUpdate bool) (updates <-chan poller.Update, wait func() error) {
+	src := w.Source
+	if w.hub == nil {
+		// The process's limit: a hub's sessions share the process.
+		src = follow.NewBudget(w.InputBytes).Tap(src)
+	}
+	return follow.Stream(ctx, src, buf, errAsUpdate)
 }
 
 // note puts a line in the terminal UI's footer, unless the footer is
