@@ -500,7 +500,7 @@ func (s *archiveSink) finish(w *watchSession) (whole bool) {
 	if s.gaveUp || len(s.pending) > 0 || len(s.puts) > 0 {
 		return false
 	}
-	r := derivedRun(w.summary(), w.Store)
+	r := derivedRun(w.Summary(), w.Store)
 	r.Service, r.ID = s.service, s.jobID
 	ctx, cancel := context.WithTimeout(context.Background(), archiveWriteTimeout)
 	defer cancel()
@@ -513,12 +513,12 @@ func (s *archiveSink) finish(w *watchSession) (whole bool) {
 
 // derivedRun is the archive's record of what firewatch derived: the
 // outcome, the counts and the full summary.
-func derivedRun(sum fullSummary, st *model.Store) *archive.Run {
+func derivedRun(sum follow.Summary, st *model.Store) *archive.Run {
 	r := &archive.Run{Events: sum.EventCount, ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: len(sum.Attention),
 		CreditsByAgent: sum.CreditsByAgent}
 	// Written straight into the compressor: a long run's summary is
 	// megabytes of JSON, which would otherwise be built whole first.
-	if e, err := archive.Encode(func(w io.Writer) error { return writeSummary(w, sum) }); err == nil {
+	if e, err := archive.Encode(func(w io.Writer) error { return sum.Write(w) }); err == nil {
 		r.SummaryEncoded = e
 	}
 	if sum.Outcome != nil {
@@ -701,7 +701,7 @@ func deriveFromRecording(ctx context.Context, rec io.Reader) (*archive.Run, *mod
 		return nil, nil, err
 	}
 	// The recording's header says what the run was asked (its cap).
-	return archive.Merge(runOfRequest(w.Store.Request()), derivedRun(w.summary(), w.Store)), w.Store, nil
+	return archive.Merge(runOfRequest(w.Store.Request()), derivedRun(w.Summary(), w.Store)), w.Store, nil
 }
 
 // jobFromArchive looks id up in the archive (the current service first):

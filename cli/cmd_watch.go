@@ -22,9 +22,10 @@ import (
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
 	a.out = &outputs{stderr: a.stderr}
 	cleanup = a.out.close
-	w = &watchSession{Opts: o, runState: runState{Store: model.NewStore()},
+	w = &watchSession{Opts: o, Run: follow.NewRun(),
 		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
+	w.TrackerOptions = w.attentionOptions
 	w.hub = a.hub
 	termOut, width := a.stdoutTerminal()
 	a.out.stdoutTTY = termOut
@@ -154,6 +155,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
 	if w.notify, err = a.notifyWatch(w); err != nil {
 		return err
+	}
+	if w.notify != nil {
+		w.Saw = w.notify.saw // after every merge and tick (attend)
 	}
 	otlp, err := o.OTLP.live(w, a.secrets)
 	if err != nil {

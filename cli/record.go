@@ -11,6 +11,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/export"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -119,10 +120,10 @@ func withID(r *archive.Run, service, id string) *archive.Run {
 // request and what it derived (derivedRun), with the summary as JSON for
 // the single-run readers (not for storing: the sink streams it).
 func recordOfSession(w *watchSession) *archive.Run {
-	sum := w.summary()
+	sum := w.Summary()
 	d := derivedRun(sum, w.Store)
 	d.SummaryEncoded = nil
-	d.Summary, _ = marshalSummary(sum, false)
+	d.Summary, _ = sum.Marshal(false)
 	return archive.Merge(runOfRequest(w.Store.Request()), d)
 }
 
@@ -131,18 +132,14 @@ func recordOfSession(w *watchSession) *archive.Run {
 // (req, then the recording's header), the attention tracker fed merge by
 // merge. sec (nil: none) redacts what the store decodes.
 func replayRun(ctx context.Context, in io.Reader, sec *text.Secrets, req model.Request) (*watchSession, error) {
-	w := &watchSession{Opts: &watchOptions{}, runState: runState{Store: model.NewStore()}}
+	w := &watchSession{Opts: &watchOptions{}, Run: follow.NewRun()}
 	if sec != nil {
 		w.Store.SetSecrets(sec)
 	}
 	w.Store.SetRequest(req)
 	err := poller.Replay(ctx, in, poller.ReplayOptions{Instant: true}, func(u poller.Update) {
-		if u.Request != nil {
-			w.Store.SetRequest(*u.Request)
-		}
-		if u.Poll != nil {
-			d := w.Store.Merge(u.Poll)
-			w.tracker().Update(d, time.Now())
+		if d := w.Merge(u); u.Poll != nil {
+			w.Tracker().Update(d, time.Now())
 		}
 	})
 	return w, err

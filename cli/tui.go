@@ -58,7 +58,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		LiveView:     w.Opts.LiveView,
 		BackToList:   w.BackToList,
 		Notes:        w.Notes,
-		Attention:    w.newTracker(),
+		Attention:    w.NewTracker(),
 		Terminal:     w.hub.terminal(),
 		ReadOnly:     w.hub.readOnlyText(),
 	}

@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -23,7 +22,7 @@ type watchSession struct {
 	Opts *watchOptions
 	feed
 	display
-	runState
+	follow.Run
 	listLink
 	notify *notifyWatch // --notify and its kin (notify.go); nil: none
 }
@@ -65,21 +64,6 @@ type display struct {
 	// (a retry's wait, the OTLP export's failure); nil unless the UI shows
 	// the watch.
 	Notes chan string
-}
-
-// runState is what the watch knows of the run.
-type runState struct {
-	// Store is the run as data. Whoever runs the source merges every
-	// Update's Poll into it, from one goroutine, and the command writes
-	// --summary and picks the exit code from it when watching ends.
-	Store *model.Store
-	// Request is what the run was asked to do, when the command knows it
-	// (run, demo); watchLive asks the service otherwise.
-	Request model.Request
-	// Tokens is the team's token balance, when the service gave it.
-	Tokens *poller.TokenUsage
-	// Attention follows the store for what needs a look (attention.go).
-	Attention *attention.Tracker
 }
 
 // listLink ties a watch to the runs screen (cmd_runs.go) that opened it.
@@ -240,16 +224,16 @@ func (w *watchSession) writeSummary() error {
 	if w.Opts.Summary == "" {
 		return nil
 	}
-	sum := w.summary()
+	sum := w.Summary()
 	if w.Opts.Summary == "-" {
-		b, err := marshalSummary(sum, false)
+		b, err := sum.Marshal(false)
 		if err != nil {
 			return err
 		}
 		_, err = w.Stdout.Write(append(b, '\n'))
 		return err
 	}
-	b, err := marshalSummary(sum, true)
+	b, err := sum.Marshal(true)
 	if err != nil {
 		return err
 	}
