@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
@@ -348,7 +349,7 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &archiveService{st: st, q: archive.Query{Service: "http://x"}}
+	s := archiving.NewListing(nil, st, archive.Query{Service: "http://x"})
 	seen := map[string]int{}
 	var before time.Time
 	for pages := 0; pages < 10; pages++ {
@@ -382,7 +383,7 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 	}
 
 	// The screen itself, scrolled to the end: the oldest run is there.
-	m := runs.New(runs.Config{Service: &archiveService{st: st, q: archive.Query{Service: "http://x"}}, NoColor: true})
+	m := runs.New(runs.Config{Service: archiving.NewListing(nil, st, archive.Query{Service: "http://x"}), NoColor: true})
 	tm := teatest.NewTestModel(t, runs.Screen{M: m}, teatest.WithInitialTermSize(120, 40))
 	// Down, a row at each look, until the last run is drawn (pages come
 	// as the selection nears the end of what is loaded).

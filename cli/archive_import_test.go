@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/sim"
 )
@@ -115,8 +116,8 @@ func TestImportBounded(t *testing.T) {
 	if _, errOut, code := run(t, context.Background(), "archive", "import", zeros, "--archive", db); code != ExitUsage || !strings.Contains(errOut, "not a --record recording") {
 		t.Fatalf("zeros: exit %d\n%s", code, errOut)
 	}
-	defer func(n int) { maxPollLine = n }(maxPollLine)
-	maxPollLine = 64 << 10
+	defer func(n int) { archiving.MaxPollLine = n }(archiving.MaxPollLine)
+	archiving.MaxPollLine = 64 << 10
 	long := filepath.Join(dir, "long.ndjson")
 	head := `{"firewatch":"recording","version":2,"jobId":"019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b","baseUrl":"http://x","startedAt":"2026-11-25T20:50:30Z"}`
 	poll := `{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[{"eventId":"e","type":"reasoning.summary","text":"` + strings.Repeat("x", 100<<10) + `"}]}}`

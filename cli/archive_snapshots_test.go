@@ -99,34 +99,6 @@ func isNotFound(err error) bool {
 	return errors.As(err, &pe) && pe.Kind == poller.KindNotFound
 }
 
-// A snapshot the screen fetched is stored even when the watch's own fetch
-// of it fails; one already stored is not fetched again.
-func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
-	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sink := &archiveSink{store: st, secrets: text.NewSecrets(), service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"}
-	fetched := 0
-	k := newSnapshotKeeper(sink, nil, func(ctx context.Context, sid string) (string, error) {
-		fetched++
-		return "", &poller.Error{Kind: poller.KindNotFound, Op: "snapshot"}
-	})
-	sid := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001"
-	k.keep(sid, "# the report")
-	k.mu.Lock()
-	k.queue = append(k.queue, sid) // as an artifact event would
-	k.mu.Unlock()
-	k.close(true)
-	if got, err := st.Snapshot(context.Background(), "http://x", sink.jobID, sid); err != nil || got != "# the report" {
-		t.Fatalf("stored %q, %v", got, err)
-	}
-	if fetched != 0 {
-		t.Fatalf("a stored snapshot was fetched %d times", fetched)
-	}
-}
-
 // When the service has forgotten every run, its list is one empty page:
 // the runs screen's list goes on to the archived runs at once (an empty
 // page would stop its paging).

@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
@@ -152,7 +153,7 @@ func TestWatchForgottenRun(t *testing.T) {
 	if _, _, code := run(t, context.Background(), "watch", id, "-o", "plain"); code != ExitRejected {
 		t.Fatalf("not archived: exit %d", code)
 	}
-	r, polls, _, err := readRecording(context.Background(), nil, rec)
+	r, polls, _, err := archiving.ReadRecording(context.Background(), nil, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -440,7 +441,7 @@ func TestLiveRowsShowTheArchivedOutcome(t *testing.T) {
 	}
 	live := listOnly{page: []poller.RunInfo{{ID: "run-cancelled", Status: "failed"}, {ID: "run-failed", Status: "failed"},
 		{ID: "run-capped", Status: "failed"}, {ID: "run-unknown", Status: "failed"}}}
-	s := &archiveService{live: live, st: st, q: archive.Query{Service: svc}}
+	s := archiving.NewListing(live, st, archive.Query{Service: svc})
 	l, err := s.Runs(ctx, time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -661,10 +662,10 @@ func TestRunsScreenCompletesHeldRuns(t *testing.T) {
 	if err := list.Cancel(context.Background(), long); err != nil {
 		t.Fatal(err)
 	}
-	s := list.(*archiveService)
+	s := list.(*archiving.Listing)
 	deadline := time.Now().Add(20 * time.Second)
 	for {
-		held, err := s.st.Held(context.Background(), srv.URL, []string{part, long})
+		held, err := s.Store().Held(context.Background(), srv.URL, []string{part, long})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -676,7 +677,7 @@ func TestRunsScreenCompletesHeldRuns(t *testing.T) {
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
-	r, err := s.st.Get(context.Background(), srv.URL, long)
+	r, err := s.Store().Get(context.Background(), srv.URL, long)
 	if err != nil || !r.CancelRequested || r.Status != "cancelled" {
 		t.Fatalf("the cancelled run: %+v %v", r, err)
 	}

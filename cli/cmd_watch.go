@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -102,7 +103,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
 	aw := a.archiveWatch(ctx, w, svc, jobID)
-	defer aw.close(w)
+	defer closeArchive(aw, w)
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
 	if req.IsZero() {
@@ -112,7 +113,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		if l, err := client.RunLookup(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's request: %v", err)
 		} else {
-			req, told = l.Request, a.serviceRecord(svc.baseURL, jobID, l)
+			req, told = l.Request, archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l)
 		}
 		cancel()
 	} else if req.Model == "" {
@@ -122,12 +123,12 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		if st, err := client.Status(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's status: %v", err)
 		} else {
-			req.Model, told = model.Sanitize(st.Model), a.serviceRecord(svc.baseURL, jobID, poller.Lookup{Status: st})
+			req.Model, told = model.Sanitize(st.Model), archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, poller.Lookup{Status: st})
 		}
 		cancel()
 	}
-	if held := aw.held(ctx); held != nil {
-		req = req.Merge(requestOfRun(held))
+	if held := aw.Held(ctx); held != nil {
+		req = req.Merge(archiving.RequestOf(held))
 	}
 	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
 		req.MaxCredits = o.StartedMaxCredits
@@ -141,13 +142,16 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 		wopts.Record = f
 	}
-	aw.keepLookup(told)
-	wopts.Record = teeRecord(wopts.Record, aw)
+	aw.KeepLookup(told)
+	wopts.Record = archiving.Tee(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, follow.Poll(watcher)
-	aw.keepSnapshots(w, client)
+	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
+		w.Source = k.Tap(w.Source)
+		w.keepSnapshot = k.Keep
+	}
 	if aw != nil {
-		w.keepCancel = aw.keepCancel
+		w.keepCancel = aw.KeepCancel
 	}
 	var final *poller.Status // the status asked for --result, which the archive keeps too
 	w.resultOf = liveResult(w, client, jobID, &final)
@@ -165,7 +169,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	}
 	defer otlp.finish()
 	if aw != nil {
-		aw.attachNotes(w)
+		attachNotes(aw, w)
 	}
 	if hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
@@ -175,7 +179,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
-	aw.keepStatus(ctx, w, client, final)
+	aw.KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
 	return a.out.finish(w, err)
 }
 

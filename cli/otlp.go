@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
@@ -97,8 +98,8 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 		// run, as firewatch export of it does: it is sent at the end
 		// (finish), when watching is over.
 		Facts: func() *export.Facts {
-			f := figuresOf(recordOfSession(w), time.Now())
-			return f.facts()
+			f := archiving.FiguresOf(archiving.RecordOf(&w.Run), time.Now())
+			return f.Facts()
 		},
 	})
 	if err != nil {
