@@ -207,3 +207,29 @@ func (src *Input) record(run *follow.Run) *archive.Run {
 	}
 	return m
 }
+
+// Forgotten is what the archive holds of the run id at service once the
+// service has forgotten it: when st holds its polls and the service
+// answers 404 for it, its record and its recording (the run is marked
+// expired when team, the asking key's, owns it: another key's 404 says
+// nothing of it). nil when the archive does not hold the run's polls, or
+// the service still has it or cannot say.
+func Forgotten(ctx context.Context, st archive.Store, c *poller.Client, service, id, team string) (*archive.Run, []byte, error) {
+	r, err := st.Get(ctx, service, id)
+	if err != nil || r.Service != service || r.Polls == 0 {
+		return nil, nil, nil
+	}
+	_, err = c.Status(ctx, id)
+	var pe *poller.Error
+	if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
+		return nil, nil, nil
+	}
+	if r.Team == team {
+		_ = st.MarkExpired(ctx, service, id)
+	}
+	r, polls, err := Load(ctx, st, service, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, RecordingOf(r, polls), nil
+}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 
 	"github.com/spf13/cobra"
 
@@ -40,21 +41,60 @@ func (a *app) archiveDSN() (string, error) {
 	return dsn, err
 }
 
-// openArchive opens the archive for a command that only uses it: a newer
-// or unreadable one is a usage error (exit 2); "off" is (nil, nil).
-func (a *app) openArchive(ctx context.Context) (archive.Store, error) {
+// archiveUse is what a command does with the archive: it decides what a
+// failure to open the archive means to the command (openArchive).
+type archiveUse int
+
+const (
+	// readArchive: a command that reads it when it has it (replay, export,
+	// report, compare, result of a JOB_ID). Off is no archive; one that
+	// cannot be opened is the command's failure (archiveErr: exit 2, or 8
+	// for one that cannot be written).
+	readArchive archiveUse = iota
+	// needArchive: a command that has nothing to do without it (history,
+	// cost, archive, import, prune): as readArchive, and off is bad usage.
+	needArchive
+	// keepArchive: a command that keeps what it does in it beside its own
+	// work (a watch, run --detach, the runs screen): a failure is the
+	// reason it does not archive, which the command says, and goes on.
+	// The opening waits for a busy archive at most archiving.WriteTimeout.
+	keepArchive
+)
+
+// openArchive is the one place the archive is opened (--archive,
+// $FIREWATCH_ARCHIVE or the default file), with use's rule for a failure;
+// "off" is (nil, nil) but for needArchive. A write that waits for another
+// program's lock is said once where lock says things (nil: on stderr).
+func (a *app) openArchive(ctx context.Context, use archiveUse, lock *lockNote) (archive.Store, error) {
 	dsn, err := a.archiveDSN()
 	if err != nil {
+		if use == keepArchive {
+			return nil, err
+		}
 		return nil, asUsage(err)
 	}
-	s, err := archive.OpenWith(ctx, dsn, a.archiveOptions())
-	if errors.Is(err, archive.ErrOff) {
+	if use == keepArchive {
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithTimeout(ctx, archiving.WriteTimeout)
+		defer cancel()
+	}
+	st, err := archive.OpenWith(ctx, dsn, archive.Options{Waiting: lock.waiting(a)})
+	switch {
+	case err == nil:
+		return st, nil
+	case errors.Is(err, archive.ErrOff) && use == needArchive:
+		return nil, badUsage("the archive is off (--archive off or %s=off)", archive.EnvDSN)
+	case errors.Is(err, archive.ErrOff):
 		return nil, nil
+	case use == keepArchive:
+		return nil, redactedErr{err, a.secrets}
 	}
-	if err != nil {
-		return nil, archiveErr(redactedErr{err, a.secrets})
-	}
-	return s, nil
+	return nil, archiveErr(redactedErr{err, a.secrets})
+}
+
+// readArchiveStore is openArchive for a reader (archiving.Reader's).
+func (a *app) readArchiveStore(ctx context.Context) (archive.Store, error) {
+	return a.openArchive(ctx, readArchive, nil)
 }
 
 // archiveErr is a store's error as a command's: a write the archive cannot
@@ -71,76 +111,84 @@ func archiveErr(err error) error {
 	return asUsage(err)
 }
 
-// requireArchive is openArchive for commands that have nothing to do
-// without one.
-func (a *app) requireArchive(ctx context.Context) (archive.Store, error) {
-	s, err := a.openArchive(ctx)
-	if err == nil && s == nil {
-		return nil, badUsage("the archive is off (--archive off or %s=off)", archive.EnvDSN)
-	}
-	return s, err
+// lockNote is where a command that keeps the archive beside its work
+// says, once, that a write waits for another program's lock: where its
+// watch's sink says things once it has one (the footer once the screen is
+// up), nowhere under a screen (quiet), else on stderr.
+type lockNote struct {
+	quiet bool
+	sink  atomic.Pointer[archiving.Sink]
 }
 
-// archiveWatch sets up archiving of a live watch: the sink to tee beside
-// --record, or nil when archiving is off or the archive cannot be had (said
-// once on stderr; the watch goes on).
-func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jobID string) *archiving.Sink {
-	if a.noArchive {
-		return nil
+// waiting is the archive's Options.Waiting for n (nil: stderr).
+func (n *lockNote) waiting(a *app) func() {
+	return func() {
+		switch {
+		case n != nil && n.quiet:
+		case n != nil && n.sink.Load() != nil:
+			n.sink.Load().Say("the archive is locked by another program: waiting for it (the watch goes on)")
+		default:
+			fmt.Fprintf(a.stderr, "firewatch: the archive is locked by another program: waiting for it (up to %s)\n", text.Duration(archive.DefaultLockWait))
+		}
 	}
-	baseURL := svc.baseURL
-	dsn, err := a.archiveDSN()
-	if err != nil {
-		fmt.Fprintf(a.stderr, "firewatch: not archiving: %v\n", err)
-		return nil
+}
+
+// keptArchive is the archive a live watch keeps its run in, as its command
+// opened it: the store (nil: off, or why it cannot be had), what the
+// command knows of a run it started (seed), and where a lock is said.
+type keptArchive struct {
+	st   archive.Store
+	why  error // the archive cannot be had: said by the watch, which goes on
+	seed *archive.Run
+	lock *lockNote
+}
+
+// keepArchiveFor opens the archive a live watch keeps its run in.
+func (a *app) keepArchiveFor(ctx context.Context) *keptArchive {
+	k := &keptArchive{lock: &lockNote{}}
+	k.st, k.why = a.openArchive(ctx, keepArchive, k.lock)
+	return k
+}
+
+// close closes the store when nothing took it over.
+func (k *keptArchive) close() {
+	if k != nil && k.st != nil {
+		k.st.Close()
+		k.st = nil
 	}
-	st := a.openStore
-	a.openStore = nil
-	if st == nil {
-		octx, cancel := context.WithTimeout(ctx, archiving.WriteTimeout)
-		defer cancel()
-		st, err = archive.OpenWith(octx, dsn, a.archiveOptions())
+}
+
+// archiveWatch sets up archiving of a live watch into k (nil: the watch
+// opens the archive now): the sink to tee beside --record, which owns the
+// store from then on, or nil when archiving is off or the archive cannot
+// be had (said once on stderr; the watch goes on).
+func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jobID string, k *keptArchive) *archiving.Sink {
+	if k == nil {
+		k = a.keepArchiveFor(ctx)
 	}
-	if errors.Is(err, archive.ErrOff) {
-		return nil
-	}
-	if err == nil && archive.ReadOnly(st) {
-		st.Close()
+	st, err := k.st, k.why
+	if err == nil && st != nil && archive.ReadOnly(st) {
+		k.close()
 		err = fmt.Errorf("archive %s: %w (it is still read by history, compare, cost and report)", st.Where(), archive.ErrReadOnly)
 	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
 		return nil
 	}
-	s := archiving.NewSink(st, a.secrets, baseURL, jobID, archive.TeamOf(svc.key))
+	if st == nil {
+		return nil // off
+	}
+	s := archiving.NewSink(st, a.secrets, svc.baseURL, jobID, archive.TeamOf(svc.key))
+	k.st = nil // the sink's now
 	s.SetSay(func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) })
 	// A wait for another writer's lock is said where the sink says things
 	// (the footer once the screen is up), once.
-	a.lockSay.Store(&lockSayer{func() {
-		s.Say("the archive is locked by another program: waiting for it (the watch goes on)")
-	}})
-	if a.archiveSeed != nil {
-		s.Put(a.archiveSeed)
+	k.lock.sink.Store(s)
+	if k.seed != nil {
+		s.Put(k.seed)
 	}
 	w.Debug.Printf("archive: %s", s.Where())
 	return s
-}
-
-// lockSayer says that a write waits for another program's lock on the
-// archive.
-type lockSayer struct{ say func() }
-
-// archiveOptions are the options every command opens the archive with: a
-// write that has to wait for another program's lock says so once, on
-// stderr, or where a watch's sink says things (archiveWatch).
-func (a *app) archiveOptions() archive.Options {
-	return archive.Options{Waiting: func() {
-		if ls := a.lockSay.Load(); ls != nil {
-			ls.say()
-			return
-		}
-		fmt.Fprintf(a.stderr, "firewatch: the archive is locked by another program: waiting for it (up to %s)\n", text.Duration(archive.DefaultLockWait))
-	}}
 }
 
 // attachNotes makes a failure show in the terminal UI's footer (once the
@@ -204,63 +252,38 @@ func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Stor
 }
 
 // watchFromArchive is watch JOB_ID of a run the service has forgotten:
-// when the archive holds the run (for this service) and the service answers
-// 404 for it, it is shown from the archive, and handled is true.
-func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service, jobID string) (handled bool, err error) {
-	ctx := cmd.Context()
-	baseURL := svc.baseURL
-	dsn, err := a.archiveDSN()
-	if err != nil || dsn == archive.Off {
-		return false, nil
-	}
-	octx, cancel := context.WithTimeout(ctx, archiving.WriteTimeout)
-	st, err := archive.OpenWith(octx, dsn, a.archiveOptions())
-	cancel()
-	if err != nil {
+// when k's archive holds the run (for this service) and the service
+// answers 404 for it, it is shown from the archive, and handled is true.
+func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service, jobID string, k *keptArchive) (handled bool, err error) {
+	if k.st == nil {
 		return false, nil // the watch says why it does not archive
 	}
-	r, err := st.Get(ctx, baseURL, jobID)
-	if err != nil || r.Service != baseURL || r.Polls == 0 {
-		a.openStore = st // the watch archives into it
-		return false, nil
-	}
-	defer st.Close()
+	ctx := cmd.Context()
 	c, err := a.client(svc, nil, nil)
 	if err != nil {
 		return false, nil
 	}
-	_, err = c.Status(ctx, jobID)
-	var pe *poller.Error
-	if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
+	r, rec, err := archiving.Forgotten(ctx, k.st, c, svc.baseURL, jobID, archive.TeamOf(svc.key))
+	switch {
+	case err != nil:
+		return true, asUsage(err)
+	case r == nil:
 		return false, nil
 	}
-	if r.Team == archive.TeamOf(svc.key) {
-		// Only the team that owns the run can say it is gone: another
-		// key's 404 says nothing of it.
-		_ = st.MarkExpired(ctx, baseURL, jobID)
-	}
-	r, polls, err := archiving.Load(ctx, st, baseURL, jobID)
-	if err != nil {
-		return true, asUsage(err)
-	}
-	rec := archiving.RecordingOf(r, polls)
-	fmt.Fprintf(a.stderr, "firewatch: the service no longer has run %s; showing it from the archive (%s, %s)\n", jobID, archivedState(r), st.Where())
+	fmt.Fprintf(a.stderr, "firewatch: the service no longer has run %s; showing it from the archive (%s, %s)\n", jobID, archivedState(r), k.st.Where())
 	w, cleanup, err := a.newSession(cmd, o)
 	if err != nil {
 		return true, err
 	}
 	defer cleanup()
-	return true, a.showArchived(ctx, w, st, r, rec)
+	return true, a.showArchived(ctx, w, k.st, r, rec)
 }
 
 // archiveStarted records a run firewatch started and does not watch (run
 // --detach): its request and cap, so that whoever reads it later knows
 // what it was asked. A failure is said on stderr; the run goes on.
 func (a *app) archiveStarted(ctx context.Context, service, id string, req *poller.AgentRequest) {
-	if a.noArchive {
-		return
-	}
-	st, err := a.openArchive(ctx)
+	st, err := a.openArchive(ctx, readArchive, nil)
 	if err == nil && st == nil {
 		return // off
 	}

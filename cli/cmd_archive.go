@@ -91,7 +91,7 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 		return err
 	}
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}
@@ -340,7 +340,7 @@ func (a *app) archiveImportCommand() *cobra.Command {
 
 func (a *app) archiveImport(cmd *cobra.Command, files []string) error {
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}
@@ -437,7 +437,7 @@ func (a *app) archivePrune(cmd *cobra.Command, po *pruneOptions) error {
 		return badUsage("--run %q: a job id is a UUID", text.Sanitize(po.Run))
 	}
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}

@@ -208,7 +208,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}

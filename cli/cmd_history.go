@@ -154,14 +154,14 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	ctx := cmd.Context()
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut && a.onTerminal()) {
-		st, err := a.requireArchive(ctx)
+		st, err := a.openArchive(ctx, needArchive, nil)
 		if err != nil {
 			return err
 		}
 		defer st.Close()
 		return a.archiveRunsLoop(cmd, o, ho.Status, st, q, nil)
 	}
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}
@@ -304,17 +304,17 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 // set, completes in the background the runs it holds in part.
 func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, svc service) (runs.Service, func()) {
 	baseURL := svc.baseURL
-	if a.noArchive {
-		return live, func() {}
+	if _, err := a.archiveDSN(); err != nil {
+		return live, func() {} // no archive to name: the live runs alone
 	}
-	dsn, err := a.archiveDSN()
-	if err != nil || dsn == archive.Off {
-		return live, func() {}
-	}
-	st, err := archive.Open(ctx, dsn)
+	// Quiet: the screen is up while its archive waits for a lock.
+	st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: the runs screen shows no archived runs: %s\n", a.secrets.Redact(err.Error()))
 		return live, func() {}
+	}
+	if st == nil {
+		return live, func() {} // off
 	}
 	s := archiving.NewListing(live, st, archive.Query{Service: baseURL})
 	if c != nil {

@@ -227,6 +227,8 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
 	w.Request = model.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: o.StartedMaxCredits}
-	a.archiveSeed = archiving.SeedOf(&req)
-	return a.watchLive(ctx, w, svc, id, nil)
+	kept := a.keepArchiveFor(ctx)
+	defer kept.close()
+	kept.seed = archiving.SeedOf(&req)
+	return a.watchLive(ctx, w, svc, id, liveOptions{archive: kept})
 }

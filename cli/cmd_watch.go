@@ -74,8 +74,11 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 	if err != nil {
 		return err
 	}
-	// A run the service forgot is shown from the archive (cli/archive.go).
-	if handled, err := a.watchFromArchive(cmd, o, svc, jobID); handled {
+	// The archive, opened once: a run the service forgot is shown from it
+	// (cli/archive.go), else the watch keeps its run in it.
+	kept := a.keepArchiveFor(cmd.Context())
+	defer kept.close()
+	if handled, err := a.watchFromArchive(cmd, o, svc, jobID, kept); handled {
 		return err
 	}
 	w, cleanup, err := a.newSession(cmd, o)
@@ -83,13 +86,22 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 		return err
 	}
 	defer cleanup()
-	return a.watchLive(cmd.Context(), w, svc, jobID, nil)
+	return a.watchLive(cmd.Context(), w, svc, jobID, liveOptions{archive: kept})
+}
+
+// liveOptions are what a command gives watchLive besides the session.
+type liveOptions struct {
+	// hook, if set, runs in its own goroutine once the client exists.
+	hook func(context.Context, *poller.Client)
+	// archive is the archive the command opened for the watch (nil:
+	// watchLive opens it); its seed, what the command knows of a run it
+	// started.
+	archive *keptArchive
 }
 
 // watchLive watches jobID at svc: the code path of watch, run, the runs
-// screen and demo. hook, if set, runs in its own goroutine once the client
-// exists.
-func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID string, hook func(context.Context, *poller.Client)) error {
+// screen and demo.
+func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID string, lo liveOptions) error {
 	o := w.Opts
 	var say func(string) // stderr
 	if w.Output == OutputTUI {
@@ -102,7 +114,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
-	aw := a.archiveWatch(ctx, w, svc, jobID)
+	aw := a.archiveWatch(ctx, w, svc, jobID, lo.archive)
 	defer closeArchive(aw, w)
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
@@ -171,10 +183,10 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if aw != nil {
 		attachNotes(aw, w)
 	}
-	if hook != nil {
+	if lo.hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go hook(hctx, client)
+		go lo.hook(hctx, client)
 	}
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)

@@ -12,7 +12,6 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
@@ -77,21 +76,13 @@ type app struct {
 	// (poller.Retry's defaults; tests replace its Sleep).
 	retry poller.Retry
 
-	// The archive (cli/archive.go): --archive's value; noArchive for the
-	// demo; archiveSeed is what run knows of the run it started.
+	// archiveFlag is --archive's value (cli/archive.go opens the archive).
 	archiveFlag string
-	noArchive   bool
-	archiveSeed *archive.Run
-	openStore   archive.Store // opened by watch's archive lookup, for the watch to write to
 
 	notify *notifications // --notify and its kin, once a watch starts them (notify.go)
 
 	// hub is set for a command a hub's SSH session runs (hub_session.go).
 	hub *hubSession
-
-	// lockSay, once a watch archives, says a wait for the archive's lock
-	// where the watch says things (archiveOptions).
-	lockSay atomic.Pointer[lockSayer]
 }
 
 // Execute runs firewatch with args and returns the exit code.

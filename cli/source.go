@@ -12,7 +12,7 @@ import (
 
 // A FILE or JOB_ID argument (export, report, replay, compare, result) is
 // read by one rule, archiving.Reader's, with the command's archive
-// (openArchive), key and client (service, client) and files
+// (openArchive, readArchive), key and client (service, client) and files
 // (openRecording).
 
 // sourceArgs is what the argument is called in help and errors.
@@ -34,7 +34,7 @@ func sourceFlags(f *pflag.FlagSet, apiURL, apiKey *string) {
 // command asks it (no key is a usage error, and the key joins a.secrets),
 // a file that cannot be read a usage error.
 func (a *app) reader() *archiving.Reader {
-	return &archiving.Reader{Secrets: a.secrets, Archive: a.openArchive, File: a.openRecording,
+	return &archiving.Reader{Secrets: a.secrets, Archive: a.readArchiveStore, File: a.openRecording,
 		Client: func(apiURL, apiKey string) (*poller.Client, error) {
 			svc, err := a.service(apiURL, apiKey)
 			if err != nil {
