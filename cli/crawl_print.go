@@ -41,112 +41,162 @@ type crawlRun struct {
 	Demo           bool // the demo's crawl: it cannot be watched again
 }
 
-// printCrawl is the plain and JSON output.
-func (a *app) printCrawl(ctx context.Context, c uicrawl.Service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions) error {
-	run := &crawlRun{ID: id, URL: crawlURL, Start: time.Now()}
-	var pages *pageWriter
-	if o.PagesDir != "" {
-		var err error
-		if pages, err = newPageWriter(o.PagesDir, a.secrets); err != nil {
-			return &outputError{name: "--pages-dir", err: err}
-		}
-	}
-	wctx, stopWatch := context.WithCancelCause(ctx)
-	defer stopWatch(nil)
-	var outErr error
-	write := func(b []byte) {
-		if outErr != nil {
-			return
-		}
-		if _, err := a.stdout.Write(b); err != nil {
-			outErr = &outputError{name: "stdout", err: err}
-			stopWatch(outErr)
-		}
-	}
+// crawlPrinter shows a crawl watch without the screen, as the watch's
+// printers show a run (printer.go): on stdout a plain line per status
+// change and per page, or NDJSON (a status object whenever its figures
+// change, each document as the service sent it); --pages-dir beside them;
+// a change of transport and a wait on stderr. The first output that fails
+// ends the watch (stop) and is the exit code's (8).
+type crawlPrinter struct {
+	a     *app
+	json  bool
+	run   *crawlRun
+	pages *pageWriter // --pages-dir; nil without
+	stop  context.CancelCauseFunc
+	err   error // the first output that failed
 	// A plain status line is printed when the status or the transport
 	// changes, and at the end when its figures differ from the last one
 	// printed: the last line is never stale.
-	var last []byte
-	lastPlain, lastKey := "", ""
-	status := func(final bool) {
-		if o.Output == OutputJSON {
-			type line struct {
-				Type        string   `json:"type"`
-				ID          string   `json:"id"`
-				Status      string   `json:"status"`
-				Completed   int      `json:"completed"`
-				Total       int      `json:"total"`
-				CreditsUsed *float64 `json:"creditsUsed"`
-				ExpiresAt   *string  `json:"expiresAt"`
-				Transport   string   `json:"transport"`
-			}
-			l := line{Type: "status", ID: id, Status: run.Status, Completed: run.Completed, Total: run.Total, CreditsUsed: run.Credits, Transport: run.Transport}
-			if !run.ExpiresAt.IsZero() {
-				s := run.ExpiresAt.UTC().Format(time.RFC3339Nano)
-				l.ExpiresAt = &s
-			}
-			b, _ := json.Marshal(l)
-			if !bytes.Equal(b, last) {
-				last = b
-				write(escapeForTerminal(append(b, '\n')))
-			}
-			return
-		}
-		s := fmt.Sprintf("status %s %d/%d pages, %s (%s)", run.Status, run.Completed, run.Total, crawlCredits(run.Credits), run.Transport)
-		if key := run.Status + "|" + run.Transport; key != lastKey || final && s != lastPlain {
-			lastKey, lastPlain = key, s
-			write([]byte(s + "\n"))
+	last               []byte // the last JSON status line
+	lastPlain, lastKey string
+}
+
+// newCrawlPrinter prints the crawl id of crawlURL as o says; stop ends
+// its watch.
+func (a *app) newCrawlPrinter(o *crawlOptions, id, crawlURL string, stop context.CancelCauseFunc) (*crawlPrinter, error) {
+	p := &crawlPrinter{a: a, json: o.Output == OutputJSON, run: &crawlRun{ID: id, URL: crawlURL, Start: time.Now()}, stop: stop}
+	if o.PagesDir != "" {
+		var err error
+		if p.pages, err = newPageWriter(o.PagesDir, a.secrets); err != nil {
+			return nil, &outputError{name: "--pages-dir", err: err}
 		}
 	}
-	final, stats, err := c.WatchCrawl(wctx, id, watch, func(u poller.CrawlUpdate) {
-		switch {
-		case u.Transport != "":
-			run.Transport = u.Transport
-			if u.Why != "" && o.Output != OutputJSON {
-				fmt.Fprintf(a.stderr, "firewatch: polling: %s\n", u.Why)
-			}
-		case u.Wait != nil:
-			fmt.Fprintf(a.stderr, "firewatch: %s: %s\n", poller.OpCrawlStatus, u.Wait)
-		case u.Status != nil:
-			run.Status, run.Completed, run.Total = u.Status.Status, u.Status.Completed, u.Status.Total
-			if u.Status.CreditsUsed != nil {
-				run.Credits = u.Status.CreditsUsed
-			}
-			if !u.Status.ExpiresAt.IsZero() {
-				run.ExpiresAt = u.Status.ExpiresAt
-			}
-			status(false)
-		case u.Doc != nil:
-			run.Pages++
-			d := u.Doc
-			if o.Output == OutputJSON {
-				b := append([]byte(`{"type":"document","document":`), eventLine(nil, d.Raw, a.secrets)...)
-				write(escapeForTerminal(append(b, "}\n"...)))
-			} else {
-				write([]byte(fmt.Sprintf("page %s %s %s %s\n", pageStatus(d.StatusCode), orDash(describe.OneLine(d.URL, 200)),
-					strconv.Quote(describe.OneLine(d.Title, 80)), text.Size(d.Size()))))
-			}
-			if pages != nil {
-				if err := pages.write(d); err != nil && outErr == nil {
-					outErr = &outputError{name: "--pages-dir", err: err}
-					stopWatch(outErr)
-				}
-			}
+	return p, nil
+}
+
+// fail keeps the first output that failed and ends the watch.
+func (p *crawlPrinter) fail(err *outputError) {
+	if p.err == nil {
+		p.err = err
+		p.stop(err)
+	}
+}
+
+func (p *crawlPrinter) write(b []byte) {
+	if p.err != nil {
+		return
+	}
+	if _, err := p.a.stdout.Write(b); err != nil {
+		p.fail(&outputError{name: "stdout", err: err})
+	}
+}
+
+// update is the watch's sink: one update of the crawl.
+func (p *crawlPrinter) update(u poller.CrawlUpdate) {
+	run := p.run
+	switch {
+	case u.Transport != "":
+		run.Transport = u.Transport
+		if u.Why != "" && !p.json {
+			fmt.Fprintf(p.a.stderr, "firewatch: polling: %s\n", u.Why)
 		}
-	})
+	case u.Wait != nil:
+		fmt.Fprintf(p.a.stderr, "firewatch: %s: %s\n", poller.OpCrawlStatus, u.Wait)
+	case u.Status != nil:
+		run.Status, run.Completed, run.Total = u.Status.Status, u.Status.Completed, u.Status.Total
+		if u.Status.CreditsUsed != nil {
+			run.Credits = u.Status.CreditsUsed
+		}
+		if !u.Status.ExpiresAt.IsZero() {
+			run.ExpiresAt = u.Status.ExpiresAt
+		}
+		p.status(false)
+	case u.Doc != nil:
+		p.doc(u.Doc)
+	}
+}
+
+// status prints the crawl's status (final: the watch has ended).
+func (p *crawlPrinter) status(final bool) {
+	run := p.run
+	if p.json {
+		type line struct {
+			Type        string   `json:"type"`
+			ID          string   `json:"id"`
+			Status      string   `json:"status"`
+			Completed   int      `json:"completed"`
+			Total       int      `json:"total"`
+			CreditsUsed *float64 `json:"creditsUsed"`
+			ExpiresAt   *string  `json:"expiresAt"`
+			Transport   string   `json:"transport"`
+		}
+		l := line{Type: "status", ID: run.ID, Status: run.Status, Completed: run.Completed, Total: run.Total, CreditsUsed: run.Credits, Transport: run.Transport}
+		if !run.ExpiresAt.IsZero() {
+			s := run.ExpiresAt.UTC().Format(time.RFC3339Nano)
+			l.ExpiresAt = &s
+		}
+		b, _ := json.Marshal(l)
+		if !bytes.Equal(b, p.last) {
+			p.last = b
+			p.write(escapeForTerminal(append(b, '\n')))
+		}
+		return
+	}
+	s := fmt.Sprintf("status %s %d/%d pages, %s (%s)", run.Status, run.Completed, run.Total, crawlCredits(run.Credits), run.Transport)
+	if key := run.Status + "|" + run.Transport; key != p.lastKey || final && s != p.lastPlain {
+		p.lastKey, p.lastPlain = key, s
+		p.write([]byte(s + "\n"))
+	}
+}
+
+// doc prints a page as it arrives, and writes it to --pages-dir.
+func (p *crawlPrinter) doc(d *poller.CrawlDoc) {
+	p.run.Pages++
+	if p.json {
+		b := append([]byte(`{"type":"document","document":`), eventLine(nil, d.Raw, p.a.secrets)...)
+		p.write(escapeForTerminal(append(b, "}\n"...)))
+	} else {
+		p.write([]byte(fmt.Sprintf("page %s %s %s %s\n", pageStatus(d.StatusCode), orDash(describe.OneLine(d.URL, 200)),
+			strconv.Quote(describe.OneLine(d.Title, 80)), text.Size(d.Size()))))
+	}
+	if p.pages != nil {
+		if err := p.pages.write(d); err != nil {
+			p.fail(&outputError{name: "--pages-dir", err: err})
+		}
+	}
+}
+
+// ended takes how the watch ended: its last status, printed once more
+// when its figures changed, and its counts; --pages-dir is closed.
+func (p *crawlPrinter) ended(final *poller.CrawlStatus, stats poller.CrawlWatchStats) {
+	run := p.run
 	run.Requests, run.Duplicates, run.Late, run.Missing = stats.Requests, stats.Duplicates, stats.Late, stats.Missing
 	if final != nil {
 		run.Status, run.Completed, run.Total = final.Status, final.Completed, final.Total
 		if final.CreditsUsed != nil {
 			run.Credits = final.CreditsUsed
 		}
-		status(true)
+		p.status(true)
 	}
-	if pages != nil {
-		if err := pages.Close(); err != nil && outErr == nil {
-			outErr = &outputError{name: "--pages-dir", err: err}
+	if p.pages != nil {
+		if err := p.pages.Close(); err != nil && p.err == nil {
+			p.err = &outputError{name: "--pages-dir", err: err}
 		}
 	}
+}
+
+// printCrawl is the plain and JSON output of a crawl's watch: the printer
+// fed by the watch, then the closing counts (sayCrawlEnd) and --summary.
+func (a *app) printCrawl(ctx context.Context, c uicrawl.Service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions) error {
+	wctx, stopWatch := context.WithCancelCause(ctx)
+	defer stopWatch(nil)
+	p, err := a.newCrawlPrinter(o, id, crawlURL, stopWatch)
+	if err != nil {
+		return err
+	}
+	final, stats, err := c.WatchCrawl(wctx, id, watch, p.update)
+	p.ended(final, stats)
+	run := p.run
 	end := &crawlEnd{err: err}
 	if final != nil {
 		end.status = final.Status
@@ -154,9 +204,9 @@ func (a *app) printCrawl(ctx context.Context, c uicrawl.Service, o *crawlOptions
 	if ctx.Err() != nil && (err != nil || final == nil) {
 		end.err = context.Cause(ctx) // --timeout, a signal
 	}
-	if outErr != nil {
-		fmt.Fprintf(a.stderr, "firewatch: %v\n", outErr)
-		end.output = outErr
+	if p.err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: %v\n", p.err)
+		end.output = p.err
 		a.writeCrawlSummary(o, run)
 		return end
 	}
