@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -98,8 +97,8 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	defer st.Close()
 	service := svc.baseURL
 	for {
-		p := &archivePass{a: a, c: c, st: st, service: service, team: archive.TeamOf(svc.key), term: term}
-		err := p.run(ctx)
+		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: archive.TeamOf(svc.key), Report: passReport{a, term}}
+		err := passErr(p.Run(ctx))
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
@@ -122,203 +121,63 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	}
 }
 
-// archivePass is one pass of firewatch archive.
-type archivePass struct {
-	a       *app
-	c       *poller.Client
-	st      archive.Store
-	service string
-	team    string // archive.TeamOf the pass's key
-	term    bool
-
-	seen, fetched, expired, requests int
-	forgotten                        int // archived runs the service no longer lists
-	skipped                          int // runs it could not fetch (said each)
-	lastSkip                         error
-	partial                          int // runs archived without some of their parts
-	bytes                            int64
-	started                          time.Time
+// passReport says what a pass of firewatch archive does, on stderr: where
+// it is on a line rewritten in place on a terminal (one line at the end
+// otherwise), each run it skips on a line of its own.
+type passReport struct {
+	a    *app
+	term bool
 }
 
-// errNothingArchived is a pass that had runs to fetch and could fetch
-// none. Its exit code is its last failure's, as for one request
-// (exitcode.go): 6 when the service refused (a 4xx, a 429 that stayed), 1
-// when it failed (a 5xx, the network).
-type errNothingArchived struct {
-	n    int
-	last error
-}
-
-func (e *errNothingArchived) Error() string {
-	return fmt.Sprintf("archive: none of the %d runs to fetch could be archived (each said above); the next pass tries again", e.n)
-}
-
-func (e *errNothingArchived) Unwrap() error { return e.last }
-
-// progress says where the pass is: a line rewritten in place on a
-// terminal, one line at the end otherwise.
-func (p *archivePass) progress(final bool) {
-	line := fmt.Sprintf("archive: %d runs seen, %d fetched, %s", p.seen, p.fetched, text.Size(int(p.bytes)))
-	if p.partial > 0 {
-		line += fmt.Sprintf(", %d without some snapshots", p.partial)
+func (r passReport) Progress(p archiving.PassCounts, final bool) {
+	line := fmt.Sprintf("archive: %d runs seen, %d fetched, %s", p.Seen, p.Fetched, text.Size(int(p.Bytes)))
+	if p.Partial > 0 {
+		line += fmt.Sprintf(", %d without some snapshots", p.Partial)
 	}
-	if p.skipped > 0 {
-		line += fmt.Sprintf(", %d skipped (tried again next pass)", p.skipped)
+	if p.Skipped > 0 {
+		line += fmt.Sprintf(", %d skipped (tried again next pass)", p.Skipped)
 	}
-	if p.expired > 0 {
-		line += fmt.Sprintf(", %d gone before they could be fetched", p.expired)
+	if p.Expired > 0 {
+		line += fmt.Sprintf(", %d gone before they could be fetched", p.Expired)
 	}
-	if p.forgotten > 0 {
-		line += fmt.Sprintf(", %d no longer kept by the service", p.forgotten)
+	if p.Forgotten > 0 {
+		line += fmt.Sprintf(", %d no longer kept by the service", p.Forgotten)
 	}
 	switch {
-	case p.term && !final:
-		fmt.Fprintf(p.a.stderr, "\r\x1b[K%s", line)
-	case p.term:
-		fmt.Fprintf(p.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.started)))
+	case r.term && !final:
+		fmt.Fprintf(r.a.stderr, "\r\x1b[K%s", line)
+	case r.term:
+		fmt.Fprintf(r.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.Started)))
 	case final:
-		fmt.Fprintf(p.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.requests, text.Duration(time.Since(p.started)))
+		fmt.Fprintf(r.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.Requests, text.Duration(time.Since(p.Started)))
 	}
 }
 
-func (p *archivePass) run(ctx context.Context) error {
-	p.started = time.Now()
-	pager := p.c.RunPages()
-	defer p.progress(true)
-	listed := map[string]bool{}
-	for !pager.Done() {
-		p.requests++
-		l, err := pager.Next(ctx)
-		if err != nil {
-			if errors.Is(err, poller.ErrCursorLoop) {
-				return nil // the list did not end: nothing can be said gone
-			}
-			return err
-		}
-		ids := make([]string, 0, len(l.Runs))
-		for _, r := range l.Runs {
-			ids = append(ids, r.ID)
-			listed[r.ID] = true
-		}
-		held, err := p.st.Held(ctx, p.service, ids)
-		if err != nil {
-			return archiveErr(err)
-		}
-		if err := p.claim(ctx, held); err != nil {
-			return err
-		}
-		cp := &archiving.Completer{C: p.c, St: p.st, Secrets: p.a.secrets, Service: p.service, Team: p.team}
-		for i := range l.Runs {
-			ri := &l.Runs[i]
-			p.seen++
-			var hp *archive.Held
-			if h, ok := held[ri.ID]; ok {
-				hp = &h
-			}
-			done, err := cp.Complete(ctx, ri, hp)
-			p.requests += done.Requests
-			p.bytes += done.Bytes
-			if done.Fetched {
-				p.fetched++
-			}
-			if done.Gone {
-				p.expired++
-			}
-			if err != nil {
-				return archiveErr(err)
-			}
-			switch {
-			case done.SkipErr != nil:
-				p.skipped++
-				p.lastSkip = done.SkipErr
-				p.skip(ri.ID, done.Skipped, done.SkipErr)
-			case done.FirstGen:
-				p.say(fmt.Sprintf("archive: run %s archived without a trace: a first-generation run has none", ri.ID))
-			case done.Gaps > 0:
-				p.partial++
-				p.skip(ri.ID, fmt.Sprintf("archived without %d of its snapshots", done.Gaps), done.GapErr)
-			}
-			if done.Requests > 0 {
-				p.progress(false)
-			}
-		}
-		p.progress(false)
-	}
-	if err := p.markGone(ctx, listed); err != nil {
-		return err
-	}
-	if p.fetched == 0 && p.skipped > 0 {
-		return &errNothingArchived{p.skipped, p.lastSkip}
-	}
-	return nil
+// Skip says why a run (or a part of it) could not be archived.
+func (r passReport) Skip(id, what string, err error) {
+	r.say(fmt.Sprintf("archive: run %s %s (%s); the next pass tries again", id, what, r.a.secrets.Redact(err.Error())))
 }
 
-// claim records that this pass's team lists the held runs of a page: they
-// are its own (a run another key archived, or one archived before teams
-// were kept), and not expired (one marked so by mistake comes back).
-func (p *archivePass) claim(ctx context.Context, held map[string]archive.Held) error {
-	var ids []string
-	for id, h := range held {
-		if p.team != "" && h.Team != p.team || h.Expired {
-			ids = append(ids, id)
-		}
-	}
-	if err := p.st.Claim(ctx, p.service, p.team, ids); err != nil {
-		return archiveErr(err)
-	}
-	return nil
-}
-
-// markGone records that the service no longer has the archived runs of
-// this pass's team that its whole list left out (it lists every run the
-// team keeps), so that history says "expired" and a run archived while
-// processing is not waited for. Another team's runs, and runs whose team
-// is not known, are left as they are: this key's list says nothing of
-// them.
-func (p *archivePass) markGone(ctx context.Context, listed map[string]bool) error {
-	if p.team == "" {
-		return nil
-	}
-	var gone []string
-	err := p.st.Each(ctx, archive.Query{Service: p.service, Team: p.team}, func(r *archive.Run) error {
-		if !r.Expired && !listed[r.ID] && r.SortTime().Before(p.started) {
-			gone = append(gone, r.ID)
-		}
-		return nil
-	})
-	if err != nil {
-		return archiveErr(err)
-	}
-	for _, id := range gone {
-		if err := p.st.MarkExpired(ctx, p.service, id); err != nil {
-			return archiveErr(err)
-		}
-		p.forgotten++
-	}
-	return nil
-}
-
-// skip says why a run (or a part of it) could not be archived, on a line
-// of its own.
-func (p *archivePass) skip(id, what string, err error) {
-	p.say(fmt.Sprintf("archive: run %s %s (%s); the next pass tries again", id, what, p.a.secrets.Redact(err.Error())))
+func (r passReport) FirstGen(id string) {
+	r.say(fmt.Sprintf("archive: run %s archived without a trace: a first-generation run has none", id))
 }
 
 // say says one line about a run, over the progress line on a terminal.
-func (p *archivePass) say(line string) {
-	if p.term {
-		fmt.Fprintf(p.a.stderr, "\r\x1b[Kfirewatch: %s\n", line)
+func (r passReport) say(line string) {
+	if r.term {
+		fmt.Fprintf(r.a.stderr, "\r\x1b[Kfirewatch: %s\n", line)
 		return
 	}
-	fmt.Fprintf(p.a.stderr, "firewatch: %s\n", line)
+	fmt.Fprintf(r.a.stderr, "firewatch: %s\n", line)
 }
 
-// runFromInfo is a list item as the archive holds it, owned by the pass's
-// team.
-func (p *archivePass) runFromInfo(ri *poller.RunInfo) *archive.Run {
-	r := archiving.RunFromInfo(p.a.secrets, p.service, ri)
-	r.Team = p.team
-	return r
+// passErr is a pass's error as the command's: the archive's failure by
+// archiveErr's rule, the service's as it is.
+func passErr(err error) error {
+	if se := (*archiving.StoreError)(nil); errors.As(err, &se) {
+		return archiveErr(se.Err)
+	}
+	return err
 }
 
 // firewatch archive import FILE...
