@@ -210,11 +210,11 @@ func (src *Input) record(run *follow.Run) *archive.Run {
 
 // Forgotten is what the archive holds of the run id at service once the
 // service has forgotten it: when st holds its polls and the service
-// answers 404 for it, its record and its recording (the run is marked
+// answers 404 for it, its record and its polls (the run is marked
 // expired when team, the asking key's, owns it: another key's 404 says
 // nothing of it). nil when the archive does not hold the run's polls, or
 // the service still has it or cannot say.
-func Forgotten(ctx context.Context, st archive.Store, c *poller.Client, service, id, team string) (*archive.Run, []byte, error) {
+func Forgotten(ctx context.Context, st archive.Store, c *poller.Client, service, id, team string) (*archive.Run, []archive.Poll, error) {
 	r, err := st.Get(ctx, service, id)
 	if err != nil || r.Service != service || r.Polls == 0 {
 		return nil, nil, nil
@@ -227,9 +227,13 @@ func Forgotten(ctx context.Context, st archive.Store, c *poller.Client, service,
 	if r.Team == team {
 		_ = st.MarkExpired(ctx, service, id)
 	}
-	r, polls, err := Load(ctx, st, service, id)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, RecordingOf(r, polls), nil
+	return Load(ctx, st, service, id)
+}
+
+// Archived is a run as the archive holds it, as a follow.Source: its
+// polls, given at once and in order, after the recording's header (what
+// the run was asked). A watch of a forgotten run reads it instead of the
+// service's polls.
+func Archived(r *archive.Run, polls []archive.Poll) follow.Source {
+	return follow.Replay(bytes.NewReader(RecordingOf(r, polls)), poller.ReplayOptions{Instant: true})
 }

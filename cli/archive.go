@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +10,6 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
-	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -230,13 +228,11 @@ func closeArchive(s *archiving.Sink, w *watchSession) {
 // showArchived shows an archived run like a replay: read-only (no cancel),
 // its snapshots from the archive. The exit code is the archived outcome's,
 // 1 for a run archived while it was still processing.
-func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Store, r *archive.Run, rec []byte) error {
+func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Store, r *archive.Run, polls []archive.Poll) error {
 	w.Replay = true
 	w.JobID = r.ID
 	w.Store.SetRunID(r.ID)
-	w.Source = follow.SourceFunc(func(ctx context.Context, sink func(poller.Update)) error {
-		return poller.Replay(ctx, bytes.NewReader(rec), poller.ReplayOptions{Instant: true}, sink)
-	})
+	w.Source = archiving.Archived(r, polls)
 	w.resultOf = a.archivedResult(r)
 	service, id := r.Service, r.ID
 	w.ArchiveSnapshot = func(ctx context.Context, sid string) (string, error) {
@@ -263,7 +259,7 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 	if err != nil {
 		return false, nil
 	}
-	r, rec, err := archiving.Forgotten(ctx, k.st, c, svc.baseURL, jobID, archive.TeamOf(svc.key))
+	r, polls, err := archiving.Forgotten(ctx, k.st, c, svc.baseURL, jobID, archive.TeamOf(svc.key))
 	switch {
 	case err != nil:
 		return true, asUsage(err)
@@ -276,7 +272,7 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 		return true, err
 	}
 	defer cleanup()
-	return true, a.showArchived(ctx, w, k.st, r, rec)
+	return true, a.showArchived(ctx, w, k.st, r, polls)
 }
 
 // archiveStarted records a run firewatch started and does not watch (run

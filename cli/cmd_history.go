@@ -285,7 +285,7 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 			cleanup()
 			return asUsage(err)
 		}
-		err = a.showArchived(ctx, w, st, r, archiving.RecordingOf(r, polls))
+		err = a.showArchived(ctx, w, st, r, polls)
 		cleanup()
 		if ctx.Err() != nil || !w.Back {
 			if w.Interrupted {
@@ -336,5 +336,5 @@ func (a *app) showArchivedID(ctx context.Context, w *watchSession, s *archiving.
 	if err != nil {
 		return asUsage(err)
 	}
-	return a.showArchived(ctx, w, s.Store(), r, archiving.RecordingOf(r, polls))
+	return a.showArchived(ctx, w, s.Store(), r, polls)
 }

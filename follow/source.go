@@ -9,6 +9,7 @@ package follow
 
 import (
 	"context"
+	"io"
 
 	"github.com/firewatch/firewatch/poller"
 )
@@ -44,3 +45,11 @@ func Tap(src Source, see func(poller.Update)) Source {
 
 // Poll is the service's polls of a run: the watcher's loop.
 func Poll(w *poller.Watcher) Source { return SourceFunc(w.Run) }
+
+// Replay is a recording played back (poller.Replay): at its recorded
+// pace times o.Speed, or at once (o.Instant).
+func Replay(in io.Reader, o poller.ReplayOptions) Source {
+	return SourceFunc(func(ctx context.Context, sink func(poller.Update)) error {
+		return poller.Replay(ctx, in, o, sink)
+	})
+}
