@@ -22,12 +22,13 @@ import (
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
-// startSim starts the simulator for a test, without rate limits (speed 50
-// unless told), and closes it when the test ends.
+// startSim starts the simulator for a test, without rate limits (speed
+// 400 unless told: a research run lasts 150 ms), and closes it when the
+// test ends.
 func startSim(t *testing.T, o sim.Options) *sim.Server {
 	t.Helper()
 	if o.Speed == 0 {
-		o.Speed = 50
+		o.Speed = 400
 	}
 	o.RateLimit = -1
 	srv, err := sim.Start(context.Background(), o)
@@ -213,7 +214,7 @@ func TestArchiveFailureKeepsWatching(t *testing.T) {
 func TestDemoDoesNotArchive(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "a.db")
 	t.Setenv("FIREWATCH_ARCHIVE", db)
-	if _, errOut, code := run(t, context.Background(), "demo", "--speed", "50", "-o", "json", "--interval", "100ms"); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "demo", "--speed", "400", "-o", "json", "--interval", "100ms"); code != 0 {
 		t.Fatalf("demo: %d %s", code, errOut)
 	}
 	if _, err := os.Stat(db); err == nil {
@@ -463,7 +464,7 @@ func TestLiveRowsShowTheArchivedOutcome(t *testing.T) {
 // request (asked at the start) and its status with the result (asked once
 // it finished).
 func TestWatchArchivesRequestAndResult(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 50})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
 	id := srv.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
 	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms",
@@ -491,7 +492,7 @@ func TestWatchArchivesRequestAndResult(t *testing.T) {
 // that a whole pass did not see is marked expired (history says so), one it
 // saw is not.
 func TestArchivePassMarksForgottenRuns(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 50})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
 	db := filepath.Join(t.TempDir(), "a.db")
 	st, err := archive.Open(context.Background(), db)
 	if err != nil {
@@ -543,13 +544,13 @@ func TestArchivePassMarksForgottenRuns(t *testing.T) {
 // trace request and only the snapshots the watch did not store, keeping
 // the watch's polls; a second pass asks nothing more of it.
 func TestPartialRunCompletedByThePass(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 20})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 60}) // a second's run
 	id := srv.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
 	t.Setenv("FIREWATCH_ARCHIVE", db)
 	t.Setenv("FIRECRAWL_API_URL", srv.URL)
 	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
-	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "400ms"); code != ExitTimeout {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "250ms"); code != ExitTimeout {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
 	out, _, _ := run(t, context.Background(), "history", "-o", "json")
@@ -631,7 +632,7 @@ func TestImportKeepsTheRequest(t *testing.T) {
 // that the archive holds in part, and a run cancelled from it once it has
 // ended; closing the screen stops the work.
 func TestRunsScreenCompletesHeldRuns(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research", "cancel"}, Speed: 50})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "cancel"}})
 	part, long := srv.Jobs[0].ID, srv.Jobs[1].ID
 	db := filepath.Join(t.TempDir(), "a.db")
 	t.Setenv("FIREWATCH_ARCHIVE", db)

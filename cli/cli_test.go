@@ -210,7 +210,7 @@ func run(t *testing.T, ctx context.Context, args ...string) (stdout, stderr stri
 // TestInProcess covers the command paths under the race detector of this
 // package's tests (the e2e tests run the binary).
 func TestInProcess(t *testing.T) {
-	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research", "refused"}, Speed: 50, RateLimit: -1})
+	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research", "refused"}, Speed: 400, RateLimit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

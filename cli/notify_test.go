@@ -150,7 +150,7 @@ func TestNotifyDemo(t *testing.T) {
 // argument; FIREWATCH_NOTIFY_URL is used by watch; replay of the same run
 // sends nothing.
 func TestNotifyCommandWatch(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"failure"}, Speed: 50, RateLimit: -1})
+	srv := startSim(t, sim.Options{Scenarios: []string{"failure"}, RateLimit: -1})
 	t.Setenv("FIRECRAWL_API_URL", srv.URL)
 	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	env := newHook(t, http.StatusOK)

@@ -12,6 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
+	"sync"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
@@ -85,6 +86,10 @@ type app struct {
 	hub *hubSession
 }
 
+// setVersion sets the client's version once per process: invocations
+// that share a process (tests) do not write it again.
+var setVersion sync.Once
+
 // Execute runs firewatch with args and returns the exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	return execute(ctx, args, stdin, stdout, stderr, poller.Retry{})
@@ -115,7 +120,7 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		a.archiveFlag = hub.archive
 	}
 	if hub == nil { // a hub's sessions share the process: the hub set it
-		poller.Version = Version()
+		setVersion.Do(func() { poller.Version = Version() })
 	}
 	root := a.rootCommand()
 	root.SetArgs(args)
