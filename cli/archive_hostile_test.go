@@ -340,6 +340,7 @@ func TestCostSumsDoNotOverflow(t *testing.T) {
 // archive by a key no two runs share: 65 runs created at one instant are
 // all listed, each once, 20 a page.
 func TestHistoryScreenPagesSharedTimes(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
 	st := openTestArchive(t, db)
 	defer st.Close()
@@ -441,6 +442,7 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 // archive gives the runs, the first ones long before the last, and a signal
 // stops it there with 130.
 func TestHistoryJSONStreamsAndStops(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
 	fillArchive(t, db, "http://x", 3000)
 	ctx, cancel := context.WithCancelCause(context.Background())

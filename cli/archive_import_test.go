@@ -16,10 +16,10 @@ import (
 
 // recordRun watches the simulator's research run with --record into a
 // fresh archive and returns the run's id, the recording and the archive.
-// The run lasts 400 ms: the recording holds several polls of it.
+// The run lasts a second: the recording holds several polls of it.
 func recordRun(t *testing.T) (id, rec, db string) {
 	t.Helper()
-	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 150})
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 60})
 	dir := t.TempDir()
 	rec, db = filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "a.db")
 	id = srv.Jobs[0].ID
@@ -44,6 +44,7 @@ func recordingLines(t *testing.T, rec string) [][]byte {
 // recording of a run the archive holds whole keeps the archive's copy (and
 // says so); importing the whole recording over a partial copy replaces it.
 func TestImportKeepsTheMoreCompleteCopy(t *testing.T) {
+	t.Parallel()
 	id, rec, db := recordRun(t)
 	lines := recordingLines(t, rec)
 	if len(lines) < 5 {
@@ -87,6 +88,7 @@ func TestImportKeepsTheMoreCompleteCopy(t *testing.T) {
 // --record stopped by a crash) imports its complete polls, and says what it
 // left out.
 func TestImportCutRecording(t *testing.T) {
+	t.Parallel()
 	id, rec, _ := recordRun(t)
 	lines := recordingLines(t, rec)
 	b, _ := os.ReadFile(rec)

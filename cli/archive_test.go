@@ -464,6 +464,7 @@ func TestLiveRowsShowTheArchivedOutcome(t *testing.T) {
 // request (asked at the start) and its status with the result (asked once
 // it finished).
 func TestWatchArchivesRequestAndResult(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
 	id := srv.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
@@ -605,6 +606,7 @@ func TestPartialRunCompletedByThePass(t *testing.T) {
 
 // archive import keeps what a recording's header says the run was asked.
 func TestImportKeepsTheRequest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rec, db := filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "a.db")
 	if _, errOut, code := run(t, context.Background(), "demo", "--scenario", "credit-limit", "--speed", "1000", "-o", "json", "--record", rec); code != ExitCreditLimit {

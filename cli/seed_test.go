@@ -15,6 +15,7 @@ import (
 // backend: each picks its own seed (and says it), so their job and trace
 // ids differ; --seed gives the same ids again.
 func TestDemosDoNotCollide(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	seedLine := regexp.MustCompile(`seed (\d+) \(--seed`)
 	traces := map[string]bool{}
