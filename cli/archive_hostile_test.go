@@ -237,14 +237,14 @@ func TestTwoTeamsOneArchive(t *testing.T) {
 // the tools the runs did call, and keeps its exit code (a gate on a tool
 // that a candidate may start to call is a gate that makes sense).
 func TestFailOnUnusedToolWarns(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200})
-	t.Setenv("FIREWATCH_ARCHIVE", "off")
 	rec := filepath.Join(t.TempDir(), "run.ndjson")
 	if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "-o", "json", "--interval", "100ms", "--record", rec,
-		"--api-url", srv.URL, "--api-key", srv.Key); code != 0 {
+		"--api-url", srv.URL, "--api-key", srv.Key, "--archive", "off"); code != 0 {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
-	_, errOut, code := run(t, context.Background(), "compare", rec, rec, "-o", "json", "--fail-on", "toolCalls:mcp__tools__scrap:+1,toolCalls:mcp__tools__scrape:+1")
+	_, errOut, code := run(t, context.Background(), "compare", rec, rec, "-o", "json", "--fail-on", "toolCalls:mcp__tools__scrap:+1,toolCalls:mcp__tools__scrape:+1", "--archive", "off")
 	if code != 0 || strings.Count(errOut, "neither run called") != 1 ||
 		!strings.Contains(errOut, "--fail-on toolCalls:mcp__tools__scrap:+1: neither run called mcp__tools__scrap (they called ") ||
 		!strings.Contains(errOut, "mcp__tools__scrape") {

@@ -21,13 +21,11 @@ import (
 // now past its retention), the archive still gives each snapshot's content
 // as the service served it, and watch JOB_ID shows the run from it.
 func TestLiveWatchStoresSnapshots(t *testing.T) {
+	t.Parallel()
 	live := startSim(t, sim.Options{Scenarios: []string{"research"}, Seed: 7})
 	id := live.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
-	t.Setenv("FIREWATCH_ARCHIVE", db)
-	t.Setenv("FIRECRAWL_API_URL", live.URL)
-	t.Setenv("FIRECRAWL_API_KEY", live.Key)
-	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms"); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--archive", db, "--api-url", live.URL, "--api-key", live.Key); code != 0 {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
 
@@ -81,7 +79,7 @@ func TestLiveWatchStoresSnapshots(t *testing.T) {
 		}
 	}
 	st.Close()
-	out, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain")
+	out, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--archive", db, "--api-url", live.URL, "--api-key", live.Key)
 	if code != 0 || !strings.Contains(errOut, "no longer has run") || !strings.Contains(out, "succeeded") {
 		t.Fatalf("from the archive: exit %d\n%s\n%s", code, out, errOut)
 	}

@@ -43,25 +43,23 @@ func startSim(t *testing.T, o sim.Options) *sim.Server {
 // archive poll by poll; replaying the archived run gives what replaying its
 // --record file gives.
 func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
 	dir := t.TempDir()
 	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
-	t.Setenv("FIREWATCH_ARCHIVE", db)
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	id := srv.Jobs[0].ID
-	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "json", "--interval", "100ms", "--record", rec); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "json", "--interval", "100ms", "--record", rec,
+		"--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != 0 {
 		t.Fatalf("watch: %d %s", code, errOut)
 	}
-	fromFile, _, code1 := run(t, context.Background(), "replay", rec, "-o", "json", "--summary", "-")
-	fromArchive, errOut, code2 := run(t, context.Background(), "replay", id, "-o", "json", "--summary", "-")
+	fromFile, _, code1 := run(t, context.Background(), "replay", rec, "-o", "json", "--summary", "-", "--archive", db)
+	fromArchive, errOut, code2 := run(t, context.Background(), "replay", id, "-o", "json", "--summary", "-", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
 	if code1 != 0 || code2 != 0 || fromFile != fromArchive || fromFile == "" {
 		t.Fatalf("replay of the archived run differs from the recording's (%d, %d): %s", code1, code2, errOut)
 	}
 	// report takes the job id too, from the archive: no key, no request.
-	t.Setenv("FIRECRAWL_API_KEY", "")
 	before := srv.Stats().Requests
-	if md, errOut, code := run(t, context.Background(), "report", id, "--format", "md"); code != 0 || !strings.Contains(md, id) || srv.Stats().Requests != before {
+	if md, errOut, code := run(t, context.Background(), "report", id, "--format", "md", "--archive", db, "--api-url", srv.URL); code != 0 || !strings.Contains(md, id) || srv.Stats().Requests != before {
 		t.Fatalf("report from the archive: exit %d, %d requests\n%s", code, srv.Stats().Requests-before, errOut)
 	}
 	st, err := archive.Open(context.Background(), db)
@@ -82,27 +80,26 @@ func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
 // TestArchivePassRequests: a pass fetches each run it does not hold with one
 // trace request, a second pass none.
 func TestArchivePassRequests(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 45})
-	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	db := filepath.Join(t.TempDir(), "a.db")
 	waitSimFinished(t, srv)
 	before := srv.Stats().ByRoute["GET trace"]
-	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != 0 {
 		t.Fatalf("first pass: %d %s", code, errOut)
 	}
 	traces := srv.Stats().ByRoute["GET trace"] - before
 	if traces != 46 {
 		t.Fatalf("first pass: %d trace requests for 46 runs", traces)
 	}
-	_, errOut, code := run(t, context.Background(), "archive", "--once")
+	_, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
 	if code != 0 || srv.Stats().ByRoute["GET trace"]-before != 46 {
 		t.Fatalf("second pass fetched again: %d %s", srv.Stats().ByRoute["GET trace"]-before-46, errOut)
 	}
 	if !strings.Contains(errOut, "46 runs seen, 0 fetched") {
 		t.Errorf("second pass said %q", errOut)
 	}
-	out, _, code := run(t, context.Background(), "history", "-o", "json")
+	out, _, code := run(t, context.Background(), "history", "-o", "json", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
 	if code != 0 || strings.Count(out, "\n") != 46 {
 		t.Fatalf("history: %d lines, exit %d", strings.Count(out, "\n"), code)
 	}
@@ -137,21 +134,22 @@ func waitSimFinished(t *testing.T, srv *sim.Server) {
 // is shown from the archive, with the archived outcome's exit code, and 1
 // for a run archived while it was still processing.
 func TestWatchForgottenRun(t *testing.T) {
-	live := startSim(t, sim.Options{Scenarios: []string{"failure"}})
+	t.Parallel()
+	// Slow enough that the watch's first poll comes before the end,
+	// however busy the machine.
+	live := startSim(t, sim.Options{Scenarios: []string{"failure"}, Speed: 20})
 	dir := t.TempDir()
 	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
-	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(dir, "other.db"))
 	id := live.Jobs[0].ID
-	if _, errOut, code := run(t, context.Background(), "watch", id, "--api-url", live.URL, "--api-key", live.Key, "-o", "json", "--interval", "100ms", "--record", rec); code != 1 {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "--api-url", live.URL, "--api-key", live.Key, "-o", "json", "--interval", "100ms", "--record", rec,
+		"--archive", filepath.Join(dir, "other.db")); code != 1 {
 		t.Fatalf("watch: %d %s", code, errOut)
 	}
 	// The same run (same seed, same id) on a service that has forgotten it.
 	gone := startSim(t, sim.Options{Scenarios: []string{"failure"}, Retention: time.Nanosecond})
-	t.Setenv("FIREWATCH_ARCHIVE", db)
-	t.Setenv("FIRECRAWL_API_URL", gone.URL)
-	t.Setenv("FIRECRAWL_API_KEY", gone.Key)
+	to := []string{"--archive", db, "--api-url", gone.URL, "--api-key", gone.Key}
 	// Not archived: the 404 is the service's refusal.
-	if _, _, code := run(t, context.Background(), "watch", id, "-o", "plain"); code != ExitRejected {
+	if _, _, code := run(t, context.Background(), append([]string{"watch", id, "-o", "plain"}, to...)...); code != ExitRejected {
 		t.Fatalf("not archived: exit %d", code)
 	}
 	r, polls, _, err := archiving.ReadRecording(context.Background(), nil, rec)
@@ -167,7 +165,7 @@ func TestWatchForgottenRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	out, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain")
+	out, errOut, code := run(t, context.Background(), append([]string{"watch", id, "-o", "plain"}, to...)...)
 	if code != 1 || !strings.Contains(errOut, "no longer has run") || !strings.Contains(out, "failed") {
 		t.Fatalf("from the archive: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -182,7 +180,7 @@ func TestWatchForgottenRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	st.Close()
-	_, errOut, code = run(t, context.Background(), "watch", id, "-o", "plain")
+	_, errOut, code = run(t, context.Background(), append([]string{"watch", id, "-o", "plain"}, to...)...)
 	if code != 1 || !strings.Contains(errOut, "still processing") ||
 		!strings.Contains(errOut, "what the archive holds of the run ends before the run finished") || strings.Contains(errOut, "recording") {
 		t.Fatalf("archived while processing: exit %d %s", code, errOut)
@@ -192,12 +190,12 @@ func TestWatchForgottenRun(t *testing.T) {
 // TestArchiveFailureKeepsWatching: an archive that cannot be written is
 // said once and the watch keeps its exit code.
 func TestArchiveFailureKeepsWatching(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
 	dir := t.TempDir()
 	bad := filepath.Join(dir, "not-a-db")
 	os.WriteFile(bad, []byte("this is not a database, and must stay as it is\n"), 0o600)
-	t.Setenv("FIREWATCH_ARCHIVE", bad)
-	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "-o", "plain", "--interval", "100ms")
+	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "-o", "plain", "--interval", "100ms", "--archive", bad)
 	if code != 0 || strings.Count(errOut, "not archiving") != 1 || !strings.Contains(errOut, bad) {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -205,16 +203,16 @@ func TestArchiveFailureKeepsWatching(t *testing.T) {
 		t.Fatal("the file was changed")
 	}
 	// Commands that only use the archive exit 2.
-	if _, _, code := run(t, context.Background(), "history", "-o", "json"); code != ExitUsage {
+	if _, _, code := run(t, context.Background(), "history", "-o", "json", "--archive", bad); code != ExitUsage {
 		t.Fatalf("history on a corrupt archive: exit %d", code)
 	}
 }
 
 // TestDemoDoesNotArchive: the demo never writes to the user's archive.
 func TestDemoDoesNotArchive(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
-	t.Setenv("FIREWATCH_ARCHIVE", db)
-	if _, errOut, code := run(t, context.Background(), "demo", "--speed", "400", "-o", "json", "--interval", "100ms"); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "demo", "--speed", "400", "-o", "json", "--interval", "100ms", "--archive", db); code != 0 {
 		t.Fatalf("demo: %d %s", code, errOut)
 	}
 	if _, err := os.Stat(db); err == nil {
@@ -545,16 +543,14 @@ func TestArchivePassMarksForgottenRuns(t *testing.T) {
 // trace request and only the snapshots the watch did not store, keeping
 // the watch's polls; a second pass asks nothing more of it.
 func TestPartialRunCompletedByThePass(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 60}) // a second's run
+	t.Parallel()
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 20}) // a run of 3 s
 	id := srv.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
-	t.Setenv("FIREWATCH_ARCHIVE", db)
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
-	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "250ms"); code != ExitTimeout {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "1s", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != ExitTimeout {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
-	out, _, _ := run(t, context.Background(), "history", "-o", "json")
+	out, _, _ := run(t, context.Background(), "history", "-o", "json", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
 	var h struct {
 		Complete      bool
 		Outcome       *string
@@ -563,7 +559,7 @@ func TestPartialRunCompletedByThePass(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &h); err != nil || h.Complete || h.Outcome != nil || h.BilledCredits != nil {
 		t.Fatalf("history of the run left early: %s (%v)", out, err)
 	}
-	if out, _, _ := run(t, context.Background(), "cost", "-o", "json"); !strings.Contains(out, `"unknownRuns":1`) {
+	if out, _, _ := run(t, context.Background(), "cost", "-o", "json", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); !strings.Contains(out, `"unknownRuns":1`) {
 		t.Fatalf("cost of the run left early: %s", out)
 	}
 	st, err := archive.Open(context.Background(), db)
@@ -578,7 +574,7 @@ func TestPartialRunCompletedByThePass(t *testing.T) {
 	}
 	waitSimFinished(t, srv)
 	before := srv.Stats().ByRoute
-	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != 0 {
 		t.Fatalf("pass: exit %d\n%s", code, errOut)
 	}
 	after := srv.Stats().ByRoute
@@ -598,7 +594,7 @@ func TestPartialRunCompletedByThePass(t *testing.T) {
 			after["GET trace"]-before["GET trace"], after["GET status"]-before["GET status"])
 	}
 	again := srv.Stats().ByRoute
-	if _, errOut, code := run(t, context.Background(), "archive", "--once"); code != 0 || srv.Stats().ByRoute["GET trace"] != again["GET trace"] ||
+	if _, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != 0 || srv.Stats().ByRoute["GET trace"] != again["GET trace"] ||
 		srv.Stats().ByRoute["GET status"] != again["GET status"] {
 		t.Fatalf("a second pass asked again: exit %d\n%s", code, errOut)
 	}

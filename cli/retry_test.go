@@ -43,11 +43,11 @@ func TestOneRetryPolicy(t *testing.T) {
 	}
 	job, scrape := srv.Jobs[0].ID, srv.ScrapeIDs[0]
 	sink := newOTLPSink(t)
-	// A crawl that is over (at this speed) to watch, and one at the real
-	// pace, still going, to cancel.
+	// A crawl that is over (at this speed) to watch, and one that goes on
+	// (a page an hour), to cancel.
 	crawled := srv.StartCrawl("https://example.com", 20)
 	waitCrawlDone(t, srv.URL, srv.Key, crawled)
-	slow, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1, RateLimit: -1, Key: srv.Key})
+	slow, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1, RateLimit: -1, Key: srv.Key, CrawlStep: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
