@@ -41,7 +41,7 @@ type feed struct {
 	// snapshots to the terminal UI (cli/archive.go).
 	ArchiveSnapshot func(ctx context.Context, snapshotID string) (string, error)
 	// keepSnapshot, set when a live watch is archived, is given every
-	// snapshot the terminal UI fetched (cli/archive_snapshots.go).
+	// snapshot the terminal UI fetched (archiving.SnapshotKeeper).
 	keepSnapshot func(snapshotID, content string)
 	// keepCancel, set when a live watch is archived, records a cancel the
 	// service accepted.
