@@ -28,7 +28,7 @@ func BenchmarkScreensOnOneRun(b *testing.B) {
 		b.Run(fmt.Sprintf("screens=%d", n), func(b *testing.B) {
 			var per float64
 			for b.Loop() {
-				base := heapNow()
+				base := followtest.HeapInUse()
 				screens := make([]*ui.Model, n)
 				for i := range screens {
 					m := ui.New(ui.Config{Store: run.Store, NoColor: true})
@@ -36,18 +36,10 @@ func BenchmarkScreensOnOneRun(b *testing.B) {
 					_ = m.View()
 					screens[i] = m
 				}
-				per = float64(heapNow()-base) / float64(n)
+				per = float64(followtest.HeapInUse()-base) / float64(n)
 				runtime.KeepAlive(screens)
 			}
 			b.ReportMetric(per, "B/screen")
 		})
 	}
-}
-
-func heapNow() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

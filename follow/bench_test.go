@@ -51,7 +51,7 @@ func BenchmarkFollowerReaders(b *testing.B) {
 // readersHeap is the heap in use once n readers have read the whole run,
 // with the run, the follower and the readers still held.
 func readersHeap(b *testing.B, polls []*model.Poll, n int, shared bool) uint64 {
-	base := heapInUse()
+	base := followtest.HeapInUse()
 	src := SourceFunc(func(ctx context.Context, sink func(poller.Update)) error {
 		for i, p := range polls {
 			sink(poller.Update{Poll: p, Health: poller.Health{Polls: i + 1}})
@@ -95,17 +95,9 @@ func readersHeap(b *testing.B, polls []*model.Poll, n int, shared bool) uint64 {
 	if err := f.Err(); err != nil {
 		b.Fatal(err)
 	}
-	h := heapInUse() - base
+	h := followtest.HeapInUse() - base
 	runtime.KeepAlive(subs)
 	runtime.KeepAlive(own)
 	runtime.KeepAlive(f)
 	return h
-}
-
-func heapInUse() uint64 {
-	runtime.GC()
-	runtime.GC()
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	return m.HeapAlloc
 }

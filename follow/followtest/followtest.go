@@ -5,6 +5,7 @@ package followtest
 import (
 	"bytes"
 	"context"
+	"runtime"
 	"testing"
 
 	"github.com/firewatch/firewatch/model"
@@ -38,6 +39,16 @@ func Bodies(t testing.TB, events, polls int) [][]byte {
 		out = append(out, b.Bytes())
 	}
 	return out
+}
+
+// HeapInUse is the heap in use once the collector has run (twice: what
+// the first freed is then gone too), for a benchmark's memory figures.
+func HeapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
 
 // Polls decodes bodies as one watch's polls: each what is new in its body,
