@@ -10,22 +10,6 @@ import (
 	"time"
 )
 
-// leasesStep takes the schema to version 4: the leases of the processes
-// that share the archive, one row per run of a team on a service (run ""
-// for the team's list). A row stays when its lease is released or expires
-// (its token keeps growing); a release clears the team's rows expired for
-// a day. The polls' (rid, seq) key already orders what a follower reads.
-func (d dialect) leasesStep() []string {
-	return []string{
-		`CREATE TABLE fw_leases (
-			service TEXT NOT NULL, team TEXT NOT NULL, run TEXT NOT NULL,
-			token BIGINT NOT NULL, holder TEXT NOT NULL, label TEXT NOT NULL, host TEXT NOT NULL, pid BIGINT NOT NULL,
-			since BIGINT NOT NULL, renewed BIGINT NOT NULL, expires BIGINT NOT NULL, ttl_ms BIGINT NOT NULL,
-			bell BIGINT NOT NULL DEFAULT 0,
-			PRIMARY KEY (service, team, run))`,
-	}
-}
-
 const leaseCols = `service, team, run, token, holder, label, host, pid, since, renewed, expires, ttl_ms, bell`
 
 // leaseKeep is how long a lease's row outlives its expiry.

@@ -18,6 +18,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
@@ -236,14 +237,14 @@ func TestTwoTeamsOneArchive(t *testing.T) {
 // the tools the runs did call, and keeps its exit code (a gate on a tool
 // that a candidate may start to call is a gate that makes sense).
 func TestFailOnUnusedToolWarns(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200})
-	t.Setenv("FIREWATCH_ARCHIVE", "off")
 	rec := filepath.Join(t.TempDir(), "run.ndjson")
 	if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "-o", "json", "--interval", "100ms", "--record", rec,
-		"--api-url", srv.URL, "--api-key", srv.Key); code != 0 {
+		"--api-url", srv.URL, "--api-key", srv.Key, "--archive", "off"); code != 0 {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
-	_, errOut, code := run(t, context.Background(), "compare", rec, rec, "-o", "json", "--fail-on", "toolCalls:mcp__tools__scrap:+1,toolCalls:mcp__tools__scrape:+1")
+	_, errOut, code := run(t, context.Background(), "compare", rec, rec, "-o", "json", "--fail-on", "toolCalls:mcp__tools__scrap:+1,toolCalls:mcp__tools__scrape:+1", "--archive", "off")
 	if code != 0 || strings.Count(errOut, "neither run called") != 1 ||
 		!strings.Contains(errOut, "--fail-on toolCalls:mcp__tools__scrap:+1: neither run called mcp__tools__scrap (they called ") ||
 		!strings.Contains(errOut, "mcp__tools__scrape") {
@@ -339,6 +340,7 @@ func TestCostSumsDoNotOverflow(t *testing.T) {
 // archive by a key no two runs share: 65 runs created at one instant are
 // all listed, each once, 20 a page.
 func TestHistoryScreenPagesSharedTimes(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
 	st := openTestArchive(t, db)
 	defer st.Close()
@@ -348,7 +350,7 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	s := &archiveService{st: st, q: archive.Query{Service: "http://x"}}
+	s := archiving.NewListing(nil, st, archive.Query{Service: "http://x"})
 	seen := map[string]int{}
 	var before time.Time
 	for pages := 0; pages < 10; pages++ {
@@ -382,7 +384,7 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 	}
 
 	// The screen itself, scrolled to the end: the oldest run is there.
-	m := runs.New(runs.Config{Service: &archiveService{st: st, q: archive.Query{Service: "http://x"}}, NoColor: true})
+	m := runs.New(runs.Config{Service: archiving.NewListing(nil, st, archive.Query{Service: "http://x"}), NoColor: true})
 	tm := teatest.NewTestModel(t, runs.Screen{M: m}, teatest.WithInitialTermSize(120, 40))
 	// Down, a row at each look, until the last run is drawn (pages come
 	// as the selection nears the end of what is loaded).
@@ -440,6 +442,7 @@ func (c *cancelAfter) Write(p []byte) (int, error) {
 // archive gives the runs, the first ones long before the last, and a signal
 // stops it there with 130.
 func TestHistoryJSONStreamsAndStops(t *testing.T) {
+	t.Parallel()
 	db := filepath.Join(t.TempDir(), "a.db")
 	fillArchive(t, db, "http://x", 3000)
 	ctx, cancel := context.WithCancelCause(context.Background())

@@ -9,15 +9,18 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/sim"
 )
 
 // recordRun watches the simulator's research run with --record into a
 // fresh archive and returns the run's id, the recording and the archive.
+// The run lasts two seconds: the recording holds several polls of it,
+// however busy the machine.
 func recordRun(t *testing.T) (id, rec, db string) {
 	t.Helper()
-	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}})
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 30})
 	dir := t.TempDir()
 	rec, db = filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "a.db")
 	id = srv.Jobs[0].ID
@@ -42,6 +45,7 @@ func recordingLines(t *testing.T, rec string) [][]byte {
 // recording of a run the archive holds whole keeps the archive's copy (and
 // says so); importing the whole recording over a partial copy replaces it.
 func TestImportKeepsTheMoreCompleteCopy(t *testing.T) {
+	t.Parallel()
 	id, rec, db := recordRun(t)
 	lines := recordingLines(t, rec)
 	if len(lines) < 5 {
@@ -85,6 +89,7 @@ func TestImportKeepsTheMoreCompleteCopy(t *testing.T) {
 // --record stopped by a crash) imports its complete polls, and says what it
 // left out.
 func TestImportCutRecording(t *testing.T) {
+	t.Parallel()
 	id, rec, _ := recordRun(t)
 	lines := recordingLines(t, rec)
 	b, _ := os.ReadFile(rec)
@@ -115,8 +120,8 @@ func TestImportBounded(t *testing.T) {
 	if _, errOut, code := run(t, context.Background(), "archive", "import", zeros, "--archive", db); code != ExitUsage || !strings.Contains(errOut, "not a --record recording") {
 		t.Fatalf("zeros: exit %d\n%s", code, errOut)
 	}
-	defer func(n int) { maxPollLine = n }(maxPollLine)
-	maxPollLine = 64 << 10
+	defer func(n int) { archiving.MaxPollLine = n }(archiving.MaxPollLine)
+	archiving.MaxPollLine = 64 << 10
 	long := filepath.Join(dir, "long.ndjson")
 	head := `{"firewatch":"recording","version":2,"jobId":"019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b","baseUrl":"http://x","startedAt":"2026-11-25T20:50:30Z"}`
 	poll := `{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[{"eventId":"e","type":"reasoning.summary","text":"` + strings.Repeat("x", 100<<10) + `"}]}}`

@@ -21,13 +21,11 @@ import (
 // now past its retention), the archive still gives each snapshot's content
 // as the service served it, and watch JOB_ID shows the run from it.
 func TestLiveWatchStoresSnapshots(t *testing.T) {
+	t.Parallel()
 	live := startSim(t, sim.Options{Scenarios: []string{"research"}, Seed: 7})
 	id := live.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
-	t.Setenv("FIREWATCH_ARCHIVE", db)
-	t.Setenv("FIRECRAWL_API_URL", live.URL)
-	t.Setenv("FIRECRAWL_API_KEY", live.Key)
-	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms"); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--archive", db, "--api-url", live.URL, "--api-key", live.Key); code != 0 {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
 
@@ -81,7 +79,7 @@ func TestLiveWatchStoresSnapshots(t *testing.T) {
 		}
 	}
 	st.Close()
-	out, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain")
+	out, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--archive", db, "--api-url", live.URL, "--api-key", live.Key)
 	if code != 0 || !strings.Contains(errOut, "no longer has run") || !strings.Contains(out, "succeeded") {
 		t.Fatalf("from the archive: exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -97,34 +95,6 @@ func firstKey(m map[string]string) string {
 func isNotFound(err error) bool {
 	var pe *poller.Error
 	return errors.As(err, &pe) && pe.Kind == poller.KindNotFound
-}
-
-// A snapshot the screen fetched is stored even when the watch's own fetch
-// of it fails; one already stored is not fetched again.
-func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
-	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	sink := &archiveSink{store: st, secrets: text.NewSecrets(), service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"}
-	fetched := 0
-	k := newSnapshotKeeper(sink, nil, func(ctx context.Context, sid string) (string, error) {
-		fetched++
-		return "", &poller.Error{Kind: poller.KindNotFound, Op: "snapshot"}
-	})
-	sid := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001"
-	k.keep(sid, "# the report")
-	k.mu.Lock()
-	k.queue = append(k.queue, sid) // as an artifact event would
-	k.mu.Unlock()
-	k.close(true)
-	if got, err := st.Snapshot(context.Background(), "http://x", sink.jobID, sid); err != nil || got != "# the report" {
-		t.Fatalf("stored %q, %v", got, err)
-	}
-	if fetched != 0 {
-		t.Fatalf("a stored snapshot was fetched %d times", fetched)
-	}
 }
 
 // When the service has forgotten every run, its list is one empty page:

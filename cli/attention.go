@@ -56,26 +56,6 @@ func (w *watchSession) attentionOptions() attention.Options {
 	return ao
 }
 
-// tracker is the session's attention tracker. The printers and the
-// terminal UI feed it as they merge; when watching ends without one (an
-// early error) it is made from the store.
-func (w *watchSession) tracker() *attention.Tracker {
-	if w.Attention == nil {
-		w.Attention = attention.New(w.Store, w.attentionOptions())
-		if w.Store.Len() > 0 {
-			w.Attention.Update(model.Delta{From: 0, Events: w.Store.Timeline()}, time.Now())
-		}
-	}
-	return w.Attention
-}
-
-// newTracker gives the session a tracker that whoever merges (the terminal
-// UI) keeps up to date; the summary then reads it.
-func (w *watchSession) newTracker() *attention.Tracker {
-	w.Attention = attention.New(w.Store, w.attentionOptions())
-	return w.Attention
-}
-
 // attentionPrinter is a printer that shows items as they come and go.
 type attentionPrinter interface {
 	attention(c attention.Change)
@@ -84,16 +64,7 @@ type attentionPrinter interface {
 // attend runs the tracker after a merge (d) or, with d nil, on the quiet
 // clock, and hands what changed to the printer.
 func (w *watchSession) attend(p printer, d *model.Delta, now time.Time) {
-	if w.Attention == nil {
-		w.Attention = attention.New(w.Store, w.attentionOptions())
-	}
-	var ch []attention.Change
-	if d != nil {
-		ch = w.Attention.Update(*d, now)
-	} else {
-		ch = w.Attention.Tick(now)
-	}
-	w.notify.saw(w.Attention, ch)
+	ch := w.Attend(d, now)
 	if ap, ok := p.(attentionPrinter); ok {
 		for _, c := range ch {
 			ap.attention(c)
@@ -166,7 +137,7 @@ func burnText(b attention.Burn) string {
 // the estimate per agent, the items seen and the errors explained.
 func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
 	w := p.w
-	tk := w.tracker()
+	tk := w.Tracker()
 	for _, ex := range attention.ExplainAll(w.Store) {
 		row("", "", string(ex.Code)+": "+ex.Text)
 	}
@@ -204,32 +175,4 @@ func (p *plainPrinter) attentionRows(row func(label, sgr, value string)) {
 			row("", "", "! "+string(it.Kind)+"  "+agentName(w.Store, it.AgentID)+"  "+it.Message+" ("+it.State()+")")
 		}
 	}
-}
-
-// fullSummary is the --summary object: the model's fields, the attention
-// fields, then what was asked and what is billed.
-type fullSummary struct {
-	model.Summary           `json:",inline"`
-	attention.SummaryFields `json:",inline"`
-	summaryRequest          `json:",inline"`
-}
-
-// summaryRequest are the summary's fields of what the run was asked (null
-// when not known) and what the service bills for it: billedCredits by the
-// one rule (model.BillOf), null while the outcome is not known.
-type summaryRequest struct {
-	Prompt        *string  `json:"prompt"`
-	Model         *string  `json:"model"`
-	Effort        *string  `json:"effort"`
-	BilledCredits *float64 `json:"billedCredits"`
-}
-
-func (w *watchSession) summary() fullSummary {
-	sum := fullSummary{Summary: w.Store.Summary(), SummaryFields: w.tracker().Summary()}
-	req := w.Store.Request()
-	sum.Prompt, sum.Model, sum.Effort = strOrNil(req.Prompt), strOrNil(req.Model), strOrNil(req.Effort)
-	if sum.Outcome != nil {
-		sum.BilledCredits = model.BillOf(*sum.Outcome, sum.CreditsUsed).BilledCredits()
-	}
-	return sum
 }

@@ -17,6 +17,7 @@ import (
 // the hostile front does to the numbers and events of its trace, and
 // stderr says what was set aside or not used.
 func TestHostileTraceStillSucceeds(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		mode   hostile.Mode
 		stderr string // what stderr must say
@@ -41,6 +42,7 @@ func TestHostileTraceStillSucceeds(t *testing.T) {
 		{hostile.NotJSONOnce, "malformed response: not JSON", nil},
 	} {
 		t.Run(string(tc.mode), func(t *testing.T) {
+			t.Parallel()
 			srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1000, RateLimit: -1})
 			if err != nil {
 				t.Fatal(err)
@@ -52,7 +54,7 @@ func TestHostileTraceStillSucceeds(t *testing.T) {
 			ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 			defer cancel()
 			out, errOut, code := run(t, ctx, "watch", srv.Jobs[0].ID, "--api-url", f.URL, "--api-key", srv.Key,
-				"--interval", "100ms", "-o", "plain", "--summary", file, "--debug", filepath.Join(dir, "debug.log"))
+				"--interval", "100ms", "-o", "plain", "--summary", file, "--debug", filepath.Join(dir, "debug.log"), "--archive", filepath.Join(dir, "a.db"))
 			if code != 0 {
 				t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, tail(out), errOut)
 			}

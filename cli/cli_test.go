@@ -16,6 +16,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
@@ -83,7 +84,7 @@ func TestExitCode(t *testing.T) {
 		{"", retryable, 1},
 		{"", asUsage(errors.New("bad file")), 2},
 	} {
-		w := &watchSession{runState: runState{Store: store(t, tc.outcome)}, Opts: &watchOptions{}}
+		w := &watchSession{Run: follow.Run{Store: store(t, tc.outcome)}, Opts: &watchOptions{}}
 		if got := w.ExitCode(tc.end); got != tc.want {
 			t.Errorf("outcome %q, end %v: exit %d, want %d", tc.outcome, tc.end, got, tc.want)
 		}
@@ -188,7 +189,7 @@ type nopCloser struct{ io.Writer }
 func (nopCloser) Close() error { return nil }
 
 func TestHeartbeatText(t *testing.T) {
-	w := &watchSession{runState: runState{Store: store(t, "")}, Opts: &watchOptions{}}
+	w := &watchSession{Run: follow.Run{Store: store(t, "")}, Opts: &watchOptions{}}
 	got := heartbeatText(w, 45*time.Second, false)
 	if got != "… still running · 3 credits · last event 45s ago" {
 		t.Errorf("heartbeat %q", got)
@@ -209,7 +210,7 @@ func run(t *testing.T, ctx context.Context, args ...string) (stdout, stderr stri
 // TestInProcess covers the command paths under the race detector of this
 // package's tests (the e2e tests run the binary).
 func TestInProcess(t *testing.T) {
-	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research", "refused"}, Speed: 50, RateLimit: -1})
+	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research", "refused"}, Speed: 400, RateLimit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/attention/attentiontest"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/sim"
 )
@@ -19,8 +20,8 @@ func closingBlock(t *testing.T, scenario string, width int) string {
 	bodies, _ := attentiontest.SimPolls(t, scenario, 2*time.Second)
 	s := model.NewStore()
 	var out strings.Builder
-	w := &watchSession{runState: runState{Store: s}, Opts: &watchOptions{}, display: display{Width: width, Stdout: &out}}
-	tk := w.tracker()
+	w := &watchSession{Run: follow.Run{Store: s}, Opts: &watchOptions{}, display: display{Width: width, Stdout: &out}}
+	tk := w.Tracker()
 	for _, b := range bodies {
 		d, err := s.Ingest(b)
 		if err != nil {

@@ -1,24 +1,16 @@
 package cli
 
 import (
-	"bufio"
-	"bytes"
-	"cmp"
-	"context"
 	"errors"
 	"fmt"
-	"io"
 	"math"
-	"os"
-	"runtime/debug"
 	"strings"
 	"time"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -98,15 +90,15 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 		return err
 	}
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	service := svc.baseURL
 	for {
-		p := &archivePass{a: a, c: c, st: st, service: service, team: archive.TeamOf(svc.key), term: term}
-		err := p.run(ctx)
+		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: archive.TeamOf(svc.key), Report: passReport{a, term}}
+		err := passErr(p.Run(ctx))
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
@@ -129,254 +121,63 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	}
 }
 
-// archivePass is one pass of firewatch archive.
-type archivePass struct {
-	a       *app
-	c       *poller.Client
-	st      archive.Store
-	service string
-	team    string // archive.TeamOf the pass's key
-	term    bool
-
-	seen, fetched, expired, requests int
-	forgotten                        int // archived runs the service no longer lists
-	skipped                          int // runs it could not fetch (said each)
-	lastSkip                         error
-	partial                          int // runs archived without some of their parts
-	bytes                            int64
-	started                          time.Time
+// passReport says what a pass of firewatch archive does, on stderr: where
+// it is on a line rewritten in place on a terminal (one line at the end
+// otherwise), each run it skips on a line of its own.
+type passReport struct {
+	a    *app
+	term bool
 }
 
-// errNothingArchived is a pass that had runs to fetch and could fetch
-// none. Its exit code is its last failure's, as for one request
-// (exitcode.go): 6 when the service refused (a 4xx, a 429 that stayed), 1
-// when it failed (a 5xx, the network).
-type errNothingArchived struct {
-	n    int
-	last error
-}
-
-func (e *errNothingArchived) Error() string {
-	return fmt.Sprintf("archive: none of the %d runs to fetch could be archived (each said above); the next pass tries again", e.n)
-}
-
-func (e *errNothingArchived) Unwrap() error { return e.last }
-
-// progress says where the pass is: a line rewritten in place on a
-// terminal, one line at the end otherwise.
-func (p *archivePass) progress(final bool) {
-	line := fmt.Sprintf("archive: %d runs seen, %d fetched, %s", p.seen, p.fetched, text.Size(int(p.bytes)))
-	if p.partial > 0 {
-		line += fmt.Sprintf(", %d without some snapshots", p.partial)
+func (r passReport) Progress(p archiving.PassCounts, final bool) {
+	line := fmt.Sprintf("archive: %d runs seen, %d fetched, %s", p.Seen, p.Fetched, text.Size(int(p.Bytes)))
+	if p.Partial > 0 {
+		line += fmt.Sprintf(", %d without some snapshots", p.Partial)
 	}
-	if p.skipped > 0 {
-		line += fmt.Sprintf(", %d skipped (tried again next pass)", p.skipped)
+	if p.Skipped > 0 {
+		line += fmt.Sprintf(", %d skipped (tried again next pass)", p.Skipped)
 	}
-	if p.expired > 0 {
-		line += fmt.Sprintf(", %d gone before they could be fetched", p.expired)
+	if p.Expired > 0 {
+		line += fmt.Sprintf(", %d gone before they could be fetched", p.Expired)
 	}
-	if p.forgotten > 0 {
-		line += fmt.Sprintf(", %d no longer kept by the service", p.forgotten)
+	if p.Forgotten > 0 {
+		line += fmt.Sprintf(", %d no longer kept by the service", p.Forgotten)
 	}
 	switch {
-	case p.term && !final:
-		fmt.Fprintf(p.a.stderr, "\r\x1b[K%s", line)
-	case p.term:
-		fmt.Fprintf(p.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.started)))
+	case r.term && !final:
+		fmt.Fprintf(r.a.stderr, "\r\x1b[K%s", line)
+	case r.term:
+		fmt.Fprintf(r.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.Started)))
 	case final:
-		fmt.Fprintf(p.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.requests, text.Duration(time.Since(p.started)))
+		fmt.Fprintf(r.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.Requests, text.Duration(time.Since(p.Started)))
 	}
 }
 
-func (p *archivePass) run(ctx context.Context) error {
-	p.started = time.Now()
-	pager := p.c.RunPages()
-	defer p.progress(true)
-	listed := map[string]bool{}
-	for !pager.Done() {
-		p.requests++
-		l, err := pager.Next(ctx)
-		if err != nil {
-			if errors.Is(err, poller.ErrCursorLoop) {
-				return nil // the list did not end: nothing can be said gone
-			}
-			return err
-		}
-		ids := make([]string, 0, len(l.Runs))
-		for _, r := range l.Runs {
-			ids = append(ids, r.ID)
-			listed[r.ID] = true
-		}
-		held, err := p.st.Held(ctx, p.service, ids)
-		if err != nil {
-			return archiveErr(err)
-		}
-		if err := p.claim(ctx, held); err != nil {
-			return err
-		}
-		cp := &completer{c: p.c, st: p.st, secrets: p.a.secrets, service: p.service, team: p.team}
-		for i := range l.Runs {
-			ri := &l.Runs[i]
-			p.seen++
-			var hp *archive.Held
-			if h, ok := held[ri.ID]; ok {
-				hp = &h
-			}
-			done, err := cp.complete(ctx, ri, hp)
-			p.requests += done.requests
-			p.bytes += done.bytes
-			if done.fetched {
-				p.fetched++
-			}
-			if done.gone {
-				p.expired++
-			}
-			if err != nil {
-				return err
-			}
-			switch {
-			case done.skipErr != nil:
-				p.skipped++
-				p.lastSkip = done.skipErr
-				p.skip(ri.ID, done.skipped, done.skipErr)
-			case done.firstGen:
-				p.say(fmt.Sprintf("archive: run %s archived without a trace: a first-generation run has none", ri.ID))
-			case done.gaps > 0:
-				p.partial++
-				p.skip(ri.ID, fmt.Sprintf("archived without %d of its snapshots", done.gaps), done.gapErr)
-			}
-			if done.requests > 0 {
-				p.progress(false)
-			}
-		}
-		p.progress(false)
-	}
-	if err := p.markGone(ctx, listed); err != nil {
-		return err
-	}
-	if p.fetched == 0 && p.skipped > 0 {
-		return &errNothingArchived{p.skipped, p.lastSkip}
-	}
-	return nil
+// Skip says why a run (or a part of it) could not be archived.
+func (r passReport) Skip(id, what string, err error) {
+	r.say(fmt.Sprintf("archive: run %s %s (%s); the next pass tries again", id, what, r.a.secrets.Redact(err.Error())))
 }
 
-// claim records that this pass's team lists the held runs of a page: they
-// are its own (a run another key archived, or one archived before teams
-// were kept), and not expired (one marked so by mistake comes back).
-func (p *archivePass) claim(ctx context.Context, held map[string]archive.Held) error {
-	var ids []string
-	for id, h := range held {
-		if p.team != "" && h.Team != p.team || h.Expired {
-			ids = append(ids, id)
-		}
-	}
-	if err := p.st.Claim(ctx, p.service, p.team, ids); err != nil {
-		return archiveErr(err)
-	}
-	return nil
-}
-
-// markGone records that the service no longer has the archived runs of
-// this pass's team that its whole list left out (it lists every run the
-// team keeps), so that history says "expired" and a run archived while
-// processing is not waited for. Another team's runs, and runs whose team
-// is not known, are left as they are: this key's list says nothing of
-// them.
-func (p *archivePass) markGone(ctx context.Context, listed map[string]bool) error {
-	if p.team == "" {
-		return nil
-	}
-	var gone []string
-	err := p.st.Each(ctx, archive.Query{Service: p.service, Team: p.team}, func(r *archive.Run) error {
-		if !r.Expired && !listed[r.ID] && r.SortTime().Before(p.started) {
-			gone = append(gone, r.ID)
-		}
-		return nil
-	})
-	if err != nil {
-		return archiveErr(err)
-	}
-	for _, id := range gone {
-		if err := p.st.MarkExpired(ctx, p.service, id); err != nil {
-			return archiveErr(err)
-		}
-		p.forgotten++
-	}
-	return nil
-}
-
-// skip says why a run (or a part of it) could not be archived, on a line
-// of its own.
-func (p *archivePass) skip(id, what string, err error) {
-	p.say(fmt.Sprintf("archive: run %s %s (%s); the next pass tries again", id, what, p.a.secrets.Redact(err.Error())))
+func (r passReport) FirstGen(id string) {
+	r.say(fmt.Sprintf("archive: run %s archived without a trace: a first-generation run has none", id))
 }
 
 // say says one line about a run, over the progress line on a terminal.
-func (p *archivePass) say(line string) {
-	if p.term {
-		fmt.Fprintf(p.a.stderr, "\r\x1b[Kfirewatch: %s\n", line)
+func (r passReport) say(line string) {
+	if r.term {
+		fmt.Fprintf(r.a.stderr, "\r\x1b[Kfirewatch: %s\n", line)
 		return
 	}
-	fmt.Fprintf(p.a.stderr, "firewatch: %s\n", line)
+	fmt.Fprintf(r.a.stderr, "firewatch: %s\n", line)
 }
 
-// runFromInfo is a list item as the archive holds it, owned by the pass's
-// team.
-func (p *archivePass) runFromInfo(ri *poller.RunInfo) *archive.Run {
-	r := runFromInfo(p.a.secrets, p.service, ri)
-	r.Team = p.team
-	return r
-}
-
-// runFromInfo is a list item as the archive holds it.
-func runFromInfo(sec *text.Secrets, service string, ri *poller.RunInfo) *archive.Run {
-	r := &archive.Run{Service: service, ID: ri.ID, Prompt: ri.Prompt, Model: ri.Model, Effort: ri.Effort, URLs: ri.URLs,
-		Label: ri.Label, Status: ri.Status, CreditsUsed: ri.CreditsUsed}
-	if !ri.CreatedAt.IsZero() {
-		t := ri.CreatedAt.UTC()
-		r.CreatedAt = &t
+// passErr is a pass's error as the command's: the archive's failure by
+// archiveErr's rule, the service's as it is.
+func passErr(err error) error {
+	if se := (*archiving.StoreError)(nil); errors.As(err, &se) {
+		return archiveErr(se.Err)
 	}
-	if ri.Raw != nil {
-		item, _ := sec.RedactJSON(ri.Raw)
-		r.Item = bytes.Clone(item)
-		var it struct {
-			Options struct {
-				Schema     jsontext.Value `json:"schema"`
-				MaxCredits *float64       `json:"maxCredits"`
-			} `json:"options"`
-		}
-		if json.Unmarshal(r.Item, &it) == nil {
-			if it.Options.Schema.Kind() == '{' {
-				r.Schema = bytes.Clone(it.Options.Schema)
-			}
-			r.MaxCredits = it.Options.MaxCredits
-		}
-	}
-	return r
-}
-
-// applyStatus adds GET /v2/agent/{id}'s fields.
-func applyStatus(sec *text.Secrets, r *archive.Run, s *poller.Status) {
-	if s.Status != "" {
-		r.Status = s.Status
-	}
-	if s.Model != "" {
-		r.Model = s.Model
-	}
-	if s.Effort != "" {
-		r.Effort = s.Effort
-	}
-	if s.CreditsUsed != nil {
-		r.CreditsUsed = s.CreditsUsed
-	}
-	if s.ExpiresAt != nil {
-		t := s.ExpiresAt.UTC()
-		r.ExpiresAt = &t
-	}
-	if s.Data != nil {
-		res, _ := sec.RedactJSON(s.Data)
-		r.Result = bytes.Clone(res)
-	}
+	return err
 }
 
 // firewatch archive import FILE...
@@ -398,14 +199,14 @@ func (a *app) archiveImportCommand() *cobra.Command {
 
 func (a *app) archiveImport(cmd *cobra.Command, files []string) error {
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
 	for _, f := range files {
 		name := text.Sanitize(f)
-		r, polls, cut, err := readRecording(ctx, a.secrets, f)
+		r, polls, cut, err := archiving.ReadRecording(ctx, a.secrets, f)
 		if err != nil {
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -415,7 +216,7 @@ func (a *app) archiveImport(cmd *cobra.Command, files []string) error {
 		if cut > 0 {
 			fmt.Fprintf(a.stderr, "firewatch: %s: its last line is cut short (%s; a --record that was stopped mid-write): the %d complete polls before it are imported\n", name, text.Size(cut), len(polls))
 		}
-		if held, err := st.Get(ctx, r.Service, r.ID); err == nil && held.Service == r.Service && held.Polls > 0 && !moreComplete(r, len(polls), held) {
+		if held, err := st.Get(ctx, r.Service, r.ID); err == nil && held.Service == r.Service && held.Polls > 0 && !archiving.MoreComplete(r, len(polls), held) {
 			fmt.Fprintf(a.print, "kept %s as the archive holds it (%s); %s holds %s\n", r.ID, completeness(held.Complete, held.Events, held.Polls), name, completeness(r.Complete, r.Events, len(polls)))
 			continue
 		} else if err != nil && !isArchiveNotFound(err) {
@@ -429,19 +230,6 @@ func (a *app) archiveImport(cmd *cobra.Command, files []string) error {
 	return nil
 }
 
-// moreComplete reports whether a recording of a run (r, with polls polls)
-// is a more complete copy than the archive's: a finished run over one that
-// was not, else more events, else more polls. An equal copy is not.
-func moreComplete(r *archive.Run, polls int, held *archive.Run) bool {
-	switch {
-	case r.Complete != held.Complete:
-		return r.Complete
-	case r.Events != held.Events:
-		return r.Events > held.Events
-	}
-	return polls > held.Polls
-}
-
 // completeness says how complete a copy of a run is.
 func completeness(complete bool, events, polls int) string {
 	state := "not finished"
@@ -449,255 +237,6 @@ func completeness(complete bool, events, polls int) string {
 		state = "finished"
 	}
 	return fmt.Sprintf("%s, %d events in %d polls", state, events, polls)
-}
-
-// What an import reads, at most: a recording's header is a line of a few
-// kilobytes; each later line is one poll, which holds at most one trace
-// answer (the client's limit, 256 MB); a whole recording is at most
-// maxImportBytes. Anything larger is not a recording firewatch wrote.
-const (
-	maxHeaderLine  = 1 << 20
-	maxImportBytes = 2 << 30
-)
-
-// maxPollLine is the longest poll line an import reads (a variable for the
-// tests, which do not read 257 MB to see it refused).
-var maxPollLine = 256<<20 + 1<<20
-
-// ctxReader stops reading when ctx ends (a signal), however long the
-// input.
-type ctxReader struct {
-	ctx context.Context
-	r   io.Reader
-}
-
-func (c ctxReader) Read(p []byte) (int, error) {
-	if err := c.ctx.Err(); err != nil {
-		return 0, err
-	}
-	return c.r.Read(p)
-}
-
-// errLineTooLong is a line past its bound.
-var errLineTooLong = errors.New("line too long")
-
-// readLine reads one line (without its newline) into buf[:0], at most
-// bytes (limit); complete is false for a last line without a newline. A long line
-// grows the buffer to room for rest more bytes at once (what is left of a
-// file, when known), not by doubling: a line of 200 MB then costs 200 MB,
-// not the steps to it as well.
-func readLine(r *bufio.Reader, buf []byte, limit int, rest int64) (line []byte, complete bool, err error) {
-	line = buf[:0]
-	for {
-		part, err := r.ReadSlice('\n')
-		if len(line)+len(part) > limit+1 {
-			return nil, false, errLineTooLong
-		}
-		if need := len(line) + len(part); need > cap(line) && need > 1<<20 && rest > 0 {
-			grown := make([]byte, len(line), min(int64(limit)+1, max(int64(need), rest)))
-			copy(grown, line)
-			line = grown
-		}
-		line = append(line, part...)
-		switch {
-		case err == nil:
-			return line[:len(line)-1], true, nil
-		case errors.Is(err, bufio.ErrBufferFull):
-			continue
-		case err == io.EOF && len(line) > 0:
-			return line, false, nil
-		}
-		return nil, false, err
-	}
-}
-
-// readRecording reads a --record file into the archive's form, each poll
-// redacted with sec, with bounds (maxPollLine, maxImportBytes), each poll
-// compressed as it is read. The run's figures are derived by a replay:
-// afterwards, from the file read in place, for a regular file (what it
-// costs is about the file's size, once the lines are let go); as the lines
-// are read, through a pipe, for any other input (a FIFO, a device), which
-// cannot be read twice. A last line cut short (what a crash during --record
-// leaves) is left out and its size returned as cut.
-func readRecording(ctx context.Context, sec *text.Secrets, file string) (r *archive.Run, polls []archive.Poll, cut int, err error) {
-	name := text.Sanitize(file)
-	f, err := os.Open(file)
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
-	}
-	defer f.Close()
-	// A read waiting on a pipe or a FIFO ends at a signal too.
-	defer context.AfterFunc(ctx, func() { _ = f.SetReadDeadline(time.Unix(1, 0)) })()
-	st, err := f.Stat()
-	if err != nil {
-		return nil, nil, 0, fmt.Errorf("%s: %w", name, err)
-	}
-	if st.Mode().IsRegular() && os.Getenv("GOMEMLIMIT") == "" {
-		// What an import holds at most is about twice the longest line
-		// (the line, then the file read in place for the replay, and the
-		// compressed polls): the collector runs by it, not by its default
-		// (a heap of twice what it held last), which would let a long
-		// line cost four times its size.
-		prev := debug.SetMemoryLimit(max(64<<20, 3*min(st.Size(), maxImportBytes)+64<<20))
-		defer debug.SetMemoryLimit(prev)
-	}
-	limited := &io.LimitedReader{R: f, N: maxImportBytes + 1}
-	in := bufio.NewReaderSize(ctxReader{ctx, limited}, 1<<20)
-	over := func(err error) error {
-		if ctx.Err() != nil {
-			return ctx.Err()
-		}
-		if limited.N <= 0 {
-			return fmt.Errorf("%s: larger than %s, which no recording is", name, text.Size(maxImportBytes))
-		}
-		return err
-	}
-	head, complete, err := readLine(in, nil, maxHeaderLine, 0)
-	if err != nil || !complete {
-		return nil, nil, 0, over(fmt.Errorf("%s: not a --record recording (its first line is not a recording header)", name))
-	}
-	var h struct {
-		Firewatch string    `json:"firewatch"`
-		Version   int       `json:"version"`
-		JobID     string    `json:"jobId"`
-		BaseURL   string    `json:"baseUrl"`
-		StartedAt time.Time `json:"startedAt"`
-	}
-	if json.Unmarshal(head, &h) != nil || h.Firewatch != "recording" {
-		return nil, nil, 0, fmt.Errorf("%s: not a --record recording (its first line is not a recording header)", name)
-	}
-	if h.Version < 1 || h.Version > poller.RecordingVersion {
-		return nil, nil, 0, fmt.Errorf("%s: recording version %d is not supported", name, h.Version)
-	}
-	if poller.ValidateJobID(h.JobID) != nil {
-		return nil, nil, 0, fmt.Errorf("%s: the recording names no valid job id", name)
-	}
-	var live *liveDerive
-	if !st.Mode().IsRegular() {
-		live = deriveLive(ctx)
-	}
-	readErr := live.feed(head)
-	good := int64(len(head) + 1) // the bytes up to the last complete line
-	var buf []byte
-	for readErr == nil {
-		rest := int64(0)
-		if st.Mode().IsRegular() {
-			rest = st.Size() - good
-		}
-		line, complete, err := readLine(in, buf, maxPollLine, rest)
-		switch {
-		case err == io.EOF:
-		case errors.Is(err, errLineTooLong):
-			readErr = over(fmt.Errorf("%s: line %d is longer than %s, which no poll is", name, len(polls)+2, text.Size(maxPollLine)))
-		case err != nil:
-			readErr = over(fmt.Errorf("%s: %w", name, err))
-		case !complete:
-			cut = len(line)
-		}
-		if err != nil || !complete {
-			break
-		}
-		buf, good = line, good+int64(len(line))+1
-		if len(bytes.TrimSpace(line)) == 0 {
-			continue
-		}
-		line, _ = sec.RedactJSON(line)
-		e, err := archive.Encode(func(w io.Writer) error { _, err := w.Write(line); return err })
-		if err != nil {
-			readErr = err
-			break
-		}
-		if e.Size() > archive.MaxBody {
-			readErr = fmt.Errorf("%s: line %d is a poll too large for the archive (%s compressed; at most %s)", name, len(polls)+2, text.Size(e.Size()), text.Size(archive.MaxBody))
-			break
-		}
-		polls = append(polls, archive.Poll{ReceivedAt: receivedAt(line), Encoded: e})
-		readErr = live.feed(line)
-	}
-	var d *archive.Run
-	if live != nil {
-		d, err = live.end()
-	} else if readErr == nil {
-		d, err = deriveFromFile(ctx, f, good, cut > 0)
-	}
-	switch {
-	case ctx.Err() != nil:
-		return nil, nil, 0, ctx.Err()
-	case err != nil:
-		return nil, nil, 0, fmt.Errorf("%s: %v", name, err)
-	case readErr != nil:
-		return nil, nil, 0, readErr
-	}
-	service := h.BaseURL
-	if service == "" {
-		service = poller.ResolveBaseURL("")
-	}
-	r = &archive.Run{Service: strings.TrimRight(service, "/"), ID: strings.ToLower(h.JobID)}
-	if !h.StartedAt.IsZero() {
-		t := h.StartedAt.UTC()
-		r.StartedAt = &t
-	}
-	r = archive.Merge(r, d)
-	return r, polls, cut, nil
-}
-
-// deriveFromFile derives a recording's figures from its file f, its first
-// good bytes: the whole file read in place when nothing was cut from it.
-func deriveFromFile(ctx context.Context, f *os.File, good int64, cut bool) (*archive.Run, error) {
-	var src io.Reader = io.NewSectionReader(f, 0, good)
-	if !cut {
-		whole, err := os.Open(f.Name())
-		if err != nil {
-			return nil, err
-		}
-		defer whole.Close()
-		src = whole
-	}
-	d, _, err := deriveFromRecording(ctx, src)
-	return d, err
-}
-
-// liveDerive derives a recording's figures as its lines are read (an input
-// that cannot be read twice): a replay reads them from a pipe.
-type liveDerive struct {
-	pw  *io.PipeWriter
-	res chan liveDerived
-}
-
-type liveDerived struct {
-	d   *archive.Run
-	err error
-}
-
-func deriveLive(ctx context.Context) *liveDerive {
-	pr, pw := io.Pipe()
-	l := &liveDerive{pw: pw, res: make(chan liveDerived, 1)}
-	go func() {
-		d, _, err := deriveFromRecording(ctx, pr)
-		pr.CloseWithError(cmp.Or(err, io.ErrClosedPipe))
-		l.res <- liveDerived{d, err}
-	}()
-	return l
-}
-
-// feed gives the replay one line (nothing for a nil l: the file is
-// replayed afterwards).
-func (l *liveDerive) feed(line []byte) error {
-	if l == nil {
-		return nil
-	}
-	if _, err := l.pw.Write(line); err != nil {
-		return err
-	}
-	_, err := l.pw.Write([]byte{'\n'})
-	return err
-}
-
-// end is what the replay derived from the lines fed.
-func (l *liveDerive) end() (*archive.Run, error) {
-	l.pw.Close()
-	d := <-l.res
-	return d.d, d.err
 }
 
 // firewatch archive prune
@@ -757,7 +296,7 @@ func (a *app) archivePrune(cmd *cobra.Command, po *pruneOptions) error {
 		return badUsage("--run %q: a job id is a UUID", text.Sanitize(po.Run))
 	}
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}

@@ -218,7 +218,7 @@ func (a *app) loadSide(ctx context.Context, ref string) (*compareSide, *compare.
 		return nil, nil, err
 	}
 	f := &rr.Figures
-	sum := rr.W.summary()
+	sum := rr.Run.Summary()
 	s := &compareSide{Ref: ref, Prompt: strOrNil(a.secrets.Sanitize(f.Prompt)), Model: strOrNil(a.secrets.Sanitize(f.Model)),
 		Outcome: strOrNil(f.Outcome), MaxCredits: f.MaxCredits, BilledCredits: f.Bill.BilledCredits(), Complete: f.Complete}
 	if id := cmp.Or(f.ID, rr.Store().Run().ID); id != "" {

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
@@ -140,7 +141,7 @@ func buildCost(by string, list []archive.Run, now time.Time) costReport {
 	var all costBucket
 	for i := range list {
 		r := &list[i]
-		f := figuresOf(r, now)
+		f := archiving.FiguresOf(r, now)
 		k := costKey(by, r)
 		j, ok := idx[k]
 		if !ok {
@@ -207,7 +208,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		return err
 	}
 	ctx := cmd.Context()
-	st, err := a.requireArchive(ctx)
+	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}

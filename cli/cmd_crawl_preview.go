@@ -1,18 +1,26 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"net/url"
+	"os"
 	"strings"
+	"time"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
+
+// firewatch crawl-preview URL PROMPT, and its offer to start the crawl it
+// previewed (offerCrawl).
 
 func (a *app) crawlPreviewCommand() *cobra.Command {
 	o := &interactOptions{}
@@ -127,4 +135,107 @@ func previewValue(v jsontext.Value) string {
 		}
 	}
 	return text.Sanitize(string(compactJSON(v))) // the client redacted the answer
+}
+
+// offerCrawl asks whether to start the previewed crawl (or starts it with
+// --start). The question goes to stderr and the answer is one key read
+// from the terminal: piped stdin is never read. A crawl started by that
+// answer opens the crawl screen when stdout is a terminal too (its id is
+// said first); with --start, or stdout elsewhere, its id goes to stderr
+// with how to watch it.
+func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Client, start bool, rawURL string, p *poller.CrawlPreview, debug *debugLog) error {
+	screen := false
+	if !start {
+		f, ok := a.stdin.(*os.File)
+		errTerm, _ := isTerminal(a.stderr.w)
+		if !ok || !term.IsTerminal(f.Fd()) || !errTerm {
+			return nil
+		}
+		screen, _ = isTerminal(a.stdout)
+		fmt.Fprint(a.stderr, "Start this crawl? [y/N] ")
+		yes, err := readKey(f)
+		if err != nil || !yes {
+			fmt.Fprintln(a.stderr, "no")
+			return nil
+		}
+		fmt.Fprintln(a.stderr, "yes")
+	}
+	req, err := previewRequest(rawURL, p)
+	if err != nil {
+		return &failure{err}
+	}
+	s, err := c.StartCrawl(ctx, req)
+	if err != nil {
+		return a.startFailed(ctx, "crawl", "firewatch team", err, debug)
+	}
+	a.started("crawl", s.ID, debug)
+	if !screen {
+		fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
+		return nil
+	}
+	svc, err := a.service(o.APIURL, o.APIKey)
+	if err != nil {
+		return err
+	}
+	co := &crawlOptions{Interval: 2 * time.Second}
+	co.Output, co.NoColor, co.ASCII = OutputTUI, o.NoColor, o.ASCII
+	return a.watchCrawl(ctx, svc, co, s.ID, req.URL, debug)
+}
+
+// readKey reads one key from the terminal f in raw mode, what was typed
+// before the question dropped: y or Y is yes.
+func readKey(f *os.File) (bool, error) {
+	st, err := term.MakeRaw(f.Fd())
+	if err != nil {
+		return false, err
+	}
+	defer term.Restore(f.Fd(), st)
+	flushInput(f.Fd())
+	var b [8]byte
+	n, err := f.Read(b[:])
+	if err != nil {
+		return false, err
+	}
+	return n == 1 && (b[0] == 'y' || b[0] == 'Y'), nil
+}
+
+// previewRequest is the previewed options as a v2 POST /v2/crawl body:
+// the v2 options only (the preview's maxDepth dropped, the prompt not
+// sent again: the options are what it derived).
+func previewRequest(rawURL string, p *poller.CrawlPreview) (*poller.CrawlRequest, error) {
+	keep := map[string]bool{"includePaths": true, "excludePaths": true, "maxDiscoveryDepth": true, "sitemap": true,
+		"ignoreQueryParameters": true, "limit": true, "crawlEntireDomain": true, "allowExternalLinks": true,
+		"allowSubdomains": true, "delay": true, "maxConcurrency": true, "scrapeOptions": true}
+	obj := map[string]jsontext.Value{}
+	for _, op := range p.Options {
+		if keep[op.Name] && op.Value.Kind() != 'n' {
+			obj[op.Name] = op.Value
+		}
+	}
+	b, _ := json.Marshal(obj)
+	var v struct {
+		IncludePaths          []string       `json:"includePaths"`
+		ExcludePaths          []string       `json:"excludePaths"`
+		MaxDiscoveryDepth     *int           `json:"maxDiscoveryDepth"`
+		Sitemap               string         `json:"sitemap"`
+		IgnoreQueryParameters *bool          `json:"ignoreQueryParameters"`
+		Limit                 *int           `json:"limit"`
+		CrawlEntireDomain     *bool          `json:"crawlEntireDomain"`
+		AllowExternalLinks    *bool          `json:"allowExternalLinks"`
+		AllowSubdomains       *bool          `json:"allowSubdomains"`
+		Delay                 *float64       `json:"delay"`
+		MaxConcurrency        *int           `json:"maxConcurrency"`
+		ScrapeOptions         jsontext.Value `json:"scrapeOptions"`
+	}
+	if err := json.Unmarshal(b, &v); err != nil {
+		return nil, fmt.Errorf("the preview's options cannot be sent as a crawl: %v", err)
+	}
+	r := &poller.CrawlRequest{URL: rawURL, IncludePaths: v.IncludePaths, ExcludePaths: v.ExcludePaths, MaxDiscoveryDepth: v.MaxDiscoveryDepth,
+		Sitemap: v.Sitemap, IgnoreQueryParameters: v.IgnoreQueryParameters, Limit: v.Limit, CrawlEntireDomain: v.CrawlEntireDomain,
+		AllowExternalLinks: v.AllowExternalLinks, AllowSubdomains: v.AllowSubdomains, Delay: v.Delay, MaxConcurrency: v.MaxConcurrency,
+		ScrapeOptions: v.ScrapeOptions, Integration: "firewatch"}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("the preview's options cannot be sent as a crawl: %v", err)
+	}
+	return r, nil
 }

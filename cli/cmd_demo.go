@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
@@ -78,7 +79,7 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 		return err
 	}
 	defer cleanup()
-	a.noArchive = true // the demo's runs are not the user's
+	a.archiveFlag = archive.Off // the demo's runs are not the user's: as --archive off
 	ctx := cmd.Context()
 	if d.History < 0 {
 		return badUsage("--history %d: it must not be negative", d.History)
@@ -131,7 +132,7 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if err := a.use(svc); err != nil {
 		return err
 	}
-	return a.watchLive(ctx, w, svc, job.ID, hook)
+	return a.watchLive(ctx, w, svc, job.ID, liveOptions{hook: hook})
 }
 
 // lineLogger turns writes (the simulator's request log) into debug lines.

@@ -51,7 +51,7 @@ func (a *app) export(cmd *cobra.Command, x *otlpOptions, arg, apiURL, apiKey str
 	if s.Len() == 0 {
 		return badUsage("%s holds no trace events: nothing to export", rr.Src.Name)
 	}
-	facts := rr.Figures.facts()
+	facts := rr.Figures.Facts()
 	ex, err := export.New(export.Options{Endpoint: x.url, Content: x.Content, Version: Version(), Secrets: a.secrets,
 		Facts: func() *export.Facts { return facts }})
 	if err != nil {

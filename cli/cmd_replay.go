@@ -8,6 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/poller"
 )
 
@@ -52,7 +54,7 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	if !(r.Speed > 0) {
 		return badUsage("--speed %v: it must be above 0", r.Speed)
 	}
-	src, err := a.openSource(cmd.Context(), file, o.APIURL, o.APIKey)
+	src, err := a.reader().Open(cmd.Context(), file, o.APIURL, o.APIKey)
 	if err != nil {
 		return err
 	}
@@ -79,14 +81,14 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 			w.InputBytes = st.Size()
 		}
 	}
-	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
+	w.Source = follow.SourceFunc(func(ctx context.Context, sink func(poller.Update)) error {
 		err := poller.Replay(ctx, in, poller.ReplayOptions{Speed: r.Speed, Instant: instant}, sink)
 		if err != nil && ctx.Err() == nil {
 			// The file is not one firewatch can read: bad usage.
 			return asUsage(fmt.Errorf("%s: %w", name, err))
 		}
 		return err
-	}
+	})
 	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
 	otlp, err := o.OTLP.live(w, a.secrets)
 	if err != nil {
@@ -101,13 +103,13 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 // replayResult is a replay's --result: the archive's copy (the record of a
 // JOB_ID read from it, else the archive's record of the run the file
 // holds), else the service's status (with a key).
-func (a *app) replayResult(src *runSource, w *watchSession, o *watchOptions) resultSource {
+func (a *app) replayResult(src *archiving.Input, w *watchSession, o *watchOptions) resultSource {
 	return func(ctx context.Context) ([]byte, string) {
 		rec := src.Rec
 		id := w.Store.Run().ID
 		service := poller.ResolveBaseURL(o.APIURL)
 		if rec == nil && poller.ValidateJobID(id) == nil {
-			if r, _, err := a.jobFromArchive(ctx, service, strings.ToLower(id)); err == nil {
+			if r, _, err := a.reader().Job(ctx, service, strings.ToLower(id)); err == nil {
 				rec = r
 			}
 		}

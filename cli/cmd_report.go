@@ -99,7 +99,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		return err
 	}
 	s := rr.Store()
-	ro.Facts = rr.Figures.facts()
+	ro.Facts = rr.Figures.Facts()
 	var buf bytes.Buffer
 	if err := export.Report(&buf, s, format, ro); err != nil {
 		return err

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
@@ -226,6 +227,8 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
 	w.Request = model.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: o.StartedMaxCredits}
-	a.archiveSeed = archiveSeedOf(&req)
-	return a.watchLive(ctx, w, svc, id, nil)
+	kept := a.keepArchiveFor(ctx)
+	defer kept.close()
+	kept.seed = archiving.SeedOf(&req)
+	return a.watchLive(ctx, w, svc, id, liveOptions{archive: kept})
 }

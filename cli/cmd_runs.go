@@ -13,6 +13,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -290,10 +291,10 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			w.Debug.Printf("started run %s", startedID)
 		}
 		w.BackToList = true
-		if as, ok := list.(*archiveService); ok && as.archivedOnly(m.Chosen) {
+		if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(m.Chosen) {
 			err = a.showArchivedID(ctx, w, as, m.Chosen)
 		} else {
-			err = a.watchLive(ctx, w, svc, m.Chosen, nil)
+			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{})
 		}
 		cleanup()
 		if r := w.Store.Run(); r.State == model.StateFinished {

@@ -8,6 +8,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -21,9 +23,10 @@ import (
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
 	a.out = &outputs{stderr: a.stderr}
 	cleanup = a.out.close
-	w = &watchSession{Opts: o, runState: runState{Store: model.NewStore()},
+	w = &watchSession{Opts: o, Run: follow.NewRun(),
 		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
+	w.TrackerOptions = w.attentionOptions
 	w.hub = a.hub
 	termOut, width := a.stdoutTerminal()
 	a.out.stdoutTTY = termOut
@@ -71,8 +74,11 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 	if err != nil {
 		return err
 	}
-	// A run the service forgot is shown from the archive (cli/archive.go).
-	if handled, err := a.watchFromArchive(cmd, o, svc, jobID); handled {
+	// The archive, opened once: a run the service forgot is shown from it
+	// (cli/archive.go), else the watch keeps its run in it.
+	kept := a.keepArchiveFor(cmd.Context())
+	defer kept.close()
+	if handled, err := a.watchFromArchive(cmd, o, svc, jobID, kept); handled {
 		return err
 	}
 	w, cleanup, err := a.newSession(cmd, o)
@@ -80,13 +86,22 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 		return err
 	}
 	defer cleanup()
-	return a.watchLive(cmd.Context(), w, svc, jobID, nil)
+	return a.watchLive(cmd.Context(), w, svc, jobID, liveOptions{archive: kept})
+}
+
+// liveOptions are what a command gives watchLive besides the session.
+type liveOptions struct {
+	// hook, if set, runs in its own goroutine once the client exists.
+	hook func(context.Context, *poller.Client)
+	// archive is the archive the command opened for the watch (nil:
+	// watchLive opens it); its seed, what the command knows of a run it
+	// started.
+	archive *keptArchive
 }
 
 // watchLive watches jobID at svc: the code path of watch, run, the runs
-// screen and demo. hook, if set, runs in its own goroutine once the client
-// exists.
-func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID string, hook func(context.Context, *poller.Client)) error {
+// screen and demo.
+func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID string, lo liveOptions) error {
 	o := w.Opts
 	var say func(string) // stderr
 	if w.Output == OutputTUI {
@@ -99,8 +114,8 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
-	aw := a.archiveWatch(ctx, w, svc, jobID)
-	defer aw.close(w)
+	aw := a.archiveWatch(ctx, w, svc, jobID, lo.archive)
+	defer closeArchive(aw, w)
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
 	if req.IsZero() {
@@ -110,7 +125,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		if l, err := client.RunLookup(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's request: %v", err)
 		} else {
-			req, told = l.Request, a.serviceRecord(svc.baseURL, jobID, l)
+			req, told = l.Request, archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l)
 		}
 		cancel()
 	} else if req.Model == "" {
@@ -120,12 +135,12 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		if st, err := client.Status(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's status: %v", err)
 		} else {
-			req.Model, told = model.Sanitize(st.Model), a.serviceRecord(svc.baseURL, jobID, poller.Lookup{Status: st})
+			req.Model, told = model.Sanitize(st.Model), archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, poller.Lookup{Status: st})
 		}
 		cancel()
 	}
-	if held := aw.held(ctx); held != nil {
-		req = req.Merge(requestOfRun(held))
+	if held := aw.Held(ctx); held != nil {
+		req = req.Merge(archiving.RequestOf(held))
 	}
 	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
 		req.MaxCredits = o.StartedMaxCredits
@@ -139,13 +154,16 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 		wopts.Record = f
 	}
-	aw.keepLookup(told)
-	wopts.Record = teeRecord(wopts.Record, aw)
+	aw.KeepLookup(told)
+	wopts.Record = archiving.Tee(wopts.Record, aw)
 	watcher := client.Watch(jobID, wopts)
-	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, watcher.Run
-	aw.keepSnapshots(w, client)
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, follow.Poll(watcher)
+	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
+		w.Source = k.Tap(w.Source)
+		w.keepSnapshot = k.Keep
+	}
 	if aw != nil {
-		w.keepCancel = aw.keepCancel
+		w.keepCancel = aw.KeepCancel
 	}
 	var final *poller.Status // the status asked for --result, which the archive keeps too
 	w.resultOf = liveResult(w, client, jobID, &final)
@@ -154,23 +172,26 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if w.notify, err = a.notifyWatch(w); err != nil {
 		return err
 	}
+	if w.notify != nil {
+		w.Saw = w.notify.saw // after every merge and tick (attend)
+	}
 	otlp, err := o.OTLP.live(w, a.secrets)
 	if err != nil {
 		return err
 	}
 	defer otlp.finish()
 	if aw != nil {
-		aw.attachNotes(w)
+		attachNotes(aw, w)
 	}
-	if hook != nil {
+	if lo.hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		go hook(hctx, client)
+		go lo.hook(hctx, client)
 	}
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
-	aw.keepStatus(ctx, w, client, final)
+	aw.KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
 	return a.out.finish(w, err)
 }
 

@@ -26,6 +26,7 @@ import (
 // an agent's steps, q leaves with the gate's exit code (1: the outcome
 // threshold is crossed) and Ctrl-C with 130.
 func TestCompareScreen(t *testing.T) {
+	t.Parallel()
 	recs := compareRecordings(t)
 	jsonOut, _, code := run(t, context.Background(), "compare", recs[0], recs[1], "-o", "json", "--fail-on", "outcome")
 	if code != ExitFailed {
@@ -109,12 +110,10 @@ func compareRecordings(t *testing.T) []string {
 	t.Helper()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
 	dir := t.TempDir()
-	t.Setenv("FIREWATCH_ARCHIVE", "off")
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	recs := []string{filepath.Join(dir, "ok.ndjson"), filepath.Join(dir, "failed.ndjson")}
 	for i, rec := range recs {
-		if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != i {
+		if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec,
+			"--api-url", srv.URL, "--api-key", srv.Key, "--archive", "off"); code != i {
 			t.Fatalf("watch %d: exit %d %s", i, code, errOut)
 		}
 	}
@@ -126,6 +125,7 @@ func compareRecordings(t *testing.T) []string {
 // CSI: none of it reaches the terminal from the compare screen, on the
 // metrics, the agents, the steps and a step's parameters.
 func TestCompareScreenHostile(t *testing.T) {
+	t.Parallel()
 	recs := compareRecordings(t)
 	b, err := os.ReadFile(recs[0])
 	if err != nil {
@@ -185,12 +185,11 @@ func TestCompareScreenHostile(t *testing.T) {
 // TestCompareTUINeedsTerminal: --output tui without a terminal is bad
 // usage (2), and the default output on a pipe stays the plain text.
 func TestCompareTUINeedsTerminal(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 200})
-	t.Setenv("FIREWATCH_ARCHIVE", "off")
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	rec := filepath.Join(t.TempDir(), "run.ndjson")
-	if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "-o", "json", "--interval", "100ms", "--record", rec,
+		"--api-url", srv.URL, "--api-key", srv.Key, "--archive", "off"); code != 0 {
 		t.Fatalf("watch: exit %d %s", code, errOut)
 	}
 	if _, errOut, code := run(t, context.Background(), "compare", rec, rec, "-o", "tui"); code != ExitUsage || !strings.Contains(errOut, "needs a terminal") {

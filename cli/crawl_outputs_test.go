@@ -24,6 +24,7 @@ import (
 // the index maps each URL to its file. (The names were cut at 120 bytes
 // and numbered -2 to -9999: the 10 000th page stopped the watch.)
 func TestCrawlPagesDirNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	prefix := "https://docs.example.com/" + strings.Repeat("a-long-section-name/", 7)
 	if err := os.WriteFile(filepath.Join(dir, pageName(prefix+"0")+".md"), []byte("mine"), 0o644); err != nil {

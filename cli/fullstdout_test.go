@@ -47,7 +47,7 @@ func TestEveryCommandOnAFullDisk(t *testing.T) {
 	// A recording of a run that succeeded: its replay's code is 0 but
 	// for the output.
 	recording := filepath.Join(t.TempDir(), "run.ndjson")
-	if _, errOut, code := run(t, context.Background(), "watch", job, "-o", "json", "--record", recording); code != 0 {
+	if _, errOut, code := run(t, context.Background(), "watch", job, "-o", "json", "--interval", "100ms", "--record", recording); code != 0 {
 		t.Fatalf("recording: exit %d\n%s", code, errOut)
 	}
 	cases := map[string][][]string{

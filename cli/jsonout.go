@@ -3,13 +3,11 @@ package cli
 import (
 	"bytes"
 	"fmt"
-	"io"
 	"time"
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/describe"
@@ -104,27 +102,6 @@ func (p *jsonPrinter) end(note string) {
 	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", outcomeLine(p.w, note, false))
 }
 
-// marshalSummary encodes the --summary object.
-func marshalSummary(sum fullSummary, indent bool) ([]byte, error) {
-	opts := []json.Options{json.Deterministic(true)} // creditsByAgent's keys in order
-	if indent {
-		opts = append(opts, jsontext.WithIndent("  "))
-	}
-	b, err := json.Marshal(sum, opts...)
-	if err != nil {
-		return nil, fmt.Errorf("encoding the summary: %w", err)
-	}
-	return b, nil
-}
-
-// writeSummary is marshalSummary(sum, false) written to w as it is encoded.
-func writeSummary(w io.Writer, sum fullSummary) error {
-	if err := json.MarshalWrite(w, sum, json.Deterministic(true)); err != nil {
-		return fmt.Errorf("encoding the summary: %w", err)
-	}
-	return nil
-}
-
 // outcomeLine is the run in one line: "run 3f2a9c1e succeeded in 1m02s ·
 // 312 credits (4,680 tokens)", with the fatal error when it did not
 // succeed, or where it stands and why watching stopped when it has not
@@ -146,7 +123,7 @@ func outcomeLine(w *watchSession, note string, ascii bool) string {
 		}
 		switch {
 		case r.Outcome == model.OutcomeCreditLimitReached:
-			b := w.tracker().Burn()
+			b := w.Tracker().Burn()
 			line += ": " + describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed)
 		case r.Outcome != model.OutcomeSucceeded && r.Error != nil:
 			line += ": " + describe.Error(r.Error)

@@ -18,6 +18,7 @@ import (
 // plain and JSON, stderr, the summary, the recording, the debug log, and a
 // replay of the recording.
 func TestKeyEchoedInOtherFormsIsRedacted(t *testing.T) {
+	t.Parallel()
 	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1000, RateLimit: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -38,7 +39,7 @@ func TestKeyEchoedInOtherFormsIsRedacted(t *testing.T) {
 		sum := filepath.Join(dir, mode+"-sum.json")
 		dbg := filepath.Join(dir, mode+"-debug.log")
 		out, errOut, code := run(t, ctx, "watch", srv.Jobs[0].ID, "--api-url", f.URL, "--api-key", srv.Key,
-			"--interval", "100ms", "-o", mode, "--summary", sum, "--record", rec, "--debug", dbg)
+			"--interval", "100ms", "-o", mode, "--summary", sum, "--record", rec, "--debug", dbg, "--archive", filepath.Join(dir, "a.db"))
 		cancel()
 		if code != 0 {
 			t.Fatalf("%s: exit %d\nstderr:\n%s", mode, code, errOut)

@@ -9,7 +9,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/export"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -96,24 +98,20 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 		// run, as firewatch export of it does: it is sent at the end
 		// (finish), when watching is over.
 		Facts: func() *export.Facts {
-			f := figuresOf(recordOfSession(w), time.Now())
-			return f.facts()
+			f := archiving.FiguresOf(archiving.RecordOf(&w.Run), time.Now())
+			return f.Facts()
 		},
 	})
 	if err != nil {
 		return nil, err
 	}
 	le.l = l
-	src := w.Source
-	w.Source = func(ctx context.Context, sink func(poller.Update)) error {
-		return src(ctx, func(u poller.Update) {
-			if u.Request != nil {
-				le.l.SetRequest(*u.Request)
-			}
-			le.l.Feed(u.Poll)
-			sink(u)
-		})
-	}
+	w.Source = follow.Tap(w.Source, func(u poller.Update) {
+		if u.Request != nil {
+			le.l.SetRequest(*u.Request)
+		}
+		le.l.Feed(u.Poll)
+	})
 	w.Debug.Printf("otlp: exporting to %s (content %v)", x.url, x.Content)
 	return le, nil
 }

@@ -170,6 +170,7 @@ func (s *otlpSink) traceIDs() map[string]bool {
 // spans firewatch export sends from the demo's recording: same ids, same
 // content.
 func TestDemoOTLPEqualsExport(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	rec := filepath.Join(t.TempDir(), "run.ndjson")
 	live, again := newOTLPSink(t), newOTLPSink(t)

@@ -79,10 +79,11 @@ func TestSpeedOutOfRange(t *testing.T) {
 // --record to a full disk says so once, on stderr and in the debug log,
 // and exits 8; the run is still watched to its end and the summary written.
 func TestRecordToAFullDisk(t *testing.T) {
+	t.Parallel()
 	srv := fullDiskAndARun(t)
 	dir := t.TempDir()
 	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key,
-		"--interval", "100ms", "-o", "json", "--record", "/dev/full", "--summary", filepath.Join(dir, "s.json"), "--debug", filepath.Join(dir, "d.log"))
+		"--interval", "100ms", "-o", "json", "--record", "/dev/full", "--summary", filepath.Join(dir, "s.json"), "--debug", filepath.Join(dir, "d.log"), "--archive", filepath.Join(dir, "a.db"))
 	if code != ExitOutput || strings.Count(errOut, "--record") != 1 || !strings.Contains(errOut, "no space left") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
@@ -130,6 +131,7 @@ func (c *closedPipe) Write(b []byte) (int, error) {
 // A stdout closed while the run goes on (firewatch ... | head -1) ends
 // watching at once and cleanly: exit 8, said once, the summary written.
 func TestClosedStdoutEndsWatching(t *testing.T) {
+	t.Parallel()
 	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research"}, Speed: 1, RateLimit: -1})
 	if err != nil {
 		t.Fatal(err)
@@ -140,7 +142,7 @@ func TestClosedStdoutEndsWatching(t *testing.T) {
 		file := filepath.Join(dir, mode+".json")
 		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 		var errOut strings.Builder
-		code := Execute(ctx, []string{"watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "--interval", "100ms", "-o", mode, "--summary", file},
+		code := Execute(ctx, []string{"watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "--interval", "100ms", "-o", mode, "--summary", file, "--archive", filepath.Join(dir, "a.db")},
 			strings.NewReader(""), &closedPipe{n: 10}, &errOut)
 		cancel()
 		if code != ExitOutput || strings.Count(errOut.String(), "stdout") != 1 || !strings.Contains(errOut.String(), "closed pipe") {
@@ -156,14 +158,16 @@ func TestClosedStdoutEndsWatching(t *testing.T) {
 
 // --summary to a full disk: said once, exit 8 for a run that succeeded.
 func TestSummaryToAFullDisk(t *testing.T) {
+	t.Parallel()
 	srv := fullDiskAndARun(t)
+	db := filepath.Join(t.TempDir(), "a.db")
 	_, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key,
-		"--interval", "100ms", "-o", "json", "--summary", "/dev/full")
+		"--interval", "100ms", "-o", "json", "--summary", "/dev/full", "--archive", db)
 	if code != ExitOutput || strings.Count(errOut, "--summary") != 1 || !strings.Contains(errOut, "no space left") {
 		t.Fatalf("exit %d, stderr %q", code, errOut)
 	}
 	// --summary - on a stdout that is closed by then: said once too.
-	code = Execute(context.Background(), []string{"watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "--interval", "100ms", "-o", "json", "--summary", "-"},
+	code = Execute(context.Background(), []string{"watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "--interval", "100ms", "-o", "json", "--summary", "-", "--archive", db},
 		strings.NewReader(""), &closedPipe{n: 1 << 30}, &strings.Builder{})
 	if code != ExitOK {
 		t.Fatalf("a stdout that works: exit %d", code)

@@ -233,7 +233,7 @@ func (p *plainPrinter) end(note string) {
 		case r.Outcome == model.OutcomeCreditLimitReached:
 			// What the cap was: the error (and its explanation below)
 			// only says that there was one.
-			b := p.w.tracker().Burn()
+			b := p.w.Tracker().Burn()
 			o += ": the run " + describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed) + " and stopped"
 		case r.Outcome != model.OutcomeSucceeded && r.Error != nil:
 			o += ": " + describe.Error(r.Error)

@@ -43,11 +43,8 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 	lastOutput := time.Now()   // for the heartbeat's quiet period
 	var troubleSince time.Time // the first failure of the current streak
 	handle := func(u poller.Update) {
-		if u.Request != nil {
-			w.Store.SetRequest(*u.Request)
-		}
+		d := w.Merge(u)
 		if u.Poll != nil {
-			d := w.Store.Merge(u.Poll)
 			if len(d.Events) > 0 {
 				p.events(d.Events)
 				lastEvent, lastOutput = time.Now(), time.Now()
@@ -55,9 +52,6 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			w.attend(p, &d, time.Now())
 			reportBad(w, p, d)
 			w.Debug.Printf("poll: %d new events, %d late, credits %v", len(d.Events), d.Late, w.Store.Run().CreditsUsed)
-		}
-		if u.Tokens != nil {
-			w.Tokens = u.Tokens
 		}
 		if u.Err != nil {
 			if troubleSince.IsZero() {

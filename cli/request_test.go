@@ -23,14 +23,15 @@ import (
 // --max-credits is replayed against that cap, not an assumed 2 500, with
 // the same attention items.
 func TestRequestTravelsWithTheRun(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200, Seed: 9})
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	dir := t.TempDir()
+	db := filepath.Join(dir, "a.db")
 
 	rec := filepath.Join(dir, "watch.ndjson")
-	if _, errOut, code := run(t, ctx, "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "-o", "json", "--record", rec, "--interval", "100ms"); code != ExitOK {
+	if _, errOut, code := run(t, ctx, "watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "--archive", db, "-o", "json", "--record", rec, "--interval", "100ms"); code != ExitOK {
 		t.Fatalf("watch: exit %d: %s", code, errOut)
 	}
 	head := firstLine(t, rec)
@@ -41,7 +42,7 @@ func TestRequestTravelsWithTheRun(t *testing.T) {
 	rec = filepath.Join(dir, "run.ndjson")
 	live, replayed := filepath.Join(dir, "live.json"), filepath.Join(dir, "replay.json")
 	if _, errOut, code := run(t, ctx, "run", "Compare the pricing of web-scraping APIs", "--max-credits", "300", "--api-url", srv.URL,
-		"-o", "json", "--record", rec, "--summary", live, "--interval", "100ms"); code != ExitOK && code != ExitCreditLimit {
+		"--api-key", srv.Key, "--archive", db, "-o", "json", "--record", rec, "--summary", live, "--interval", "100ms"); code != ExitOK && code != ExitCreditLimit {
 		t.Fatalf("run: exit %d: %s", code, errOut)
 	}
 	if _, errOut, code := run(t, ctx, "replay", rec, "-o", "json", "--summary", replayed); code != ExitOK && code != ExitCreditLimit {
@@ -86,11 +87,11 @@ func firstLine(t *testing.T, path string) string {
 // still learns its prompt: the status says the model, and the one list
 // page asked is the one its UUIDv7 id points at.
 func TestWatchOlderRunKnowsItsPrompt(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, History: 30, Speed: 200, Seed: 9})
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
-	out, errOut, code := run(t, ctx, "runs", "--api-url", srv.URL, "-o", "json", "--limit", "31")
+	out, errOut, code := run(t, ctx, "runs", "--api-url", srv.URL, "--api-key", srv.Key, "-o", "json", "--limit", "31")
 	if code != ExitOK {
 		t.Fatalf("runs: exit %d: %s", code, errOut)
 	}
@@ -105,7 +106,7 @@ func TestWatchOlderRunKnowsItsPrompt(t *testing.T) {
 		t.Fatalf("the oldest of %d runs: %+v %v", len(lines), oldest, err)
 	}
 	rec := filepath.Join(t.TempDir(), "old.ndjson")
-	if _, errOut, code := run(t, ctx, "watch", oldest.ID, "--api-url", srv.URL, "-o", "json", "--record", rec, "--interval", "100ms", "--tail", "1"); code == ExitUsage {
+	if _, errOut, code := run(t, ctx, "watch", oldest.ID, "--api-url", srv.URL, "--api-key", srv.Key, "-o", "json", "--record", rec, "--interval", "100ms", "--tail", "1", "--archive", "off"); code == ExitUsage {
 		t.Fatalf("watch: exit %d: %s", code, errOut)
 	}
 	prompt, _ := json.Marshal(oldest.Options.Prompt)
@@ -119,10 +120,10 @@ func TestWatchOlderRunKnowsItsPrompt(t *testing.T) {
 // request fails, the watch goes on without the prompt and model and ends
 // as the run did.
 func TestWatchGoesOnWhenTheStatusFails(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 200, Seed: 9})
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	job := srv.Jobs[0].ID
 	target, err := url.Parse(srv.URL)
 	if err != nil {
@@ -141,7 +142,7 @@ func TestWatchGoesOnWhenTheStatusFails(t *testing.T) {
 	}))
 	defer front.Close()
 	rec := filepath.Join(t.TempDir(), "watch.ndjson")
-	if _, errOut, code := run(t, ctx, "watch", job, "--api-url", front.URL, "-o", "json", "--record", rec, "--interval", "100ms", "--archive", "off"); code != ExitOK {
+	if _, errOut, code := run(t, ctx, "watch", job, "--api-url", front.URL, "--api-key", srv.Key, "-o", "json", "--record", rec, "--interval", "100ms", "--archive", "off"); code != ExitOK {
 		t.Fatalf("watch: exit %d: %s", code, errOut)
 	}
 	if n := statusAsked.Load(); n != 1 {

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -95,7 +96,7 @@ func resultLine(data []byte) []byte {
 // (kept for the archive, which stores it too).
 func liveResult(w *watchSession, c *poller.Client, jobID string, keep *(*poller.Status)) resultSource {
 	return func(ctx context.Context) ([]byte, string) {
-		ctx, cancel := context.WithTimeout(ctx, archiveWriteTimeout)
+		ctx, cancel := context.WithTimeout(ctx, archiving.WriteTimeout)
 		defer cancel()
 		st, err := c.Status(ctx, jobID)
 		if err != nil {
@@ -214,9 +215,9 @@ func (a *app) resultRun(cmd *cobra.Command, arg, apiURL, apiKey string) error {
 	service := poller.ResolveBaseURL(apiURL)
 	var rec *archive.Run
 	var id, outcome string
-	if isJobSource(arg) {
+	if archiving.IsJob(arg) {
 		id = strings.ToLower(arg)
-		r, _, err := a.jobFromArchive(ctx, service, id)
+		r, _, err := a.reader().Job(ctx, service, id)
 		switch {
 		case err == nil:
 			rec = r
@@ -233,7 +234,7 @@ func (a *app) resultRun(cmd *cobra.Command, arg, apiURL, apiKey string) error {
 		if poller.ValidateJobID(id) != nil {
 			return badUsage("%s names no run id to look its result up by", rr.Src.Name)
 		}
-		if r, _, err := a.jobFromArchive(ctx, service, strings.ToLower(id)); err == nil {
+		if r, _, err := a.reader().Job(ctx, service, strings.ToLower(id)); err == nil {
 			rec = r
 		}
 	}

@@ -32,25 +32,26 @@ var waitLine = regexp.MustCompile(`rate limited, retrying in (\S+)(?: \((\d+)/(\
 // never gives up, saying each wait in its output. (The runs screen, a
 // poller too, meets the same front in ui/runs's TestSameRetryAsTheCommands.)
 func TestOneRetryPolicy(t *testing.T) {
+	t.Parallel()
 	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1000, RateLimit: -1, Scrapes: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer srv.Close()
+	t.Cleanup(func() { srv.Close() }) // after the subtests, which run in parallel
 	if err := srv.WaitFinished(context.Background(), srv.Jobs[0].ID); err != nil {
 		t.Fatal(err)
 	}
 	job, scrape := srv.Jobs[0].ID, srv.ScrapeIDs[0]
 	sink := newOTLPSink(t)
-	// A crawl that is over (at this speed) to watch, and one at the real
-	// pace, still going, to cancel.
+	// A crawl that is over (at this speed) to watch, and one that goes on
+	// (a page an hour), to cancel.
 	crawled := srv.StartCrawl("https://example.com", 20)
 	waitCrawlDone(t, srv.URL, srv.Key, crawled)
-	slow, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1, RateLimit: -1, Key: srv.Key})
+	slow, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 1, RateLimit: -1, Key: srv.Key, CrawlStep: time.Hour})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer slow.Close()
+	t.Cleanup(func() { slow.Close() })
 	crawling := slow.StartCrawl("https://example.com", 50)
 	callers := []struct {
 		name, method, route string
@@ -79,6 +80,7 @@ func TestOneRetryPolicy(t *testing.T) {
 				continue // the same waits, more of them: nothing new to see
 			}
 			t.Run(fmt.Sprintf("%s/%d 429s", c.name, k), func(t *testing.T) {
+				t.Parallel()
 				var next http.Handler = srv
 				if c.next != nil {
 					next = c.next
@@ -86,11 +88,6 @@ func TestOneRetryPolicy(t *testing.T) {
 				front := &hostile.Refuser{Next: next, Method: c.method, Route: c.route, N: k, Exact: true}
 				hs := httptest.NewServer(front)
 				defer hs.Close()
-				t.Setenv("FIRECRAWL_API_URL", hs.URL)
-				t.Setenv("FIRECRAWL_API_KEY", srv.Key)
-				// The service is asked, not the archive (the simulator's
-				// ids repeat: another test may have archived this run).
-				t.Setenv("FIREWATCH_ARCHIVE", "off")
 				var slept []time.Duration
 				var mu sync.Mutex
 				retry := poller.Retry{Sleep: func(ctx context.Context, d time.Duration) bool {
@@ -100,9 +97,13 @@ func TestOneRetryPolicy(t *testing.T) {
 					return ctx.Err() == nil
 				}}
 				var out, errOut bytes.Buffer
-				args := slices.Clone(c.args)
+				// The service is asked, not the archive (the simulator's
+				// ids repeat: another test may have archived this run).
+				args := append(slices.Clone(c.args), "--api-url", hs.URL, "--api-key", srv.Key)
 				if i := slices.Index(args, "ARCHIVE"); i >= 0 {
 					args[i] = filepath.Join(t.TempDir(), "archive.db")
+				} else {
+					args = append(args, "--archive", "off")
 				}
 				code := execute(context.Background(), args, strings.NewReader(""), &out, &errOut, retry)
 

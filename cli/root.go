@@ -12,7 +12,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"strings"
-	"sync/atomic"
+	"sync"
 	"syscall"
 
 	"github.com/charmbracelet/x/term"
@@ -77,22 +77,18 @@ type app struct {
 	// (poller.Retry's defaults; tests replace its Sleep).
 	retry poller.Retry
 
-	// The archive (cli/archive.go): --archive's value; noArchive for the
-	// demo; archiveSeed is what run knows of the run it started.
+	// archiveFlag is --archive's value (cli/archive.go opens the archive).
 	archiveFlag string
-	noArchive   bool
-	archiveSeed *archive.Run
-	openStore   archive.Store // opened by watch's archive lookup, for the watch to write to
 
 	notify *notifications // --notify and its kin, once a watch starts them (notify.go)
 
 	// hub is set for a command a hub's SSH session runs (hub_session.go).
 	hub *hubSession
-
-	// lockSay, once a watch archives, says a wait for the archive's lock
-	// where the watch says things (archiveOptions).
-	lockSay atomic.Pointer[lockSayer]
 }
+
+// setVersion sets the client's version once per process: invocations
+// that share a process (tests) do not write it again.
+var setVersion sync.Once
 
 // Execute runs firewatch with args and returns the exit code.
 func Execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -124,7 +120,7 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		a.archiveFlag = hub.archive
 	}
 	if hub == nil { // a hub's sessions share the process: the hub set it
-		poller.Version = Version()
+		setVersion.Do(func() { poller.Version = Version() })
 	}
 	root := a.rootCommand()
 	root.SetArgs(args)

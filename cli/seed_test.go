@@ -15,22 +15,36 @@ import (
 // backend: each picks its own seed (and says it), so their job and trace
 // ids differ; --seed gives the same ids again.
 func TestDemosDoNotCollide(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	seedLine := regexp.MustCompile(`seed (\d+) \(--seed`)
+	// Two demos at once, as two terminals would run them.
+	type demo struct {
+		errOut string
+		code   int
+		sink   *otlpSink
+	}
+	var demos [2]demo
+	var wg sync.WaitGroup
+	for i := range demos {
+		demos[i].sink = newOTLPSink(t)
+		wg.Go(func() {
+			_, demos[i].errOut, demos[i].code = run(t, ctx, "demo", "--speed", "400", "-o", "json", "--otlp-endpoint", demos[i].sink.URL)
+		})
+	}
+	wg.Wait()
 	traces := map[string]bool{}
 	var seeds []string
-	for i := 0; i < 2; i++ {
-		sink := newOTLPSink(t)
-		_, errOut, code := run(t, ctx, "demo", "--speed", "200", "-o", "json", "--otlp-endpoint", sink.URL)
-		if code != ExitOK {
-			t.Fatalf("demo %d: exit %d: %s", i+1, code, errOut)
+	for i, d := range demos {
+		if d.code != ExitOK {
+			t.Fatalf("demo %d: exit %d: %s", i+1, d.code, d.errOut)
 		}
-		m := seedLine.FindStringSubmatch(errOut)
+		m := seedLine.FindStringSubmatch(d.errOut)
 		if m == nil {
-			t.Fatalf("demo %d does not say its seed:\n%s", i+1, errOut)
+			t.Fatalf("demo %d does not say its seed:\n%s", i+1, d.errOut)
 		}
 		seeds = append(seeds, m[1])
-		ids := sink.traceIDs()
+		ids := d.sink.traceIDs()
 		if len(ids) != 1 {
 			t.Fatalf("demo %d: spans in %d traces", i+1, len(ids))
 		}
@@ -42,19 +56,25 @@ func TestDemosDoNotCollide(t *testing.T) {
 		t.Fatalf("two demos: trace ids %v, seeds %v", traces, seeds)
 	}
 
-	// The same seed: the same job id (hence trace id).
+	// The same seed: the same job id (hence trace id), run twice at once.
 	job := func(args ...string) string {
-		out, errOut, code := run(t, ctx, append([]string{"demo", "--speed", "200", "-o", "json"}, args...)...)
+		out, errOut, code := run(t, ctx, append([]string{"demo", "--speed", "400", "-o", "json"}, args...)...)
 		if code != ExitOK {
-			t.Fatalf("demo %v: exit %d: %s", args, code, errOut)
+			t.Errorf("demo %v: exit %d: %s", args, code, errOut)
+			return ""
 		}
 		m := regexp.MustCompile(`"runId":"([0-9a-f-]{36})"`).FindStringSubmatch(out)
 		if m == nil {
-			t.Fatalf("no runId in the demo's output: %.300s", out)
+			t.Errorf("no runId in the demo's output: %.300s", out)
+			return ""
 		}
 		return m[1]
 	}
-	if a, b := job("--seed", seeds[0]), job("--seed", seeds[0]); a != b {
+	var a, b string
+	wg.Go(func() { a = job("--seed", seeds[0]) })
+	wg.Go(func() { b = job("--seed", seeds[0]) })
+	wg.Wait()
+	if a != b || a == "" {
 		t.Errorf("--seed %s: job ids %s and %s", seeds[0], a, b)
 	}
 }

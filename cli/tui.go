@@ -14,7 +14,7 @@ import (
 // terminal UI (package ui).
 //
 // Contract for runTUI:
-//   - w.Source(ctx, sink) delivers the updates (live polls or a replay);
+//   - w.Source.Follow(ctx, sink) delivers the updates (live polls or a replay);
 //     call it once. It returns nil when the run finished and its tail
 //     window closed, ctx's error (its cause: errTimeout or errInterrupted)
 //     when ctx ended, or a *poller.Error at once on a refusal.
@@ -58,7 +58,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		LiveView:     w.Opts.LiveView,
 		BackToList:   w.BackToList,
 		Notes:        w.Notes,
-		Attention:    w.newTracker(),
+		Attention:    w.NewTracker(),
 		Terminal:     w.hub.terminal(),
 		ReadOnly:     w.hub.readOnlyText(),
 	}

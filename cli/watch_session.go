@@ -7,17 +7,11 @@ import (
 	"io"
 	"os"
 
-	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
-
-// source feeds a watch: the live poll loop (poller.Watcher.Run) or a replay.
-// It calls sink from one goroutine, in order, and returns nil when the run
-// has finished and nothing more will come, ctx's error when ctx ends first,
-// or the error that stopped it (a *poller.Error for a refusal).
-type source func(ctx context.Context, sink func(poller.Update)) error
 
 // watchSession is one watch of one run, whatever shows it (plain, json or
 // the terminal UI) and wherever the events come from (the service, the
@@ -28,7 +22,7 @@ type watchSession struct {
 	Opts *watchOptions
 	feed
 	display
-	runState
+	follow.Run
 	listLink
 	notify *notifyWatch // --notify and its kin (notify.go); nil: none
 }
@@ -38,7 +32,7 @@ type feed struct {
 	JobID   string          // "" for a replay whose file does not say
 	Client  *poller.Client  // nil for a replay
 	Watcher *poller.Watcher // nil for a replay (pause, poll now, live view)
-	Source  source
+	Source  follow.Source
 	Replay  bool // the events come from a recording
 	// InputBytes is the size of the file a replay reads (0: not known):
 	// the memory the terminal UI may take follows it from the start.
@@ -47,7 +41,7 @@ type feed struct {
 	// snapshots to the terminal UI (cli/archive.go).
 	ArchiveSnapshot func(ctx context.Context, snapshotID string) (string, error)
 	// keepSnapshot, set when a live watch is archived, is given every
-	// snapshot the terminal UI fetched (cli/archive_snapshots.go).
+	// snapshot the terminal UI fetched (archiving.SnapshotKeeper).
 	keepSnapshot func(snapshotID, content string)
 	// keepCancel, set when a live watch is archived, records a cancel the
 	// service accepted.
@@ -72,21 +66,6 @@ type display struct {
 	Notes chan string
 }
 
-// runState is what the watch knows of the run.
-type runState struct {
-	// Store is the run as data. Whoever runs the source merges every
-	// Update's Poll into it, from one goroutine, and the command writes
-	// --summary and picks the exit code from it when watching ends.
-	Store *model.Store
-	// Request is what the run was asked to do, when the command knows it
-	// (run, demo); watchLive asks the service otherwise.
-	Request model.Request
-	// Tokens is the team's token balance, when the service gave it.
-	Tokens *poller.TokenUsage
-	// Attention follows the store for what needs a look (attention.go).
-	Attention *attention.Tracker
-}
-
 // listLink ties a watch to the runs screen (cmd_runs.go) that opened it.
 type listLink struct {
 	BackToList bool // esc goes back to the runs screen
@@ -96,6 +75,17 @@ type listLink struct {
 	Interrupted bool
 	// hub is the hub's session the watch is shown to (nil: none).
 	hub *hubSession
+}
+
+// follow is the watch's update loop (follow.Stream), with the memory the
+// watch may take following what the store holds (follow.Budget).
+func (w *watchSession) follow(ctx context.Context, buf int, errAsUpdate bool) (updates <-chan poller.Update, wait func() error) {
+	src := w.Source
+	if w.hub == nil {
+		// The process's limit: a hub's sessions share the process.
+		src = follow.NewBudget(w.InputBytes).Tap(src)
+	}
+	return follow.Stream(ctx, src, buf, errAsUpdate)
 }
 
 // note puts a line in the terminal UI's footer, unless the footer is
@@ -234,16 +224,16 @@ func (w *watchSession) writeSummary() error {
 	if w.Opts.Summary == "" {
 		return nil
 	}
-	sum := w.summary()
+	sum := w.Summary()
 	if w.Opts.Summary == "-" {
-		b, err := marshalSummary(sum, false)
+		b, err := sum.Marshal(false)
 		if err != nil {
 			return err
 		}
 		_, err = w.Stdout.Write(append(b, '\n'))
 		return err
 	}
-	b, err := marshalSummary(sum, true)
+	b, err := sum.Marshal(true)
 	if err != nil {
 		return err
 	}

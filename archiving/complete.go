@@ -1,4 +1,4 @@
-package cli
+package archiving
 
 import (
 	"bytes"
@@ -21,31 +21,47 @@ import (
 // status, the trace and the snapshots not held yet, written in one
 // transaction with the run's record derived again from every poll held.
 
-// completer completes runs of one service in one archive.
-type completer struct {
-	c       *poller.Client
-	st      archive.Store
-	secrets *text.Secrets
-	service string
-	team    string // the team whose list is read (archive.TeamOf), "" unknown
+// Completer completes runs of one service in one archive.
+type Completer struct {
+	C       *poller.Client
+	St      archive.Store
+	Secrets *text.Secrets
+	Service string
+	Team    string // the team whose list is read (archive.TeamOf), "" unknown
 }
 
-// completion is what completing one run did.
-type completion struct {
-	fetched  bool  // its trace was fetched (or, first-generation, it was archived whole without one)
-	firstGen bool  // a first-generation run: it has no trace, ever
-	gone     bool  // the service no longer has it
-	requests int   // requests made
-	bytes    int64 // bytes of trace and snapshots fetched
+// StoreError is the archive failing while a run was completed (the
+// service's failures are the Completion's): what it means to the command
+// is the command's to say.
+type StoreError struct{ Err error }
+
+func (e *StoreError) Error() string { return e.Err.Error() }
+func (e *StoreError) Unwrap() error { return e.Err }
+
+// storeErr marks a failure of the archive (not an interrupt) as one.
+func storeErr(err error) error {
+	if err == nil || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return err
+	}
+	return &StoreError{err}
+}
+
+// Completion is what completing one run did.
+type Completion struct {
+	Fetched  bool  // its trace was fetched (or, first-generation, it was archived whole without one)
+	FirstGen bool  // a first-generation run: it has no trace, ever
+	Gone     bool  // the service no longer has it
+	Requests int   // requests made
+	Bytes    int64 // bytes of trace and snapshots fetched
 	// skipped says why the run could not be archived now (skipErr is the
 	// failure); what was read of it is kept and the next listing tries
 	// again.
-	skipped string
-	skipErr error
+	Skipped string
+	SkipErr error
 	// gaps is how many snapshots could not be fetched (gapErr the last
 	// failure): the run is archived without them and fetched again later.
-	gaps   int
-	gapErr error
+	Gaps   int
+	GapErr error
 }
 
 // gone reports the service's 404 for a run it no longer has.
@@ -54,78 +70,78 @@ func gone(err error) bool {
 	return errors.As(err, &pe) && pe.Kind == poller.KindNotFound
 }
 
-// complete brings the archive's record of the listed run ri up to what the
+// Complete brings the archive's record of the listed run ri up to what the
 // service has, as h says it is held (nil: not at all). A run the service
 // cannot give now (a 5xx, a 429 that stays, a body too large to keep) is
 // skipped, not an error: the answer says why and what was kept; only the
 // archive failing, or ctx, is an error.
-func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archive.Held) (completion, error) {
-	var done completion
+func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archive.Held) (Completion, error) {
+	var done Completion
 	if poller.ValidateJobID(ri.ID) != nil {
 		return done, nil
 	}
-	item := runFromInfo(cp.secrets, cp.service, ri)
-	item.Team = cp.team
+	item := RunFromInfo(cp.Secrets, cp.Service, ri)
+	item.Team = cp.Team
 	// skip keeps r (what was read) and says why the run waits for the
 	// next listing.
-	skip := func(what string, err error, r *archive.Run) (completion, error) {
+	skip := func(what string, err error, r *archive.Run) (Completion, error) {
 		if ctx.Err() != nil {
 			return done, ctx.Err()
 		}
 		if gone(err) {
-			done.gone = true
+			done.Gone = true
 			return done, nil
 		}
-		if err := cp.st.PutRun(ctx, r); err != nil {
-			return done, archiveErr(err)
+		if err := cp.St.PutRun(ctx, r); err != nil {
+			return done, storeErr(err)
 		}
-		done.skipped, done.skipErr = what, err
+		done.Skipped, done.SkipErr = what, err
 		return done, nil
 	}
 	if h != nil && h.Complete && h.Gaps == 0 {
 		if !h.HasItem {
 			// Watched here: the list item adds the prompt, model, label...
-			if err := cp.st.PutRun(ctx, item); err != nil {
-				return done, archiveErr(err)
+			if err := cp.St.PutRun(ctx, item); err != nil {
+				return done, storeErr(err)
 			}
 		}
 		if h.HasStatus {
 			return done, nil
 		}
 	}
-	done.requests++
-	status, err := cp.c.Status(ctx, ri.ID)
+	done.Requests++
+	status, err := cp.C.Status(ctx, ri.ID)
 	if err != nil {
 		return skip("skipped: its status could not be read; its list item is kept", err, item)
 	}
 	if h != nil && h.Complete && h.Gaps == 0 {
 		// Finished, but its status (the result, expiresAt) never read.
-		r := withID(&archive.Run{}, cp.service, ri.ID)
-		applyStatus(cp.secrets, r, status)
-		if err := cp.st.PutRun(ctx, r); err != nil {
-			return done, archiveErr(err)
+		r := WithID(&archive.Run{}, cp.Service, ri.ID)
+		ApplyStatus(cp.Secrets, r, status)
+		if err := cp.St.PutRun(ctx, r); err != nil {
+			return done, storeErr(err)
 		}
 		return done, nil
 	}
 	r := item
-	applyStatus(cp.secrets, r, status)
-	done.requests++
+	ApplyStatus(cp.Secrets, r, status)
+	done.Requests++
 	at := time.Now()
-	body, err := cp.c.Trace(ctx, ri.ID, false)
+	body, err := cp.C.Trace(ctx, ri.ID, false)
 	if pe := (*poller.Error)(nil); errors.As(err, &pe) && pe.Kind == poller.KindFirstGeneration && status.Terminal() {
 		// A first-generation run has no trace, ever: its list item and
 		// status (with its result) are all there is, archived whole.
 		r.Complete = true
-		if err := cp.st.PutRun(ctx, r); err != nil {
-			return done, archiveErr(err)
+		if err := cp.St.PutRun(ctx, r); err != nil {
+			return done, storeErr(err)
 		}
-		done.fetched, done.firstGen = true, true
+		done.Fetched, done.FirstGen = true, true
 		return done, nil
 	}
 	if err != nil {
 		return skip("skipped: its trace could not be read; its list item and status are kept", err, r)
 	}
-	done.fetched, done.bytes = true, int64(len(body))
+	done.Fetched, done.Bytes = true, int64(len(body))
 	r.StartedAt = &at
 	// The polls the archive holds (a watch left early), then this one; the
 	// record is derived from all of them, with what the archive holds of
@@ -134,24 +150,24 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 	heldSnaps := map[string]bool{}
 	base := r
 	if h != nil {
-		held, old, err := jobFromStore(ctx, cp.st, cp.service, ri.ID)
-		if err != nil && !isArchiveNotFound(err) {
-			return done, archiveErr(err)
+		held, old, err := Load(ctx, cp.St, cp.Service, ri.ID)
+		if err != nil && !errors.Is(err, archive.ErrNotFound) {
+			return done, storeErr(err)
 		}
 		if held != nil {
 			base = archive.Merge(held, r)
 			polls = old
-			ids, err := cp.st.SnapshotIDs(ctx, cp.service, ri.ID)
+			ids, err := cp.St.SnapshotIDs(ctx, cp.Service, ri.ID)
 			if err != nil {
-				return done, archiveErr(err)
+				return done, storeErr(err)
 			}
 			for _, sid := range ids {
 				heldSnaps[sid] = true
 			}
 		}
 	}
-	polls = append(polls, archive.Poll{ReceivedAt: at, Line: pollLine(cp.secrets, at, body)})
-	d, store, err := deriveFromRecording(ctx, bytes.NewReader(recordingOf(base, polls)))
+	polls = append(polls, archive.Poll{ReceivedAt: at, Line: PollLine(cp.Secrets, at, body)})
+	d, store, err := DeriveFromRecording(ctx, bytes.NewReader(RecordingOf(base, polls)))
 	if err != nil {
 		// A body firewatch cannot read is kept as it came.
 		d = &archive.Run{}
@@ -165,8 +181,8 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 				if _, ok := snaps[sid]; ok || heldSnaps[sid] || poller.ValidateJobID(sid) != nil {
 					continue
 				}
-				done.requests++
-				s, err := cp.c.Snapshot(ctx, ri.ID, sid)
+				done.Requests++
+				s, err := cp.C.Snapshot(ctx, ri.ID, sid)
 				switch {
 				case ctx.Err() != nil:
 					return done, ctx.Err()
@@ -175,31 +191,31 @@ func (cp *completer) complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 				case err != nil:
 					// The run is kept without it; the next listing
 					// fetches it again.
-					done.gaps++
-					done.gapErr = err
+					done.Gaps++
+					done.GapErr = err
 					continue
 				}
 				snaps[sid] = s.Content
-				done.bytes += int64(len(s.Content))
+				done.Bytes += int64(len(s.Content))
 			}
 		}
 	}
-	r.Gaps = done.gaps
-	if err := cp.st.ReplaceRun(ctx, r, polls, snaps); err != nil {
+	r.Gaps = done.Gaps
+	if err := cp.St.ReplaceRun(ctx, r, polls, snaps); err != nil {
 		if errors.Is(err, archive.ErrTooLarge) {
-			done.fetched = false
+			done.Fetched = false
 			return skip("skipped: the archive cannot hold it", err, item)
 		}
-		return done, archiveErr(err)
+		return done, storeErr(err)
 	}
 	return done, nil
 }
 
-// backgroundCompleter completes runs one at a time on its own goroutine,
+// Background completes runs one at a time on its own goroutine,
 // for a screen that must not wait on it. A run is taken once per process
 // unless its completion failed (the next listing tries it again).
-type backgroundCompleter struct {
-	cp     *completer
+type Background struct {
+	cp     *Completer
 	note   func(error) // a failed write to the archive
 	ctx    context.Context
 	cancel context.CancelFunc
@@ -214,16 +230,16 @@ type backgroundCompleter struct {
 
 type bgJob struct {
 	ri poller.RunInfo
-	h  *archive.Held // nil: looked up when the run is over (afterCancel)
+	h  *archive.Held // nil: looked up when the run is over (AfterCancel)
 }
 
-func newBackgroundCompleter(ctx context.Context, cp *completer, note func(error)) *backgroundCompleter {
+func NewBackground(ctx context.Context, cp *Completer, note func(error)) *Background {
 	ctx, cancel := context.WithCancel(ctx)
-	return &backgroundCompleter{cp: cp, note: note, ctx: ctx, cancel: cancel, taken: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	return &Background{cp: cp, note: note, ctx: ctx, cancel: cancel, taken: map[string]bool{}, wake: make(chan struct{}, 1), done: make(chan struct{})}
 }
 
-// add queues the listed run ri, held as h.
-func (b *backgroundCompleter) add(ri poller.RunInfo, h archive.Held) {
+// Add queues the listed run ri, held as h.
+func (b *Background) Add(ri poller.RunInfo, h archive.Held) {
 	if b == nil {
 		return
 	}
@@ -236,10 +252,10 @@ func (b *backgroundCompleter) add(ri poller.RunInfo, h archive.Held) {
 	b.push(bgJob{ri, &h})
 }
 
-// afterCancel completes the run id once the service says it is over (a
+// AfterCancel completes the run id once the service says it is over (a
 // cancel is cooperative: the run ends a moment later), waiting at most
 // cancelWait.
-func (b *backgroundCompleter) afterCancel(id string) {
+func (b *Background) AfterCancel(id string) {
 	if b == nil {
 		return
 	}
@@ -257,7 +273,7 @@ const (
 )
 
 // push queues a job and wakes the loop; b.mu is held.
-func (b *backgroundCompleter) push(j bgJob) {
+func (b *Background) push(j bgJob) {
 	b.queue = append(b.queue, j)
 	if !b.running {
 		b.running = true
@@ -269,7 +285,7 @@ func (b *backgroundCompleter) push(j bgJob) {
 	}
 }
 
-func (b *backgroundCompleter) loop() {
+func (b *Background) loop() {
 	defer close(b.done)
 	for {
 		b.mu.Lock()
@@ -293,17 +309,17 @@ func (b *backgroundCompleter) loop() {
 			h, err = b.over(job.ri.ID)
 		}
 		if err == nil && h != nil {
-			var done completion
-			done, err = b.cp.complete(b.ctx, &job.ri, h)
-			if err == nil && (done.skipErr != nil || done.gaps > 0) {
-				err = cmp.Or(done.skipErr, done.gapErr) // tried again at the next listing
+			var done Completion
+			done, err = b.cp.Complete(b.ctx, &job.ri, h)
+			if err == nil && (done.SkipErr != nil || done.Gaps > 0) {
+				err = cmp.Or(done.SkipErr, done.GapErr) // tried again at the next listing
 			}
 		}
 		if b.ctx.Err() != nil {
 			return
 		}
 		if err != nil {
-			if errors.As(err, new(*usageError)) || errors.As(err, new(*outputError)) {
+			if errors.As(err, new(*StoreError)) {
 				b.note(err) // the archive's
 			}
 			b.mu.Lock()
@@ -316,17 +332,17 @@ func (b *backgroundCompleter) loop() {
 // over waits until the service says the run id is over (at most
 // cancelWait) and says how the archive holds it then; nil when it is not
 // over by then.
-func (b *backgroundCompleter) over(id string) (*archive.Held, error) {
+func (b *Background) over(id string) (*archive.Held, error) {
 	deadline := time.Now().Add(cancelWait)
 	for {
-		st, err := b.cp.c.Status(b.ctx, id)
+		st, err := b.cp.C.Status(b.ctx, id)
 		if err != nil {
 			return nil, err
 		}
 		if st.Terminal() {
-			held, err := b.cp.st.Held(b.ctx, b.cp.service, []string{id})
+			held, err := b.cp.St.Held(b.ctx, b.cp.Service, []string{id})
 			if err != nil {
-				return nil, asUsage(err)
+				return nil, storeErr(err)
 			}
 			h, ok := held[id]
 			if !ok {
@@ -347,9 +363,9 @@ func (b *backgroundCompleter) over(id string) (*archive.Held, error) {
 	}
 }
 
-// stop ends the completions (one under way is abandoned: it is written in
+// Stop ends the completions (one under way is abandoned: it is written in
 // one transaction or not at all) and waits for the goroutine.
-func (b *backgroundCompleter) stop() {
+func (b *Background) Stop() {
 	if b == nil {
 		return
 	}

@@ -1,4 +1,4 @@
-package cli
+package archiving
 
 import (
 	"context"
@@ -6,21 +6,22 @@ import (
 	"sync"
 	"time"
 
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
 
-// snapshotKeeper stores a live watch's artifact snapshots in the archive,
+// SnapshotKeeper stores a live watch's artifact snapshots in the archive,
 // since they expire with the run: every one the screen fetched, and every
 // one of the run, fetched once after its artifact event appears by one
 // worker: one request at a time, through the watch's client, whose Retry
 // waits out a 429 or a 5xx. Each answer is bounded by the client; what a
 // watch stores in all by maxSnapshotBytes. When the run has finished, the
 // watch ends only once the ones seen are stored (at most snapshotDrain).
-type snapshotKeeper struct {
-	sink  *archiveSink
+type SnapshotKeeper struct {
+	sink  *Sink
 	fetch func(ctx context.Context, snapshotID string) (string, error)
-	debug *debugLog
+	logf  func(format string, args ...any) // the debug log
 
 	ctx     context.Context
 	cancel  context.CancelFunc
@@ -44,30 +45,32 @@ const (
 	snapshotDrain = 15 * time.Second
 )
 
-func newSnapshotKeeper(sink *archiveSink, debug *debugLog, fetch func(ctx context.Context, snapshotID string) (string, error)) *snapshotKeeper {
-	k := &snapshotKeeper{sink: sink, fetch: fetch, debug: debug, wake: make(chan struct{}, 1), closing: make(chan struct{}),
+// NewSnapshotKeeper starts the keeper of sink's run: fetch gets one
+// snapshot, logf (nil: none) is the debug log.
+func NewSnapshotKeeper(sink *Sink, logf func(format string, args ...any), fetch func(ctx context.Context, snapshotID string) (string, error)) *SnapshotKeeper {
+	if logf == nil {
+		logf = func(string, ...any) {}
+	}
+	k := &SnapshotKeeper{sink: sink, fetch: fetch, logf: logf, wake: make(chan struct{}, 1), closing: make(chan struct{}),
 		done: make(chan struct{}), seen: map[string]bool{}, stored: map[string]bool{}}
 	k.ctx, k.cancel = context.WithCancel(context.Background())
 	go k.work()
 	return k
 }
 
-// wrap returns src with the snapshots of every poll's artifact events
+// Tap returns src with the snapshots of every poll's artifact events
 // queued before the poll goes on.
-func (k *snapshotKeeper) wrap(src source) source {
-	return func(ctx context.Context, sink func(poller.Update)) error {
-		return src(ctx, func(u poller.Update) {
-			if u.Poll != nil {
-				k.see(u.Poll)
-			}
-			sink(u)
-		})
-	}
+func (k *SnapshotKeeper) Tap(src follow.Source) follow.Source {
+	return follow.Tap(src, func(u poller.Update) {
+		if u.Poll != nil {
+			k.see(u.Poll)
+		}
+	})
 }
 
 // see queues the snapshots of p's artifact events not seen before; a
 // snapshot id that is not a UUID is not asked for (as the archive pass).
-func (k *snapshotKeeper) see(p *model.Poll) {
+func (k *SnapshotKeeper) see(p *model.Poll) {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	n := len(k.queue)
@@ -91,8 +94,8 @@ func (k *snapshotKeeper) see(p *model.Poll) {
 	}
 }
 
-// keep stores a snapshot the screen fetched.
-func (k *snapshotKeeper) keep(snapshotID, content string) {
+// Keep stores a snapshot the screen fetched.
+func (k *SnapshotKeeper) Keep(snapshotID, content string) {
 	k.mu.Lock()
 	k.seen[snapshotID] = true
 	k.mu.Unlock()
@@ -101,7 +104,7 @@ func (k *snapshotKeeper) keep(snapshotID, content string) {
 
 // store writes one snapshot unless it is stored or the bound is reached.
 // The write is made without k.mu: the watch's polls go on meanwhile.
-func (k *snapshotKeeper) store(snapshotID, content string) {
+func (k *SnapshotKeeper) store(snapshotID, content string) {
 	n := int64(len(content))
 	k.mu.Lock()
 	if k.stored[snapshotID] {
@@ -111,7 +114,7 @@ func (k *snapshotKeeper) store(snapshotID, content string) {
 	if k.bytes+n > maxSnapshotBytes {
 		if !k.full {
 			k.full = true
-			k.debug.Printf("archive: %d bytes of snapshots stored; the rest are not", k.bytes)
+			k.logf("archive: %d bytes of snapshots stored; the rest are not", k.bytes)
 		}
 		k.mu.Unlock()
 		return
@@ -119,7 +122,7 @@ func (k *snapshotKeeper) store(snapshotID, content string) {
 	k.stored[snapshotID] = true
 	k.bytes += n
 	k.mu.Unlock()
-	if !k.sink.putSnapshot(snapshotID, content) {
+	if !k.sink.PutSnapshot(snapshotID, content) {
 		k.mu.Lock()
 		delete(k.stored, snapshotID)
 		k.bytes -= n
@@ -128,7 +131,7 @@ func (k *snapshotKeeper) store(snapshotID, content string) {
 }
 
 // next is the next snapshot to fetch, "" when none is queued.
-func (k *snapshotKeeper) next() string {
+func (k *SnapshotKeeper) next() string {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for len(k.queue) > 0 {
@@ -141,14 +144,14 @@ func (k *snapshotKeeper) next() string {
 	return ""
 }
 
-func (k *snapshotKeeper) queued() bool {
+func (k *SnapshotKeeper) queued() bool {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	return len(k.queue) > 0
 }
 
 // work fetches the queued snapshots one at a time until the watch ends.
-func (k *snapshotKeeper) work() {
+func (k *SnapshotKeeper) work() {
 	defer close(k.done)
 	for {
 		sid := k.next()
@@ -174,7 +177,7 @@ func (k *snapshotKeeper) work() {
 			// client's retries could not get past leaves it out.
 			var pe *poller.Error
 			if !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
-				k.debug.Printf("archive: snapshot %s not stored: %v", sid, err)
+				k.logf("archive: snapshot %s not stored: %v", sid, err)
 			}
 			continue
 		}
@@ -182,13 +185,13 @@ func (k *snapshotKeeper) work() {
 	}
 }
 
-// close ends the worker: when the run has finished, once the snapshots
+// Close ends the worker: when the run has finished, once the snapshots
 // seen are fetched (at most snapshotDrain); otherwise (the user quit, an
 // interrupt), or when the archive is failing (it would not take them), at
 // once.
-func (k *snapshotKeeper) close(finished bool) {
+func (k *SnapshotKeeper) Close(finished bool) {
 	close(k.closing)
-	if finished && !k.sink.failing() {
+	if finished && !k.sink.Failing() {
 		select {
 		case <-k.done:
 		case <-time.After(snapshotDrain):

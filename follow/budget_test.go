@@ -1,4 +1,4 @@
-package cli
+package follow
 
 import (
 	"math"
@@ -22,7 +22,7 @@ func TestMemoryBudget(t *testing.T) {
 		}
 		return p
 	}
-	b := newMemoryBudget(0)
+	b := NewBudget(0)
 	if got := debug.SetMemoryLimit(-1); got != 64<<20 {
 		t.Fatalf("limit %d at start, want the 64 MiB floor", got)
 	}
@@ -43,13 +43,13 @@ func TestMemoryBudget(t *testing.T) {
 	if want != 5*(b.json-1000)+16<<20 { // before the small poll
 		t.Fatalf("live limit %d for %d bytes of JSON, want 5x + 16 MiB", want, b.json)
 	}
-	if newMemoryBudget(60 << 20); debug.SetMemoryLimit(-1) != limitFor(60<<20, true) || limitFor(60<<20, true) != 60<<20*28/10+8<<20 {
+	if NewBudget(60 << 20); debug.SetMemoryLimit(-1) != limitFor(60<<20, true) || limitFor(60<<20, true) != 60<<20*28/10+8<<20 {
 		t.Fatalf("a replayed file's size sets the in-place limit at once")
 	}
 
 	debug.SetMemoryLimit(123 << 20)
 	t.Setenv("GOMEMLIMIT", "123MiB")
-	u := newMemoryBudget(500 << 20)
+	u := NewBudget(500 << 20)
 	u.take(poll(10, 50<<20))
 	if got := debug.SetMemoryLimit(-1); got != 123<<20 {
 		t.Fatalf("limit %d, want the user's 123 MiB kept", got)

@@ -1,7 +1,6 @@
-package cli
+package follow
 
 import (
-	"context"
 	"os"
 	"runtime/debug"
 
@@ -9,28 +8,28 @@ import (
 	"github.com/firewatch/firewatch/poller"
 )
 
-// memoryBudget sets the soft memory limit from the JSON the store has taken
+// Budget sets the soft memory limit from the JSON the store has taken
 // in, so the collector runs sooner than its default (heap = 2× live) would:
 // 2.8× the JSON + 8 MiB for a file replayed in place (events are slices of
 // it), 5× + 16 MiB otherwise (the body buffer holds the JSON once more);
 // never under 64 MiB, and never when the user set GOMEMLIMIT.
-type memoryBudget struct {
+type Budget struct {
 	json, set int64
 	inPlace   bool
 	off       bool
 }
 
-// newMemoryBudget starts a budget for a store about to take in known
+// NewBudget starts a budget for a store about to take in known
 // bytes of JSON from a file replayed in place (0: a live watch or a
 // stream, whose size is not known yet).
-func newMemoryBudget(known int64) *memoryBudget {
-	b := &memoryBudget{off: os.Getenv("GOMEMLIMIT") != "", inPlace: known > 0}
+func NewBudget(known int64) *Budget {
+	b := &Budget{off: os.Getenv("GOMEMLIMIT") != "", inPlace: known > 0}
 	b.raise(known)
 	return b
 }
 
 // raise sets the limit for json bytes once it has grown by a tenth.
-func (b *memoryBudget) raise(json int64) {
+func (b *Budget) raise(json int64) {
 	if l := limitFor(json, b.inPlace); !b.off && l > b.set+b.set/10 {
 		debug.SetMemoryLimit(l)
 		b.set = l
@@ -48,7 +47,7 @@ func limitFor(json int64, inPlace bool) int64 {
 
 // take counts the JSON of a poll's new events and raises the limit once
 // it has grown by a tenth.
-func (b *memoryBudget) take(p *model.Poll) {
+func (b *Budget) take(p *model.Poll) {
 	if b.off || p == nil {
 		return
 	}
@@ -58,12 +57,7 @@ func (b *memoryBudget) take(p *model.Poll) {
 	b.raise(b.json)
 }
 
-// wrap returns src with every update's poll counted before it goes on.
-func (b *memoryBudget) wrap(src source) source {
-	return func(ctx context.Context, sink func(poller.Update)) error {
-		return src(ctx, func(u poller.Update) {
-			b.take(u.Poll)
-			sink(u)
-		})
-	}
+// Tap returns src with every update's poll counted before it goes on.
+func (b *Budget) Tap(src Source) Source {
+	return Tap(src, func(u poller.Update) { b.take(u.Poll) })
 }

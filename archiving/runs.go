@@ -1,0 +1,303 @@
+package archiving
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+)
+
+// Service is what the runs screen asks of the team's runs (the runs
+// screen's own Service, ui/runs): the live service's client, or a Listing.
+type Service interface {
+	Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
+	Status(ctx context.Context, jobID string) (*poller.Status, error)
+	TokenUsage(ctx context.Context) (*poller.TokenUsage, error)
+	ActiveCrawls(ctx context.Context) ([]poller.Crawl, error)
+	Cancel(ctx context.Context, jobID string) error
+	StartAgent(ctx context.Context, req poller.AgentRequest) (string, error)
+}
+
+// Listing is the runs screen's service over the archive: the live
+// service's pages first (when there is one), then the archived runs it no
+// longer lists, marked archived, 20 a page.
+type Listing struct {
+	live Service // nil: the archive only (history)
+	st   archive.Store
+	q    archive.Query
+	// bg completes, in the background, the runs the live list shows that
+	// the archive holds in part (nil: history, or no client).
+	bg *Background
+
+	mu       sync.Mutex
+	liveSeen map[string]bool // ids the live list gave
+	// cursors are the archive pages' cursors handed out, each the key of
+	// the last run of the page before (zero for the first page).
+	cursors map[int64]archiveKey
+	failed  string // the first write to the archive that failed, said when the screen closes
+}
+
+// NewListing is the runs screen's service over the runs of st that q
+// selects, after live's (nil: the archive only).
+func NewListing(live Service, st archive.Store, q archive.Query) *Listing {
+	return &Listing{live: live, st: st, q: q}
+}
+
+// Complete has the runs the live list shows, and the archive holds in
+// part, completed in the background with cp once they are over (a failed
+// write is noted with note).
+func (s *Listing) Complete(ctx context.Context, cp *Completer, note func(error)) {
+	s.bg = NewBackground(ctx, cp, note)
+}
+
+// Store is the archive listed.
+func (s *Listing) Store() archive.Store { return s.st }
+
+// Service is the service whose runs are listed.
+func (s *Listing) Service() string { return s.q.Service }
+
+// Stop ends the background completions and returns the first write to
+// the archive that failed ("" none), for the screen to say once it has
+// closed.
+func (s *Listing) Stop() string {
+	s.bg.Stop()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// Note keeps the first failed write to the archive (the screen is up: it
+// is said on stderr when the screen closes).
+func (s *Listing) Note(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.failed == "" {
+		s.failed = err.Error()
+	}
+}
+
+// archiveKey is where an archive page starts: after the run (at, id), in
+// the archive's order (newest first, then by id), a key no two runs share.
+type archiveKey struct {
+	at time.Time
+	id string
+}
+
+const archivePageMark = "archive:"
+
+func (s *Listing) Runs(ctx context.Context, before time.Time) (*poller.RunList, error) {
+	s.mu.Lock()
+	if before.IsZero() || s.liveSeen == nil {
+		s.liveSeen, s.cursors = map[string]bool{}, map[int64]archiveKey{archiveStart.UnixNano(): {}}
+	}
+	from, inArchive := s.cursors[before.UnixNano()]
+	s.mu.Unlock()
+	if s.live != nil && !inArchive {
+		l, err := s.live.Runs(ctx, before)
+		if err != nil {
+			return nil, err
+		}
+		s.mu.Lock()
+		for _, r := range l.Runs {
+			s.liveSeen[r.ID] = true
+		}
+		s.mu.Unlock()
+		s.knownLive(ctx, l.Runs)
+		switch {
+		case l.Next != "":
+			return l, nil
+		case len(l.Runs) > 0:
+			// The live list ends: the archive's runs follow.
+			l.Next, l.NextBefore = archivePageMark, archiveStart
+			return l, nil
+		}
+		// The live list ends with an empty page (the service has
+		// forgotten every run): the archive's first page stands in for
+		// it, since a page that brings no run stops the paging.
+		from = archiveKey{}
+	}
+	q := s.q
+	q.Limit = poller.ListPageSize + 1
+	q.Before, q.BeforeID = from.at, from.id
+	list, err := s.st.List(ctx, q)
+	if err != nil {
+		return nil, err
+	}
+	out := &poller.RunList{}
+	now := time.Now()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i := range list {
+		if i == poller.ListPageSize {
+			// The cursor handed out stands for the page's last run's
+			// key, so that runs that share a creation time across pages
+			// are all listed. Cursors go back in time strictly, a
+			// millisecond apart (the screen tells pages apart by it),
+			// before any real one and the newest page's: -2 ms, -3 ms...
+			out.Next, out.NextBefore = archivePageMark, time.UnixMilli(-1-int64(len(s.cursors)))
+			last := &list[i-1]
+			s.cursors[out.NextBefore.UnixNano()] = archiveKey{at: last.SortAt, id: last.ID}
+			break
+		}
+		r := &list[i]
+		if s.liveSeen[r.ID] {
+			continue
+		}
+		out.Runs = append(out.Runs, infoOfArchived(r, now))
+	}
+	return out, nil
+}
+
+// knownLive adds to the live list's runs what the archive's record says
+// (the outcome as the trace says it: the service reports a cancelled or
+// credit-limited run as failed), and has the runs it holds in part
+// completed in the background once they are over.
+func (s *Listing) knownLive(ctx context.Context, list []poller.RunInfo) {
+	ids := make([]string, len(list))
+	for i := range list {
+		ids[i] = list[i].ID
+	}
+	held, err := s.st.Held(ctx, s.q.Service, ids)
+	if err != nil {
+		return
+	}
+	for i := range list {
+		h, ok := held[list[i].ID]
+		if !ok {
+			continue
+		}
+		if h.Outcome != "" {
+			list[i].Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+		}
+		over := (&poller.Status{Status: list[i].Status}).Terminal()
+		if over && !h.Complete || h.Complete && (!h.HasItem || !h.HasStatus) {
+			s.bg.Add(list[i], h)
+		}
+	}
+}
+
+// archiveStart is the cursor of the archive's first page after the live
+// list (a time no real cursor has).
+var archiveStart = time.Unix(0, 1)
+
+func infoOfArchived(r *archive.Run, now time.Time) poller.RunInfo {
+	f := FiguresOf(r, now)
+	ri := poller.RunInfo{ID: f.ID, CreatedAt: r.SortTime(), Status: f.Status, Prompt: text.Sanitize(f.Prompt), Model: text.Sanitize(f.Model),
+		Effort: text.Sanitize(f.Effort), CreditsUsed: f.CreditsUsed, Known: knownOf(&f)}
+	ri.Label = text.Sanitize(r.Label)
+	ri.Archived = true
+	if ri.Status == "" {
+		ri.Status = "unknown"
+	}
+	for _, u := range f.URLs {
+		ri.URLs = append(ri.URLs, text.Sanitize(u))
+	}
+	return ri
+}
+
+// knownOf is what the runs screen shows of a record beyond the service's
+// words.
+func knownOf(f *Figures) *poller.Known {
+	return &poller.Known{Outcome: f.Outcome, Complete: f.Complete}
+}
+
+func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, error) {
+	if s.live != nil {
+		st, err := s.live.Status(ctx, jobID)
+		var pe *poller.Error
+		if err == nil {
+			// What the archive read of the run: the same outcome as its row.
+			if held, herr := s.st.Held(ctx, s.q.Service, []string{jobID}); herr == nil {
+				if h, ok := held[jobID]; ok && h.Outcome != "" {
+					st.Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+				}
+			}
+		}
+		if err == nil || !errors.As(err, &pe) || pe.Kind != poller.KindNotFound {
+			return st, err
+		}
+	}
+	r, err := s.st.Get(ctx, s.q.Service, jobID)
+	if err != nil {
+		return nil, err
+	}
+	f := FiguresOf(r, time.Now())
+	st := &poller.Status{Status: f.Status, CreditsUsed: f.CreditsUsed, ExpiresAt: r.ExpiresAt, Model: text.Sanitize(f.Model), Effort: text.Sanitize(f.Effort),
+		Data: r.Result, Known: knownOf(&f)}
+	if st.Status == "" {
+		st.Status = "archived"
+	} else {
+		st.Status += " (archived)"
+	}
+	return st, nil
+}
+
+func (s *Listing) TokenUsage(ctx context.Context) (*poller.TokenUsage, error) {
+	if s.live != nil {
+		return s.live.TokenUsage(ctx)
+	}
+	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "token usage"}
+}
+
+func (s *Listing) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {
+	if s.live != nil {
+		return s.live.ActiveCrawls(ctx)
+	}
+	return nil, nil
+}
+
+// errArchiveOnly answers the runs screen's live actions on a run the service
+// no longer has, or when the screen shows the archive alone (history).
+var errArchiveOnly = errors.New("not available: the run is only in the archive")
+
+// Cancel and StartAgent are the live service's; an archived run has no
+// service to ask.
+func (s *Listing) Cancel(ctx context.Context, jobID string) error {
+	if s.live == nil || s.ArchivedOnly(jobID) {
+		return errArchiveOnly
+	}
+	if err := s.live.Cancel(ctx, jobID); err != nil {
+		return err
+	}
+	// Recorded: the run's outcome follows from its trace, read once it is
+	// over (by the screen's next listing, or the next archive pass).
+	if err := s.st.PutRun(ctx, &archive.Run{Service: s.q.Service, ID: jobID, CancelRequested: true}); err != nil {
+		s.Note(err)
+	}
+	s.bg.AfterCancel(jobID)
+	return nil
+}
+
+func (s *Listing) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
+	if s.live == nil {
+		return "", errors.New("not available: history shows the archive; start runs from the runs screen (firewatch runs)")
+	}
+	id, err := s.live.StartAgent(ctx, req)
+	if err == nil {
+		// What it was asked, kept: whoever reads the run knows its cap.
+		if perr := s.st.PutRun(ctx, WithID(SeedOf(&req), s.q.Service, id)); perr != nil {
+			s.Note(perr)
+		}
+		// The service's run, before any list page has shown it: enter
+		// watches it live, not from the archive.
+		s.mu.Lock()
+		if s.liveSeen == nil {
+			s.liveSeen = map[string]bool{}
+		}
+		s.liveSeen[id] = true
+		s.mu.Unlock()
+	}
+	return id, err
+}
+
+// ArchivedOnly reports whether id is an archived run the live list did not
+// give.
+func (s *Listing) ArchivedOnly(id string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.live != nil && !s.liveSeen[id]
+}

@@ -1,0 +1,504 @@
+package archiving
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+)
+
+// WriteTimeout bounds one write: a watch never waits longer on a
+// stuck archive than this per poll.
+const WriteTimeout = 10 * time.Second
+
+// Sink writes one watch's recording lines into the archive as they
+// come: the recorder's header line names the run, every later line is one
+// poll, written in its own short transaction. The writes happen on the
+// sink's own goroutine (writer): a watch hands a poll over and goes on, so
+// that an archive waiting for a lock or a slow server never delays what
+// the screen or the printers show. A failed write is said once; its polls
+// are kept and written with the next one, so a passing failure (a locked
+// or restarting database) loses nothing.
+type Sink struct {
+	store   archive.Store
+	secrets *text.Secrets // the app's: a failure's message is redacted with it
+	service string
+	jobID   string
+	team    string // archive.TeamOf the watch's key: the run's owner
+	started time.Time
+
+	mu           sync.Mutex
+	part         *archive.Encoder // a long line coming in parts
+	partAt       time.Time        // its receive time
+	puts         []*archive.Run   // what is known of the run, written before the polls
+	pending      []archive.Poll
+	pendingBytes int
+	failed       bool   // said once
+	lost         bool   // something was left out for good (a snapshot, a poll too large)
+	gaveUp       bool   // too much pending: archiving of this watch stopped
+	lastErr      string // the failure, for the end of the watch
+	say          func(string)
+
+	kick     chan struct{} // the writer has work (one is enough)
+	stop     chan struct{} // closed by finish: the writer writes what is left and ends
+	stopped  chan struct{} // closed by the writer when it ends
+	drained  *sync.Cond    // on mu: broadcast after each drain
+	drains   int           // drains done
+	draining bool          // a drain is under way
+	owned    bool          // the run's team was written (the writer's alone)
+
+	// snapshots stores the run's artifact snapshots (keepSnapshots).
+	snapshots *SnapshotKeeper
+}
+
+// NewSink makes the sink of one watch of jobID and starts its
+// writer.
+func NewSink(st archive.Store, sec *text.Secrets, service, jobID, team string) *Sink {
+	s := &Sink{store: st, secrets: sec, service: service, jobID: jobID, team: team, started: time.Now(),
+		kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
+	s.drained = sync.NewCond(&s.mu)
+	go s.writer()
+	return s
+}
+
+// writer writes what the watch hands over, until finish.
+func (s *Sink) writer() {
+	defer close(s.stopped)
+	for {
+		select {
+		case <-s.kick:
+			s.drain()
+		case <-s.stop:
+			s.drain()
+			return
+		}
+	}
+}
+
+// wake tells the writer there is work.
+func (s *Sink) wake() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// drain writes what is queued: the run's fields, then the polls. What
+// fails stays queued for the next try; only the writer takes from the
+// front of the queues.
+func (s *Sink) drain() {
+	s.mu.Lock()
+	s.draining = true
+	puts := s.puts[:len(s.puts):len(s.puts)]
+	polls := s.pending[:len(s.pending):len(s.pending)]
+	s.mu.Unlock()
+	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
+	defer cancel()
+	var err error
+	done := 0
+	for _, r := range puts {
+		if err = s.store.PutRun(ctx, r); errors.Is(err, archive.ErrTooLarge) {
+			s.mu.Lock()
+			s.fail(err) // said, and left out: the rest is written
+			s.lost = true
+			s.mu.Unlock()
+			err = nil
+		}
+		if err != nil {
+			break
+		}
+		done++
+	}
+	if err == nil && len(polls) > 0 && !s.owned && s.team != "" {
+		// The run's owner, with its first poll (never a row for a run
+		// that sent none).
+		if err = s.store.PutRun(ctx, &archive.Run{Service: s.service, ID: s.jobID, Team: s.team}); err == nil {
+			s.owned = true
+		}
+	}
+	written := 0
+	if err == nil && len(polls) > 0 {
+		err = s.store.AppendPolls(ctx, s.service, s.jobID, s.started, polls)
+		switch {
+		case err == nil:
+			written = len(polls)
+		case errors.Is(err, archive.ErrTooLarge):
+			written, err = s.appendEach(ctx, polls)
+		}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.puts = s.puts[done:]
+	for _, p := range polls[:written] {
+		s.pendingBytes -= pollSize(p)
+	}
+	s.pending = s.pending[written:]
+	if err != nil {
+		s.fail(err)
+		if s.pendingBytes > maxPending {
+			s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
+		}
+	}
+	s.draining = false
+	s.drains++
+	s.drained.Broadcast()
+}
+
+// appendEach writes polls one by one, leaving out (and saying) those too
+// large for the archive, so that the watch's later polls are still
+// archived; it returns how many of polls it is done with.
+func (s *Sink) appendEach(ctx context.Context, polls []archive.Poll) (int, error) {
+	for i, p := range polls {
+		err := s.store.AppendPolls(ctx, s.service, s.jobID, s.started, []archive.Poll{p})
+		if errors.Is(err, archive.ErrTooLarge) {
+			s.mu.Lock()
+			s.fail(err)
+			s.lost = true
+			s.mu.Unlock()
+			continue
+		}
+		if err != nil {
+			return i, err
+		}
+	}
+	return len(polls), nil
+}
+
+// pollSize is what a queued poll holds in memory.
+func pollSize(p archive.Poll) int {
+	if p.Encoded != nil {
+		return p.Encoded.Size()
+	}
+	return len(p.Line)
+}
+
+// Sync waits until the writer has tried once to write everything queued
+// now (the end of a watch, tests): a drain that starts after this call.
+func (s *Sink) Sync() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if len(s.pending) == 0 && len(s.puts) == 0 && !s.draining {
+		return
+	}
+	want := s.drains + 1
+	if s.draining {
+		want++
+	}
+	s.wake()
+	for s.drains < want {
+		select {
+		case <-s.stopped:
+			return
+		default:
+		}
+		s.drained.Wait()
+	}
+}
+
+// KeepSnapshots makes the watch store the run's artifact snapshots: those
+// of its artifact events, fetched with c (the keeper's Tap sees them), and
+// those the screen fetched (Keep). logf (nil: none) is the debug log.
+func (s *Sink) KeepSnapshots(c *poller.Client, logf func(format string, args ...any)) *SnapshotKeeper {
+	if s == nil || c == nil {
+		return nil
+	}
+	jobID := s.jobID
+	s.snapshots = NewSnapshotKeeper(s, logf, func(ctx context.Context, sid string) (string, error) {
+		snap, err := c.Snapshot(ctx, jobID, sid)
+		if err != nil {
+			return "", err
+		}
+		return snap.Content, nil
+	})
+	return s.snapshots
+}
+
+// Held is what the archive holds of the run before the watch writes
+// anything (nil when nothing): a run started with --detach or from the runs
+// screen is held with its request, which the watch then knows too.
+func (s *Sink) Held(ctx context.Context) *archive.Run {
+	if s == nil {
+		return nil
+	}
+	ctx, cancel := context.WithTimeout(ctx, WriteTimeout)
+	defer cancel()
+	r, err := s.store.Get(ctx, s.service, s.jobID)
+	if err != nil || r.Service != s.service {
+		return nil
+	}
+	return r
+}
+
+// KeepLookup records what the service said of the run when the watch
+// started (its status and list item: the request, createdAt, the label).
+// Nothing is recorded for a run the service does not have.
+func (s *Sink) KeepLookup(r *archive.Run) {
+	if s == nil || r == nil {
+		return
+	}
+	s.Put(r)
+}
+
+// KeepStatus stores the run's status once the watch saw it finish (ended:
+// the trace gave its outcome): its result, its expiry and the service's own
+// figures, which the trace does not carry. One request (none when st is
+// given: the watch asked it for --result); a watch that was left early
+// asks nothing. logf (nil: none) is the debug log.
+func (s *Sink) KeepStatus(ctx context.Context, c *poller.Client, st *poller.Status, ended bool, logf func(format string, args ...any)) {
+	if s == nil || c == nil || ctx.Err() != nil || !ended {
+		return
+	}
+	if st == nil {
+		ctx, cancel := context.WithTimeout(ctx, WriteTimeout)
+		defer cancel()
+		var err error
+		if st, err = c.Status(ctx, s.jobID); err != nil {
+			if logf != nil {
+				logf("archive: the run's status: %v", err)
+			}
+			return
+		}
+	}
+	r := &archive.Run{}
+	ApplyStatus(s.secrets, r, st)
+	s.Put(r)
+}
+
+// KeepCancel records that the service accepted a cancel of the run; the
+// outcome follows from its trace (this watch's, or the next read of it).
+func (s *Sink) KeepCancel() { s.Put(&archive.Run{CancelRequested: true}) }
+
+// maxPending is how much a failing archive may hold back in memory.
+const maxPending = 64 << 20
+
+// Write takes one recording line, or a part of a long one (the recorder
+// writes a line per call, but for a long one, whose last part ends with the
+// newline). It never fails: the recording beside it must go on.
+func (s *Sink) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp || len(p) == 0 {
+		return len(p), nil
+	}
+	ends := bytes.HasSuffix(p, []byte("\n"))
+	if s.part != nil || !ends {
+		s.writePart(p, ends)
+		return len(p), nil
+	}
+	line := bytes.TrimRight(p, "\n")
+	if len(line) == 0 {
+		return len(p), nil
+	}
+	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
+		var h struct {
+			StartedAt time.Time `json:"startedAt"`
+		}
+		if json.Unmarshal(line, &h) == nil {
+			s.started = h.StartedAt
+		}
+		return len(p), nil
+	}
+	// Copied: the recorder reuses its buffer, and the writer writes the
+	// line later.
+	s.queue(archive.Poll{ReceivedAt: receivedAt(line), Line: bytes.Clone(line)})
+	return len(p), nil
+}
+
+// queue hands a poll to the writer; s.mu is held.
+func (s *Sink) queue(p archive.Poll) {
+	s.pending = append(s.pending, p)
+	s.pendingBytes += pollSize(p)
+	if s.pendingBytes > maxPending && len(s.pending) > 1 && (s.failed || s.draining) {
+		// The archive does not keep up (it fails, or waits for a lock):
+		// archiving of this watch stops rather than hold more.
+		s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
+		s.fail(errors.New("the archive does not keep up: archiving of this run stopped"))
+		return
+	}
+	s.wake()
+}
+
+// writePart takes a part of a long line: it is deflated as it comes, and
+// the line is written when its last part (ends) has come. s.mu is held.
+func (s *Sink) writePart(p []byte, ends bool) {
+	if s.part == nil {
+		s.part, s.partAt = archive.NewEncoder(), receivedAt(p)
+	}
+	_, _ = s.part.Write(bytes.TrimSuffix(p, []byte("\n")))
+	if !ends {
+		return
+	}
+	e, err := s.part.Done()
+	s.part = nil
+	if err != nil {
+		s.fail(err)
+		return
+	}
+	s.queue(archive.Poll{ReceivedAt: s.partAt, Encoded: e})
+}
+
+// receivedAt is a recording line's receive time. The recorder writes it
+// first, `{"receivedAt":"<RFC 3339>",...`, which is read in place: the line
+// may be a whole trace of megabytes. Any other line is decoded; without a
+// time, now.
+func receivedAt(line []byte) time.Time {
+	const prefix = `{"receivedAt":"`
+	if rest, ok := bytes.CutPrefix(line, []byte(prefix)); ok {
+		if i := bytes.IndexByte(rest[:min(len(rest), 64)], '"'); i > 0 {
+			if t, err := time.Parse(time.RFC3339Nano, string(rest[:i])); err == nil {
+				return t
+			}
+		}
+	}
+	var pl struct {
+		ReceivedAt time.Time `json:"receivedAt"`
+	}
+	_ = json.Unmarshal(line, &pl, json.RejectUnknownMembers(false))
+	if pl.ReceivedAt.IsZero() {
+		return time.Now()
+	}
+	return pl.ReceivedAt
+}
+
+// fail says a write failed, once; s.mu is held.
+func (s *Sink) fail(err error) {
+	s.lastErr = s.secrets.Redact(err.Error())
+	if !s.failed {
+		s.failed = true
+		if s.say != nil {
+			s.say("archiving failed, the watch goes on: " + s.lastErr)
+		}
+	}
+}
+
+// Failing reports whether a write has failed (said once).
+func (s *Sink) Failing() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
+}
+
+// Put records what is known of the run (written by the writer, before the
+// polls queued with it); a failure is said like a poll's.
+func (s *Sink) Put(r *archive.Run) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp {
+		return
+	}
+	r.Service, r.ID, r.Team = s.service, s.jobID, s.team
+	s.puts = append(s.puts, r)
+	s.wake()
+}
+
+// PutSnapshot stores one snapshot's content (on the snapshot keeper's
+// goroutine: the watch's does not wait for it); a failure is said like a
+// poll's. It reports whether it was stored.
+func (s *Sink) PutSnapshot(snapshotID, content string) bool {
+	s.mu.Lock()
+	gaveUp := s.gaveUp
+	s.mu.Unlock()
+	if gaveUp {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
+	defer cancel()
+	if err := s.store.PutSnapshot(ctx, s.service, s.jobID, snapshotID, content); err != nil {
+		s.mu.Lock()
+		s.fail(err)
+		s.lost = true
+		s.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// finish ends the writer once it has written what is queued, then writes
+// what firewatch derived from the watch of run; whole reports that
+// everything was written in the end.
+func (s *Sink) finish(run *follow.Run) (whole bool) {
+	close(s.stop)
+	<-s.stopped
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.gaveUp || len(s.pending) > 0 || len(s.puts) > 0 {
+		return false
+	}
+	r := DerivedRun(run.Summary(), run.Store)
+	r.Service, r.ID = s.service, s.jobID
+	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
+	defer cancel()
+	if err := s.store.SetDerived(ctx, r); err != nil {
+		s.fail(err)
+		return false
+	}
+	return !s.lost
+}
+
+// Tee writes the recording to the --record file and the archive; the
+// archive's writer never fails, so the file's errors are the recorder's.
+func Tee(file io.Writer, s *Sink) io.Writer {
+	if s == nil {
+		return file
+	}
+	if file == nil {
+		return s
+	}
+	return &tee{file: file, s: s}
+}
+
+type tee struct {
+	file io.Writer
+	s    *Sink
+}
+
+func (t *tee) Write(p []byte) (int, error) {
+	t.s.Write(p)
+	return t.file.Write(p)
+}
+
+// SetSay is where the sink says a failure (once) from now on: stderr, or
+// the screen's footer once it is up.
+func (s *Sink) SetSay(say func(string)) {
+	s.mu.Lock()
+	s.say = say
+	s.mu.Unlock()
+}
+
+// Say says msg where the sink says things (nowhere before SetSay).
+func (s *Sink) Say(msg string) {
+	s.mu.Lock()
+	say := s.say
+	s.mu.Unlock()
+	if say != nil {
+		say(msg)
+	}
+}
+
+// Where names the archive.
+func (s *Sink) Where() string { return s.store.Where() }
+
+// Close ends archiving of the watch of run: the snapshots still to fetch
+// (when the run finished), what is queued, what the watch derived, then the
+// store. whole reports that everything was written in the end; failed and
+// lastErr, that a write failed on the way (said once already).
+func (s *Sink) Close(run *follow.Run) (whole, failed bool, lastErr string) {
+	if s.snapshots != nil {
+		s.snapshots.Close(run.Store.Run().Finished != nil)
+	}
+	whole = s.finish(run)
+	s.mu.Lock()
+	failed, lastErr = s.failed, s.lastErr
+	s.mu.Unlock()
+	s.store.Close()
+	return whole, failed, lastErr
+}

@@ -1,0 +1,191 @@
+package archiving
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+)
+
+// flakyStore is an archive whose poll writes fail while down is set.
+type flakyStore struct {
+	archive.Store
+	down atomic.Bool
+}
+
+func (f *flakyStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
+	if f.down.Load() {
+		return errors.New("disk full")
+	}
+	return f.Store.AppendPolls(ctx, service, id, at, polls)
+}
+
+// The sink takes a long line in parts and short lines whole; while the
+// archive fails, it says so once and keeps them, and writes them all with
+// the next poll once the archive is back: the stored polls are the lines.
+func TestArchiveSinkPartsAndFailure(t *testing.T) {
+	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	fs := &flakyStore{Store: st}
+	fs.down.Store(true)
+	var said []string
+	s := NewSink(fs, text.NewSecrets(), "http://x", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "")
+	s.say = func(m string) { said = append(said, m) }
+	long := `{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"events":[` + strings.Repeat(`{"eventId":"e","type":"reasoning.summary","text":"t"},`, 20000) + `{}]}}`
+	lines := []string{
+		`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`,
+		long,
+		`{"receivedAt":"2026-11-25T20:50:33Z","trace":{"events":[{"eventId":"f"}]}}`,
+	}
+	s.Write([]byte(`{"firewatch":"recording","version":2,"jobId":"j","startedAt":"2026-11-25T20:50:30Z"}` + "\n"))
+	first := []byte(lines[0] + "\n")
+	s.Write(first)
+	clear(first)
+	buf := []byte(long + "\n")
+	for i := 0; i < len(buf); i += 64 << 10 {
+		part := buf[i:min(len(buf), i+64<<10)]
+		s.Write(part)
+		clear(part) // the writer's buffer is reused: the sink must not keep it
+	}
+	s.Sync()
+	fs.down.Store(false)
+	line := []byte(lines[2] + "\n")
+	s.Write(line)
+	clear(line)
+	s.Sync()
+	if len(said) != 1 || !strings.Contains(said[0], "disk full") {
+		t.Fatalf("said %q", said)
+	}
+	polls, err := st.Polls(context.Background(), "http://x", s.jobID)
+	if err != nil || len(polls) != len(lines) {
+		t.Fatalf("%d polls stored, %v", len(polls), err)
+	}
+	for i, p := range polls {
+		if !bytes.Equal(p.Line, []byte(lines[i])) {
+			t.Fatalf("poll %d differs (%d bytes, want %d)", i, len(p.Line), len(lines[i]))
+		}
+	}
+	if want := time.Date(2026, 11, 25, 20, 50, 32, 5e8, time.UTC); !polls[1].ReceivedAt.Equal(want) {
+		t.Fatalf("the long line's receive time is %v", polls[1].ReceivedAt)
+	}
+}
+
+// stuckStore is an archive whose writes wait until release is closed (a
+// lock held by another program, a server that does not answer).
+type stuckStore struct {
+	archive.Store
+	release chan struct{}
+	writes  atomic.Int32
+}
+
+func (s *stuckStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
+	s.writes.Add(1)
+	<-s.release
+	return s.Store.AppendPolls(ctx, service, id, at, polls)
+}
+
+func (s *stuckStore) PutRun(ctx context.Context, r *archive.Run) error {
+	<-s.release
+	return s.Store.PutRun(ctx, r)
+}
+
+// TestArchiveNeverDelaysTheWatch: while the archive cannot take a write,
+// the watch's writes into the sink (the recorder's, on the poll's way to
+// the screen and the printers) return at once; the polls are written, in
+// order, once the archive takes them.
+func TestArchiveNeverDelaysTheWatch(t *testing.T) {
+	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ss := &stuckStore{Store: st, release: make(chan struct{})}
+	s := NewSink(ss, text.NewSecrets(), "http://x", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", archive.TeamOf("fc-key-0123456789"))
+	s.KeepLookup(&archive.Run{Prompt: "p"})
+	wrote := make(chan struct{})
+	go func() {
+		defer close(wrote)
+		s.Write([]byte(`{"firewatch":"recording","version":2,"jobId":"j","startedAt":"2026-11-25T20:50:30Z"}` + "\n"))
+		for i := range 5 {
+			s.Write(fmt.Appendf(nil, `{"receivedAt":"2026-11-25T20:50:3%dZ","trace":{"events":[]}}`+"\n", i))
+		}
+	}()
+	select {
+	case <-wrote:
+	case <-time.After(10 * time.Second):
+		close(ss.release)
+		t.Fatal("the watch waited for the archive")
+	}
+	close(ss.release)
+	s.Sync()
+	polls, err := st.Polls(context.Background(), "http://x", s.jobID)
+	if err != nil || len(polls) != 5 || !bytes.Contains(polls[4].Line, []byte("20:50:34Z")) {
+		t.Fatalf("%d polls stored, %v", len(polls), err)
+	}
+	if r, _ := st.Get(context.Background(), "http://x", s.jobID); r.Team != archive.TeamOf("fc-key-0123456789") || r.Prompt != "p" {
+		t.Fatalf("the run's owner and request: %+v", r)
+	}
+}
+
+// A snapshot the screen fetched is stored even when the watch's own fetch
+// of it fails; one already stored is not fetched again.
+func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
+	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	sink := &Sink{store: st, secrets: text.NewSecrets(), service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"}
+	fetched := 0
+	k := NewSnapshotKeeper(sink, nil, func(ctx context.Context, sid string) (string, error) {
+		fetched++
+		return "", &poller.Error{Kind: poller.KindNotFound, Op: "snapshot"}
+	})
+	sid := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001"
+	k.Keep(sid, "# the report")
+	k.mu.Lock()
+	k.queue = append(k.queue, sid) // as an artifact event would
+	k.mu.Unlock()
+	k.Close(true)
+	if got, err := st.Snapshot(context.Background(), "http://x", sink.jobID, sid); err != nil || got != "# the report" {
+		t.Fatalf("stored %q, %v", got, err)
+	}
+	if fetched != 0 {
+		t.Fatalf("a stored snapshot was fetched %d times", fetched)
+	}
+}
+
+// BenchmarkArchiveSinkPoll is the archive's cost per poll of a live watch:
+// one recording line of a few events written into an SQLite archive.
+func BenchmarkArchiveSinkPoll(b *testing.B) {
+	st, err := archive.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer st.Close()
+	s := &Sink{store: st, service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"}
+	ev := `{"schemaVersion":1,"eventId":"e%d","runId":"r","occurredAt":"2026-11-25T20:50:32.186Z","producerSequence":2,"agent":{"id":"a","role":"subagent","name":"docs-analyst"},"type":"reasoning.summary","text":"Rate limits live in the API reference, not on the pricing pages."}`
+	var evs []string
+	for i := range 4 {
+		evs = append(evs, fmt.Sprintf(ev, i))
+	}
+	line := []byte(`{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"success":true,"id":"r","creditsUsed":12,"events":[` + strings.Join(evs, ",") + "]}}\n")
+	for b.Loop() {
+		s.Write(line)
+	}
+	if s.failed {
+		b.Fatal(s.lastErr)
+	}
+}
