@@ -52,7 +52,7 @@ func TestCompareScreen(t *testing.T) {
 		t.Fatalf("the screen's comparison differs from --output json's:\n%s\n---\n%s", b, jsonOut)
 	}
 
-	m := uicompare.New(uicompare.Config{C: c, FailOn: "outcome", NoColor: true})
+	m := uicompare.New(uicompare.Config{C: c, Gates: gates, NoColor: true})
 	tm := teatest.NewTestModel(t, uicompare.Screen{M: m}, teatest.WithInitialTermSize(120, 40))
 	// Each wait reads the output drawn since the last one: all of what
 	// is waited for must be new.

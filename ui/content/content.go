@@ -37,7 +37,6 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
-	"github.com/firewatch/firewatch/ui/internal/textfmt"
 	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
@@ -214,7 +213,7 @@ func New(r *Renderer, kind model.ArtifactKind, snapshot string) Model {
 		st.ref, st.note = screenshotRef(snapshot)
 	case model.KindHTML, model.KindText:
 	default:
-		st.note = "unknown kind " + jsonview.Quote(string(kind)) + ": shown as text"
+		st.note = "unknown kind " + text.Quote(string(kind)) + ": shown as text"
 	}
 	km := DefaultKeyMap()
 	if r.opts.ASCII {
@@ -477,7 +476,7 @@ func wrapText(s string, width int) []string {
 	s = strings.TrimSuffix(model.Sanitize(s), "\n")
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		l = textfmt.ExpandTabs(l)
+		l = text.ExpandTabs(l)
 		if ansi.StringWidth(l) <= width {
 			out = append(out, l)
 			continue

@@ -10,7 +10,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/ui/internal/textfmt"
+	"github.com/firewatch/firewatch/text"
 )
 
 // node is one JSON value of the document.
@@ -87,7 +87,7 @@ func parse(v jsontext.Value, foldLines, foldString int) *doc {
 		d.setNote("invalid JSON (" + describe(err) + "): shown as text")
 		lines := strings.Split(model.Sanitize(string(v)), "\n")
 		for i, l := range lines {
-			l = textfmt.ExpandTabs(l)
+			l = text.ExpandTabs(l)
 			d.text = append(d.text, &node{kind: kindText, index: i, disp: l, has: true})
 		}
 		return d
@@ -199,7 +199,7 @@ func (d *doc) display(n *node) string {
 	if !n.has {
 		switch n.kind {
 		case '"':
-			n.disp = Quote(unquote(d.raw(n)))
+			n.disp = text.Quote(unquote(d.raw(n)))
 		default:
 			n.disp = string(d.raw(n))
 		}
@@ -282,7 +282,7 @@ func (d *doc) emit(rows []row, n *node, width, gen int) []row {
 func (d *doc) prefixWidth(n *node, width int) int {
 	w := gutter + indentStep*n.depth
 	if n.hasKey {
-		w += min(ansi.StringWidth(Quote(n.key)), keyWidthMax(width)) + 2
+		w += min(ansi.StringWidth(text.Quote(n.key)), keyWidthMax(width)) + 2
 	}
 	return w
 }

@@ -457,7 +457,7 @@ func (m Model) head(n *node, add func(string, *lipgloss.Style)) {
 	}
 	add(strings.Repeat(" ", indentStep*n.depth), nil)
 	if n.hasKey {
-		k := Quote(n.key)
+		k := text.Quote(n.key)
 		if lim := keyWidthMax(st.width); ansi.StringWidth(k) > lim {
 			k = ansi.Truncate(k, lim, st.sym.ellipsis)
 		}
@@ -570,46 +570,4 @@ func (m Model) paint(sp []span, cursor bool) string {
 		b.WriteString(p.post)
 	}
 	return b.String()
-}
-
-// PlainLines returns the value pretty-printed as plain, safe text: every
-// container open, two spaces per level, member order as sent, strings as
-// Quote shows them, no wrapping. For values that are not JSON it returns
-// the sanitised text's lines and ok false. Used for diffs.
-func PlainLines(v jsontext.Value) (lines []string, ok bool) {
-	d := parse(v, 1<<62, 1<<62)
-	if d.root == nil {
-		for _, t := range d.text {
-			lines = append(lines, t.disp)
-		}
-		return lines, false
-	}
-	var emit func(n *node)
-	emit = func(n *node) {
-		var b strings.Builder
-		b.WriteString(strings.Repeat(" ", indentStep*n.depth))
-		if n.hasKey {
-			b.WriteString(Quote(n.key))
-			b.WriteString(": ")
-		}
-		comma := ""
-		if p := n.parent; p != nil && n.index < len(p.children)-1 {
-			comma = ","
-		}
-		if n.container() {
-			if len(n.children) == 0 {
-				lines = append(lines, b.String()+string(n.kind)+closer(n)+comma)
-				return
-			}
-			lines = append(lines, b.String()+string(n.kind))
-			for _, c := range n.children {
-				emit(c)
-			}
-			lines = append(lines, strings.Repeat(" ", indentStep*n.depth)+closer(n)+comma)
-			return
-		}
-		lines = append(lines, b.String()+d.display(n)+comma)
-	}
-	emit(d.root)
-	return lines, true
 }
