@@ -226,15 +226,15 @@ func NewDecoder() *Decoder {
 func (d *Decoder) SetRunID(id string) { d.runID = id }
 
 // KeepTop makes every Decode fill Poll.Top: a recorder gets the top-level
-// members as received from the pass that decodes the body, instead of
+// members as received (the secrets redacted) from the pass that decodes the body, instead of
 // reading the whole body a second time. Call it before the first Decode.
 func (d *Decoder) KeepTop() { d.keepTop = true }
 
-// keep stores a copy of v in *dst when the decoder keeps the top-level
+// keep stores a copy of v, redacted, in *dst when the decoder keeps the top-level
 // members and the member's name, as received, is want.
 func (d *Decoder) keep(dst *[]byte, name, want string, v jsontext.Value) {
 	if d.keepTop && name == want {
-		*dst = bytes.Clone(v)
+		*dst, _ = d.secrets.RedactJSON(bytes.Clone(v))
 	}
 }
 

@@ -150,7 +150,7 @@ type CrawlStarted struct {
 // the client's Retry says; nothing else is sent twice (a crawl is billed).
 func (c *Client) StartCrawl(ctx context.Context, req *CrawlRequest) (*CrawlStarted, error) {
 	if err := req.Validate(); err != nil {
-		return nil, &Error{Kind: KindBadRequest, Op: OpStartCrawl, detail: err.Error(), key: c.key}
+		return nil, &Error{Kind: KindBadRequest, Op: OpStartCrawl, detail: err.Error(), secrets: c.secrets}
 	}
 	r, err := c.sendWith(ctx, c.retry.rateLimitOnly(), OpStartCrawl, http.MethodPost, "/v2/crawl", nil, req.Body(), 0, maxErrorBody)
 	if err != nil {
@@ -793,7 +793,7 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 		if resp != nil {
 			reason += " (" + strconv.Itoa(resp.StatusCode) + ")"
 		}
-		w.c.logf("crawl %s: %s: %v", w.id, reason, scrubErr(err, w.c.key))
+		w.c.logf("crawl %s: %s: %v", w.id, reason, scrubErr(err, w.c.secrets))
 		return nil, reason, nil
 	}
 	defer conn.CloseNow()
@@ -830,7 +830,7 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 				w.sink(CrawlUpdate{Status: st})
 				return st, "", nil
 			}
-			w.c.logf("crawl %s: WebSocket closed: %v", w.id, scrubErr(err, w.c.key))
+			w.c.logf("crawl %s: WebSocket closed: %v", w.id, scrubErr(err, w.c.secrets))
 			return nil, "the WebSocket closed before the crawl ended", nil
 		}
 		if final, why := w.message(b); final != nil || why != "" {
@@ -875,7 +875,7 @@ func (w *crawlWatch) message(b []byte) (final *CrawlStatus, why string) {
 			w.socketDoc(&d)
 		}
 	case "error":
-		e := truncateRunes(cleanMessage(msg.sanitized("error"), w.c.key), 100)
+		e := truncateRunes(cleanMessage(msg.sanitized("error"), w.c.secrets), 100)
 		return nil, "the WebSocket reported an error (" + e + ")"
 	default:
 		// Another message with a status: take the figures, and the end.

@@ -117,7 +117,7 @@ func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snaps
 		return nil, err
 	}
 	if snapshotID == "" || snapshotID == "." || snapshotID == ".." || len(snapshotID) > 200 || strings.ContainsFunc(snapshotID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil, &Error{Kind: KindInvalidID, Op: op, detail: "not a snapshot id", key: c.key}
+		return nil, &Error{Kind: KindInvalidID, Op: op, detail: "not a snapshot id", secrets: c.secrets}
 	}
 	r, err := c.do(ctx, op, http.MethodGet, "/v2/agent/"+jobID+"/snapshots/"+url.PathEscape(snapshotID), nil, maxOtherBody)
 	if err != nil {

@@ -97,7 +97,7 @@ type Error struct {
 	// detail is a human description of the cause for kinds whose fixed
 	// sentence is not enough (network, timeout, malformed, invalid id).
 	detail string
-	key    string // to scrub Error()'s result; never printed
+	secrets *text.Secrets // redacted from Error()'s result (the key among them)
 	// tooLarge: a 2xx answer larger than firewatch reads; the request
 	// itself may well have done its work (an interact call's code ran).
 	tooLarge bool
@@ -124,7 +124,7 @@ func (e *Error) Error() string {
 		b.WriteString(" — ")
 		b.WriteString(h)
 	}
-	return scrubKey(b.String(), e.key)
+	return e.secrets.Redact(b.String())
 }
 
 func (e *Error) sentence() string {
@@ -272,7 +272,7 @@ func (e *Error) Short() string {
 			s += " " + strconv.Itoa(e.Status)
 		}
 	}
-	return scrubKey(s, e.key)
+	return e.secrets.Redact(s)
 }
 
 func orDefault(s, def string) string {
@@ -283,15 +283,7 @@ func orDefault(s, def string) string {
 }
 
 // redacted replaces the key wherever it occurs.
-const redacted = "[redacted]"
-
-// scrubKey removes every occurrence of key from s.
-func scrubKey(s, key string) string {
-	if key == "" || !strings.Contains(s, key) {
-		return s
-	}
-	return strings.ReplaceAll(s, key, redacted)
-}
+const redacted = text.Redacted
 
 // scrubbedError carries an underlying error whose message has been scrubbed
 // of the key; Unwrap still gives the original for errors.Is / errors.As.
@@ -303,28 +295,26 @@ type scrubbedError struct {
 func (s *scrubbedError) Error() string { return s.msg }
 func (s *scrubbedError) Unwrap() error { return s.err }
 
-func scrubErr(err error, key string) error {
+func scrubErr(err error, secrets *text.Secrets) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	clean := scrubKey(msg, key)
+	clean := secrets.Redact(msg)
 	if clean == msg {
 		return err
 	}
 	return &scrubbedError{msg: clean, err: err}
 }
 
-// cleanMessage turns a server string into one safe line: the key scrubbed
-// (before and after sanitising, since removing escape sequences can join
-// the pieces of a key), control characters and escapes removed, white
-// space collapsed, at most maxMessage runes.
-func cleanMessage(s, key string) string {
-	s = scrubKey(s, key)
-	s = model.Sanitize(s)
+// cleanMessage turns a server string into one safe line: control
+// characters and escapes removed and the secrets redacted
+// (text.Secrets.Sanitize: after sanitising, which can join the pieces of a
+// key), white space collapsed, at most maxMessage runes.
+func cleanMessage(s string, secrets *text.Secrets) string {
+	s = secrets.Sanitize(s)
 	s = strings.Join(strings.Fields(s), " ")
-	s = scrubKey(s, key)
-	return truncateRunes(s, maxMessage)
+	return truncateRunes(secrets.Redact(s), maxMessage)
 }
 
 const maxMessage = 300
@@ -440,7 +430,7 @@ func (c *Client) transportError(parent context.Context, op string, err error, re
 		}
 		return pe
 	}
-	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}
+	e := &Error{Op: op, Err: scrubErr(err, c.secrets), secrets: c.secrets}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || isTimeout(err) {
 		e.Kind = KindTimeout
 		// The request's own timeout (an interact call's is its --timeout

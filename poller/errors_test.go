@@ -9,6 +9,7 @@ import (
 	"unicode"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 func TestRetryAfterHeader(t *testing.T) {
@@ -226,7 +227,7 @@ func FuzzErrorAnswer(f *testing.F) {
 	f.Add(503, "Sat, 14 Mar 2026 12:01:00 GMT", "<html>503</html>")
 	f.Add(404, "", "fc-01234\x1b[0m56789abcdef \u202e\x07")
 	f.Add(409, "x", `{"error":{"message":"nested \u001b]0;t\u0007"}}`)
-	c := &Client{key: key, now: time.Now}
+	c := &Client{key: key, secrets: text.NewSecrets(key), now: time.Now}
 	f.Fuzz(func(t *testing.T, status int, retryAfter, body string) {
 		if status < 100 || status > 999 {
 			status = 500

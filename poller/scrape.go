@@ -232,7 +232,7 @@ func (c *Client) Interact(ctx context.Context, jobID string, req *InteractReques
 		return nil, err
 	}
 	if err := req.Validate(); err != nil {
-		return nil, &Error{Kind: KindBadRequest, Op: OpInteract, detail: err.Error(), key: c.key}
+		return nil, &Error{Kind: KindBadRequest, Op: OpInteract, detail: err.Error(), secrets: c.secrets}
 	}
 	t := req.Timeout
 	if t == 0 {
