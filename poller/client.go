@@ -214,8 +214,8 @@ func (c *Client) init(cfg Config) *Client {
 		// it was given for, nowhere else.
 		if c.key != "" && origin(req.URL) != c.origin {
 			return &Error{
-				Kind:   KindInsecure,
-				detail: "the service redirected to another address (" + truncateRunes(model.Sanitize(req.URL.Host), 100) + "); refusing to send the API key there",
+				Kind:    KindInsecure,
+				detail:  "the service redirected to another address (" + truncateRunes(model.Sanitize(req.URL.Host), 100) + "); refusing to send the API key there",
 				secrets: c.secrets,
 			}
 		}
@@ -231,8 +231,8 @@ func (c *Client) init(cfg Config) *Client {
 func insecureError(host string, secrets *text.Secrets) *Error {
 	host = truncateRunes(model.Sanitize(host), 100)
 	return &Error{
-		Kind:   KindInsecure,
-		detail: fmt.Sprintf("refusing to send the API key over plain http:// to %s; use https:// (plain http is allowed only for localhost)", host),
+		Kind:    KindInsecure,
+		detail:  fmt.Sprintf("refusing to send the API key over plain http:// to %s; use https:// (plain http is allowed only for localhost)", host),
 		secrets: secrets,
 	}
 }

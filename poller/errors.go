@@ -96,7 +96,7 @@ type Error struct {
 
 	// detail is a human description of the cause for kinds whose fixed
 	// sentence is not enough (network, timeout, malformed, invalid id).
-	detail string
+	detail  string
 	secrets *text.Secrets // redacted from Error()'s result (the key among them)
 	// tooLarge: a 2xx answer larger than firewatch reads; the request
 	// itself may well have done its work (an interact call's code ran).

@@ -21,7 +21,6 @@
 package compare
 
 import (
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
