@@ -16,6 +16,8 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/google/uuid"
+
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
@@ -289,24 +291,11 @@ func ValidateJobID(id string) error {
 	return e
 }
 
+// isUUID reports whether s is a UUID in its canonical form (8-4-4-4-12
+// hex digits; uuid.Parse also takes braces, a urn: prefix or no dashes).
 func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < 36; i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
 }
 
 func looksLikeKey(s string) bool {

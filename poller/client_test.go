@@ -439,3 +439,28 @@ func TestUserAgentAndHeaders(t *testing.T) {
 		t.Fatalf("headers %v", h)
 	}
 }
+
+// Ids are UUIDs in their canonical form only; a UUIDv7's first 48 bits
+// are its time in Unix milliseconds.
+func TestUUIDs(t *testing.T) {
+	const v7 = "0190f3a4-5b6c-7d8e-9f00-aabbccddeeff"
+	for id, want := range map[string]bool{
+		v7:                              true,
+		strings.ToUpper(v7):             true,
+		"{" + v7 + "}":                  false,
+		"urn:uuid:" + v7:                false,
+		strings.ReplaceAll(v7, "-", ""): false,
+		v7[:35] + "g":                   false,
+		"":                              false,
+	} {
+		if isUUID(id) != want {
+			t.Errorf("isUUID(%q) = %v", id, !want)
+		}
+	}
+	if at, ok := uuidV7Time(v7); !ok || at.UnixMilli() != 0x0190f3a45b6c {
+		t.Fatalf("%v %v", at, ok)
+	}
+	if _, ok := uuidV7Time("0190f3a4-5b6c-4d8e-9f00-aabbccddeeff"); ok {
+		t.Fatal("a v4 has a time")
+	}
+}

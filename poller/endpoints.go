@@ -14,6 +14,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/uuid"
 
 	"github.com/firewatch/firewatch/model"
 )
@@ -275,14 +276,15 @@ func (c *Client) RunLookup(ctx context.Context, jobID string) (Lookup, error) {
 // uuidV7Time is the time in a UUIDv7 (its first 48 bits, Unix
 // milliseconds); ok is false for any other id.
 func uuidV7Time(id string) (time.Time, bool) {
-	if !isUUID(id) || id[14] != '7' {
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 || u.Version() != 7 {
 		return time.Time{}, false
 	}
-	ms, err := strconv.ParseInt(id[:8]+id[9:13], 16, 64)
-	if err != nil || ms == 0 {
+	sec, nsec := u.Time().UnixTime()
+	if sec == 0 && nsec == 0 {
 		return time.Time{}, false
 	}
-	return time.UnixMilli(ms), true
+	return time.Unix(sec, nsec), true
 }
 
 // Runs lists the team's runs (GET /v2/agent), 20 a page, newest first:
