@@ -29,6 +29,7 @@ func TestAgentRequestBody(t *testing.T) {
 			Schema: jsontext.Value("{\n \"type\": \"object\"\n}"), MaxCredits: 300, StrictConstrainToURLs: true, Model: "spark-2", Effort: "low"},
 			`{"prompt":"p","urls":["https://a.example","https://b.example"],"schema":{"type":"object"},"maxCredits":300,"strictConstrainToURLs":true,"model":"spark-2","effort":"low"}`},
 		{"escapes", AgentRequest{Prompt: "a \"quoted\"\nline <b>"}, `{"prompt":"a \"quoted\"\nline <b>"}`},
+		{"an empty schema is sent", AgentRequest{Prompt: "p", Schema: jsontext.Value(`{ }`), URLs: []string{}}, `{"prompt":"p","schema":{}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.req.Body()

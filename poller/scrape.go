@@ -81,7 +81,7 @@ func (r *ScrapeRequest) Body() []byte {
 	for _, f := range r.Formats {
 		switch f.Type {
 		case "json", "screenshot", "changeTracking":
-			b.Formats = append(b.Formats, fmtObj{Type: f.Type, Prompt: f.Prompt, Schema: f.Schema, FullPage: f.FullPage})
+			b.Formats = append(b.Formats, fmtObj(f))
 		default:
 			b.Formats = append(b.Formats, f.Type)
 		}
