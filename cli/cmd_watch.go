@@ -10,6 +10,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -120,7 +121,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		if st, err := client.Status(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's status: %v", err)
 		} else {
-			req.Model, told = model.Sanitize(st.Model), a.serviceRecord(svc.baseURL, jobID, poller.Lookup{Status: st})
+			req.Model, told = text.Sanitize(st.Model), a.serviceRecord(svc.baseURL, jobID, poller.Lookup{Status: st})
 		}
 		cancel()
 	}

@@ -331,7 +331,7 @@ func build(s *model.Store, o ReportOptions) *report {
 		res = &ResultContent{Kind: model.KindJSON, Content: string(f.Result)}
 	}
 	if res != nil {
-		c := clean(model.Sanitize(res.Content))
+		c := clean(text.Sanitize(res.Content))
 		if res.Kind == model.KindJSON {
 			if p, _ := pretty(clean, []byte(res.Content)); p != "" {
 				c = p
@@ -500,7 +500,7 @@ func pretty(clean func(string) string, v []byte) (string, bool) {
 		buf.Reset()
 		buf.Write(v)
 	}
-	s := clean(model.Sanitize(buf.String()))
+	s := clean(text.Sanitize(buf.String()))
 	if len(s) > maxContent {
 		return cutUTF8(s, maxContent), true
 	}

@@ -217,7 +217,7 @@ func (c *Client) init(cfg Config) *Client {
 		if c.key != "" && origin(req.URL) != c.origin {
 			return &Error{
 				Kind:    KindInsecure,
-				detail:  "the service redirected to another address (" + truncateRunes(model.Sanitize(req.URL.Host), 100) + "); refusing to send the API key there",
+				detail:  "the service redirected to another address (" + truncateRunes(text.Sanitize(req.URL.Host), 100) + "); refusing to send the API key there",
 				secrets: c.secrets,
 			}
 		}
@@ -231,7 +231,7 @@ func (c *Client) init(cfg Config) *Client {
 }
 
 func insecureError(host string, secrets *text.Secrets) *Error {
-	host = truncateRunes(model.Sanitize(host), 100)
+	host = truncateRunes(text.Sanitize(host), 100)
 	return &Error{
 		Kind:    KindInsecure,
 		detail:  fmt.Sprintf("refusing to send the API key over plain http:// to %s; use https:// (plain http is allowed only for localhost)", host),
@@ -286,7 +286,7 @@ func ValidateJobID(id string) error {
 		// Never echo something that may be the key.
 		e.detail = "that looks like an API key, not a job id (a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b)"
 	default:
-		e.detail = fmt.Sprintf("%q is not a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", truncateRunes(model.Sanitize(id), 60))
+		e.detail = fmt.Sprintf("%q is not a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", truncateRunes(text.Sanitize(id), 60))
 	}
 	return e
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/google/uuid"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Snapshot is the content of one artifact snapshot.
@@ -130,10 +131,10 @@ func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snaps
 	}
 	s := &Snapshot{ID: jobID, SnapshotID: snapshotID}
 	if v, ok := o.str("id"); ok {
-		s.ID = model.Sanitize(v)
+		s.ID = text.Sanitize(v)
 	}
 	if v, ok := o.str("snapshotId"); ok {
-		s.SnapshotID = model.Sanitize(v)
+		s.SnapshotID = text.Sanitize(v)
 	}
 	raw := o["snapshot"]
 	if raw == nil {
@@ -217,7 +218,7 @@ func stringList(items []jsontext.Value) []string {
 	for _, u := range items {
 		var s string
 		if unmarshal(u, &s) == nil {
-			out = append(out, model.Sanitize(s))
+			out = append(out, text.Sanitize(s))
 		}
 	}
 	return out
@@ -488,7 +489,7 @@ func (o object) str(name string) (string, bool) {
 
 func (o object) sanitized(name string) string {
 	s, _ := o.str(name)
-	return model.Sanitize(s)
+	return text.Sanitize(s)
 }
 
 // num returns a number member, or a string holding one.

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -84,7 +83,7 @@ func (k Kind) String() string {
 
 // Error is every failure of a request the client made (or refused to make).
 // Its strings never contain the API key: ServerMessage is sanitised with
-// model.Sanitize and scrubbed, Err is wrapped so that its message is
+// text.Sanitize and scrubbed, Err is wrapped so that its message is
 // scrubbed too, and Error() scrubs its whole result.
 type Error struct {
 	Kind          Kind
@@ -470,7 +469,7 @@ func netReason(err error, reading bool) string {
 	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
 		return "host unreachable"
 	case errors.As(err, &dns):
-		return "cannot resolve " + model.Sanitize(dns.Name)
+		return "cannot resolve " + text.Sanitize(dns.Name)
 	case errors.As(err, &cert), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
 		return "TLS certificate not accepted"
 	case errors.As(err, &recErr):
@@ -489,5 +488,5 @@ func netReason(err error, reading bool) string {
 	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
 		msg = u.Error()
 	}
-	return truncateRunes(model.Sanitize(msg), 80)
+	return truncateRunes(text.Sanitize(msg), 80)
 }

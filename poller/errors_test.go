@@ -8,7 +8,6 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -249,7 +248,7 @@ func FuzzErrorAnswer(f *testing.F) {
 			if e.RetryAfter < 0 || e.RetryAfter > 24*time.Hour {
 				t.Fatalf("RetryAfter %v", e.RetryAfter)
 			}
-			if model.Sanitize(e.ServerMessage) != e.ServerMessage || len([]rune(e.ServerMessage)) > maxMessage+1 {
+			if text.Sanitize(e.ServerMessage) != e.ServerMessage || len([]rune(e.ServerMessage)) > maxMessage+1 {
 				t.Fatalf("message %q", e.ServerMessage)
 			}
 		}

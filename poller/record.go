@@ -374,7 +374,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		}
 	}
 	if v, ok := head.num("version"); !ok || v < oldestRecording || v > RecordingVersion || v != float64(int(v)) {
-		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads versions %d to %d)", model.Sanitize(string(head.raw("version"))), oldestRecording, RecordingVersion)
+		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads versions %d to %d)", text.Sanitize(string(head.raw("version"))), oldestRecording, RecordingVersion)
 	}
 	if id, ok := head.str("jobId"); ok && ValidateJobID(id) == nil {
 		dec.SetRunID(id) // as the live watch did

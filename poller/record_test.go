@@ -16,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 )
 
 type recLine struct {
@@ -389,7 +390,7 @@ func TestRecordingRequest(t *testing.T) {
 	if got == nil || us[0].Poll != nil {
 		t.Fatalf("first update %+v: want the request alone", us[0])
 	}
-	if got.Prompt != model.Sanitize(req.Prompt) || strings.ContainsRune(got.Prompt, 0x1b) || got.Model != "spark-2" || got.Effort != "low" ||
+	if got.Prompt != text.Sanitize(req.Prompt) || strings.ContainsRune(got.Prompt, 0x1b) || got.Model != "spark-2" || got.Effort != "low" ||
 		len(got.URLs) != 1 || got.URLs[0] != "https://a.example" || got.MaxCredits != 300 {
 		t.Fatalf("replayed request %+v", got)
 	}

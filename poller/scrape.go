@@ -207,7 +207,7 @@ func (r *InteractRequest) Body() []byte {
 
 // InteractResult is the answer of one interaction. Output, Stdout, Stderr
 // and Error are as the service sent them, NOT sanitised: sanitise them for
-// a terminal (model.Sanitize). The links are sanitised.
+// a terminal (text.Sanitize). The links are sanitised.
 type InteractResult struct {
 	CDPURL                 string
 	LiveViewURL            string
@@ -343,7 +343,7 @@ func (c *Client) StopInteract(ctx context.Context, jobID string) (*StopResult, e
 // PreviewOption is one derived crawl option: its name and JSON value.
 type PreviewOption struct {
 	Name  string
-	Value jsontext.Value // raw; use model.Sanitize on its text for display
+	Value jsontext.Value // raw; use text.Sanitize on its text for display
 }
 
 // CrawlPreview is the answer of POST /v2/crawl/params-preview.

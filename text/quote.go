@@ -59,7 +59,7 @@ func appendQuote(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// unsafeRune reports whether r (at least U+0080) is one model.Sanitize
+// unsafeRune reports whether r (at least U+0080) is one text.Sanitize
 // removes or replaces.
 func unsafeRune(r rune) bool {
 	return r <= 0x9f || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
@@ -606,7 +607,7 @@ func TestCopySanitisesThePayload(t *testing.T) {
 		t.Fatal("cannot select it")
 	}
 	raw := pressRun(t, m, "y")
-	want := model.Sanitize(string(ev.Raw))
+	want := text.Sanitize(string(ev.Raw))
 	if !slices.Equal(raw, []string{osc52Seq(want)}) {
 		t.Fatalf("y wrote %q, want the sanitised raw event", raw)
 	}

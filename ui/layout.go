@@ -7,7 +7,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 )
 
@@ -140,7 +140,7 @@ func (m *Model) View() tea.View {
 // windowTitle is "firewatch 1a2b3c4d running": sanitised, no server text
 // beyond the run id.
 func (m *Model) windowTitle() string {
-	return asciiOnly(flat(model.Sanitize("firewatch " + m.shortID() + " " + m.stateWord())))
+	return asciiOnly(flat(text.Sanitize("firewatch " + m.shortID() + " " + m.stateWord())))
 }
 
 func (m *Model) render() string {

@@ -154,7 +154,7 @@ func New(cfg Config) *Model {
 		alerts:       alert.New(cfg.Alerts),
 		watched:      cfg.Watched,
 		debug:        cfg.Debug,
-		jobID:        model.Sanitize(cfg.JobID),
+		jobID:        text.Sanitize(cfg.JobID),
 		mouse:        cfg.Mouse,
 		exitOnFinish: cfg.ExitOnFinish,
 		dark:         true,
@@ -385,7 +385,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			// Pasted text goes into the filter, one line of printable
 			// characters.
 			var rs []rune
-			for _, r := range flat(model.Sanitize(msg.Content)) {
+			for _, r := range flat(text.Sanitize(msg.Content)) {
 				if unicode.IsPrint(r) {
 					rs = append(rs, r)
 				}
@@ -643,18 +643,18 @@ func (m *Model) setScope(s *scope) {
 }
 
 // setFilter applies the `/` filter text.
-func (m *Model) setFilter(text string) {
-	q := newQuery(model.Sanitize(text))
+func (m *Model) setFilter(s string) {
+	q := newQuery(text.Sanitize(s))
 	if q == m.scope.q {
 		return
 	}
-	s := *m.scope
-	s.q = q
-	m.setScope(&s)
+	sc := *m.scope
+	sc.q = q
+	m.setScope(&sc)
 }
 
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(model.Sanitize(s)), " ")
+	return strings.Join(strings.Fields(text.Sanitize(s)), " ")
 }
 
 // focused is the pane with the focus.

@@ -6,7 +6,7 @@
 //
 // One call runs at a time: a send while one runs is refused with a message
 // and the input is kept. Everything the service returns is sanitised
-// (model.Sanitize) in the command that made the call, before it reaches the
+// (text.Sanitize) in the command that made the call, before it reaches the
 // update loop. An output of any size costs the scrollback its last
 // lines that fit its height (keepTail at most): the whole opens in the content viewer (ctrl+o) and saves
 // to a file (ctrl+s). The scrollback renders only its visible window, and

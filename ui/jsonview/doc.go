@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -85,7 +84,7 @@ func parse(v jsontext.Value, foldLines, foldString int) *doc {
 	}
 	if err != nil {
 		d.setNote("invalid JSON (" + describe(err) + "): shown as text")
-		lines := strings.Split(model.Sanitize(string(v)), "\n")
+		lines := strings.Split(text.Sanitize(string(v)), "\n")
 		for i, l := range lines {
 			l = text.ExpandTabs(l)
 			d.text = append(d.text, &node{kind: kindText, index: i, disp: l, has: true})
@@ -112,19 +111,19 @@ func parse(v jsontext.Value, foldLines, foldString int) *doc {
 }
 
 func (d *doc) setNote(s string) {
-	d.note = &node{kind: kindNote, disp: model.Sanitize(s), has: true}
+	d.note = &node{kind: kindNote, disp: text.Sanitize(s), has: true}
 }
 
 func describe(err error) string {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
 		msg := strings.TrimPrefix(se.Error(), "jsontext: ")
-		return model.Sanitize(msg)
+		return text.Sanitize(msg)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end"
 	}
-	return model.Sanitize(err.Error())
+	return text.Sanitize(err.Error())
 }
 
 func parseValue(dec *jsontext.Decoder, parent *node, depth int) (*node, error) {

@@ -10,7 +10,7 @@
 // small one.
 //
 // Everything shown is safe for a terminal: strings are shown as JSON string
-// literals in which every character model.Sanitize would remove is written
+// literals in which every character text.Sanitize would remove is written
 // as a visible \uXXXX escape (see Quote), so the payload is shown exactly and
 // nothing from it reaches the terminal raw.
 //
@@ -32,7 +32,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
@@ -341,7 +340,7 @@ type Selection struct {
 	// or copied as they are.
 	Raw jsontext.Value
 	// Text is what to copy: a string's content, otherwise the value's JSON
-	// (or the whole text, for text), sanitised with model.Sanitize.
+	// (or the whole text, for text), sanitised with text.Sanitize.
 	Text string
 }
 
@@ -357,19 +356,19 @@ func (m Model) Selected() (sel Selection, ok bool) {
 		if len(d.text) == 0 {
 			return Selection{}, false
 		}
-		return Selection{Raw: d.src, Text: model.Sanitize(string(d.src))}, true
+		return Selection{Raw: d.src, Text: text.Sanitize(string(d.src))}, true
 	}
 	sel = Selection{Kind: n.kind, Raw: d.raw(n)}
 	if n.kind == '"' {
 		sel.Text = Text(sel.Raw)
 	} else {
-		sel.Text = model.Sanitize(string(sel.Raw))
+		sel.Text = text.Sanitize(string(sel.Raw))
 	}
 	var path, ptr []string
 	for a := n; a.parent != nil; a = a.parent {
 		if a.hasKey {
 			path = append(path, keyText(a.key))
-			ptr = append(ptr, "/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(model.Sanitize(a.key)))
+			ptr = append(ptr, "/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(text.Sanitize(a.key)))
 		} else {
 			path = append(path, "["+itoa(a.index)+"]")
 			ptr = append(ptr, "/"+itoa(a.index))
