@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -495,12 +494,11 @@ func pretty(clean func(string) string, v []byte) (string, bool) {
 	if v == nil {
 		return "", false
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, v, "", "  "); err != nil {
-		buf.Reset()
-		buf.Write(v)
+	buf := jsontext.Value(bytes.Clone(v))
+	if err := buf.Indent(jsontext.WithIndent("  ")); err != nil {
+		buf = v
 	}
-	s := clean(text.Sanitize(buf.String()))
+	s := clean(text.Sanitize(string(buf)))
 	if len(s) > maxContent {
 		return cutUTF8(s, maxContent), true
 	}
