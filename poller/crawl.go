@@ -624,7 +624,6 @@ type CrawlUpdate struct {
 type CrawlWatchOptions struct {
 	Interval time.Duration // between polls; default 2 s, at least 250 ms
 	NoSocket bool          // poll only
-	Held     int           // the status list's documents already held (a watch that resumes); polling starts there
 	// Retry is the polls' policy (ratelimit.go), with Interval as its
 	// Interval: each wait is reported as an update, not to Retry.Notify,
 	// and Retry.Tries failures in a row end the watch.
@@ -658,7 +657,7 @@ type CrawlWatchStats struct {
 // the error that ended the watch (a refusal; the failures in a row
 // o.Retry gives up after).
 func (c *Client) WatchCrawl(ctx context.Context, id string, o CrawlWatchOptions, sink func(CrawlUpdate)) (*CrawlStatus, CrawlWatchStats, error) {
-	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{}, resume: max(o.Held, 0),
+	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{},
 		pager: &crawlPager{c: c, rp: Retry{Tries: 1}, id: id}}
 	// The figures goroutine of the socket reports too: one at a time.
 	var mu sync.Mutex
