@@ -320,14 +320,6 @@ func (p *archivePass) say(line string) {
 	fmt.Fprintf(p.a.stderr, "firewatch: %s\n", line)
 }
 
-// runFromInfo is a list item as the archive holds it, owned by the pass's
-// team.
-func (p *archivePass) runFromInfo(ri *poller.RunInfo) *archive.Run {
-	r := runFromInfo(p.a.secrets, p.service, ri)
-	r.Team = p.team
-	return r
-}
-
 // runFromInfo is a list item as the archive holds it.
 func runFromInfo(sec *text.Secrets, service string, ri *poller.RunInfo) *archive.Run {
 	r := &archive.Run{Service: service, ID: ri.ID, Prompt: ri.Prompt, Model: ri.Model, Effort: ri.Effort, URLs: ri.URLs,

@@ -622,7 +622,7 @@ func (sd *spanData) digest() uint64 {
 		put(uint64(len(kv)))
 		for _, a := range kv {
 			putS(string(a.Key))
-			putS(a.Value.Emit())
+			putS(a.Value.String())
 			put(uint64(a.Value.Type()))
 		}
 	}

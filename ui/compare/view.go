@@ -412,7 +412,6 @@ func (m *Model) agentsLines(h int) []string {
 		return []string{" " + m.st.Muted.Render("neither run has agents")}
 	}
 	w := m.width
-	const countsW = 13
 	// The sides as wide as their cells with the outcome's word (at most
 	// 36); when the names need the room, down to the cells without it
 	// (the symbol and its colour say the outcome), then the names are cut.
