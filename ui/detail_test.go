@@ -481,8 +481,8 @@ func TestCancelConfirmed(t *testing.T) {
 		t.Fatalf("header after run.cancel_requested: %q", l)
 	}
 	m.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: after[1 : i+1]}}})
-	if l := screenLines(m); !strings.Contains(l[0], "cancelled") || !strings.Contains(l[3], "Run cancelled") {
-		t.Fatalf("after run.finished:\n%s\n%s", l[0], l[3])
+	if l := screenLines(m); !strings.Contains(l[0], "cancelled") || !strings.Contains(l[bannerRow(m)], "Run cancelled") {
+		t.Fatalf("after run.finished:\n%s\n%s", l[0], l[bannerRow(m)])
 	}
 }
 
@@ -857,7 +857,7 @@ func TestAgentDetailRowsOpen(t *testing.T) {
 
 func TestResultFromTheBanner(t *testing.T) {
 	m := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
-	if b := screenLines(m)[3]; !strings.Contains(b, "a shows the result") {
+	if b := screenLines(m)[bannerRow(m)]; !strings.Contains(b, "a shows the result") {
 		t.Fatalf("banner %q", b)
 	}
 	pressRun(t, m, "a")

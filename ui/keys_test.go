@@ -68,6 +68,17 @@ func typeText(m *Model, s string) {
 // rows is the plain text of the focused pane's rows, as on screen.
 func screenLines(m *Model) []string { return strings.Split(plain(content(m)), "\n") }
 
+// bannerRow is the screen row of the end-of-run banner's first line: at
+// the top of the timeline's band in the full layout, under the tab bar in
+// the compact one.
+func bannerRow(m *Model) int {
+	f := m.frame()
+	if f.kind == layoutFull {
+		return m.paneRects()[paneTimeline].y - f.bannerH
+	}
+	return f.headerH
+}
+
 // TestKeysAreDistinct: no key is bound twice on the main screen, every key
 // in the list below is bound, and every binding is in the full help.
 func TestKeysAreDistinct(t *testing.T) {
@@ -127,7 +138,8 @@ func TestFilterAndMatchSteps(t *testing.T) {
 		t.Fatalf("timeline shows %d events for /scrape, want %d of %d", n, want, all)
 	}
 	// Every row on screen matches.
-	for _, l := range screenLines(m)[20:36] {
+	tr := m.paneRects()[paneTimeline]
+	for _, l := range screenLines(m)[tr.y : tr.y+tr.h] {
 		if strings.TrimSpace(l) != "" && !strings.Contains(strings.ToLower(l), "scrape") && !strings.Contains(l, "…") {
 			t.Errorf("row does not match the filter: %q", l)
 		}

@@ -220,11 +220,12 @@ func TestStateBadges(t *testing.T) {
 		if !strings.Contains(lines[0], " "+tc.badge+" ") {
 			t.Errorf("%s: header %q lacks the badge %q", tc.fixture, lines[0], tc.badge)
 		}
-		if tc.banner != "" && !strings.Contains(lines[3], tc.banner) {
-			t.Errorf("%s: banner %q lacks %q", tc.fixture, lines[3], tc.banner)
+		b := bannerRow(m)
+		if tc.banner != "" && !strings.Contains(lines[b], tc.banner) {
+			t.Errorf("%s: banner %q lacks %q", tc.fixture, lines[b], tc.banner)
 		}
-		if r := m.env.store.Run(); r.Error != nil && !strings.Contains(lines[4], r.Error.Message[:20]) {
-			t.Errorf("%s: the fatal error's message is not under the banner: %q", tc.fixture, lines[4])
+		if r := m.env.store.Run(); r.Error != nil && !strings.Contains(lines[b+1], r.Error.Message[:20]) {
+			t.Errorf("%s: the fatal error's message is not under the banner: %q", tc.fixture, lines[b+1])
 		}
 	}
 	// Cancel requested, not finished yet.
@@ -249,8 +250,8 @@ func TestWatchStoppedBeforeTheEnd(t *testing.T) {
 	m := newTestModel(t, "running.json", 120, 40, Config{Updates: ch, Backend: &fakeBackend{}})
 	m.Update(updateMsg{poller.Update{Err: fmt.Errorf("trace: not found or expired (404)"), Done: true, Health: poller.Health{Done: true}}})
 	lines := screenLines(m)
-	if !strings.Contains(lines[0], "not finished") || !strings.Contains(lines[3], "watch stopped before the run finished: trace: not found") {
-		t.Fatalf("header and banner:\n%s\n%s", lines[0], lines[3])
+	if b := bannerRow(m); !strings.Contains(lines[0], "not finished") || !strings.Contains(lines[b], "watch stopped before the run finished: trace: not found") {
+		t.Fatalf("header and banner:\n%s\n%s", lines[0], lines[b])
 	}
 	if m.armTicks() != nil {
 		t.Fatal("nothing moves once the watch stopped")
