@@ -9,6 +9,8 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -36,6 +38,17 @@ func Run(ctx context.Context, p *tea.Program) (final tea.Model, interrupted bool
 func ended(ctx context.Context) func(tea.Model, error) (tea.Model, bool, error) {
 	return func(final tea.Model, err error) (tea.Model, bool, error) {
 		interrupted := false
+		if err != nil && ctx.Err() == nil && errors.Is(err, syscall.EIO) {
+			// The terminal went away (its other side closed): reading it
+			// failed, and the kernel's SIGHUP, sent at the same moment, is
+			// on its way to the signal context that ends ctx. The two race;
+			// what ended the program is the hang-up, for this screen as for
+			// one the signal reached first.
+			select {
+			case <-ctx.Done():
+			case <-time.After(HangupWait):
+			}
+		}
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
@@ -46,6 +59,10 @@ func ended(ctx context.Context) func(tea.Model, error) (tea.Model, bool, error) 
 		return final, interrupted, err
 	}
 }
+
+// HangupWait bounds how long a program whose terminal failed with EIO
+// waits for the SIGHUP that comes with it.
+const HangupWait = 2 * time.Second
 
 // RunOn runs m: on t, a remote session's terminal, when t is set (see
 // package remote), else on in and out as Options says; noColor sends no
