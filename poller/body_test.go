@@ -106,6 +106,7 @@ func TestEndlessBodiesAreBounded(t *testing.T) {
 // bodies part ways, in a body the same as an echoing one, and where the
 // key straddles that point.
 func TestTraceBodiesRedactedPollByPoll(t *testing.T) {
+	t.Parallel()
 	const key = "fc-secret123"
 	escaped := `fc-s\u0065cret123`
 	event := func(i int, text string) string {
@@ -168,6 +169,7 @@ func TestTraceBodiesRedactedPollByPoll(t *testing.T) {
 // a byte that differs, and finds every byte before the first difference,
 // whatever the read sizes.
 func TestReadBodySame(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	var bb bodyBuf
 	var last []byte

@@ -12,6 +12,7 @@ import (
 )
 
 func TestRetryAfterHeader(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		in   string
@@ -37,6 +38,7 @@ func TestRetryAfterHeader(t *testing.T) {
 }
 
 func TestRetryAfterText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want time.Duration
@@ -57,6 +59,7 @@ func TestRetryAfterText(t *testing.T) {
 }
 
 func TestErrorBody(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		body  string
 		msg   string
@@ -86,6 +89,7 @@ func TestErrorBody(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		op     string
 		status int
@@ -145,6 +149,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestErrorMessages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		e    *Error
 		want string
@@ -192,6 +197,7 @@ func TestErrorMessages(t *testing.T) {
 }
 
 func TestHealthString(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		h    Health

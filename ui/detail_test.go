@@ -23,7 +23,7 @@ import (
 
 // fakeService is the service as the UI's Backend sees it, answering from
 // fixtures: snapshots from testdata/snapshots (regenerated from the
-// simulator by TestGenerateSnapshots; snaps overrides them), cancel with
+// simulator by go generate (internal/fixturegen); snaps overrides them), cancel with
 // cancelErr. It records what it was asked. Tests call it from their own
 // goroutine only (runCmds runs the commands there).
 type fakeService struct {
