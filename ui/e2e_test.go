@@ -80,6 +80,7 @@ func (b simBackend) SetLiveView(on bool)              { b.w.SetLiveView(on) }
 // against the simulator and the real poller: the run reaches its outcome
 // banner, the user quits, and the UI reports that the run had finished.
 func TestEndToEndTeatest(t *testing.T) {
+	t.Parallel()
 	ch, w, c := watchSim(t, "failure", 40)
 	store := model.NewStore()
 	m := New(Config{Store: store, Updates: ch, Backend: simBackend{w, c, ""}, LiveView: true})
@@ -125,6 +126,7 @@ func (l *lockedBuffer) String() string {
 // --exit-on-finish: it returns by itself once the watch ended, and the
 // store holds the whole run.
 func TestRunExitOnFinish(t *testing.T) {
+	t.Parallel()
 	ch, w, c := watchSim(t, "research", 60)
 	store := model.NewStore()
 	out := &lockedBuffer{}
@@ -149,6 +151,7 @@ func TestRunExitOnFinish(t *testing.T) {
 
 // TestRunQuitEarly: quitting before the run finished says so in Result.
 func TestRunQuitEarly(t *testing.T) {
+	t.Parallel()
 	ch, w, c := watchSim(t, "research", 1)
 	store := model.NewStore()
 	out := &lockedBuffer{}
@@ -178,6 +181,7 @@ func TestRunQuitEarly(t *testing.T) {
 // the service and shown; c and y cancel the run, and the screen follows
 // the trace to "Run cancelled".
 func TestEndToEndArtifactAndCancel(t *testing.T) {
+	t.Parallel()
 	ch, w, c, job := watchSimJob(t, "cancel", 5)
 	store := model.NewStore()
 	m := New(Config{Store: store, Updates: ch, Backend: simBackend{w, c, job}, JobID: job})

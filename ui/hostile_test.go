@@ -29,6 +29,7 @@ func longWordStore(t testing.TB, n int) (*model.Store, *model.Event) {
 // text), q and ctrl+c quit at once while it is under way, and a resize
 // asks for a new layout instead of blocking.
 func TestLongWordDetailsStayResponsive(t *testing.T) {
+	t.Parallel()
 	s, ev := longWordStore(t, 20<<20)
 	for _, quit := range []string{"q", "ctrl+c"} {
 		m := newTestModel(t, "", 120, 40, Config{Store: s})
