@@ -100,7 +100,7 @@ func runCmds(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
 		case tea.RawMsg:
 			raw = append(raw, fmt.Sprint(msg.Msg))
 		default:
-			_, next := m.Update(msg)
+			next := m.Update(msg)
 			queue = append(queue, next)
 		}
 	}
@@ -123,7 +123,7 @@ func deliverWants(m *Model, cmd tea.Cmd) tea.Cmd {
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
 		case snapshotWantMsg, diffWantMsg:
-			_, next := m.Update(msg)
+			next := m.Update(msg)
 			rest = append(rest, next)
 		default:
 			rest = append(rest, func() tea.Msg { return msg })
@@ -136,7 +136,7 @@ func deliverWants(m *Model, cmd tea.Cmd) tea.Cmd {
 func pressRun(t *testing.T, m *Model, ks ...string) (raw []string) {
 	t.Helper()
 	for _, k := range ks {
-		_, cmd := m.Update(keyMsg(k))
+		cmd := m.Update(keyMsg(k))
 		raw = append(raw, runCmds(t, m, cmd)...)
 	}
 	return raw
@@ -340,7 +340,7 @@ func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
 	}
 	// Opening asks the root for the snapshot; the root starts the fetch
 	// and the spinner; the screen says it loads.
-	_, cmd := m.Update(keyMsg("a"))
+	cmd := m.Update(keyMsg("a"))
 	cmd = deliverWants(m, cmd)
 	if m.env.snaps.loading != 1 || len(timers) != 1 {
 		t.Fatalf("a fetch and one spinner tick: loading %d, timers %v", m.env.snaps.loading, timers)

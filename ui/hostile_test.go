@@ -41,7 +41,7 @@ func TestLongWordDetailsStayResponsive(t *testing.T) {
 		if got := strings.Join(screenLines(m), "\n"); !strings.Contains(got, "laying out") {
 			t.Fatalf("the screen while laying out:\n%s", got)
 		}
-		_, c := m.Update(keyMsg(quit))
+		c := m.Update(keyMsg(quit))
 		if c == nil {
 			t.Fatalf("%s: no command", quit)
 		}
@@ -56,7 +56,7 @@ func TestLongWordDetailsStayResponsive(t *testing.T) {
 	m := newTestModel(t, "", 120, 40, Config{Store: s})
 	m.openDetail(Selection{Event: ev})
 	first := m.sizeOverlay()
-	_, second := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	second := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	if second == nil {
 		t.Fatal("a resize did not ask for a new layout")
 	}

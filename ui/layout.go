@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // Layout. The root does all the arithmetic and hands each pane its box.
@@ -131,15 +131,13 @@ func (m *Model) paneAt(x, y int) (int, bool) {
 }
 
 // View renders the screen.
-func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	if m.mouse {
-		v.MouseMode = tea.MouseModeCellMotion
-	}
-	v.WindowTitle = m.windowTitle()
-	v.ReportFocus = m.alerts.ReportFocus()
-	return v
+func (m *Model) View() string { return m.render() }
+
+// Frame is the window title (the run's short id and state), the mouse
+// when --mouse asked for it, and focus reports while notifications are
+// asked for (Config.Alerts).
+func (m *Model) Frame() screen.Frame {
+	return screen.Frame{Title: m.windowTitle(), Mouse: m.mouse, ReportFocus: m.alerts.ReportFocus()}
 }
 
 // windowTitle is "firewatch 1a2b3c4d running": sanitised, no server text

@@ -311,12 +311,12 @@ func (m *Model) armTicks() tea.Cmd {
 // Update handles one message. After it, relayout gives every pane and the
 // overlay (if any) its box — View only draws — and the loading spinner is
 // armed while a snapshot loads.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if m.debug != nil {
 		fmt.Fprintf(m.debug, "%s ui: %T\n", time.Now().Format("15:04:05.000"), msg)
 	}
 	cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.relayout(), m.armSpin())
+	return tea.Batch(cmd, m.relayout(), m.armSpin())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 func TestEverySizeIsWholeAndAligned(t *testing.T) {
@@ -102,14 +103,14 @@ func TestNoColourAndASCII(t *testing.T) {
 
 func TestMouseOnlyWhenAsked(t *testing.T) {
 	m := newTestModel(t, "running.json", 120, 40, Config{})
-	if m.View().MouseMode != tea.MouseModeNone {
+	if (screen.Root{S: m}).View().MouseMode != tea.MouseModeNone {
 		t.Fatal("the mouse must be off by default (text selection over SSH)")
 	}
 	m = newTestModel(t, "running.json", 120, 40, Config{Mouse: true})
-	if m.View().MouseMode == tea.MouseModeNone {
+	if (screen.Root{S: m}).View().MouseMode == tea.MouseModeNone {
 		t.Fatal("--mouse should turn the mouse on")
 	}
-	if !m.View().AltScreen {
+	if !(screen.Root{S: m}).View().AltScreen {
 		t.Fatal("the UI uses the alternate screen")
 	}
 	// A click on a tool call row focuses the pane and selects the row.
@@ -181,7 +182,7 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 				t.Fatalf("%s: %q reached the screen", where, bad)
 			}
 		}
-		title := m.View().WindowTitle
+		title := m.Frame().Title
 		for _, r := range title {
 			if r < 0x20 || r > 0x7e {
 				t.Fatalf("%s: window title %q", where, title)

@@ -1094,6 +1094,3 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, append(keys, k.Back, k.Help, k.Quit)}
 }
 
-// ReportFocus is the view's ReportFocus: on while notifications are asked
-// for (Config.Alerts).
-func (m *Model) ReportFocus() bool { return m.alerts.ReportFocus() }

@@ -4,18 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/text"
+	fwscreen "github.com/firewatch/firewatch/ui/screen"
 )
 
 // View renders the screen.
-func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	v.WindowTitle = "firewatch interact " + m.shortID()
-	return v
+func (m *Model) View() string { return m.render() }
+
+// Frame is the window title: the console and the scrape's short id.
+func (m *Model) Frame() fwscreen.Frame {
+	return fwscreen.Frame{Title: "firewatch interact " + m.shortID()}
 }
 
 func (m *Model) shortID() string {

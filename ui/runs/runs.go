@@ -146,6 +146,8 @@ type Model struct {
 	// life ends with the program showing the screen (Run): its requests
 	// and timers end with it.
 	life context.Context
+	// reopening: Run shows the screen again (it has rows): Init is Reopen.
+	reopening bool
 
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
@@ -222,8 +224,12 @@ type (
 )
 
 // Init asks for the first page (one request) and, for the team figures in
-// the header, the token usage and active crawls.
+// the header, the token usage and active crawls; for a screen coming back
+// (Run with a Model that has rows), it is Reopen.
 func (m *Model) Init() tea.Cmd {
+	if m.reopening {
+		return m.Reopen()
+	}
 	return tea.Batch(m.fetchPage(time.Time{}, false), m.fetchTeam())
 }
 

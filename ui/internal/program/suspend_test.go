@@ -51,7 +51,7 @@ func TestCtrlZSuspendsEveryScreen(t *testing.T) {
 
 	m := interact.New(interact.Config{ScrapeID: srv.ScrapeIDs[0], Backend: interact.ClientBackend(c, srv.ScrapeIDs[0]), NoColor: true})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	if _, cmd := m.Update(ctrlZ); !isSuspend(cmd) {
+	if cmd := m.Update(ctrlZ); !isSuspend(cmd) {
 		t.Error("interact console: ctrl+z does not suspend")
 	}
 	if !helps(interact.DefaultKeyMap().FullHelp()) {
