@@ -100,7 +100,7 @@ func armConfirm(t *testing.T, m *Model) {
 	if !ok {
 		t.Fatalf("no confirmation: %T", m.overlay)
 	}
-	m.Update(confirmArmMsg{v: v})
+	m.Update(v.q.Arm())
 }
 
 // The cancel confirmation costs money: keys typed ahead (queued before it

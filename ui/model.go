@@ -429,9 +429,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case openDetailMsg:
 		m.openDetail(msg.sel)
 		return nil
-	case confirmArmMsg:
-		msg.v.armed = true
-		return nil
 	case tea.ResumeMsg:
 		// Back from a suspend: draw the whole screen again.
 		return tea.ClearScreen

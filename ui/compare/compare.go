@@ -116,8 +116,7 @@ func New(cfg Config) *Model {
 		crossed: map[string]bool{}}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
-		scroll.ASCIIHelp(&m.keys.Up)
-		scroll.ASCIIHelp(&m.keys.Down)
+		m.keys.ASCII()
 	}
 	for _, s := range c.Crossed {
 		if n := cmp.GateMetric(s); n != "" {

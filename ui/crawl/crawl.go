@@ -31,8 +31,9 @@ import (
 	"github.com/firewatch/firewatch/ui/clipboard"
 	"github.com/firewatch/firewatch/ui/content"
 	"github.com/firewatch/firewatch/ui/internal/alert"
+	"github.com/firewatch/firewatch/ui/internal/confirm"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
-	"github.com/firewatch/firewatch/ui/internal/scroll"
+	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/remote"
 )
 
@@ -107,7 +108,6 @@ type Seen struct {
 // Defaults.
 const (
 	errorsEvery  = 10 * time.Second
-	confirmArm   = 150 * time.Millisecond
 	maxRows      = 500000 // pages kept; a crawl past it shows a note
 	batchMax     = 512    // updates taken from the watch per message
 	rateWindow   = time.Minute
@@ -177,8 +177,7 @@ type Model struct {
 
 	alerts *alert.Gate // Config.Alerts
 
-	confirming bool
-	armed      bool
+	question   *confirm.Question // the cancel confirmation while it is up
 	cancelling bool
 	// swallow: the question vanished (the crawl ended): the next key,
 	// meant as its answer, goes nowhere.
@@ -215,8 +214,10 @@ func New(cfg Config) (*Model, error) {
 		store: st, updates: make(chan tea.Msg, 64), bad: map[string]bool{}, started: cfg.Now(), status: "…", alerts: alert.New(cfg.Alerts)}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
-		scroll.ASCIIHelp(&m.keys.Up)
-		scroll.ASCIIHelp(&m.keys.Down)
+		m.keys.ASCII()
+	}
+	if cfg.Terminal != nil {
+		m.keys.Suspend.SetEnabled(false) // it would stop the process, and every session with it
 	}
 	g := content.GlamourDark
 	if cfg.NoColor {
@@ -266,7 +267,6 @@ type (
 		status string
 		err    error
 	}
-	armMsg   struct{}
 	tickMsg  struct{}
 	savedMsg struct {
 		path string
@@ -376,6 +376,11 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if cmd, ok := m.alerts.Update(msg); ok {
 		return cmd
 	}
+	if _, key := msg.(tea.KeyPressMsg); !key && m.question != nil {
+		if _, arming := m.question.Update(msg); arming {
+			return nil
+		}
+	}
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		return m.SetSize(msg.Width, msg.Height)
@@ -409,9 +414,6 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 		} else {
 			m.flash = "the service answered " + oneLine(msg.status) + ": the screen follows the crawl to its end"
 		}
-		return nil
-	case armMsg:
-		m.armed = true
 		return nil
 	case tickMsg:
 		var cmd tea.Cmd
@@ -590,26 +592,8 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 	if m.swallowed() {
 		return nil
 	}
-	if m.confirming {
-		if !m.armed {
-			return nil // typed ahead: not an answer
-		}
-		switch msg.String() {
-		case "y":
-			m.confirming, m.armed, m.cancelling = false, false, true
-			m.flash = "cancelling the crawl" + m.sym.Ellipsis
-			svc, id, to := m.cfg.Service, m.cfg.ID, m.cfg.Timeout
-			return func() tea.Msg {
-				ctx, cancel := context.WithTimeout(context.Background(), to)
-				defer cancel()
-				s, err := svc.CancelCrawl(ctx, id)
-				return cancelMsg{s, err}
-			}
-		case "n", "esc":
-			m.confirming, m.armed = false, false
-			m.flash = "not cancelled: the crawl goes on"
-		}
-		return nil
+	if m.question != nil {
+		return m.answer(msg)
 	}
 	if m.typing {
 		return m.editFilter(msg)
@@ -680,8 +664,41 @@ func (m *Model) key(msg tea.KeyPressMsg) tea.Cmd {
 		if m.cancelling {
 			return nil
 		}
-		m.confirming, m.armed = true, false
-		return tea.Tick(confirmArm, func(time.Time) tea.Msg { return armMsg{} })
+		return m.askCancel()
+	case key.Matches(msg, k.Suspend):
+		return program.Suspend
+	}
+	return nil
+}
+
+// askCancel puts the screens' one question (ui/internal/confirm) in place
+// of the list: cancel the crawl?
+func (m *Model) askCancel() tea.Cmd {
+	m.question = confirm.New("Cancel crawl "+describe.ShortID(m.cfg.ID)+" ("+describe.OneLine(m.status, 20)+")?",
+		"Asks the service to stop it (DELETE /v2/crawl/{id}). Pages already scraped stay billed; the screen follows it to cancelled.",
+		"yes, cancel the crawl", "no, keep it going")
+	arm := m.question.Arm()
+	return tea.Tick(confirm.ArmAfter, func(time.Time) tea.Msg { return arm })
+}
+
+// answer takes a key while the question is up: y cancels the crawl, n or
+// esc keep it going; a key before the question is armed is typed ahead,
+// not an answer.
+func (m *Model) answer(msg tea.KeyPressMsg) tea.Cmd {
+	switch a, _ := m.question.Update(msg); a {
+	case confirm.Yes:
+		m.question, m.cancelling = nil, true
+		m.flash = "cancelling the crawl" + m.sym.Ellipsis
+		svc, id, to := m.cfg.Service, m.cfg.ID, m.cfg.Timeout
+		return func() tea.Msg {
+			ctx, cancel := context.WithTimeout(context.Background(), to)
+			defer cancel()
+			s, err := svc.CancelCrawl(ctx, id)
+			return cancelMsg{s, err}
+		}
+	case confirm.No:
+		m.question = nil
+		m.flash = "not cancelled: the crawl goes on"
 	}
 	return nil
 }
@@ -764,6 +781,8 @@ func (m *Model) View() string {
 	out = append(out, m.header()...)
 	if m.page != nil {
 		out = append(out[:min(len(out), 2)], m.page.render(w, h-3)...)
+	} else if m.question != nil {
+		out = append(out, m.question.Lines(m.st, w)...)
 	} else if m.showHelp {
 		out = append(out, m.helpLines()...)
 	} else {
@@ -984,9 +1003,6 @@ func (m *Model) listLines(h int) []string {
 		}
 		out = append(out, "   "+m.st.Muted.Render(msg))
 	}
-	if m.confirming {
-		out = m.confirmBox(out, h)
-	}
 	return out
 }
 
@@ -999,36 +1015,6 @@ func followTop(sel, top, n, h int) int {
 		top = sel - h + 1
 	}
 	return min(max(top, 0), max(n-h, 0))
-}
-
-// confirmBox draws the cancel question over the list.
-func (m *Model) confirmBox(out []string, h int) []string {
-	lines := []string{
-		"",
-		m.st.Bold.Render("  Cancel crawl " + describe.ShortID(m.cfg.ID) + " (" + describe.OneLine(m.status, 20) + ")?"),
-		"  Asks the service to stop it (DELETE /v2/crawl/{id}).",
-		"  Pages already scraped stay billed; the screen follows it to cancelled.",
-		"",
-	}
-	if m.armed {
-		lines = append(lines, "  "+m.st.Key.Render("y")+"  yes, cancel the crawl      "+m.st.Key.Render("n")+m.st.Muted.Render(" or ")+m.st.Key.Render("esc")+"  no, keep it going")
-	} else {
-		lines = append(lines, "")
-	}
-	lines = append(lines, "")
-	start := max(min(3, h-len(lines)), 0)
-	for len(out) < start+len(lines) {
-		out = append(out, "")
-	}
-	for i, l := range lines {
-		if start+i < len(out) {
-			out[start+i] = m.st.Selected.Render(ansi.Strip(fitLine(l, m.width)))
-			if m.armed && i == len(lines)-2 {
-				out[start+i] = fitLine(l, m.width)
-			}
-		}
-	}
-	return out
 }
 
 func codeText(n int) string {
@@ -1073,8 +1059,8 @@ func (m *Model) helpLines() []string {
 func (m *Model) ShortHelp() []key.Binding {
 	k := m.keys
 	switch {
-	case m.confirming:
-		return nil
+	case m.question != nil:
+		return m.question.HelpKeys()
 	case m.page != nil:
 		return append(m.page.shortHelp(), k.Copy, k.Save, k.Back)
 	case m.typing:
@@ -1091,6 +1077,6 @@ func (m *Model) ShortHelp() []key.Binding {
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
 	keys := append([]key.Binding{k.Open, k.Filter, k.Copy, k.Save}, m.cancelKey()...)
-	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, append(keys, k.Back, k.Help, k.Quit)}
+	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, append(keys, k.Back, k.Help, k.Quit, k.Suspend)}
 }
 

@@ -27,6 +27,7 @@ import (
 
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/internal/confirm"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/remote"
@@ -129,11 +130,9 @@ type Model struct {
 
 	// outcomes are the runs' outcomes as their traces say (SetOutcome).
 	outcomes map[string]string
-	// the cancel confirmation: the run asked about, armed once shown a
-	// moment, its tag.
-	confirmID    string
-	confirmArmed bool
-	confirmSeq   int
+	// the cancel confirmation and the run it asks about.
+	confirmID string
+	confirm   *confirm.Question
 	// a new run's prompt being typed (n).
 	composing bool
 	draft     string
@@ -185,6 +184,7 @@ func New(cfg Config) *Model {
 	m.tick = m.lifeTick
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
+		m.keys.ASCII()
 	}
 	if t := cfg.Terminal; t != nil {
 		if m.cfg.Getenv == nil {
