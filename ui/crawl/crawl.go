@@ -1079,4 +1079,3 @@ func (m *Model) FullHelp() [][]key.Binding {
 	keys := append([]key.Binding{k.Open, k.Filter, k.Copy, k.Save}, m.cancelKey()...)
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, append(keys, k.Back, k.Help, k.Quit, k.Suspend)}
 }
-
