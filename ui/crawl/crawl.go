@@ -147,7 +147,26 @@ type Model struct {
 	updates chan tea.Msg
 	cancel  context.CancelFunc
 
-	// the crawl
+	crawlState // what the watch said (watch.go)
+	rowState   // the pages and the filter (store.go)
+
+	page     *pageView
+	alerts   *alert.Gate // Config.Alerts
+	renderer *content.Renderer
+
+	question   *confirm.Question // the cancel confirmation while it is up
+	cancelling bool
+	// swallow: the question vanished (the crawl ended): the next key,
+	// meant as its answer, goes nowhere.
+	swallow bool
+
+	flash    string
+	showHelp bool
+	result   Result
+}
+
+// crawlState is the crawl as the watch told it.
+type crawlState struct {
 	status     string
 	completed  int
 	total      int
@@ -165,6 +184,12 @@ type Model struct {
 	storeErr   string
 	errorsNext time.Time
 
+	late, missing  int  // from the watch's stats, at its end
+	errorsAfterEnd bool // the failed pages shown were read after the end
+}
+
+// rowState is the list: its rows, the filter's view and the selection.
+type rowState struct {
 	rows   []row
 	bad    map[string]bool // failed and robots-blocked URLs shown
 	failed int
@@ -174,25 +199,6 @@ type Model struct {
 	top    int
 	filter string
 	typing bool
-
-	page *pageView
-
-	alerts *alert.Gate // Config.Alerts
-
-	question   *confirm.Question // the cancel confirmation while it is up
-	cancelling bool
-	// swallow: the question vanished (the crawl ended): the next key,
-	// meant as its answer, goes nowhere.
-	swallow bool
-
-	late, missing  int  // from the watch's stats, at its end
-	errorsAfterEnd bool // the failed pages shown were read after the end
-
-	flash    string
-	showHelp bool
-	result   Result
-
-	renderer *content.Renderer
 }
 
 type sample struct {
@@ -213,7 +219,8 @@ func New(cfg Config) (*Model, error) {
 		return nil, fmt.Errorf("crawl screen: a temporary file for the pages: %w", err)
 	}
 	m := &Model{cfg: cfg, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
-		store: st, updates: make(chan tea.Msg, 64), bad: map[string]bool{}, started: cfg.Now(), status: "…", alerts: alert.New(cfg.Alerts)}
+		store: st, updates: make(chan tea.Msg, 64), alerts: alert.New(cfg.Alerts),
+		crawlState: crawlState{started: cfg.Now(), status: "…"}, rowState: rowState{bad: map[string]bool{}}}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
 		m.keys.ASCII()
