@@ -3,9 +3,9 @@ package archive
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/go-json-experiment/json"
 	"strings"
 	"time"
 )
@@ -237,7 +237,7 @@ type bellPayload struct {
 	T string `json:"t"`
 	R string `json:"r"`
 	Q int64  `json:"q"`
-	F bool   `json:"f,omitempty"`
+	F bool   `json:"f,omitzero"`
 }
 
 // maxPayload is under PostgreSQL's bound on a NOTIFY payload (8000 bytes):

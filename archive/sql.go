@@ -3,7 +3,6 @@ package archive
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/jackc/pgx/v5"
 	"github.com/ncruces/go-sqlite3"
 )
@@ -395,14 +396,14 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 	}
 	var urls, schema, byAgent any
 	if m.URLs != nil {
-		b, _ := json.Marshal(m.URLs)
+		b, _ := json.Marshal(m.URLs, jsontext.AllowInvalidUTF8(true))
 		urls = string(b)
 	}
 	if m.Schema != nil {
 		schema = string(m.Schema)
 	}
 	if m.CreditsByAgent != nil {
-		b, _ := json.Marshal(m.CreditsByAgent)
+		b, _ := json.Marshal(m.CreditsByAgent, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 		byAgent = string(b)
 	}
 	var resEnc, res, sumEnc, sum any

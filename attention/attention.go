@@ -148,7 +148,6 @@ type st struct {
 	open     []*Item
 	byKey    map[string]*Item // open items
 	changes  []Change
-	quietMsg string
 }
 
 type agentState struct {

@@ -23,6 +23,7 @@ import (
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/ui/runs"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // faulty stands before a service and answers requests whose path starts
@@ -385,7 +386,7 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 
 	// The screen itself, scrolled to the end: the oldest run is there.
 	m := runs.New(runs.Config{Service: archiving.NewListing(nil, st, archive.Query{Service: "http://x"}), NoColor: true})
-	tm := teatest.NewTestModel(t, runs.Screen{M: m}, teatest.WithInitialTermSize(120, 40))
+	tm := teatest.NewTestModel(t, screen.Root{S: m}, teatest.WithInitialTermSize(120, 40))
 	// Down, a row at each look, until the last run is drawn (pages come
 	// as the selection nears the end of what is loaded).
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {

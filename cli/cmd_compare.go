@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 
@@ -117,7 +116,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
 		// The screen draws the comparison built above; the gate decides
 		// the exit code when it closes, as without it.
-		res, err := uicompare.Run(ctx, uicompare.Config{C: c, FailOn: co.FailOn, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
+		res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
 		return a.compareScreenEnd(ctx, c, res, err)
 	}
 	var out []byte
@@ -142,7 +141,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 
 // comparison reads both runs and compares them: what every output of
 // compare shows, the screen's included.
-func (a *app) comparison(ctx context.Context, refA, refB string, gates gates) (*comparison, error) {
+func (a *app) comparison(ctx context.Context, refA, refB string, gates compare.Gates) (*comparison, error) {
 	base, rb, err := a.loadSide(ctx, refA)
 	if err != nil {
 		return nil, err
@@ -152,37 +151,31 @@ func (a *app) comparison(ctx context.Context, refA, refB string, gates gates) (*
 		return nil, err
 	}
 	c := compare.Build(base, cand, rb, rc)
-	c.Crossed = gates.check(c)
-	if c.Crossed == nil {
-		c.Crossed = []string{}
-	}
+	c.Apply(gates)
 	a.warnUnusedTools(gates, c)
 	return c, nil
 }
 
-// warnUnusedTools says of each --fail-on threshold on a tool that neither
-// run called that it did not apply: it can only cross when a candidate
-// calls that tool, so a misspelt name would make the gate pass for ever.
-// A warning, not an error: a gate on a tool the baseline does not use (to
-// catch a candidate that starts using it) is a gate that makes sense.
-func (a *app) warnUnusedTools(gs gates, c *comparison) {
-	var used []string
-	for _, m := range c.Metrics {
-		if tool, ok := strings.CutPrefix(m.Name, "toolCalls:"); ok {
-			used = append(used, tool)
-		}
+// parseFailOn reads --fail-on (compare.ParseFailOn); a wrong item is bad
+// usage, exit 2.
+func parseFailOn(s string) (compare.Gates, error) {
+	g, err := compare.ParseFailOn(s)
+	if err != nil {
+		return nil, asUsage(err)
 	}
-	for _, g := range gs {
-		tool, ok := strings.CutPrefix(g.metric, "toolCalls:")
-		if !ok || slices.Contains(used, tool) {
-			continue
-		}
+	return g, nil
+}
+
+// warnUnusedTools says of each --fail-on threshold on a tool that neither
+// run called (compare.Gates.Unused) that it did not apply.
+func (a *app) warnUnusedTools(gs compare.Gates, c *comparison) {
+	for _, u := range gs.Unused(c) {
 		called := "neither called any tool"
-		if len(used) > 0 {
-			called = "they called " + strings.Join(used, ", ")
+		if len(u.Called) > 0 {
+			called = "they called " + strings.Join(u.Called, ", ")
 		}
 		fmt.Fprintf(a.stderr, "firewatch: compare: --fail-on %s: neither run called %s (%s); it crosses only when a candidate calls it\n",
-			text.Sanitize(g.spec), text.Sanitize(tool), a.secrets.Sanitize(called))
+			text.Sanitize(u.Gate.Spec), text.Sanitize(u.Tool), a.secrets.Sanitize(called))
 	}
 }
 
@@ -230,94 +223,6 @@ func (a *app) loadSide(ctx context.Context, ref string) (*compareSide, *compare.
 		run.CreditsUsed = *f.CreditsUsed
 	}
 	return s, run, nil
-}
-
-// gate is one --fail-on threshold.
-type gate struct {
-	spec    string
-	metric  string // "" for outcome
-	limit   float64
-	percent bool
-}
-
-type gates []gate
-
-// parseFailOn reads --fail-on: METRIC:+N%, METRIC:+N, METRIC:-N%, METRIC:-N
-// or outcome, comma-separated; the threshold is after the last colon.
-func parseFailOn(s string) (gates, error) {
-	var out gates
-	if strings.TrimSpace(s) == "" {
-		return nil, nil
-	}
-	known := map[string]bool{"durationMs": true, "creditsUsed": true, "tokensUsed": true, "agents": true, "toolCalls": true, "errors": true, "attention": true}
-	for _, item := range strings.Split(s, ",") {
-		item = strings.TrimSpace(item)
-		if item == "outcome" {
-			out = append(out, gate{spec: item})
-			continue
-		}
-		i := strings.LastIndexByte(item, ':')
-		if i <= 0 {
-			return nil, badUsage("--fail-on %q: each item is METRIC:+N%%, METRIC:+N, METRIC:-N%%, METRIC:-N or outcome", text.Sanitize(item))
-		}
-		name, th := item[:i], item[i+1:]
-		if !known[name] && !(strings.HasPrefix(name, "toolCalls:") && len(name) > len("toolCalls:")) {
-			return nil, badUsage("--fail-on %q: unknown metric %q (durationMs, creditsUsed, tokensUsed, agents, toolCalls, errors, attention, toolCalls:<toolName>)", text.Sanitize(item), text.Sanitize(name))
-		}
-		g := gate{spec: item, metric: name}
-		if th == "" || (th[0] != '+' && th[0] != '-') {
-			return nil, badUsage("--fail-on %q: the threshold needs a sign (+20%% or -5)", text.Sanitize(item))
-		}
-		if strings.HasSuffix(th, "%") {
-			g.percent, th = true, strings.TrimSuffix(th, "%")
-		}
-		v, err := strconv.ParseFloat(th, 64)
-		if err != nil || math.IsNaN(v) || math.IsInf(v, 0) || v == 0 {
-			return nil, badUsage("--fail-on %q: %q is not a non-zero number", text.Sanitize(item), text.Sanitize(th))
-		}
-		g.limit = v
-		out = append(out, g)
-	}
-	return out, nil
-}
-
-// check returns the thresholds c crosses.
-func (gs gates) check(c *comparison) []string {
-	var crossed []string
-	for _, g := range gs {
-		if g.metric == "" {
-			b, cand := deref(c.Baseline.Outcome), deref(c.Candidate.Outcome)
-			if compare.OutcomeCrossed(b, cand) {
-				crossed = append(crossed, g.spec)
-			}
-			continue
-		}
-		var m *compareMetric
-		for i := range c.Metrics {
-			if c.Metrics[i].Name == g.metric {
-				m = &c.Metrics[i]
-			}
-		}
-		if m == nil {
-			// A tool neither run called: 0 against 0.
-			m = &compareMetric{Name: g.metric}
-		}
-		d := m.Delta
-		if g.percent {
-			switch {
-			case m.Baseline == 0 && d == 0:
-				continue
-			case m.Baseline == 0:
-				d = math.Inf(int(math.Copysign(1, d)))
-			default:
-				d = d / math.Abs(m.Baseline) * 100
-			}
-		}
-		if g.limit > 0 && d > g.limit || g.limit < 0 && d < g.limit {
-			crossed = append(crossed, g.spec)
-		}
-	}
-	return crossed
 }
 
 func deref(s *string) string {

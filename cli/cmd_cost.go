@@ -101,11 +101,6 @@ func (s *microSum) add(c uint64) {
 	s.hi += carry
 }
 
-func (s microSum) sub(t microSum) microSum {
-	lo, borrow := bits.Sub64(s.lo, t.lo, 0)
-	return microSum{s.hi - t.hi - borrow, lo}
-}
-
 func (s microSum) cmp(t microSum) int {
 	if c := cmp.Compare(s.hi, t.hi); c != 0 {
 		return c

@@ -9,7 +9,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/export"
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 type reportOptions struct {
@@ -111,6 +111,6 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 	if err := os.WriteFile(o.File, buf.Bytes(), 0o644); err != nil {
 		return &outputError{name: "--file " + o.File, err: err}
 	}
-	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", model.Sanitize(s.Run().ID), o.File)
+	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", text.Sanitize(s.Run().ID), o.File)
 	return nil
 }

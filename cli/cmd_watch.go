@@ -10,8 +10,8 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/follow"
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -135,7 +135,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		if st, err := client.Status(rctx, jobID); err != nil {
 			w.Debug.Printf("the run's status: %v", err)
 		} else {
-			req.Model, told = model.Sanitize(st.Model), archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, poller.Lookup{Status: st})
+			req.Model, told = text.Sanitize(st.Model), archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, poller.Lookup{Status: st})
 		}
 		cancel()
 	}

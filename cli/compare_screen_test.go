@@ -18,6 +18,7 @@ import (
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
 	uicompare "github.com/firewatch/firewatch/ui/compare"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // TestCompareScreen: the compare screen on two recordings of the simulator
@@ -53,8 +54,8 @@ func TestCompareScreen(t *testing.T) {
 		t.Fatalf("the screen's comparison differs from --output json's:\n%s\n---\n%s", b, jsonOut)
 	}
 
-	m := uicompare.New(uicompare.Config{C: c, FailOn: "outcome", NoColor: true})
-	tm := teatest.NewTestModel(t, uicompare.Screen{M: m}, teatest.WithInitialTermSize(120, 40))
+	m := uicompare.New(uicompare.Config{C: c, Gates: gates, NoColor: true})
+	tm := teatest.NewTestModel(t, screen.Root{S: m}, teatest.WithInitialTermSize(120, 40))
 	// Each wait reads the output drawn since the last one: all of what
 	// is waited for must be new.
 	wait := func(what ...string) {
@@ -77,8 +78,7 @@ func TestCompareScreen(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: '4', Text: "4"})
 	wait("No final results to compare")
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(uicompare.Screen)
-	res := fm.M.Result()
+	res := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(screen.Root).S.(*uicompare.Model).Result()
 	if res.Interrupted {
 		t.Fatal("q counted as an interrupt")
 	}
@@ -151,7 +151,7 @@ func TestCompareScreenHostile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	tm := teatest.NewTestModel(t, uicompare.Screen{M: uicompare.New(uicompare.Config{C: c})}, teatest.WithInitialTermSize(100, 30))
+	tm := teatest.NewTestModel(t, screen.Root{S: uicompare.New(uicompare.Config{C: c})}, teatest.WithInitialTermSize(100, 30))
 	var out bytes.Buffer
 	read := func(what string) {
 		t.Helper()

@@ -12,7 +12,6 @@ import (
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/follow"
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -121,7 +120,7 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 func (le *liveExport) failed(err error) {
 	if le.defer_ {
 		select {
-		case le.notes <- "OTLP export failed (the watch goes on): " + model.Sanitize(err.Error()):
+		case le.notes <- "OTLP export failed (the watch goes on): " + text.Sanitize(err.Error()):
 		default:
 		}
 		return
@@ -129,7 +128,7 @@ func (le *liveExport) failed(err error) {
 	le.mu.Lock()
 	defer le.mu.Unlock()
 	le.reported = true
-	fmt.Fprintf(le.stderr, "firewatch: OTLP export failed (the watch goes on): %s\n", model.Sanitize(err.Error()))
+	fmt.Fprintf(le.stderr, "firewatch: OTLP export failed (the watch goes on): %s\n", text.Sanitize(err.Error()))
 }
 
 // finish sends the last spans (bounded by otlpFlush) and reports a
@@ -149,7 +148,7 @@ func (le *liveExport) finish() {
 	defer le.mu.Unlock()
 	switch {
 	case st.Err != nil && !le.reported:
-		fmt.Fprintf(le.stderr, "firewatch: OTLP export to %s failed: %d spans not delivered: %s\n", st.Endpoint, st.Failed, model.Sanitize(st.Err.Error()))
+		fmt.Fprintf(le.stderr, "firewatch: OTLP export to %s failed: %d spans not delivered: %s\n", st.Endpoint, st.Failed, text.Sanitize(st.Err.Error()))
 	case st.Err == nil && st.Spans > 0:
 		// The trace id finds the run in the backend.
 		fmt.Fprintf(le.stderr, "firewatch: OTLP: %d spans sent to %s (trace id %s)\n", st.Spans, st.Endpoint, st.TraceID)

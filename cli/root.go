@@ -19,7 +19,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -135,7 +134,7 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		if !said(err) {
 			// Messages can quote arguments, file contents or the service:
 			// nothing raw reaches the terminal.
-			fmt.Fprintf(a.stderr, "firewatch: %s\n", model.Sanitize(err.Error()))
+			fmt.Fprintf(a.stderr, "firewatch: %s\n", text.Sanitize(err.Error()))
 		}
 		if !ours(err) {
 			// cobra's own errors: unknown command or flag, arguments.

@@ -3,9 +3,11 @@
 // built once, by Build, from each run's store and summary figures: metrics
 // (baseline, candidate, delta, delta %), agents aligned by name and role,
 // each aligned agent's tool calls aligned step by step, and the final
-// results diffed as JSON (with ui/diff, whose view the screen reuses).
+// results diffed as JSON (with linediff, whose Result the screen's diff view
+// shows). The --fail-on gate is here too (gate.go): its grammar, its check
+// and the list of metrics it knows, for the command and the screen alike.
 //
-// Pure: no I/O, no clock, no terminal.
+// Pure: no I/O, no clock, no terminal, nothing of the UI.
 package compare
 
 import (
@@ -13,13 +15,12 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/firewatch/firewatch/linediff"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
-	"github.com/firewatch/firewatch/ui/diff"
 )
 
 // Side is one run of a comparison, as the JSON names it: its figures as
@@ -101,7 +102,7 @@ type Result struct {
 	Removed int      `json:"removed"`
 	Diff    []string `json:"diff"` // "+ line", "- line", "  line", "… n unchanged lines"
 	// Computed is the diff the lines were written from, for the diff view.
-	Computed diff.Result `json:"-"`
+	Computed linediff.Result `json:"-"`
 }
 
 // Comparison is two runs compared.
@@ -159,13 +160,13 @@ func Build(b, c *Side, rb, rc *Run) *Comparison {
 		}
 		cmp.Metrics = append(cmp.Metrics, m)
 	}
-	add("durationMs", dur(rb), dur(rc))
-	add("creditsUsed", rb.CreditsUsed, rc.CreditsUsed)
-	add("tokensUsed", rb.TokensUsed, rc.TokensUsed)
-	add("agents", float64(rb.Agents), float64(rc.Agents))
-	add("toolCalls", float64(rb.ToolCalls), float64(rc.ToolCalls))
-	add("errors", float64(rb.Errors), float64(rc.Errors))
-	add("attention", float64(rb.Attention), float64(rc.Attention))
+	add(MetricDuration, dur(rb), dur(rc))
+	add(MetricCredits, rb.CreditsUsed, rc.CreditsUsed)
+	add(MetricTokens, rb.TokensUsed, rc.TokensUsed)
+	add(MetricAgents, float64(rb.Agents), float64(rc.Agents))
+	add(MetricToolCalls, float64(rb.ToolCalls), float64(rc.ToolCalls))
+	add(MetricErrors, float64(rb.Errors), float64(rc.Errors))
+	add(MetricAttention, float64(rb.Attention), float64(rc.Attention))
 	bt, ct := rb.toolCounts(), rc.toolCounts()
 	var names []string
 	for n := range bt {
@@ -178,7 +179,7 @@ func Build(b, c *Side, rb, rc *Run) *Comparison {
 	}
 	slices.Sort(names)
 	for _, n := range names {
-		add("toolCalls:"+n, float64(bt[n]), float64(ct[n]))
+		add(ToolMetricPrefix+n, float64(bt[n]), float64(ct[n]))
 	}
 
 	// Agents aligned by name and role, in the baseline's order then the
@@ -257,15 +258,15 @@ func Build(b, c *Side, rb, rc *Run) *Comparison {
 	}
 
 	if rb.Result != nil && rc.Result != nil {
-		r := diff.Compute(model.KindJSON, string(rb.Result), string(rc.Result), diff.DefaultContext)
+		r := linediff.Compute(model.KindJSON, string(rb.Result), string(rc.Result), linediff.DefaultContext)
 		cr := &Result{Same: r.Same(), Added: r.Added, Removed: r.Removed, Diff: []string{}, Computed: r}
 		for _, l := range r.Lines {
 			switch l.Op {
-			case diff.Insert:
+			case linediff.Insert:
 				cr.Diff = append(cr.Diff, "+ "+l.Text)
-			case diff.Delete:
+			case linediff.Delete:
 				cr.Diff = append(cr.Diff, "- "+l.Text)
-			case diff.Gap:
+			case linediff.Gap:
 				cr.Diff = append(cr.Diff, fmt.Sprintf("… %d unchanged lines", l.Skipped))
 			default:
 				cr.Diff = append(cr.Diff, "  "+l.Text)
@@ -348,29 +349,6 @@ func JSONEqual(a, b jsontext.Value) bool {
 		return bytes.Equal(a, b)
 	}
 	return bytes.Equal(x, y)
-}
-
-// OutcomeGate is the --fail-on item that compares the outcomes.
-const OutcomeGate = "outcome"
-
-// GateMetric is the metric a --fail-on item ("creditsUsed:+20%",
-// "toolCalls:mcp__tools__scrape:+3") is about: what is before its last
-// colon; OutcomeGate for "outcome"; "" when it names none.
-func GateMetric(spec string) string {
-	if spec == OutcomeGate {
-		return OutcomeGate
-	}
-	i := strings.LastIndexByte(spec, ':')
-	if i <= 0 {
-		return ""
-	}
-	return spec[:i]
-}
-
-// OutcomeCrossed reports whether the candidate's outcome crosses the
-// outcome gate: it differs from the baseline's and is not succeeded.
-func OutcomeCrossed(baseline, candidate string) bool {
-	return baseline != candidate && candidate != string(model.OutcomeSucceeded)
 }
 
 // StepsOf is the steps of the agent at index i of c.Agents.

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/google/uuid"
+
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
@@ -281,22 +283,8 @@ func ShortID(id string) string {
 
 // isUUIDv7 reports whether id is a UUID of version 7 in its canonical form.
 func isUUIDv7(id string) bool {
-	if len(id) != 36 || id[14] != '7' {
-		return false
-	}
-	for i := 0; i < len(id); i++ {
-		c := id[i]
-		switch {
-		case i == 8 || i == 13 || i == 18 || i == 23:
-			if c != '-' {
-				return false
-			}
-		case '0' <= c && c <= '9', 'a' <= c && c <= 'f', 'A' <= c && c <= 'F':
-		default:
-			return false
-		}
-	}
-	return true
+	u, err := uuid.Parse(id)
+	return err == nil && len(id) == 36 && u.Version() == 7
 }
 
 // Count is "1 item", "12 items", "1,204 items".

@@ -51,7 +51,7 @@ func OneLine(s string, max int) string {
 		}
 		s, cut = s[:i], true
 	}
-	s = model.Sanitize(s)
+	s = text.Sanitize(s)
 	if needsCollapse(s) {
 		s = strings.Join(strings.Fields(s), " ")
 	}

@@ -43,17 +43,21 @@ func TestAttention(t *testing.T) {
 	for _, tc := range []struct {
 		scenario, kind, agent, line string
 		capAssumed                  bool
+		args                        []string
 	}{
-		{"research", "", "", "", true},
-		{"stall", "stall", "docs-analyst", "! stall  docs-analyst  no event for", true},
-		{"hang", "slow-tool", "source-verifier", "! slow-tool  source-verifier  mcp__tools__scrape running for", true},
-		{"loop", "loop", "pricing-researcher", "! loop  pricing-researcher  mcp__tools__search called 3 times with the same parameters", true},
-		{"burn", "budget", "", "! budget  run  at ", false},
+		{"research", "", "", "", true, nil},
+		// The agent is silent about 75 s: past a 60 s threshold by 0.75 s
+		// of real time at speed 20, which a busy machine can miss between
+		// two looks; past 30 s by 2.25 s.
+		{"stall", "stall", "docs-analyst", "! stall  docs-analyst  no event for", true, []string{"--stall", "30s"}},
+		{"hang", "slow-tool", "source-verifier", "! slow-tool  source-verifier  mcp__tools__scrape running for", true, nil},
+		{"loop", "loop", "pricing-researcher", "! loop  pricing-researcher  mcp__tools__search called 3 times with the same parameters", true, nil},
+		{"burn", "budget", "", "! budget  run  at ", false, nil},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			t.Parallel()
 			sum := filepath.Join(t.TempDir(), "sum.json")
-			r := runFW(t, baseEnv(), runLimit, "demo", "--scenario", tc.scenario, "--speed", "20", "-o", "plain", "--summary", sum)
+			r := runFW(t, baseEnv(), runLimit, append([]string{"demo", "--scenario", tc.scenario, "--speed", "20", "-o", "plain", "--summary", sum}, tc.args...)...)
 			if r.code != 0 && !(tc.scenario == "burn" && r.code == 5) {
 				t.Fatalf("exit %d\n%s", r.code, r)
 			}
@@ -141,17 +145,19 @@ func TestAttentionUsageErrors(t *testing.T) {
 }
 
 // TestAttentionReplay: replaying a recording raises the same items, with
-// the same times and credits per agent, as the live watch did.
+// the same times and credits per agent, as the live watch did. The agent
+// is silent 3.75 s at speed 20: well past the 2 s asked for, on a busy
+// machine too.
 func TestAttentionReplay(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"stall"}, Speed: 20})
 	dir := t.TempDir()
 	rec, live, re := filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "live.json"), filepath.Join(dir, "replayed.json")
-	r := runFW(t, simEnv(srv), runLimit, "watch", srv.Jobs[0].ID, "-o", "plain", "--interval", "100ms", "--stall", "3s", "--record", rec, "--summary", live)
+	r := runFW(t, simEnv(srv), runLimit, "watch", srv.Jobs[0].ID, "-o", "plain", "--interval", "100ms", "--stall", "2s", "--record", rec, "--summary", live)
 	if r.code != 0 || !strings.Contains(r.stdout, "! stall  docs-analyst") {
 		t.Fatalf("live watch: exit %d\n%s", r.code, r)
 	}
-	rr := runFW(t, baseEnv(), runLimit, "replay", rec, "-o", "plain", "--stall", "3s", "--summary", re)
+	rr := runFW(t, baseEnv(), runLimit, "replay", rec, "-o", "plain", "--stall", "2s", "--summary", re)
 	if rr.code != 0 {
 		t.Fatalf("replay: exit %d\n%s", rr.code, rr)
 	}

@@ -15,6 +15,7 @@ import (
 // TestInteractOneShot runs one call per exit code of the one-shot form,
 // and the usage errors, against the simulator. Usage errors send nothing.
 func TestInteractOneShot(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1e4, Scrapes: 1})
 	id := srv.ScrapeIDs[0]
 	env := simEnv(srv)
@@ -111,6 +112,7 @@ func startIn(t *testing.T, env []string, stdin string, args ...string) *proc {
 // TestScrapeInteractStop is the whole flow: scrape a page, run code in
 // its browser, stop the session; afterwards the session is gone.
 func TestScrapeInteractStop(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1e4, Scrapes: -1})
 	env := simEnv(srv)
 	r := runFW(t, env, 20*time.Second, "scrape", "https://acme.dev/pricing", "--formats", "markdown,links")
@@ -164,6 +166,7 @@ func TestScrapeInteractStop(t *testing.T) {
 }
 
 func TestScrapeAndPreviewUsage(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1e4})
 	env := simEnv(srv)
 	bad := filepath.Join(t.TempDir(), "bad.json")

@@ -74,6 +74,7 @@ func (tr *trap) requests() []string {
 // made no request. It skips when no browser is installed (.ci/run installs
 // Debian's chromium).
 func TestReportInBrowser(t *testing.T) {
+	t.Parallel()
 	browser := findBrowser()
 	if browser == "" {
 		t.Skip("no Chromium or Chrome on PATH (apt-get install chromium): the report is not checked in a browser")

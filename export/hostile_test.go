@@ -95,6 +95,7 @@ func hostileStore(t testing.TB) *model.Store {
 // TestReportHostileHTML: no service string becomes markup in the HTML
 // report, whatever context it lands in.
 func TestReportHostileHTML(t *testing.T) {
+	t.Parallel()
 	s := hostileStore(t)
 	var b bytes.Buffer
 	if err := Report(&b, s, FormatHTML, ReportOptions{Secrets: text.NewSecrets("fc-secretkey"), Result: &ResultContent{ArtifactID: "result", Kind: model.KindMarkdown, Content: strings.Join(hostile, "\n") + " fc-secretkey"}}); err != nil {
@@ -157,6 +158,7 @@ func TestReportHostileHTML(t *testing.T) {
 // TestReportHostileMarkdown: service strings stay text in the Markdown
 // report and cannot end or direct the mermaid block.
 func TestReportHostileMarkdown(t *testing.T) {
+	t.Parallel()
 	s := hostileStore(t)
 	var b bytes.Buffer
 	if err := Report(&b, s, FormatMarkdown, ReportOptions{Secrets: text.NewSecrets("fc-secretkey")}); err != nil {
@@ -201,6 +203,7 @@ func TestReportHostileMarkdown(t *testing.T) {
 // TestExportHostile: the spans of the hostile run carry the strings as
 // attribute values, never the live-view URL or the key.
 func TestExportHostile(t *testing.T) {
+	t.Parallel()
 	r := newReceiver(t)
 	exportTo(t, r, hostileStore(t), Options{Content: true, Secrets: text.NewSecrets("fc-secretkey")})
 	if r.contains("liveview.evil.test") {

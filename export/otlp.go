@@ -50,14 +50,14 @@ func ResolveEndpoint(flag string) (string, error) {
 	}
 	u, err := url.Parse(base)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return "", fmt.Errorf("%s %q: it must be an http:// or https:// URL", what, model.Sanitize(base))
+		return "", fmt.Errorf("%s %q: it must be an http:// or https:// URL", what, text.Sanitize(base))
 	}
 	if u.User != nil {
 		return "", fmt.Errorf("%s: put credentials in OTEL_EXPORTER_OTLP_HEADERS, not in the URL", what)
 	}
 	if p := u.Port(); p != "" {
 		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
-			return "", fmt.Errorf("%s %q: port %s is not between 1 and 65535", what, model.Sanitize(base), model.Sanitize(p))
+			return "", fmt.Errorf("%s %q: port %s is not between 1 and 65535", what, text.Sanitize(base), text.Sanitize(p))
 		}
 	}
 	if appendPath && !strings.HasSuffix(u.Path, tracesPath) {

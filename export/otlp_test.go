@@ -26,6 +26,7 @@ func nanos(t time.Time) uint64 { return uint64(t.UnixNano()) }
 // checks the span tree against the store's agent tree: names, kinds,
 // parents, attributes, statuses and the trace's own times.
 func TestSpanTree(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"succeeded.json", "failed.json", "running.json"} {
 		t.Run(name, func(t *testing.T) {
 			r := newReceiver(t)
@@ -185,6 +186,7 @@ func TestSpanTree(t *testing.T) {
 }
 
 func TestRunningFixtureHasLiveView(t *testing.T) {
+	t.Parallel()
 	s := loadFixture(t, "running.json")
 	if len(s.LiveSessions()) == 0 || s.LiveSessions()[0].LiveViewURL == "" {
 		t.Fatal("running.json has no live-view URL: the leak check in TestSpanTree checks nothing")
@@ -193,6 +195,7 @@ func TestRunningFixtureHasLiveView(t *testing.T) {
 
 // TestContent: parameters and results only when asked for; the key never.
 func TestContent(t *testing.T) {
+	t.Parallel()
 	s := loadFixture(t, "succeeded.json")
 	tc := s.ToolCalls()[0]
 	secret := "fc-" + strings.Repeat("5ec2e7", 5)
@@ -211,6 +214,7 @@ func TestContent(t *testing.T) {
 // TestSameIDsTwice: two exports of one run give the same trace, span ids
 // and content (the backend de-duplicates).
 func TestSameIDsTwice(t *testing.T) {
+	t.Parallel()
 	a, b := newReceiver(t), newReceiver(t)
 	exportTo(t, a, loadFixture(t, "failed.json"), Options{Version: "x"})
 	exportTo(t, b, loadFixture(t, "failed.json"), Options{Version: "x"})
@@ -282,6 +286,7 @@ func simRun(t *testing.T, scenario string, o Options, observe bool) ([]byte, *mo
 // it ended) end up identical, ids and all, to the export of the watch's
 // recording; the key and the live-view URLs never reach the endpoint.
 func TestLiveEqualsReplay(t *testing.T) {
+	t.Parallel()
 	live := newReceiver(t)
 	rec, s, st := simRun(t, sim.ScenarioResearch, Options{Endpoint: live.URL, BatchTimeout: 50 * time.Millisecond}, true)
 	if st.Err != nil || st.Failed != 0 {
@@ -306,6 +311,7 @@ func TestLiveEqualsReplay(t *testing.T) {
 // keeping its own store, ends with the same spans as the recording's
 // export.
 func TestLiveFeedEqualsReplay(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioFailure}, Speed: 300, Seed: 9, RateLimit: -1})
@@ -348,6 +354,7 @@ func TestLiveFeedEqualsReplay(t *testing.T) {
 // TestFailingEndpoint: an endpoint that does not answer neither blocks
 // the watch nor changes how it ends; the failure is reported once.
 func TestFailingEndpoint(t *testing.T) {
+	t.Parallel()
 	r := newReceiver(t)
 	hold := make(chan struct{})
 	r.mu.Lock()
@@ -434,6 +441,7 @@ func TestResolveEndpoint(t *testing.T) {
 // batch processor's bounded queue (an offline export ends them all at
 // once).
 func TestManySpans(t *testing.T) {
+	t.Parallel()
 	const calls = 5000
 	s := model.NewStore()
 	if _, err := s.Ingest(manyCalls(calls)); err != nil {
@@ -478,6 +486,7 @@ func manyCalls(n int) []byte {
 // spans than one flush, Close returns when its context ends, counts the
 // spans as not delivered, and races with nothing.
 func TestLiveCloseGivesUp(t *testing.T) {
+	t.Parallel()
 	r := newReceiver(t)
 	hold := make(chan struct{})
 	r.mu.Lock()

@@ -76,6 +76,7 @@ func TestRedirectStaysAtOrigin(t *testing.T) {
 // that is not protobuf took the spans: they are counted as exported, not
 // as "not delivered".
 func TestCollectorAnswerNotProtobuf(t *testing.T) {
+	t.Parallel()
 	var hits atomic.Int32
 	col := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		hits.Add(1)

@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	_ "embed"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"html/template"
 	"io"
@@ -331,7 +330,7 @@ func build(s *model.Store, o ReportOptions) *report {
 		res = &ResultContent{Kind: model.KindJSON, Content: string(f.Result)}
 	}
 	if res != nil {
-		c := clean(model.Sanitize(res.Content))
+		c := clean(text.Sanitize(res.Content))
 		if res.Kind == model.KindJSON {
 			if p, _ := pretty(clean, []byte(res.Content)); p != "" {
 				c = p
@@ -495,12 +494,11 @@ func pretty(clean func(string) string, v []byte) (string, bool) {
 	if v == nil {
 		return "", false
 	}
-	var buf bytes.Buffer
-	if err := json.Indent(&buf, v, "", "  "); err != nil {
-		buf.Reset()
-		buf.Write(v)
+	buf := jsontext.Value(bytes.Clone(v))
+	if err := buf.Indent(jsontext.WithIndent("  ")); err != nil {
+		buf = v
 	}
-	s := clean(model.Sanitize(buf.String()))
+	s := clean(text.Sanitize(string(buf)))
 	if len(s) > maxContent {
 		return cutUTF8(s, maxContent), true
 	}

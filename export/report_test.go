@@ -34,6 +34,7 @@ func golden(t *testing.T, name string, got []byte) {
 // TestReportGoldens: the HTML and Markdown reports of the research
 // (succeeded) and failure runs.
 func TestReportGoldens(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ fixture, name string }{
 		{"succeeded.json", "research"},
 		{"failed.json", "failure"},
@@ -61,6 +62,7 @@ func TestReportGoldens(t *testing.T) {
 // a loop: the same call with the same parameters again and again) and the
 // estimated credits per agent are in both reports.
 func TestReportAttention(t *testing.T) {
+	t.Parallel()
 	s := model.NewStore()
 	if _, err := s.Ingest(manyCalls(6)); err != nil {
 		t.Fatal(err)

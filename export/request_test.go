@@ -18,6 +18,7 @@ import (
 // prompt (cut short) and urls only with content; its name tells runs
 // apart. Resource attributes follow the conventions.
 func TestRunSpanRequest(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("Compare the pricing of five APIs. ", 200)
 	for _, content := range []bool{false, true} {
 		r := newReceiver(t)
@@ -57,6 +58,7 @@ func TestRunSpanRequest(t *testing.T) {
 // short have status Unset and say why in firecrawl.*; a failure is an
 // Error. Browser sessions carry their agent.
 func TestCancelIsNotAnError(t *testing.T) {
+	t.Parallel()
 	b, err := os.ReadFile(filepath.Join("..", "ui", "testdata", "failed.json"))
 	if err != nil {
 		t.Fatal(err)
@@ -114,6 +116,7 @@ func TestCancelIsNotAnError(t *testing.T) {
 // its cap: both reports say so, and the item is neither "still open" nor
 // cleared.
 func TestReportBudgetFromRequest(t *testing.T) {
+	t.Parallel()
 	bodies, maxCredits := attentiontest.SimPolls(t, sim.ScenarioBurn, 2*time.Second)
 	s := model.NewStore()
 	s.SetRequest(model.Request{MaxCredits: float64(maxCredits)})
@@ -144,6 +147,7 @@ func TestReportBudgetFromRequest(t *testing.T) {
 // Two runs the service started in the same minute have UUIDv7 ids with the
 // same first 8 characters: their run spans are still told apart.
 func TestRunNamesOfRunsStartedTogether(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{}
 	for _, id := range []string{"019b3da6-6c78-7178-99f3-5c79f815bdfa", "019b3da6-6c79-7a01-8c2e-0d4be2a91c37"} {
 		b := newBuilder(model.NewStore(), id, false, nil, model.Request{Model: "spark-2"})

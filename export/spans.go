@@ -3,11 +3,11 @@ package export
 import (
 	"crypto/sha256"
 	"encoding/binary"
-	"encoding/json"
 	"hash/fnv"
 	"strings"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.41.0"
@@ -169,7 +169,7 @@ func (b *builder) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue 
 		if len(p) > maxPromptAttr {
 			p = strings.ToValidUTF8(p[:maxPromptAttr], "") + "…"
 		}
-		msg, _ := json.Marshal([]map[string]any{{"role": "user", "parts": []map[string]string{{"type": "text", "content": p}}}})
+		msg, _ := json.Marshal([]map[string]any{{"role": "user", "parts": []map[string]string{{"type": "text", "content": p}}}}, json.Deterministic(true))
 		attrs = append(attrs, semconv.GenAIInputMessagesKey.String(string(msg)), keyInputValue.String(p))
 	}
 	if len(q.URLs) > 0 {
@@ -201,7 +201,7 @@ func (b *builder) factAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
 	}
 	attrs = append(attrs, keyAttention.Int(len(f.Attention)))
 	if len(f.CreditsByAgent) > 0 {
-		j, _ := json.Marshal(f.CreditsByAgent) // keys in order
+		j, _ := json.Marshal(f.CreditsByAgent, json.Deterministic(true)) // keys in order
 		attrs = append(attrs, keyByAgent.String(string(j)))
 	}
 	return attrs
@@ -622,7 +622,7 @@ func (sd *spanData) digest() uint64 {
 		put(uint64(len(kv)))
 		for _, a := range kv {
 			putS(string(a.Key))
-			putS(a.Value.Emit())
+			putS(a.Value.String())
 			put(uint64(a.Value.Type()))
 		}
 	}

@@ -16,6 +16,7 @@ import (
 // New connections from one address past the limit are closed before the
 // SSH handshake, and said once in the log, not once per connection.
 func TestPerAddressLimit(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) { c.PerIP = PerIP{Burst: 3, Every: time.Hour} })
 	for i := range 3 {
 		c, err := th.dial(gossh.PublicKeys(th.bob.Signer))
@@ -76,6 +77,7 @@ func TestSessionRequestsBounded(t *testing.T) {
 // The host key is made once, 0600 with its public half beside it, and the
 // same key is read back after; a key file others can read is refused.
 func TestHostKey(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "data", "hub_ed25519")
 	s1, made, err := HostKey(path)
 	if err != nil || !made {
@@ -114,6 +116,7 @@ func TestHostKey(t *testing.T) {
 // an operator's, keys with options are ignored and said, a file others can
 // write to is refused.
 func TestPeople(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	alice, bob, carol := sshtest.NewPerson(t, "alice"), sshtest.NewPerson(t, "bob"), sshtest.NewPerson(t, "carol")
 	evil := sshtest.NewPerson(t, "\x1b]0;pwned\x07eve\u202e")
@@ -169,6 +172,7 @@ func TestPeople(t *testing.T) {
 // What a client sends reaches the log inert, and the log never holds the
 // key: its user name with escape sequences, a command quoting the key.
 func TestLogIsInert(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, nil)
 	cfg := &gossh.ClientConfig{User: "\x1b[2J\x1b]0;owned\x07root\u202e", Auth: []gossh.AuthMethod{gossh.Password("x")},
 		HostKeyCallback: gossh.FixedHostKey(th.hostKey), Timeout: 10 * time.Second}

@@ -48,6 +48,7 @@ var colour = regexp.MustCompile(`\x1b\[[0-9;:]*(?:3[0-79]|4[0-79]|9[0-7]|10[0-7]
 // with and without NO_COLOR sent by the client (ssh -o SetEnv=NO_COLOR=1).
 // Without NO_COLOR the screen has colours; with it none, the text the same.
 func TestSessionScreenGoldens(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, sim.MaxSpeed) })
 	texts := map[string]string{}
 	styled := map[string]string{}
@@ -103,6 +104,7 @@ func fmtSize(w, h int) string { return fmt.Sprintf("%dx%d", w, h) }
 // A resize reaches the session's screen: opened at 80x24 and resized to
 // 120x40, it shows what a session opened at 120x40 shows.
 func TestSessionResize(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, sim.MaxSpeed) })
 	s := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24, "LANG=C.UTF-8")
 	s.WaitFor("expires")

@@ -22,6 +22,7 @@ import (
 // before anything is shown: no screen or command runs, and each refusal is
 // one line of the log saying why.
 func TestRefusedLogins(t *testing.T) {
+	t.Parallel()
 	var ran atomic.Int32
 	th := startHub(t, func(c *Config) {
 		c.Screens = func(context.Context, *Session) int { ran.Add(1); return 0 }
@@ -70,6 +71,7 @@ func TestRefusedLogins(t *testing.T) {
 // A viewer is told that only operators may change runs; an operator gets
 // the confirmation. The person's name is the key's comment.
 func TestViewerAndOperator(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, 1) })
 	bob := sshtest.OpenScreen(t, th.login(t, th.bob), 120, 40, "LANG=C.UTF-8")
 	bob.WaitFor("expires")
@@ -105,6 +107,7 @@ func TestViewerAndOperator(t *testing.T) {
 // and passes its exit status on as the SSH exit status; with neither a PTY
 // nor a command, the command runner decides (it refuses).
 func TestCommandSessions(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) {
 		c.Command = func(_ context.Context, s *Session) int {
 			fmt.Fprintf(s.Stdout, "%d words: %q\n", len(s.Args), s.Args)
@@ -157,6 +160,7 @@ func TestCommandSessions(t *testing.T) {
 // Past --max-sessions a session is refused with a reason, and the next one
 // is let in once a place is free.
 func TestMaxSessions(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) { c.MaxSessions = 1 })
 	first := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24)
 	deadline := time.Now().Add(10 * time.Second)
@@ -191,6 +195,7 @@ func TestMaxSessions(t *testing.T) {
 // A terminal session that sends no key for --idle-timeout ends, told why;
 // keys keep it open.
 func TestIdleTimeout(t *testing.T) {
+	t.Parallel()
 	const idle = 400 * time.Millisecond
 	th := startHub(t, func(c *Config) { c.IdleTimeout = idle })
 	typing := sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24)
@@ -216,6 +221,7 @@ func TestIdleTimeout(t *testing.T) {
 // Stopping the hub tells every session, gives each terminal back (the
 // screen leaves the alternate screen), and returns once they are gone.
 func TestShutdownTellsSessions(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, sim.MaxSpeed) })
 	screens := []*sshtest.Screen{
 		sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24, "LANG=C.UTF-8"),
@@ -343,6 +349,7 @@ func sessionGoroutines() (int, string) {
 // A session's keys reach its own screen only: another session's screen
 // does not move.
 func TestKeysStayInTheirSession(t *testing.T) {
+	t.Parallel()
 	th := startHub(t, func(c *Config) { c.Screens = simRuns(t, sim.MaxSpeed) })
 	a := sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24, "LANG=C.UTF-8")
 	b := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24, "LANG=C.UTF-8")

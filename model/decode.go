@@ -226,15 +226,15 @@ func NewDecoder() *Decoder {
 func (d *Decoder) SetRunID(id string) { d.runID = id }
 
 // KeepTop makes every Decode fill Poll.Top: a recorder gets the top-level
-// members as received from the pass that decodes the body, instead of
+// members as received (the secrets redacted) from the pass that decodes the body, instead of
 // reading the whole body a second time. Call it before the first Decode.
 func (d *Decoder) KeepTop() { d.keepTop = true }
 
-// keep stores a copy of v in *dst when the decoder keeps the top-level
+// keep stores a copy of v, redacted, in *dst when the decoder keeps the top-level
 // members and the member's name, as received, is want.
 func (d *Decoder) keep(dst *[]byte, name, want string, v jsontext.Value) {
 	if d.keepTop && name == want {
-		*dst = bytes.Clone(v)
+		*dst, _ = d.secrets.RedactJSON(bytes.Clone(v))
 	}
 }
 
@@ -504,7 +504,7 @@ func (d *Decoder) decode(body []byte) (*Poll, []*entry, []int, error) {
 
 // fieldName makes a member name from the body fit for an error message.
 func fieldName(s string) string {
-	s = Sanitize(s)
+	s = text.Sanitize(s)
 	if len(s) > 64 {
 		s = strings.ToValidUTF8(s[:64], "") + "…"
 	}
@@ -1318,7 +1318,7 @@ func (d *Decoder) internBytes(b []byte) string {
 	if s, ok := d.intern[string(b)]; ok {
 		return s
 	}
-	s := sanitizeBytes(b)
+	s := text.SanitizeBytes(b)
 	if len(d.intern) < 1<<16 {
 		d.intern[string(b)] = s
 	}
@@ -1467,9 +1467,9 @@ func describeSyntax(err error) string {
 		if errors.Is(se.Err, io.ErrUnexpectedEOF) {
 			return msgTruncated
 		}
-		return Sanitize(se.Err.Error())
+		return text.Sanitize(se.Err.Error())
 	}
-	return Sanitize(err.Error())
+	return text.Sanitize(err.Error())
 }
 
 func syntaxErrAt(dec *jsontext.Decoder, base int64, field string, err error) error {

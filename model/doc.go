@@ -17,7 +17,7 @@
 //     derived state, kept up to date by each merge.
 //
 // Every string from the server is sanitised once, as it is decoded (see
-// Sanitize); each event keeps its raw bytes for JSON output and export.
+// text.Sanitize); each event keeps its raw bytes for JSON output and export.
 // Every number is checked against its range in one place (see MaxCredits):
 // one out of range is not used and is reported once as a Flaw. Events that
 // cannot be used (a bad envelope, another run's, nested too deep, a changed

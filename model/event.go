@@ -152,7 +152,7 @@ type ArtifactRef struct {
 // Event is one trace event: the envelope, the payload of its type and the
 // exact bytes the server sent.
 //
-// Every string field is sanitised for a terminal (see Sanitize). Raw is the
+// Every string field is sanitised for a terminal (see text.Sanitize). Raw is the
 // event object byte for byte as received, for JSON output and export; it must
 // not be modified.
 type Event struct {

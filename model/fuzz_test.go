@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 // FuzzDecodeMerge feeds arbitrary bodies, and sequences of two, through a
@@ -83,7 +85,7 @@ func FuzzDecodeMerge(f *testing.F) {
 func FuzzSanitize(f *testing.F) {
 	f.Add(hostile)
 	f.Fuzz(func(t *testing.T, in string) {
-		out := Sanitize(in)
+		out := text.Sanitize(in)
 		if !utf8.ValidString(out) {
 			t.Fatalf("invalid UTF-8 out: %q", out)
 		}
@@ -93,10 +95,10 @@ func FuzzSanitize(f *testing.F) {
 		if strings.ContainsRune(out, 0x1b) {
 			t.Fatalf("ESC survives: %q", out)
 		}
-		if again := Sanitize(out); again != out {
+		if again := text.Sanitize(out); again != out {
 			t.Fatalf("not idempotent: %q → %q → %q", in, out, again)
 		}
-		if b := sanitizeBytes([]byte(in)); b != out {
+		if b := text.SanitizeBytes([]byte(in)); b != out {
 			t.Fatalf("sanitizeBytes %q != Sanitize %q", b, out)
 		}
 		if unsafeRune(in) < 0 && out != in {

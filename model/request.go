@@ -1,6 +1,10 @@
 package model
 
-import "unicode/utf8"
+import (
+	"unicode/utf8"
+
+	"github.com/firewatch/firewatch/text"
+)
 
 // Request is what the run was asked to do, as far as firewatch knows it:
 // from the POST that started it, the run's status and the team's list, or a
@@ -22,12 +26,12 @@ func (r Request) IsZero() bool {
 // Clean returns r with every string sanitised (it may come from the wire
 // or a file) and a cap out of range dropped.
 func (r Request) Clean() Request {
-	out := Request{Prompt: Sanitize(cut(r.Prompt, maxPromptBytes)), Model: Sanitize(cut(r.Model, 200)), Effort: Sanitize(cut(r.Effort, 200))}
+	out := Request{Prompt: text.Sanitize(cut(r.Prompt, maxPromptBytes)), Model: text.Sanitize(cut(r.Model, 200)), Effort: text.Sanitize(cut(r.Effort, 200))}
 	for _, u := range r.URLs {
 		if len(out.URLs) == maxRequestURLs {
 			break
 		}
-		out.URLs = append(out.URLs, Sanitize(cut(u, 4096)))
+		out.URLs = append(out.URLs, text.Sanitize(cut(u, 4096)))
 	}
 	if r.MaxCredits > 0 && r.MaxCredits <= MaxCredits {
 		out.MaxCredits = r.MaxCredits

@@ -9,6 +9,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 func TestSanitize(t *testing.T) {
@@ -44,17 +46,17 @@ func TestSanitize(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got := Sanitize(tt.in)
+			got := text.Sanitize(tt.in)
 			if got != tt.want {
-				t.Errorf("Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
+				t.Errorf("text.Sanitize(%q) = %q, want %q", tt.in, got, tt.want)
 			}
-			if again := Sanitize(got); again != got {
+			if again := text.Sanitize(got); again != got {
 				t.Errorf("not idempotent: %q → %q", got, again)
 			}
 			if bad := unsafeRune(got); bad >= 0 {
 				t.Errorf("%q keeps %U", got, bad)
 			}
-			if b := sanitizeBytes([]byte(tt.in)); b != tt.want {
+			if b := text.SanitizeBytes([]byte(tt.in)); b != tt.want {
 				t.Errorf("sanitizeBytes = %q", b)
 			}
 		})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -73,62 +74,32 @@ func (r *AgentRequest) Validate() error {
 	if r.MaxCredits < 0 {
 		return &FieldError{"maxCredits", "it must be a positive number"}
 	}
-	if r.Effort != "" && !contains(Efforts, r.Effort) {
+	if r.Effort != "" && !slices.Contains(Efforts, r.Effort) {
 		return &FieldError{"effort", fmt.Sprintf("%q is not one of %s", r.Effort, strings.Join(Efforts, ", "))}
 	}
 	return nil
 }
 
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// Body is the request's JSON, in the documented field order.
+// Body is the request's JSON, in the documented field order; the schema
+// compacted.
 func (r *AgentRequest) Body() ([]byte, error) {
-	var b []byte
-	add := func(name string, v any) error {
-		vb, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if len(b) > 0 {
-			b = append(b, ',')
-		}
-		nb, _ := json.Marshal(name)
-		b = append(append(append(b, nb...), ':'), vb...)
-		return nil
+	type body struct {
+		Prompt                string         `json:"prompt"`
+		URLs                  []string       `json:"urls,omitempty"`
+		Schema                jsontext.Value `json:"schema,omitzero"`
+		MaxCredits            int            `json:"maxCredits,omitzero"`
+		StrictConstrainToURLs bool           `json:"strictConstrainToURLs,omitzero"`
+		Model                 string         `json:"model,omitempty"`
+		Effort                string         `json:"effort,omitempty"`
 	}
-	if err := add("prompt", r.Prompt); err != nil {
-		return nil, err
-	}
-	if len(r.URLs) > 0 {
-		_ = add("urls", r.URLs)
-	}
+	b := body{Prompt: r.Prompt, URLs: r.URLs, MaxCredits: max(r.MaxCredits, 0), StrictConstrainToURLs: r.StrictConstrainToURLs, Model: r.Model, Effort: r.Effort}
 	if r.Schema != nil {
-		c := r.Schema.Clone()
-		if err := c.Compact(); err != nil {
+		b.Schema = r.Schema.Clone()
+		if err := b.Schema.Compact(); err != nil {
 			return nil, &FieldError{"schema", err.Error()}
 		}
-		_ = add("schema", c)
 	}
-	if r.MaxCredits > 0 {
-		_ = add("maxCredits", r.MaxCredits)
-	}
-	if r.StrictConstrainToURLs {
-		_ = add("strictConstrainToURLs", true)
-	}
-	if r.Model != "" {
-		_ = add("model", r.Model)
-	}
-	if r.Effort != "" {
-		_ = add("effort", r.Effort)
-	}
-	return append(append([]byte{'{'}, b...), '}'), nil
+	return json.Marshal(b)
 }
 
 // StartAgent sends POST /v2/agent and returns the new run's id. The request

@@ -19,6 +19,7 @@ import (
 )
 
 func TestAgentRequestBody(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name string
 		req  AgentRequest
@@ -29,6 +30,7 @@ func TestAgentRequestBody(t *testing.T) {
 			Schema: jsontext.Value("{\n \"type\": \"object\"\n}"), MaxCredits: 300, StrictConstrainToURLs: true, Model: "spark-2", Effort: "low"},
 			`{"prompt":"p","urls":["https://a.example","https://b.example"],"schema":{"type":"object"},"maxCredits":300,"strictConstrainToURLs":true,"model":"spark-2","effort":"low"}`},
 		{"escapes", AgentRequest{Prompt: "a \"quoted\"\nline <b>"}, `{"prompt":"a \"quoted\"\nline <b>"}`},
+		{"an empty schema is sent", AgentRequest{Prompt: "p", Schema: jsontext.Value(`{ }`), URLs: []string{}}, `{"prompt":"p","schema":{}}`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			b, err := tc.req.Body()
@@ -43,6 +45,7 @@ func TestAgentRequestBody(t *testing.T) {
 }
 
 func TestAgentRequestValidate(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		name  string
 		req   AgentRequest
@@ -75,6 +78,7 @@ func TestAgentRequestValidate(t *testing.T) {
 // TestStartAgent: the answer's id; a refusal is the service's message,
 // sent once; a request that fails validation is not sent.
 func TestStartAgent(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1000})
 	c := newClient(t, srv, withKey(srv))
 	ctx := context.Background()
@@ -102,6 +106,7 @@ func TestStartAgent(t *testing.T) {
 // TestRunPager: 45 history runs and one job are three pages; the pager
 // fetches each once, follows the cursor, and stops.
 func TestRunPager(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1000, History: 45})
 	c := newClient(t, srv, withKey(srv))
 	p := c.RunPages()
@@ -146,6 +151,7 @@ func TestRunPager(t *testing.T) {
 // for a 429), never below Min; giving up after Tries tries; no retry for a
 // refusal, a browser-session 429, or anything but a 429 when told so.
 func TestRetryDelay(t *testing.T) {
+	t.Parallel()
 	poller := Retry{Tries: -1, Interval: 10 * time.Second}
 	oneShot := Retry{}
 	rl := func(d time.Duration) *Error { return &Error{Kind: KindRateLimited, Status: 429, RetryAfter: d} }
@@ -194,6 +200,7 @@ func TestRetryDelay(t *testing.T) {
 // time (a run older than the newest page is found), the newest for any
 // other id. What the answers say is sanitised.
 func TestRunRequestAsksOnceAndFindsTheRunsPage(t *testing.T) {
+	t.Parallel()
 	const v7 = "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
 	const v4 = "5ed6f98d-2185-458e-8a55-9095090b65fc"
 	created := time.UnixMilli(0x019a2b3c4d5e)

@@ -39,12 +39,10 @@ func (e *bodyTooLarge) Error() string {
 }
 
 // bodyBuf is a body buffer kept from one read to the next: b[:n] is the
-// last good body as received (before any scrubbing), clean when none of
-// the key's forms occurs in it.
+// last good body as received.
 type bodyBuf struct {
 	b       []byte
 	n       int
-	clean   bool
 	scratch []byte
 	spill   [][]byte // chunks of a body that outgrew b; kept while bodies are refused
 }

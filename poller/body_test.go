@@ -5,14 +5,17 @@ import (
 	"compress/gzip"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"testing/iotest"
+	"time"
 )
 
 // Endless bodies, endless chunked bodies, gzip bombs and bodies announcing
@@ -96,44 +99,69 @@ func TestEndlessBodiesAreBounded(t *testing.T) {
 	}
 }
 
-// A poll searches only the part of the body that differs from the last
-// (clean) body for the key; the key is still redacted wherever it appears,
-// also across the point where the bodies part ways and in a body the same
-// as an echoing one.
-func TestScrubOnlyWhatChangedStillRedacts(t *testing.T) {
+// The trace's body reaches the decoder as it was received, the part the
+// same as the last body's not compared again; the key, in any form, is
+// redacted from what the decoder keeps: the events, their raw JSON, the
+// top-level members a recording writes. Also after the point where two
+// bodies part ways, in a body the same as an echoing one, and where the
+// key straddles that point.
+func TestTraceBodiesRedactedPollByPoll(t *testing.T) {
+	t.Parallel()
 	const key = "fc-secret123"
-	base := `{"success":true,"events":[` + strings.Repeat(`{"x":"abcdefgh"},`, 3000)
-	bodies := []string{
-		base + `{"x":"clean"}]}`,
-		base + `{"x":"` + key + `"}]}`, // after the common prefix
-		base + `{"x":"` + key + `"}]}`, // the same echoing body again
-		base + `{"x":"clean"}]}`,
-		base + `{"x":"fc-secXX"}]}`,    // shares part of the key with the next
-		base + `{"x":"` + key + `"}]}`, // the key straddles where they part
-		base + `{"x":"` + key + `"}]}`,
+	escaped := `fc-s\u0065cret123`
+	event := func(i int, text string) string {
+		return fmt.Sprintf(`{"eventId":"e%d","agent":{"id":"a"},"type":"reasoning.summary","producerSequence":%d,"text":"%s"}`, i, i, text)
 	}
-	i := 0
+	var base strings.Builder
+	for i := range 3000 {
+		base.WriteString(event(i, "abcdefgh") + ",")
+	}
+	body := func(id string, last ...string) string {
+		var b strings.Builder
+		b.WriteString(`{"success":true,"id":"` + id + `","events":[` + base.String())
+		for i, text := range last {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			b.WriteString(event(3000+i, text))
+		}
+		return b.String() + "]}"
+	}
+	bodies := []string{
+		body(stubJob, "clean"),
+		body(stubJob, "clean", key), // after the common prefix
+		body(stubJob, "clean", key), // the same echoing body again
+		body(stubJob, "clean", key, escaped),
+		body(escaped, "clean", key, escaped, "fc-secXX"), // the key in a top-level member
+		body(stubJob, "clean", key, escaped, "fc-secXX", "fc-sec"+"ret123"),
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var n atomic.Int32
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		i := int(n.Add(1)) - 1
+		if i >= len(bodies) {
+			cancel() // every body was taken
+			i = len(bodies) - 1
+		}
 		w.Write([]byte(bodies[i]))
-		i++
 	}))
 	t.Cleanup(hs.Close)
 	c, err := New(Config{BaseURL: hs.URL, APIKey: key})
 	if err != nil {
 		t.Fatal(err)
 	}
-	var bb bodyBuf
-	for n, want := range bodies {
-		body, _, err := c.trace(context.Background(), stubJob, nil, &bb)
-		if err != nil {
-			t.Fatal(err)
+	var rec bytes.Buffer
+	col := newCollector()
+	fast(c.Watch(stubJob, WatchOptions{Record: &rec, Tail: -1})).Run(ctx, col.sink)
+	out := everything(col, time.Now()) + rec.String()
+	for _, form := range []string{key, escaped, `s\u0065cret`} {
+		if strings.Contains(out, form) {
+			t.Fatalf("%q appears in the output", form)
 		}
-		if strings.Contains(string(body), key) {
-			t.Fatalf("body %d holds the key", n)
-		}
-		if w := strings.ReplaceAll(want, key, redacted); string(body) != w {
-			t.Fatalf("body %d: got a different body than the redacted one", n)
-		}
+	}
+	if strings.Count(rec.String(), redacted) < 4 {
+		t.Fatalf("redacted %d times: the test checks nothing", strings.Count(rec.String(), redacted))
 	}
 }
 
@@ -141,6 +169,7 @@ func TestScrubOnlyWhatChangedStillRedacts(t *testing.T) {
 // a byte that differs, and finds every byte before the first difference,
 // whatever the read sizes.
 func TestReadBodySame(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	var bb bodyBuf
 	var last []byte

@@ -12,10 +12,11 @@ import (
 	"net/http"
 	"net/url"
 	"os"
-	"slices"
 	"strings"
 	"time"
 	"unicode"
+
+	"github.com/google/uuid"
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
@@ -63,7 +64,7 @@ type Config struct {
 	// is redacted with (see text.Secrets); nil: a set of the key alone.
 	Secrets *text.Secrets
 	// Logf, if set, gets one debug line per request and per decision of
-	// the watch loop. It never receives the key: every line is scrubbed.
+	// the watch loop. It never receives the key: every line is redacted with Secrets.
 	Logf func(format string, args ...any)
 }
 
@@ -99,7 +100,6 @@ type Client struct {
 	base    string // scheme://host[:port][/path], no trailing slash, no /v2
 	origin  string // scheme://host:port of base, for redirects
 	key     string
-	keyJSON [][]byte // the key as JSON encoders may write it, for scrubbing bodies
 	secrets *text.Secrets
 	retry   Retry
 	timeout time.Duration
@@ -132,7 +132,6 @@ func New(cfg Config) (*Client, error) {
 		base:    u.Scheme + "://" + u.Host + path,
 		origin:  origin(u),
 		key:     cfg.APIKey,
-		keyJSON: keyForms(cfg.APIKey),
 		secrets: secrets,
 		retry:   Retry{Tries: 1},
 		timeout: cfg.Timeout,
@@ -163,7 +162,7 @@ func (cfg Config) base() (*url.URL, error) {
 		raw = DefaultBaseURL
 	}
 	u, err := url.Parse(raw)
-	shown := truncateRunes(model.Sanitize(scrubKey(raw, cfg.APIKey)), 100)
+	shown := truncateRunes(text.NewSecrets(cfg.APIKey).Sanitize(raw), 100)
 	if err != nil {
 		return nil, fmt.Errorf("invalid base URL %q: expected e.g. %s", shown, DefaultBaseURL)
 	}
@@ -179,7 +178,7 @@ func (cfg Config) base() (*url.URL, error) {
 		return nil, fmt.Errorf("invalid base URL %q: it must not have a query or fragment", shown)
 	}
 	if u.Scheme == "http" && cfg.APIKey != "" && !isLoopback(u.Hostname()) {
-		return nil, insecureError(u.Hostname(), cfg.APIKey)
+		return nil, insecureError(u.Hostname(), text.NewSecrets(cfg.APIKey))
 	}
 	return u, nil
 }
@@ -210,16 +209,16 @@ func (c *Client) init(cfg Config) *Client {
 			return errors.New("stopped after 5 redirects")
 		}
 		if req.URL.Scheme != "https" && c.key != "" && !isLoopback(req.URL.Hostname()) {
-			return insecureError(req.URL.Hostname(), c.key)
+			return insecureError(req.URL.Hostname(), c.secrets)
 		}
 		// Go would send the Authorization header on to the same host name
 		// on another port, or to a subdomain: the key goes to the service
 		// it was given for, nowhere else.
 		if c.key != "" && origin(req.URL) != c.origin {
 			return &Error{
-				Kind:   KindInsecure,
-				detail: "the service redirected to another address (" + truncateRunes(model.Sanitize(req.URL.Host), 100) + "); refusing to send the API key there",
-				key:    c.key,
+				Kind:    KindInsecure,
+				detail:  "the service redirected to another address (" + truncateRunes(text.Sanitize(req.URL.Host), 100) + "); refusing to send the API key there",
+				secrets: c.secrets,
 			}
 		}
 		if next != nil {
@@ -231,12 +230,12 @@ func (c *Client) init(cfg Config) *Client {
 	return c
 }
 
-func insecureError(host, key string) *Error {
-	host = truncateRunes(model.Sanitize(host), 100)
+func insecureError(host string, secrets *text.Secrets) *Error {
+	host = truncateRunes(text.Sanitize(host), 100)
 	return &Error{
-		Kind:   KindInsecure,
-		detail: fmt.Sprintf("refusing to send the API key over plain http:// to %s; use https:// (plain http is allowed only for localhost)", host),
-		key:    key,
+		Kind:    KindInsecure,
+		detail:  fmt.Sprintf("refusing to send the API key over plain http:// to %s; use https:// (plain http is allowed only for localhost)", host),
+		secrets: secrets,
 	}
 }
 
@@ -248,171 +247,6 @@ func origin(u *url.URL) string {
 		port = map[string]string{"http": "80", "https": "443"}[strings.ToLower(u.Scheme)]
 	}
 	return strings.ToLower(u.Scheme) + "://" + strings.ToLower(u.Hostname()) + ":" + port
-}
-
-// keyForms returns the key as it appears in a JSON body that echoes it:
-// as is, and as the common encoders escape it (a key with a quote, a
-// backslash, <, >, &, / or non-ASCII characters is written differently by
-// Go's encoding/json, Python's json.dumps, PHP's json_encode...).
-func keyForms(key string) [][]byte {
-	if key == "" {
-		return nil
-	}
-	var forms [][]byte
-	add := func(s string) {
-		for _, f := range forms {
-			if string(f) == s {
-				return
-			}
-		}
-		forms = append(forms, []byte(s))
-	}
-	add(key)
-	for _, html := range []bool{false, true} {
-		for _, slash := range []bool{false, true} {
-			for _, ascii := range []bool{false, true} {
-				f := jsonEscape(key, html, slash, ascii)
-				add(f)
-				add(upperHex(f))
-			}
-		}
-	}
-	// Longest first: a shorter form can be part of a longer one (the key
-	// `\ab` as is inside its escaped form `\\ab`), and replacing it first
-	// would leave half an escape sequence behind.
-	slices.SortStableFunc(forms, func(a, b []byte) int { return len(b) - len(a) })
-	return forms
-}
-
-// jsonEscape writes s as the inside of a JSON string: quote, backslash and
-// control characters escaped, and optionally <>& (html), / (slash) and
-// every non-ASCII character (ascii) as \uXXXX escapes; html also escapes
-// U+2028 and U+2029, as encoding/json does.
-func jsonEscape(s string, html, slash, ascii bool) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '/' && slash:
-			b.WriteString(`\/`)
-		case r < 0x20 || html && (r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029):
-			fmt.Fprintf(&b, `\u%04x`, r)
-		case r >= 0x80 && ascii:
-			if r >= 0x10000 {
-				r -= 0x10000
-				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
-			} else {
-				fmt.Fprintf(&b, `\u%04x`, r)
-			}
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// upperHex writes the hex digits of the \u escapes of a jsonEscape result
-// in upper case, as some encoders do.
-func upperHex(s string) string {
-	b := []byte(s)
-	for i := 0; i < len(b); i++ {
-		if b[i] != '\\' {
-			continue
-		}
-		if i+1 < len(b) && b[i+1] == 'u' {
-			for j := i + 2; j < i+6 && j < len(b); j++ {
-				if 'a' <= b[j] && b[j] <= 'f' {
-					b[j] -= 'a' - 'A'
-				}
-			}
-			i += 5
-		} else {
-			i++ // an escaped character: skip it
-		}
-	}
-	return string(b)
-}
-
-// scrubBody replaces the key, as is or JSON-escaped, in a response body.
-// A match that starts or ends inside an escape sequence of the body is not
-// the key (an escaped backslash before it, the hex digits of a \u escape)
-// and is left alone: replacing it would break the JSON.
-func (c *Client) scrubBody(body []byte) []byte {
-	for _, f := range c.keyJSON {
-		if bytes.Contains(body, f) {
-			body = replaceKey(body, f)
-		}
-	}
-	return body
-}
-
-// scrubBodyFrom is scrubBody for a body whose first from bytes hold no
-// form of the key, not even in part: only the rest is searched. found says
-// whether a form occurs (then the whole body is scrubbed).
-func (c *Client) scrubBodyFrom(body []byte, from int) (_ []byte, found bool) {
-	for _, f := range c.keyJSON {
-		if bytes.Contains(body[from:], f) {
-			found = true
-			body = replaceKey(body, f)
-		}
-	}
-	return body, found
-}
-
-func replaceKey(body, form []byte) []byte {
-	var out []byte
-	last := 0
-	for i := 0; ; {
-		j := bytes.Index(body[i:], form)
-		if j < 0 {
-			break
-		}
-		j += i
-		end := j + len(form)
-		if inEscape(body, j) || inEscape(body, end) {
-			i = j + 1
-			continue
-		}
-		out = append(out, body[last:j]...)
-		out = append(out, redacted...)
-		last, i = end, end
-	}
-	if out == nil {
-		return body
-	}
-	return append(out, body[last:]...)
-}
-
-// inEscape reports whether position p of a JSON text falls inside an
-// escape sequence: right after a backslash that is not itself escaped, or
-// among the four hex digits of a \u escape.
-func inEscape(b []byte, p int) bool {
-	if oddBackslashes(b, p) {
-		return true
-	}
-	for k := 1; k <= 4 && p-k-1 >= 0; k++ {
-		if b[p-k] == 'u' && oddBackslashes(b, p-k) {
-			for _, c := range b[p-k+1 : p] {
-				if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-					return false
-				}
-			}
-			return true
-		}
-	}
-	return false
-}
-
-// oddBackslashes reports whether the run of backslashes just before p is
-// of odd length: the byte at p is escaped.
-func oddBackslashes(b []byte, p int) bool {
-	n := 0
-	for p-n-1 >= 0 && b[p-n-1] == '\\' {
-		n++
-	}
-	return n%2 == 1
 }
 
 // isLoopback reports whether host (no port) is localhost or a loopback IP.
@@ -435,7 +269,7 @@ func (c *Client) logf(format string, args ...any) {
 	if c.logFn == nil {
 		return
 	}
-	c.logFn("%s", scrubKey(fmt.Sprintf(format, args...), c.key))
+	c.logFn("%s", c.secrets.Redact(fmt.Sprintf(format, args...)))
 }
 
 // ValidateJobID checks that id is a UUID (8-4-4-4-12 hex digits) before any
@@ -452,29 +286,16 @@ func ValidateJobID(id string) error {
 		// Never echo something that may be the key.
 		e.detail = "that looks like an API key, not a job id (a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b)"
 	default:
-		e.detail = fmt.Sprintf("%q is not a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", truncateRunes(model.Sanitize(id), 60))
+		e.detail = fmt.Sprintf("%q is not a UUID like 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", truncateRunes(text.Sanitize(id), 60))
 	}
 	return e
 }
 
+// isUUID reports whether s is a UUID in its canonical form (8-4-4-4-12
+// hex digits; uuid.Parse also takes braces, a urn: prefix or no dashes).
 func isUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < 36; i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
+	_, err := uuid.Parse(s)
+	return err == nil && len(s) == 36
 }
 
 func looksLikeKey(s string) bool {
@@ -574,7 +395,7 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 	}
 	req, err := http.NewRequestWithContext(rctx, method, u, rd)
 	if err != nil {
-		return nil, &Error{Kind: KindBadRequest, Op: op, Err: scrubErr(err, c.key), key: c.key}
+		return nil, &Error{Kind: KindBadRequest, Op: op, Err: scrubErr(err, c.secrets), secrets: c.secrets}
 	}
 	if reqBody != nil {
 		req.Header.Set("Content-Type", "application/json")
@@ -600,7 +421,7 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 		if err != nil && ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		body = c.scrubBody(body)
+		body, _ = c.secrets.RedactJSON(body)
 		c.logf("%s %s → %d (%d bytes read, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
 		return nil, c.statusError(op, &response{status: resp.StatusCode, header: resp.Header, body: body})
 	}
@@ -608,17 +429,15 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 	if bb == nil {
 		bb = &own
 	}
-	wasClean := bb.clean
-	bb.clean = false
 	body, same, err := readBody(resp.Body, resp.ContentLength, limit, resp.Uncompressed, bb)
 	var tooLarge *bodyTooLarge
 	if errors.As(err, &tooLarge) {
 		c.logf("%s %s → %d, body refused: %v", method, path, resp.StatusCode, tooLarge)
-		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: tooLarge.Error(), key: c.key, tooLarge: true}
+		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: tooLarge.Error(), secrets: c.secrets, tooLarge: true}
 	}
 	if err != nil && isCorrupt(err) {
 		c.logf("%s %s → %d, corrupt body: %v", method, path, resp.StatusCode, err)
-		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: "the compressed body is corrupt", Err: scrubErr(err, c.key), key: c.key}
+		return nil, &Error{Kind: KindMalformed, Op: op, Status: resp.StatusCode, detail: "the compressed body is corrupt", Err: scrubErr(err, c.secrets), secrets: c.secrets}
 	}
 	if err != nil {
 		if context.Cause(rctx) == errTimeout && ctx.Err() == nil {
@@ -628,16 +447,6 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 		c.logf("%s %s → %d, then %v after %d bytes (%s)", method, path, resp.StatusCode, e, len(body), time.Since(start).Round(time.Millisecond))
 		return nil, e
 	}
-	// Whatever the server echoes, the key goes no further than here. A
-	// form of the key in the part of the body that is the same as the
-	// last body's would have been in the last body: when that one had
-	// none, only the rest is searched.
-	from := 0
-	if wasClean && len(c.keyJSON) > 0 {
-		from = max(0, same-len(c.keyJSON[0])+1)
-	}
-	body, found := c.scrubBodyFrom(body, from)
-	bb.clean = !found
 	c.logf("%s %s → %d (%d bytes, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
 	return &response{status: resp.StatusCode, header: resp.Header, body: body, same: same}, nil
 }
@@ -654,8 +463,8 @@ func isCorrupt(err error) bool {
 // and the message, the sanitised message, the delay asked for.
 func (c *Client) statusError(op string, r *response) *Error {
 	msg, retryAfterBody := errorBody(r.body)
-	msg = cleanMessage(msg, c.key)
-	e := &Error{Kind: classify(op, r.status, msg), Op: op, Status: r.status, ServerMessage: msg, key: c.key}
+	msg = cleanMessage(msg, c.secrets)
+	e := &Error{Kind: classify(op, r.status, msg), Op: op, Status: r.status, ServerMessage: msg, secrets: c.secrets}
 	if r.status >= 300 && r.status < 400 {
 		e.detail = "unexpected redirect"
 	} else if r.status < 200 {
@@ -701,8 +510,8 @@ func (c *Client) failure(op string, status int, o object) error {
 	if msg == "" {
 		msg, _ = o.str("message")
 	}
-	msg = cleanMessage(msg, c.key)
-	e := &Error{Kind: classifyText(op, msg), Op: op, Status: status, ServerMessage: msg, key: c.key}
+	msg = cleanMessage(msg, c.secrets)
+	e := &Error{Kind: classifyText(op, msg), Op: op, Status: status, ServerMessage: msg, secrets: c.secrets}
 	if e.Kind == KindServer {
 		e.detail = "the answer says it failed"
 	}
@@ -713,22 +522,22 @@ func (c *Client) failure(op string, status int, o object) error {
 }
 
 func (c *Client) malformed(op string, status int, what string) *Error {
-	return &Error{Kind: KindMalformed, Op: op, Status: status, detail: what, key: c.key}
+	return &Error{Kind: KindMalformed, Op: op, Status: status, detail: what, secrets: c.secrets}
 }
 
 func (c *Client) checkJob(op, jobID string) error {
 	if err := ValidateJobID(jobID); err != nil {
 		e := err.(*Error)
 		e.Op = op
-		e.key = c.key
+		e.secrets = c.secrets
 		return e
 	}
 	return nil
 }
 
 // Trace fetches GET /v2/agent/{jobID}/trace (with liveView=true when asked)
-// and returns the raw body of a 2xx answer, unparsed: decoding is the
-// model's job. Any other status is an *Error. A failure is retried as the
+// and returns the body of a 2xx answer, unparsed (decoding is the
+// model's job) but redacted like every answer. Any other status is an *Error. A failure is retried as the
 // client's Retry says (the watch loop's polls, which use trace, are not).
 func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte, error) {
 	if err := c.checkJob("trace", jobID); err != nil {
@@ -748,6 +557,9 @@ func (c *Client) Trace(ctx context.Context, jobID string, liveView bool) ([]byte
 	}
 	return Call(ctx, r, func(ctx context.Context) ([]byte, error) {
 		body, _, err := c.trace(ctx, jobID, q, nil)
+		if err == nil {
+			body, _ = c.secrets.RedactJSON(body)
+		}
 		return body, err
 	})
 }

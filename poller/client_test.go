@@ -37,6 +37,7 @@ func TestResolve(t *testing.T) {
 }
 
 func TestNewRefusesPlainHTTPToARemoteHost(t *testing.T) {
+	t.Parallel()
 	const key = "fc-0123456789abcdef0123456789abcdef"
 	for _, base := range []string{"http://api.firecrawl.dev", "http://10.0.0.1:3002", "HTTP://example.com/v2"} {
 		_, err := New(Config{BaseURL: base, APIKey: key})
@@ -73,6 +74,7 @@ func TestNewRefusesPlainHTTPToARemoteHost(t *testing.T) {
 }
 
 func TestInvalidIDMakesNoRequest(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{})
 	c := newClient(t, srv, withKey(srv))
 	ctx := context.Background()
@@ -108,6 +110,7 @@ func TestInvalidIDMakesNoRequest(t *testing.T) {
 }
 
 func TestRefusals(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"first-gen", "research"}})
 	ctx := context.Background()
 	good := newClient(t, srv, withKey(srv))
@@ -181,6 +184,7 @@ func TestRefusals(t *testing.T) {
 // served. At speed 0.5 the "slow" fault takes 500-1400 ms, past the 400 ms
 // timeout, which leaves a clean answer time enough on a busy machine.
 func TestErrorKindsOnTheChaosSchedule(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"chaos"}, Speed: 0.5})
 	c := newClient(t, srv, Config{BaseURL: srv.URL, APIKey: srv.Key, Timeout: 400 * time.Millisecond})
 	job := srv.Jobs[0].ID
@@ -247,6 +251,7 @@ func atoi(s string) int {
 }
 
 func TestNetworkErrors(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{})
 	c := newClient(t, srv, withKey(srv))
 	job := srv.Jobs[0].ID
@@ -269,6 +274,7 @@ func TestNetworkErrors(t *testing.T) {
 }
 
 func TestTimeout(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{})
 	c := newClient(t, srv, Config{BaseURL: srv.URL, APIKey: srv.Key, Timeout: time.Nanosecond})
 	_, err := c.Trace(context.Background(), srv.Jobs[0].ID, false)
@@ -282,6 +288,7 @@ func TestTimeout(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel", "research", "first-gen"}, Speed: 200})
 	c := newClient(t, srv, withKey(srv))
 	cancelJob, research, firstGen := srv.Jobs[0].ID, srv.Jobs[1].ID, srv.Jobs[2].ID
@@ -333,6 +340,7 @@ func TestCancel(t *testing.T) {
 }
 
 func TestEndpoints(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure", "refused", "credit-limit", "cancel", "first-gen", "research", "research", "research", "research", "research", "research", "research", "research", "research", "research", "research", "research", "research", "research", "research", "research"}})
 	c := newClient(t, srv, withKey(srv))
 	ctx := context.Background()
@@ -437,5 +445,31 @@ func TestUserAgentAndHeaders(t *testing.T) {
 	h := <-got
 	if h.Get("User-Agent") != "firewatch/1.2.3" || h.Get("Authorization") != "Bearer fc-abc" || !strings.Contains(h.Get("Accept-Encoding"), "gzip") {
 		t.Fatalf("headers %v", h)
+	}
+}
+
+// Ids are UUIDs in their canonical form only; a UUIDv7's first 48 bits
+// are its time in Unix milliseconds.
+func TestUUIDs(t *testing.T) {
+	t.Parallel()
+	const v7 = "0190f3a4-5b6c-7d8e-9f00-aabbccddeeff"
+	for id, want := range map[string]bool{
+		v7:                              true,
+		strings.ToUpper(v7):             true,
+		"{" + v7 + "}":                  false,
+		"urn:uuid:" + v7:                false,
+		strings.ReplaceAll(v7, "-", ""): false,
+		v7[:35] + "g":                   false,
+		"":                              false,
+	} {
+		if isUUID(id) != want {
+			t.Errorf("isUUID(%q) = %v", id, !want)
+		}
+	}
+	if at, ok := uuidV7Time(v7); !ok || at.UnixMilli() != 0x0190f3a45b6c {
+		t.Fatalf("%v %v", at, ok)
+	}
+	if _, ok := uuidV7Time("0190f3a4-5b6c-4d8e-9f00-aabbccddeeff"); ok {
+		t.Fatal("a v4 has a time")
 	}
 }

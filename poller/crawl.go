@@ -150,7 +150,7 @@ type CrawlStarted struct {
 // the client's Retry says; nothing else is sent twice (a crawl is billed).
 func (c *Client) StartCrawl(ctx context.Context, req *CrawlRequest) (*CrawlStarted, error) {
 	if err := req.Validate(); err != nil {
-		return nil, &Error{Kind: KindBadRequest, Op: OpStartCrawl, detail: err.Error(), key: c.key}
+		return nil, &Error{Kind: KindBadRequest, Op: OpStartCrawl, detail: err.Error(), secrets: c.secrets}
 	}
 	r, err := c.sendWith(ctx, c.retry.rateLimitOnly(), OpStartCrawl, http.MethodPost, "/v2/crawl", nil, req.Body(), 0, maxErrorBody)
 	if err != nil {
@@ -624,7 +624,6 @@ type CrawlUpdate struct {
 type CrawlWatchOptions struct {
 	Interval time.Duration // between polls; default 2 s, at least 250 ms
 	NoSocket bool          // poll only
-	Held     int           // the status list's documents already held (a watch that resumes); polling starts there
 	// Retry is the polls' policy (ratelimit.go), with Interval as its
 	// Interval: each wait is reported as an update, not to Retry.Notify,
 	// and Retry.Tries failures in a row end the watch.
@@ -658,7 +657,7 @@ type CrawlWatchStats struct {
 // the error that ended the watch (a refusal; the failures in a row
 // o.Retry gives up after).
 func (c *Client) WatchCrawl(ctx context.Context, id string, o CrawlWatchOptions, sink func(CrawlUpdate)) (*CrawlStatus, CrawlWatchStats, error) {
-	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{}, resume: max(o.Held, 0),
+	w := &crawlWatch{c: c, id: id, o: o, seen: map[string]struct{}{},
 		pager: &crawlPager{c: c, rp: Retry{Tries: 1}, id: id}}
 	// The figures goroutine of the socket reports too: one at a time.
 	var mu sync.Mutex
@@ -793,7 +792,7 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 		if resp != nil {
 			reason += " (" + strconv.Itoa(resp.StatusCode) + ")"
 		}
-		w.c.logf("crawl %s: %s: %v", w.id, reason, scrubErr(err, w.c.key))
+		w.c.logf("crawl %s: %s: %v", w.id, reason, scrubErr(err, w.c.secrets))
 		return nil, reason, nil
 	}
 	defer conn.CloseNow()
@@ -830,7 +829,7 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 				w.sink(CrawlUpdate{Status: st})
 				return st, "", nil
 			}
-			w.c.logf("crawl %s: WebSocket closed: %v", w.id, scrubErr(err, w.c.key))
+			w.c.logf("crawl %s: WebSocket closed: %v", w.id, scrubErr(err, w.c.secrets))
 			return nil, "the WebSocket closed before the crawl ended", nil
 		}
 		if final, why := w.message(b); final != nil || why != "" {
@@ -875,7 +874,7 @@ func (w *crawlWatch) message(b []byte) (final *CrawlStatus, why string) {
 			w.socketDoc(&d)
 		}
 	case "error":
-		e := truncateRunes(cleanMessage(msg.sanitized("error"), w.c.key), 100)
+		e := truncateRunes(cleanMessage(msg.sanitized("error"), w.c.secrets), 100)
 		return nil, "the WebSocket reported an error (" + e + ")"
 	default:
 		// Another message with a status: take the figures, and the end.

@@ -46,6 +46,7 @@ func crawlFaultWatch(t *testing.T, o sim.Options, watch CrawlWatchOptions) (*Cra
 // what the socket skipped. Every document is delivered once. (Resuming at
 // the count of documents received skipped some for good.)
 func TestCrawlWatchSocketResendReorder(t *testing.T) {
+	t.Parallel()
 	for _, fault := range []string{sim.CrawlFaultResend, sim.CrawlFaultReorder} {
 		t.Run(fault, func(t *testing.T) {
 			st, stats, got, tr, want := crawlFaultWatch(t, sim.Options{Speed: 20, CrawlPages: 60, CrawlFaults: []string{fault, sim.CrawlFaultDrop}}, CrawlWatchOptions{})
@@ -66,6 +67,7 @@ func TestCrawlWatchSocketResendReorder(t *testing.T) {
 // nor a close, while the status says completed: the figures read beside
 // it end the watch. (It was watched for ever.)
 func TestCrawlWatchSilentSocketEnds(t *testing.T) {
+	t.Parallel()
 	st, stats, got, tr, want := crawlFaultWatch(t, sim.Options{Speed: 200, CrawlPages: 40, CrawlFaults: []string{sim.CrawlFaultSilent}}, CrawlWatchOptions{})
 	if st.Status != "completed" || len(tr) != 1 || tr[0] != "live:" || !slices.Equal(got, want) || stats.Missing != 0 {
 		t.Fatalf("status %q, transports %v, %d of %d documents, %+v", st.Status, tr, len(got), len(want), stats)
@@ -76,6 +78,7 @@ func TestCrawlWatchSilentSocketEnds(t *testing.T) {
 // is read from the crawl's own address. (The watch ended with the first
 // answer's documents.)
 func TestCrawlWatchForeignNext(t *testing.T) {
+	t.Parallel()
 	o := sim.Options{Speed: 1000, CrawlPages: 60, CrawlPageDocs: 10, CrawlFaults: []string{sim.CrawlFaultForeignNext}}
 	st, stats, got, _, want := crawlFaultWatch(t, o, CrawlWatchOptions{NoSocket: true})
 	if st.Status != "completed" || len(got) != len(want) || len(want) <= 10 || stats.Late != 0 {

@@ -17,6 +17,7 @@ import (
 // documents the crawl's total says there are, even when every page brings
 // new ones.
 func TestCrawlNextPagingEnds(t *testing.T) {
+	t.Parallel()
 	const id = "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
 	for _, c := range []struct {
 		name     string

@@ -50,6 +50,7 @@ func watchCrawlAll(t *testing.T, c *Client, id string, o CrawlWatchOptions) (*Cr
 }
 
 func TestCrawlStartStatusErrorsCancel(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1, CrawlPageDocs: 4})
 	var logs strings.Builder
 	var mu sync.Mutex
@@ -86,6 +87,7 @@ func TestCrawlStartStatusErrorsCancel(t *testing.T) {
 }
 
 func TestCrawlWatchSocketAndPolling(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 200, CrawlPages: 80, CrawlPageDocs: 6})
 	c := newClient(t, srv, withKey(srv))
 	ctx := context.Background()
@@ -154,6 +156,7 @@ func fakeCrawl(t *testing.T, key string, skips *[]string, mu *sync.Mutex) *httpt
 }
 
 func TestCrawlWatchFallsBackAndDeduplicates(t *testing.T) {
+	t.Parallel()
 	const key = "fc-0123456789abcdef0123456789abcdef"
 	var skips []string
 	var mu sync.Mutex
@@ -184,6 +187,7 @@ func TestCrawlWatchFallsBackAndDeduplicates(t *testing.T) {
 }
 
 func TestCrawlSocketRedirectNotFollowed(t *testing.T) {
+	t.Parallel()
 	const key = "fc-0123456789abcdef0123456789abcdef"
 	var leaked atomic.Int32
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -215,6 +219,7 @@ func TestCrawlSocketRedirectNotFollowed(t *testing.T) {
 // bounded, and the key it echoes is redacted (the client redacts every
 // answer) in its fields and in the raw document.
 func TestCrawlDocHostile(t *testing.T) {
+	t.Parallel()
 	const key = "fc-feedfacefeedfacefeedfacefeedface"
 	raw := `{"markdown":"x","links":[` + strings.Repeat(`"https://a.example/\u001b[2J",`, 3000) + `"z"],"metadata":{"title":"\u001b]0;pwned\u0007\u202eevil ` + key + " " + strings.Repeat("W", 50000) + `","url":"https://e.com/\u009b31m","statusCode":1e308}}`
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -242,6 +247,7 @@ func TestCrawlDocHostile(t *testing.T) {
 }
 
 func TestCrawlWSURL(t *testing.T) {
+	t.Parallel()
 	for base, want := range map[string]string{
 		"https://api.firecrawl.dev":    "wss://api.firecrawl.dev/v2/crawl/019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
 		"http://127.0.0.1:3002/":       "ws://127.0.0.1:3002/v2/crawl/019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b",
@@ -269,6 +275,7 @@ func TestCrawlWSURL(t *testing.T) {
 // waited at least the interval, and after the policy's tries the watch
 // ends with the rate-limit error (the CLI exits 6 on it).
 func TestCrawlWatchRetries(t *testing.T) {
+	t.Parallel()
 	var n atomic.Int32
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if strings.HasPrefix(r.URL.Path, "/limited") {

@@ -10,6 +10,7 @@ import (
 // TestCutDeep: what lies deeper than the limit becomes one marker string,
 // brackets inside strings are left alone, and the result is JSON.
 func TestCutDeep(t *testing.T) {
+	t.Parallel()
 	body := `{"a":"[[[{{","b":[[[1,"]]]",{"c":[2]}]]],"d":[]}`
 	out, cut := cutDeep([]byte(body), 3)
 	want := `{"a":"[[[{{","b":[[` + tooDeep + `]],"d":[]}`

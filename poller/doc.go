@@ -50,7 +50,7 @@
 // finished / already cancelled (409 on cancel: an answer, not a crash),
 // rate limited, server error, network, timeout, malformed body, insecure
 // URL, other 4xx. Its Error() is a sentence a person understands with the
-// server's own "error" string, sanitised (model.Sanitize) and cut to one
+// server's own "error" string, sanitised (text.Sanitize) and cut to one
 // line. Error bodies are read by status and "error" string; "success" may
 // be missing and no shape is trusted; only their first 64 KB are read, and
 // one that breaks off or never ends still gives the status's error. A 410

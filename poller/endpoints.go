@@ -14,8 +14,10 @@ import (
 
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
+	"github.com/google/uuid"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Snapshot is the content of one artifact snapshot.
@@ -117,7 +119,7 @@ func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snaps
 		return nil, err
 	}
 	if snapshotID == "" || snapshotID == "." || snapshotID == ".." || len(snapshotID) > 200 || strings.ContainsFunc(snapshotID, func(r rune) bool { return r < 0x20 || r == 0x7f }) {
-		return nil, &Error{Kind: KindInvalidID, Op: op, detail: "not a snapshot id", key: c.key}
+		return nil, &Error{Kind: KindInvalidID, Op: op, detail: "not a snapshot id", secrets: c.secrets}
 	}
 	r, err := c.do(ctx, op, http.MethodGet, "/v2/agent/"+jobID+"/snapshots/"+url.PathEscape(snapshotID), nil, maxOtherBody)
 	if err != nil {
@@ -129,10 +131,10 @@ func (c *Client) Snapshot(ctx context.Context, jobID, snapshotID string) (*Snaps
 	}
 	s := &Snapshot{ID: jobID, SnapshotID: snapshotID}
 	if v, ok := o.str("id"); ok {
-		s.ID = model.Sanitize(v)
+		s.ID = text.Sanitize(v)
 	}
 	if v, ok := o.str("snapshotId"); ok {
-		s.SnapshotID = model.Sanitize(v)
+		s.SnapshotID = text.Sanitize(v)
 	}
 	raw := o["snapshot"]
 	if raw == nil {
@@ -216,7 +218,7 @@ func stringList(items []jsontext.Value) []string {
 	for _, u := range items {
 		var s string
 		if unmarshal(u, &s) == nil {
-			out = append(out, model.Sanitize(s))
+			out = append(out, text.Sanitize(s))
 		}
 	}
 	return out
@@ -275,14 +277,15 @@ func (c *Client) RunLookup(ctx context.Context, jobID string) (Lookup, error) {
 // uuidV7Time is the time in a UUIDv7 (its first 48 bits, Unix
 // milliseconds); ok is false for any other id.
 func uuidV7Time(id string) (time.Time, bool) {
-	if !isUUID(id) || id[14] != '7' {
+	u, err := uuid.Parse(id)
+	if err != nil || len(id) != 36 || u.Version() != 7 {
 		return time.Time{}, false
 	}
-	ms, err := strconv.ParseInt(id[:8]+id[9:13], 16, 64)
-	if err != nil || ms == 0 {
+	sec, nsec := u.Time().UnixTime()
+	if sec == 0 && nsec == 0 {
 		return time.Time{}, false
 	}
-	return time.UnixMilli(ms), true
+	return time.Unix(sec, nsec), true
 }
 
 // Runs lists the team's runs (GET /v2/agent), 20 a page, newest first:
@@ -486,7 +489,7 @@ func (o object) str(name string) (string, bool) {
 
 func (o object) sanitized(name string) string {
 	s, _ := o.str(name)
-	return model.Sanitize(s)
+	return text.Sanitize(s)
 }
 
 // num returns a number member, or a string holding one.

@@ -15,6 +15,7 @@ import (
 // (1.7e308, a negative count) is not used, so nothing prints a 309-digit
 // figure or a negative balance of credits.
 func TestTeamAndStatusFiguresAreBounded(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		value string
 		ok    bool

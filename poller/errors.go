@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -84,7 +83,7 @@ func (k Kind) String() string {
 
 // Error is every failure of a request the client made (or refused to make).
 // Its strings never contain the API key: ServerMessage is sanitised with
-// model.Sanitize and scrubbed, Err is wrapped so that its message is
+// text.Sanitize and scrubbed, Err is wrapped so that its message is
 // scrubbed too, and Error() scrubs its whole result.
 type Error struct {
 	Kind          Kind
@@ -96,8 +95,8 @@ type Error struct {
 
 	// detail is a human description of the cause for kinds whose fixed
 	// sentence is not enough (network, timeout, malformed, invalid id).
-	detail string
-	key    string // to scrub Error()'s result; never printed
+	detail  string
+	secrets *text.Secrets // redacted from Error()'s result (the key among them)
 	// tooLarge: a 2xx answer larger than firewatch reads; the request
 	// itself may well have done its work (an interact call's code ran).
 	tooLarge bool
@@ -124,7 +123,7 @@ func (e *Error) Error() string {
 		b.WriteString(" — ")
 		b.WriteString(h)
 	}
-	return scrubKey(b.String(), e.key)
+	return e.secrets.Redact(b.String())
 }
 
 func (e *Error) sentence() string {
@@ -272,7 +271,7 @@ func (e *Error) Short() string {
 			s += " " + strconv.Itoa(e.Status)
 		}
 	}
-	return scrubKey(s, e.key)
+	return e.secrets.Redact(s)
 }
 
 func orDefault(s, def string) string {
@@ -283,15 +282,7 @@ func orDefault(s, def string) string {
 }
 
 // redacted replaces the key wherever it occurs.
-const redacted = "[redacted]"
-
-// scrubKey removes every occurrence of key from s.
-func scrubKey(s, key string) string {
-	if key == "" || !strings.Contains(s, key) {
-		return s
-	}
-	return strings.ReplaceAll(s, key, redacted)
-}
+const redacted = text.Redacted
 
 // scrubbedError carries an underlying error whose message has been scrubbed
 // of the key; Unwrap still gives the original for errors.Is / errors.As.
@@ -303,28 +294,26 @@ type scrubbedError struct {
 func (s *scrubbedError) Error() string { return s.msg }
 func (s *scrubbedError) Unwrap() error { return s.err }
 
-func scrubErr(err error, key string) error {
+func scrubErr(err error, secrets *text.Secrets) error {
 	if err == nil {
 		return nil
 	}
 	msg := err.Error()
-	clean := scrubKey(msg, key)
+	clean := secrets.Redact(msg)
 	if clean == msg {
 		return err
 	}
 	return &scrubbedError{msg: clean, err: err}
 }
 
-// cleanMessage turns a server string into one safe line: the key scrubbed
-// (before and after sanitising, since removing escape sequences can join
-// the pieces of a key), control characters and escapes removed, white
-// space collapsed, at most maxMessage runes.
-func cleanMessage(s, key string) string {
-	s = scrubKey(s, key)
-	s = model.Sanitize(s)
+// cleanMessage turns a server string into one safe line: control
+// characters and escapes removed and the secrets redacted
+// (text.Secrets.Sanitize: after sanitising, which can join the pieces of a
+// key), white space collapsed, at most maxMessage runes.
+func cleanMessage(s string, secrets *text.Secrets) string {
+	s = secrets.Sanitize(s)
 	s = strings.Join(strings.Fields(s), " ")
-	s = scrubKey(s, key)
-	return truncateRunes(s, maxMessage)
+	return truncateRunes(secrets.Redact(s), maxMessage)
 }
 
 const maxMessage = 300
@@ -440,7 +429,7 @@ func (c *Client) transportError(parent context.Context, op string, err error, re
 		}
 		return pe
 	}
-	e := &Error{Op: op, Err: scrubErr(err, c.key), key: c.key}
+	e := &Error{Op: op, Err: scrubErr(err, c.secrets), secrets: c.secrets}
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, errTimeout) || isTimeout(err) {
 		e.Kind = KindTimeout
 		// The request's own timeout (an interact call's is its --timeout
@@ -480,7 +469,7 @@ func netReason(err error, reading bool) string {
 	case errors.Is(err, syscall.ENETUNREACH), errors.Is(err, syscall.EHOSTUNREACH):
 		return "host unreachable"
 	case errors.As(err, &dns):
-		return "cannot resolve " + model.Sanitize(dns.Name)
+		return "cannot resolve " + text.Sanitize(dns.Name)
 	case errors.As(err, &cert), errors.As(err, &unknownAuth), errors.As(err, &hostErr):
 		return "TLS certificate not accepted"
 	case errors.As(err, &recErr):
@@ -499,5 +488,5 @@ func netReason(err error, reading bool) string {
 	for u := errors.Unwrap(err); u != nil; u = errors.Unwrap(u) {
 		msg = u.Error()
 	}
-	return truncateRunes(model.Sanitize(msg), 80)
+	return truncateRunes(text.Sanitize(msg), 80)
 }

@@ -8,10 +8,11 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 func TestRetryAfterHeader(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		in   string
@@ -37,6 +38,7 @@ func TestRetryAfterHeader(t *testing.T) {
 }
 
 func TestRetryAfterText(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		in   string
 		want time.Duration
@@ -57,6 +59,7 @@ func TestRetryAfterText(t *testing.T) {
 }
 
 func TestErrorBody(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		body  string
 		msg   string
@@ -86,6 +89,7 @@ func TestErrorBody(t *testing.T) {
 }
 
 func TestClassify(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		op     string
 		status int
@@ -145,6 +149,7 @@ func TestClassify(t *testing.T) {
 }
 
 func TestErrorMessages(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		e    *Error
 		want string
@@ -192,6 +197,7 @@ func TestErrorMessages(t *testing.T) {
 }
 
 func TestHealthString(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 14, 12, 0, 0, 0, time.UTC)
 	for _, tc := range []struct {
 		h    Health
@@ -226,7 +232,7 @@ func FuzzErrorAnswer(f *testing.F) {
 	f.Add(503, "Sat, 14 Mar 2026 12:01:00 GMT", "<html>503</html>")
 	f.Add(404, "", "fc-01234\x1b[0m56789abcdef \u202e\x07")
 	f.Add(409, "x", `{"error":{"message":"nested \u001b]0;t\u0007"}}`)
-	c := &Client{key: key, now: time.Now}
+	c := &Client{key: key, secrets: text.NewSecrets(key), now: time.Now}
 	f.Fuzz(func(t *testing.T, status int, retryAfter, body string) {
 		if status < 100 || status > 999 {
 			status = 500
@@ -248,7 +254,7 @@ func FuzzErrorAnswer(f *testing.F) {
 			if e.RetryAfter < 0 || e.RetryAfter > 24*time.Hour {
 				t.Fatalf("RetryAfter %v", e.RetryAfter)
 			}
-			if model.Sanitize(e.ServerMessage) != e.ServerMessage || len([]rune(e.ServerMessage)) > maxMessage+1 {
+			if text.Sanitize(e.ServerMessage) != e.ServerMessage || len([]rune(e.ServerMessage)) > maxMessage+1 {
 				t.Fatalf("message %q", e.ServerMessage)
 			}
 		}

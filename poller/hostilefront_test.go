@@ -16,6 +16,7 @@ import (
 // each case is a mode of the front, watched to the end with a recording, which then
 // replays to the same state.
 func TestHostileFront(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"refused"}, Speed: 1000})
 	job := srv.Jobs[0].ID
 	if err := srv.WaitFinished(context.Background(), job); err != nil {
@@ -89,6 +90,7 @@ func TestHostileFront(t *testing.T) {
 // server error, retried with its message shown (not "malformed response"
 // for ever), or a refusal that ends the watch at once.
 func TestSuccessFalseIsWhatItSays(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"refused"}, Speed: 1000})
 	job := srv.Jobs[0].ID
 	f := hostile.Start(t, srv, hostile.SuccessFalse)
@@ -117,6 +119,7 @@ func TestSuccessFalseIsWhatItSays(t *testing.T) {
 
 // A body that cannot be used says why in the health line, not only that.
 func TestMalformedSaysWhy(t *testing.T) {
+	t.Parallel()
 	e := (&Client{}).decodeError(&model.DecodeError{Field: "events[3]", Msg: "invalid character 'x' after object key"}, nil)
 	if s := e.Short(); s != "malformed response: events[3]: invalid character 'x' after object key" {
 		t.Fatalf("short %q", s)
@@ -126,6 +129,7 @@ func TestMalformedSaysWhy(t *testing.T) {
 // A Retry-After is waited out as asked, up to MaxRetryAfter (an hour), and
 // the health line shows the wait (and what was asked, when it was capped).
 func TestLongRetryAfterIsShownAndHonoured(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
 	job := srv.Jobs[0].ID
 	for _, tc := range []struct {

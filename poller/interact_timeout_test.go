@@ -13,6 +13,7 @@ import (
 // names the time it was given (its --timeout and the client's), not the
 // client's default.
 func TestInteractTimeoutSaysItsOwn(t *testing.T) {
+	t.Parallel()
 	release := make(chan struct{})
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		select {
@@ -35,6 +36,7 @@ func TestInteractTimeoutSaysItsOwn(t *testing.T) {
 // TestInteractAnswerTooLarge: a 100 MB answer to an interact call is not
 // read, and is not called malformed: the code ran, its answer is lost.
 func TestInteractAnswerTooLarge(t *testing.T) {
+	t.Parallel()
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", "104857600")

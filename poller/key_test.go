@@ -59,6 +59,7 @@ func everything(col *collector, now time.Time) string {
 }
 
 func TestKeyAppearsNowhereOnTheSim(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"chaos", "first-gen"}, Speed: 200})
 	var log logBuffer
 	c := newClient(t, srv, Config{BaseURL: srv.URL, APIKey: srv.Key, Logf: log.Logf})
@@ -144,6 +145,7 @@ func echoServer(t *testing.T) string {
 }
 
 func TestKeyAppearsNowhereWhenTheServerEchoesIt(t *testing.T) {
+	t.Parallel()
 	const key = "fc-5ec12e7a5ec12e7a5ec12e7a5ec12e7a"
 	base := echoServer(t)
 	var log logBuffer

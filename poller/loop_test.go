@@ -30,6 +30,7 @@ func polled(t *testing.T, col *collector, n int) Update {
 }
 
 func TestSlowDownAndBackToTheInterval(t *testing.T) {
+	t.Parallel()
 	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
 	b := ev("0190f3a4-0000-7000-8000-00000000000b", 2, "progress.reported", `,"phase":"working","message":"m"`)
 	// 1 body with a; 7 polls with nothing new; then b arrives.
@@ -70,6 +71,7 @@ func TestSlowDownAndBackToTheInterval(t *testing.T) {
 }
 
 func TestTailWindow(t *testing.T) {
+	t.Parallel()
 	start := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
 	fin := ev("0190f3a4-0000-7000-8000-00000000000f", 5, "run.finished", `,"outcome":"succeeded","error":null`)
 	late1 := ev("0190f3a4-0000-7000-8000-0000000000a1", 4, "agent.finished", `,"outcome":"succeeded","durationMs":3,"error":null`)
@@ -170,6 +172,7 @@ func TestTailWindow(t *testing.T) {
 // lands some, and the test fails (not skips) if a change to the simulator
 // makes it land none, so that it cannot pass without checking anything.
 func TestTailCatchesTheSimsLateEvents(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Seed: 3, Speed: 200})
 	job := srv.Jobs[0].ID
 	evs, _ := srv.Script(job)
@@ -194,6 +197,7 @@ func TestTailCatchesTheSimsLateEvents(t *testing.T) {
 }
 
 func TestRateLimitWaitsAsAsked(t *testing.T) {
+	t.Parallel()
 	for _, header := range []bool{true, false} {
 		t.Run(map[bool]string{true: "Retry-After header", false: "retry after text"}[header], func(t *testing.T) {
 			// One request per minute: the second trace request gets 429.
@@ -249,6 +253,7 @@ func TestRateLimitWaitsAsAsked(t *testing.T) {
 }
 
 func TestRetryDelays(t *testing.T) {
+	t.Parallel()
 	c := &Client{}
 	w := c.Watch(stubJob, WatchOptions{})
 	w.jitter = func(n int64) int64 { return n - 1 }
@@ -292,6 +297,7 @@ func TestRetryDelays(t *testing.T) {
 }
 
 func TestPauseAndResume(t *testing.T) {
+	t.Parallel()
 	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
 	stub := newScripted(t, traceBody(a))
 	c, _ := New(Config{BaseURL: stub.url, APIKey: "fc-k"})
@@ -336,6 +342,7 @@ func TestPauseAndResume(t *testing.T) {
 }
 
 func TestTokenUsage404HidesIt(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, NoTokenUsage: true})
 	c := newClient(t, srv, withKey(srv))
 	w := fast(c.Watch(srv.Jobs[0].ID, WatchOptions{TokenEvery: time.Millisecond, Interval: 50 * time.Millisecond}))
@@ -363,6 +370,7 @@ func TestTokenUsage404HidesIt(t *testing.T) {
 // A truncated or garbled body is retried and loses nothing: the events it
 // held in full come with the next good poll.
 func TestTruncatedBodyLosesNothing(t *testing.T) {
+	t.Parallel()
 	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
 	b := ev("0190f3a4-0000-7000-8000-00000000000b", 2, "reasoning.summary", `,"text":"b"`)
 	c := ev("0190f3a4-0000-7000-8000-00000000000c", 3, "reasoning.summary", `,"text":"c"`)
@@ -392,6 +400,7 @@ func TestTruncatedBodyLosesNothing(t *testing.T) {
 }
 
 func TestWatchOptionsDefaults(t *testing.T) {
+	t.Parallel()
 	c := &Client{}
 	o := c.Watch(stubJob, WatchOptions{}).options()
 	if o.Interval != 2*time.Second || o.MaxInterval != 10*time.Second || o.Tail != 3 || o.TailMax != 30*time.Second || o.TokenEvery != time.Minute {

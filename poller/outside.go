@@ -5,7 +5,6 @@ import (
 	"errors"
 	"time"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -28,6 +27,6 @@ func OutsideError(op string, status int, header string, err error, timeout time.
 		e.Kind, e.detail = KindTimeout, "no answer within "+text.Duration(timeout)
 		return e
 	}
-	e.Kind, e.detail = KindNetwork, model.Sanitize(netReason(err, false))
+	e.Kind, e.detail = KindNetwork, text.Sanitize(netReason(err, false))
 	return e
 }

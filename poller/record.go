@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // RecordingVersion is the version written in a recording's header line.
@@ -26,9 +27,9 @@ const oldestRecording = 1
 
 // recorder writes the recording of one watch.
 type recorder struct {
-	w   io.Writer
-	key string
-	err error // the first write error; nothing is written after it
+	w       io.Writer
+	secrets *text.Secrets
+	err     error // the first write error; nothing is written after it
 
 	id, credits, live jsontext.Value // as last written
 	buf               []byte
@@ -38,9 +39,9 @@ func (r *recorder) write(line []byte) {
 	if r.err != nil {
 		return
 	}
-	// Belt and braces: the bodies were scrubbed when received.
-	if r.key != "" && bytes.Contains(line, []byte(r.key)) {
-		line = bytes.ReplaceAll(line, []byte(r.key), []byte(redacted))
+	// Belt and braces: the decoder redacted what it kept, in every form.
+	if red, changed := r.secrets.RedactJSON(bytes.TrimSuffix(line, []byte("\n"))); changed {
+		line = append(red, '\n')
 	}
 	if _, err := r.w.Write(line); err != nil {
 		r.err = fmt.Errorf("writing the recording: %w", err)
@@ -48,7 +49,7 @@ func (r *recorder) write(line []byte) {
 }
 
 func (r *recorder) header(jobID, baseURL string, started time.Time, req model.Request) {
-	r.write(appendHeader(nil, jobID, scrubKey(baseURL, r.key), started, req))
+	r.write(appendHeader(nil, jobID, r.secrets.Redact(baseURL), started, req))
 }
 
 // RecordingHeader is a recording's header line (with its newline): what
@@ -373,7 +374,7 @@ func replay(ctx context.Context, r io.Reader, o ReplayOptions, sink func(Update)
 		}
 	}
 	if v, ok := head.num("version"); !ok || v < oldestRecording || v > RecordingVersion || v != float64(int(v)) {
-		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads versions %d to %d)", model.Sanitize(string(head.raw("version"))), oldestRecording, RecordingVersion)
+		return fmt.Errorf("replay: recording version %s is not supported (this firewatch reads versions %d to %d)", text.Sanitize(string(head.raw("version"))), oldestRecording, RecordingVersion)
 	}
 	if id, ok := head.str("jobId"); ok && ValidateJobID(id) == nil {
 		dec.SetRunID(id) // as the live watch did

@@ -16,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 )
 
 type recLine struct {
@@ -47,6 +48,7 @@ func parseRecording(t *testing.T, b []byte) (object, []recLine) {
 }
 
 func TestRecordThenReplay(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []string{"research", "chaos"} {
 		t.Run(scenario, func(t *testing.T) {
 			srv := startSim(t, sim.Options{Scenarios: []string{scenario}, Seed: 5, Speed: 200})
@@ -129,6 +131,7 @@ func TestRecordThenReplay(t *testing.T) {
 }
 
 func TestReplayPace(t *testing.T) {
+	t.Parallel()
 	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
 	b := ev("0190f3a4-0000-7000-8000-00000000000b", 2, "reasoning.summary", `,"text":"t"`)
 	f := ev("0190f3a4-0000-7000-8000-00000000000f", 3, "run.finished", `,"outcome":"succeeded","error":null`)
@@ -191,6 +194,7 @@ func finishedBody(t *testing.T) (body []byte, job string, want model.Summary) {
 }
 
 func TestReplaySavedTraceBody(t *testing.T) {
+	t.Parallel()
 	body, _, want := finishedBody(t)
 	pretty := jsontext.Value(bytes.Clone(body))
 	if err := pretty.Indent(jsontext.WithIndent("  ")); err != nil {
@@ -229,6 +233,7 @@ func inputs(t *testing.T, b []byte) map[string]io.Reader {
 }
 
 func TestReplayBadInput(t *testing.T) {
+	t.Parallel()
 	a := ev("0190f3a4-0000-7000-8000-00000000000a", 1, "run.started", "")
 	head := `{"firewatch":"recording","version":1,"jobId":"` + stubJob + `"}` + "\n"
 	good := `{"receivedAt":"2026-03-14T09:00:01Z","trace":{"events":[` + a + `]}}` + "\n"
@@ -274,6 +279,7 @@ func (w *failingWriter) Write(p []byte) (int, error) {
 }
 
 func TestRecordingWriteErrorDoesNotStopTheWatch(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{})
 	c := newClient(t, srv, withKey(srv))
 	fw := &failingWriter{}
@@ -289,6 +295,7 @@ func TestRecordingWriteErrorDoesNotStopTheWatch(t *testing.T) {
 }
 
 func TestCompactJSON(t *testing.T) {
+	t.Parallel()
 	in := []byte("{\n  \"a\": \"x \\\" \\n y\",\n\t\"b\": [1, 2]\r\n}")
 	got := compactJSON(in)
 	if string(got) != `{"a":"x \" \n y","b":[1,2]}` {
@@ -322,6 +329,7 @@ func FuzzCompactJSON(f *testing.F) {
 // limit replays like the live watch reads it: that event set aside, the
 // rest used.
 func TestReplaySavedBodyWithOverDeepEvent(t *testing.T) {
+	t.Parallel()
 	body, job, want := finishedBody(t)
 	deep := `{"schemaVersion":1,"eventId":"0190f3a4-0000-7000-8000-00000000d001","runId":"` + job +
 		`","occurredAt":"2026-03-14T09:26:53.500Z","producerSequence":0,"type":"tool_call.started","agent":{"id":"0190f3a4-0000-7000-8000-0000000000aa","role":"orchestrator","name":"deep"},` +
@@ -343,6 +351,7 @@ func TestReplaySavedBodyWithOverDeepEvent(t *testing.T) {
 // viewObject reads what parseObject reads, without copies: the same
 // members (the last of duplicate names), the same refusals.
 func TestViewObjectReadsAsParseObject(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		`{}`,
 		` {"a":1,"b":"x","c":[1,{"d":2}]} `,
@@ -370,6 +379,7 @@ func TestViewObjectReadsAsParseObject(t *testing.T) {
 // The header carries what the run was asked to do, and the replay hands it
 // over before the first poll; a version 1 recording (no request) replays.
 func TestRecordingRequest(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Seed: 5, Speed: 200})
 	c := newClient(t, srv, withKey(srv))
 	job := srv.Jobs[0].ID
@@ -389,7 +399,7 @@ func TestRecordingRequest(t *testing.T) {
 	if got == nil || us[0].Poll != nil {
 		t.Fatalf("first update %+v: want the request alone", us[0])
 	}
-	if got.Prompt != model.Sanitize(req.Prompt) || strings.ContainsRune(got.Prompt, 0x1b) || got.Model != "spark-2" || got.Effort != "low" ||
+	if got.Prompt != text.Sanitize(req.Prompt) || strings.ContainsRune(got.Prompt, 0x1b) || got.Model != "spark-2" || got.Effort != "low" ||
 		len(got.URLs) != 1 || got.URLs[0] != "https://a.example" || got.MaxCredits != 300 {
 		t.Fatalf("replayed request %+v", got)
 	}
@@ -419,6 +429,7 @@ func TestRecordingRequest(t *testing.T) {
 // the body (model.Decoder.KeepTop); they must be what a separate scan of
 // the whole body finds, in every form a server may send them.
 func TestKeepTopMatchesScan(t *testing.T) {
+	t.Parallel()
 	ev := func(i int) string {
 		return `{"schemaVersion":1,"eventId":"e` + string(rune('a'+i)) + `","runId":"r","occurredAt":"2026-03-14T09:00:0` + string(rune('0'+i)) + `Z","producerSequence":` + string(rune('0'+i)) + `,"agent":{"id":"a","role":"orchestrator","name":"o"},"type":"reasoning.summary","text":"t"}`
 	}
@@ -469,6 +480,7 @@ func (w *writeLog) Write(p []byte) (int, error) {
 // between events, never held whole: only the write that ends a line ends
 // with its newline, and the recording replays as the watch went.
 func TestLongLineInParts(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioLarge}, Events: 3000, Seed: 3})
 	job := srv.Jobs[0].ID
 	if err := srv.WaitFinished(context.Background(), job); err != nil {

@@ -81,7 +81,7 @@ func (r *ScrapeRequest) Body() []byte {
 	for _, f := range r.Formats {
 		switch f.Type {
 		case "json", "screenshot", "changeTracking":
-			b.Formats = append(b.Formats, fmtObj{Type: f.Type, Prompt: f.Prompt, Schema: f.Schema, FullPage: f.FullPage})
+			b.Formats = append(b.Formats, fmtObj(f))
 		default:
 			b.Formats = append(b.Formats, f.Type)
 		}
@@ -207,7 +207,7 @@ func (r *InteractRequest) Body() []byte {
 
 // InteractResult is the answer of one interaction. Output, Stdout, Stderr
 // and Error are as the service sent them, NOT sanitised: sanitise them for
-// a terminal (model.Sanitize). The links are sanitised.
+// a terminal (text.Sanitize). The links are sanitised.
 type InteractResult struct {
 	CDPURL                 string
 	LiveViewURL            string
@@ -232,7 +232,7 @@ func (c *Client) Interact(ctx context.Context, jobID string, req *InteractReques
 		return nil, err
 	}
 	if err := req.Validate(); err != nil {
-		return nil, &Error{Kind: KindBadRequest, Op: OpInteract, detail: err.Error(), key: c.key}
+		return nil, &Error{Kind: KindBadRequest, Op: OpInteract, detail: err.Error(), secrets: c.secrets}
 	}
 	t := req.Timeout
 	if t == 0 {
@@ -343,7 +343,7 @@ func (c *Client) StopInteract(ctx context.Context, jobID string) (*StopResult, e
 // PreviewOption is one derived crawl option: its name and JSON value.
 type PreviewOption struct {
 	Name  string
-	Value jsontext.Value // raw; use model.Sanitize on its text for display
+	Value jsontext.Value // raw; use text.Sanitize on its text for display
 }
 
 // CrawlPreview is the answer of POST /v2/crawl/params-preview.

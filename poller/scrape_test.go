@@ -12,6 +12,7 @@ import (
 )
 
 func TestScrapeRequestBody(t *testing.T) {
+	t.Parallel()
 	yes, no := true, false
 	tests := []struct {
 		name string
@@ -35,6 +36,7 @@ func TestScrapeRequestBody(t *testing.T) {
 }
 
 func TestInteractRequest(t *testing.T) {
+	t.Parallel()
 	tests := []struct {
 		name string
 		req  InteractRequest
@@ -74,6 +76,7 @@ func TestInteractRequest(t *testing.T) {
 }
 
 func TestScrapeInteractStop(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1e5, Scrapes: -1})
 	c := newClient(t, srv, withKey(srv))
 	ctx := context.Background()
@@ -110,6 +113,7 @@ func TestScrapeInteractStop(t *testing.T) {
 }
 
 func TestInteractErrors(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1e5})
 	c := newClient(t, srv, withKey(srv))
 	ctx := context.Background()
@@ -155,6 +159,7 @@ func TestInteractErrors(t *testing.T) {
 }
 
 func TestCrawlParamsPreview(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{})
 	c := newClient(t, srv, withKey(srv))
 	p, err := c.CrawlParamsPreview(context.Background(), " https://acme.dev ", "only the blog, 3 levels deep")

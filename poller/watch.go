@@ -297,10 +297,10 @@ type loop struct {
 	// readBody): nothing keeps a body past its poll (the decoder copies
 	// what it keeps, the recording writes before the next poll).
 	body bodyBuf
-	// decodedAsRead: the last body read into body was decoded as it was
-	// received (no key scrubbed from it) and the decoder took it, so the
-	// part of the next body that is the same as it needs no comparing
-	// again (model.Decoder.DecodeSame).
+	// decodedAsRead: the last body read into body was decoded and the
+	// decoder took it, so the part of the next body that is the same as it
+	// needs no comparing again (model.Decoder.DecodeSame). The decoder
+	// redacts the secrets from what it keeps, in every form.
 	decodedAsRead bool
 }
 
@@ -346,7 +346,7 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 	l.h.Interval = o.Interval
 	now := w.clock.Now()
 	if o.Record != nil {
-		l.rec = &recorder{w: o.Record, key: w.c.key}
+		l.rec = &recorder{w: o.Record, secrets: w.c.secrets}
 		l.dec.KeepTop()
 		l.rec.header(w.jobID, w.c.base, now, o.Request)
 		l.checkRecord()
@@ -479,7 +479,7 @@ func (l *loop) poll(ctx context.Context) (done bool, err error) {
 	if derr != nil {
 		return l.failed(w.c.decodeError(derr, body), received)
 	}
-	l.decodedAsRead = l.body.clean
+	l.decodedAsRead = true
 
 	// A good poll.
 	l.h.Polls++
@@ -552,7 +552,7 @@ func (l *loop) failed(err error, received time.Time) (bool, error) {
 	w := l.w
 	var e *Error
 	if !errors.As(err, &e) {
-		e = &Error{Kind: KindNetwork, Op: "trace", Err: scrubErr(err, w.c.key), key: w.c.key}
+		e = &Error{Kind: KindNetwork, Op: "trace", Err: scrubErr(err, w.c.secrets), secrets: w.c.secrets}
 	}
 	if !e.Retryable() {
 		if l.h.Tail {
@@ -621,7 +621,7 @@ func (l *loop) retry() Retry {
 
 func (l *loop) checkRecord() {
 	if l.rec.err != nil && l.h.RecordError == "" {
-		l.h.RecordError = cleanMessage(l.rec.err.Error(), l.w.c.key)
+		l.h.RecordError = cleanMessage(l.rec.err.Error(), l.w.c.secrets)
 		l.w.c.logf("watch: recording stopped: %v", l.rec.err)
 	}
 }
@@ -642,19 +642,19 @@ func (l *loop) decode(body []byte, same int) (*model.Poll, traceTop, error) {
 
 // decodeError wraps a decoding failure of a 2xx trace body.
 func (c *Client) decodeError(err error, body []byte) *Error {
-	e := &Error{Kind: KindMalformed, Op: "trace", Status: 200, Err: scrubErr(err, c.key), key: c.key}
+	e := &Error{Kind: KindMalformed, Op: "trace", Status: 200, Err: scrubErr(err, c.secrets), secrets: c.secrets}
 	var de *model.DecodeError
 	if errors.As(err, &de) {
-		e.detail = cleanMessage(de.Msg, c.key)
+		e.detail = cleanMessage(de.Msg, c.secrets)
 		if de.Field != "" {
-			e.detail = cleanMessage(de.Field, c.key) + ": " + e.detail
+			e.detail = cleanMessage(de.Field, c.secrets) + ": " + e.detail
 		}
 		if de.ServerError != "" {
 			// {"success":false,"error":"..."} with a 2xx status: believe
 			// the message and treat it as what it says (a server error
 			// when it names nothing more precise), not as a body that
 			// cannot be read.
-			e.ServerMessage = cleanMessage(de.ServerError, c.key)
+			e.ServerMessage = cleanMessage(de.ServerError, c.secrets)
 			e.Kind = classifyText("trace", e.ServerMessage)
 			if e.Kind == KindRateLimited {
 				o, _ := parseObject(body)
@@ -662,7 +662,7 @@ func (c *Client) decodeError(err error, body []byte) *Error {
 			}
 		}
 	} else {
-		e.detail = cleanMessage(err.Error(), c.key)
+		e.detail = cleanMessage(err.Error(), c.secrets)
 	}
 	return e
 }

@@ -13,6 +13,7 @@ import (
 )
 
 func TestWatchResearchReachesTheScript(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Seed: 7})
 	c := newClient(t, srv, withKey(srv))
 	job := srv.Jobs[0].ID
@@ -28,6 +29,7 @@ func TestWatchResearchReachesTheScript(t *testing.T) {
 }
 
 func TestChaosReachesTheCleanSummary(t *testing.T) {
+	t.Parallel()
 	const seed = 11
 	clean := startSim(t, sim.Options{Seed: seed, Scenarios: []string{"research"}, Speed: 200})
 	chaos := startSim(t, sim.Options{Seed: seed, Scenarios: []string{"chaos"}, Speed: 200})
@@ -66,6 +68,7 @@ func TestChaosReachesTheCleanSummary(t *testing.T) {
 }
 
 func TestNoOverlappingRequestsWhileHammeringPollNow(t *testing.T) {
+	t.Parallel()
 	for _, scenario := range []string{"research", "chaos"} {
 		t.Run(scenario, func(t *testing.T) {
 			srv := startSim(t, sim.Options{Scenarios: []string{scenario}, Speed: 200})

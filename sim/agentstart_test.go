@@ -9,6 +9,7 @@ import (
 )
 
 func TestStartValidation(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	c := newClient(s)
 	long := strings.Repeat("é", MaxPromptLen+1)
@@ -56,6 +57,7 @@ func TestStartValidation(t *testing.T) {
 // low maxCredits ends it at the credit limit, it leads the list, and the
 // team's tokens go down by 15 per credit it used.
 func TestStartedRuns(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	c := newClient(s)
 	waitFinished(t, s, s.Jobs[0].ID)
@@ -109,6 +111,7 @@ func TestStartedRuns(t *testing.T) {
 // of 20, 20 and 6, newest first, each next URL's before the createdAt of
 // the page's last item, no run twice.
 func TestListPages(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{History: 45})
 	c := newClient(s)
 	path := "/v2/agent"

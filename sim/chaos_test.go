@@ -16,6 +16,7 @@ import (
 // number: every kind in each block of 18 requests, never two faults in a
 // row, the first request clean.
 func TestFaultSchedule(t *testing.T) {
+	t.Parallel()
 	p := newFaultPlan(1, 0)
 	for _, route := range []string{"GET trace", "GET status", "GET snapshot"} {
 		var kinds []string
@@ -51,6 +52,7 @@ func TestFaultSchedule(t *testing.T) {
 
 // Each fault looks on the wire as it should.
 func TestChaosFaultsOnTheWire(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioChaos}, Speed: 100, RetryAfterHeader: true})
 	id := s.Jobs[0].ID
 	plan := newFaultPlan(1, 0)
@@ -113,6 +115,7 @@ func TestChaosFaultsOnTheWire(t *testing.T) {
 // with late and out-of-order delivery: a client that copes ends with exactly
 // the clean run's events.
 func TestChaosScript(t *testing.T) {
+	t.Parallel()
 	r := startSim(t, Options{Seed: 5, Speed: 1})
 	c := startSim(t, Options{Seed: 5, Speed: 1, Scenarios: []string{ScenarioChaos}})
 	re, _ := r.Script(r.Jobs[0].ID)
@@ -158,6 +161,7 @@ func TestChaosScript(t *testing.T) {
 // research run, sees late events after run.finished, and sees a lower
 // sequence number arrive after a higher one.
 func TestChaosPatientClient(t *testing.T) {
+	t.Parallel()
 	// The clean run at the same speed (durationMs is wall-clock time, so
 	// it depends on the speed): its script is every event it will serve.
 	clean := startSim(t, Options{Seed: 9, Speed: 25})

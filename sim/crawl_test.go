@@ -13,6 +13,7 @@ import (
 )
 
 func TestCrawlStartValidation(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{RateLimit: -1})
 	c := newClient(s)
 	for _, tc := range []struct {
@@ -53,6 +54,7 @@ type crawlStatusBody struct {
 }
 
 func TestCrawlProgressPagesErrorsCancel(t *testing.T) {
+	t.Parallel()
 	var clk manualClock
 	s := startSim(t, Options{RateLimit: -1, Speed: 1, CrawlPageDocs: 7, elapsed: clk.elapsed})
 	c := newClient(s)
@@ -113,6 +115,7 @@ func TestCrawlProgressPagesErrorsCancel(t *testing.T) {
 }
 
 func TestCrawlSocket(t *testing.T) {
+	t.Parallel()
 	var log bytes.Buffer
 	var mu sync.Mutex
 	s := startSim(t, Options{RateLimit: -1, Speed: 100, CrawlPages: 30, Log: writerFunc(func(p []byte) (int, error) {

@@ -15,6 +15,7 @@ import (
 // document again after the next one; swapped pairs, the last one alone
 // once the crawl is over.
 func TestSocketPlan(t *testing.T) {
+	t.Parallel()
 	p := socketPlan{resend: true, last: -1}
 	if got := append(p.take(2, false), p.take(4, false)...); !slices.Equal(got, []int{0, 1, 0, 2, 1, 3, 2}) {
 		t.Fatalf("resend: %v", got)
@@ -63,6 +64,7 @@ func socketTypes(ctx context.Context, t *testing.T, s *Server, id string) (types
 // CrawlFaultDrop closes the socket early without done; CrawlFaultSilent
 // sends every document and then nothing, while the status says completed.
 func TestCrawlFaultSocket(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		fault      string
 		wantClosed bool
@@ -100,6 +102,7 @@ func TestCrawlFaultSocket(t *testing.T) {
 // CrawlFaultForeignNext names another origin in next; CrawlFaultUnbounded
 // carries every document asked for, however large the answer.
 func TestCrawlFaultStatus(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{RateLimit: -1, Speed: 1000, CrawlPages: 30, CrawlPageDocs: 100, CrawlMarkdownBytes: 1 << 20,
 		CrawlFaults: []string{CrawlFaultForeignNext, CrawlFaultUnbounded}})
 	id := s.StartCrawl("https://example.com/", 0)

@@ -9,6 +9,7 @@ import (
 // TestRetention: past --retention a run's status, trace and snapshots answer
 // 404 and the list leaves it out; before it they answer.
 func TestRetention(t *testing.T) {
+	t.Parallel()
 	var clk manualClock
 	s := startSim(t, Options{Speed: 100, Retention: 2 * time.Minute, elapsed: clk.elapsed})
 	c := newClient(s)
@@ -35,6 +36,7 @@ func TestRetention(t *testing.T) {
 // TestPassTime: PassTime moves the retention clock at once; the runs keep
 // their pace.
 func TestPassTime(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Speed: 100, Retention: time.Hour})
 	c := newClient(s)
 	id := s.Jobs[0].ID

@@ -16,6 +16,7 @@ import (
 // Every scenario reaches its outcome, with the run's and the agents'
 // errors as the spec describes them.
 func TestScenarioOutcomes(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		scenario, outcome, code, source, status string
 	}{
@@ -82,6 +83,7 @@ func TestScenarioOutcomes(t *testing.T) {
 }
 
 func TestCreditLimitCapsCredits(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioCreditLimit}, MaxCredits: 90})
 	id := s.Jobs[0].ID
 	c := newClient(s)
@@ -107,6 +109,7 @@ func TestCreditLimitCapsCredits(t *testing.T) {
 }
 
 func TestFailureSubagentFailsFirst(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioFailure}})
 	evs, _ := s.Script(s.Jobs[0].ID)
 	var subFail, runFail time.Duration = -1, -1
@@ -130,6 +133,7 @@ func TestFailureSubagentFailsFirst(t *testing.T) {
 // The research run reads like a real task and has everything the issue
 // asks for.
 func TestResearchShape(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	id := s.Jobs[0].ID
 	tr := finalTrace(t, s, id)
@@ -308,6 +312,7 @@ var occurredAtRE = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$`
 // Every event has the envelope in the spec's order and exactly its type's
 // fields.
 func TestEventWireFormat(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioResearch, ScenarioFailure, ScenarioCreditLimit, ScenarioRefused}})
 	fields := map[string][]string{
 		"run.started":              nil,
@@ -388,6 +393,7 @@ func mustField(t testing.TB, b []byte, name string) []byte {
 // producerSequence: per agent strictly increasing in time order, with gaps;
 // the trace is sorted by it globally, which interleaves agents.
 func TestProducerSequence(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioResearch, ScenarioLarge}, Events: 2000})
 	for _, j := range s.Jobs {
 		tr := finalTrace(t, s, j.ID)
@@ -426,6 +432,7 @@ func TestProducerSequence(t *testing.T) {
 }
 
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	script := func(seed int64, sc string) ([]ScriptEvent, int, string) {
 		s := startSim(t, Options{Seed: seed, Scenarios: []string{sc}, Events: 1000, Speed: 1})
 		evs, credits := s.Script(s.Jobs[0].ID)
@@ -451,6 +458,7 @@ func TestDeterminism(t *testing.T) {
 
 // The wall clock only moves occurredAt; everything else stays put.
 func TestDeterminismAcrossClocks(t *testing.T) {
+	t.Parallel()
 	a := startSim(t, Options{Seed: 3})
 	b := startSim(t, Options{Seed: 3, Now: func() time.Time { return fixedNow().Add(time.Hour) }})
 	ea, _ := a.Script(a.Jobs[0].ID)
@@ -464,6 +472,7 @@ func TestDeterminismAcrossClocks(t *testing.T) {
 }
 
 func TestLarge(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioLarge}, Events: 5000})
 	tr := finalTrace(t, s, s.Jobs[0].ID)
 	if len(tr.events) != 5000 {
@@ -482,6 +491,7 @@ func TestLarge(t *testing.T) {
 }
 
 func TestLargeScriptSpansAMinute(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioLarge}, Events: 20000})
 	evs, _ := s.Script(s.Jobs[0].ID)
 	last := evs[0].At
@@ -525,6 +535,7 @@ func BenchmarkServeLargeTrace(b *testing.B) {
 // every scenario, for several seeds, and a cancel at any moment, the very
 // start included.
 func TestEveryEndingLandsAnEventAfterRunFinished(t *testing.T) {
+	t.Parallel()
 	lateAfterFinish := func(evs []ScriptEvent) int {
 		var fin time.Duration = -1
 		for _, e := range evs {
@@ -572,6 +583,7 @@ func TestEveryEndingLandsAnEventAfterRunFinished(t *testing.T) {
 // The runs a team's list shows side by side are told apart by their
 // prompts, and one process's runs by their ids.
 func TestScenariosAskDifferentThings(t *testing.T) {
+	t.Parallel()
 	srv, err := Start(t.Context(), Options{Scenarios: []string{ScenarioResearch, ScenarioFailure, ScenarioChaos, ScenarioResearch}, RateLimit: -1})
 	if err != nil {
 		t.Fatal(err)

@@ -53,11 +53,10 @@ var faultMessages = map[int]string{
 }
 
 type scrapeStore struct {
-	mu      sync.Mutex
-	jobs    map[string]*scrapeJob
-	rng     *rand.Rand
-	active  int
-	country string
+	mu     sync.Mutex
+	jobs   map[string]*scrapeJob
+	rng    *rand.Rand
+	active int
 }
 
 type scrapeJob struct {

@@ -34,6 +34,7 @@ func (c *tclient) post(t testing.TB, method, path, body string) (int, map[string
 }
 
 func TestScrapeFormats(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	c := newClient(s)
 	tests := []struct {
@@ -109,6 +110,7 @@ func interactBody(code, lang string, timeout int) string {
 }
 
 func TestInteractSandbox(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Speed: 1e5, Scrapes: 1})
 	c := newClient(s)
 	id := s.ScrapeIDs[0]
@@ -187,6 +189,7 @@ func TestInteractSandbox(t *testing.T) {
 }
 
 func TestInteractErrors(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Speed: 1e5, Scrapes: 3, MaxBrowserSessions: 2})
 	c := newClient(s)
 	id := s.ScrapeIDs[0]
@@ -256,6 +259,7 @@ func TestInteractErrors(t *testing.T) {
 // Two calls at once on one session: the second is refused with 409, never
 // run alongside.
 func TestInteractBusy(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Speed: 1, Scrapes: 1})
 	c := newClient(s)
 	id := s.ScrapeIDs[0]
@@ -286,6 +290,7 @@ func TestInteractBusy(t *testing.T) {
 }
 
 func TestParamsPreview(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	c := newClient(s)
 	tests := []struct {

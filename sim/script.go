@@ -253,9 +253,6 @@ func (x *actor) emit(k kind, frag []byte) int {
 	return i
 }
 
-func (x *actor) name() string { return x.b.agents[x.a].name }
-func (x *actor) id() string   { return x.b.agents[x.a].id }
-
 func (x *actor) start() {
 	x.started = x.t
 	x.emit(kAgentStarted, nil)

@@ -16,6 +16,7 @@ import (
 )
 
 func TestAuth(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	id := s.Jobs[0].ID
 	paths := []string{"/v2/agent/" + id + "/trace", "/v2/agent/" + id, "/v2/agent", "/v2/team/token-usage", "/v2/crawl/active"}
@@ -47,6 +48,7 @@ func TestAuth(t *testing.T) {
 }
 
 func TestDefaults(t *testing.T) {
+	t.Parallel()
 	s, err := Start(t.Context(), Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -68,6 +70,7 @@ func TestDefaults(t *testing.T) {
 
 // Start's context ends the server.
 func TestContextStopsServer(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	s, err := Start(ctx, Options{Key: testKey})
 	if err != nil {
@@ -89,6 +92,7 @@ func TestContextStopsServer(t *testing.T) {
 
 // After Close nothing listens: connections are refused at once.
 func TestCloseRefuses(t *testing.T) {
+	t.Parallel()
 	for range 20 {
 		s, err := Start(t.Context(), Options{Key: testKey})
 		if err != nil {
@@ -108,6 +112,7 @@ func TestCloseRefuses(t *testing.T) {
 }
 
 func TestJobErrors(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Scenarios: []string{ScenarioResearch, ScenarioFirstGen}, Speed: 1})
 	c := newClient(s)
 	id, fg := s.Jobs[0].ID, s.Jobs[1].ID
@@ -179,6 +184,7 @@ func TestJobErrors(t *testing.T) {
 }
 
 func TestStatusWhileRunning(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{Speed: 1})
 	st := jsonBody(t, newClient(s).must(t, "GET", "/v2/agent/"+s.Jobs[0].ID).body)
 	if st["success"] != true || st["status"] != "processing" || st["model"] != "spark-2" {
@@ -196,6 +202,7 @@ func TestStatusWhileRunning(t *testing.T) {
 }
 
 func TestStatusCompletedHasResult(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	id := s.Jobs[0].ID
 	waitFinished(t, s, id)
@@ -219,6 +226,7 @@ func TestStatusCompletedHasResult(t *testing.T) {
 }
 
 func TestList(t *testing.T) {
+	t.Parallel()
 	scs := make([]string, 25)
 	for i := range scs {
 		scs[i] = ScenarioRefused
@@ -275,6 +283,7 @@ func TestList(t *testing.T) {
 }
 
 func TestTokenUsageGoesDown(t *testing.T) {
+	t.Parallel()
 	var clk manualClock // the first figure is taken before the run ends, however busy the machine
 	s := startSim(t, Options{Speed: 100, elapsed: clk.elapsed})
 	c := newClient(s)
@@ -302,6 +311,7 @@ func TestTokenUsageGoesDown(t *testing.T) {
 }
 
 func TestActiveCrawls(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	var b struct {
 		Success bool `json:"success"`
@@ -333,6 +343,7 @@ func TestActiveCrawls(t *testing.T) {
 }
 
 func TestSnapshots(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	id := s.Jobs[0].ID
 	tr := finalTrace(t, s, id)
@@ -398,6 +409,7 @@ func TestSnapshots(t *testing.T) {
 }
 
 func TestLiveView(t *testing.T) {
+	t.Parallel()
 	var clk manualClock
 	s := startSim(t, Options{Speed: 100, elapsed: clk.elapsed})
 	id := s.Jobs[0].ID
@@ -440,6 +452,7 @@ func TestLiveView(t *testing.T) {
 }
 
 func TestCancel(t *testing.T) {
+	t.Parallel()
 	for _, sc := range []string{ScenarioCancel, ScenarioResearch} {
 		t.Run(sc, func(t *testing.T) {
 			// The test moves the time: a busy machine must not let the
@@ -503,6 +516,7 @@ func TestCancel(t *testing.T) {
 
 // Pollers keep reading while a cancel replaces the run's script.
 func TestCancelWhilePolling(t *testing.T) {
+	t.Parallel()
 	var clk manualClock // the run must not finish before the DELETE, however busy the machine
 	s := startSim(t, Options{Scenarios: []string{ScenarioResearch}, Speed: 200, elapsed: clk.elapsed})
 	id := s.Jobs[0].ID
@@ -545,6 +559,7 @@ func TestCancelWhilePolling(t *testing.T) {
 }
 
 func TestCancelFinishedRun(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	id := s.Jobs[0].ID
 	waitFinished(t, s, id)
@@ -555,6 +570,7 @@ func TestCancelFinishedRun(t *testing.T) {
 }
 
 func TestRateLimit(t *testing.T) {
+	t.Parallel()
 	for _, header := range []bool{false, true} {
 		s := startSim(t, Options{RateLimit: 5, RetryAfterHeader: header})
 		c := newClient(s)
@@ -608,6 +624,7 @@ func TestRateLimit(t *testing.T) {
 }
 
 func TestStatsAndConcurrency(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	c := newClient(s)
 	id := s.Jobs[0].ID
@@ -646,6 +663,7 @@ func TestStatsAndConcurrency(t *testing.T) {
 }
 
 func TestLog(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var buf bytes.Buffer
 	s := startSim(t, Options{Log: lockedWriter{&mu, &buf}})
@@ -687,6 +705,7 @@ func (l lockedWriter) Write(p []byte) (int, error) {
 }
 
 func TestSpeed1000FinishesFast(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	evs, _ := s.Script(s.Jobs[0].ID)
 	var last time.Duration
@@ -706,6 +725,7 @@ func TestSpeed1000FinishesFast(t *testing.T) {
 // are refused by Start; the extremes allowed work, and a long-running
 // server at a high speed does not wrap around to an empty trace.
 func TestSpeedBounds(t *testing.T) {
+	t.Parallel()
 	for _, sp := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -1, MinSpeed / 2, MaxSpeed * 2} {
 		if s, err := Start(t.Context(), Options{Speed: sp}); err == nil {
 			s.Close()
@@ -732,6 +752,7 @@ func TestSpeedBounds(t *testing.T) {
 
 // The bearer scheme is case-insensitive, as in the real service.
 func TestBearerScheme(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{})
 	for _, scheme := range []string{"Bearer", "bearer", "BEARER"} {
 		req, _ := http.NewRequest("GET", s.URL+"/v2/team/token-usage", nil)
@@ -750,6 +771,7 @@ func TestBearerScheme(t *testing.T) {
 // A server listening on every interface gives a loopback URL: the one it
 // prints for clients, which send a key over plain http to loopback only.
 func TestUnspecifiedAddrGivesALoopbackURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ addr, prefix string }{
 		{"0.0.0.0:0", "http://127.0.0.1:"},
 		{":0", "http://127.0.0.1:"},
@@ -775,6 +797,7 @@ func TestUnspecifiedAddrGivesALoopbackURL(t *testing.T) {
 
 // A team without usage information: the real service's 404.
 func TestNoTokenUsage(t *testing.T) {
+	t.Parallel()
 	s := startSim(t, Options{NoTokenUsage: true})
 	r := newClient(s).must(t, "GET", "/v2/team/token-usage")
 	if r.status != 404 || string(r.body) != `{"success":false,"error":"Could not find token usage information"}` {
@@ -790,6 +813,7 @@ func TestNoTokenUsage(t *testing.T) {
 // the real 409 "Agent already finished", and changes nothing: the late
 // event lands as scripted.
 func TestCancelDuringTheTail(t *testing.T) {
+	t.Parallel()
 	var clk manualClock
 	s := startSim(t, Options{Speed: 1, elapsed: clk.elapsed})
 	id := s.Jobs[0].ID

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode/utf16"
 	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -268,8 +269,8 @@ func mayHold(v []byte, k string) bool {
 }
 
 // unit is one character of JSON text at v[i]: its byte (c), or for a \u
-// escape its rune (r, c = 0 unless r is ASCII); n is how many bytes of v it
-// takes.
+// escape its rune (r, c = 0 unless r is ASCII; a surrogate pair is one
+// rune); n is how many bytes of v it takes.
 func unit(v []byte, i int) (c byte, r rune, n int) {
 	c = v[i]
 	if c != '\\' || i+1 >= len(v) {
@@ -281,6 +282,13 @@ func unit(v []byte, i int) (c byte, r rune, n int) {
 			if r, ok := hex4(v[i+2 : i+6]); ok {
 				if r < 0x80 {
 					return byte(r), r, 6
+				}
+				if utf16.IsSurrogate(r) && i+12 <= len(v) && v[i+6] == '\\' && v[i+7] == 'u' {
+					if lo, ok := hex4(v[i+8 : i+12]); ok {
+						if pair := utf16.DecodeRune(r, lo); pair != utf8.RuneError {
+							return 0, pair, 12
+						}
+					}
 				}
 				return 0, r, 6
 			}

@@ -1,9 +1,11 @@
 package text
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/go-json-experiment/json/jsontext"
 )
@@ -240,4 +242,92 @@ func TestPasswordEscapedInJSON(t *testing.T) {
 	if !changed || strings.Contains(string(out), "p%40ss") {
 		t.Errorf("RedactJSON = %s (changed %v)", out, changed)
 	}
+}
+
+// FuzzKeyEcho: whatever the key (of a key's length, valid UTF-8, not all
+// hex digits, which could hide inside \u escapes), a server echoing it in a
+// JSON string the way Go's encoding/json (html escapes), a minimal encoder
+// or PHP (every / and non-ASCII character escaped) write it, with lower- or
+// upper-case hex, leaves no trace of it once RedactJSON has read the body:
+// not in the bytes, not in the decoded string, and the body stays JSON.
+func FuzzKeyEcho(f *testing.F) {
+	f.Add(`fc-0123456789abcdef`, "text ")
+	f.Add(`fc-a"b\c<d>&e/f-é`, "")
+	f.Add("fc-\u2028\U0001F600/", "x")
+	f.Add(`\ab-cdefgh`, `\`)
+	f.Fuzz(func(t *testing.T, key, prefix string) {
+		if len(key) < 8 || strings.Trim(key, "0123456789abcdefABCDEF") == "" || !utf8.ValidString(key) || !utf8.ValidString(prefix) {
+			return
+		}
+		s := NewSecrets(key)
+		bodies := [][]byte{[]byte(`"` + jsonEscape(prefix+key, false, true, true) + `"`)}
+		for _, html := range []bool{false, true} {
+			for _, ascii := range []bool{false, true} {
+				e := jsonEscape(prefix+key, html, false, ascii)
+				bodies = append(bodies, []byte(`"`+e+`"`), []byte(`"`+upperHex(e)+`"`))
+			}
+		}
+		for _, body := range bodies {
+			out, _ := s.RedactJSON(bytes.Clone(body))
+			v := jsontext.Value(bytes.Clone(out))
+			if !v.IsValid() {
+				t.Fatalf("%s redacted to %s, not JSON", body, out)
+			}
+			str, err := jsontext.AppendUnquote(nil, out)
+			if err != nil || bytes.Contains(str, []byte(key)) || bytes.Contains(out, []byte(key)) {
+				t.Fatalf("%s redacted to %s (%v)", body, out, err)
+			}
+		}
+	})
+}
+
+// jsonEscape writes s as the inside of a JSON string: quote, backslash and
+// control characters escaped, and optionally <>& (html), / (slash) and
+// every non-ASCII character (ascii) as \uXXXX escapes; html also escapes
+// U+2028 and U+2029, as encoding/json does.
+func jsonEscape(s string, html, slash, ascii bool) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '/' && slash:
+			b.WriteString(`\/`)
+		case r < 0x20 || html && (r == '<' || r == '>' || r == '&' || r == 0x2028 || r == 0x2029):
+			fmt.Fprintf(&b, `\u%04x`, r)
+		case r >= 0x80 && ascii:
+			if r >= 0x10000 {
+				r -= 0x10000
+				fmt.Fprintf(&b, `\u%04x\u%04x`, 0xd800+(r>>10), 0xdc00+(r&0x3ff))
+			} else {
+				fmt.Fprintf(&b, `\u%04x`, r)
+			}
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// upperHex writes the hex digits of the \u escapes of a jsonEscape result
+// in upper case, as some encoders do.
+func upperHex(s string) string {
+	b := []byte(s)
+	for i := 0; i < len(b); i++ {
+		if b[i] != '\\' {
+			continue
+		}
+		if i+1 < len(b) && b[i+1] == 'u' {
+			for j := i + 2; j < i+6 && j < len(b); j++ {
+				if 'a' <= b[j] && b[j] <= 'f' {
+					b[j] -= 'a' - 'A'
+				}
+			}
+			i += 5
+		} else {
+			i++ // an escaped character: skip it
+		}
+	}
+	return string(b)
 }

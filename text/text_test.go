@@ -121,3 +121,24 @@ func TestRemaining(t *testing.T) {
 		}
 	}
 }
+
+func TestQuote(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":               `"plain"`,
+		"a\"b\\c\n\t\r\b\f":   `"a\"b\\c\n\t\r\b\f"`,
+		"\x1b[31mred":         `"\u001b[31mred"`,
+		"\u009b2J \u202eRTL":  `"\u009b2J \u202eRTL"`,
+		"zero\u200bwidth\x7f": `"zero\u200bwidth\u007f"`,
+		"tag\U000E0041":       `"tag\udb40\udc41"`,
+		"bad\xffutf8":         "\"bad\uFFFDutf8\"",
+		"日本 🎉":                "\"日本 🎉\"",
+		"line\u2028sep":       `"line\u2028sep"`,
+	} {
+		if got := Quote(in); got != want {
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
+		}
+		if got := Quote(in); Sanitize(got) != got {
+			t.Errorf("Quote(%q) is not safe: %q", in, got)
+		}
+	}
+}

@@ -6,12 +6,14 @@ import (
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/firewatch/firewatch/ui/internal/confirm"
 )
 
 // askCancel opens the confirmation, over whatever is shown. It takes an
-// answer only once it has been on the screen a moment (confirmArm): keys
-// typed ahead, already queued when it opened ("cy" typed fast, a paste),
-// reach it before the arming message and are dropped.
+// answer only once it has been on the screen confirm.ArmAfter: keys typed
+// ahead, already queued when it opened ("cy" typed fast, a paste), reach
+// it before the arming message and are dropped.
 func (m *Model) askCancel() tea.Cmd {
 	if m.backend == nil {
 		m.env.flash = "cancel is not available in replay: the run is not being watched live"
@@ -21,18 +23,11 @@ func (m *Model) askCancel() tea.Cmd {
 		m.env.flash = m.readOnly
 		return nil
 	}
-	v := &confirmView{e: m.env, run: m.shortID(), state: m.stateWord(), yes: m.cancelCmd}
+	v := newConfirmView(m.env, m.shortID(), m.stateWord(), m.cancelCmd)
 	v.back = m.overlay
 	m.overlay = v
-	return m.after(confirmArm, confirmArmMsg{v: v})
+	return m.after(confirm.ArmAfter, v.q.Arm())
 }
-
-// confirmArm is how long the confirmation is shown before it takes an
-// answer: several frames (the renderer draws at 60 per second).
-const confirmArm = 150 * time.Millisecond
-
-// confirmArmMsg arms the confirmation v.
-type confirmArmMsg struct{ v *confirmView }
 
 // cancelCmd sends the cancel request, in a command with a timeout.
 func (m *Model) cancelCmd() tea.Cmd {

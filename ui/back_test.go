@@ -19,7 +19,7 @@ func TestBackToList(t *testing.T) {
 		}
 	}
 	m = newTestModel(t, "running.json", 120, 40, Config{BackToList: true})
-	if !strings.Contains(ansi.Strip(m.View().Content), "esc runs") {
+	if !strings.Contains(ansi.Strip(m.View()), "esc runs") {
 		t.Fatal("the footer does not name esc")
 	}
 	press(m, "?")

@@ -46,9 +46,6 @@ func (t *termSim) frame(content string) int {
 	return t.out.Len() - before
 }
 
-// screenText is what the terminal shows: the renderer's own copy.
-func (t *termSim) screenText() string { return t.cell.Render() }
-
 // replayRun feeds a finished fixture to the UI the way `firewatch demo`
 // (speed 1) would: the fixtures were recorded at speed 2, so one real
 // second is half a second of their time; a poll every 2 s carrying the

@@ -29,7 +29,7 @@ func TestCapReachedBanner(t *testing.T) {
 			m := newTestModel(t, "", size.w, size.h, Config{Store: s, Attention: tk})
 			healthy(m, true)
 			lines := screenLines(m)
-			banner := strings.Join(lines[2:5], "\n")
+			banner := strings.Join(lines[bannerRow(m):bannerRow(m)+2], "\n")
 			if !strings.Contains(banner, "Run credit limit · "+tc.hit) {
 				t.Errorf("%dx%d: the banner does not say %q:\n%s", size.w, size.h, tc.hit, plain(content(m)))
 			}

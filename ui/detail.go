@@ -50,11 +50,10 @@ type detailView struct {
 	e    *env
 	name string
 
-	head    textView // the fields at the top
-	tabs    []detailTab
-	cur     int
-	w, h    int
-	headMax int
+	head textView // the fields at the top
+	tabs []detailTab
+	cur  int
+	w, h int
 
 	// refresh rebuilds the head (and what else changed) from live data;
 	// concerns says whether a merge changed what the detail shows; ticks

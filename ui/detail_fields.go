@@ -50,7 +50,7 @@ func (f *fields) heading(s string) {
 }
 
 func (f *fields) text(s string) {
-	for _, l := range strings.Split(strings.TrimRight(model.Sanitize(s), "\n"), "\n") {
+	for _, l := range strings.Split(strings.TrimRight(text.Sanitize(s), "\n"), "\n") {
 		f.lines = append(f.lines, textLine{st: f.env.st.Text, text: "  " + l})
 	}
 }

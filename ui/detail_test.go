@@ -16,13 +16,14 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/browser"
 	"github.com/firewatch/firewatch/ui/waterfall"
 )
 
 // fakeService is the service as the UI's Backend sees it, answering from
 // fixtures: snapshots from testdata/snapshots (regenerated from the
-// simulator by TestGenerateSnapshots; snaps overrides them), cancel with
+// simulator by go generate (internal/fixturegen); snaps overrides them), cancel with
 // cancelErr. It records what it was asked. Tests call it from their own
 // goroutine only (runCmds runs the commands there).
 type fakeService struct {
@@ -99,7 +100,7 @@ func runCmds(t *testing.T, m *Model, cmd tea.Cmd) (raw []string) {
 		case tea.RawMsg:
 			raw = append(raw, fmt.Sprint(msg.Msg))
 		default:
-			_, next := m.Update(msg)
+			next := m.Update(msg)
 			queue = append(queue, next)
 		}
 	}
@@ -122,7 +123,7 @@ func deliverWants(m *Model, cmd tea.Cmd) tea.Cmd {
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
 		case snapshotWantMsg, diffWantMsg:
-			_, next := m.Update(msg)
+			next := m.Update(msg)
 			rest = append(rest, next)
 		default:
 			rest = append(rest, func() tea.Msg { return msg })
@@ -135,7 +136,7 @@ func deliverWants(m *Model, cmd tea.Cmd) tea.Cmd {
 func pressRun(t *testing.T, m *Model, ks ...string) (raw []string) {
 	t.Helper()
 	for _, k := range ks {
-		_, cmd := m.Update(keyMsg(k))
+		cmd := m.Update(keyMsg(k))
 		raw = append(raw, runCmds(t, m, cmd)...)
 	}
 	return raw
@@ -339,7 +340,7 @@ func TestSnapshotLoadingErrorAndRetry(t *testing.T) {
 	}
 	// Opening asks the root for the snapshot; the root starts the fetch
 	// and the spinner; the screen says it loads.
-	_, cmd := m.Update(keyMsg("a"))
+	cmd := m.Update(keyMsg("a"))
 	cmd = deliverWants(m, cmd)
 	if m.env.snaps.loading != 1 || len(timers) != 1 {
 		t.Fatalf("a fetch and one spinner tick: loading %d, timers %v", m.env.snaps.loading, timers)
@@ -480,8 +481,8 @@ func TestCancelConfirmed(t *testing.T) {
 		t.Fatalf("header after run.cancel_requested: %q", l)
 	}
 	m.Update(updateMsg{poller.Update{Poll: &model.Poll{Events: after[1 : i+1]}}})
-	if l := screenLines(m); !strings.Contains(l[0], "cancelled") || !strings.Contains(l[3], "Run cancelled") {
-		t.Fatalf("after run.finished:\n%s\n%s", l[0], l[3])
+	if l := screenLines(m); !strings.Contains(l[0], "cancelled") || !strings.Contains(l[bannerRow(m)], "Run cancelled") {
+		t.Fatalf("after run.finished:\n%s\n%s", l[0], l[bannerRow(m)])
 	}
 }
 
@@ -606,7 +607,7 @@ func TestCopySanitisesThePayload(t *testing.T) {
 		t.Fatal("cannot select it")
 	}
 	raw := pressRun(t, m, "y")
-	want := model.Sanitize(string(ev.Raw))
+	want := text.Sanitize(string(ev.Raw))
 	if !slices.Equal(raw, []string{osc52Seq(want)}) {
 		t.Fatalf("y wrote %q, want the sanitised raw event", raw)
 	}
@@ -856,7 +857,7 @@ func TestAgentDetailRowsOpen(t *testing.T) {
 
 func TestResultFromTheBanner(t *testing.T) {
 	m := serviceModel(t, "succeeded.json", 120, 40, &fakeService{}, Config{})
-	if b := screenLines(m)[3]; !strings.Contains(b, "a shows the result") {
+	if b := screenLines(m)[bannerRow(m)]; !strings.Contains(b, "a shows the result") {
 		t.Fatalf("banner %q", b)
 	}
 	pressRun(t, m, "a")

@@ -1,21 +1,32 @@
-// Package ui is firewatch's full-screen terminal UI (Bubble Tea v2): a
-// person watches an agent run live, digs into it and acts on it, over SSH
-// too. The map of its files (by name, one room each):
+// Package ui is firewatch's watch screen (Bubble Tea v2): a person watches
+// an agent run live, digs into it and acts on it, over SSH too. The map of
+// its files (by name, one room each):
 //
-//   - run.go: Config, Backend (what the UI may ask of the service) and Run.
+//   - run.go: Config, Backend (what the UI may ask of the service) and Run
+//     (through program.RunOn, as every full screen is run).
 //   - model.go: the root Model: merging poller.Updates into the store,
 //     focus, scope, ticks; Update and relayout.
-//   - layout.go: the frame and the pane rectangles (full and compact), View.
-//   - keys.go: every key binding of the main screen; dispatch.go routes a
-//     key, a wheel turn or a click to what handles it.
+//   - layout.go: the frame and the pane rectangles (full and compact; the
+//     end-of-run banner at the top of the timeline's band in the full
+//     layout, so the panes keep their places when a run ends), View and
+//     Frame (the window title, mouse and focus reports: package screen).
+//   - keys.go: every key binding of the main screen (the list keys from
+//     internal/keymap, one set for every screen); dispatch.go routes a key,
+//     a wheel turn or a click to what handles it.
 //   - component.go: the one contract of panes, overlays and detail
 //     bodies (setSize, render, helpKeys).
 //   - pane.go: the pane contract and the nav/list/box they embed
 //     (navigation, the visible-rows render);
 //     pane_agents.go, pane_sessions.go, pane_tools.go, pane_timeline.go,
-//     pane_artifacts.go: one pane each.
-//   - header.go: the header lines; help.go: the ? screen; confirm.go: the
-//     y/n dialog.
+//     pane_artifacts.go: one pane each; pane_timeline_union.go: the
+//     timeline's view of a scope of several agents (their events merged
+//     without copying them).
+//   - filter.go: the / filter's query and what it matches; input.go: the
+//     one-line text input it is typed in.
+//   - header.go: the header lines and the end banner; help.go: the ?
+//     screen; confirm.go: the cancel question (internal/confirm, the
+//     screens' one y/n widget) as an overlay; textview.go: a scrollable
+//     overlay of prepared lines (the help, the minimal details).
 //   - overlay.go: the overlay contract and the stack (an overlay opened from
 //     another goes back to it on esc); overlay_waterfall.go: the waterfall.
 //   - detail.go: the tabbed detail frame; detail_event.go, detail_tool.go,
@@ -23,7 +34,8 @@
 //     detail each; detail_bodies.go and detail_fields.go: what they are
 //     built from.
 //   - action_cancel.go, action_copy.go, action_open.go, action_liveview.go,
-//     action_result.go: what a key does to the run or to the outside world.
+//     action_result.go, action_attention.go: what a key does to the run or
+//     to the outside world (! steps through what needs attention).
 //   - messages.go: every message type of the package.
 //   - env.go: the read-only context every pane and overlay gets (store,
 //     styles, symbols, clock, the snapshot cache); only the root writes
@@ -32,15 +44,20 @@
 //     building.
 //
 // Everything that waits happens in commands: snapshot fetches (cached for
-// the program by the root, snapshots.go), the cancel request, copying (OSC 52, package
-// clipboard), opening a browser (package browser), saving a file, large
-// diffs, markdown rendering. The update loop only merges, indexes and
-// draws. Timers are armed from one place each and tagged: the 1 s clock
-// while the run runs, and a 10 fps spinner only while a snapshot loads;
-// nothing ticks when the run is over.
+// the program by the root, snapshots.go), the cancel request, copying
+// (OSC 52, package clipboard), opening a browser (package browser), saving
+// a file, large diffs (package linediff, off the loop), markdown rendering.
+// The update loop only merges, indexes and draws. Timers are armed from one
+// place each and tagged: the 1 s clock while the run runs, and a 10 fps
+// spinner only while a snapshot loads; nothing ticks when the run is over.
 //
 // Widgets live in subpackages with the SetSize / Update / View / ShortHelp /
-// FullHelp contract: jsonview, content, diff, waterfall, clipboard, browser;
-// internal/scroll holds the one set of scroll bindings. The project's
-// ARCHITECTURE.md says where to add a pane, a detail view or a screen.
+// FullHelp contract: jsonview, content, diff, waterfall, clipboard,
+// browser. What every full screen shares is internal: scroll (the scroll
+// arithmetic and bindings), keymap (the list keys), confirm (the y/n
+// question), program (running a screen: RunOn), alert (notifications
+// through the program); package screen is the one wrapper (Screen, Frame,
+// Root). The test fixtures in testdata are written by go generate
+// (internal/fixturegen). The project's ARCHITECTURE.md says where to add a
+// pane, a detail view or a screen.
 package ui

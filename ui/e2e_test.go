@@ -15,6 +15,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // watchSim starts the simulator in-process with one scenario, and the real
@@ -80,15 +81,16 @@ func (b simBackend) SetLiveView(on bool)              { b.w.SetLiveView(on) }
 // against the simulator and the real poller: the run reaches its outcome
 // banner, the user quits, and the UI reports that the run had finished.
 func TestEndToEndTeatest(t *testing.T) {
+	t.Parallel()
 	ch, w, c := watchSim(t, "failure", 40)
 	store := model.NewStore()
 	m := New(Config{Store: store, Updates: ch, Backend: simBackend{w, c, ""}, LiveView: true})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm := teatest.NewTestModel(t, screen.Root{S: m}, teatest.WithInitialTermSize(120, 40))
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
 		return bytes.Contains(b, []byte("Run failed"))
 	}, teatest.WithDuration(30*time.Second), teatest.WithCheckInterval(50*time.Millisecond))
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(screen.Root).S.(*Model)
 	if fm.Result().Quit {
 		t.Fatal("the run had finished: quitting is not an early quit")
 	}
@@ -125,6 +127,7 @@ func (l *lockedBuffer) String() string {
 // --exit-on-finish: it returns by itself once the watch ended, and the
 // store holds the whole run.
 func TestRunExitOnFinish(t *testing.T) {
+	t.Parallel()
 	ch, w, c := watchSim(t, "research", 60)
 	store := model.NewStore()
 	out := &lockedBuffer{}
@@ -149,6 +152,7 @@ func TestRunExitOnFinish(t *testing.T) {
 
 // TestRunQuitEarly: quitting before the run finished says so in Result.
 func TestRunQuitEarly(t *testing.T) {
+	t.Parallel()
 	ch, w, c := watchSim(t, "research", 1)
 	store := model.NewStore()
 	out := &lockedBuffer{}
@@ -178,10 +182,11 @@ func TestRunQuitEarly(t *testing.T) {
 // the service and shown; c and y cancel the run, and the screen follows
 // the trace to "Run cancelled".
 func TestEndToEndArtifactAndCancel(t *testing.T) {
+	t.Parallel()
 	ch, w, c, job := watchSimJob(t, "cancel", 5)
 	store := model.NewStore()
 	m := New(Config{Store: store, Updates: ch, Backend: simBackend{w, c, job}, JobID: job})
-	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(120, 40))
+	tm := teatest.NewTestModel(t, screen.Root{S: m}, teatest.WithInitialTermSize(120, 40))
 	wait := func(what string) {
 		t.Helper()
 		teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
@@ -198,7 +203,7 @@ func TestEndToEndArtifactAndCancel(t *testing.T) {
 	key('y')
 	wait("Run cancelled")
 	key('q')
-	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(*Model)
+	fm := tm.FinalModel(t, teatest.WithFinalTimeout(10*time.Second)).(screen.Root).S.(*Model)
 	r := store.Run()
 	if r.State != model.StateFinished || r.Outcome != model.OutcomeCancelled || !r.CancelRequested {
 		t.Fatalf("run after the UI: %+v", r)

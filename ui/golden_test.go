@@ -52,7 +52,7 @@ func healthy(m *Model, done bool) {
 	m.Update(updateMsg{poller.Update{Health: poller.Health{LastGood: now.Add(-time.Second), Polls: 12, Interval: 2 * time.Second, Done: done, Tail: done}}})
 }
 
-func content(m *Model) string { return m.View().Content }
+func content(m *Model) string { return m.View() }
 
 func plain(s string) string { return ansi.Strip(s) }
 

@@ -29,6 +29,7 @@ func longWordStore(t testing.TB, n int) (*model.Store, *model.Event) {
 // text), q and ctrl+c quit at once while it is under way, and a resize
 // asks for a new layout instead of blocking.
 func TestLongWordDetailsStayResponsive(t *testing.T) {
+	t.Parallel()
 	s, ev := longWordStore(t, 20<<20)
 	for _, quit := range []string{"q", "ctrl+c"} {
 		m := newTestModel(t, "", 120, 40, Config{Store: s})
@@ -40,7 +41,7 @@ func TestLongWordDetailsStayResponsive(t *testing.T) {
 		if got := strings.Join(screenLines(m), "\n"); !strings.Contains(got, "laying out") {
 			t.Fatalf("the screen while laying out:\n%s", got)
 		}
-		_, c := m.Update(keyMsg(quit))
+		c := m.Update(keyMsg(quit))
 		if c == nil {
 			t.Fatalf("%s: no command", quit)
 		}
@@ -55,7 +56,7 @@ func TestLongWordDetailsStayResponsive(t *testing.T) {
 	m := newTestModel(t, "", 120, 40, Config{Store: s})
 	m.openDetail(Selection{Event: ev})
 	first := m.sizeOverlay()
-	_, second := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
+	second := m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	if second == nil {
 		t.Fatal("a resize did not ask for a new layout")
 	}
@@ -99,7 +100,7 @@ func armConfirm(t *testing.T, m *Model) {
 	if !ok {
 		t.Fatalf("no confirmation: %T", m.overlay)
 	}
-	m.Update(confirmArmMsg{v: v})
+	m.Update(v.q.Arm())
 }
 
 // The cancel confirmation costs money: keys typed ahead (queued before it

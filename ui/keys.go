@@ -6,6 +6,7 @@ import (
 	"charm.land/bubbles/v2/key"
 
 	"github.com/firewatch/firewatch/ui/attn"
+	"github.com/firewatch/firewatch/ui/internal/keymap"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
@@ -62,22 +63,22 @@ type keyMap struct {
 }
 
 func defaultKeys() keyMap {
-	sk := scroll.DefaultKeys() // the scroll keys, defined once for every view
+	l := keymap.DefaultList() // the list keys, one set for every screen
 	return keyMap{
-		Up:        sk.Up,
-		Down:      sk.Down,
+		Up:        l.Up,
+		Down:      l.Down,
 		Move:      key.NewBinding(key.WithKeys("up", "down", "k", "j"), key.WithHelp("↑↓/jk", "move")),
 		Left:      key.NewBinding(key.WithKeys("left", "h"), key.WithHelp("←/h", "pane left")),
 		Right:     key.NewBinding(key.WithKeys("right"), key.WithHelp("→", "pane right")),
-		PageUp:    withKeys(sk.PageUp, "pgup", "ctrl+b"),
-		PageDown:  withKeys(sk.PageDown, "pgdown", "ctrl+f"),
-		Top:       sk.Top,
-		Bottom:    sk.Bottom,
+		PageUp:    l.PageUp,
+		PageDown:  l.PageDown,
+		Top:       l.Top,
+		Bottom:    l.Bottom,
 		NextPane:  key.NewBinding(key.WithKeys("tab"), key.WithHelp("tab", "pane")),
 		PrevPane:  key.NewBinding(key.WithKeys("shift+tab"), key.WithHelp("shift+tab", "previous pane")),
-		Enter:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
-		Back:      key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back / clear filter")),
-		Filter:    key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Enter:     keymap.Say(l.Open, "enter", "details"),
+		Back:      keymap.Say(l.Back, "esc", "back / clear filter"),
+		Filter:    l.Filter,
 		NextMatch: key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "next match")),
 		PrevMatch: key.NewBinding(key.WithKeys("N"), key.WithHelp("N", "previous match")),
 		Errors:    key.NewBinding(key.WithKeys("e", "E"), key.WithHelp("e/E", "errors")),
@@ -86,9 +87,9 @@ func defaultKeys() keyMap {
 		Follow:    key.NewBinding(key.WithKeys("f"), key.WithHelp("f", "follow")),
 		Pause:     key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause polling")),
 		PollNow:   key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "poll now")),
-		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
-		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
-		Suspend:   key.NewBinding(key.WithKeys("ctrl+z"), key.WithHelp("ctrl+z", "suspend (fg resumes)")),
+		Help:      l.Help,
+		Quit:      l.Quit,
+		Suspend:   l.Suspend,
 
 		Waterfall: key.NewBinding(key.WithKeys("w"), key.WithHelp("w", "waterfall")),
 		Result:    key.NewBinding(key.WithKeys("a"), key.WithHelp("a", "result artifact")),
@@ -159,7 +160,6 @@ type detailKeys struct {
 	Back             key.Binding
 	Open             key.Binding // enter on a row of a list
 	Retry            key.Binding // a snapshot that failed to load
-	Confirm, Decline key.Binding // the cancel confirmation
 	// y, o, d and s with the footer's short labels.
 	Copy, OpenLink, Diff, Save key.Binding
 }
@@ -172,17 +172,9 @@ func defaultDetailKeys() detailKeys {
 		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "details")),
 		Retry:    key.NewBinding(key.WithKeys("r"), key.WithHelp("r", "retry")),
-		Confirm:  key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "yes, cancel the run")),
-		Decline:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no, keep it running")),
 		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy")),
 		OpenLink: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "open")),
 		Diff:     key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff")),
 		Save:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "save")),
 	}
-}
-
-// withKeys is b answering to keys instead of its own.
-func withKeys(b key.Binding, keys ...string) key.Binding {
-	b.SetKeys(keys...)
-	return b
 }

@@ -20,7 +20,7 @@ import (
 func press(m *Model, keys ...string) tea.Cmd {
 	var last tea.Cmd
 	for _, k := range keys {
-		_, last = m.Update(keyMsg(k))
+		last = m.Update(keyMsg(k))
 	}
 	return last
 }
@@ -67,6 +67,17 @@ func typeText(m *Model, s string) {
 
 // rows is the plain text of the focused pane's rows, as on screen.
 func screenLines(m *Model) []string { return strings.Split(plain(content(m)), "\n") }
+
+// bannerRow is the screen row of the end-of-run banner's first line: at
+// the top of the timeline's band in the full layout, under the tab bar in
+// the compact one.
+func bannerRow(m *Model) int {
+	f := m.frame()
+	if f.kind == layoutFull {
+		return m.paneRects()[paneTimeline].y - f.bannerH
+	}
+	return f.headerH
+}
 
 // TestKeysAreDistinct: no key is bound twice on the main screen, every key
 // in the list below is bound, and every binding is in the full help.
@@ -127,7 +138,8 @@ func TestFilterAndMatchSteps(t *testing.T) {
 		t.Fatalf("timeline shows %d events for /scrape, want %d of %d", n, want, all)
 	}
 	// Every row on screen matches.
-	for _, l := range screenLines(m)[20:36] {
+	tr := m.paneRects()[paneTimeline]
+	for _, l := range screenLines(m)[tr.y : tr.y+tr.h] {
 		if strings.TrimSpace(l) != "" && !strings.Contains(strings.ToLower(l), "scrape") && !strings.Contains(l, "…") {
 			t.Errorf("row does not match the filter: %q", l)
 		}
@@ -415,11 +427,11 @@ func TestNoTicksOnceIdle(t *testing.T) {
 	if cmd := m.armTicks(); cmd != nil {
 		t.Fatal("a finished run armed the clock")
 	}
-	_, cmd := m.Update(updatesClosedMsg{})
+	cmd := m.Update(updatesClosedMsg{})
 	if cmd != nil {
 		t.Fatalf("the end of the watch returned a command: %T", cmd())
 	}
-	_, cmd = m.Update(clockMsg{tag: m.clockTag})
+	cmd = m.Update(clockMsg{tag: m.clockTag})
 	if cmd != nil {
 		t.Fatal("a clock tick re-armed itself after the run finished")
 	}
@@ -433,10 +445,10 @@ func TestNoTicksOnceIdle(t *testing.T) {
 		t.Fatal("arming twice started a second clock")
 	}
 	tag := r.clockTag
-	if _, cmd := r.Update(clockMsg{tag: tag - 1}); cmd != nil {
+	if cmd := r.Update(clockMsg{tag: tag - 1}); cmd != nil {
 		t.Fatal("a stale tick re-armed the clock")
 	}
-	if _, cmd := r.Update(clockMsg{tag: tag}); cmd == nil {
+	if cmd := r.Update(clockMsg{tag: tag}); cmd == nil {
 		t.Fatal("the current tick did not re-arm the clock while running")
 	}
 	// The run finishes: the next tick does not re-arm.
@@ -451,14 +463,14 @@ func TestNoTicksOnceIdle(t *testing.T) {
 	if r.env.store.Run().State != model.StateFinished {
 		t.Fatal("run should be finished")
 	}
-	if _, cmd := r.Update(clockMsg{tag: r.clockTag}); cmd != nil {
+	if cmd := r.Update(clockMsg{tag: r.clockTag}); cmd != nil {
 		t.Fatal("a tick after the run finished re-armed the clock")
 	}
 }
 
 func TestExitOnFinish(t *testing.T) {
 	m := newTestModel(t, "succeeded.json", 120, 40, Config{ExitOnFinish: true, Updates: make(chan poller.Update)})
-	_, cmd := m.Update(updateMsg{poller.Update{Health: poller.Health{Done: true}, Done: true}})
+	cmd := m.Update(updateMsg{poller.Update{Health: poller.Health{Done: true}, Done: true}})
 	if cmd == nil {
 		t.Fatal("Done with --exit-on-finish: no command")
 	}
@@ -469,7 +481,7 @@ func TestExitOnFinish(t *testing.T) {
 	// closes.
 	ch := make(chan poller.Update)
 	m = newTestModel(t, "succeeded.json", 120, 40, Config{Updates: ch})
-	_, cmd = m.Update(updateMsg{poller.Update{Health: poller.Health{Done: true}, Done: true}})
+	cmd = m.Update(updateMsg{poller.Update{Health: poller.Health{Done: true}, Done: true}})
 	close(ch)
 	if cmd == nil {
 		t.Fatal("the UI stopped reading updates before the channel closed")
@@ -478,7 +490,7 @@ func TestExitOnFinish(t *testing.T) {
 	if _, ok := msg.(updatesClosedMsg); !ok {
 		t.Fatalf("after Done: %T, want the read of the closed channel", msg)
 	}
-	if _, cmd = m.Update(msg); cmd != nil {
+	if cmd = m.Update(msg); cmd != nil {
 		t.Fatal("the UI did something by itself after the watch ended")
 	}
 }

@@ -5,10 +5,10 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/key"
-	tea "charm.land/bubbletea/v2"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // Layout. The root does all the arithmetic and hands each pane its box.
@@ -83,10 +83,15 @@ func (m *Model) frame() frame {
 	f.bodyY = f.headerH + f.bannerH
 	f.bodyH = m.height - f.bodyY - 1
 	if f.kind == layoutFull {
-		f.aH = clamp(f.bodyH/5+1, 5, 12)
-		f.bH = clamp(f.bodyH/5, 4, 12)
-		f.cH = clamp(f.bodyH/12+1, 3, 7)
-		f.tH = f.bodyH - f.aH - f.bH - f.cH
+		// The panes keep their places when the run ends: the banner is
+		// drawn at the top of the timeline's band (over an overlay, above
+		// it), so nothing moves but the timeline's oldest rows, which it
+		// covers; a slow link pays for the banner's lines alone.
+		h := f.bodyH + f.bannerH
+		f.aH = clamp(h/5+1, 5, 12)
+		f.bH = clamp(h/5, 4, 12)
+		f.cH = clamp(h/12+1, 3, 7)
+		f.tH = h - f.aH - f.bH - f.cH
 		f.wl = clamp(m.width*40/100, 32, 60)
 	}
 	return f
@@ -101,13 +106,13 @@ func (m *Model) paneRects() []rect {
 	r := make([]rect, len(m.panes))
 	switch f.kind {
 	case layoutFull:
-		y := f.bodyY
+		y := f.headerH
 		r[paneAgents] = rect{0, y + 1, f.wl, f.aH - 1}
 		r[paneSessions] = rect{f.wl + 1, y + 1, m.width - f.wl - 1, f.aH - 1}
 		y += f.aH
 		r[paneTools] = rect{0, y + 1, m.width, f.bH - 1}
 		y += f.bH
-		r[paneTimeline] = rect{0, y + 1, m.width, f.tH - 1}
+		r[paneTimeline] = rect{0, y + 1 + f.bannerH, m.width, f.tH - 1 - f.bannerH}
 		y += f.tH
 		r[paneArtifacts] = rect{0, y + 1, m.width, f.cH - 1}
 	case layoutCompact:
@@ -126,21 +131,19 @@ func (m *Model) paneAt(x, y int) (int, bool) {
 }
 
 // View renders the screen.
-func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	if m.mouse {
-		v.MouseMode = tea.MouseModeCellMotion
-	}
-	v.WindowTitle = m.windowTitle()
-	v.ReportFocus = m.alerts.ReportFocus()
-	return v
+func (m *Model) View() string { return m.render() }
+
+// Frame is the window title (the run's short id and state), the mouse
+// when --mouse asked for it, and focus reports while notifications are
+// asked for (Config.Alerts).
+func (m *Model) Frame() screen.Frame {
+	return screen.Frame{Title: m.windowTitle(), Mouse: m.mouse, ReportFocus: m.alerts.ReportFocus()}
 }
 
 // windowTitle is "firewatch 1a2b3c4d running": sanitised, no server text
 // beyond the run id.
 func (m *Model) windowTitle() string {
-	return asciiOnly(flat(model.Sanitize("firewatch " + m.shortID() + " " + m.stateWord())))
+	return asciiOnly(flat(text.Sanitize("firewatch " + m.shortID() + " " + m.stateWord())))
 }
 
 func (m *Model) render() string {
@@ -159,7 +162,9 @@ func (m *Model) render() string {
 		lines = append(lines, m.headerLines(true)...)
 		lines = append(lines, m.tabBar())
 	}
-	lines = append(lines, m.banner(f)...)
+	if f.kind != layoutFull || m.overlay != nil {
+		lines = append(lines, m.banner(f)...)
+	}
 	if m.overlay != nil {
 		lines = append(lines, m.overlayLines(f)...)
 	} else if f.kind == layoutFull {
@@ -211,6 +216,9 @@ func (m *Model) fullBody(f frame) []string {
 			mark, junction = f.wl, sym.BottomTee
 		}
 		lines = append(lines, m.ruleAt(band.i, m.width, mark, junction))
+		if band.i == paneTimeline {
+			lines = append(lines, m.banner(f)...)
+		}
 		lines = append(lines, m.panes[band.i].render()...)
 	}
 	return lines

@@ -5,11 +5,11 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/linediff"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/browser"
 	artcontent "github.com/firewatch/firewatch/ui/content"
-	"github.com/firewatch/firewatch/ui/diff"
 )
 
 // The UI's own messages, all in one place.
@@ -117,5 +117,5 @@ type spinMsg struct{ tag int }
 // diffMsg carries a diff computed in a command (large snapshots).
 type diffMsg struct {
 	key [2]string
-	res diff.Result
+	res linediff.Result
 }

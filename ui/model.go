@@ -154,7 +154,7 @@ func New(cfg Config) *Model {
 		alerts:       alert.New(cfg.Alerts),
 		watched:      cfg.Watched,
 		debug:        cfg.Debug,
-		jobID:        model.Sanitize(cfg.JobID),
+		jobID:        text.Sanitize(cfg.JobID),
 		mouse:        cfg.Mouse,
 		exitOnFinish: cfg.ExitOnFinish,
 		dark:         true,
@@ -311,12 +311,12 @@ func (m *Model) armTicks() tea.Cmd {
 // Update handles one message. After it, relayout gives every pane and the
 // overlay (if any) its box — View only draws — and the loading spinner is
 // armed while a snapshot loads.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	if m.debug != nil {
 		fmt.Fprintf(m.debug, "%s ui: %T\n", time.Now().Format("15:04:05.000"), msg)
 	}
 	cmd := m.update(msg)
-	return m, tea.Batch(cmd, m.relayout(), m.armSpin())
+	return tea.Batch(cmd, m.relayout(), m.armSpin())
 }
 
 func (m *Model) update(msg tea.Msg) tea.Cmd {
@@ -385,7 +385,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 			// Pasted text goes into the filter, one line of printable
 			// characters.
 			var rs []rune
-			for _, r := range flat(model.Sanitize(msg.Content)) {
+			for _, r := range flat(text.Sanitize(msg.Content)) {
 				if unicode.IsPrint(r) {
 					rs = append(rs, r)
 				}
@@ -428,9 +428,6 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case openDetailMsg:
 		m.openDetail(msg.sel)
-		return nil
-	case confirmArmMsg:
-		msg.v.armed = true
 		return nil
 	case tea.ResumeMsg:
 		// Back from a suspend: draw the whole screen again.
@@ -643,18 +640,18 @@ func (m *Model) setScope(s *scope) {
 }
 
 // setFilter applies the `/` filter text.
-func (m *Model) setFilter(text string) {
-	q := newQuery(model.Sanitize(text))
+func (m *Model) setFilter(s string) {
+	q := newQuery(text.Sanitize(s))
 	if q == m.scope.q {
 		return
 	}
-	s := *m.scope
-	s.q = q
-	m.setScope(&s)
+	sc := *m.scope
+	sc.q = q
+	m.setScope(&sc)
 }
 
 func oneLine(s string) string {
-	return strings.Join(strings.Fields(model.Sanitize(s)), " ")
+	return strings.Join(strings.Fields(text.Sanitize(s)), " ")
 }
 
 // focused is the pane with the focus.

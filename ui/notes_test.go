@@ -15,7 +15,7 @@ func TestNotes(t *testing.T) {
 	if cmd == nil {
 		t.Fatal("the UI does not listen to Config.Notes")
 	}
-	_, next := m.Update(cmd())
+	next := m.Update(cmd())
 	if !strings.Contains(plain(content(m)), "OTLP export failed (the watch goes on)") {
 		t.Errorf("the note is not in the footer:\n%s", plain(content(m)))
 	}

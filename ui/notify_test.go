@@ -106,12 +106,12 @@ func TestFocusedSendsNone(t *testing.T) {
 	ch := make(chan string)
 	close(ch) // the gate's next wait returns at once
 	m := New(Config{Store: model.NewStore(), Alerts: ch})
-	if !m.View().ReportFocus {
+	if !m.Frame().ReportFocus {
 		t.Fatal("focus reporting off with notifications on")
 	}
 	seq := notify.Sequence(notify.FormOSC9, "run 5eb381f7 succeeded", false)
 	written := func() []string {
-		_, cmd := m.Update(alert.Msg(seq))
+		cmd := m.Update(alert.Msg(seq))
 		return rawOf(cmd)
 	}
 	m.Update(tea.FocusMsg{})
@@ -122,7 +122,7 @@ func TestFocusedSendsNone(t *testing.T) {
 	if got := written(); len(got) != 1 || got[0] != seq || m.Result().Focused {
 		t.Errorf("not focused: wrote %q, want the sequence", got)
 	}
-	if New(Config{Store: model.NewStore()}).View().ReportFocus {
+	if New(Config{Store: model.NewStore()}).Frame().ReportFocus {
 		t.Error("focus reporting on without notifications")
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/remote"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // Backend is what the UI can ask of the service while it watches. It is
@@ -108,11 +109,9 @@ func Run(ctx context.Context, cfg Config) (Result, error) {
 		cfg.Store = model.NewStore()
 	}
 	m := New(cfg)
-	final, interrupted, err := program.RunOn(ctx, m, cfg.Terminal, cfg.Input, cfg.Output, cfg.Width, cfg.Height, cfg.NoColor)
-	res := Result{}
-	if fm, ok := final.(*Model); ok {
-		res = fm.Result()
-	}
+	interrupted, err := program.RunOn(ctx, m, program.IO{Terminal: cfg.Terminal, NoColor: cfg.NoColor,
+		Streams: screen.Streams{Input: cfg.Input, Output: cfg.Output, Width: cfg.Width, Height: cfg.Height}})
+	res := m.Result()
 	if interrupted {
 		res.Quit = cfg.Store.Run().State != model.StateFinished
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 func TestEverySizeIsWholeAndAligned(t *testing.T) {
@@ -102,14 +103,14 @@ func TestNoColourAndASCII(t *testing.T) {
 
 func TestMouseOnlyWhenAsked(t *testing.T) {
 	m := newTestModel(t, "running.json", 120, 40, Config{})
-	if m.View().MouseMode != tea.MouseModeNone {
+	if (screen.Root{S: m}).View().MouseMode != tea.MouseModeNone {
 		t.Fatal("the mouse must be off by default (text selection over SSH)")
 	}
 	m = newTestModel(t, "running.json", 120, 40, Config{Mouse: true})
-	if m.View().MouseMode == tea.MouseModeNone {
+	if (screen.Root{S: m}).View().MouseMode == tea.MouseModeNone {
 		t.Fatal("--mouse should turn the mouse on")
 	}
-	if !m.View().AltScreen {
+	if !(screen.Root{S: m}).View().AltScreen {
 		t.Fatal("the UI uses the alternate screen")
 	}
 	// A click on a tool call row focuses the pane and selects the row.
@@ -181,7 +182,7 @@ func TestHostileTextNeverReachesTheTerminal(t *testing.T) {
 				t.Fatalf("%s: %q reached the screen", where, bad)
 			}
 		}
-		title := m.View().WindowTitle
+		title := m.Frame().Title
 		for _, r := range title {
 			if r < 0x20 || r > 0x7e {
 				t.Fatalf("%s: window title %q", where, title)
@@ -220,11 +221,12 @@ func TestStateBadges(t *testing.T) {
 		if !strings.Contains(lines[0], " "+tc.badge+" ") {
 			t.Errorf("%s: header %q lacks the badge %q", tc.fixture, lines[0], tc.badge)
 		}
-		if tc.banner != "" && !strings.Contains(lines[3], tc.banner) {
-			t.Errorf("%s: banner %q lacks %q", tc.fixture, lines[3], tc.banner)
+		b := bannerRow(m)
+		if tc.banner != "" && !strings.Contains(lines[b], tc.banner) {
+			t.Errorf("%s: banner %q lacks %q", tc.fixture, lines[b], tc.banner)
 		}
-		if r := m.env.store.Run(); r.Error != nil && !strings.Contains(lines[4], r.Error.Message[:20]) {
-			t.Errorf("%s: the fatal error's message is not under the banner: %q", tc.fixture, lines[4])
+		if r := m.env.store.Run(); r.Error != nil && !strings.Contains(lines[b+1], r.Error.Message[:20]) {
+			t.Errorf("%s: the fatal error's message is not under the banner: %q", tc.fixture, lines[b+1])
 		}
 	}
 	// Cancel requested, not finished yet.
@@ -249,8 +251,8 @@ func TestWatchStoppedBeforeTheEnd(t *testing.T) {
 	m := newTestModel(t, "running.json", 120, 40, Config{Updates: ch, Backend: &fakeBackend{}})
 	m.Update(updateMsg{poller.Update{Err: fmt.Errorf("trace: not found or expired (404)"), Done: true, Health: poller.Health{Done: true}}})
 	lines := screenLines(m)
-	if !strings.Contains(lines[0], "not finished") || !strings.Contains(lines[3], "watch stopped before the run finished: trace: not found") {
-		t.Fatalf("header and banner:\n%s\n%s", lines[0], lines[3])
+	if b := bannerRow(m); !strings.Contains(lines[0], "not finished") || !strings.Contains(lines[b], "watch stopped before the run finished: trace: not found") {
+		t.Fatalf("header and banner:\n%s\n%s", lines[0], lines[b])
 	}
 	if m.armTicks() != nil {
 		t.Fatal("nothing moves once the watch stopped")

@@ -6,9 +6,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/linediff"
 	"github.com/firewatch/firewatch/model"
 	artcontent "github.com/firewatch/firewatch/ui/content"
-	"github.com/firewatch/firewatch/ui/diff"
 )
 
 // Artifact snapshots: fetched from the service once each, in a command,
@@ -41,7 +41,7 @@ type snapshots struct {
 	load    func(ctx context.Context, snapshotID string) (string, error)
 	m       map[string]*snapEntry
 	loading int
-	diffs   map[[2]string]diff.Result
+	diffs   map[[2]string]linediff.Result
 	diffing map[[2]string]bool // computing in a command
 }
 
@@ -50,7 +50,7 @@ func newSnapshots(cfg Config) *snapshots {
 	if cfg.Backend != nil {
 		load = cfg.Backend.Snapshot
 	}
-	return &snapshots{load: load, m: map[string]*snapEntry{}, diffs: map[[2]string]diff.Result{}, diffing: map[[2]string]bool{}}
+	return &snapshots{load: load, m: map[string]*snapEntry{}, diffs: map[[2]string]linediff.Result{}, diffing: map[[2]string]bool{}}
 }
 
 // canLoad says whether a snapshot can be fetched (and a failed one tried
@@ -135,7 +135,7 @@ func (s *snapshots) diff(key [2]string, kind model.ArtifactKind) (*diffMsg, tea.
 		s.diffing[key] = true
 		return nil, diffCmd(kind, key, a.content, b.content)
 	}
-	msg := diffMsg{key: key, res: diff.Compute(kind, a.content, b.content, diff.DefaultContext)}
+	msg := diffMsg{key: key, res: linediff.Compute(kind, a.content, b.content, linediff.DefaultContext)}
 	s.diffDone(msg)
 	return &msg, nil
 }
@@ -149,6 +149,6 @@ func (s *snapshots) diffDone(msg diffMsg) {
 // diffCmd computes the diff of two loaded snapshots of kind.
 func diffCmd(kind model.ArtifactKind, key [2]string, old, new string) tea.Cmd {
 	return func() tea.Msg {
-		return diffMsg{key: key, res: diff.Compute(kind, old, new, diff.DefaultContext)}
+		return diffMsg{key: key, res: linediff.Compute(kind, old, new, linediff.DefaultContext)}
 	}
 }

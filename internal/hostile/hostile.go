@@ -15,7 +15,7 @@ package hostile
 
 import (
 	"bytes"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -23,6 +23,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Mode names one way of spoiling answers.
@@ -160,43 +163,56 @@ func traceJob(path string) (string, bool) {
 // generic values (numbers kept as written).
 type trace struct {
 	names  []string
-	values map[string]json.RawMessage
+	values map[string]jsontext.Value
 	events []map[string]any
 }
 
 // parseTrace takes a sim trace body apart; ok is false for anything else
 // (an error answer), which modes then leave alone.
 func parseTrace(body []byte) (*trace, bool) {
-	dec := json.NewDecoder(bytes.NewReader(body))
-	dec.UseNumber()
-	tok, err := dec.Token()
-	if err != nil || tok != json.Delim('{') {
+	dec := jsontext.NewDecoder(bytes.NewReader(body))
+	if tok, err := dec.ReadToken(); err != nil || tok.Kind() != '{' {
 		return nil, false
 	}
-	t := &trace{values: map[string]json.RawMessage{}}
-	for dec.More() {
-		tok, err := dec.Token()
+	t := &trace{values: map[string]jsontext.Value{}}
+	for dec.PeekKind() == '"' {
+		tok, err := dec.ReadToken()
 		if err != nil {
 			return nil, false
 		}
-		name := tok.(string)
-		var v json.RawMessage
-		if err := dec.Decode(&v); err != nil {
+		name := tok.String()
+		v, err := dec.ReadValue()
+		if err != nil {
 			return nil, false
 		}
 		t.names = append(t.names, name)
-		t.values[name] = v
+		t.values[name] = v.Clone()
 	}
 	raw, ok := t.values["events"]
-	if !ok {
-		return nil, false
-	}
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	if err := d.Decode(&t.events); err != nil {
+	if !ok || json.Unmarshal(raw, &t.events, keepNumbers) != nil {
 		return nil, false
 	}
 	return t, true
+}
+
+// keepNumbers decodes every number of a generic value as it is written (a
+// jsontext.Value), not as a float64 that would round it.
+var keepNumbers = json.WithUnmarshalers(json.UnmarshalFromFunc(func(dec *jsontext.Decoder, v *any) error {
+	if dec.PeekKind() != '0' {
+		return errors.ErrUnsupported
+	}
+	n, err := dec.ReadValue()
+	if err != nil {
+		return err
+	}
+	*v = n.Clone()
+	return nil
+}))
+
+// marshal writes a generic value, members sorted by name.
+func marshal(v any) []byte {
+	b, _ := json.Marshal(v, json.Deterministic(true))
+	return b
 }
 
 // bytes puts the body together again; the events array is written with
@@ -230,8 +246,7 @@ func (t *trace) build(before, after [][]byte) []byte {
 			add(e)
 		}
 		for _, e := range t.events {
-			v, _ := json.Marshal(e)
-			add(v)
+			add(marshal(e))
 		}
 		for _, e := range after {
 			add(e)
@@ -297,6 +312,5 @@ func injected(t *trace, id, typ string, seq int64, fields map[string]any) []byte
 	for k, v := range fields {
 		e[k] = v
 	}
-	b, _ := json.Marshal(e)
-	return b
+	return marshal(e)
 }

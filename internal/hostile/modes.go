@@ -1,9 +1,10 @@
 package hostile
 
 import (
-	"encoding/json"
 	"net/http"
 	"strings"
+
+	"github.com/go-json-experiment/json/jsontext"
 )
 
 // Numbers out of range: too large, negative, not a float64, beyond int64.
@@ -22,25 +23,25 @@ var (
 	})
 	HugeDurations = register("huge-durations", Fault{
 		Doc:   "every durationMs is 1e300",
-		Trace: eachEvent(nil, setField("durationMs", json.Number("1e300"))),
+		Trace: eachEvent(nil, setField("durationMs", jsontext.Value("1e300"))),
 	})
 	NegativeDurations = register("negative-durations", Fault{
 		Doc:   "every durationMs is -5000",
-		Trace: eachEvent(nil, setField("durationMs", json.Number("-5000"))),
+		Trace: eachEvent(nil, setField("durationMs", jsontext.Value("-5000"))),
 	})
 	HugeCounts = register("huge-counts", Fault{
 		Doc:   "every artifact's itemCount is 1e300",
-		Trace: eachEvent([]string{"artifact.updated"}, setArtifact("itemCount", json.Number("1e300"))),
+		Trace: eachEvent([]string{"artifact.updated"}, setArtifact("itemCount", jsontext.Value("1e300"))),
 	})
 	NegativeCounts = register("negative-counts", Fault{
 		Doc:   "every artifact's itemCount is -3",
-		Trace: eachEvent([]string{"artifact.updated"}, setArtifact("itemCount", json.Number("-3"))),
+		Trace: eachEvent([]string{"artifact.updated"}, setArtifact("itemCount", jsontext.Value("-3"))),
 	})
 	HugeSequence = register("huge-sequence", Fault{
 		Doc: "one more event whose producerSequence is beyond int64",
 		Trace: inject(func(t *trace, job string) ([][]byte, [][]byte) {
 			return [][]byte{injected(t, "0190f3a4-0000-7000-8000-00000000f001", "reasoning.summary", 0, map[string]any{
-				"producerSequence": json.Number("99999999999999999999"), "text": "sequence beyond int64"})}, nil
+				"producerSequence": jsontext.Value("99999999999999999999"), "text": "sequence beyond int64"})}, nil
 		}),
 	})
 	HugeViewport = register("huge-viewport", Fault{
@@ -68,7 +69,7 @@ var (
 		Doc: "one more event whose parameters nest 20 000 levels deep, past the JSON library's limit",
 		Trace: inject(func(t *trace, job string) ([][]byte, [][]byte) {
 			e := injected(t, "0190f3a4-0000-7000-8000-00000000f201", "tool_call.started", 0, map[string]any{
-				"toolCallId": "deep", "toolName": "deep", "parameters": json.RawMessage("null")})
+				"toolCallId": "deep", "toolName": "deep", "parameters": jsontext.Value("null")})
 			deep := strings.Repeat("[", 20000) + strings.Repeat("]", 20000)
 			e = []byte(strings.Replace(string(e), `"parameters":null`, `"parameters":`+deep, 1))
 			return [][]byte{e}, nil
@@ -86,8 +87,7 @@ var (
 			}
 			c["occurredAt"] = "2026-03-14T09:59:59.000Z"
 			c["hostile"] = "changed in place"
-			b, _ := json.Marshal(c)
-			return nil, [][]byte{b}
+			return nil, [][]byte{marshal(c)}
 		}),
 	})
 )
@@ -146,7 +146,7 @@ func setMember(name, v string) func(int, string, *Answer) {
 			if _, ok := t.values[name]; !ok {
 				t.names = append(t.names, name)
 			}
-			t.values[name] = json.RawMessage(v)
+			t.values[name] = jsontext.Value(v)
 			return t.bytes()
 		})
 	}

@@ -24,7 +24,7 @@
 // that says how much was asked for and how much fits, so the caller can offer
 // to save to a file instead.
 //
-// The text is sanitised before it is encoded (model.Sanitize: escape
+// The text is sanitised before it is encoded (text.Sanitize: escape
 // sequences, control characters other than newline and tab, bidi and
 // zero-width characters are removed), so that nothing from the server can
 // reach the clipboard, and from there a shell, as control characters.
@@ -40,7 +40,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -122,18 +121,18 @@ func (e *TooLargeError) Error() string {
 // sequence with the sanitised text base64-encoded, wrapped for the
 // multiplexer named by the environment. It fails with ErrEmpty when nothing
 // is left to copy and with a *TooLargeError above the limit.
-func Sequence(text string, opts Options) ([]byte, error) {
-	text = model.Sanitize(text)
-	if text == "" {
+func Sequence(s string, opts Options) ([]byte, error) {
+	s = text.Sanitize(s)
+	if s == "" {
 		return nil, ErrEmpty
 	}
 	mux := opts.Detect()
 	limit := opts.limit()
-	if base64.StdEncoding.EncodedLen(len(text)) > limit {
+	if base64.StdEncoding.EncodedLen(len(s)) > limit {
 		// Too large whatever the framing: do not build it.
-		return nil, &TooLargeError{Size: len(text), Max: maxText(limit, mux)}
+		return nil, &TooLargeError{Size: len(s), Max: maxText(limit, mux)}
 	}
-	seq := ansi.SetSystemClipboard(text)
+	seq := ansi.SetSystemClipboard(s)
 	var out, largest string
 	switch mux {
 	case Tmux:
@@ -146,7 +145,7 @@ func Sequence(text string, opts Options) ([]byte, error) {
 		out, largest = seq, seq
 	}
 	if len(largest) > limit {
-		return nil, &TooLargeError{Size: len(text), Max: maxText(limit, mux)}
+		return nil, &TooLargeError{Size: len(s), Max: maxText(limit, mux)}
 	}
 	return []byte(out), nil
 }
@@ -201,12 +200,12 @@ func (m CopiedMsg) Status() string {
 //
 // tea.SetClipboard is not used because it never wraps the sequence for tmux
 // or screen and has no size limit.
-func Copy(text, what string, opts Options) tea.Cmd {
-	seq, err := Sequence(text, opts)
+func Copy(s, what string, opts Options) tea.Cmd {
+	seq, err := Sequence(s, opts)
 	if err != nil {
 		return func() tea.Msg { return CopiedMsg{What: what, Err: err} }
 	}
-	n := len(model.Sanitize(text))
+	n := len(text.Sanitize(s))
 	return tea.Batch(
 		tea.Raw(string(seq)),
 		func() tea.Msg { return CopiedMsg{What: what, Bytes: n} },

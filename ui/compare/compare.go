@@ -21,8 +21,6 @@
 package compare
 
 import (
-	"strings"
-
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
@@ -30,20 +28,20 @@ import (
 
 	cmp "github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/linediff"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/diff"
 	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
-	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
 // Config configures a Model.
 type Config struct {
 	C *cmp.Comparison
-	// FailOn is --fail-on as given ("" when none): the metrics it gates
-	// show "ok" or "crossed".
-	FailOn  string
+	// Gates are --fail-on's thresholds (none: nil): the metrics they
+	// gate show "ok" or "crossed".
+	Gates   cmp.Gates
 	NoColor bool
 	ASCII   bool
 	Mouse   bool // the wheel scrolls (--mouse); off keeps text selection working
@@ -83,7 +81,6 @@ type Model struct {
 	tab           tab
 
 	crossed map[string]bool // metrics (and cmp.OutcomeGate) whose threshold is crossed
-	gated   map[string]bool // metrics --fail-on names
 
 	metricTop int
 
@@ -116,20 +113,14 @@ func New(cfg Config) *Model {
 		c.Candidate = &cmp.Side{}
 	}
 	m := &Model{cfg: cfg, c: c, keys: DefaultKeyMap(), st: theme.New(theme.Dark(), cfg.NoColor), sym: theme.Unicode(),
-		crossed: map[string]bool{}, gated: map[string]bool{}}
+		crossed: map[string]bool{}}
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
-		scroll.ASCIIHelp(&m.keys.Up)
-		scroll.ASCIIHelp(&m.keys.Down)
+		m.keys.ASCII()
 	}
 	for _, s := range c.Crossed {
 		if n := cmp.GateMetric(s); n != "" {
 			m.crossed[n] = true
-		}
-	}
-	for _, s := range strings.Split(cfg.FailOn, ",") {
-		if n := cmp.GateMetric(strings.TrimSpace(s)); n != "" {
-			m.gated[n] = true
 		}
 	}
 	if c.Result != nil {
@@ -342,10 +333,10 @@ func (m *Model) stepsKey(msg tea.KeyPressMsg) tea.Cmd {
 // one run made shows its parameters all added or all removed.
 func (m *Model) openParams() {
 	s := m.steps[m.step]
-	var r diff.Result
+	var r linediff.Result
 	switch {
 	case s.Baseline != nil && s.Candidate != nil:
-		r = diff.Compute(model.KindJSON, string(s.Baseline.Parameters), string(s.Candidate.Parameters), -1)
+		r = linediff.Compute(model.KindJSON, string(s.Baseline.Parameters), string(s.Candidate.Parameters), -1)
 	case s.Baseline != nil:
 		r = oneSided(s.Baseline.Parameters, true)
 	case s.Candidate != nil:
@@ -358,15 +349,15 @@ func (m *Model) openParams() {
 
 // oneSided is the diff of parameters against none: every line removed
 // (removed) or added.
-func oneSided(v jsontext.Value, removed bool) diff.Result {
-	lines, ok := jsonview.PlainLines(v)
+func oneSided(v jsontext.Value, removed bool) linediff.Result {
+	lines, ok := linediff.JSONLines(v)
 	if !ok {
 		lines = []string{describe.OneLine(string(v), 0)}
 	}
 	if removed {
-		return diff.Lines(lines, nil, -1)
+		return linediff.Lines(lines, nil, -1)
 	}
-	return diff.Lines(nil, lines, -1)
+	return linediff.Lines(nil, lines, -1)
 }
 
 // ShortHelp is the footer's keys: those that work now.

@@ -11,8 +11,8 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	cmp "github.com/firewatch/firewatch/compare"
+	"github.com/firewatch/firewatch/linediff"
 	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/ui/diff"
 	"github.com/firewatch/firewatch/ui/internal/golden"
 )
 
@@ -40,8 +40,8 @@ func fixture(hostile bool) *cmp.Comparison {
 	call := func(name, params string) *cmp.Call {
 		return &cmp.Call{ToolName: name, Parameters: jsontext.Value(params)}
 	}
-	res := diff.Compute(model.KindJSON, `{"vendors":[{"name":"ScrapingBee","price":49},{"name":"Zyte","price":100}]}`,
-		`{"vendors":[{"name":"ScrapingBee","price":49},{"name":"Zyte","price":120}],"note":"cheaper\u001b[2J"}`, diff.DefaultContext)
+	res := linediff.Compute(model.KindJSON, `{"vendors":[{"name":"ScrapingBee","price":49},{"name":"Zyte","price":100}]}`,
+		`{"vendors":[{"name":"ScrapingBee","price":49},{"name":"Zyte","price":120}],"note":"cheaper\u001b[2J"}`, linediff.DefaultContext)
 	c := &cmp.Comparison{
 		Baseline:  &cmp.Side{Ref: "base.ndjson", ID: strp("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"), Outcome: strp("succeeded"), Prompt: strp(prompt), Model: strp("spark-1")},
 		Candidate: &cmp.Side{Ref: "019a2b3d-0000-7f60-8a9b-0c1d2e3f4a6c", ID: strp("019a2b3d-0000-7f60-8a9b-0c1d2e3f4a6c"), Outcome: strp("failed"), Prompt: strp(prompt), Model: strp("spark-1")},
@@ -84,7 +84,7 @@ const failOn = "creditsUsed:+20%,durationMs:+50%,toolCalls:mcp__tools__scrape:+3
 
 func newModel(t *testing.T, c *cmp.Comparison, w, h int, noColor bool) *Model {
 	t.Helper()
-	m := New(Config{C: c, FailOn: failOn, NoColor: noColor})
+	m := New(Config{C: c, Gates: gates(failOn), NoColor: noColor})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }
@@ -368,7 +368,7 @@ func TestNoResult(t *testing.T) {
 // TestASCII: with --ascii every tab is drawn in ASCII (the fixture's own
 // text is ASCII).
 func TestASCII(t *testing.T) {
-	m := New(Config{C: fixture(false), FailOn: failOn, NoColor: true, ASCII: true})
+	m := New(Config{C: fixture(false), Gates: gates(failOn), NoColor: true, ASCII: true})
 	m.Update(tea.WindowSizeMsg{Width: 80, Height: 24})
 	for _, keys := range [][]string{{"1"}, {"2"}, {"3", "]"}, {"enter"}, {"4"}, {"?"}} {
 		press(m, keys...)
@@ -445,4 +445,12 @@ func TestWheel(t *testing.T) {
 	if m.agent != 0 {
 		t.Fatalf("agents after a wheel turn up: %d", m.agent)
 	}
+}
+
+func gates(s string) cmp.Gates {
+	g, err := cmp.ParseFailOn(s)
+	if err != nil {
+		panic(err)
+	}
+	return g
 }

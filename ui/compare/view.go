@@ -194,7 +194,7 @@ func (m *Model) tabsLine() string {
 	switch {
 	case len(m.c.Crossed) > 0:
 		gate = m.st.Bad.Render(m.sym.Error + " " + describe.Count(len(m.c.Crossed), "threshold") + " crossed")
-	case len(m.gated) > 0:
+	case len(m.cfg.Gates) > 0:
 		gate = m.st.Good.Render(m.sym.OK + " no threshold crossed")
 	}
 	if gate != "" {
@@ -279,7 +279,7 @@ const (
 
 func (m *Model) metricsLines(h int) []string {
 	gateW := 0
-	if len(m.gated) > 0 || len(m.c.Crossed) > 0 {
+	if len(m.cfg.Gates) > 0 || len(m.c.Crossed) > 0 {
 		gateW = colGate
 	}
 	fixed := func() int { return 1 + 2*(colValue+1) + colDelta + 1 + colPct + 1 + gateW }
@@ -343,7 +343,7 @@ func (m *Model) gateCell(name string, compact bool) string {
 		return m.st.Bad.Render(m.sym.Error)
 	case m.crossed[name]:
 		return m.st.Bad.Render(m.sym.Error + " crossed")
-	case m.gated[name]:
+	case m.cfg.Gates.Gated(name):
 		return m.st.Muted.Render("ok")
 	}
 	return ""
@@ -412,7 +412,6 @@ func (m *Model) agentsLines(h int) []string {
 		return []string{" " + m.st.Muted.Render("neither run has agents")}
 	}
 	w := m.width
-	const countsW = 13
 	// The sides as wide as their cells with the outcome's word (at most
 	// 36); when the names need the room, down to the cells without it
 	// (the symbol and its colour say the outcome), then the names are cut.

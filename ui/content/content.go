@@ -15,7 +15,7 @@
 //     for copying or opening), with a note that images are not drawn here.
 //     Inline data: URLs are summarised, not printed.
 //
-// The snapshot is untrusted: everything shown is sanitised (model.Sanitize),
+// The snapshot is untrusted: everything shown is sanitised (text.Sanitize),
 // markdown before and after glamour (see renderMarkdown), and glamour's
 // hyperlinks are kept only with well-formed http(s)/mailto targets.
 //
@@ -37,7 +37,6 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
-	"github.com/firewatch/firewatch/ui/internal/textfmt"
 	"github.com/firewatch/firewatch/ui/jsonview"
 )
 
@@ -214,7 +213,7 @@ func New(r *Renderer, kind model.ArtifactKind, snapshot string) Model {
 		st.ref, st.note = screenshotRef(snapshot)
 	case model.KindHTML, model.KindText:
 	default:
-		st.note = "unknown kind " + jsonview.Quote(string(kind)) + ": shown as text"
+		st.note = "unknown kind " + text.Quote(string(kind)) + ": shown as text"
 	}
 	km := DefaultKeyMap()
 	if r.opts.ASCII {
@@ -231,13 +230,13 @@ func screenshotRef(s string) (ref, note string) {
 	if strings.HasPrefix(strings.ToLower(s), "data:") {
 		mime, _, _ := strings.Cut(s[len("data:"):], ",")
 		mime, _, _ = strings.Cut(mime, ";")
-		mime = model.Sanitize(mime)
+		mime = text.Sanitize(mime)
 		if len(mime) > 40 || mime == "" {
 			mime = "unknown type"
 		}
 		return "", images + "; this one is inline data (" + mime + ", " + text.Size(len(s)) + "), not shown"
 	}
-	s = model.Sanitize(s)
+	s = text.Sanitize(s)
 	if s == "" {
 		return "", images + "; this one has no reference"
 	}
@@ -269,7 +268,7 @@ func (m Model) Rendering() bool { return m.st.rendering != 0 }
 // CopyText is what y copies and what it is: the JSON value under the cursor
 // (with its path), a screenshot's reference, or the whole content; all
 // sanitised.
-func (m Model) CopyText() (text, what string) {
+func (m Model) CopyText() (s, what string) {
 	st := m.st
 	switch {
 	case st.json != nil:
@@ -283,7 +282,7 @@ func (m Model) CopyText() (text, what string) {
 	case st.kind == model.KindScreenshot:
 		return st.ref, "screenshot reference"
 	}
-	return model.Sanitize(st.src), string(st.kind) + " content"
+	return text.Sanitize(st.src), string(st.kind) + " content"
 }
 
 // SetSize sets the box. For markdown it returns the command that renders it
@@ -381,7 +380,7 @@ func (m Model) Update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		st.rendering = 0
 		if r.err != nil {
-			st.renderErr = "shown as text: the markdown could not be rendered (" + model.Sanitize(r.err.Error()) + ")"
+			st.renderErr = "shown as text: the markdown could not be rendered (" + text.Sanitize(r.err.Error()) + ")"
 			return m, nil
 		}
 		if r.width == st.width {
@@ -474,10 +473,10 @@ func textLines(s string, width int, style *lipgloss.Style) []line {
 // wrapText sanitises s, expands tabs and wraps it to width: at spaces where
 // it can, inside words where it must.
 func wrapText(s string, width int) []string {
-	s = strings.TrimSuffix(model.Sanitize(s), "\n")
+	s = strings.TrimSuffix(text.Sanitize(s), "\n")
 	var out []string
 	for _, l := range strings.Split(s, "\n") {
-		l = textfmt.ExpandTabs(l)
+		l = text.ExpandTabs(l)
 		if ansi.StringWidth(l) <= width {
 			out = append(out, l)
 			continue

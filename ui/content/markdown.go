@@ -8,14 +8,14 @@ import (
 	"charm.land/glamour/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // renderMarkdown renders untrusted markdown with glamour so that only the
 // sanitised text, glamour's own SGR styling and OSC 8 hyperlinks with
 // well-formed link targets reach the output:
 //
-//  1. the source is sanitised (model.Sanitize);
+//  1. the source is sanitised (text.Sanitize);
 //  2. numeric character references that would decode to a character
 //     Sanitize removes (&#27; is an ESC, &#x202e; a bidi override) are
 //     replaced by U+FFFD, since goldmark decodes them after step 1;
@@ -26,7 +26,7 @@ import (
 //     entities such as &lrm; decode to format characters);
 //  4. trailing padding is trimmed and each line cut to the width.
 func renderMarkdown(src, style string, width int) ([]string, error) {
-	src = neutraliseCharRefs(model.Sanitize(src))
+	src = neutraliseCharRefs(text.Sanitize(src))
 	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(width))
 	if err != nil {
 		return nil, err
@@ -56,7 +56,7 @@ func renderMarkdown(src, style string, width int) ([]string, error) {
 var charRef = regexp.MustCompile(`&#(?:[xX]([0-9a-fA-F]{1,8})|([0-9]{1,9}));`)
 
 // neutraliseCharRefs replaces numeric character references to characters
-// model.Sanitize would remove (and invalid ones) with U+FFFD.
+// text.Sanitize would remove (and invalid ones) with U+FFFD.
 func neutraliseCharRefs(s string) string {
 	if !strings.Contains(s, "&#") {
 		return s
@@ -76,7 +76,7 @@ func neutraliseCharRefs(s string) string {
 		r := string(rune(n))
 		// C1 references are remapped to Windows-1252 by HTML rules and by
 		// goldmark, but not all of them: treat the whole range as unsafe.
-		if n >= 0x80 && n <= 0x9f || model.Sanitize(r) != r || n == '\n' || n == '\t' {
+		if n >= 0x80 && n <= 0x9f || text.Sanitize(r) != r || n == '\n' || n == '\t' {
 			return "\uFFFD"
 		}
 		return ref
@@ -88,7 +88,7 @@ func neutraliseCharRefs(s string) string {
 func filterOutput(s string) string {
 	var b strings.Builder
 	b.Grow(len(s))
-	text := func(t string) { b.WriteString(model.Sanitize(t)) }
+	text := func(t string) { b.WriteString(text.Sanitize(t)) }
 	start := 0
 	for i := 0; i < len(s); {
 		if s[i] != 0x1b {

@@ -72,7 +72,7 @@ func drive(t testing.TB, m *Model, cmd tea.Cmd) {
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
 			continue
-		case tickMsg, armMsg, nil:
+		case tickMsg, nil:
 			continue
 		}
 		queue = append(queue, m.Update(msg))
@@ -163,12 +163,12 @@ func TestCancelConfirmationIgnoresTypedAhead(t *testing.T) {
 	m.Update(init().(tea.BatchMsg)[0]())
 	press(m, "c")
 	drive(t, m, press(m, "y")) // typed ahead: before the arming message
-	if svc.cancels.Load() != 0 || !m.confirming {
+	if svc.cancels.Load() != 0 || m.question == nil {
 		t.Fatal("a typed-ahead y cancelled the crawl")
 	}
-	m.Update(armMsg{})
+	m.Update(m.question.Arm())
 	drive(t, m, press(m, "y"))
-	if svc.cancels.Load() != 1 || m.confirming {
+	if svc.cancels.Load() != 1 || m.question != nil {
 		t.Fatalf("cancels %d after an armed y", svc.cancels.Load())
 	}
 	close(svc.release)
@@ -184,8 +184,8 @@ func TestCancelQuestionDroppedWhenCrawlEnds(t *testing.T) {
 	next := init().(tea.BatchMsg)[0]
 	m.Update(next())
 	press(m, "c")
-	m.Update(armMsg{})
-	if !m.confirming {
+	m.Update(m.question.Arm())
+	if m.question == nil {
 		t.Fatal("no question")
 	}
 	close(svc.release)
@@ -194,8 +194,8 @@ func TestCancelQuestionDroppedWhenCrawlEnds(t *testing.T) {
 	for i := 0; !m.done && i < 10; i++ {
 		m.Update(m.next()())
 	}
-	if m.confirming || !strings.Contains(m.flash, "the crawl is over (completed): nothing to cancel") {
-		t.Fatalf("confirming %v, flash %q", m.confirming, m.flash)
+	if m.question != nil || !strings.Contains(m.flash, "the crawl is over (completed): nothing to cancel") {
+		t.Fatalf("confirming %v, flash %q", m.question != nil, m.flash)
 	}
 	if cmd := press(m, "y"); cmd != nil || svc.cancels.Load() != 0 || !strings.Contains(m.flash, "that key was not taken") {
 		t.Fatalf("the y meant for the vanished question: a command %v, %d cancels, flash %q", cmd != nil, svc.cancels.Load(), m.flash)
@@ -228,8 +228,8 @@ func TestCancelNotOfferedWhenOver(t *testing.T) {
 		t.Fatalf("? on a finished crawl:\n%s", v)
 	}
 	press(m, "?")
-	if cmd := press(m, "c"); cmd != nil || m.confirming || m.flash != "the crawl is over (completed): nothing to cancel" {
-		t.Fatalf("c on a finished crawl: confirming %v, flash %q", m.confirming, m.flash)
+	if cmd := press(m, "c"); cmd != nil || m.question != nil || m.flash != "the crawl is over (completed): nothing to cancel" {
+		t.Fatalf("c on a finished crawl: confirming %v, flash %q", m.question != nil, m.flash)
 	}
 }
 

@@ -30,8 +30,8 @@ func (m *Model) cancelKey() []key.Binding {
 // is nothing left to cancel, and a y would only earn a 409. The next key,
 // typed as the question's answer, is dropped (swallowed).
 func (m *Model) dropQuestion() {
-	if m.confirming && m.over() {
-		m.confirming, m.armed, m.swallow = false, false, true
+	if m.question != nil && m.over() {
+		m.question, m.swallow = nil, true
 		m.flash = "the crawl is over (" + oneLine(m.status) + "): nothing to cancel; the next key is ignored"
 	}
 }

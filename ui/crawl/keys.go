@@ -2,33 +2,30 @@ package crawl
 
 import (
 	"charm.land/bubbles/v2/key"
+
+	"github.com/firewatch/firewatch/ui/internal/keymap"
 )
 
-// KeyMap is the crawl screen's keys: one place for dispatch and help.
+// KeyMap is the crawl screen's keys: one place for dispatch and help. The
+// list keys are every screen's (keymap.List).
 type KeyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom key.Binding
-	Open, Filter, Copy, Save, Cancel        key.Binding
-	Tab                                     key.Binding
-	Back, Help, Quit                        key.Binding
+	keymap.List
+	Copy, Save, Cancel key.Binding
+	Tab                key.Binding
 }
 
 // DefaultKeyMap is the screen's keys.
 func DefaultKeyMap() KeyMap {
+	l := keymap.DefaultList()
+	l.Top = keymap.Say(l.Top, "g", "first page")
+	l.Bottom = keymap.Say(l.Bottom, "G", "last page")
+	l.Open = keymap.Say(l.Open, "enter", "read")
+	l.Help = keymap.Say(l.Help, "?", "keys")
 	return KeyMap{
-		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
-		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
-		PageUp:   key.NewBinding(key.WithKeys("pgup", "ctrl+b"), key.WithHelp("pgup", "page up")),
-		PageDown: key.NewBinding(key.WithKeys("pgdown", "ctrl+f", "space"), key.WithHelp("pgdn", "page down")),
-		Top:      key.NewBinding(key.WithKeys("home", "g"), key.WithHelp("g", "first page")),
-		Bottom:   key.NewBinding(key.WithKeys("end", "G"), key.WithHelp("G", "last page")),
-		Open:     key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "read")),
-		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Copy:     key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
-		Save:     key.NewBinding(key.WithKeys("s", "ctrl+s"), key.WithHelp("s", "save page")),
-		Cancel:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel crawl")),
-		Tab:      key.NewBinding(key.WithKeys("tab", "1", "2", "3"), key.WithHelp("tab", "markdown/metadata/links")),
-		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Help:     key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "keys")),
-		Quit:     key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		List:   l,
+		Copy:   key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy URL")),
+		Save:   key.NewBinding(key.WithKeys("s", "ctrl+s"), key.WithHelp("s", "save page")),
+		Cancel: key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel crawl")),
+		Tab:    key.NewBinding(key.WithKeys("tab", "1", "2", "3"), key.WithHelp("tab", "markdown/metadata/links")),
 	}
 }

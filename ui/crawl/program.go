@@ -2,38 +2,20 @@ package crawl
 
 import (
 	"context"
-	"io"
-
-	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
-// Screen is the crawl screen as a Bubble Tea program's root, in the alt
-// screen.
-type Screen struct{ M *Model }
-
-// Init starts the watch.
-func (s Screen) Init() tea.Cmd { return s.M.Init() }
-
-// Update passes every message to the Model.
-func (s Screen) Update(msg tea.Msg) (tea.Model, tea.Cmd) { return s, s.M.Update(msg) }
-
-// View is the Model's view in the alt screen.
-func (s Screen) View() tea.View {
-	v := tea.NewView(s.M.View())
-	v.AltScreen = true
-	v.WindowTitle = "firewatch: crawl"
-	v.ReportFocus = s.M.ReportFocus()
-	return v
+// Frame is the screen's title; focus is reported while notifications are
+// asked for (Config.Alerts).
+func (m *Model) Frame() screen.Frame {
+	return screen.Frame{Title: "firewatch: crawl", ReportFocus: m.alerts.ReportFocus()}
 }
 
 // RunOptions are the program's streams (nil: the process's; Config's
 // Terminal, when set, is used instead).
-type RunOptions struct {
-	Input  io.Reader
-	Output io.Writer
-}
+type RunOptions = screen.Streams
 
 // Run shows the screen until the user leaves it; the temporary file of
 // the pages is gone when it returns.
@@ -47,7 +29,7 @@ func Run(ctx context.Context, cfg Config, o ...RunOptions) (Result, error) {
 	if len(o) > 0 {
 		ro = o[0]
 	}
-	_, interrupted, err := program.RunOn(ctx, Screen{M: m}, cfg.Terminal, ro.Input, ro.Output, 0, 0, cfg.NoColor)
+	interrupted, err := program.RunOn(ctx, m, program.IO{Terminal: cfg.Terminal, Streams: ro, NoColor: cfg.NoColor})
 	res := m.Result()
 	if interrupted {
 		res.Status = m.final

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -157,4 +158,87 @@ func SavePage(dir, pageURL, ext, content string, secrets *text.Secrets) (string,
 		return p, err
 	}
 	return "", fmt.Errorf("too many files named %s in %s", base+ext, dir)
+}
+
+// The rows: one per page (metadata only; the documents are in the
+// pageStore above), failed and robots-blocked pages among them, and the
+// filter's view.
+
+// addRow adds a row, to the filter's view too when it matches.
+func (m *Model) addRow(r row) {
+	m.rows = append(m.rows, r)
+	if m.view != nil && m.matches(&m.rows[len(m.rows)-1]) {
+		m.view = append(m.view, int32(len(m.rows)-1))
+	}
+}
+
+// applyErrors adds the failed and robots-blocked pages not shown yet.
+func (m *Model) applyErrors(e *poller.CrawlErrors) {
+	for _, x := range e.Errors {
+		k := "f" + x.URL
+		if m.bad[k] || len(m.rows) >= maxRows {
+			continue
+		}
+		m.bad[k] = true
+		m.failed++
+		m.addRow(row{url: x.URL, kind: kindFailed, err: x.Error})
+	}
+	for _, u := range e.RobotsBlocked {
+		k := "r" + u
+		if m.bad[k] || len(m.rows) >= maxRows {
+			continue
+		}
+		m.bad[k] = true
+		m.robots++
+		m.addRow(row{url: u, kind: kindRobots, err: "blocked by robots.txt"})
+	}
+}
+
+func (m *Model) matches(r *row) bool {
+	f := strings.ToLower(m.filter)
+	if f == "" {
+		return true
+	}
+	switch {
+	case strings.Contains(strings.ToLower(r.url), f), strings.Contains(strings.ToLower(r.title), f):
+		return true
+	case r.kind == kindFailed && strings.Contains("failed", f), r.kind == kindRobots && strings.Contains("robots", f):
+		return true
+	}
+	return false
+}
+
+func (m *Model) rebuild() {
+	if m.filter == "" {
+		m.view = nil
+	} else {
+		m.view = m.view[:0:0]
+		for i := range m.rows {
+			if m.matches(&m.rows[i]) {
+				m.view = append(m.view, int32(i))
+			}
+		}
+	}
+	m.sel = min(m.sel, max(m.shown()-1, 0))
+}
+
+func (m *Model) shown() int {
+	if m.view != nil || m.filter != "" {
+		return len(m.view)
+	}
+	return len(m.rows)
+}
+
+func (m *Model) rowAt(i int) *row {
+	if m.view != nil || m.filter != "" {
+		return &m.rows[m.view[i]]
+	}
+	return &m.rows[i]
+}
+
+func (m *Model) selected() *row {
+	if m.sel < 0 || m.sel >= m.shown() {
+		return nil
+	}
+	return m.rowAt(m.sel)
 }

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"github.com/firewatch/firewatch/linediff"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/ui/internal/golden"
 )
@@ -22,7 +23,7 @@ func check(t *testing.T, m Model, w, h int) string {
 }
 
 func TestGoldenJSON(t *testing.T) {
-	r := Compute(model.KindJSON, golden.Read(t, "v1.json"), golden.Read(t, "v2.json"), DefaultContext)
+	r := linediff.Compute(model.KindJSON, golden.Read(t, "v1.json"), golden.Read(t, "v2.json"), linediff.DefaultContext)
 	if !r.JSON || r.Note != "" {
 		t.Fatalf("%+v", r)
 	}
@@ -47,7 +48,7 @@ func TestGoldenJSON(t *testing.T) {
 }
 
 func TestGoldenText(t *testing.T) {
-	r := Compute(model.KindMarkdown, golden.Read(t, "v1.md"), golden.Read(t, "v2.md"), DefaultContext)
+	r := linediff.Compute(model.KindMarkdown, golden.Read(t, "v1.md"), golden.Read(t, "v2.md"), linediff.DefaultContext)
 	var out strings.Builder
 	for _, w := range []int{80, 40} {
 		m := New(r, PlainStyles(), WithASCII(true), WithLabel("notes.md v1 \x1b[31m→ v2"))
@@ -60,57 +61,12 @@ func TestGoldenText(t *testing.T) {
 	}
 }
 
-func TestLinesAndFolding(t *testing.T) {
-	a := strings.Split("a b c d e f g h i j k l m n o p", " ")
-	b := strings.Split("a b c d e f g X h i j k l m n o p", " ")
-	r := Lines(a, b, 2)
-	var got []string
-	for _, l := range r.Lines {
-		switch l.Op {
-		case Gap:
-			got = append(got, fmt.Sprintf("…%d", l.Skipped))
-		case Insert:
-			got = append(got, fmt.Sprintf("+%s@%d", l.Text, l.New))
-		case Delete:
-			got = append(got, fmt.Sprintf("-%s@%d", l.Text, l.Old))
-		default:
-			got = append(got, fmt.Sprintf("%s@%d/%d", l.Text, l.Old, l.New))
-		}
-	}
-	if strings.Join(got, " ") != "…5 f@6/6 g@7/7 +X@8 h@8/9 i@9/10 …7" {
-		t.Fatal(strings.Join(got, " "))
-	}
-	if r.Added != 1 || r.Removed != 0 || r.Summary(false) != "+1 −0 line" {
-		t.Fatalf("%+v %s", r, r.Summary(false))
-	}
-
-	// Same input: all lines, no changes.
-	same := Lines(a, a, 2)
-	if !same.Same() || len(same.Lines) != len(a) || same.Summary(false) != "no changes" {
-		t.Fatalf("%+v", same)
-	}
-	// From nothing, and to nothing.
-	if r := Lines(nil, b, 3); r.Added != len(b) || r.Removed != 0 {
-		t.Fatalf("%+v", r)
-	}
-	if r := Compute(model.KindText, "x\ny\n", "", 3); r.Removed != 2 || r.Added != 0 {
-		t.Fatalf("%+v", r)
-	}
-}
-
 func TestNotJSON(t *testing.T) {
-	r := Compute(model.KindJSON, `{"a":1}`, "oops {", 3)
-	if r.JSON || r.Note != "the new version is not JSON: compared as text" || r.Same() {
-		t.Fatalf("%+v", r)
-	}
+	r := linediff.Compute(model.KindJSON, `{"a":1}`, "oops {", 3)
 	m := New(r, PlainStyles())
 	m.SetSize(60, 10)
 	if v := check(t, m, 60, 10); !strings.Contains(v, "not JSON") {
 		t.Fatal(v)
-	}
-	// Different formatting of the same JSON is no change.
-	if r := Compute(model.KindJSON, `{"a": [1, 2]}`, "{\n \"a\":[1,2]\n}", 3); !r.Same() {
-		t.Fatalf("%+v", r)
 	}
 }
 
@@ -124,7 +80,7 @@ func TestNavigation(t *testing.T) {
 			b = append(b, a[i])
 		}
 	}
-	m := New(Lines(a, b, 2), PlainStyles())
+	m := New(linediff.Lines(a, b, 2), PlainStyles())
 	m.SetSize(40, 6) // 1 header row, 5 body rows
 	press := func(k string) { m, _ = m.Update(tea.KeyPressMsg{Code: []rune(k)[0], Text: k}) }
 	first := func() string { return strings.Split(ansi.Strip(m.View()), "\n")[1] }
@@ -168,7 +124,7 @@ func BenchmarkView(b *testing.B) {
 	for _, n := range []int{20, 20_000} {
 		b.Run(fmt.Sprint(n, "items"), func(b *testing.B) {
 			old, new := bigPair(n)
-			r := Compute(model.KindJSON, old, new, DefaultContext)
+			r := linediff.Compute(model.KindJSON, old, new, linediff.DefaultContext)
 			m := New(r, DefaultStyles())
 			m.SetSize(120, 40)
 			m.View()
@@ -188,7 +144,7 @@ func BenchmarkCompute(b *testing.B) {
 	old, new := bigPair(20_000)
 	b.SetBytes(int64(len(old)))
 	for range b.N {
-		Compute(model.KindJSON, old, new, DefaultContext)
+		linediff.Compute(model.KindJSON, old, new, linediff.DefaultContext)
 	}
 }
 

@@ -1,3 +1,10 @@
+// Package diff is the scrollable view of a line diff (package linediff's
+// Result): lines marked +, - or unchanged, runs of unchanged lines folded
+// into "⋯ 40 unchanged lines", a summary ("+12 −3 lines"), rendering only
+// the visible rows.
+//
+// Keys: ↑/k ↓/j, pgup/pgdn, ctrl+u/ctrl+d, g/G, n / N next and previous
+// change. The Model implements help.KeyMap.
 package diff
 
 import (
@@ -9,7 +16,8 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/linediff"
+	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
@@ -68,7 +76,7 @@ type Model struct {
 }
 
 type state struct {
-	res    Result
+	res    linediff.Result
 	styles Styles
 	ascii  bool
 	label  string
@@ -94,10 +102,10 @@ type Option func(*state)
 func WithASCII(ascii bool) Option { return func(s *state) { s.ascii = ascii } }
 
 // WithLabel adds what is compared to the header: "v2 → v3".
-func WithLabel(label string) Option { return func(s *state) { s.label = model.Sanitize(label) } }
+func WithLabel(label string) Option { return func(s *state) { s.label = text.Sanitize(label) } }
 
 // New returns the view of r.
-func New(r Result, styles Styles, opts ...Option) Model {
+func New(r linediff.Result, styles Styles, opts ...Option) Model {
 	st := &state{res: r, styles: styles, rowsWidth: -1}
 	for _, o := range opts {
 		o(st)
@@ -114,7 +122,7 @@ func New(r Result, styles Styles, opts ...Option) Model {
 }
 
 // Result is the diff shown.
-func (m Model) Result() Result { return m.st.res }
+func (m Model) Result() linediff.Result { return m.st.res }
 
 // SetSize sets the box the view draws in.
 func (m *Model) SetSize(width, height int) {
@@ -154,7 +162,7 @@ func (m Model) rows() []row {
 	st.rows = st.rows[:0]
 	room := max(st.width-markerWidth, 8)
 	for i, l := range st.res.Lines {
-		if l.Op == Gap || ansi.StringWidth(l.Text) <= room {
+		if l.Op == linediff.Gap || ansi.StringWidth(l.Text) <= room {
 			st.rows = append(st.rows, row{line: i, a: 0, b: len(l.Text)})
 			continue
 		}
@@ -202,7 +210,7 @@ func (m Model) change(dir int) int {
 	rows := m.rows()
 	changed := func(i int) bool {
 		op := m.st.res.Lines[rows[i].line].Op
-		return op == Insert || op == Delete
+		return op == linediff.Insert || op == linediff.Delete
 	}
 	start := func(i int) bool { return changed(i) && (i == 0 || !changed(i-1)) }
 	for i := m.st.offset + dir; i >= 0 && i < len(rows); i += dir {
@@ -239,7 +247,7 @@ func (m Model) renderRow(r row) string {
 	var marker string
 	var style *lipgloss.Style
 	switch l.Op {
-	case Gap:
+	case linediff.Gap:
 		dots := "⋯"
 		if st.ascii {
 			dots = "..."
@@ -249,9 +257,9 @@ func (m Model) renderRow(r row) string {
 			unit = " unchanged line"
 		}
 		return st.styles.Gap.Render(ansi.Truncate(dots+" "+strconv.Itoa(l.Skipped)+unit, st.width, ""))
-	case Insert:
+	case linediff.Insert:
 		marker, style = "+ ", &st.styles.Insert
-	case Delete:
+	case linediff.Delete:
 		marker, style = "- ", &st.styles.Delete
 	default:
 		marker, style = "  ", &st.styles.Equal

@@ -61,7 +61,7 @@ func drive(m *Model, cmd tea.Cmd) (quit bool) {
 		case tea.QuitMsg:
 			quit = true
 		default:
-			_, next := m.Update(msg)
+			next := m.Update(msg)
 			queue = append(queue, next)
 		}
 	}
@@ -69,7 +69,7 @@ func drive(m *Model, cmd tea.Cmd) (quit bool) {
 }
 
 func press(m *Model, k tea.KeyPressMsg) bool {
-	_, cmd := m.Update(k)
+	cmd := m.Update(k)
 	return drive(m, cmd)
 }
 
@@ -175,7 +175,7 @@ func TestSendHistoryAndModes(t *testing.T) {
 func TestOneCallAtATime(t *testing.T) {
 	m, _ := startConsole(t, 100, 30, Config{})
 	typeText(m, "await page.title()")
-	_, call := m.Update(kp(tea.KeyEnter, 0)) // the call is not run yet
+	call := m.Update(kp(tea.KeyEnter, 0)) // the call is not run yet
 	typeText(m, "page.url()")
 	press(m, kp(tea.KeyEnter, 0))
 	if !strings.Contains(m.status, "call 1 is still running") || m.input.Value() != "page.url()" || len(m.ex) != 1 {
@@ -369,7 +369,7 @@ func TestStaleRunningNote(t *testing.T) {
 	m, _ := startConsole(t, 100, 30, Config{})
 	m.cfg.Backend = ClientBackend(m.cfg.Backend.(*clientBackend).c, sim.FaultScrapeID(429))
 	typeText(m, "1")
-	_, call := m.Update(kp(tea.KeyEnter, 0))
+	call := m.Update(kp(tea.KeyEnter, 0))
 	typeText(m, "2")
 	press(m, kp(tea.KeyEnter, 0))
 	if !strings.Contains(m.status, "call 1 is still running") {

@@ -3,6 +3,7 @@ package interact
 import (
 	"charm.land/bubbles/v2/key"
 
+	"github.com/firewatch/firewatch/ui/internal/keymap"
 	"github.com/firewatch/firewatch/ui/internal/program"
 )
 
@@ -78,9 +79,10 @@ type overlayKeys struct {
 }
 
 func defaultOverlayKeys() overlayKeys {
+	l := keymap.DefaultList() // the list keys of every screen
 	return overlayKeys{
-		Up:          key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/↓", "select")),
-		Down:        key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓", "down")),
+		Up:          keymap.Say(l.Up, "↑/↓", "select"),
+		Down:        keymap.Say(l.Down, "↓", "down"),
 		Copy:        key.NewBinding(key.WithKeys("y", "c"), key.WithHelp("y", "copy")),
 		Open:        key.NewBinding(key.WithKeys("o", "enter"), key.WithHelp("o", "open")),
 		Close:       key.NewBinding(key.WithKeys("esc", "ctrl+l", "q"), key.WithHelp("esc", "close")),

@@ -6,7 +6,7 @@
 //
 // One call runs at a time: a send while one runs is refused with a message
 // and the input is kept. Everything the service returns is sanitised
-// (model.Sanitize) in the command that made the call, before it reaches the
+// (text.Sanitize) in the command that made the call, before it reaches the
 // update loop. An output of any size costs the scrollback its last
 // lines that fit its height (keepTail at most): the whole opens in the content viewer (ctrl+o) and saves
 // to a file (ctrl+s). The scrollback renders only its visible window, and
@@ -298,42 +298,42 @@ func tick() tea.Cmd {
 }
 
 // Update handles a message.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+func (m *Model) Update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.SetSize(msg.Width, msg.Height)
-		return m, nil
+		return nil
 	case tickMsg:
 		if m.running == nil {
-			return m, nil
+			return nil
 		}
 		m.frame++
-		return m, m.tick()
+		return m.tick()
 	case doneMsg:
-		return m, m.onDone(msg.r)
+		return m.onDone(msg.r)
 	case stoppedMsg:
-		return m, m.onStopped(msg)
+		return m.onStopped(msg)
 	case viewerMsg:
 		m.opening = false
 		m.status = ""
 		if m.overlay != overlayNone && m.overlay != overlayViewer {
-			return m, nil
+			return nil
 		}
 		m.viewer, m.viewerEx, m.overlay = msg.v, msg.i, overlayViewer
 		if w, h := m.width, max(m.height-3, 1); w != msg.w || h != msg.h {
-			return m, m.viewer.SetSize(w, h)
+			return m.viewer.SetSize(w, h)
 		}
-		return m, msg.cmd
+		return msg.cmd
 	case savedMsg:
 		if msg.err != nil {
 			m.say("not saved: " + text.Sanitize(msg.err.Error()))
 		} else {
 			m.say("saved to " + text.Sanitize(msg.path))
 		}
-		return m, nil
+		return nil
 	case clipboard.CopiedMsg:
 		m.say(msg.Status())
-		return m, nil
+		return nil
 	case browser.OpenedMsg:
 		switch {
 		case msg.Err == nil:
@@ -343,23 +343,23 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		default:
 			m.say("not opened: " + text.Sanitize(msg.Err.Error()))
 		}
-		return m, nil
+		return nil
 	case tea.KeyPressMsg:
-		return m, m.onKey(msg)
+		return m.onKey(msg)
 	case tea.PasteMsg:
 		if m.overlay == overlayNone {
 			var cmd tea.Cmd
 			m.input, cmd = m.input.Update(msg)
-			return m, cmd
+			return cmd
 		}
-		return m, nil
+		return nil
 	}
 	if m.overlay == overlayViewer {
 		var cmd tea.Cmd
 		m.viewer, cmd = m.viewer.Update(msg)
-		return m, cmd
+		return cmd
 	}
-	return m, nil
+	return nil
 }
 
 func (m *Model) say(s string) {

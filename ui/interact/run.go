@@ -3,9 +3,8 @@ package interact
 import (
 	"context"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/firewatch/firewatch/ui/internal/program"
+	fwscreen "github.com/firewatch/firewatch/ui/screen"
 )
 
 // Run shows the console until the person leaves; ctx ending (Ctrl-C from
@@ -15,12 +14,8 @@ import (
 func Run(ctx context.Context, cfg Config) (Result, error) {
 	m := New(cfg)
 	out, failed := program.Guard(cfg.Output)
-	opts := program.Options(ctx, cfg.Input, out, cfg.Width, cfg.Height, cfg.NoColor)
-	final, _, err := program.Run(ctx, tea.NewProgram(m, opts...))
-	res := Result{}
-	if fm, ok := final.(*Model); ok {
-		res = fm.Result()
-	}
+	_, err := program.RunOn(ctx, m, program.IO{Streams: fwscreen.Streams{Input: cfg.Input, Output: out, Width: cfg.Width, Height: cfg.Height}, NoColor: cfg.NoColor})
+	res := m.Result()
 	res.OutputErr = failed()
 	return res, err
 }

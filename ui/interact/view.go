@@ -4,19 +4,18 @@ import (
 	"fmt"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/firewatch/firewatch/text"
-	"github.com/firewatch/firewatch/ui/internal/textfmt"
+	fwscreen "github.com/firewatch/firewatch/ui/screen"
 )
 
 // View renders the screen.
-func (m *Model) View() tea.View {
-	v := tea.NewView(m.render())
-	v.AltScreen = true
-	v.WindowTitle = "firewatch interact " + m.shortID()
-	return v
+func (m *Model) View() string { return m.render() }
+
+// Frame is the window title: the console and the scrape's short id.
+func (m *Model) Frame() fwscreen.Frame {
+	return fwscreen.Frame{Title: "firewatch interact " + m.shortID()}
 }
 
 func (m *Model) shortID() string {
@@ -235,7 +234,7 @@ func (m *Model) renderExchange(e *exchange) []string {
 	m.rendered++
 	w := max(m.width, 10)
 	cut := func(s string) string {
-		s = textfmt.ExpandTabs(s)
+		s = text.ExpandTabs(s)
 		if ansi.StringWidth(s) > w-2 {
 			s = ansi.Truncate(s, w-2, m.sym.Ellipsis)
 		}
@@ -253,7 +252,7 @@ func (m *Model) renderExchange(e *exchange) []string {
 			out = append(out, m.st.Muted.Render(fmt.Sprintf("%s… %d more lines", strings.Repeat(" ", len(head)), len(sent)-maxSentLines)))
 			break
 		}
-		l = textfmt.ExpandTabs(l)
+		l = text.ExpandTabs(l)
 		prefix := strings.Repeat(" ", len(head))
 		if i == 0 {
 			prefix = head
@@ -286,7 +285,7 @@ func (m *Model) renderExchange(e *exchange) []string {
 	if e.output.whole != "" {
 		more(e.output, "the answer")
 		for _, l := range shown(e.output) {
-			for _, wl := range strings.Split(ansi.Wrap(textfmt.ExpandTabs(l), w-2, ""), "\n") {
+			for _, wl := range strings.Split(ansi.Wrap(text.ExpandTabs(l), w-2, ""), "\n") {
 				out = append(out, "  "+wl)
 			}
 		}
@@ -453,7 +452,7 @@ func (m *Model) searchLine() string {
 	if m.query != "" {
 		if m.searchHit >= 0 {
 			found = strings.ReplaceAll(m.history[m.searchHit].text, "\n", " ⏎ ")
-			found = textfmt.ExpandTabs(found)
+			found = text.ExpandTabs(found)
 		} else {
 			found = m.st.Bad.Render("no match")
 		}

@@ -9,8 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/ui/internal/textfmt"
+	"github.com/firewatch/firewatch/text"
 )
 
 // node is one JSON value of the document.
@@ -85,9 +84,9 @@ func parse(v jsontext.Value, foldLines, foldString int) *doc {
 	}
 	if err != nil {
 		d.setNote("invalid JSON (" + describe(err) + "): shown as text")
-		lines := strings.Split(model.Sanitize(string(v)), "\n")
+		lines := strings.Split(text.Sanitize(string(v)), "\n")
 		for i, l := range lines {
-			l = textfmt.ExpandTabs(l)
+			l = text.ExpandTabs(l)
 			d.text = append(d.text, &node{kind: kindText, index: i, disp: l, has: true})
 		}
 		return d
@@ -112,19 +111,19 @@ func parse(v jsontext.Value, foldLines, foldString int) *doc {
 }
 
 func (d *doc) setNote(s string) {
-	d.note = &node{kind: kindNote, disp: model.Sanitize(s), has: true}
+	d.note = &node{kind: kindNote, disp: text.Sanitize(s), has: true}
 }
 
 func describe(err error) string {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) {
 		msg := strings.TrimPrefix(se.Error(), "jsontext: ")
-		return model.Sanitize(msg)
+		return text.Sanitize(msg)
 	}
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end"
 	}
-	return model.Sanitize(err.Error())
+	return text.Sanitize(err.Error())
 }
 
 func parseValue(dec *jsontext.Decoder, parent *node, depth int) (*node, error) {
@@ -199,7 +198,7 @@ func (d *doc) display(n *node) string {
 	if !n.has {
 		switch n.kind {
 		case '"':
-			n.disp = Quote(unquote(d.raw(n)))
+			n.disp = text.Quote(unquote(d.raw(n)))
 		default:
 			n.disp = string(d.raw(n))
 		}
@@ -282,7 +281,7 @@ func (d *doc) emit(rows []row, n *node, width, gen int) []row {
 func (d *doc) prefixWidth(n *node, width int) int {
 	w := gutter + indentStep*n.depth
 	if n.hasKey {
-		w += min(ansi.StringWidth(Quote(n.key)), keyWidthMax(width)) + 2
+		w += min(ansi.StringWidth(text.Quote(n.key)), keyWidthMax(width)) + 2
 	}
 	return w
 }

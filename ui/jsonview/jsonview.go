@@ -10,7 +10,7 @@
 // small one.
 //
 // Everything shown is safe for a terminal: strings are shown as JSON string
-// literals in which every character model.Sanitize would remove is written
+// literals in which every character text.Sanitize would remove is written
 // as a visible \uXXXX escape (see Quote), so the payload is shown exactly and
 // nothing from it reaches the terminal raw.
 //
@@ -32,7 +32,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
@@ -341,7 +340,7 @@ type Selection struct {
 	// or copied as they are.
 	Raw jsontext.Value
 	// Text is what to copy: a string's content, otherwise the value's JSON
-	// (or the whole text, for text), sanitised with model.Sanitize.
+	// (or the whole text, for text), sanitised with text.Sanitize.
 	Text string
 }
 
@@ -357,19 +356,19 @@ func (m Model) Selected() (sel Selection, ok bool) {
 		if len(d.text) == 0 {
 			return Selection{}, false
 		}
-		return Selection{Raw: d.src, Text: model.Sanitize(string(d.src))}, true
+		return Selection{Raw: d.src, Text: text.Sanitize(string(d.src))}, true
 	}
 	sel = Selection{Kind: n.kind, Raw: d.raw(n)}
 	if n.kind == '"' {
 		sel.Text = Text(sel.Raw)
 	} else {
-		sel.Text = model.Sanitize(string(sel.Raw))
+		sel.Text = text.Sanitize(string(sel.Raw))
 	}
 	var path, ptr []string
 	for a := n; a.parent != nil; a = a.parent {
 		if a.hasKey {
 			path = append(path, keyText(a.key))
-			ptr = append(ptr, "/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(model.Sanitize(a.key)))
+			ptr = append(ptr, "/"+strings.NewReplacer("~", "~0", "/", "~1").Replace(text.Sanitize(a.key)))
 		} else {
 			path = append(path, "["+itoa(a.index)+"]")
 			ptr = append(ptr, "/"+itoa(a.index))
@@ -457,7 +456,7 @@ func (m Model) head(n *node, add func(string, *lipgloss.Style)) {
 	}
 	add(strings.Repeat(" ", indentStep*n.depth), nil)
 	if n.hasKey {
-		k := Quote(n.key)
+		k := text.Quote(n.key)
 		if lim := keyWidthMax(st.width); ansi.StringWidth(k) > lim {
 			k = ansi.Truncate(k, lim, st.sym.ellipsis)
 		}
@@ -570,46 +569,4 @@ func (m Model) paint(sp []span, cursor bool) string {
 		b.WriteString(p.post)
 	}
 	return b.String()
-}
-
-// PlainLines returns the value pretty-printed as plain, safe text: every
-// container open, two spaces per level, member order as sent, strings as
-// Quote shows them, no wrapping. For values that are not JSON it returns
-// the sanitised text's lines and ok false. Used for diffs.
-func PlainLines(v jsontext.Value) (lines []string, ok bool) {
-	d := parse(v, 1<<62, 1<<62)
-	if d.root == nil {
-		for _, t := range d.text {
-			lines = append(lines, t.disp)
-		}
-		return lines, false
-	}
-	var emit func(n *node)
-	emit = func(n *node) {
-		var b strings.Builder
-		b.WriteString(strings.Repeat(" ", indentStep*n.depth))
-		if n.hasKey {
-			b.WriteString(Quote(n.key))
-			b.WriteString(": ")
-		}
-		comma := ""
-		if p := n.parent; p != nil && n.index < len(p.children)-1 {
-			comma = ","
-		}
-		if n.container() {
-			if len(n.children) == 0 {
-				lines = append(lines, b.String()+string(n.kind)+closer(n)+comma)
-				return
-			}
-			lines = append(lines, b.String()+string(n.kind))
-			for _, c := range n.children {
-				emit(c)
-			}
-			lines = append(lines, strings.Repeat(" ", indentStep*n.depth)+closer(n)+comma)
-			return
-		}
-		lines = append(lines, b.String()+d.display(n)+comma)
-	}
-	emit(d.root)
-	return lines, true
 }

@@ -9,7 +9,6 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/go-json-experiment/json/jsontext"
 
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/ui/internal/golden"
 )
 
@@ -230,53 +229,6 @@ func TestSelection(t *testing.T) {
 	}
 	if _, ok := newView(t, nil, 40, 10).Selected(); ok {
 		t.Fatal("selection in an absent value")
-	}
-}
-
-func TestQuote(t *testing.T) {
-	for in, want := range map[string]string{
-		"plain":               `"plain"`,
-		"a\"b\\c\n\t\r\b\f":   `"a\"b\\c\n\t\r\b\f"`,
-		"\x1b[31mred":         `"\u001b[31mred"`,
-		"\u009b2J \u202eRTL":  `"\u009b2J \u202eRTL"`,
-		"zero\u200bwidth\x7f": `"zero\u200bwidth\u007f"`,
-		"tag\U000E0041":       `"tag\udb40\udc41"`,
-		"bad\xffutf8":         "\"bad\uFFFDutf8\"",
-		"日本 🎉":                "\"日本 🎉\"",
-		"line\u2028sep":       `"line\u2028sep"`,
-	} {
-		if got := Quote(in); got != want {
-			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
-		}
-		if got := Quote(in); model.Sanitize(got) != got {
-			t.Errorf("Quote(%q) is not safe: %q", in, got)
-		}
-	}
-}
-
-func TestPlainLines(t *testing.T) {
-	lines, ok := PlainLines(jsontext.Value(`{"b":[1,{"x":"\u001b"}],"a":{},"s":"` + strings.Repeat("y", 500) + `"}`))
-	if !ok {
-		t.Fatal("not ok")
-	}
-	want := []string{
-		"{",
-		`  "b": [`,
-		"    1,",
-		"    {",
-		`      "x": "\u001b"`,
-		"    }",
-		"  ],",
-		`  "a": {},`,
-		`  "s": "` + strings.Repeat("y", 500) + `"`,
-		"}",
-	}
-	if strings.Join(lines, "\n") != strings.Join(want, "\n") {
-		t.Fatalf("got\n%s", strings.Join(lines, "\n"))
-	}
-	lines, ok = PlainLines(jsontext.Value("a\tb\nc\x1b[0m"))
-	if ok || strings.Join(lines, "|") != "a   b|c" {
-		t.Fatalf("%v %q", ok, lines)
 	}
 }
 

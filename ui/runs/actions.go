@@ -11,18 +11,14 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/clipboard"
+	"github.com/firewatch/firewatch/ui/internal/confirm"
 )
 
 // The list's actions on a run: y copies its id, c cancels it after the
 // same confirmation as the watch screen's, n starts a new run from a
 // prompt typed on the filter line (enter then watches it).
 
-// confirmArm is how long the cancel confirmation is shown before it takes
-// an answer: keys typed ahead ("cy" typed fast, a paste) are dropped.
-const confirmArm = 150 * time.Millisecond
-
 type (
-	confirmArmMsg struct{ seq int }
 	cancelDoneMsg struct {
 		id  string
 		err error
@@ -107,7 +103,7 @@ func (m *Model) copyID() tea.Cmd {
 }
 
 // askCancel opens the confirmation for the selected run while it is
-// processing.
+// processing: the screens' one question (ui/internal/confirm).
 func (m *Model) askCancel() tea.Cmd {
 	r := m.Selected()
 	if r == nil {
@@ -117,23 +113,22 @@ func (m *Model) askCancel() tea.Cmd {
 		m.flash = "run " + describe.ShortID(r.ID) + " is " + describe.OneLine(m.shownStatus(r), 20) + ": there is nothing to cancel"
 		return nil
 	}
-	m.confirmID, m.confirmArmed = r.ID, false
-	m.confirmSeq++
-	seq := m.confirmSeq
-	return m.tick(confirmArm, func(time.Time) tea.Msg { return confirmArmMsg{seq} })
+	m.confirmID = r.ID
+	m.confirm = confirm.New("Cancel run "+describe.ShortID(r.ID)+" ("+describe.OneLine(m.shownStatus(r), 20)+")?",
+		"firewatch asks the service to stop the run (DELETE /v2/agent/{jobId}). Cancelling is cooperative: credits can still accrue for a moment, then the trace reports run.cancel_requested and the run ends \"cancelled\".",
+		"yes, cancel the run", "no, keep it running")
+	arm := m.confirm.Arm()
+	return m.tick(confirm.ArmAfter, func(time.Time) tea.Msg { return arm })
 }
 
 // confirmKey handles a key while the confirmation is up: y cancels, n or
 // esc keeps the run going, anything else (or anything before it is
 // armed) is ignored.
 func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
-	if !m.confirmArmed {
-		return nil
-	}
-	switch msg.String() {
-	case "y":
+	switch a, _ := m.confirm.Update(msg); a {
+	case confirm.Yes:
 		id := m.confirmID
-		m.confirmID = ""
+		m.confirmID, m.confirm = "", nil
 		m.flash = "cancelling run " + describe.ShortID(id) + "…"
 		svc := m.cfg.Service
 		ctx, cancel := m.ctx()
@@ -141,54 +136,11 @@ func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 			defer cancel()
 			return cancelDoneMsg{id: id, err: svc.Cancel(ctx, id)}
 		}
-	case "n", "esc":
-		m.confirmID = ""
+	case confirm.No:
+		m.confirmID, m.confirm = "", nil
 		m.flash = "not cancelled: the run goes on"
 	}
 	return nil
-}
-
-// confirmLines is the confirmation, drawn in place of the list.
-func (m *Model) confirmLines() []string {
-	r := m.byID[m.confirmID]
-	state := "processing"
-	if r < len(m.rows) {
-		state = describe.OneLine(m.shownStatus(&m.rows[r]), 20)
-	}
-	out := []string{
-		"",
-		" " + m.st.Bold.Render("Cancel run "+describe.ShortID(m.confirmID)+" ("+state+")?"),
-		"",
-	}
-	for _, l := range wrap("firewatch asks the service to stop the run (DELETE /v2/agent/{jobId}). Cancelling is cooperative: credits can still accrue for a moment, then the trace reports run.cancel_requested and the run ends \"cancelled\".", max(m.width-2, 20)) {
-		out = append(out, " "+l)
-	}
-	out = append(out, "")
-	if m.confirmArmed {
-		out = append(out, " "+m.st.Key.Render("y")+"  yes, cancel the run      "+m.st.Key.Render("n")+m.st.Muted.Render(" or ")+m.st.Key.Render("esc")+"  no, keep it running")
-	}
-	return out
-}
-
-// wrap breaks plain text into lines of at most w cells, at spaces.
-func wrap(s string, w int) []string {
-	var out []string
-	line := ""
-	for _, word := range strings.Fields(s) {
-		switch {
-		case line == "":
-			line = word
-		case describe.Width(line)+1+describe.Width(word) <= w:
-			line += " " + word
-		default:
-			out = append(out, line)
-			line = word
-		}
-	}
-	if line != "" {
-		out = append(out, line)
-	}
-	return out
 }
 
 // composeKey handles keys while a new run's prompt is typed: enter starts
@@ -241,12 +193,12 @@ func (m *Model) composeKey(msg tea.KeyPressMsg) tea.Cmd {
 
 // onAction handles the answers of the actions.
 func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
-	switch msg := msg.(type) {
-	case confirmArmMsg:
-		if msg.seq == m.confirmSeq && m.confirmID != "" {
-			m.confirmArmed = true
+	if _, key := msg.(tea.KeyPressMsg); !key && m.confirm != nil {
+		if _, arming := m.confirm.Update(msg); arming {
+			return nil, true
 		}
-		return nil, true
+	}
+	switch msg := msg.(type) {
 	case cancelDoneMsg:
 		if msg.err != nil {
 			m.flash = "cancel failed: " + errText(msg.err)

@@ -27,6 +27,7 @@ import (
 
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/internal/confirm"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/remote"
@@ -129,11 +130,9 @@ type Model struct {
 
 	// outcomes are the runs' outcomes as their traces say (SetOutcome).
 	outcomes map[string]string
-	// the cancel confirmation: the run asked about, armed once shown a
-	// moment, its tag.
-	confirmID    string
-	confirmArmed bool
-	confirmSeq   int
+	// the cancel confirmation and the run it asks about.
+	confirmID string
+	confirm   *confirm.Question
 	// a new run's prompt being typed (n).
 	composing bool
 	draft     string
@@ -146,6 +145,8 @@ type Model struct {
 	// life ends with the program showing the screen (Run): its requests
 	// and timers end with it.
 	life context.Context
+	// reopening: Run shows the screen again (it has rows): Init is Reopen.
+	reopening bool
 
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
@@ -183,6 +184,7 @@ func New(cfg Config) *Model {
 	m.tick = m.lifeTick
 	if cfg.ASCII {
 		m.sym = theme.ASCII()
+		m.keys.ASCII()
 	}
 	if t := cfg.Terminal; t != nil {
 		if m.cfg.Getenv == nil {
@@ -222,8 +224,12 @@ type (
 )
 
 // Init asks for the first page (one request) and, for the team figures in
-// the header, the token usage and active crawls.
+// the header, the token usage and active crawls; for a screen coming back
+// (Run with a Model that has rows), it is Reopen.
 func (m *Model) Init() tea.Cmd {
+	if m.reopening {
+		return m.Reopen()
+	}
 	return tea.Batch(m.fetchPage(time.Time{}, false), m.fetchTeam())
 }
 

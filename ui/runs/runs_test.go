@@ -15,6 +15,7 @@ import (
 
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/internal/confirm"
 	"github.com/firewatch/firewatch/ui/internal/golden"
 )
 
@@ -383,7 +384,7 @@ func TestListActions(t *testing.T) {
 	if h.srv.Finished(job) || h.m.confirmID == "" {
 		t.Fatal("a key typed before the confirmation was armed cancelled the run")
 	}
-	h.fire(confirmArm)
+	h.fire(confirm.ArmAfter)
 	h.key("y")
 	if !strings.Contains(h.m.flash, "accepted") {
 		t.Fatalf("after y: note %q", h.m.flash)

@@ -51,7 +51,7 @@ func (m *Model) View() string {
 	case m.tab == TabTeam:
 		lines = append(lines, m.teamLines(m.height-2)...)
 	case m.confirmID != "":
-		lines = append(lines, m.confirmLines()...)
+		lines = append(lines, m.confirm.Lines(m.st, m.width)...)
 	default:
 		lines = append(lines, m.filterLine())
 		lines = append(lines, m.body()...)

@@ -14,7 +14,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Updating reports whether the test binary runs with -update. The test
@@ -69,11 +69,11 @@ func Read(t testing.TB, name string) string {
 var sgr = regexp.MustCompile(`\x1b\[[0-9;:]*m`)
 
 // Safe fails the test when s holds a tab or anything but newlines, SGR
-// sequences and text that model.Sanitize leaves as it is.
+// sequences and text that text.Sanitize leaves as it is.
 func Safe(t testing.TB, s string) {
 	t.Helper()
 	plain := sgr.ReplaceAllString(s, "")
-	if model.Sanitize(plain) != plain || strings.ContainsRune(plain, '\t') {
+	if text.Sanitize(plain) != plain || strings.ContainsRune(plain, '\t') {
 		t.Fatalf("unsafe output: %q", plain)
 	}
 }

@@ -1,7 +1,9 @@
-// Package program holds what firewatch's full-screen programs (the watch
-// UI, the runs screen, the interact console) share when they start: where
-// they read and write, the size to assume when the output is not a
-// terminal, colour, and suspending with Ctrl-Z.
+// Package program runs firewatch's full screens (the watch UI, the runs
+// screen and history, crawl, compare, the interact console), each a
+// screen.Screen, through one function, RunOn: where they read and write
+// (the process's terminal, other streams, or a hub session's terminal), the
+// size to assume when the output is not a terminal, colour, suspending
+// with Ctrl-Z, signals, and how a program ended.
 package program
 
 import (
@@ -9,6 +11,8 @@ import (
 	"errors"
 	"io"
 	"strconv"
+	"syscall"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -16,6 +20,7 @@ import (
 
 	"github.com/firewatch/firewatch/ui/internal/suspend"
 	"github.com/firewatch/firewatch/ui/remote"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // Run runs p, started with ctx, with Ctrl-Z and an outside SIGTSTP
@@ -36,6 +41,17 @@ func Run(ctx context.Context, p *tea.Program) (final tea.Model, interrupted bool
 func ended(ctx context.Context) func(tea.Model, error) (tea.Model, bool, error) {
 	return func(final tea.Model, err error) (tea.Model, bool, error) {
 		interrupted := false
+		if err != nil && ctx.Err() == nil && errors.Is(err, syscall.EIO) {
+			// The terminal went away (its other side closed): reading it
+			// failed, and the kernel's SIGHUP, sent at the same moment, is
+			// on its way to the signal context that ends ctx. The two race;
+			// what ended the program is the hang-up, for this screen as for
+			// one the signal reached first.
+			select {
+			case <-ctx.Done():
+			case <-time.After(HangupWait):
+			}
+		}
 		switch {
 		case err == nil:
 		case ctx.Err() != nil:
@@ -47,31 +63,50 @@ func ended(ctx context.Context) func(tea.Model, error) (tea.Model, bool, error) 
 	}
 }
 
-// RunOn runs m: on t, a remote session's terminal, when t is set (see
-// package remote), else on in and out as Options says; noColor sends no
-// colour. It returns what Run does.
+// HangupWait bounds how long a program whose terminal failed with EIO
+// waits for the SIGHUP that comes with it.
+const HangupWait = 2 * time.Second
+
+// IO is where a screen's program reads and draws.
+type IO struct {
+	// Terminal, when set, is a remote session's terminal (package remote);
+	// the streams are then unused.
+	Terminal *remote.Terminal
+	screen.Streams
+	NoColor bool // no colour
+}
+
+// RunOn runs the screen s until it quits: on o.Terminal when it is set,
+// else on o's streams as Options says. Every full screen is run through
+// here, in screen.Root. It returns what Run does, the final model aside
+// (it is s).
 //
-// On t the program reads its own Keys, draws on t's output at t's size
-// (each resize reaches it), takes TERM, COLORTERM, NO_COLOR and the rest of
-// its environment from t, never from the process, and cannot be suspended:
-// Ctrl-Z would stop the process, and every session with it.
-func RunOn(ctx context.Context, m tea.Model, t *remote.Terminal, in io.Reader, out io.Writer, w, h int, noColor bool) (final tea.Model, interrupted bool, err error) {
+// On a remote terminal the program reads its own Keys, draws on its
+// output at its size (each resize reaches it), takes TERM, COLORTERM,
+// NO_COLOR and the rest of its environment from it, never from the
+// process, and cannot be suspended: Ctrl-Z would stop the process, and
+// every session with it.
+func RunOn(ctx context.Context, s screen.Screen, o IO) (interrupted bool, err error) {
+	root := screen.Root{S: s}
+	t := o.Terminal
 	if t == nil {
-		return Run(ctx, tea.NewProgram(m, Options(ctx, in, out, w, h, noColor)...))
+		_, interrupted, err = Run(ctx, tea.NewProgram(root, Options(ctx, o.Input, o.Output, o.Width, o.Height, o.NoColor)...))
+		return interrupted, err
 	}
 	keys := t.Keys()
 	defer keys.Close()
-	w, h = t.Size()
+	w, h := t.Size()
 	profile := t.Profile()
-	if noColor && profile > colorprofile.Ascii {
+	if o.NoColor && profile > colorprofile.Ascii {
 		profile = colorprofile.Ascii
 	}
-	p := tea.NewProgram(m, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(FPS()),
+	p := tea.NewProgram(root, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(FPS()),
 		tea.WithInput(keys), tea.WithOutput(t.Out()), tea.WithEnvironment(t.Env()), tea.WithWindowSize(w, h),
 		tea.WithColorProfile(profile), tea.WithFilter(noSuspend))
 	detach := t.Attach(p, w, h)
 	defer detach()
-	return ended(ctx)(p.Run())
+	_, interrupted, err = ended(ctx)(p.Run())
+	return interrupted, err
 }
 
 // noSuspend drops a request to suspend: a remote session's program runs in

@@ -12,6 +12,8 @@ import (
 
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/compare"
+	"github.com/firewatch/firewatch/ui/crawl"
 	"github.com/firewatch/firewatch/ui/interact"
 	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -21,8 +23,10 @@ func isSuspend(cmd tea.Cmd) bool {
 	return cmd != nil && reflect.ValueOf(cmd).Pointer() == reflect.ValueOf(program.Suspend).Pointer()
 }
 
-// Ctrl-Z suspends on the runs screen (list and team tab) and in the
-// interact console (whatever it shows), and both name it in their help.
+// Ctrl-Z suspends on every full screen: the runs screen (list and team
+// tab), crawl, compare, the watch screen and the interact console
+// (whatever it shows), and each names it in its help (the list keys are
+// one key map, package keymap).
 func TestCtrlZSuspendsEveryScreen(t *testing.T) {
 	srv, err := sim.Start(context.Background(), sim.Options{Speed: 1e5, RateLimit: -1, Scrapes: 1,
 		Now: func() time.Time { return time.Date(2026, 11, 23, 21, 0, 0, 0, time.UTC) }})
@@ -49,9 +53,30 @@ func TestCtrlZSuspendsEveryScreen(t *testing.T) {
 		t.Error("runs help does not name ctrl+z")
 	}
 
+	cr, err := crawl.New(crawl.Config{Service: c, ID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", NoColor: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cr.Close()
+	cr.SetSize(120, 40)
+	if cmd := cr.Update(ctrlZ); !isSuspend(cmd) {
+		t.Error("crawl: ctrl+z does not suspend")
+	}
+	if !helps(cr.FullHelp()) {
+		t.Error("crawl help does not name ctrl+z")
+	}
+	cm := compare.New(compare.Config{})
+	cm.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
+	if cmd := cm.Update(ctrlZ); !isSuspend(cmd) {
+		t.Error("compare: ctrl+z does not suspend")
+	}
+	if !helps(cm.FullHelp()) {
+		t.Error("compare help does not name ctrl+z")
+	}
+
 	m := interact.New(interact.Config{ScrapeID: srv.ScrapeIDs[0], Backend: interact.ClientBackend(c, srv.ScrapeIDs[0]), NoColor: true})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
-	if _, cmd := m.Update(ctrlZ); !isSuspend(cmd) {
+	if cmd := m.Update(ctrlZ); !isSuspend(cmd) {
 		t.Error("interact console: ctrl+z does not suspend")
 	}
 	if !helps(interact.DefaultKeyMap().FullHelp()) {

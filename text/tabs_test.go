@@ -1,4 +1,4 @@
-package textfmt
+package text
 
 import "testing"
 

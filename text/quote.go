@@ -1,19 +1,14 @@
-package jsonview
+package text
 
 import (
-	"strconv"
 	"unicode"
 	"unicode/utf8"
-
-	"github.com/go-json-experiment/json/jsontext"
-
-	"github.com/firewatch/firewatch/model"
 )
 
 // Quote returns s as a JSON string literal that is safe to show in a
 // terminal and shows what s holds: quotes, backslashes, newlines, tabs and
 // carriage returns are escaped as in JSON, and every character that
-// model.Sanitize would remove (escape sequences' ESC, other C0 and C1
+// Sanitize would remove (escape sequences' ESC, other C0 and C1
 // controls, DEL, bidi controls and other format characters, U+2028/U+2029)
 // is written as a visible \uXXXX escape instead of being dropped, so a
 // payload carrying "\u001b[31m" is displayed as exactly that. Invalid UTF-8
@@ -64,7 +59,7 @@ func appendQuote(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// unsafeRune reports whether r (at least U+0080) is one model.Sanitize
+// unsafeRune reports whether r (at least U+0080) is one text.Sanitize
 // removes or replaces.
 func unsafeRune(r rune) bool {
 	return r <= 0x9f || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Cf, r)
@@ -81,37 +76,3 @@ func appendU(b []byte, r rune) []byte {
 	}
 	return append(b, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 }
-
-// unquote decodes the JSON string literal raw. Invalid UTF-8 is replaced,
-// never refused: untrusted payloads are shown, not rejected.
-func unquote(raw []byte) string {
-	b, _ := jsontext.AppendUnquote(nil, raw)
-	return string(b)
-}
-
-// Text is the content of a decoded JSON string, sanitised for a terminal or
-// the clipboard (model.Sanitize).
-func Text(raw jsontext.Value) string {
-	if raw.Kind() != '"' {
-		return model.Sanitize(string(raw))
-	}
-	return model.Sanitize(unquote(raw))
-}
-
-// keyText formats a member name for a path: .name when it is an identifier,
-// else ["quoted"].
-func keyText(k string) string {
-	ident := k != ""
-	for i, r := range k {
-		if !(r == '_' || r == '$' || unicode.IsLetter(r) || (i > 0 && unicode.IsDigit(r))) {
-			ident = false
-			break
-		}
-	}
-	if ident && Quote(k) == `"`+k+`"` {
-		return "." + k
-	}
-	return "[" + Quote(k) + "]"
-}
-
-func itoa(i int) string { return strconv.Itoa(i) }

@@ -1,19 +1,18 @@
-// Package diff shows what changed between two versions of an artifact: for
-// JSON, both versions pretty-printed (members in the order sent, strings as
-// jsonview.Quote shows them) and compared line by line; for text, markdown
-// and HTML, the sanitised lines compared. The result is a list of lines
-// marked +, - or unchanged, with runs of unchanged lines beyond the context
-// folded into "⋯ 40 unchanged lines", a summary ("+12 −3 lines") and a
-// scrollable view that renders only the visible rows.
+// Package linediff is what changed between two versions of a value, line
+// by line: for JSON, both versions pretty-printed (JSONLines: members in the
+// order sent, strings as text.Quote shows them) and compared line by line;
+// for text, markdown and HTML, the sanitised lines compared. The result is
+// a list of lines marked +, - or unchanged, with runs of unchanged lines
+// beyond the context folded into a Gap, and a summary ("+12 −3 lines").
 //
-// Compute is pure and may take a moment on megabytes of input (the line
-// comparison is bounded, so it never runs away: on very different inputs it
-// may report more changed lines than strictly needed): call it in a command
-// for large snapshots.
+// Both compare/ (the results of two runs) and ui/diff (the scrollable view
+// of an artifact's versions) use it. Pure: no I/O, no terminal.
 //
-// Keys: ↑/k ↓/j, pgup/pgdn, ctrl+u/ctrl+d, g/G, n / N next and previous
-// change. The Model implements help.KeyMap.
-package diff
+// Compute may take a moment on megabytes of input (the line comparison is
+// bounded, so it never runs away: on very different inputs it may report
+// more changed lines than strictly needed): the UI calls it in a command for
+// large snapshots.
+package linediff
 
 import (
 	"fmt"
@@ -23,8 +22,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
-	"github.com/firewatch/firewatch/ui/internal/textfmt"
-	"github.com/firewatch/firewatch/ui/jsonview"
+	"github.com/firewatch/firewatch/text"
 )
 
 // Op is what happened to a line.
@@ -85,8 +83,8 @@ func (r Result) Summary(ascii bool) string {
 // (as text, with a note, when either is not JSON), as text otherwise.
 func Compute(kind model.ArtifactKind, old, new string, context int) Result {
 	if kind == model.KindJSON {
-		a, okA := jsonview.PlainLines(jsontext.Value(old))
-		b, okB := jsonview.PlainLines(jsontext.Value(new))
+		a, okA := JSONLines(jsontext.Value(old))
+		b, okB := JSONLines(jsontext.Value(new))
 		if okA && okB {
 			r := Lines(a, b, context)
 			r.JSON = true
@@ -108,13 +106,13 @@ func Compute(kind model.ArtifactKind, old, new string, context int) Result {
 
 // textLines sanitises s and splits it into lines, tabs expanded.
 func textLines(s string) []string {
-	s = model.Sanitize(s)
+	s = text.Sanitize(s)
 	if s == "" {
 		return nil
 	}
 	lines := strings.Split(strings.TrimSuffix(s, "\n"), "\n")
 	for i, l := range lines {
-		lines[i] = textfmt.ExpandTabs(l)
+		lines[i] = text.ExpandTabs(l)
 	}
 	return lines
 }

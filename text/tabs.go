@@ -1,6 +1,4 @@
-// Package textfmt holds the small text formatters the terminal UI's views
-// share: tab expansion for laying text out in cells, and byte counts.
-package textfmt
+package text
 
 import (
 	"strings"
@@ -8,7 +6,8 @@ import (
 	"github.com/charmbracelet/x/ansi"
 )
 
-// ExpandTabs replaces tabs with spaces to the next multiple of 4 columns.
+// ExpandTabs replaces tabs with spaces to the next multiple of 4 columns,
+// for text laid out in terminal cells (wide characters take two).
 func ExpandTabs(s string) string {
 	if !strings.Contains(s, "\t") {
 		return s
