@@ -5,9 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
-	"github.com/go-json-experiment/json"
 	"strings"
 	"time"
+
+	"github.com/go-json-experiment/json"
 )
 
 const leaseCols = `service, team, run, token, holder, label, host, pid, since, renewed, expires, ttl_ms, bell`
