@@ -77,8 +77,6 @@ func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
 // for a run archived while it was still processing.
 func TestWatchForgottenRun(t *testing.T) {
 	t.Parallel()
-	// Slow enough that the watch's first poll comes before the end,
-	// however busy the machine.
 	live := startSim(t, sim.Options{Scenarios: []string{"failure"}, Speed: 20})
 	dir := t.TempDir()
 	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
@@ -112,13 +110,24 @@ func TestWatchForgottenRun(t *testing.T) {
 		t.Fatalf("from the archive: exit %d\n%s\n%s", code, out, errOut)
 	}
 
-	// Archived while processing: the first two polls only.
+	// Archived while processing: recorded from the same run paced so slowly
+	// that it cannot end before --timeout, however busy the machine.
+	slow := startSim(t, sim.Options{Scenarios: []string{"failure"}, Speed: sim.MinSpeed})
+	early := filepath.Join(dir, "early.ndjson")
+	if _, errOut, code := run(t, context.Background(), "watch", id, "--api-url", slow.URL, "--api-key", slow.Key, "-o", "json", "--interval", "100ms",
+		"--timeout", "400ms", "--record", early, "--archive", filepath.Join(dir, "other.db")); code != ExitTimeout {
+		t.Fatalf("watch of the slow run: %d %s", code, errOut)
+	}
+	r, polls, _, err = archiving.ReadRecording(context.Background(), nil, early)
+	if err != nil || r.Complete || len(polls) == 0 {
+		t.Fatalf("the early recording: %+v %d %v", r, len(polls), err)
+	}
+	r.Service = gone.URL
 	st, _ = archive.Open(context.Background(), db)
-	r.Complete, r.Outcome, r.Summary, r.SummaryEncoded = false, "", nil, nil
 	if _, err := st.Prune(context.Background(), "", time.Time{}, id); err != nil {
 		t.Fatal(err)
 	}
-	if err := st.ReplaceRun(context.Background(), r, polls[:1], nil); err != nil {
+	if err := st.ReplaceRun(context.Background(), r, polls, nil); err != nil {
 		t.Fatal(err)
 	}
 	st.Close()
