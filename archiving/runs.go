@@ -91,7 +91,10 @@ const archivePageMark = "archive:"
 
 func (s *Listing) Runs(ctx context.Context, before time.Time) (*poller.RunList, error) {
 	s.mu.Lock()
-	if before.IsZero() || s.liveSeen == nil {
+	// The cursors handed out and the live ids seen stay for the listing's
+	// life: a refresh of the first page comes between pages, and must not
+	// send the next page back to the start.
+	if s.liveSeen == nil {
 		s.liveSeen, s.cursors = map[string]bool{}, map[int64]archiveKey{archiveStart.UnixNano(): {}}
 	}
 	from, inArchive := s.cursors[before.UnixNano()]
