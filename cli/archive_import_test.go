@@ -16,11 +16,11 @@ import (
 
 // recordRun watches the simulator's research run with --record into a
 // fresh archive and returns the run's id, the recording and the archive.
-// The run lasts two seconds: the recording holds several polls of it,
-// however busy the machine.
+// The run waits for the watch's first poll, then lasts two seconds: the
+// recording holds several polls of it.
 func recordRun(t *testing.T) (id, rec, db string) {
 	t.Helper()
-	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 30})
+	srv := startHeldSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Speed: 30})
 	dir := t.TempDir()
 	rec, db = filepath.Join(dir, "run.ndjson"), filepath.Join(dir, "a.db")
 	id = srv.Jobs[0].ID

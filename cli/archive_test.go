@@ -34,6 +34,32 @@ func startSim(t *testing.T, o sim.Options) *sim.Server {
 	return srv
 }
 
+// startHeldSim is startSim with the runs held at their start until the
+// first trace request: the watch under test sees its run going, however
+// busy the machine.
+func startHeldSim(t *testing.T, o sim.Options) *sim.Server {
+	t.Helper()
+	o.Held = true
+	srv := startSim(t, o)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	t.Cleanup(func() { cancel(); <-done })
+	go func() {
+		defer close(done)
+		tick := time.NewTicker(5 * time.Millisecond)
+		defer tick.Stop()
+		for srv.Stats().ByRoute["GET trace"] == 0 {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+		}
+		srv.Release()
+	}()
+	return srv
+}
+
 // TestWatchArchivesAndReplayEqualsRecording: a watch writes its run into the
 // archive poll by poll; replaying the archived run gives what replaying its
 // --record file gives.

@@ -97,6 +97,9 @@ type liveOptions struct {
 	// watchLive opens it); its seed, what the command knows of a run it
 	// started.
 	archive *keptArchive
+	// started: this process started the run (run, demo), so it was going
+	// even when the first poll finds it over, and its end is told.
+	started bool
 }
 
 // watchLive watches jobID at svc: the code path of watch, run, the runs
@@ -173,6 +176,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		return err
 	}
 	if w.notify != nil {
+		if lo.started {
+			w.notify.run.Started()
+		}
 		w.Saw = w.notify.saw // after every merge and tick (attend)
 	}
 	otlp, err := o.OTLP.live(w, a.secrets)

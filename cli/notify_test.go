@@ -156,7 +156,7 @@ func TestNotifyDemoOnlyWithNotify(t *testing.T) {
 // argument; FIREWATCH_NOTIFY_URL is used by watch; replay of the same run
 // sends nothing.
 func TestNotifyCommandWatch(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"failure"}, RateLimit: -1})
+	srv := startHeldSim(t, sim.Options{Scenarios: []string{"failure"}})
 	t.Setenv("FIRECRAWL_API_URL", srv.URL)
 	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	env := newHook(t, http.StatusOK)

@@ -32,13 +32,23 @@ func (n *Notifier) Follow(id string, s *model.Store) *Run {
 	return &Run{n: n, id: id, s: s}
 }
 
+// Started says the run was seen going before its first look: this
+// process started it (run, demo), so a run that is over by the first poll
+// still tells its end.
+func (r *Run) Started() {
+	if r != nil {
+		r.primed = true
+	}
+}
+
 // Saw takes in the store as it stands after a merge, or after a tick of
 // the attention tracker t on the quiet clock, with what that Update or
 // Tick changed. Call it after every merge, even one that changed no item:
 // the run's end is read from the store. t gives the run's cap (nil: the
 // service's default, assumed).
 //
-// A run that had already ended when it was first seen tells nothing; an
+// A run that had already ended when it was first seen tells nothing
+// (unless Started); an
 // item tells only if it is still open after the merge or tick that raised
 // it (not one of the history of a run first seen late).
 func (r *Run) Saw(t *attention.Tracker, changes []attention.Change) {

@@ -54,7 +54,8 @@ func follow(t *testing.T, n *Notifier, bodies [][]byte, to int) {
 }
 
 // TestOncePerRun: a run opened again (the runs screen) tells nothing twice;
-// a run that had ended when first seen tells nothing; a run first seen in
+// a run that had ended when first seen tells nothing, unless this process
+// started it (then its end only); a run first seen in
 // the middle tells what is open then, not what its history raised and
 // cleared.
 func TestOncePerRun(t *testing.T) {
@@ -73,6 +74,23 @@ func TestOncePerRun(t *testing.T) {
 	closeNow(t, n)
 	if got := c.l.all(); len(got) != 0 {
 		t.Errorf("a run seen ended: %q", got)
+	}
+
+	// The same, for a run this process started: it was going, so its end
+	// is told (a run over before the first poll of `run` or `demo`).
+	n, c = newCollecting(t, DefaultOn())
+	s := model.NewStore()
+	r := n.Follow("019a2b3c-4d5e-7f60-8a9b-0c1d5eb381f7", s)
+	r.Started()
+	tk := attention.New(s, attention.Options{})
+	d, err := s.Ingest(bodies[len(bodies)-1])
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Saw(tk, tk.Update(d, attentiontest.Base))
+	closeNow(t, n)
+	if got := strings.Join(c.l.all(), " "); got != "run:019a2b3c-4d5e-7f60-8a9b-0c1d5eb381f7:finished" {
+		t.Errorf("a run started here, seen ended: %q", got)
 	}
 
 	// From the middle, in one poll: the loop and the streak of the

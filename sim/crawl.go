@@ -706,6 +706,7 @@ func (s *Server) serveCrawlSocket(w http.ResponseWriter, req *http.Request, j *c
 			t.Stop()
 			return
 		case <-changed:
+		case <-s.heldUntil(): // the clock starts
 		case <-t.C:
 		}
 		t.Stop()

@@ -68,6 +68,11 @@ type Options struct {
 	// default time.Now. Pacing always uses the real monotonic clock.
 	Now func() time.Time
 
+	// Held stands the simulated clock at zero until Server.Release: the
+	// runs wait at their start, so that a test sees them going (its
+	// watch's first poll) before they move, however busy the machine.
+	Held bool
+
 	// elapsed, set by this package's tests only, replaces the wall time
 	// since Start in the pacing, so that a test decides what each request
 	// sees.

@@ -19,11 +19,7 @@ func (s *Server) retention() time.Duration {
 // wallNow is the simulator's wall clock, on the same scale as createdAt,
 // moved on by PassTime.
 func (s *Server) wallNow() time.Time {
-	el := time.Since(s.start)
-	if s.o.elapsed != nil {
-		el = s.o.elapsed()
-	}
-	return s.base.Add(el + time.Duration(s.passed.Load()))
+	return s.base.Add(s.sinceStart() + time.Duration(s.passed.Load()))
 }
 
 // PassTime moves the wall clock that Options.Retention is measured on by d,

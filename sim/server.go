@@ -29,18 +29,24 @@ type Server struct {
 	// browser sessions POST /v2/scrape/{id}/interact opens.
 	ScrapeIDs []string
 
-	o       Options
-	ln      net.Listener
-	hs      *http.Server
-	start   time.Time    // pacing origin (monotonic)
-	base    time.Time    // occurredAt of simulated time 0
-	passed  atomic.Int64 // wall time added by PassTime (retention only)
-	runs    map[string]*run
-	byIdx   []*run
-	limiter limiter
-	crawls  []byte
-	scrapes *scrapeStore
-	mux     *http.ServeMux // newMux
+	o     Options
+	ln    net.Listener
+	hs    *http.Server
+	start time.Time // pacing origin (monotonic)
+	// held is Options.Held until Release; heldFor is then how long the
+	// clock stood still, and released is closed (nil when never held).
+	held     atomic.Bool
+	heldFor  atomic.Int64
+	released chan struct{}
+	release  sync.Once
+	base     time.Time    // occurredAt of simulated time 0
+	passed   atomic.Int64 // wall time added by PassTime (retention only)
+	runs     map[string]*run
+	byIdx    []*run
+	limiter  limiter
+	crawls   []byte
+	scrapes  *scrapeStore
+	mux      *http.ServeMux // newMux
 	// crawlJobs are the crawls of crawl.go.
 	crawlJobs crawlStore
 
@@ -114,6 +120,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.stats.Faults = map[string]int{}
 	s.base = o.Now().UTC().Truncate(time.Millisecond)
 	s.start = time.Now()
+	if o.Held {
+		s.held.Store(true)
+		s.released = make(chan struct{})
+	}
 	for i, sc := range o.Scenarios {
 		id := randUUID(newRNG(o.Seed, i, streamIDs)).String()
 		r := &run{s: s, idx: i, id: id, scenario: sc, changed: make(chan struct{}),
@@ -199,14 +209,44 @@ func dialAddr(addr string, l net.Addr) string {
 	return net.JoinHostPort("127.0.0.1", strconv.Itoa(ta.Port))
 }
 
+// sinceStart is the wall time the runs have moved for: since Start, less
+// the time they were held (Options.Held), or the test's own clock.
+func (s *Server) sinceStart() time.Duration {
+	if s.o.elapsed != nil {
+		return s.o.elapsed()
+	}
+	if s.held.Load() {
+		return 0
+	}
+	return time.Since(s.start) - time.Duration(s.heldFor.Load())
+}
+
+// Release starts the clock of a server started with Options.Held (once;
+// later calls do nothing).
+func (s *Server) Release() {
+	if s.released == nil {
+		return
+	}
+	s.release.Do(func() {
+		s.heldFor.Store(int64(time.Since(s.start)))
+		s.held.Store(false)
+		close(s.released)
+	})
+}
+
+// heldUntil is closed when a held clock starts; nil (never ready) when the
+// clock is not held, or no longer.
+func (s *Server) heldUntil() <-chan struct{} {
+	if !s.held.Load() {
+		return nil
+	}
+	return s.released
+}
+
 // simNow is the simulated time since the runs started. It saturates
 // rather than overflow (at a high speed after a long time).
 func (s *Server) simNow() time.Duration {
-	el := time.Since(s.start)
-	if s.o.elapsed != nil {
-		el = s.o.elapsed()
-	}
-	f := float64(el) * s.o.Speed
+	f := float64(s.sinceStart()) * s.o.Speed
 	if f >= float64(never) {
 		return never
 	}
@@ -271,6 +311,7 @@ func (s *Server) WaitFinished(ctx context.Context, jobID string) error {
 			t.Stop()
 			return ctx.Err()
 		case <-changed:
+		case <-s.heldUntil(): // the clock starts
 		case <-t.C:
 		}
 		t.Stop()

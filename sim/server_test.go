@@ -842,3 +842,24 @@ func TestCancelDuringTheTail(t *testing.T) {
 		t.Errorf("%d events of %d after the late one landed", len(tr.events), len(before))
 	}
 }
+
+// TestHeld: a server started with Held keeps its runs at their start until
+// Release, then plays them at their pace.
+func TestHeld(t *testing.T) {
+	t.Parallel()
+	s := startSim(t, Options{Scenarios: []string{ScenarioResearch}, Speed: 400, Held: true})
+	id := s.Jobs[0].ID
+	// At speed 400 the run lasts about 0.15 s: held, it has not ended
+	// 300 ms later.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := s.WaitFinished(ctx, id); err == nil {
+		t.Fatal("a held run finished")
+	}
+	if st := jsonBody(t, newClient(s).must(t, "GET", "/v2/agent/"+id).body); st["status"] != "processing" {
+		t.Fatalf("held: status %v", st["status"])
+	}
+	s.Release()
+	s.Release() // once is enough; again does nothing
+	waitFinished(t, s, id)
+}
