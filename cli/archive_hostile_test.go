@@ -391,10 +391,10 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 	// The screen itself, scrolled to the end: the oldest run is there.
 	m := runs.New(runs.Config{Service: archiving.NewListing(nil, st, archive.Query{Service: "http://x"}), NoColor: true})
 	tm := teatest.NewTestModel(t, screen.Root{S: m}, teatest.WithInitialTermSize(120, 40))
-	// Down, a row at each look, until the last run is drawn (pages come
+	// To the bottom at each look, until the last run is drawn (pages come
 	// as the selection nears the end of what is loaded).
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
-		tm.Send(tea.KeyPressMsg{Code: 'j', Text: "j"})
+		tm.Send(tea.KeyPressMsg{Code: 'G', Text: "G"})
 		return bytes.Contains(b, []byte("run-000"))
 	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
