@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -50,7 +51,7 @@ type Change struct {
 	Delta     model.Delta        // the store's delta; with Whole, the whole run (From 0, every event)
 	Attention []attention.Change // what the run's tracker raised or cleared
 	Health    poller.Health      // the poll loop's health after it
-	Err       error              // the failed attempt's error when the loop retries
+	Err       error              // the failed attempt's error when the loop retries; with Done, what stopped it
 	Tokens    *poller.TokenUsage // the team's token balance, when known
 	// Whole: the run so far in one change, in place of the changes before
 	// it (a subscriber's first, or one that fell behind).
@@ -121,6 +122,9 @@ func (f *Follower) follow(ctx context.Context) {
 	<-ticked
 	f.mu.Lock()
 	f.endErr, f.ended = err, true
+	if err != nil && !errors.Is(err, context.Canceled) {
+		f.err = err // what stopped it (a refusal), for the readers to say
+	}
 	f.publish(Change{Health: f.health, Err: f.err, Tokens: f.run.Tokens, Done: true})
 	f.mu.Unlock()
 }
@@ -236,6 +240,9 @@ func (s *Subscription) wake() {
 	default:
 	}
 }
+
+// View is the follower's View, for the subscriber.
+func (s *Subscription) View(read func(r *Run)) { s.f.View(read) }
 
 // Ready is signalled when a change may be waiting (for a select; Next
 // waits on it itself).
