@@ -23,7 +23,7 @@ type hubSession struct {
 	archive  string // the hub's --archive ("": its environment's, or the default)
 	term     *remote.Terminal
 	readOnly string
-	did      func(what, of string, err error)
+	did      func(what, kind, id string, err error)
 }
 
 // terminal is the session's terminal, nil outside a hub or without one.
@@ -98,17 +98,13 @@ type toldRuns struct {
 
 func (t *toldRuns) Cancel(ctx context.Context, id string) error {
 	err := t.Service.Cancel(ctx, id)
-	t.h.did("cancel", "run "+id, err)
+	t.h.did("cancel", "run", id, err)
 	return err
 }
 
 func (t *toldRuns) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
 	id, err := t.Service.StartAgent(ctx, req)
-	of := "run " + id
-	if id == "" {
-		of = "a run"
-	}
-	t.h.did("start", of, err)
+	t.h.did("start", "run", id, err)
 	return id, err
 }
 
@@ -128,7 +124,7 @@ type toldBackend struct {
 
 func (t *toldBackend) Cancel(ctx context.Context) error {
 	err := t.Backend.Cancel(ctx)
-	t.h.did("cancel", "run "+t.id, err)
+	t.h.did("cancel", "run", t.id, err)
 	return err
 }
 
@@ -147,6 +143,6 @@ type toldCrawl struct {
 
 func (t *toldCrawl) CancelCrawl(ctx context.Context, id string) (string, error) {
 	st, err := t.Service.CancelCrawl(ctx, id)
-	t.h.did("cancel", "crawl "+id, err)
+	t.h.did("cancel", "crawl", id, err)
 	return st, err
 }
