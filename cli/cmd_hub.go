@@ -73,10 +73,15 @@ See docs/hub.md for what the hub trusts and what it refuses.`,
 
 // serveHub runs the hub until ctx ends (a signal), then stops it.
 func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
-	h, err := a.newHub(o)
+	// The followers outlive the signal: the sessions watching them end first.
+	fctx, stopFollows := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFollows()
+	h, follows, err := a.newHub(fctx, o)
 	if err != nil {
 		return err
 	}
+	// The followers end once the sessions have, their archives written.
+	defer follows.stop()
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return badUsage("--listen %s: %v", o.Listen, err)
@@ -105,47 +110,57 @@ func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
 
 // newHub checks the flags, reads the key, the host key and the people's
 // files, and makes the hub.
-func (a *app) newHub(o *hubOptions) (*hub.Hub, error) {
+func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows, error) {
 	if o.MaxSessions < 1 {
-		return nil, badUsage("--max-sessions %d: it must be at least 1", o.MaxSessions)
+		return nil, nil, badUsage("--max-sessions %d: it must be at least 1", o.MaxSessions)
 	}
 	if o.IdleTimeout < time.Second {
-		return nil, badUsage("--idle-timeout %s: it must be at least 1s", o.IdleTimeout)
+		return nil, nil, badUsage("--idle-timeout %s: it must be at least 1s", o.IdleTimeout)
 	}
 	people := hub.People{Viewers: o.AuthorizedKeys, Operators: o.Operators}
 	warnings, err := people.Check()
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, nil, asUsage(err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "firewatch hub: %s\n", w)
 	}
 	key, err := hubKey(o.KeyFile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	svc := service{baseURL: poller.ResolveBaseURL(""), key: key}
 	if err := a.use(svc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	path := o.HostKey
 	if path == "" {
 		db, err := archive.DefaultPath()
 		if err != nil {
-			return nil, fmt.Errorf("no data folder for the host key (give --host-key): %w", err)
+			return nil, nil, fmt.Errorf("no data folder for the host key (give --host-key): %w", err)
 		}
 		path = filepath.Join(filepath.Dir(db), "hub_ed25519")
 	}
 	signer, made, err := hub.HostKey(path)
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, nil, asUsage(err)
 	}
 	if made {
 		fmt.Fprintf(a.stderr, "firewatch hub: made the host key %s\n", path)
 	}
-	return hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
-		Screens: a.hubScreens(key), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets})
+	follows, err := newHubFollows(ctx, a, svc)
+	if err != nil {
+		return nil, nil, err
+	}
+	hubFollowsMade(follows)
+	h, err := hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
+		Screens: a.hubScreens(key, follows), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets,
+		OnAction: follows.acted})
+	return h, follows, err
 }
+
+// hubFollowsMade is told the hub's followers once made (tests look in).
+var hubFollowsMade = func(*hubFollows) {}
 
 // hubKey is the team's key: --key-file's, which only its owner may read
 // (as ssh asks of a private key), else $FIRECRAWL_API_KEY.
@@ -184,14 +199,15 @@ func hubKey(file string) (string, error) {
 
 // hubScreens is what a session with a terminal is shown: the runs screen
 // (firewatch runs) on its terminal, enter watching a run, as firewatch alone
-// does. Each session follows the runs it shows on its own; a follower
-// shared by every session is what takes this function's place.
-func (a *app) hubScreens(key string) hub.Screens {
+// does. The runs it shows are the hub's followers, one per run, and its
+// list the hub's one (hub_follow.go).
+func (a *app) hubScreens(key string, follows *hubFollows) hub.Screens {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
 		ctx, stop := hubContext(ctx)
 		defer stop()
-		h := &hubSession{key: key, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did}
+		h := &hubSession{key: key, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
+			who: s.Person.Name, follows: follows}
 		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }

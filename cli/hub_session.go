@@ -24,6 +24,20 @@ type hubSession struct {
 	term     *remote.Terminal
 	readOnly string
 	did      func(what, kind, id string, err error)
+	who      string      // the person's name
+	follows  *hubFollows // the hub's one follower per run and its one list (nil: each session follows its own)
+}
+
+// shares reports whether the session's screens show the hub's followers.
+func (h *hubSession) shares() bool { return h != nil && h.follows != nil }
+
+// pollReadOnly is what p and l say to a viewer of a shared run; "" when
+// they may pause its polling or turn its live view on.
+func (h *hubSession) pollReadOnly() string {
+	if h.readOnlyText() == "" {
+		return ""
+	}
+	return "only the hub's operators may pause the run's polling or change its live view (" + h.who + " is a viewer)"
 }
 
 // terminal is the session's terminal, nil outside a hub or without one.
