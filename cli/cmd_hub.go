@@ -29,6 +29,10 @@ type hubOptions struct {
 	HostKey        string
 	MaxSessions    int
 	IdleTimeout    time.Duration
+	// Notify is the team's channel: --notify-command, --notify-url,
+	// --notify-on (no --notify: the hub has no terminal of its own).
+	Notify           notifyOptions
+	FollowProcessing bool
 }
 
 // hubStopGrace is how long the sessions have to end once the hub is told
@@ -58,7 +62,12 @@ See docs/hub.md for what the hub trusts and what it refuses.`,
   ssh -p 2222 hub.example.com
   ssh -p 2222 hub.example.com watch $JOB -o json --summary -`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.serveHub(cmd.Context(), o)) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Notify.check(cmd.Flags()); err != nil {
+				return runE(err)
+			}
+			return runE(a.serveHub(cmd.Context(), o))
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:2222", "address to listen on (a public one is your choice)")
@@ -68,6 +77,8 @@ See docs/hub.md for what the hub trusts and what it refuses.`,
 	f.StringVar(&o.HostKey, "host-key", "", "the host key `FILE`, made (ed25519) when missing (default: the data folder's firewatch/hub_ed25519)")
 	f.IntVar(&o.MaxSessions, "max-sessions", hub.DefaultMaxSessions, "sessions open at once; more are refused")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", hub.DefaultIdleTimeout, "end a terminal session after this long without a key")
+	o.Notify.registerChannel(f, "")
+	f.BoolVar(&o.FollowProcessing, "follow-processing", false, "follow every processing run of the team, watched or not (once each), for the notifications and the archive")
 	return cmd
 }
 
@@ -152,7 +163,13 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	if err != nil {
 		return nil, nil, err
 	}
+	if follows.notify, err = a.newHubNotify(&o.Notify); err != nil {
+		return nil, nil, err
+	}
 	hubFollowsMade(follows)
+	if o.FollowProcessing {
+		follows.followAll()
+	}
 	h, err := hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
 		Screens: a.hubScreens(key, follows), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets,
 		OnAction: follows.acted})

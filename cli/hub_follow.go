@@ -31,6 +31,7 @@ type hubFollows struct {
 	a        *app // the hub's own: its retry policy, secrets, log and archive
 	svc      service
 	ctx      context.Context // the hub's: every follower ends with it
+	cancel   context.CancelFunc
 	interval time.Duration
 	list     *hubList
 	notify   *hubNotify // the team's channel (nil: none)
@@ -54,8 +55,18 @@ func newHubFollows(ctx context.Context, a *app, svc service) (*hubFollows, error
 	if err != nil {
 		return nil, err
 	}
-	return &hubFollows{a: a, svc: svc, ctx: ctx, interval: defaultInterval, runs: map[string]*hubRun{},
+	ctx, cancel := context.WithCancel(ctx)
+	return &hubFollows{a: a, svc: svc, ctx: ctx, cancel: cancel, interval: defaultInterval, runs: map[string]*hubRun{},
 		list: &hubList{c: c.WithRetry(poller.Retry{Tries: 1}), ttl: hubListTTL}}, nil
+}
+
+// followAll starts --follow-processing.
+func (h *hubFollows) followAll() {
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.followProcessing(h.ctx)
+	}()
 }
 
 // open is the run's follower, made and started when nobody follows it yet;
@@ -121,7 +132,7 @@ func (h *hubFollows) start(jobID string) *hubRun {
 		src = k.Tap(src)
 	}
 	r.client, r.watcher = client, watcher
-	h.notify.follow(&run)
+	h.notify.follow(jobID, &run)
 	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, src), &run)
 	r.f.Start(h.ctx)
 	h.wg.Add(1)
@@ -204,6 +215,7 @@ func (h *hubFollows) keepActor(jobID string, r *archive.Run) {
 // stop ends every follower (the hub is stopping) and waits for their
 // archives to be written.
 func (h *hubFollows) stop() {
+	h.cancel() // --follow-processing opens no more
 	h.mu.Lock()
 	rs := make([]*hubRun, 0, len(h.runs))
 	for _, r := range h.runs {

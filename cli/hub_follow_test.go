@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -152,4 +153,45 @@ func TestHubCancelSaysWho(t *testing.T) {
 	if code != 0 || !strings.Contains(out, `"cancelledBy":"alice"`) {
 		t.Errorf("history: exit %d, the record does not name alice:\n%s\n%s", code, out, errOut)
 	}
+}
+
+// The hub tells the team's channel each moment of a run it follows once,
+// however many sessions watch the run; with --follow-processing it follows
+// the team's processing runs with nobody watching.
+func TestHubNotifiesOncePerRun(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"failure", "failure"}, Speed: 100})
+	hook := newHook(t, http.StatusOK)
+	// Runs once the hub has stopped and flushed its notifier.
+	t.Cleanup(func() {
+		bodies := hook.got()
+		if len(bodies) != 2 {
+			t.Errorf("%d POSTs for two failed runs, want one each:\n%s", len(bodies), strings.Join(bodies, "\n"))
+		}
+		for _, id := range []string{srv.Jobs[0].ID, srv.Jobs[1].ID} {
+			if n := strings.Count(strings.Join(bodies, "\n"), `"id":"`+id+`"`); n != 1 {
+				t.Errorf("run %s: %d POSTs, want 1", id, n)
+			}
+		}
+	})
+	follows := lookInHub(t, 20*time.Millisecond)
+	h := startCLIHub(t, srv.URL, srv.Key, "--archive", "off", "--notify-url", hook.URL, "--notify-on", "failed", "--follow-processing")
+	f := <-follows
+	var screens []*sshtest.Screen
+	for _, p := range []sshtest.Person{h.alice, h.bob, h.alice} {
+		s := sshtest.OpenScreen(t, h.login(t, p), 120, 40, "LANG=C.UTF-8")
+		s.WaitFor("2 of 2 loaded")
+		s.Press("\r")
+		screens = append(screens, s)
+	}
+	for _, s := range screens {
+		s.WaitFor("failed")
+	}
+	waitUntil(t, "two POSTs", func() bool { return len(hook.got()) >= 2 })
+	for _, s := range screens {
+		s.Press("q")
+		s.Exit()
+	}
+	waitUntil(t, "the followers gone", func() bool {
+		return f.followed(srv.Jobs[0].ID) == nil && f.followed(srv.Jobs[1].ID) == nil
+	})
 }
