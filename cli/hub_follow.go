@@ -186,12 +186,21 @@ func (h *hubFollows) acted(act hub.Action) {
 	if r := h.followed(act.ID); r != nil {
 		r.f.Say(act.Who.Name + " " + act.Done() + " the run")
 	}
+	var r *archive.Run
 	switch act.What {
 	case "cancel":
-		h.keepActor(act.ID, &archive.Run{CancelRequested: true, CancelledBy: act.Who.Name})
+		r = &archive.Run{CancelRequested: true, CancelledBy: act.Who.Name}
 	case "start":
-		h.keepActor(act.ID, &archive.Run{StartedBy: act.Who.Name})
+		r = &archive.Run{StartedBy: act.Who.Name}
+	default:
+		return
 	}
+	// Not on the screen's goroutine: the archive may wait for a lock.
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.keepActor(act.ID, r)
+	}()
 }
 
 // keepActor writes who acted into the run's archive record (Merge keeps
