@@ -143,6 +143,15 @@ func measure(bin string, n, events int, speed float64) (result, error) {
 	// The sessions: each opens the runs screen, then the run.
 	cfg := &ssh.ClientConfig{User: "bench", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
 		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second}
+	// Ten sessions a connection: the hub's per-address limit takes 20 new
+	// connections at once, then one a second.
+	clients := make([]*ssh.Client, (n+perConn-1)/perConn)
+	for i := range clients {
+		if clients[i], err = ssh.Dial("tcp", addr, cfg); err != nil {
+			return res, err
+		}
+		defer clients[i].Close()
+	}
 	sessions := make([]*session, n)
 	var wg sync.WaitGroup
 	errs := make(chan error, n)
@@ -150,7 +159,7 @@ func measure(bin string, n, events int, speed float64) (result, error) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			s, err := openSession(addr, cfg)
+			s, err := openSession(clients[i/perConn])
 			if err != nil {
 				errs <- err
 				return
@@ -207,7 +216,6 @@ func measure(bin string, n, events int, speed float64) (result, error) {
 // session is one SSH session with a PTY, counting what it is sent after
 // enter.
 type session struct {
-	c     *ssh.Client
 	s     *ssh.Session
 	in    io.WriteCloser
 	mu    sync.Mutex
@@ -217,11 +225,10 @@ type session struct {
 	tail  bytes.Buffer // with -dump: what came after enter
 }
 
-func openSession(addr string, cfg *ssh.ClientConfig) (*session, error) {
-	c, err := ssh.Dial("tcp", addr, cfg)
-	if err != nil {
-		return nil, err
-	}
+// perConn is how many sessions share one SSH connection.
+const perConn = 10
+
+func openSession(c *ssh.Client) (*session, error) {
 	s, err := c.NewSession()
 	if err != nil {
 		return nil, err
@@ -235,7 +242,7 @@ func openSession(addr string, cfg *ssh.ClientConfig) (*session, error) {
 	if err := s.Shell(); err != nil {
 		return nil, err
 	}
-	ss := &session{c: c, s: s, in: in}
+	ss := &session{s: s, in: in}
 	var entered atomic.Bool
 	ss.enter = func() {
 		entered.Store(true)
@@ -285,7 +292,6 @@ func (s *session) close() {
 	}
 	_, _ = io.WriteString(s.in, "q")
 	s.s.Close()
-	s.c.Close()
 }
 
 func stop(c *exec.Cmd) {
