@@ -66,24 +66,34 @@ func TestHubFollowsARunOnce(t *testing.T) {
 
 	// The first session follows the run to its end: one watch's requests.
 	var screens []*sshtest.Screen
-	open := func(p sshtest.Person) *sshtest.Screen {
+	list := func(p sshtest.Person) *sshtest.Screen {
 		s := sshtest.OpenScreen(t, h.login(t, p), 120, 40, "LANG=C.UTF-8")
 		s.WaitFor("1 of 1 loaded")
-		s.Press("\r")
-		s.WaitFor("succeeded")
 		screens = append(screens, s)
 		return s
 	}
-	open(h.alice)
+	watch := func(s *sshtest.Screen) {
+		s.Press("\r")
+		s.WaitFor("Run succeeded")
+	}
+	watch(list(h.alice))
 	var one *hubRun
 	waitUntil(t, "the hub follows the run", func() bool { one = f.followed(id); return one != nil })
 	<-one.f.Done()
-	traces, lists := srv.Stats().ByRoute["GET trace"], srv.Stats().ByRoute["GET list"] // the screen's and the follower's look-up
+	// Four more runs screens (the service counts a request once it has
+	// answered it: the first watch's last one is counted by now).
+	for _, p := range []sshtest.Person{h.bob, h.alice, h.bob, h.alice} {
+		list(p)
+	}
+	traces, lists := srv.Stats().ByRoute["GET trace"], srv.Stats().ByRoute["GET list"] // the screens' and the follower's look-up
 	if traces == 0 || traces > 8 {
 		t.Fatalf("one watch of a finished run made %d trace requests", traces)
 	}
-	for _, p := range []sshtest.Person{h.bob, h.alice, h.bob, h.alice} {
-		open(p)
+	if lists != 2 {
+		t.Errorf("five runs screens and a follower's look-up made %d list requests, want 2 (one for every screen)", lists)
+	}
+	for _, s := range screens[1:] {
+		watch(s)
 	}
 	if refs, subs := f.refsOf(id); refs != 5 || subs != 5 {
 		t.Errorf("five sessions on the run: %d watching, %d subscribed to its follower", refs, subs)
@@ -106,8 +116,7 @@ func TestHubFollowsARunOnce(t *testing.T) {
 	if f.followed(id) != nil {
 		t.Error("nobody watches the run and the hub still follows it")
 	}
-	screens[0].Press("\r")
-	screens[0].WaitFor("succeeded")
+	watch(screens[0])
 	waitUntil(t, "a new follower's polls", func() bool { return srv.Stats().ByRoute["GET trace"] > traces })
 	for _, s := range screens {
 		s.Press("q")
