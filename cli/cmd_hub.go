@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -159,6 +160,9 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	if made {
 		fmt.Fprintf(a.stderr, "firewatch hub: made the host key %s\n", path)
 	}
+	// One pool of connections for every request the hub makes: its
+	// followers', its list's and its sessions'.
+	a.httpClient = &http.Client{Transport: poller.NewTransport(hubIdleConns)}
 	follows, err := newHubFollows(ctx, a, svc)
 	if err != nil {
 		return nil, nil, err
@@ -175,6 +179,10 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 		OnAction: follows.acted})
 	return h, follows, err
 }
+
+// hubIdleConns is how many idle connections to the service the hub keeps
+// for its followers and sessions.
+const hubIdleConns = 32
 
 // hubFollowsMade is told the hub's followers once made (tests look in).
 var hubFollowsMade = func(*hubFollows) {}
@@ -224,7 +232,7 @@ func (a *app) hubScreens(key string, follows *hubFollows) hub.Screens {
 		ctx, stop := hubContext(ctx)
 		defer stop()
 		h := &hubSession{key: key, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
-			who: s.Person.Name, follows: follows}
+			who: s.Person.Name, follows: follows, http: a.httpClient}
 		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }
@@ -233,7 +241,7 @@ func (a *app) hubScreens(key string, follows *hubFollows) hub.Screens {
 func (a *app) hubCommandOf(key string) hub.Command {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
-		h := &hubSession{key: key, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did}
+		h := &hubSession{key: key, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did, http: a.httpClient}
 		return hubCommand(ctx, s.Args, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"net/http"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -86,6 +87,7 @@ func TestHubFollowsARunOnce(t *testing.T) {
 		list(p)
 	}
 	traces, lists := srv.Stats().ByRoute["GET trace"], srv.Stats().ByRoute["GET list"] // the screens' and the follower's look-up
+	before := runtime.NumGoroutine()                                                   // one session watching, four listing
 	if traces == 0 || traces > 8 {
 		t.Fatalf("one watch of a finished run made %d trace requests", traces)
 	}
@@ -116,6 +118,8 @@ func TestHubFollowsARunOnce(t *testing.T) {
 	if f.followed(id) != nil {
 		t.Error("nobody watches the run and the hub still follows it")
 	}
+	// Nothing of the watches is left: fewer goroutines than with one.
+	waitUntil(t, "the goroutines of the watches gone", func() bool { return runtime.NumGoroutine() < before })
 	watch(screens[0])
 	waitUntil(t, "a new follower's polls", func() bool { return srv.Stats().ByRoute["GET trace"] > traces })
 	for _, s := range screens {

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"net/http"
 	"os"
 
 	"github.com/firewatch/firewatch/poller"
@@ -24,8 +25,9 @@ type hubSession struct {
 	term     *remote.Terminal
 	readOnly string
 	did      func(what, kind, id string, err error)
-	who      string      // the person's name
-	follows  *hubFollows // the hub's one follower per run and its one list (nil: each session follows its own)
+	who      string       // the person's name
+	follows  *hubFollows  // the hub's one follower per run and its one list (nil: each session follows its own)
+	http     *http.Client // the hub's one pool of connections to the service (nil: the command's own)
 }
 
 // shares reports whether the session's screens show the hub's followers.
