@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/firewatch/firewatch/archive"
@@ -48,6 +49,7 @@ type hubRun struct {
 	client  *poller.Client
 	watcher *poller.Watcher // nil: the source does not poll itself (no pause)
 	refs    int             // sessions watching (and the hub itself, --follow-processing)
+	ready   chan struct{}   // closed once f is started
 }
 
 func newHubFollows(ctx context.Context, a *app, svc service) (*hubFollows, error) {
@@ -70,16 +72,24 @@ func (h *hubFollows) followAll() {
 }
 
 // open is the run's follower, made and started when nobody follows it yet;
-// release must be called once the caller no longer watches it.
+// release must be called once the caller no longer watches it. Making one
+// (opening the archive, which may wait for a lock) holds up only those who
+// open the same run.
 func (h *hubFollows) open(jobID string) (*hubRun, func()) {
 	h.mu.Lock()
-	defer h.mu.Unlock()
 	r := h.runs[jobID]
-	if r == nil {
-		r = h.start(jobID)
+	made := r == nil
+	if made {
+		r = &hubRun{id: jobID, ready: make(chan struct{})}
 		h.runs[jobID] = r
 	}
 	r.refs++
+	h.mu.Unlock()
+	if made {
+		h.start(r)
+		close(r.ready)
+	}
+	<-r.ready
 	var once sync.Once
 	return r, func() { once.Do(func() { h.release(r) }) }
 }
@@ -102,25 +112,39 @@ func (h *hubFollows) release(r *hubRun) {
 // followed is the run's follower when the hub follows it, else nil.
 func (h *hubFollows) followed(jobID string) *hubRun {
 	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.runs[jobID]
+	r := h.runs[jobID]
+	h.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.ready:
+		return r
+	default:
+		return nil // still being made
+	}
 }
 
-// start makes the follower of jobID and starts it; h.mu is held.
-func (h *hubFollows) start(jobID string) *hubRun {
-	r := &hubRun{id: jobID}
+// start makes r's follower and starts it.
+func (h *hubFollows) start(r *hubRun) {
+	jobID := r.id
 	run := follow.NewRun()
 	run.Store.SetSecrets(h.a.secrets)
 	run.Store.SetRunID(jobID)
 	run.NewTracker()
-	// The client's waits are said to every viewer of the run: the follower
-	// exists before its source can wait.
-	say := func(line string) { r.f.Say(line) }
+	// The client's waits (and the archive's failures) are said to every
+	// viewer of the run, once its follower is made.
+	var said atomic.Pointer[follow.Follower]
+	say := func(line string) {
+		if f := said.Load(); f != nil {
+			f.Say(line)
+		}
+	}
 	client, err := h.a.client(h.svc, nil, say)
 	if err != nil { // the service was checked when the hub started
 		r.f = follow.NewFollower(follow.SourceFunc(func(context.Context, func(poller.Update)) error { return err }), &run)
 		r.f.Start(h.ctx)
-		return r
+		return
 	}
 	sink, err := h.a.newSink(h.ctx, h.svc, jobID, nil, say)
 	if err != nil {
@@ -134,6 +158,7 @@ func (h *hubFollows) start(jobID string) *hubRun {
 	r.client, r.watcher = client, watcher
 	h.notify.follow(jobID, &run)
 	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, src), &run)
+	said.Store(r.f)
 	r.f.Start(h.ctx)
 	h.wg.Add(1)
 	go func() {
@@ -150,7 +175,6 @@ func (h *hubFollows) start(jobID string) *hubRun {
 			fmt.Fprintf(h.a.stderr, "firewatch hub: archiving run %s failed: %s\n", jobID, lastErr)
 		}
 	}()
-	return r
 }
 
 // withRequest is src after the service was asked what the run was asked
@@ -232,6 +256,7 @@ func (h *hubFollows) stop() {
 	}
 	h.mu.Unlock()
 	for _, r := range rs {
+		<-r.ready
 		r.f.Stop()
 	}
 	h.wg.Wait()
