@@ -208,7 +208,10 @@ func (h *hubFollows) acted(act hub.Action) {
 		return
 	}
 	if r := h.followed(act.ID); r != nil {
-		r.f.Say(act.Who.Name + " " + act.Done() + " the run")
+		// Not on the caller's goroutine: a screen's p or l acts from its
+		// Update, which holds the follower's read lock, and Say takes the
+		// write lock.
+		go r.f.Say(act.Who.Name + " " + act.Done() + " the run")
 	}
 	var r *archive.Run
 	switch act.What {

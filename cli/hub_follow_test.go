@@ -129,9 +129,9 @@ func TestHubFollowsARunOnce(t *testing.T) {
 	waitUntil(t, "the last follower gone", func() bool { return f.followed(id) == nil })
 }
 
-// An operator's cancel is said on every viewer's screen of the run, with
-// who made it, in the hub's log and in the archive's record; the viewer
-// watching cannot cancel.
+// An operator's pause and cancel are said on every viewer's screen of the
+// run, with who made them, in the hub's log, and the cancel in the
+// archive's record; the viewer watching can neither cancel nor pause.
 func TestHubCancelSaysWho(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
 	lookInHub(t, 100*time.Millisecond)
@@ -149,6 +149,10 @@ func TestHubCancelSaysWho(t *testing.T) {
 	bob.WaitFor("only the hub's operators may cancel or start runs")
 	bob.Press("p")
 	bob.WaitFor("only the hub's operators may pause")
+	alice.Press("p") // the run's one poll, for every viewer
+	bob.WaitFor("alice paused the polling of the run")
+	alice.Press("p")
+	bob.WaitFor("alice resumed the polling of the run")
 	alice.Press("c")
 	alice.WaitFor("yes, cancel the run")
 	alice.Press("y")
