@@ -104,9 +104,9 @@ type Config struct {
 	// them (the team's key among them).
 	Log     io.Writer
 	Secrets *text.Secrets
-	// OnAction, when set, is told every action once it is logged: where a
-	// follower shared by the sessions will say it in every viewer's footer
-	// and in the archive's record of the run.
+	// OnAction, when set, is told every action once it is logged, on the
+	// goroutine of the session that made it: the caller says it in every
+	// viewer's footer and keeps it in the archive's record of the run.
 	OnAction func(Action)
 }
 
