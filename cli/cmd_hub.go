@@ -57,6 +57,12 @@ key's comment being the person's name. Passwords are never asked. The host key
 is made on first start (--host-key; its fingerprint is printed). SIGTERM or
 SIGHUP tells every session the hub is stopping and exits 0 once they are gone,
 or after 10 s. One line per login, logout, refusal and action goes to stderr.
+
+However many sessions watch a run, the hub polls it once (and the team's
+list once), archives it once, and says a cancel or pause in every viewer's
+footer with who made it. --notify-url and --notify-command tell the team's
+channel each moment of every run the hub follows, once (docs/notify.md);
+--follow-processing follows every processing run, watched or not.
 See docs/hub.md for what the hub trusts and what it refuses.`,
 		Example: `  FIRECRAWL_API_KEY=fc-... firewatch hub --authorized-keys team.keys --operators ops.keys
   firewatch hub --listen 0.0.0.0:2222 --key-file /etc/firewatch/key --authorized-keys team.keys
