@@ -23,7 +23,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this firewatch writes.
-const SchemaVersion = 4
+const SchemaVersion = 5
 
 // Off is the DSN that turns archiving off.
 const Off = "off"
@@ -92,6 +92,9 @@ type Run struct {
 	Expired   bool  // the service no longer has it
 	// CancelRequested: firewatch asked the service to cancel the run.
 	CancelRequested bool
+	// CancelledBy and StartedBy name who cancelled or started the run
+	// through a hub (the person's name); "" when nobody did there.
+	CancelledBy, StartedBy string
 	// SortAt is the run's place in List's order (its creation time, else
 	// when it was first seen), with its id a key no two runs share: a
 	// listing continues after it with Query.Before and BeforeID.

@@ -1,6 +1,7 @@
 package archive
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 )
@@ -27,7 +28,8 @@ import (
 //     but "processing" never replaces a finished one and "failed" never
 //     replaces "cancelled";
 //   - Complete, Expired and CancelRequested, once set, stay set; StartedAt
-//     keeps the first.
+//     keeps the first, and so do CancelledBy and StartedBy (the first
+//     person whose cancel or start the service accepted).
 //
 // The result is a new Run; held and in are not changed. Its blobs (the
 // item, the result, the summary) are in's when the rule takes in's, else
@@ -96,6 +98,8 @@ func Merge(held, in *Run) *Run {
 	m.Complete = held.Complete || in.Complete
 	m.Expired = held.Expired || in.Expired
 	m.CancelRequested = held.CancelRequested || in.CancelRequested
+	m.CancelledBy = cmp.Or(held.CancelledBy, in.CancelledBy)
+	m.StartedBy = cmp.Or(held.StartedBy, in.StartedBy)
 	return &m
 }
 

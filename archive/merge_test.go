@@ -110,7 +110,11 @@ func TestStoreMerges(t *testing.T) {
 		if err := s.SetDerived(ctx, &Run{Service: svc, ID: id, Events: 12, CreditsUsed: fp(46), Summary: []byte(`{"part":true}`)}); err != nil {
 			t.Fatal(err)
 		}
-		if err := s.PutRun(ctx, &Run{Service: svc, ID: id, Status: "failed", CancelRequested: true}); err != nil {
+		if err := s.PutRun(ctx, &Run{Service: svc, ID: id, Status: "failed", CancelRequested: true, CancelledBy: "alice", StartedBy: "bob"}); err != nil {
+			t.Fatal(err)
+		}
+		// A later cancel (one the service refused) names nobody new.
+		if err := s.PutRun(ctx, &Run{Service: svc, ID: id, CancelledBy: "carol"}); err != nil {
 			t.Fatal(err)
 		}
 		r, err := s.Get(ctx, svc, id)
@@ -118,11 +122,11 @@ func TestStoreMerges(t *testing.T) {
 			t.Fatal(err)
 		}
 		if r.Status != "cancelled" || r.Outcome != "cancelled" || r.Events != 99 || *r.CreditsUsed != 266 || string(r.Summary) != `{"whole":true}` ||
-			!r.CancelRequested || r.CreditsByAgent["s"] != 66 {
+			!r.CancelRequested || r.CreditsByAgent["s"] != 66 || r.CancelledBy != "alice" || r.StartedBy != "bob" {
 			t.Fatalf("got %+v", r)
 		}
 		list, err := s.List(ctx, Query{Service: svc})
-		if err != nil || len(list) != 1 || list[0].CreditsByAgent["o"] != 200 || !list[0].CancelRequested {
+		if err != nil || len(list) != 1 || list[0].CreditsByAgent["o"] != 200 || !list[0].CancelRequested || list[0].CancelledBy != "alice" {
 			t.Fatalf("list: %+v %v", list, err)
 		}
 		// SetDerived of a run never held stores nothing.

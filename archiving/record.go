@@ -129,12 +129,15 @@ type Figures struct {
 	Read            bool
 	Expired         bool // the service no longer has it
 	CancelRequested bool // firewatch asked the service to cancel it
-	CreditsUsed     *float64
-	Bill            model.Bill              // model.BillOf: the one billing rule
-	Attention       int                     // attention items raised
-	Items           []attention.SummaryItem // the items, when the record's summary is at hand (single-run readers)
-	CreditsByAgent  map[string]float64
-	Result          []byte // the status endpoint's data once completed; nil when not known
+	// CancelledBy and StartedBy name who cancelled or started it through
+	// a hub; "" when nobody did there.
+	CancelledBy, StartedBy string
+	CreditsUsed            *float64
+	Bill                   model.Bill              // model.BillOf: the one billing rule
+	Attention              int                     // attention items raised
+	Items                  []attention.SummaryItem // the items, when the record's summary is at hand (single-run readers)
+	CreditsByAgent         map[string]float64
+	Result                 []byte // the status endpoint's data once completed; nil when not known
 }
 
 // FiguresOf is the one function every reader takes a run's figures from.
@@ -142,7 +145,8 @@ func FiguresOf(r *archive.Run, now time.Time) Figures {
 	f := Figures{ID: r.ID, Service: r.Service, Prompt: r.Prompt, Model: r.Model, Effort: r.Effort, URLs: r.URLs, Schema: r.Schema,
 		MaxCredits: r.MaxCredits, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, DurationMs: r.DurationMs, Status: r.Status,
 		Outcome: r.Outcome, Complete: r.Complete && r.Outcome != "", Expired: ExpiredAt(r, now), CancelRequested: r.CancelRequested,
-		CreditsUsed: r.CreditsUsed, Attention: r.Attention, CreditsByAgent: r.CreditsByAgent, Result: r.Result}
+		CreditsUsed: r.CreditsUsed, Attention: r.Attention, CreditsByAgent: r.CreditsByAgent, Result: r.Result,
+		CancelledBy: r.CancelledBy, StartedBy: r.StartedBy}
 	f.Read = r.Events > 0 || r.Outcome != "" || r.CreditsByAgent != nil
 	credits := 0.0
 	if r.CreditsUsed != nil {
@@ -164,7 +168,8 @@ func FiguresOf(r *archive.Run, now time.Time) Figures {
 
 // Facts are the figures the report and the OTLP export show.
 func (f *Figures) Facts() *export.Facts {
-	return &export.Facts{Bill: f.Bill, Complete: f.Complete, Attention: f.Items, CreditsByAgent: f.CreditsByAgent, Result: f.Result}
+	return &export.Facts{Bill: f.Bill, Complete: f.Complete, Attention: f.Items, CreditsByAgent: f.CreditsByAgent, Result: f.Result,
+		StartedBy: f.StartedBy, CancelledBy: f.CancelledBy}
 }
 
 // Request is what the run was asked, as the model holds it.

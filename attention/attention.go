@@ -3,6 +3,7 @@ package attention
 import (
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/firewatch/firewatch/model"
@@ -121,16 +122,19 @@ type Tracker struct {
 	o Options
 	s *model.Store
 	st
+
+	// est caches Estimate by agent id for EstimateOf, valid while estKey
+	// matches (the events and the figure have not changed). Readers fill
+	// it: several screens reading one shared store at once (a follower's
+	// read lock) do so under estMu.
+	estMu  sync.Mutex
+	est    map[string]float64
+	estKey estimateKey
 }
 
 // st is everything derived from the store's timeline; a late event (one
 // that lands before events already seen) makes it start again.
 type st struct {
-	// est caches Estimate by agent id for EstimateOf, valid while estKey
-	// matches (the events and the figure have not changed).
-	est    map[string]float64
-	estKey estimateKey
-
 	done     int       // timeline events processed
 	seqDone  int       // the events with a lower model.Event.Seq are processed
 	clock    time.Time // the trace's clock: newest occurredAt processed

@@ -151,6 +151,8 @@ type estimateKey struct {
 func (t *Tracker) EstimateOf(agentID string) float64 {
 	r := t.s.Run()
 	k := estimateKey{events: t.s.Len(), newest: t.s.Newest(), credits: r.CreditsUsed, has: r.HasCredits}
+	t.estMu.Lock()
+	defer t.estMu.Unlock()
 	if t.est == nil || k != t.estKey {
 		t.est = make(map[string]float64)
 		for _, ac := range t.Estimate() {

@@ -161,6 +161,21 @@ func (k *keptArchive) close() {
 // store from then on, or nil when archiving is off or the archive cannot
 // be had (said once on stderr; the watch goes on).
 func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jobID string, k *keptArchive) *archiving.Sink {
+	s, err := a.newSink(ctx, svc, jobID, k, func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) })
+	if err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
+		return nil
+	}
+	if s != nil {
+		w.Debug.Printf("archive: %s", s.Where())
+	}
+	return s
+}
+
+// newSink is the archive's sink for a live watch of jobID, in k (nil: the
+// archive is opened now), saying its failures with say: nil when archiving
+// is off, an error when the archive cannot be had (the watch goes on).
+func (a *app) newSink(ctx context.Context, svc service, jobID string, k *keptArchive, say func(string)) (*archiving.Sink, error) {
 	if k == nil {
 		k = a.keepArchiveFor(ctx)
 	}
@@ -169,24 +184,19 @@ func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jo
 		k.close()
 		err = fmt.Errorf("archive %s: %w (it is still read by history, compare, cost and report)", st.Where(), archive.ErrReadOnly)
 	}
-	if err != nil {
-		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
-		return nil
-	}
-	if st == nil {
-		return nil // off
+	if err != nil || st == nil {
+		return nil, err // nil, nil: off
 	}
 	s := archiving.NewSink(st, a.secrets, svc.baseURL, jobID, archive.TeamOf(svc.key))
 	k.st = nil // the sink's now
-	s.SetSay(func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) })
+	s.SetSay(say)
 	// A wait for another writer's lock is said where the sink says things
 	// (the footer once the screen is up), once.
 	k.lock.sink.Store(s)
 	if k.seed != nil {
 		s.Put(k.seed)
 	}
-	w.Debug.Printf("archive: %s", s.Where())
-	return s
+	return s, nil
 }
 
 // attachNotes makes a failure show in the terminal UI's footer (once the

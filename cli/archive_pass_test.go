@@ -52,7 +52,7 @@ func TestArchivePassRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"id", "status", "outcome", "complete", "prompt", "model", "effort", "maxCredits", "createdAt", "finishedAt", "creditsUsed",
-		"billedCredits", "attention", "creditsByAgent", "cancelRequested", "expired"}
+		"billedCredits", "attention", "creditsByAgent", "cancelRequested", "cancelledBy", "startedBy", "expired"}
 	if len(line) != len(want) {
 		t.Fatalf("history JSON fields: %v", line)
 	}

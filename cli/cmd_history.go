@@ -46,8 +46,9 @@ screen on them (enter shows one, read-only); --output plain prints a table,
 json one object per line with exactly
   id, status, outcome, complete, prompt, model, effort, maxCredits,
   createdAt, finishedAt, creditsUsed, billedCredits, attention,
-  creditsByAgent, cancelRequested, expired
-(null when unknown). status is "cancelled" when the trace says so (the
+  creditsByAgent, cancelRequested, cancelledBy, startedBy, expired
+(null when unknown; cancelledBy and startedBy name who did it through a
+hub). status is "cancelled" when the trace says so (the
 service says failed); complete is false for a run known only in part (a
 watch left early): its figures are what was read, and the next listing of
 the team's runs (the runs screen, an archive pass) completes it.
@@ -120,6 +121,8 @@ type historyLine struct {
 	Attention       *int               `json:"attention"`
 	CreditsByAgent  map[string]float64 `json:"creditsByAgent"`
 	CancelRequested bool               `json:"cancelRequested"`
+	CancelledBy     *string            `json:"cancelledBy"`
+	StartedBy       *string            `json:"startedBy"`
 	Expired         bool               `json:"expired"`
 }
 
@@ -128,7 +131,7 @@ func historyLineOf(f *archiving.Figures) historyLine {
 	hl := historyLine{ID: f.ID, Status: strOrNil(f.Status), Outcome: strOrNil(f.Outcome), Complete: f.Complete, Prompt: strOrNil(f.Prompt),
 		Model: strOrNil(f.Model), Effort: strOrNil(f.Effort), MaxCredits: f.MaxCredits, CreatedAt: f.CreatedAt, FinishedAt: f.FinishedAt,
 		CreditsUsed: f.CreditsUsed, BilledCredits: f.Bill.BilledCredits(), CreditsByAgent: f.CreditsByAgent,
-		CancelRequested: f.CancelRequested, Expired: f.Expired}
+		CancelRequested: f.CancelRequested, CancelledBy: strOrNil(f.CancelledBy), StartedBy: strOrNil(f.StartedBy), Expired: f.Expired}
 	if f.Read {
 		n := f.Attention
 		hl.Attention = &n

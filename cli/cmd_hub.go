@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"path/filepath"
 	"strings"
@@ -29,6 +30,10 @@ type hubOptions struct {
 	HostKey        string
 	MaxSessions    int
 	IdleTimeout    time.Duration
+	// Notify is the team's channel: --notify-command, --notify-url,
+	// --notify-on (no --notify: the hub has no terminal of its own).
+	Notify           notifyOptions
+	FollowProcessing bool
 }
 
 // hubStopGrace is how long the sessions have to end once the hub is told
@@ -52,13 +57,24 @@ key's comment being the person's name. Passwords are never asked. The host key
 is made on first start (--host-key; its fingerprint is printed). SIGTERM or
 SIGHUP tells every session the hub is stopping and exits 0 once they are gone,
 or after 10 s. One line per login, logout, refusal and action goes to stderr.
+
+However many sessions watch a run, the hub polls it once (and the team's
+list once), archives it once, and says a cancel or pause in every viewer's
+footer with who made it. --notify-url and --notify-command tell the team's
+channel each moment of every run the hub follows, once (docs/notify.md);
+--follow-processing follows every processing run, watched or not.
 See docs/hub.md for what the hub trusts and what it refuses.`,
 		Example: `  FIRECRAWL_API_KEY=fc-... firewatch hub --authorized-keys team.keys --operators ops.keys
   firewatch hub --listen 0.0.0.0:2222 --key-file /etc/firewatch/key --authorized-keys team.keys
   ssh -p 2222 hub.example.com
   ssh -p 2222 hub.example.com watch $JOB -o json --summary -`,
 		Args: cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.serveHub(cmd.Context(), o)) },
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if err := o.Notify.check(cmd.Flags()); err != nil {
+				return runE(err)
+			}
+			return runE(a.serveHub(cmd.Context(), o))
+		},
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:2222", "address to listen on (a public one is your choice)")
@@ -68,15 +84,22 @@ See docs/hub.md for what the hub trusts and what it refuses.`,
 	f.StringVar(&o.HostKey, "host-key", "", "the host key `FILE`, made (ed25519) when missing (default: the data folder's firewatch/hub_ed25519)")
 	f.IntVar(&o.MaxSessions, "max-sessions", hub.DefaultMaxSessions, "sessions open at once; more are refused")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", hub.DefaultIdleTimeout, "end a terminal session after this long without a key")
+	o.Notify.registerChannel(f, "")
+	f.BoolVar(&o.FollowProcessing, "follow-processing", false, "follow every processing run of the team, watched or not (once each), for the notifications and the archive")
 	return cmd
 }
 
 // serveHub runs the hub until ctx ends (a signal), then stops it.
 func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
-	h, err := a.newHub(o)
+	// The followers outlive the signal: the sessions watching them end first.
+	fctx, stopFollows := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopFollows()
+	h, follows, err := a.newHub(fctx, o)
 	if err != nil {
 		return err
 	}
+	// The followers end once the sessions have, their archives written.
+	defer follows.stop()
 	ln, err := net.Listen("tcp", o.Listen)
 	if err != nil {
 		return badUsage("--listen %s: %v", o.Listen, err)
@@ -105,47 +128,70 @@ func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
 
 // newHub checks the flags, reads the key, the host key and the people's
 // files, and makes the hub.
-func (a *app) newHub(o *hubOptions) (*hub.Hub, error) {
+func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows, error) {
 	if o.MaxSessions < 1 {
-		return nil, badUsage("--max-sessions %d: it must be at least 1", o.MaxSessions)
+		return nil, nil, badUsage("--max-sessions %d: it must be at least 1", o.MaxSessions)
 	}
 	if o.IdleTimeout < time.Second {
-		return nil, badUsage("--idle-timeout %s: it must be at least 1s", o.IdleTimeout)
+		return nil, nil, badUsage("--idle-timeout %s: it must be at least 1s", o.IdleTimeout)
 	}
 	people := hub.People{Viewers: o.AuthorizedKeys, Operators: o.Operators}
 	warnings, err := people.Check()
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, nil, asUsage(err)
 	}
 	for _, w := range warnings {
 		fmt.Fprintf(a.stderr, "firewatch hub: %s\n", w)
 	}
 	key, err := hubKey(o.KeyFile)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	svc := service{baseURL: poller.ResolveBaseURL(""), key: key}
 	if err := a.use(svc); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	path := o.HostKey
 	if path == "" {
 		db, err := archive.DefaultPath()
 		if err != nil {
-			return nil, fmt.Errorf("no data folder for the host key (give --host-key): %w", err)
+			return nil, nil, fmt.Errorf("no data folder for the host key (give --host-key): %w", err)
 		}
 		path = filepath.Join(filepath.Dir(db), "hub_ed25519")
 	}
 	signer, made, err := hub.HostKey(path)
 	if err != nil {
-		return nil, asUsage(err)
+		return nil, nil, asUsage(err)
 	}
 	if made {
 		fmt.Fprintf(a.stderr, "firewatch hub: made the host key %s\n", path)
 	}
-	return hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
-		Screens: a.hubScreens(key), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets})
+	// One pool of connections for every request the hub makes: its
+	// followers', its list's and its sessions'.
+	a.httpClient = &http.Client{Transport: poller.NewTransport(hubIdleConns)}
+	follows, err := newHubFollows(ctx, a, svc)
+	if err != nil {
+		return nil, nil, err
+	}
+	if follows.notify, err = a.newHubNotify(&o.Notify); err != nil {
+		return nil, nil, err
+	}
+	hubFollowsMade(follows)
+	if o.FollowProcessing {
+		follows.followAll()
+	}
+	h, err := hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
+		Screens: a.hubScreens(key, follows), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets,
+		OnAction: follows.acted})
+	return h, follows, err
 }
+
+// hubIdleConns is how many idle connections to the service the hub keeps
+// for its followers and sessions.
+const hubIdleConns = 32
+
+// hubFollowsMade is told the hub's followers once made (tests look in).
+var hubFollowsMade = func(*hubFollows) {}
 
 // hubKey is the team's key: --key-file's, which only its owner may read
 // (as ssh asks of a private key), else $FIRECRAWL_API_KEY.
@@ -184,14 +230,15 @@ func hubKey(file string) (string, error) {
 
 // hubScreens is what a session with a terminal is shown: the runs screen
 // (firewatch runs) on its terminal, enter watching a run, as firewatch alone
-// does. Each session follows the runs it shows on its own; a follower
-// shared by every session is what takes this function's place.
-func (a *app) hubScreens(key string) hub.Screens {
+// does. The runs it shows are the hub's followers, one per run, and its
+// list the hub's one (hub_follow.go).
+func (a *app) hubScreens(key string, follows *hubFollows) hub.Screens {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
 		ctx, stop := hubContext(ctx)
 		defer stop()
-		h := &hubSession{key: key, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did}
+		h := &hubSession{key: key, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
+			who: s.Person.Name, follows: follows, http: a.httpClient}
 		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }
@@ -200,7 +247,7 @@ func (a *app) hubScreens(key string) hub.Screens {
 func (a *app) hubCommandOf(key string) hub.Command {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
-		h := &hubSession{key: key, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did}
+		h := &hubSession{key: key, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did, http: a.httpClient}
 		return hubCommand(ctx, s.Args, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }

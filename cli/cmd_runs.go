@@ -253,7 +253,11 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
 	quiet := c.WithRetry(poller.Retry{Tries: 1})
-	list, closeArchive := a.runsWithArchive(ctx, quiet, quiet, svc)
+	live := runs.Service(quiet)
+	if a.hub.shares() {
+		live = a.hub.follows.list.over(quiet) // the hub's one list
+	}
+	list, closeArchive := a.runsWithArchive(ctx, live, quiet, svc)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
 	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),
@@ -291,14 +295,20 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			w.Debug.Printf("started run %s", startedID)
 		}
 		w.BackToList = true
+		outcome := ""
 		if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(m.Chosen) {
 			err = a.showArchivedID(ctx, w, as, m.Chosen)
+		} else if a.hub.shares() {
+			outcome, err = a.watchShared(ctx, w, m.Chosen) // the hub's one follower of the run
 		} else {
 			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{})
 		}
 		cleanup()
 		if r := w.Store.Run(); r.State == model.StateFinished {
-			m.SetOutcome(m.Chosen, string(r.Outcome)) // a cancel shows as one
+			outcome = string(r.Outcome)
+		}
+		if outcome != "" {
+			m.SetOutcome(m.Chosen, outcome) // a cancel shows as one
 		}
 		if ctx.Err() != nil || !w.Back {
 			if w.Interrupted {

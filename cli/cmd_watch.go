@@ -159,8 +159,8 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	}
 	aw.KeepLookup(told)
 	wopts.Record = archiving.Tee(wopts.Record, aw)
-	watcher := client.Watch(jobID, wopts)
-	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, follow.Poll(watcher)
+	src, watcher := a.runSource(ctx, client, jobID, wopts)
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, src
 	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
 		w.Source = k.Tap(w.Source)
 		w.keepSnapshot = k.Keep
@@ -199,6 +199,16 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	err = w.run(ctx)
 	aw.KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
 	return a.out.finish(w, err)
+}
+
+// runSource is where a live run's updates come from, for a watch and for
+// the hub's one follower of a run alike: today the service's polls through
+// client, whose watcher is returned for pause, poll now and live view (nil
+// for a source that does not poll the service itself). Every live run's
+// Source is made here, and only here.
+func (a *app) runSource(_ context.Context, client *poller.Client, jobID string, wopts poller.WatchOptions) (follow.Source, *poller.Watcher) {
+	w := client.Watch(jobID, wopts)
+	return follow.Poll(w), w
 }
 
 func (a *app) watchCommand() *cobra.Command {

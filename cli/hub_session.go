@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"net/http"
 	"os"
 
 	"github.com/firewatch/firewatch/poller"
@@ -23,7 +24,22 @@ type hubSession struct {
 	archive  string // the hub's --archive ("": its environment's, or the default)
 	term     *remote.Terminal
 	readOnly string
-	did      func(what, of string, err error)
+	did      func(what, kind, id string, err error)
+	who      string       // the person's name
+	follows  *hubFollows  // the hub's one follower per run and its one list (nil: each session follows its own)
+	http     *http.Client // the hub's one pool of connections to the service (nil: the command's own)
+}
+
+// shares reports whether the session's screens show the hub's followers.
+func (h *hubSession) shares() bool { return h != nil && h.follows != nil }
+
+// pollReadOnly is what p and l say to a viewer of a shared run; "" when
+// they may pause its polling or turn its live view on.
+func (h *hubSession) pollReadOnly() string {
+	if h.readOnlyText() == "" {
+		return ""
+	}
+	return "only the hub's operators may pause the run's polling or change its live view (" + h.who + " is a viewer)"
 }
 
 // terminal is the session's terminal, nil outside a hub or without one.
@@ -98,17 +114,13 @@ type toldRuns struct {
 
 func (t *toldRuns) Cancel(ctx context.Context, id string) error {
 	err := t.Service.Cancel(ctx, id)
-	t.h.did("cancel", "run "+id, err)
+	t.h.did("cancel", "run", id, err)
 	return err
 }
 
 func (t *toldRuns) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
 	id, err := t.Service.StartAgent(ctx, req)
-	of := "run " + id
-	if id == "" {
-		of = "a run"
-	}
-	t.h.did("start", of, err)
+	t.h.did("start", "run", id, err)
 	return id, err
 }
 
@@ -128,7 +140,7 @@ type toldBackend struct {
 
 func (t *toldBackend) Cancel(ctx context.Context) error {
 	err := t.Backend.Cancel(ctx)
-	t.h.did("cancel", "run "+t.id, err)
+	t.h.did("cancel", "run", t.id, err)
 	return err
 }
 
@@ -147,6 +159,6 @@ type toldCrawl struct {
 
 func (t *toldCrawl) CancelCrawl(ctx context.Context, id string) (string, error) {
 	st, err := t.Service.CancelCrawl(ctx, id)
-	t.h.did("cancel", "crawl "+id, err)
+	t.h.did("cancel", "crawl", id, err)
 	return st, err
 }

@@ -61,7 +61,7 @@ func (a *app) client(s service, d *debugLog, say func(string)) (*poller.Client, 
 	}
 	r := a.retry
 	r.Notify = func(w poller.Wait) { say(w.Err.Op + ": " + w.String()) }
-	cfg := poller.Config{BaseURL: s.baseURL, APIKey: s.key, Secrets: a.secrets, Retry: &r}
+	cfg := poller.Config{BaseURL: s.baseURL, APIKey: s.key, Secrets: a.secrets, Retry: &r, HTTPClient: a.httpClient}
 	if d != nil {
 		cfg.Logf = d.Printf
 	}

@@ -58,6 +58,12 @@ func (x *notifyOptions) register(f *pflag.FlagSet, demo bool) {
 		with = "; with --notify only"
 	}
 	f.BoolVar(&x.Terminal, "notify", false, "a desktop notification through the terminal (OSC 9 or 777, through tmux, else a bell) when the run finishes or first needs attention; a full screen only while the terminal is not focused")
+	x.registerChannel(f, with)
+}
+
+// registerChannel adds the flags of the notifications that go elsewhere
+// than the terminal: a command and a webhook, and the moments (the hub's).
+func (x *notifyOptions) registerChannel(f *pflag.FlagSet, with string) {
 	f.StringVar(&x.Command, "notify-command", "", "run `CMD` for each notification, without a shell: its words (quotes group them), then the text; the rest in FIREWATCH_* variables (docs/notify.md)"+with)
 	f.StringVar(&x.URL, "notify-url", "", "POST each notification as JSON to `URL` (Slack and Mattermost incoming webhooks show its text); default $"+notify.EnvURL+with)
 	f.StringVar(&x.On, "notify-on", notify.DefaultOn().String(), "the moments to notify, comma-separated: "+notify.OnWords+" (N% of the run's credit cap used)")
@@ -65,7 +71,7 @@ func (x *notifyOptions) register(f *pflag.FlagSet, demo bool) {
 
 // check validates the flags (exit 2 on a bad one), before any request.
 func (x *notifyOptions) check(f *pflag.FlagSet) error {
-	if f.Lookup("notify") == nil {
+	if f.Lookup("notify-on") == nil {
 		return nil
 	}
 	on, err := notify.ParseOn(x.On)
@@ -104,7 +110,11 @@ func (x *notifyOptions) check(f *pflag.FlagSet) error {
 		}
 	}
 	if f.Changed("notify-on") && !x.active() {
-		return badUsage("--notify-on chooses the moments of --notify, --notify-command or --notify-url (or $%s): give one of them", notify.EnvURL)
+		terminal := "--notify, "
+		if f.Lookup("notify") == nil {
+			terminal = ""
+		}
+		return badUsage("--notify-on chooses the moments of %s--notify-command or --notify-url (or $%s): give one of them", terminal, notify.EnvURL)
 	}
 	return nil
 }

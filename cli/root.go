@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -83,6 +84,10 @@ type app struct {
 
 	// hub is set for a command a hub's SSH session runs (hub_session.go).
 	hub *hubSession
+	// httpClient, when set, is the HTTP side every client of the app
+	// shares (a hub's: one pool of connections for all its sessions and
+	// followers); nil: each client its own.
+	httpClient *http.Client
 }
 
 // setVersion sets the client's version once per process: invocations
@@ -117,6 +122,7 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		secrets.Add(hub.key)
 		secrets.AddPassword(archive.Password(hub.archive))
 		a.archiveFlag = hub.archive
+		a.httpClient = hub.http
 	}
 	if hub == nil { // a hub's sessions share the process: the hub set it
 		setVersion.Do(func() { poller.Version = Version() })

@@ -83,8 +83,14 @@ func markdown(s *model.Store, rep *report) string {
 	row("Tool calls", tools)
 	row("Errors", strconv.Itoa(len(rep.Errors)))
 	row("Events", strconv.Itoa(rep.Events))
+	if rep.StartedBy != "" {
+		row("Started by", md(rep.StartedBy)+" (through the hub)")
+	}
 	if rep.Cancel != "" {
 		row("Cancel requested", md(rep.Cancel))
+	}
+	if rep.CancelledBy != "" {
+		row("Cancelled by", md(rep.CancelledBy)+" (through the hub)")
 	}
 	if rep.Incomplete != "" {
 		w("\n**Incomplete**: ", md(rep.Incomplete), ".\n")

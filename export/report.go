@@ -54,6 +54,9 @@ type Facts struct {
 	// Result is the status endpoint's data once the run completed (JSON),
 	// nil when not known.
 	Result []byte
+	// StartedBy and CancelledBy name who started or cancelled the run
+	// through a hub ("" when nobody did there).
+	StartedBy, CancelledBy string
 }
 
 // ResultContent is an artifact version's content.
@@ -107,20 +110,22 @@ type report struct {
 	Tokens     string
 	Events     int
 	Cancel     string
-	RunError   *errRow
-	Agents     []agentRow
-	Tree       []*agentNode
-	Tools      []toolRow
-	ToolsLeft  int
-	Errors     []errRow
-	Artifacts  []artifactRow
-	Result     *resultRow
-	Attention  *attentionRows
-	Chart      chart
-	Version    string
-	CSS        template.CSS
-	CSP        string
-	Request    requestRow
+	// StartedBy and CancelledBy are the hub's people who did (Facts).
+	StartedBy, CancelledBy string
+	RunError               *errRow
+	Agents                 []agentRow
+	Tree                   []*agentNode
+	Tools                  []toolRow
+	ToolsLeft              int
+	Errors                 []errRow
+	Artifacts              []artifactRow
+	Result                 *resultRow
+	Attention              *attentionRows
+	Chart                  chart
+	Version                string
+	CSS                    template.CSS
+	CSP                    string
+	Request                requestRow
 }
 
 // requestRow is what the run was asked to do, as far as firewatch knows.
@@ -242,6 +247,7 @@ func build(s *model.Store, o ReportOptions) *report {
 	}
 	if f := o.Facts; f != nil {
 		bill = f.Bill
+		rep.StartedBy, rep.CancelledBy = clean(f.StartedBy), clean(f.CancelledBy)
 		if !f.Complete {
 			rep.Incomplete = "firewatch holds this run only in part (watching stopped before it finished, and it has not been read since): these figures are what was read, not final ones"
 		}

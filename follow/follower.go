@@ -2,6 +2,7 @@ package follow
 
 import (
 	"context"
+	"errors"
 	"slices"
 	"sync"
 	"time"
@@ -50,7 +51,7 @@ type Change struct {
 	Delta     model.Delta        // the store's delta; with Whole, the whole run (From 0, every event)
 	Attention []attention.Change // what the run's tracker raised or cleared
 	Health    poller.Health      // the poll loop's health after it
-	Err       error              // the failed attempt's error when the loop retries
+	Err       error              // the failed attempt's error when the loop retries; with Done, what stopped it
 	Tokens    *poller.TokenUsage // the team's token balance, when known
 	// Whole: the run so far in one change, in place of the changes before
 	// it (a subscriber's first, or one that fell behind).
@@ -58,6 +59,9 @@ type Change struct {
 	// Done: the follower has ended (the run is over, the source failed or
 	// was stopped); no change comes after it.
 	Done bool
+	// Note is a line for every reader's footer from whoever follows the
+	// run (Say): who cancelled it, a wait the service asked for.
+	Note string
 }
 
 // maxQueued is how many changes a subscriber may leave untaken before it
@@ -118,6 +122,9 @@ func (f *Follower) follow(ctx context.Context) {
 	<-ticked
 	f.mu.Lock()
 	f.endErr, f.ended = err, true
+	if err != nil && !errors.Is(err, context.Canceled) {
+		f.err = err // what stopped it (a refusal), for the readers to say
+	}
 	f.publish(Change{Health: f.health, Err: f.err, Tokens: f.run.Tokens, Done: true})
 	f.mu.Unlock()
 }
@@ -151,16 +158,30 @@ func (f *Follower) attend(now time.Time) {
 func (f *Follower) publish(c Change) {
 	for s := range f.subs {
 		s.mu.Lock()
-		if !s.whole {
-			if len(s.queue) >= maxQueued {
-				s.whole, s.queue = true, nil
-			} else {
-				s.queue = append(s.queue, c)
+		switch {
+		case s.whole:
+			// The whole run will hold this change; a note it cannot hold
+			// waits after it.
+			if c.Note != "" && len(s.queue) < maxQueued {
+				s.queue = append(s.queue, Change{Note: c.Note, Health: c.Health, Err: c.Err, Tokens: c.Tokens})
 			}
+		case len(s.queue) >= maxQueued:
+			s.whole, s.queue = true, nil
+		default:
+			s.queue = append(s.queue, c)
 		}
 		s.mu.Unlock()
 		s.wake()
 	}
+}
+
+// Say tells every subscriber note (a Change with only Note and the loop's
+// health), after the changes already queued. A subscriber that fell behind
+// is not told it: the whole run it is given has no notes.
+func (f *Follower) Say(note string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.publish(Change{Note: note, Health: f.health, Err: f.err, Tokens: f.run.Tokens})
 }
 
 // View calls read with the run, under the follower's read lock: no merge
@@ -220,6 +241,9 @@ func (s *Subscription) wake() {
 	}
 }
 
+// View is the follower's View, for the subscriber.
+func (s *Subscription) View(read func(r *Run)) { s.f.View(read) }
+
 // Ready is signalled when a change may be waiting (for a select; Next
 // waits on it itself).
 func (s *Subscription) Ready() <-chan struct{} { return s.ready }
@@ -244,13 +268,35 @@ func (s *Subscription) Next(ctx context.Context) (c Change, ok bool) {
 func (s *Subscription) take() (c Change, ok, end bool) {
 	s.f.mu.RLock()
 	defer s.f.mu.RUnlock()
+	return s.takeLocked()
+}
+
+// Pending is every change waiting, in order (the whole run first when the
+// subscriber fell behind), for a reader that holds the follower's read
+// lock: call it inside View only (it takes no lock of the follower's).
+// A screen drains its changes this way where it draws, so that what it
+// has applied is the store as it reads it. Empty once Done was taken or
+// after Leave.
+func (s *Subscription) Pending() []Change {
+	var out []Change
+	for {
+		c, ok, _ := s.takeLocked()
+		if !ok {
+			return out
+		}
+		out = append(out, c)
+	}
+}
+
+// takeLocked is take with f.mu held for reading.
+func (s *Subscription) takeLocked() (c Change, ok, end bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	switch {
 	case s.left || s.ended:
 		return Change{}, false, true
 	case s.whole:
-		s.whole, s.queue = false, nil
+		s.whole = false // the queue holds only notes now
 		c = s.f.whole()
 	case len(s.queue) > 0:
 		c = s.queue[0]

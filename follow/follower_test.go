@@ -201,3 +201,45 @@ func TestFollowerLeaveAndStop(t *testing.T) {
 		}
 	})
 }
+
+// TestFollowerPendingAndSay: a reader that drains inside View is told every
+// change once, in order, with Say's notes among them where they were said,
+// and what it applied is then the store as it reads it.
+func TestFollowerPendingAndSay(t *testing.T) {
+	polls := tracePolls(t, 300, 12)
+	synctest.Test(t, func(t *testing.T) {
+		var follows atomic.Int32
+		run := NewRun()
+		f := NewFollower(pacedSource(polls, time.Second, &follows), &run)
+		s := f.Subscribe()
+		f.Start(context.Background())
+		time.Sleep(3*time.Second + time.Millisecond)
+		f.Say("alice cancelled the run")
+		events, notes, wholes, done := 0, []string{}, 0, false
+		for !done {
+			<-s.Ready()
+			f.View(func(r *Run) {
+				for _, c := range s.Pending() {
+					if c.Whole {
+						wholes++
+						events = 0
+					}
+					events += len(c.Delta.Events)
+					if c.Note != "" {
+						notes = append(notes, c.Note)
+					}
+					done = done || c.Done
+				}
+				if events != r.Store.Len() {
+					t.Errorf("applied %d events, the store holds %d", events, r.Store.Len())
+				}
+			})
+		}
+		if wholes != 1 || len(notes) != 1 || notes[0] != "alice cancelled the run" {
+			t.Fatalf("%d whole changes, notes %q", wholes, notes)
+		}
+		if len(s.Pending()) != 0 {
+			t.Fatal("a change after Done")
+		}
+	})
+}

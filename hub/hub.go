@@ -41,23 +41,41 @@ type Screens func(ctx context.Context, s *Session) int
 // as the SSH exit status. Refusing a command is the caller's (exit 2).
 type Command func(ctx context.Context, s *Session) int
 
-// Action is a change someone made through the hub: a cancel, a start.
+// Action is a change someone made through the hub: a cancel, a start, a
+// pause of a run's polling.
 type Action struct {
 	Who  Person
-	What string // "cancel" or "start"
-	Of   string // what it was done to: "run 019a...", "crawl ..."
+	What string // "cancel", "start", "pause", "resume", "live view on", "live view off"
+	Kind string // what it was done to: "run", "crawl"
+	ID   string // its id; "" when not known (a start the service refused)
 	Err  error  // the service's refusal, nil when it was done
 }
 
+// Of is what it was done to: "run 019a...", "a run".
+func (a Action) Of() string {
+	if a.ID == "" {
+		return "a " + a.Kind
+	}
+	return a.Kind + " " + a.ID
+}
+
+// Done is the action in the past tense: "cancelled", "started",
+// "paused the polling of"...
+func (a Action) Done() string {
+	if d := actionDone[a.What]; d != "" {
+		return d
+	}
+	return a.What
+}
+
+var actionDone = map[string]string{"cancel": "cancelled", "start": "started", "pause": "paused the polling of",
+	"resume": "resumed the polling of", "live view on": "turned live view on for", "live view off": "turned live view off for"}
+
 func (a Action) String() string {
 	if a.Err != nil {
-		return fmt.Sprintf("%s tried to %s %s: %v", a.Who, a.What, a.Of, a.Err)
+		return fmt.Sprintf("%s tried to %s %s: %v", a.Who, a.What, a.Of(), a.Err)
 	}
-	done := map[string]string{"cancel": "cancelled", "start": "started"}[a.What]
-	if done == "" {
-		done = a.What
-	}
-	return fmt.Sprintf("%s %s %s", a.Who, done, a.Of)
+	return fmt.Sprintf("%s %s %s", a.Who, a.Done(), a.Of())
 }
 
 func (p Person) String() string { return fmt.Sprintf("%s (%s, %s)", p.Name, p.Role, p.Key) }
@@ -86,9 +104,9 @@ type Config struct {
 	// them (the team's key among them).
 	Log     io.Writer
 	Secrets *text.Secrets
-	// OnAction, when set, is told every action once it is logged: where a
-	// follower shared by the sessions will say it in every viewer's footer
-	// and in the archive's record of the run.
+	// OnAction, when set, is told every action once it is logged, on the
+	// goroutine of the session that made it: the caller says it in every
+	// viewer's footer and keeps it in the archive's record of the run.
 	OnAction func(Action)
 }
 
@@ -289,10 +307,11 @@ func (s *Session) ReadOnly() string {
 	return "only the hub's operators may cancel or start runs (" + s.Person.Name + " is a viewer)"
 }
 
-// Did logs an action made through the session (what: "cancel" or
-// "start"; of: "run ID"), with who made it, and hands it to OnAction.
-func (s *Session) Did(what, of string, err error) {
-	a := Action{Who: s.Person, What: what, Of: of, Err: err}
+// Did logs an action made through the session (what: "cancel",
+// "start"...; kind and id what it was done to: "run", its id), with who
+// made it, and hands it to OnAction.
+func (s *Session) Did(what, kind, id string, err error) {
+	a := Action{Who: s.Person, What: what, Kind: kind, ID: id, Err: err}
 	s.hub.log.printf("action: %s", a)
 	if f := s.hub.cfg.OnAction; f != nil {
 		f(a)

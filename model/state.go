@@ -1,6 +1,7 @@
 package model
 
 import (
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
@@ -122,7 +123,9 @@ type ToolCall struct {
 	// Artifacts updated with this call as sourceToolCallId.
 	Artifacts []*Artifact
 
-	failed int8 // resultHasError(Result): 0 not known yet, 1 no, 2 yes
+	// failed is resultHasError(Result): 0 not known yet, 1 no, 2 yes.
+	// Readers fill it, and several may read one shared store at once.
+	failed atomic.Int32
 	pair   pairInfo
 	mark   int
 	openIn *Agent // the agent whose open list holds it
@@ -161,13 +164,15 @@ func (t *ToolCall) Failed() bool {
 	if len(t.Errors) > 0 {
 		return true
 	}
-	if t.failed == 0 {
-		t.failed = 1
+	f := t.failed.Load()
+	if f == 0 {
+		f = 1
 		if resultHasError(t.Result) {
-			t.failed = 2
+			f = 2
 		}
+		t.failed.Store(f)
 	}
-	return t.failed == 2
+	return f == 2
 }
 
 // Artifact is one output artifact with its snapshot history.

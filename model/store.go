@@ -917,7 +917,7 @@ func (s *Store) refreshToolCall(t *ToolCall) {
 	default:
 		t.State = StateRunning
 	}
-	t.failed = 0 // Failed looks at the result when asked
+	t.failed.Store(0) // Failed looks at the result when asked
 	if arts := s.artifactsByTool[t.ID]; t.ID != "" && len(arts) > 0 {
 		sortByPos(arts, byFirstVersion)
 		t.Artifacts = arts

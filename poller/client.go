@@ -183,6 +183,21 @@ func (cfg Config) base() (*url.URL, error) {
 	return u, nil
 }
 
+// NewTransport is the HTTP transport of a client, keeping up to idle
+// connections to the service open: one for each client, or one that the
+// clients of a process share (Config.HTTPClient: a hub's).
+func NewTransport(idle int) *http.Transport {
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConnsPerHost = idle
+	tr.IdleConnTimeout = 90 * time.Second
+	// The transport asks for gzip and decompresses it (we set no
+	// Accept-Encoding ourselves) unless FIREWATCH_GZIP=0: on a 10 MB
+	// trace gzip saves ~90 % of the bytes for some CPU per poll
+	// (README, "Bytes on the wire").
+	tr.DisableCompression = !GzipEnabled()
+	return tr
+}
+
 // init sets up the client's HTTP side.
 func (c *Client) init(cfg Config) *Client {
 	if c.timeout <= 0 {
@@ -192,15 +207,7 @@ func (c *Client) init(cfg Config) *Client {
 	if cfg.HTTPClient != nil {
 		hc = *cfg.HTTPClient // a copy: its CheckRedirect is wrapped below
 	} else {
-		tr := http.DefaultTransport.(*http.Transport).Clone()
-		tr.MaxIdleConnsPerHost = 4
-		tr.IdleConnTimeout = 90 * time.Second
-		// The transport asks for gzip and decompresses it (we set no
-		// Accept-Encoding ourselves) unless FIREWATCH_GZIP=0: on a 10 MB
-		// trace gzip saves ~90 % of the bytes for some CPU per poll
-		// (README, "Bytes on the wire").
-		tr.DisableCompression = !GzipEnabled()
-		hc.Transport = tr
+		hc.Transport = NewTransport(4)
 	}
 	hc.Timeout = 0 // the per-request timeout is a context deadline
 	next := hc.CheckRedirect

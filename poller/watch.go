@@ -92,6 +92,9 @@ type Health struct {
 	Cause    string        // the last failure in a few words: "rate limited", "server error 503", "network: connection reset"; "" when healthy
 	Wait     time.Duration // the delay chosen after the last failure
 	Paused   bool
+	// LiveView: the last trace request asked for live-view links (a
+	// screen shared by several people shows what the one poll asks).
+	LiveView bool
 	Tail     bool          // run.finished seen; in the tail window
 	Interval time.Duration // the current interval (after slow-down)
 
@@ -452,7 +455,8 @@ func (l *loop) poll(ctx context.Context) (done bool, err error) {
 	err = w.c.checkJob("trace", w.jobID)
 	if err == nil {
 		q := traceQuery
-		if w.liveView.Load() {
+		l.h.LiveView = w.liveView.Load()
+		if l.h.LiveView {
 			q = traceQueryLive
 		}
 		body, same, err = w.c.trace(ctx, w.jobID, q, &l.body)

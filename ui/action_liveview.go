@@ -6,6 +6,10 @@ func (m *Model) toggleLiveView() {
 		m.env.flash = "live view is not available in replay"
 		return
 	}
+	if m.shared != nil {
+		m.liveViewShared()
+		return
+	}
 	m.env.liveView = !m.env.liveView
 	m.backend.SetLiveView(m.env.liveView)
 	m.sessions.rebuild()

@@ -124,6 +124,10 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		if !m.canPoll("pause") {
 			break
 		}
+		if m.shared != nil {
+			m.pauseShared()
+			break
+		}
 		m.paused = !m.paused
 		m.backend.SetPaused(m.paused)
 		if m.paused {

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -87,8 +88,12 @@ type Model struct {
 	interrupted bool
 	// backToList is Config.BackToList; back is set when esc used it.
 	backToList, back bool
-	// readOnly is Config.ReadOnly: what c says instead of cancelling.
-	readOnly string
+	// readOnly is Config.ReadOnly: what c says instead of cancelling;
+	// pollReadOnly Config.PollReadOnly, what p and l say.
+	readOnly, pollReadOnly string
+	// shared is the subscription to a shared run's follower (shared.go);
+	// nil when the screen merges its own updates.
+	shared *follow.Subscription
 }
 
 // Pane indexes in focus order: reading order of the full layout.
@@ -141,7 +146,7 @@ func New(cfg Config) *Model {
 	if e.attn == nil {
 		e.attn = attention.New(store, attention.Options{})
 	}
-	if store.Len() > 0 { // a store merged before the UI started
+	if store.Len() > 0 && cfg.Shared == nil { // a store merged before the UI started
 		e.attn.Update(model.Delta{Events: store.Timeline()}, e.clock.wall())
 	}
 	m := &Model{
@@ -179,14 +184,15 @@ func New(cfg Config) *Model {
 	// keys that would (pressed, they say why they do nothing).
 	m.keys.replay = cfg.Backend == nil
 	m.keys.noContent = !m.env.snaps.canLoad()
-	// A store that already holds events (a replay loaded at once, tests).
-	if store.Len() > 0 {
+	// A store that already holds events (a replay loaded at once, tests);
+	// a shared run's first change is the whole run.
+	if store.Len() > 0 && cfg.Shared == nil {
 		all := model.Delta{Events: store.Timeline(), TreeChanged: true, RunChanged: true,
 			Agents: store.Agents(), ToolCalls: store.ToolCalls(), Artifacts: store.Artifacts(), Sessions: store.Sessions()}
 		m.applyDelta(&all)
 	}
 	m.backToList = cfg.BackToList
-	m.readOnly = cfg.ReadOnly
+	m.readOnly, m.pollReadOnly = cfg.ReadOnly, cfg.PollReadOnly
 	if cfg.Terminal != nil {
 		m.keys.Suspend.SetEnabled(false) // it would stop the process, and every session with it
 	}
@@ -273,7 +279,7 @@ func (m *Model) markAll() {
 // Init starts reading updates, asks the terminal for its background colour
 // and starts the clock.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{waitUpdate(m.updates), waitNote(m.notes), m.alerts.Wait(), m.armTicks()}
+	cmds := []tea.Cmd{waitUpdate(m.updates), waitShared(m.shared), waitNote(m.notes), m.alerts.Wait(), m.armTicks()}
 	if !m.env.noColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -335,6 +341,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case updateMsg:
 		return m.onUpdate(msg.u)
+	case sharedMsg:
+		return m.onShared()
 	case flashMsg:
 		m.env.flash = msg.text
 		return nil
@@ -360,11 +368,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		for _, p := range m.panes {
 			p.tick()
 		}
-		ch := m.env.attn.Tick(m.env.clock.wall())
-		if len(ch) > 0 {
-			m.markAttention()
+		if m.shared == nil { // a shared run's tracker ticks on its follower
+			m.attended(m.env.attn.Tick(m.env.clock.wall()))
 		}
-		m.seen(ch)
 		m.wf.SetNow(m.env.clock.Now())
 		m.eachOverlay(func(o overlay) {
 			if l, ok := o.(liveOverlay); ok {
@@ -566,17 +572,30 @@ func (m *Model) onUpdate(u poller.Update) tea.Cmd {
 	return tea.Batch(waitUpdate(m.updates), m.armTicks())
 }
 
-// applyDelta brings every pane's index up to date with one merge.
+// applyDelta brings the tracker and every pane's index up to date with
+// one merge.
 func (m *Model) applyDelta(d *model.Delta) {
 	if d.Empty() && !d.TreeChanged {
 		return
 	}
 	m.env.clock.observe(d.Events)
-	ch := m.env.attn.Update(*d, m.env.clock.wall())
+	m.attended(m.env.attn.Update(*d, m.env.clock.wall()))
+	m.index(d)
+}
+
+// attended takes what the tracker changed: the rows that show its marks
+// are drawn again, and Config.Watched is told.
+func (m *Model) attended(ch []attention.Change) {
 	if len(ch) > 0 {
 		m.markAttention()
 	}
 	m.seen(ch)
+}
+
+// index brings every pane's index, the waterfall and the live overlays up
+// to date with one merge. Applying a delta whose events the panes already
+// hold changes nothing (a shared run's whole change, shared.go).
+func (m *Model) index(d *model.Delta) {
 	if d.TreeChanged {
 		m.env.noteAgents(m.env.store.Agents())
 	}

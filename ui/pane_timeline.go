@@ -186,7 +186,7 @@ func (t *timelinePane) apply(d *model.Delta) {
 }
 
 // insertMatch puts a new matching event into its agent's list, in
-// timeline order (new events nearly always go at the end).
+// timeline order (new events nearly always go at the end), once.
 func (t *timelinePane) insertMatch(e *model.Event) {
 	l := t.matches[e.Agent.ID]
 	p := e.Pos()
@@ -195,6 +195,9 @@ func (t *timelinePane) insertMatch(e *model.Event) {
 		return
 	}
 	i := sort.Search(len(l), func(i int) bool { return l[i].Pos() >= p })
+	if l[i] == e {
+		return // held already (a shared run's whole change)
+	}
 	l = append(l, nil)
 	copy(l[i+1:], l[i:])
 	l[i] = e

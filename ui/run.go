@@ -5,6 +5,7 @@ import (
 	"io"
 
 	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/internal/program"
@@ -75,6 +76,22 @@ type Config struct {
 	// watching may not change runs (a hub's viewer).
 	ReadOnly string
 
+	// Shared, when set, is the run followed once for several screens (a
+	// hub's follower, package follow): the screen merges nothing. It
+	// subscribes, applies the changes the follower made to the run's one
+	// store, reads that store and its tracker only under the follower's
+	// read lock, and leaves when it ends (shared.go). Store, Updates and
+	// Attention are then the follower's (its run's tracker made before it
+	// starts, follow.Run.NewTracker); Watched is not called (the follower
+	// decides the run's notifications). Pause, poll now and live view act
+	// on the run's one poll, through the Backend, and the screen shows
+	// what that poll does.
+	Shared *follow.Follower
+	// PollReadOnly, with Shared, is what p and l say instead of pausing
+	// the run's polling or turning its live view on: the person may not
+	// change what every viewer of the run shares (a hub's viewer).
+	PollReadOnly string
+
 	// Terminal, when set, is a remote session's terminal to draw on (a
 	// hub's SSH session, package remote) instead of the process's: its
 	// keys, size, colours and environment; no browser is opened and no
@@ -105,15 +122,57 @@ type Result struct {
 // Run shows the UI until the user quits (or, with ExitOnFinish, until the
 // watch ends). It returns ctx's error when ctx ends first.
 func Run(ctx context.Context, cfg Config) (Result, error) {
+	if cfg.Shared != nil {
+		return runShared(ctx, cfg)
+	}
 	if cfg.Store == nil {
 		cfg.Store = model.NewStore()
 	}
 	m := New(cfg)
-	interrupted, err := program.RunOn(ctx, m, program.IO{Terminal: cfg.Terminal, NoColor: cfg.NoColor,
+	return m.run(ctx, m, cfg)
+}
+
+// run runs s, the screen of m (m itself, or a shared run's sharedScreen),
+// and says how it ended.
+func (m *Model) run(ctx context.Context, s screen.Screen, cfg Config) (Result, error) {
+	interrupted, err := program.RunOn(ctx, s, program.IO{Terminal: cfg.Terminal, NoColor: cfg.NoColor,
 		Streams: screen.Streams{Input: cfg.Input, Output: cfg.Output, Width: cfg.Width, Height: cfg.Height}})
-	res := m.Result()
-	if interrupted {
-		res.Quit = cfg.Store.Run().State != model.StateFinished
-	}
+	var res Result
+	m.read(func() {
+		res = m.Result()
+		if interrupted {
+			res.Quit = m.env.store.Run().State != model.StateFinished
+		}
+	})
 	return res, err
+}
+
+// runShared is Run for a shared run: subscribed for as long as it shows.
+func runShared(ctx context.Context, cfg Config) (Result, error) {
+	m, s := newShared(cfg)
+	defer m.shared.Leave()
+	return m.run(ctx, s, cfg)
+}
+
+// newShared is the screen of a shared run, subscribed.
+func newShared(cfg Config) (*Model, sharedScreen) {
+	f := cfg.Shared
+	sub := f.Subscribe()
+	var m *Model
+	f.View(func(r *follow.Run) {
+		cfg.Store, cfg.Attention, cfg.Updates, cfg.Watched = r.Store, r.Attention, nil, nil
+		m = New(cfg)
+	})
+	m.shared = sub
+	return m, sharedScreen{m: m, f: f}
+}
+
+// read calls fn where m may read its store: under a shared run's read
+// lock, else as it is.
+func (m *Model) read(fn func()) {
+	if m.shared == nil {
+		fn()
+		return
+	}
+	m.shared.View(func(*follow.Run) { fn() })
 }

@@ -1,0 +1,433 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/hub"
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui"
+	"github.com/firewatch/firewatch/ui/runs"
+)
+
+// The hub follows each run once, however many of its sessions watch it:
+// hubFollows holds one follow.Follower per run, made when the first session
+// opens the run and stopped when the last one leaves it, whose screens
+// subscribe to it (ui.Config.Shared). The follower's client says its waits
+// (a 429, a 5xx) to every viewer of the run, the run is written to the
+// archive once, by the follower's sink, and its notifications are decided
+// once (hub_notify.go). The team's list is polled once for every session's
+// runs screen too (hubList).
+
+// hubFollows is the hub's followers, one per run watched.
+type hubFollows struct {
+	a        *app // the hub's own: its retry policy, secrets, log and archive
+	svc      service
+	ctx      context.Context // the hub's: every follower ends with it
+	cancel   context.CancelFunc
+	interval time.Duration
+	list     *hubList
+	notify   *hubNotify // the team's channel (nil: none)
+
+	mu   sync.Mutex
+	runs map[string]*hubRun
+	wg   sync.WaitGroup // the followers' endings (their archive written)
+}
+
+// hubRun is one run the hub follows.
+type hubRun struct {
+	id      string
+	f       *follow.Follower
+	client  *poller.Client
+	watcher *poller.Watcher // nil: the source does not poll itself (no pause)
+	refs    int             // sessions watching (and the hub itself, --follow-processing)
+	ready   chan struct{}   // closed once f is started
+}
+
+func newHubFollows(ctx context.Context, a *app, svc service) (*hubFollows, error) {
+	c, err := a.client(svc, nil, func(string) {}) // the list's waits: the screens say their own errors
+	if err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	return &hubFollows{a: a, svc: svc, ctx: ctx, cancel: cancel, interval: defaultInterval, runs: map[string]*hubRun{},
+		list: &hubList{c: c.WithRetry(poller.Retry{Tries: 1}), ttl: hubListTTL}}, nil
+}
+
+// followAll starts --follow-processing.
+func (h *hubFollows) followAll() {
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.followProcessing(h.ctx)
+	}()
+}
+
+// open is the run's follower, made and started when nobody follows it yet;
+// release must be called once the caller no longer watches it. Making one
+// (opening the archive, which may wait for a lock) holds up only those who
+// open the same run.
+func (h *hubFollows) open(jobID string) (*hubRun, func()) {
+	h.mu.Lock()
+	r := h.runs[jobID]
+	made := r == nil
+	if made {
+		r = &hubRun{id: jobID, ready: make(chan struct{})}
+		h.runs[jobID] = r
+	}
+	r.refs++
+	h.mu.Unlock()
+	if made {
+		h.start(r)
+		close(r.ready)
+	}
+	<-r.ready
+	var once sync.Once
+	return r, func() { once.Do(func() { h.release(r) }) }
+}
+
+// release drops one watcher of r; the last one stops its follower (a run
+// nobody watches is not polled).
+func (h *hubFollows) release(r *hubRun) {
+	h.mu.Lock()
+	r.refs--
+	last := r.refs == 0
+	if last {
+		delete(h.runs, r.id)
+	}
+	h.mu.Unlock()
+	if last {
+		r.f.Stop()
+	}
+}
+
+// followed is the run's follower when the hub follows it, else nil.
+func (h *hubFollows) followed(jobID string) *hubRun {
+	h.mu.Lock()
+	r := h.runs[jobID]
+	h.mu.Unlock()
+	if r == nil {
+		return nil
+	}
+	select {
+	case <-r.ready:
+		return r
+	default:
+		return nil // still being made
+	}
+}
+
+// start makes r's follower and starts it.
+func (h *hubFollows) start(r *hubRun) {
+	jobID := r.id
+	run := follow.NewRun()
+	run.Store.SetSecrets(h.a.secrets)
+	run.Store.SetRunID(jobID)
+	run.NewTracker()
+	// The client's waits (and the archive's failures) are said to every
+	// viewer of the run, once its follower is made.
+	var said atomic.Pointer[follow.Follower]
+	say := func(line string) {
+		if f := said.Load(); f != nil {
+			f.Say(line)
+		}
+	}
+	client, err := h.a.client(h.svc, nil, say)
+	if err != nil { // the service was checked when the hub started
+		r.f = follow.NewFollower(follow.SourceFunc(func(context.Context, func(poller.Update)) error { return err }), &run)
+		r.f.Start(h.ctx)
+		return
+	}
+	sink, err := h.a.newSink(h.ctx, h.svc, jobID, nil, say)
+	if err != nil {
+		fmt.Fprintf(h.a.stderr, "firewatch hub: run %s is not archived: %s\n", jobID, h.a.secrets.Redact(err.Error()))
+	}
+	wopts := poller.WatchOptions{Interval: h.interval, Record: archiving.Tee(nil, sink)}
+	src, watcher := h.a.runSource(h.ctx, client, jobID, wopts)
+	if k := sink.KeepSnapshots(client, nil); k != nil {
+		src = k.Tap(src)
+	}
+	r.client, r.watcher = client, watcher
+	h.notify.follow(jobID, &run)
+	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, src), &run)
+	said.Store(r.f)
+	r.f.Start(h.ctx)
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		<-r.f.Done()
+		if sink == nil {
+			return
+		}
+		var ended bool
+		r.f.View(func(run *follow.Run) { ended = run.Store.Run().Outcome != "" })
+		sink.KeepStatus(h.ctx, client, nil, ended, nil)
+		// The follower has ended: nothing merges into the run any more.
+		if _, failed, lastErr := sink.Close(&run); failed {
+			fmt.Fprintf(h.a.stderr, "firewatch hub: archiving run %s failed: %s\n", jobID, lastErr)
+		}
+	}()
+}
+
+// withRequest is src after the service was asked what the run was asked
+// (its prompt and model, for the screens and the archive), on the source's
+// goroutine: nobody waits for it.
+func withRequest(client *poller.Client, sink *archiving.Sink, a *app, svc service, jobID string, src follow.Source) follow.Source {
+	return follow.SourceFunc(func(ctx context.Context, send func(poller.Update)) error {
+		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+		l, err := client.RunLookup(rctx, jobID)
+		cancel()
+		req := model.Request{}
+		if err == nil {
+			req = l.Request
+			sink.KeepLookup(archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l))
+		}
+		if held := sink.Held(ctx); held != nil {
+			req = req.Merge(archiving.RequestOf(held))
+		}
+		if !req.IsZero() {
+			send(poller.Update{Request: &req})
+		}
+		return src.Follow(ctx, send)
+	})
+}
+
+// acted is told every action made through the hub: a change to a run the
+// hub follows is said in every viewer's footer ("alice cancelled the
+// run"), and who cancelled or started a run is kept in its archive record.
+func (h *hubFollows) acted(act hub.Action) {
+	if act.Kind != "run" || act.Err != nil || act.ID == "" {
+		return
+	}
+	if r := h.followed(act.ID); r != nil {
+		// Not on the caller's goroutine: a screen's p or l acts from its
+		// Update, which holds the follower's read lock, and Say takes the
+		// write lock.
+		go r.f.Say(act.Who.Name + " " + act.Done() + " the run")
+	}
+	var r *archive.Run
+	switch act.What {
+	case "cancel":
+		r = &archive.Run{CancelRequested: true, CancelledBy: act.Who.Name}
+	case "start":
+		r = &archive.Run{StartedBy: act.Who.Name}
+	default:
+		return
+	}
+	// Not on the screen's goroutine: the archive may wait for a lock.
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		h.keepActor(act.ID, r)
+	}()
+}
+
+// keepActor writes who acted into the run's archive record (Merge keeps
+// the first name); a failure is said in the hub's log.
+func (h *hubFollows) keepActor(jobID string, r *archive.Run) {
+	st, err := h.a.openArchive(h.ctx, readArchive, nil)
+	if err == nil && st == nil {
+		return // off
+	}
+	if err == nil {
+		defer st.Close()
+		ctx, cancel := context.WithTimeout(h.ctx, archiving.WriteTimeout)
+		defer cancel()
+		err = st.PutRun(ctx, archiving.WithID(r, h.svc.baseURL, jobID))
+	}
+	if err != nil {
+		fmt.Fprintf(h.a.stderr, "firewatch hub: who acted on run %s is not archived: %s\n", jobID, h.a.secrets.Redact(err.Error()))
+	}
+}
+
+// stop ends every follower (the hub is stopping) and waits for their
+// archives to be written.
+func (h *hubFollows) stop() {
+	h.cancel() // --follow-processing opens no more
+	h.mu.Lock()
+	rs := make([]*hubRun, 0, len(h.runs))
+	for _, r := range h.runs {
+		rs = append(rs, r)
+	}
+	h.mu.Unlock()
+	for _, r := range rs {
+		<-r.ready
+		r.f.Stop()
+	}
+	h.wg.Wait()
+	h.notify.close()
+}
+
+// watchShared shows the hub's follower of jobID on the session's terminal
+// until the person leaves it; outcome is the run's, "" when it has not
+// finished.
+func (a *app) watchShared(ctx context.Context, w *watchSession, jobID string) (outcome string, err error) {
+	r, release := a.hub.follows.open(jobID)
+	defer release()
+	cfg := ui.Config{JobID: jobID, Shared: r.f, NoColor: !w.Color, ASCII: w.Opts.ASCII, Mouse: w.Opts.Mouse,
+		BackToList: true, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), PollReadOnly: a.hub.pollReadOnly()}
+	if r.client != nil {
+		cfg.Backend = a.hub.backend(&hubBackend{r: r, h: a.hub}, jobID)
+	}
+	res, err := ui.Run(ctx, cfg)
+	w.Back, w.Interrupted = res.Back, res.Interrupted
+	r.f.View(func(run *follow.Run) {
+		if st := run.Store.Run(); st.State == model.StateFinished {
+			outcome = string(st.Outcome)
+		}
+	})
+	return outcome, err
+}
+
+// hubBackend is what a shared run's screen may ask: the run's one client
+// and poll. Pausing and live view change them for every viewer, and are
+// told to the hub like a cancel.
+type hubBackend struct {
+	r *hubRun
+	h *hubSession
+}
+
+func (b *hubBackend) Snapshot(ctx context.Context, snapshotID string) (string, error) {
+	s, err := b.r.client.Snapshot(ctx, b.r.id, snapshotID)
+	if err != nil {
+		return "", err
+	}
+	return s.Content, nil
+}
+
+func (b *hubBackend) Cancel(ctx context.Context) error { return b.r.client.Cancel(ctx, b.r.id) }
+
+func (b *hubBackend) SetPaused(p bool) {
+	if b.r.watcher == nil {
+		return
+	}
+	b.r.watcher.SetPaused(p)
+	b.tell(map[bool]string{true: "pause", false: "resume"}[p])
+}
+
+// tell tells the hub of a change to the run's poll.
+func (b *hubBackend) tell(what string) {
+	if b.h.tells() {
+		b.h.did(what, "run", b.r.id, nil)
+	}
+}
+
+func (b *hubBackend) PollNow() {
+	if b.r.watcher != nil {
+		b.r.watcher.PollNow()
+	}
+}
+
+func (b *hubBackend) SetLiveView(on bool) {
+	if b.r.watcher == nil {
+		return
+	}
+	b.r.watcher.SetLiveView(on)
+	b.tell(map[bool]string{true: "live view on", false: "live view off"}[on])
+}
+
+// hubListTTL is how long the team's list, its token balance and its active
+// crawls, once asked, answer every session's runs screen: a little less
+// than the screens' refresh, so that the list is asked once a refresh
+// however many screens refresh.
+const hubListTTL = runs.DefaultInterval - time.Second
+
+// hubList is the team's list polled once for every session's runs screen:
+// the newest page, the token balance and the active crawls are asked by
+// one request at a time, whose answer serves every screen for ttl.
+type hubList struct {
+	c      *poller.Client
+	ttl    time.Duration
+	first  coalesced[*poller.RunList]
+	tokens coalesced[*poller.TokenUsage]
+	crawls coalesced[[]poller.Crawl]
+}
+
+// over is s, the session's runs service, with the list's newest page, the
+// balance and the crawls the hub's one.
+func (l *hubList) over(s runs.Service) runs.Service { return &hubListed{Service: s, l: l} }
+
+// latest is the newest page of the team's runs.
+func (l *hubList) latest(ctx context.Context) (*poller.RunList, error) {
+	rl, err := l.first.get(ctx, l.ttl, func(ctx context.Context) (*poller.RunList, error) { return l.c.Runs(ctx, time.Time{}) })
+	if rl != nil { // each screen keeps its own copy of the rows
+		cp := *rl
+		cp.Runs = slices.Clone(rl.Runs)
+		rl = &cp
+	}
+	return rl, err
+}
+
+type hubListed struct {
+	runs.Service // the session's own: details, cancel, start, older pages
+	l            *hubList
+}
+
+func (s *hubListed) Runs(ctx context.Context, before time.Time) (*poller.RunList, error) {
+	if !before.IsZero() {
+		return s.Service.Runs(ctx, before)
+	}
+	return s.l.latest(ctx)
+}
+
+func (s *hubListed) TokenUsage(ctx context.Context) (*poller.TokenUsage, error) {
+	return s.l.tokens.get(ctx, s.l.ttl, s.l.c.TokenUsage)
+}
+
+func (s *hubListed) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {
+	cr, err := s.l.crawls.get(ctx, s.l.ttl, s.l.c.ActiveCrawls)
+	return slices.Clone(cr), err
+}
+
+// coalesced is an answer asked by one caller at a time and kept for the
+// others until it is ttl old.
+type coalesced[T any] struct {
+	mu   sync.Mutex
+	at   time.Time
+	val  T
+	err  error
+	busy chan struct{} // closed when the request under way has its answer
+}
+
+// hubRequestTimeout bounds a request made for every session: no one
+// session's context decides when it ends.
+const hubRequestTimeout = 20 * time.Second
+
+func (c *coalesced[T]) get(ctx context.Context, ttl time.Duration, fetch func(context.Context) (T, error)) (T, error) {
+	c.mu.Lock()
+	for c.busy != nil {
+		busy := c.busy
+		c.mu.Unlock()
+		select {
+		case <-busy:
+		case <-ctx.Done():
+			var zero T
+			return zero, ctx.Err()
+		}
+		c.mu.Lock()
+	}
+	if !c.at.IsZero() && time.Since(c.at) < ttl {
+		v, err := c.val, c.err
+		c.mu.Unlock()
+		return v, err
+	}
+	busy := make(chan struct{})
+	c.busy = busy
+	c.mu.Unlock()
+	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hubRequestTimeout)
+	v, err := fetch(fctx)
+	cancel()
+	c.mu.Lock()
+	c.val, c.err, c.at, c.busy = v, err, time.Now(), nil
+	close(busy)
+	c.mu.Unlock()
+	return v, err
+}

@@ -1,0 +1,339 @@
+// Command hubbench measures firewatch hub with 1, 10 and 50 SSH sessions
+// watching one live run of the simulator's large scenario: the trace
+// requests a minute the service sees, the hub's CPU and memory, and the
+// bytes each session is sent per event of the run. Run it with
+// scripts/hubbench.sh.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/ed25519"
+	"crypto/rand"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+
+	"golang.org/x/crypto/ssh"
+)
+
+func main() {
+	bin := flag.String("firewatch", "firewatch", "the firewatch binary")
+	counts := flag.String("sessions", "1,10,50", "session counts to measure, comma-separated")
+	events := flag.Int("events", 10000, "events of the large run")
+	dump = flag.String("dump", "", "write what the first session was sent after enter to `FILE` (to look at)")
+	speed := flag.Float64("speed", 1, "the simulator's pace (the large run lasts about 58 s / speed)")
+	flag.Parse()
+	fmt.Printf("hubbench: one live run of %d events (large scenario, speed %g), sessions at 120x40\n", *events, *speed)
+	fmt.Printf("%8s  %14s  %12s  %11s  %12s  %18s\n", "sessions", "trace req/min", "hub CPU %", "hub RSS MB", "window s", "bytes/event/sess")
+	var base float64
+	for _, f := range strings.Split(*counts, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n < 1 {
+			fail("-sessions %q: %v", f, err)
+		}
+		r, err := measure(*bin, n, *events, *speed)
+		if err != nil {
+			fail("%d sessions: %v", n, err)
+		}
+		if base == 0 {
+			base = r.rssMB
+		}
+		fmt.Printf("%8d  %14.1f  %12.1f  %11.1f  %12.1f  %8.1f (max %.1f)\n", n, r.tracePerMin, r.cpuPct, r.rssMB, r.window.Seconds(), r.bytesPerEvent, r.maxBytesPerEvent)
+		if n > 1 {
+			fmt.Printf("          memory per extra session: %.2f MB\n", (r.rssMB-base)/float64(n-1))
+		}
+	}
+}
+
+var dump *string
+
+func fail(format string, args ...any) {
+	fmt.Fprintf(os.Stderr, "hubbench: "+format+"\n", args...)
+	os.Exit(1)
+}
+
+type result struct {
+	tracePerMin, cpuPct, rssMB      float64
+	window                          time.Duration
+	bytesPerEvent, maxBytesPerEvent float64
+}
+
+func measure(bin string, n, events int, speed float64) (result, error) {
+	var res result
+	dir, err := os.MkdirTemp("", "hubbench")
+	if err != nil {
+		return res, err
+	}
+	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+
+	// The service, its request log in a file.
+	serveLog := filepath.Join(dir, "serve.log")
+	lf, err := os.Create(serveLog)
+	if err != nil {
+		return res, err
+	}
+	defer lf.Close()
+	serve := exec.CommandContext(ctx, bin, "serve", "--scenario", "large", "--events", strconv.Itoa(events),
+		"--rate-limit", "-1", "--speed", strconv.FormatFloat(speed, 'f', -1, 64), "--scrapes", "0")
+	serve.Stderr = lf
+	out, _ := serve.StdoutPipe()
+	if err := serve.Start(); err != nil {
+		return res, err
+	}
+	started := time.Now()
+	defer stop(serve)
+	env := map[string]string{}
+	sc := bufio.NewScanner(out)
+	for env["JOB_ID"] == "" && sc.Scan() {
+		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
+			env[k] = v
+		}
+	}
+	go io.Copy(io.Discard, out)
+	jobID := env["JOB_ID"]
+	if jobID == "" {
+		return res, fmt.Errorf("serve printed no JOB_ID")
+	}
+	runEnds := started.Add(time.Duration(float64(58*time.Second)/speed) + 2*time.Second)
+
+	// The hub, with one viewer.
+	pub, priv, _ := ed25519.GenerateKey(rand.Reader)
+	signer, _ := ssh.NewSignerFromKey(priv)
+	spub, _ := ssh.NewPublicKey(pub)
+	keys := filepath.Join(dir, "team.keys")
+	if err := os.WriteFile(keys, []byte(strings.TrimSpace(string(ssh.MarshalAuthorizedKey(spub)))+" bench\n"), 0o644); err != nil {
+		return res, err
+	}
+	hub := exec.CommandContext(ctx, bin, "hub", "--listen", "127.0.0.1:0", "--authorized-keys", keys,
+		"--host-key", filepath.Join(dir, "host"), "--max-sessions", "200")
+	hub.Env = append(os.Environ(), "FIRECRAWL_API_URL="+env["FIRECRAWL_API_URL"], "FIRECRAWL_API_KEY="+env["FIRECRAWL_API_KEY"],
+		"XDG_DATA_HOME="+dir, "FIREWATCH_ARCHIVE=")
+	herr, _ := hub.StderrPipe()
+	if err := hub.Start(); err != nil {
+		return res, err
+	}
+	defer stop(hub)
+	addrRe := regexp.MustCompile(`listening on (\S+) `)
+	hsc := bufio.NewScanner(herr)
+	addr := ""
+	for addr == "" && hsc.Scan() {
+		if m := addrRe.FindStringSubmatch(hsc.Text()); m != nil {
+			addr = m[1]
+		}
+	}
+	go io.Copy(io.Discard, herr)
+	if addr == "" {
+		return res, fmt.Errorf("the hub did not say where it listens")
+	}
+
+	// The sessions: each opens the runs screen, then the run.
+	cfg := &ssh.ClientConfig{User: "bench", Auth: []ssh.AuthMethod{ssh.PublicKeys(signer)},
+		HostKeyCallback: ssh.InsecureIgnoreHostKey(), Timeout: 10 * time.Second}
+	// Ten sessions a connection: the hub's per-address limit takes 20 new
+	// connections at once, then one a second.
+	clients := make([]*ssh.Client, (n+perConn-1)/perConn)
+	for i := range clients {
+		if clients[i], err = ssh.Dial("tcp", addr, cfg); err != nil {
+			return res, err
+		}
+		defer clients[i].Close()
+	}
+	sessions := make([]*session, n)
+	var wg sync.WaitGroup
+	errs := make(chan error, n)
+	for i := range sessions {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s, err := openSession(clients[i/perConn])
+			if err != nil {
+				errs <- err
+				return
+			}
+			sessions[i] = s
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return res, err
+	}
+	defer func() {
+		for _, s := range sessions {
+			s.close()
+		}
+	}()
+	for _, s := range sessions {
+		if err := s.waitFor("loaded", 20*time.Second); err != nil {
+			return res, err
+		}
+	}
+	// The window: from the moment every session watches the run to its end.
+	t0 := time.Now()
+	for _, s := range sessions {
+		s.enter()
+	}
+	traces0 := countTraces(serveLog, jobID)
+	cpu0 := cpuTicks(hub.Process.Pid)
+	time.Sleep(time.Until(runEnds))
+	window := time.Since(t0)
+	traces1 := countTraces(serveLog, jobID)
+	cpu1 := cpuTicks(hub.Process.Pid)
+	res.window = window
+	res.tracePerMin = float64(traces1-traces0) / window.Minutes()
+	res.cpuPct = float64(cpu1-cpu0) / 100 / window.Seconds() * 100 // USER_HZ 100
+	res.rssMB = float64(rssKB(hub.Process.Pid)) / 1024
+	var sum float64
+	for _, s := range sessions {
+		b := float64(s.sent.Load()) / float64(events)
+		sum += b
+		res.maxBytesPerEvent = max(res.maxBytesPerEvent, b)
+	}
+	res.bytesPerEvent = sum / float64(n)
+	if *dump != "" {
+		s := sessions[0]
+		s.mu.Lock()
+		_ = os.WriteFile(*dump, s.tail.Bytes(), 0o644)
+		s.mu.Unlock()
+	}
+	return res, nil
+}
+
+// session is one SSH session with a PTY, counting what it is sent after
+// enter.
+type session struct {
+	s     *ssh.Session
+	in    io.WriteCloser
+	mu    sync.Mutex
+	head  bytes.Buffer // what came before enter
+	enter func()
+	sent  atomic.Int64
+	tail  bytes.Buffer // with -dump: what came after enter
+}
+
+// perConn is how many sessions share one SSH connection.
+const perConn = 10
+
+func openSession(c *ssh.Client) (*session, error) {
+	s, err := c.NewSession()
+	if err != nil {
+		return nil, err
+	}
+	_ = s.Setenv("LANG", "C.UTF-8")
+	if err := s.RequestPty("xterm-256color", 40, 120, ssh.TerminalModes{}); err != nil {
+		return nil, err
+	}
+	in, _ := s.StdinPipe()
+	out, _ := s.StdoutPipe()
+	if err := s.Shell(); err != nil {
+		return nil, err
+	}
+	ss := &session{s: s, in: in}
+	var entered atomic.Bool
+	ss.enter = func() {
+		entered.Store(true)
+		_, _ = io.WriteString(in, "\r")
+	}
+	go func() {
+		buf := make([]byte, 32<<10)
+		for {
+			k, err := out.Read(buf)
+			if entered.Load() {
+				ss.sent.Add(int64(k))
+				if *dump != "" {
+					ss.mu.Lock()
+					ss.tail.Write(buf[:k])
+					ss.mu.Unlock()
+				}
+			} else {
+				ss.mu.Lock()
+				ss.head.Write(buf[:k])
+				ss.mu.Unlock()
+			}
+			if err != nil {
+				return
+			}
+		}
+	}()
+	return ss, nil
+}
+
+func (s *session) waitFor(want string, d time.Duration) error {
+	deadline := time.Now().Add(d)
+	for time.Now().Before(deadline) {
+		s.mu.Lock()
+		ok := bytes.Contains(s.head.Bytes(), []byte(want))
+		s.mu.Unlock()
+		if ok {
+			return nil
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	return fmt.Errorf("a session never showed %q", want)
+}
+
+func (s *session) close() {
+	if s == nil {
+		return
+	}
+	_, _ = io.WriteString(s.in, "q")
+	s.s.Close()
+}
+
+func stop(c *exec.Cmd) {
+	_ = c.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { _ = c.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+		_ = c.Process.Kill()
+	}
+}
+
+// countTraces counts the run's trace requests in the service's log.
+func countTraces(path, jobID string) int {
+	b, _ := os.ReadFile(path)
+	return bytes.Count(b, []byte("/v2/agent/"+jobID+"/trace"))
+}
+
+// cpuTicks is the process's user and system time, in clock ticks.
+func cpuTicks(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0
+	}
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	u, _ := strconv.ParseInt(f[11], 10, 64)
+	s, _ := strconv.ParseInt(f[12], 10, 64)
+	return u + s
+}
+
+// rssKB is the process's resident memory now.
+func rssKB(pid int) int64 {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			kb, _ := strconv.ParseInt(strings.Fields(rest)[0], 10, 64)
+			return kb
+		}
+	}
+	return 0
+}
