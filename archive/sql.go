@@ -73,6 +73,10 @@ type sqlStore struct {
 	rids sync.Map
 	// A watch's two statements per poll and its snapshot's (prepareHot).
 	insertPoll, countPolls, insertSnapshot *sql.Stmt
+	// hot is the same on SQLite's own connection (sqlite_hot.go), used
+	// by a watch's polls and snapshots there; only within the
+	// connection's Raw (one connection: one at a time).
+	hot *sqliteHot
 	// lockWait bounds a write's wait for another writer's lock; waiting
 	// is told once, when a write first has to wait (Options).
 	lockWait time.Duration
@@ -103,6 +107,7 @@ func ReadOnly(st Store) bool {
 
 func (s *sqlStore) Close() error {
 	s.stopListening()
+	s.closeHot()
 	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls, s.insertSnapshot} {
 		if st != nil {
 			st.Close()
@@ -217,25 +222,35 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return scrubPassword(e.err.Error(), e.pw) }
 func (e *scrubbed) Unwrap() error { return e.err }
 
-// begin begins a write transaction. On SQLite, another program's write
-// lock is waited for in slices (the busy timeout), said once (waiting),
-// up to lockWait; then ErrLocked.
+// begin begins a write transaction (waitLock's rules).
 func (s *sqlStore) begin(ctx context.Context) (*sql.Tx, error) {
+	var tx *sql.Tx
+	err := s.waitLock(ctx, func() (err error) {
+		tx, err = s.db.BeginTx(ctx, nil)
+		return err
+	})
+	return tx, err
+}
+
+// waitLock runs begin, which begins a write transaction. On SQLite,
+// another program's write lock is waited for in slices (the busy timeout),
+// said once (waiting), up to lockWait; then ErrLocked.
+func (s *sqlStore) waitLock(ctx context.Context, begin func() error) error {
 	var deadline time.Time
 	for {
-		tx, err := s.db.BeginTx(ctx, nil)
+		err := begin()
 		switch {
 		case err == nil, !busy(err):
-			return tx, err
+			return err
 		case ctx.Err() != nil:
 			// The caller's own bound came first: still a lock.
-			return nil, &kindError{ErrLocked, err}
+			return &kindError{ErrLocked, err}
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(max(s.lockWait-sqliteBusySlice, 0))
 		}
 		if !time.Now().Before(deadline) {
-			return nil, &kindError{ErrLocked, err}
+			return &kindError{ErrLocked, err}
 		}
 		if s.waiting != nil {
 			s.waitSaid.Do(s.waiting)
@@ -454,22 +469,26 @@ func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) err
 		return s.fail(op, err)
 	}
 	defer tx.Rollback()
-	// The SQLite driver panics where SQLite runs out of its memory (it
-	// has a fixed amount: maxBody keeps bodies well under it); SQLite has
-	// rolled the statement back, and the write fails.
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(error)
-			if !ok || !errors.Is(e, sqlite3.NOMEM) && e.Error() != "sqlite3: out of memory" {
-				panic(r)
-			}
-			err = s.fail(op, &kindError{ErrTooLarge, e})
-		}
-	}()
+	defer func() { err = s.fail(op, err) }()
+	defer recoverNoMem(&err)
 	if err := fn(tx); err != nil {
-		return s.fail(op, err)
+		return err
 	}
-	return s.fail(op, tx.Commit())
+	return tx.Commit()
+}
+
+// recoverNoMem, deferred, makes the SQLite driver's panic where SQLite runs
+// out of its memory (it has a fixed amount: maxBody keeps bodies well
+// under it) the write's ErrTooLarge: SQLite has rolled the statement back,
+// and the write fails.
+func recoverNoMem(err *error) {
+	if r := recover(); r != nil {
+		e, ok := r.(error)
+		if !ok || !errors.Is(e, sqlite3.NOMEM) && e.Error() != "sqlite3: out of memory" {
+			panic(r)
+		}
+		*err = &kindError{ErrTooLarge, e}
+	}
 }
 
 func (s *sqlStore) PutRun(ctx context.Context, r *Run) error {
@@ -541,6 +560,14 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 	if v, ok := s.rids.Load(key); ok {
 		// A watch's later polls: two small statements.
 		rid := v.(int64)
+		if s.d.name == sqliteDialect.name && fence == nil && after == nil {
+			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size)
+			if !gone {
+				return last, err
+			}
+			s.rids.Delete(key)
+			return s.appendPolls(ctx, service, id, startedAt, polls, nil, nil)
+		}
 		gone := false
 		err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
 			if fence != nil {
@@ -654,11 +681,16 @@ func (s *sqlStore) PutSnapshot(ctx context.Context, service, id, snapshotID, con
 	if v, ok := s.rids.Load(key); ok {
 		// A watch's snapshots: its run's row is known, one statement.
 		stored := false
-		err := s.write(ctx, "saving a snapshot", func(tx *sql.Tx) error {
-			var err error
-			stored, err = s.putSnapshot(ctx, tx, v.(int64), snapshotID, enc, body)
-			return err
-		})
+		var err error
+		if s.d.name == sqliteDialect.name {
+			stored, err = s.hotSnapshot(ctx, v.(int64), snapshotID, enc, body)
+		} else {
+			err = s.write(ctx, "saving a snapshot", func(tx *sql.Tx) error {
+				var err error
+				stored, err = s.putSnapshot(ctx, tx, v.(int64), snapshotID, enc, body)
+				return err
+			})
+		}
 		if err != nil || stored {
 			return err
 		}
