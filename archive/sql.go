@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -77,6 +78,12 @@ type sqlStore struct {
 	// by a watch's polls and snapshots there; only within the
 	// connection's Raw (one connection: one at a time).
 	hot *sqliteHot
+	// SQLite: upsertRun's statements (query → *sql.Stmt), prepared once
+	// used (wanted): a watch merges into its run's record several times,
+	// each a parse of statements of thirty columns otherwise (txQuery).
+	runStmts sync.Map
+	wantMu   sync.Mutex
+	wanted   []string
 	// lockWait bounds a write's wait for another writer's lock; waiting
 	// is told once, when a write first has to wait (Options).
 	lockWait time.Duration
@@ -113,6 +120,10 @@ func (s *sqlStore) Close() error {
 			st.Close()
 		}
 	}
+	s.runStmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
 	return s.db.Close()
 }
 
@@ -166,6 +177,60 @@ func (s *sqlStore) prepared(ctx context.Context, tx *sql.Tx, st *sql.Stmt, query
 		return tx.PrepareContext(ctx, s.q(query))
 	}
 	return tx.StmtContext(ctx, st), nil
+}
+
+// txStmt is query's statement bound to tx when the store has prepared it
+// (SQLite), else nil, and then the query is wanted: prepared before the
+// next write's transaction begins (a prepare inside one would wait for a
+// second connection, which SQLite's pool of one does not have).
+func (s *sqlStore) txStmt(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
+	if s.d.name != sqliteDialect.name {
+		return nil
+	}
+	if st, ok := s.runStmts.Load(query); ok {
+		return tx.StmtContext(ctx, st.(*sql.Stmt))
+	}
+	s.wantMu.Lock()
+	if !slices.Contains(s.wanted, query) {
+		s.wanted = append(s.wanted, query)
+	}
+	s.wantMu.Unlock()
+	return nil
+}
+
+// prepareWanted prepares the statements txStmt found wanted, outside any
+// transaction; one that cannot be prepared is run as a query again.
+func (s *sqlStore) prepareWanted(ctx context.Context) {
+	s.wantMu.Lock()
+	qs := s.wanted
+	s.wanted = nil
+	s.wantMu.Unlock()
+	for _, q := range qs {
+		if _, ok := s.runStmts.Load(q); ok {
+			continue
+		}
+		if st, err := s.db.PrepareContext(ctx, q); err == nil {
+			if _, had := s.runStmts.LoadOrStore(q, st); had {
+				st.Close()
+			}
+		}
+	}
+}
+
+// txQueryRow is tx.QueryRowContext, through txStmt's statement.
+func (s *sqlStore) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st := s.txStmt(ctx, tx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
+}
+
+// txExec is tx.ExecContext, through txStmt's statement.
+func (s *sqlStore) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st := s.txStmt(ctx, tx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, query, args...)
 }
 
 // q rewrites ? placeholders for the dialect.
@@ -385,7 +450,7 @@ func b01(b bool) int {
 // for the rest of tx; ErrNotFound when there is none.
 func (s *sqlStore) heldRun(ctx context.Context, tx *sql.Tx, service, id string) (*Run, int64, error) {
 	var rid int64
-	r, err := scanRun(tx.QueryRowContext(ctx, s.q(`SELECT `+runCols+`, rid FROM fw_runs WHERE service = ? AND id = ?`+s.d.forUpdate), service, id), &rid)
+	r, err := scanRun(s.txQueryRow(ctx, tx, s.q(`SELECT `+runCols+`, rid FROM fw_runs WHERE service = ? AND id = ?`+s.d.forUpdate), service, id), &rid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, ErrNotFound
 	}
@@ -442,18 +507,18 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 		byAgent, ms(m.StartedAt), b01(m.Complete), b01(m.Expired), b01(m.CancelRequested), m.SortTime().UnixMilli(), nullStr(m.Team),
 		nullB(m.Item), resEnc, res, sumEnc, sum}
 	if held == nil {
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO fw_runs (`+mergedCols+`, item, result_enc, result, summary_enc, summary, service, id, archived_at)
+		_, err = s.txExec(ctx, tx, s.q(`INSERT INTO fw_runs (`+mergedCols+`, item, result_enc, result, summary_enc, summary, service, id, archived_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			append(vals, m.Service, m.ID, m.ArchivedAt.UnixMilli())...)
 		if err != nil {
 			return 0, err
 		}
-		err = tx.QueryRowContext(ctx, s.q(`SELECT rid FROM fw_runs WHERE service = ? AND id = ?`), m.Service, m.ID).Scan(&rid)
+		err = s.txQueryRow(ctx, tx, s.q(`SELECT rid FROM fw_runs WHERE service = ? AND id = ?`), m.Service, m.ID).Scan(&rid)
 		return rid, err
 	}
 	set := strings.ReplaceAll(mergedCols, ",", " = ?,") + ` = ?, item = COALESCE(?, item), result_enc = COALESCE(?, result_enc),
 		result = COALESCE(?, result), summary_enc = COALESCE(?, summary_enc), summary = COALESCE(?, summary)`
-	_, err = tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET `+set+` WHERE rid = ?`), append(vals, rid)...)
+	_, err = s.txExec(ctx, tx, s.q(`UPDATE fw_runs SET `+set+` WHERE rid = ?`), append(vals, rid)...)
 	return rid, err
 }
 
@@ -464,6 +529,7 @@ const mergedCols = `prompt, model, effort, urls, schema_json, label, status, cre
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE on SQLite).
 func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) (err error) {
+	s.prepareWanted(ctx)
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return s.fail(op, err)
