@@ -101,6 +101,10 @@ func main() {
 		slices.Sort(ratios)
 		fmt.Printf("%-6s per watch: off %.1f ± %.1f ms, on %.1f ± %.1f ms (mean ± sd); on - off %.1f ms; ratio of sums %.2f (rounds: min %.2f, median %.2f, max %.2f)\n",
 			builds[b].label, mo, so, mn, sn, mn-mo, mn/mo, ratios[0], ratios[len(ratios)/2], ratios[len(ratios)-1])
+		// The machine's other load makes a few watches slow: medians are
+		// the figures that such an outlier does not move.
+		fmt.Printf("%-6s medians:   off %.1f ms, on %.1f ms; on - off %.1f ms; ratio %.2f\n",
+			builds[b].label, median(off), median(on), median(on)-median(off), median(on)/median(off))
 	}
 }
 
@@ -207,6 +211,15 @@ func meanSD(v []float64) (float64, float64) {
 		return m, 0
 	}
 	return m, math.Sqrt(q / float64(len(v)-1))
+}
+
+func median(v []float64) float64 {
+	v = slices.Clone(v)
+	slices.Sort(v)
+	if n := len(v); n%2 == 0 {
+		return (v[n/2-1] + v[n/2]) / 2
+	}
+	return v[len(v)/2]
 }
 
 func secs(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
