@@ -89,15 +89,7 @@ func TestLockWaitedForWithABound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holdLock(t, path)
 	for range 2 {
 		err = s.PutRun(ctx, &Run{Service: svc, ID: "r1"})
 		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "another program holds the archive's write lock") {
@@ -409,15 +401,7 @@ func TestWatchWritesKeepTheRules(t *testing.T) {
 	if err := poll(0); err != nil {
 		t.Fatal(err)
 	}
-	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holdLock(t, path)
 	if err := poll(1); !errors.Is(err, ErrLocked) {
 		t.Fatalf("a poll under another's lock: %v", err)
 	}
@@ -450,4 +434,20 @@ func TestWatchWritesKeepTheRules(t *testing.T) {
 	if err := s.Close(); err != nil {
 		t.Fatalf("close: %v", err)
 	}
+}
+
+// holdLock takes the write lock of the SQLite file at path as another
+// program would, until the transaction ends (or the test does).
+func holdLock(t *testing.T, path string) *sql.Tx {
+	t.Helper()
+	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	tx, err := other.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }
