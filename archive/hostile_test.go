@@ -89,15 +89,7 @@ func TestLockWaitedForWithABound(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer other.Close()
-	tx, err := other.Begin()
-	if err != nil {
-		t.Fatal(err)
-	}
+	tx := holdLock(t, path)
 	for range 2 {
 		err = s.PutRun(ctx, &Run{Service: svc, ID: "r1"})
 		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "another program holds the archive's write lock") {
@@ -388,4 +380,74 @@ func TestMigrateToTeams(t *testing.T) {
 			t.Fatalf("held %+v", h)
 		}
 	})
+}
+
+// TestWatchWritesKeepTheRules: a watch's later polls and its snapshots
+// (written on SQLite's own connection, sqlite_hot.go) wait for another
+// program's lock as every write does (said once, ErrLocked after the
+// bound), are written once it is gone, start the run again when it was
+// pruned meanwhile, and leave nothing that keeps the store from closing.
+func TestWatchWritesKeepTheRules(t *testing.T) {
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "archive.db")
+	var waits atomic.Int32
+	s, err := OpenWith(ctx, path, Options{LockWait: 600 * time.Millisecond, Waiting: func() { waits.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll := func(n int) error {
+		return s.AppendPolls(ctx, svc, "r1", time.Now(), []Poll{{ReceivedAt: time.Now(), Line: fmt.Appendf(nil, `{"n":%d}`, n)}})
+	}
+	if err := poll(0); err != nil {
+		t.Fatal(err)
+	}
+	tx := holdLock(t, path)
+	if err := poll(1); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a poll under another's lock: %v", err)
+	}
+	if err := s.PutSnapshot(ctx, svc, "r1", "s1", "one"); !errors.Is(err, ErrLocked) {
+		t.Fatalf("a snapshot under another's lock: %v", err)
+	}
+	if n := waits.Load(); n != 1 {
+		t.Fatalf("the wait was said %d times, want once", n)
+	}
+	tx.Rollback()
+	if err := poll(1); err != nil {
+		t.Fatalf("after the lock: %v", err)
+	}
+	if err := s.PutSnapshot(ctx, svc, "r1", "s1", "one"); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := s.Polls(ctx, svc, "r1")
+	if err != nil || len(ps) != 2 || ps[0].Seq != 0 || ps[1].Seq != 1 || string(ps[1].Line) != `{"n":1}` {
+		t.Fatalf("polls: %v %+v", err, ps)
+	}
+	if _, err := s.Prune(ctx, svc, time.Time{}, "r1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := poll(2); err != nil {
+		t.Fatal(err)
+	}
+	if ps, err := s.Polls(ctx, svc, "r1"); err != nil || len(ps) != 1 || ps[0].Seq != 0 || string(ps[0].Line) != `{"n":2}` {
+		t.Fatalf("after the prune: %v %+v", err, ps)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("close: %v", err)
+	}
+}
+
+// holdLock takes the write lock of the SQLite file at path as another
+// program would, until the transaction ends (or the test does).
+func holdLock(t *testing.T, path string) *sql.Tx {
+	t.Helper()
+	other, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { other.Close() })
+	tx, err := other.Begin()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tx
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -73,6 +74,16 @@ type sqlStore struct {
 	rids sync.Map
 	// A watch's two statements per poll and its snapshot's (prepareHot).
 	insertPoll, countPolls, insertSnapshot *sql.Stmt
+	// hot is the same on SQLite's own connection (sqlite_hot.go), used
+	// by a watch's polls and snapshots there; only within the
+	// connection's Raw (one connection: one at a time).
+	hot *sqliteHot
+	// SQLite: upsertRun's statements (query → *sql.Stmt), prepared once
+	// used (wanted): a watch merges into its run's record several times,
+	// each a parse of statements of thirty columns otherwise (txQuery).
+	runStmts sync.Map
+	wantMu   sync.Mutex
+	wanted   []string
 	// lockWait bounds a write's wait for another writer's lock; waiting
 	// is told once, when a write first has to wait (Options).
 	lockWait time.Duration
@@ -103,11 +114,16 @@ func ReadOnly(st Store) bool {
 
 func (s *sqlStore) Close() error {
 	s.stopListening()
+	s.closeHot()
 	for _, st := range []*sql.Stmt{s.insertPoll, s.countPolls, s.insertSnapshot} {
 		if st != nil {
 			st.Close()
 		}
 	}
+	s.runStmts.Range(func(_, st any) bool {
+		st.(*sql.Stmt).Close()
+		return true
+	})
 	return s.db.Close()
 }
 
@@ -161,6 +177,60 @@ func (s *sqlStore) prepared(ctx context.Context, tx *sql.Tx, st *sql.Stmt, query
 		return tx.PrepareContext(ctx, s.q(query))
 	}
 	return tx.StmtContext(ctx, st), nil
+}
+
+// txStmt is query's statement bound to tx when the store has prepared it
+// (SQLite), else nil, and then the query is wanted: prepared before the
+// next write's transaction begins (a prepare inside one would wait for a
+// second connection, which SQLite's pool of one does not have).
+func (s *sqlStore) txStmt(ctx context.Context, tx *sql.Tx, query string) *sql.Stmt {
+	if s.d.name != sqliteDialect.name {
+		return nil
+	}
+	if st, ok := s.runStmts.Load(query); ok {
+		return tx.StmtContext(ctx, st.(*sql.Stmt))
+	}
+	s.wantMu.Lock()
+	if !slices.Contains(s.wanted, query) {
+		s.wanted = append(s.wanted, query)
+	}
+	s.wantMu.Unlock()
+	return nil
+}
+
+// prepareWanted prepares the statements txStmt found wanted, outside any
+// transaction; one that cannot be prepared is run as a query again.
+func (s *sqlStore) prepareWanted(ctx context.Context) {
+	s.wantMu.Lock()
+	qs := s.wanted
+	s.wanted = nil
+	s.wantMu.Unlock()
+	for _, q := range qs {
+		if _, ok := s.runStmts.Load(q); ok {
+			continue
+		}
+		if st, err := s.db.PrepareContext(ctx, q); err == nil {
+			if _, had := s.runStmts.LoadOrStore(q, st); had {
+				st.Close()
+			}
+		}
+	}
+}
+
+// txQueryRow is tx.QueryRowContext, through txStmt's statement.
+func (s *sqlStore) txQueryRow(ctx context.Context, tx *sql.Tx, query string, args ...any) *sql.Row {
+	if st := s.txStmt(ctx, tx, query); st != nil {
+		return st.QueryRowContext(ctx, args...)
+	}
+	return tx.QueryRowContext(ctx, query, args...)
+}
+
+// txExec is tx.ExecContext, through txStmt's statement.
+func (s *sqlStore) txExec(ctx context.Context, tx *sql.Tx, query string, args ...any) (sql.Result, error) {
+	if st := s.txStmt(ctx, tx, query); st != nil {
+		return st.ExecContext(ctx, args...)
+	}
+	return tx.ExecContext(ctx, query, args...)
 }
 
 // q rewrites ? placeholders for the dialect.
@@ -217,25 +287,35 @@ type scrubbed struct {
 func (e *scrubbed) Error() string { return scrubPassword(e.err.Error(), e.pw) }
 func (e *scrubbed) Unwrap() error { return e.err }
 
-// begin begins a write transaction. On SQLite, another program's write
-// lock is waited for in slices (the busy timeout), said once (waiting),
-// up to lockWait; then ErrLocked.
+// begin begins a write transaction (waitLock's rules).
 func (s *sqlStore) begin(ctx context.Context) (*sql.Tx, error) {
+	var tx *sql.Tx
+	err := s.waitLock(ctx, func() (err error) {
+		tx, err = s.db.BeginTx(ctx, nil)
+		return err
+	})
+	return tx, err
+}
+
+// waitLock runs begin, which begins a write transaction. On SQLite,
+// another program's write lock is waited for in slices (the busy timeout),
+// said once (waiting), up to lockWait; then ErrLocked.
+func (s *sqlStore) waitLock(ctx context.Context, begin func() error) error {
 	var deadline time.Time
 	for {
-		tx, err := s.db.BeginTx(ctx, nil)
+		err := begin()
 		switch {
 		case err == nil, !busy(err):
-			return tx, err
+			return err
 		case ctx.Err() != nil:
 			// The caller's own bound came first: still a lock.
-			return nil, &kindError{ErrLocked, err}
+			return &kindError{ErrLocked, err}
 		}
 		if deadline.IsZero() {
 			deadline = time.Now().Add(max(s.lockWait-sqliteBusySlice, 0))
 		}
 		if !time.Now().Before(deadline) {
-			return nil, &kindError{ErrLocked, err}
+			return &kindError{ErrLocked, err}
 		}
 		if s.waiting != nil {
 			s.waitSaid.Do(s.waiting)
@@ -370,7 +450,7 @@ func b01(b bool) int {
 // for the rest of tx; ErrNotFound when there is none.
 func (s *sqlStore) heldRun(ctx context.Context, tx *sql.Tx, service, id string) (*Run, int64, error) {
 	var rid int64
-	r, err := scanRun(tx.QueryRowContext(ctx, s.q(`SELECT `+runCols+`, rid FROM fw_runs WHERE service = ? AND id = ?`+s.d.forUpdate), service, id), &rid)
+	r, err := scanRun(s.txQueryRow(ctx, tx, s.q(`SELECT `+runCols+`, rid FROM fw_runs WHERE service = ? AND id = ?`+s.d.forUpdate), service, id), &rid)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, 0, ErrNotFound
 	}
@@ -427,18 +507,18 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 		byAgent, ms(m.StartedAt), b01(m.Complete), b01(m.Expired), b01(m.CancelRequested), m.SortTime().UnixMilli(), nullStr(m.Team),
 		nullStr(m.CancelledBy), nullStr(m.StartedBy), nullB(m.Item), resEnc, res, sumEnc, sum}
 	if held == nil {
-		_, err = tx.ExecContext(ctx, s.q(`INSERT INTO fw_runs (`+mergedCols+`, item, result_enc, result, summary_enc, summary, service, id, archived_at)
+		_, err = s.txExec(ctx, tx, s.q(`INSERT INTO fw_runs (`+mergedCols+`, item, result_enc, result, summary_enc, summary, service, id, archived_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			append(vals, m.Service, m.ID, m.ArchivedAt.UnixMilli())...)
 		if err != nil {
 			return 0, err
 		}
-		err = tx.QueryRowContext(ctx, s.q(`SELECT rid FROM fw_runs WHERE service = ? AND id = ?`), m.Service, m.ID).Scan(&rid)
+		err = s.txQueryRow(ctx, tx, s.q(`SELECT rid FROM fw_runs WHERE service = ? AND id = ?`), m.Service, m.ID).Scan(&rid)
 		return rid, err
 	}
 	set := strings.ReplaceAll(mergedCols, ",", " = ?,") + ` = ?, item = COALESCE(?, item), result_enc = COALESCE(?, result_enc),
 		result = COALESCE(?, result), summary_enc = COALESCE(?, summary_enc), summary = COALESCE(?, summary)`
-	_, err = tx.ExecContext(ctx, s.q(`UPDATE fw_runs SET `+set+` WHERE rid = ?`), append(vals, rid)...)
+	_, err = s.txExec(ctx, tx, s.q(`UPDATE fw_runs SET `+set+` WHERE rid = ?`), append(vals, rid)...)
 	return rid, err
 }
 
@@ -449,27 +529,32 @@ const mergedCols = `prompt, model, effort, urls, schema_json, label, status, cre
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE on SQLite).
 func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) (err error) {
+	s.prepareWanted(ctx)
 	tx, err := s.begin(ctx)
 	if err != nil {
 		return s.fail(op, err)
 	}
 	defer tx.Rollback()
-	// The SQLite driver panics where SQLite runs out of its memory (it
-	// has a fixed amount: maxBody keeps bodies well under it); SQLite has
-	// rolled the statement back, and the write fails.
-	defer func() {
-		if r := recover(); r != nil {
-			e, ok := r.(error)
-			if !ok || !errors.Is(e, sqlite3.NOMEM) && e.Error() != "sqlite3: out of memory" {
-				panic(r)
-			}
-			err = s.fail(op, &kindError{ErrTooLarge, e})
-		}
-	}()
+	defer func() { err = s.fail(op, err) }()
+	defer recoverNoMem(&err)
 	if err := fn(tx); err != nil {
-		return s.fail(op, err)
+		return err
 	}
-	return s.fail(op, tx.Commit())
+	return tx.Commit()
+}
+
+// recoverNoMem, deferred, makes the SQLite driver's panic where SQLite runs
+// out of its memory (it has a fixed amount: maxBody keeps bodies well
+// under it) the write's ErrTooLarge: SQLite has rolled the statement back,
+// and the write fails.
+func recoverNoMem(err *error) {
+	if r := recover(); r != nil {
+		e, ok := r.(error)
+		if !ok || !errors.Is(e, sqlite3.NOMEM) && e.Error() != "sqlite3: out of memory" {
+			panic(r)
+		}
+		*err = &kindError{ErrTooLarge, e}
+	}
 }
 
 func (s *sqlStore) PutRun(ctx context.Context, r *Run) error {
@@ -541,6 +626,14 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 	if v, ok := s.rids.Load(key); ok {
 		// A watch's later polls: two small statements.
 		rid := v.(int64)
+		if s.d.name == sqliteDialect.name && fence == nil && after == nil {
+			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size)
+			if !gone {
+				return last, err
+			}
+			s.rids.Delete(key)
+			return s.appendPolls(ctx, service, id, startedAt, polls, nil, nil)
+		}
 		gone := false
 		err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
 			if fence != nil {
@@ -654,11 +747,16 @@ func (s *sqlStore) PutSnapshot(ctx context.Context, service, id, snapshotID, con
 	if v, ok := s.rids.Load(key); ok {
 		// A watch's snapshots: its run's row is known, one statement.
 		stored := false
-		err := s.write(ctx, "saving a snapshot", func(tx *sql.Tx) error {
-			var err error
-			stored, err = s.putSnapshot(ctx, tx, v.(int64), snapshotID, enc, body)
-			return err
-		})
+		var err error
+		if s.d.name == sqliteDialect.name {
+			stored, err = s.hotSnapshot(ctx, v.(int64), snapshotID, enc, body)
+		} else {
+			err = s.write(ctx, "saving a snapshot", func(tx *sql.Tx) error {
+				var err error
+				stored, err = s.putSnapshot(ctx, tx, v.(int64), snapshotID, enc, body)
+				return err
+			})
+		}
 		if err != nil || stored {
 			return err
 		}

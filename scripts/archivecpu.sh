@@ -1,33 +1,33 @@
 #!/usr/bin/env bash
 # The CPU of live watches with archiving on against off, under the same
-# load: `firewatch serve` runs 2*PAIRS research runs at once (speed 1:
-# about a minute each) and firewatch watches each with the default 2s
-# interval, half with FIREWATCH_ARCHIVE=off, half into one archive file,
-# all at the same time. Prints each watch's user+sys CPU and the sums.
-#   scripts/archivecpu.sh [PAIRS]
+# load: `firewatch serve` runs research runs at once (speed 1: about a
+# minute each) and firewatch watches each with the default 2s interval,
+# PAIRS with the archive off, PAIRS into one archive file, all at the same
+# time. Prints each round's sums of user+sys CPU (the kernel's accounting
+# of each child, in microseconds) and, over the rounds, the mean and spread
+# per watch and the ratio.
+#   scripts/archivecpu.sh [PAIRS] [BASE]
+# BASE (optional) is a second build measured in the same rounds, side by
+# side: a firewatch binary, or a git revision of this repository (main)
+# built for the occasion. ROUNDS=N (default 1) repeats the measurement.
 set -euo pipefail
 cd "$(dirname "$0")/.."
+export GOTOOLCHAIN=local CGO_ENABLED=0
 PAIRS=${1:-3}
+BASE=${2:-}
 tmp=$(mktemp -d)
-trap 'kill $SP 2>/dev/null || true; rm -rf "$tmp"' EXIT
-CGO_ENABLED=0 go build -o "$tmp/firewatch" .
-export XDG_DATA_HOME="$tmp/xdg"
-args=(); for i in $(seq $((2 * PAIRS))); do args+=(--scenario research); done
-"$tmp/firewatch" serve --speed 1 --rate-limit -1 "${args[@]}" > "$tmp/env" 2>/dev/null &
-SP=$!
-sleep 1
-set -a; . "$tmp/env"; set +a
-mapfile -t JOBS < <(grep JOB_ID "$tmp/env" | cut -d= -f2)
-i=0
-for j in "${JOBS[@]}"; do
-  mode=off; [ $((i % 2)) = 1 ] && mode="$tmp/a.db"
-  ( /usr/bin/time -f "%U %S" -o "$tmp/cpu-$i" "$tmp/firewatch" watch "$j" -o plain --archive "$mode" >/dev/null 2>&1 || true ) &
-  i=$((i + 1))
-done
-wait $(jobs -p | grep -v "^$SP$") 2>/dev/null || true
-off=0; on=0
-for k in $(seq 0 $((i - 1))); do
-  c=$(awk '{printf "%.2f", $1+$2}' "$tmp/cpu-$k")
-  if [ $((k % 2)) = 1 ]; then echo "on  $c s"; on=$(echo "$on + $c" | bc); else echo "off $c s"; off=$(echo "$off + $c" | bc); fi
-done
-echo "sum off $off s, on $on s, ratio $(echo "scale=2; $on / $off" | bc)"
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/firewatch" .
+go build -o "$tmp/archivecpu" ./scripts/archivecpu
+base=()
+if [ -n "$BASE" ]; then
+  if [ -f "$BASE" ] && [ -x "$BASE" ]; then
+    cp "$BASE" "$tmp/base"
+  else
+    mkdir "$tmp/src"
+    git archive "$BASE" | tar -x -C "$tmp/src"
+    (cd "$tmp/src" && go build -o "$tmp/base" .)
+  fi
+  base=(-base "$tmp/base" -base-label "$BASE" -label "$(git rev-parse --abbrev-ref HEAD)")
+fi
+"$tmp/archivecpu" -firewatch "$tmp/firewatch" -pairs "$PAIRS" -rounds "${ROUNDS:-1}" "${base[@]}"

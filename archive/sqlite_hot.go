@@ -1,0 +1,177 @@
+package archive
+
+import (
+	"context"
+	"errors"
+
+	"github.com/ncruces/go-sqlite3"
+)
+
+// sqliteHot runs a watch's writes of a poll and of a snapshot on SQLite's
+// own connection, with statements prepared on it once, instead of through
+// database/sql: its transaction and each query in it start a goroutine
+// that watches the context, and those goroutines, at every poll, woke
+// threads a watch otherwise leaves asleep (their scheduling cost a live
+// watch more than the writes did). Only the statements below are run
+// this way; everything else, PostgreSQL and a lease's fenced writes go
+// through database/sql as before.
+type sqliteHot struct {
+	conn                                   *sqlite3.Conn // the connection they are prepared on
+	begin, commit, rollback                *sqlite3.Stmt
+	insertPoll, countPolls, insertSnapshot *sqlite3.Stmt
+}
+
+// stmts are h's statements, in the order hotOn prepares them.
+func (h *sqliteHot) stmts() []**sqlite3.Stmt {
+	return []**sqlite3.Stmt{&h.begin, &h.commit, &h.rollback, &h.insertPoll, &h.countPolls, &h.insertSnapshot}
+}
+
+func (h *sqliteHot) close() {
+	for _, st := range h.stmts() {
+		if *st != nil {
+			(*st).Close()
+			*st = nil
+		}
+	}
+}
+
+// hotOn is the statements on conn, prepared on its first use (again if
+// database/sql replaced the connection).
+func (s *sqlStore) hotOn(conn *sqlite3.Conn) (*sqliteHot, error) {
+	if s.hot != nil && s.hot.conn == conn {
+		return s.hot, nil
+	}
+	// A replaced connection was closed with its statements.
+	h := &sqliteHot{conn: conn}
+	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`, insertPollSQL, countPollsSQL, sqliteDialect.putSnapshotSQL()} {
+		st, _, err := conn.Prepare(q)
+		if err != nil {
+			h.close()
+			return nil, err
+		}
+		*h.stmts()[i] = st
+	}
+	s.hot = h
+	return h, nil
+}
+
+// closeHot finalizes the statements before the connection closes (SQLite
+// refuses to close a connection with statements left).
+func (s *sqlStore) closeHot() {
+	if s.hot == nil {
+		return
+	}
+	c, err := s.db.Conn(context.Background())
+	if err != nil {
+		return
+	}
+	defer c.Close()
+	_ = c.Raw(func(dc any) error {
+		s.hot.close()
+		s.hot = nil
+		return nil
+	})
+}
+
+// hotWrite runs fn in one write transaction (BEGIN IMMEDIATE) on SQLite's
+// own connection: write's rules (a busy lock waited for, said once, up to
+// lockWait; SQLite out of memory is ErrTooLarge; failures named op).
+func (s *sqlStore) hotWrite(ctx context.Context, op string, fn func(h *sqliteHot) error) error {
+	c, err := s.db.Conn(ctx)
+	if err != nil {
+		return s.fail(op, err)
+	}
+	defer c.Close()
+	err = c.Raw(func(dc any) (err error) {
+		rc, ok := dc.(interface{ Raw() *sqlite3.Conn })
+		if !ok {
+			return errors.New("not an SQLite connection")
+		}
+		conn := rc.Raw()
+		h, err := s.hotOn(conn)
+		if err != nil {
+			return err
+		}
+		old := conn.SetInterrupt(ctx)
+		defer conn.SetInterrupt(old)
+		if err := s.waitLock(ctx, h.begin.Exec); err != nil {
+			return err
+		}
+		defer func() {
+			if !conn.GetAutocommit() {
+				conn.SetInterrupt(context.Background()) // rolled back even when interrupted
+				_ = h.rollback.Exec()
+			}
+		}()
+		defer recoverNoMem(&err)
+		if err := fn(h); err != nil {
+			return err
+		}
+		return h.commit.Exec()
+	})
+	return s.fail(op, err)
+}
+
+// hotAppend stores polls of the run rid, after its polls held: the
+// sequence numbers come from the run's count, raised in the same
+// transaction. gone reports a run no longer held (pruned meanwhile).
+func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64) (last int64, gone bool, err error) {
+	err = s.hotWrite(ctx, "saving a poll", func(h *sqliteHot) error {
+		st := h.countPolls
+		_ = st.BindInt64(1, int64(len(polls)))
+		_ = st.BindInt64(2, size)
+		_ = st.BindInt64(3, rid)
+		row := st.Step()
+		n := st.ColumnInt64(0)
+		if err := errors.Join(st.Err(), st.Reset()); err != nil {
+			return err
+		}
+		if !row {
+			gone = true
+			return errGone
+		}
+		from := n - int64(len(polls))
+		st = h.insertPoll
+		defer st.ClearBindings() // the bodies are not kept in SQLite's memory
+		for i, p := range polls {
+			_ = st.BindInt64(1, rid)
+			_ = st.BindInt64(2, from+int64(i))
+			_ = st.BindInt64(3, p.ReceivedAt.UnixMilli())
+			_ = st.BindInt64(4, int64(encs[i]))
+			if err := st.BindBlob(5, bodies[i]); err != nil {
+				return err
+			}
+			if err := st.Exec(); err != nil {
+				return err
+			}
+		}
+		last = from + int64(len(polls)) - 1
+		return nil
+	})
+	return last, gone, err
+}
+
+// hotSnapshot stores a snapshot of the run rid; stored is false when the
+// run is no longer held.
+func (s *sqlStore) hotSnapshot(ctx context.Context, rid int64, sid string, enc int, body []byte) (stored bool, err error) {
+	err = s.hotWrite(ctx, "saving a snapshot", func(h *sqliteHot) error {
+		st := h.insertSnapshot
+		defer st.ClearBindings()
+		_ = st.BindInt64(1, rid)
+		_ = st.BindText(2, sid)
+		_ = st.BindInt64(3, int64(enc))
+		if err := st.BindBlob(4, body); err != nil {
+			return err
+		}
+		_ = st.BindInt64(5, rid)
+		if err := st.Exec(); err != nil {
+			return err
+		}
+		stored = h.conn.Changes() > 0
+		return nil
+	})
+	return stored, err
+}
+
+// errGone ends the transaction of a poll whose run is no longer held.
+var errGone = errors.New("the run is no longer held")
