@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/firewatch/firewatch/model"
+
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
@@ -148,7 +150,7 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 		Errors       map[string]string `json:"errors,omitempty"` // a part that could not be fetched: why
 	}
 	if u := t.Usage; u != nil {
-		out.TokenUsage = &usage{RemainingTokens: u.RemainingTokens, PlanTokens: u.PlanTokens, RemainingCredits: u.RemainingTokens / 15}
+		out.TokenUsage = &usage{RemainingTokens: u.RemainingTokens, PlanTokens: u.PlanTokens, RemainingCredits: u.RemainingTokens / model.TokensPerCredit}
 		if !u.BillingPeriodStart.IsZero() {
 			out.TokenUsage.BillingPeriodStart = &u.BillingPeriodStart
 		}

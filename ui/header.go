@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -166,10 +167,11 @@ func (m *Model) headerLines(compact bool) []string {
 		parts = append(parts, describe.Count(n, "error"))
 	}
 	left := m.env.text(strings.Join(parts, " · "))
-	var teams []string // the team's tokens, longest first, then none
+	var teams []string // what the team has left, longest first, then none
 	if t := m.tokens; t != nil && !m.health.TokensHidden && !compact {
-		n := describe.Tokens(m.teamTokens(t))
-		teams = append(teams, "team "+n+" tokens left", "team "+n+" left")
+		// In credits, as the runs screen's title says it.
+		c := math.Round(m.teamTokens(t) / model.TokensPerCredit)
+		teams = append(teams, "team "+text.Credits(c)+" left", "team "+text.Number(c)+" left")
 	}
 	teams = append(teams, "")
 	healths, hst := m.healthTexts()
@@ -226,7 +228,7 @@ func (m *Model) teamTokens(t *poller.TokenUsage) float64 {
 	if used <= 0 {
 		return t.RemainingTokens
 	}
-	return max(t.RemainingTokens-used*15, 0)
+	return max(t.RemainingTokens-used*model.TokensPerCredit, 0)
 }
 
 // healthTexts is healthText, then a shorter form when there is one.

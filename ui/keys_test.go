@@ -611,19 +611,19 @@ func TestReplayElapsedFollowsTheRecording(t *testing.T) {
 	}
 }
 
-// At 120 columns the connection's state is whole beside the team's tokens,
-// and the team's figure moves with the run's credits, not only when the
+// At 120 columns the connection's state is whole beside what the team has
+// left, in credits as the runs screen says it, and the team's figure moves with the run's credits, not only when the
 // service is asked again.
 func TestHeaderHealthAndTeamTokens(t *testing.T) {
 	m := newTestModel(t, "running.json", 120, 40, Config{Updates: make(chan poller.Update), Backend: &fakeBackend{}})
 	m.onUpdate(poller.Update{Tokens: &poller.TokenUsage{RemainingTokens: 1_395_735}, Health: poller.Health{Polls: 3, Interval: 2 * time.Second}})
 	line := plain(screenLines(m)[1])
-	if !strings.Contains(line, "✓ live, polling every 2s") || !strings.Contains(line, "1,395,735") {
+	if !strings.Contains(line, "✓ live, polling every 2s") || !strings.Contains(line, "team 93,049") {
 		t.Fatalf("header line 2: %q", line)
 	}
 	credits := m.env.store.Run().CreditsUsed
 	m.onUpdate(poller.Update{Poll: &model.Poll{RunID: m.env.store.Run().ID, HasCredits: true, CreditsUsed: credits + 10}, Health: poller.Health{Polls: 4, Interval: 2 * time.Second}})
-	if line := plain(screenLines(m)[1]); !strings.Contains(line, "1,395,585") {
-		t.Errorf("after 10 more credits, the team's tokens did not move: %q", line)
+	if line := plain(screenLines(m)[1]); !strings.Contains(line, "team 93,039") {
+		t.Errorf("after 10 more credits, the team's figure did not move: %q", line)
 	}
 }

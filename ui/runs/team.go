@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/firewatch/firewatch/model"
+
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/scrapeopts"
@@ -27,7 +29,7 @@ func TokenLine(u *poller.TokenUsage) string {
 	} else {
 		s += " tokens left"
 	}
-	return s + " = " + text.Credits(math.Round(u.RemainingTokens/15))
+	return s + " = " + text.Credits(math.Round(u.RemainingTokens/model.TokensPerCredit))
 }
 
 // PeriodLine is the billing period: "billing period 2026-11-01 – 2026-12-01

@@ -105,7 +105,7 @@ func (m *Model) titleLine() string {
 	}
 	right := ""
 	if u := m.usage; u != nil {
-		right = text.Credits(math.Round(u.RemainingTokens/15)) + " left"
+		right = text.Credits(math.Round(u.RemainingTokens/model.TokensPerCredit)) + " left"
 	}
 	left := b.String()
 	if gap := m.width - ansi.StringWidth(left) - describe.Width(right) - 1; right != "" && gap > 0 {
