@@ -201,6 +201,10 @@ func (s *sqlStore) AppendLeased(ctx context.Context, l Lease, startedAt time.Tim
 	return last, nil
 }
 
+func (s *sqlStore) ReplaceLeased(ctx context.Context, l Lease, r *Run, polls []Poll, snapshots map[string]string) error {
+	return leaseErr(s.replaceRun(ctx, r, polls, snapshots, func(tx *sql.Tx) error { return s.fence(ctx, tx, &l) }))
+}
+
 func (s *sqlStore) Ring(ctx context.Context, l Lease) (int64, error) {
 	err := s.write(ctx, "ringing a lease's doorbell", func(tx *sql.Tx) error {
 		if err := s.fence(ctx, tx, &l); err != nil {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -157,10 +158,12 @@ func (k *keptArchive) close() {
 }
 
 // archiveWatch sets up archiving of a live watch into k (nil: the watch
-// opens the archive now): the sink to tee beside --record, which owns the
-// store from then on, or nil when archiving is off or the archive cannot
-// be had (said once on stderr; the watch goes on).
-func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jobID string, k *keptArchive) *archiving.Sink {
+// opens the archive now): the sink its polls go to, which owns the store
+// from then on, or nil when archiving is off or the archive cannot be had
+// (said once on stderr; the watch goes on). A PostgreSQL archive that
+// cannot be reached now is no sink but reopen, which opens it again later
+// (the watch's archiving.Shared says so, and tries every few seconds).
+func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jobID string, k *keptArchive) (sink *archiving.Sink, reopen func(context.Context) (*archiving.Sink, error)) {
 	if k == nil {
 		k = a.keepArchiveFor(ctx)
 	}
@@ -169,15 +172,30 @@ func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jo
 		k.close()
 		err = fmt.Errorf("archive %s: %w (it is still read by history, compare, cost and report)", st.Where(), archive.ErrReadOnly)
 	}
+	if errors.Is(err, archive.ErrUnavailable) {
+		w.Debug.Printf("archive: %s", a.secrets.Redact(err.Error()))
+		return nil, func(ctx context.Context) (*archiving.Sink, error) {
+			st, err := a.openArchive(ctx, keepArchive, k.lock)
+			if err != nil || st == nil {
+				return nil, cmp.Or(err, archive.ErrOff)
+			}
+			return a.watchSink(w, svc, jobID, st, k), nil
+		}
+	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
-		return nil
+		return nil, nil
 	}
 	if st == nil {
-		return nil // off
+		return nil, nil // off
 	}
-	s := archiving.NewSink(st, a.secrets, svc.baseURL, jobID, archive.TeamOf(svc.key))
 	k.st = nil // the sink's now
+	return a.watchSink(w, svc, jobID, st, k), nil
+}
+
+// watchSink is the sink of a live watch's run in st, which it owns.
+func (a *app) watchSink(w *watchSession, svc service, jobID string, st archive.Store, k *keptArchive) *archiving.Sink {
+	s := archiving.NewSink(st, a.secrets, svc.baseURL, jobID, archive.TeamOf(svc.key))
 	s.SetSay(func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) })
 	// A wait for another writer's lock is said where the sink says things
 	// (the footer once the screen is up), once.
@@ -186,6 +204,9 @@ func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jo
 		s.Put(k.seed)
 	}
 	w.Debug.Printf("archive: %s", s.Where())
+	if w.Output == OutputTUI {
+		attachNotes(s, w)
+	}
 	return s
 }
 

@@ -294,7 +294,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(m.Chosen) {
 			err = a.showArchivedID(ctx, w, as, m.Chosen)
 		} else {
-			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{})
+			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{label: "runs"})
 		}
 		cleanup()
 		if r := w.Store.Run(); r.State == model.StateFinished {

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -91,6 +92,9 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 
 // liveOptions are what a command gives watchLive besides the session.
 type liveOptions struct {
+	// label says what the process is to the team, in the run's lease
+	// ("watch" when empty).
+	label string
 	// hook, if set, runs in its own goroutine once the client exists.
 	hook func(context.Context, *poller.Client)
 	// archive is the archive the command opened for the watch (nil:
@@ -114,10 +118,19 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
-	aw := a.archiveWatch(ctx, w, svc, jobID, lo.archive)
-	defer closeArchive(aw, w)
+	aw, reopen := a.archiveWatch(ctx, w, svc, jobID, lo.archive)
+	var shared *archiving.Shared
+	defer func() {
+		if shared != nil {
+			aw = shared.Sink() // the archive may have been reached later
+		}
+		closeArchive(aw, w)
+	}()
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
+	// The service said this key may see the run (or the command started
+	// it): the watch may show another process's polls of it.
+	visible := !req.IsZero()
 	if req.IsZero() {
 		// The prompt and model, for the screen, the recording, the report
 		// and the export; a failure costs nothing but them.
@@ -126,6 +139,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 			w.Debug.Printf("the run's request: %v", err)
 		} else {
 			req, told = l.Request, archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l)
+			visible = l.Status != nil
 		}
 		cancel()
 	} else if req.Model == "" {
@@ -155,15 +169,32 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		wopts.Record = f
 	}
 	aw.KeepLookup(told)
-	wopts.Record = archiving.Tee(wopts.Record, aw)
-	watcher := client.Watch(jobID, wopts)
-	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, follow.Poll(watcher)
+	// The run is polled once by every firewatch that shares the archive
+	// (archiving.Shared): this one, or another whose polls it reads.
+	sc := archiving.SharedConfig{Sink: aw, Reopen: reopen, Client: client, Service: svc.baseURL, JobID: jobID, Watch: wopts,
+		Label: cmp.Or(lo.label, "watch"), Logf: w.Debug.Printf, Say: say}
+	if sc.Say == nil {
+		sc.Say = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
+	}
+	if a.hub != nil {
+		sc.Label = "hub"
+	}
+	if !visible {
+		sc.Visible = func(ctx context.Context) error {
+			_, err := client.Status(ctx, jobID)
+			return err
+		}
+	}
+	shared = archiving.NewShared(sc)
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, shared, shared
 	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
 		w.Source = k.Tap(w.Source)
 		w.keepSnapshot = k.Keep
 	}
-	if aw != nil {
-		w.keepCancel = aw.KeepCancel
+	w.keepCancel = func() {
+		if s := shared.Sink(); s != nil {
+			s.KeepCancel()
+		}
 	}
 	var final *poller.Status // the status asked for --result, which the archive keeps too
 	w.resultOf = liveResult(w, client, jobID, &final)
@@ -180,9 +211,6 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		return err
 	}
 	defer otlp.finish()
-	if aw != nil {
-		attachNotes(aw, w)
-	}
 	if lo.hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -191,7 +219,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
-	aw.KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
+	shared.Sink().KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
 	return a.out.finish(w, err)
 }
 
