@@ -29,9 +29,9 @@ type watchSession struct {
 
 // feed is where a watch's events come from.
 type feed struct {
-	JobID   string          // "" for a replay whose file does not say
-	Client  *poller.Client  // nil for a replay
-	Watcher controls // nil for a replay (pause, poll now, live view)
+	JobID   string         // "" for a replay whose file does not say
+	Client  *poller.Client // nil for a replay
+	Watcher controls       // nil for a replay (pause, poll now, live view)
 	Source  follow.Source
 	Replay  bool // the events come from a recording
 	// InputBytes is the size of the file a replay reads (0: not known):
