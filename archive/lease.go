@@ -37,6 +37,10 @@ type Coordinator interface {
 	// Release gives l up at once (a doorbell says it is free); a lease
 	// already lost is not an error.
 	Release(ctx context.Context, l Lease) error
+	// Lease is k's lease as the database holds it now, its Left by the
+	// database's clock (<= 0: free); ErrNotFound for one never taken (or
+	// long gone).
+	Lease(ctx context.Context, k LeaseKey) (Lease, error)
 	// Leases says who holds what: every lease of service and team (""
 	// for all), held or not (Lease.Left <= 0: free; a released one has
 	// no Holder.ID, and says who held it last), by service, team and

@@ -84,13 +84,27 @@ func (s *sqlStore) Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Dura
 	return l, err
 }
 
+// leaseSQL reads one lease, with how long it is still held.
+const leaseSQL = `SELECT ` + leaseCols + `, expires - NOW FROM fw_leases WHERE service = ? AND team = ? AND run = ?`
+
 // leaseIn reads k's lease in tx (nil: none).
 func (s *sqlStore) leaseIn(ctx context.Context, tx *sql.Tx, k LeaseKey) (*Lease, error) {
-	l, err := scanLease(tx.QueryRowContext(ctx, s.clocked(`SELECT `+leaseCols+`, expires - NOW FROM fw_leases WHERE service = ? AND team = ? AND run = ?`), k.Service, k.Team, k.Run))
+	l, err := scanLease(tx.QueryRowContext(ctx, s.clocked(leaseSQL), k.Service, k.Team, k.Run))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	return l, err
+}
+
+func (s *sqlStore) Lease(ctx context.Context, k LeaseKey) (Lease, error) {
+	l, err := scanLease(s.db.QueryRowContext(ctx, s.clocked(leaseSQL), k.Service, k.Team, k.Run))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Lease{}, ErrNotFound
+	case err != nil:
+		return Lease{}, s.fail("reading a lease", err)
+	}
+	return *l, nil
 }
 
 func scanLease(sc scanner) (*Lease, error) {
