@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"time"
@@ -118,7 +117,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
-	aw, reopen := a.archiveWatch(ctx, w, svc, jobID, lo.archive)
+	aw, reopen := a.archiveWatch(ctx, sinkOf(w), svc, jobID, lo.archive)
 	var shared *archiving.Shared
 	defer func() {
 		if shared != nil {
@@ -171,21 +170,12 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	aw.KeepLookup(told)
 	// The run is polled once by every firewatch that shares the archive
 	// (archiving.Shared): this one, or another whose polls it reads.
-	sc := archiving.SharedConfig{Sink: aw, Reopen: reopen, Client: client, Service: svc.baseURL, JobID: jobID, Watch: wopts,
-		Label: cmp.Or(lo.label, "watch"), Logf: w.Debug.Printf, Say: say}
-	if sc.Say == nil {
-		sc.Say = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
+	sayShared := say
+	if sayShared == nil {
+		sayShared = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
 	}
-	if a.hub != nil {
-		sc.Label = "hub"
-	}
-	if !visible {
-		sc.Visible = func(ctx context.Context) error {
-			_, err := client.Status(ctx, jobID)
-			return err
-		}
-	}
-	shared = archiving.NewShared(sc)
+	shared = a.newShared(sharedRun{svc: svc, client: client, jobID: jobID, watch: wopts, label: lo.label,
+		visible: visible, say: sayShared, debug: w.Debug}, aw, reopen)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, shared, shared
 	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
 		w.Source = k.Tap(w.Source)
