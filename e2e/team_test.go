@@ -226,6 +226,11 @@ func teamOfThree(t *testing.T, dsn string) {
 	for i, p := range procs {
 		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's first events", i), func(s string) bool { return strings.Count(s, "\n") >= 20 })
 	}
+	// firewatch team says who polls the run.
+	team := runFW(t, env, runLimit, "team")
+	if !strings.Contains(team.stdout, "Polled by") || !strings.Contains(team.stdout, fmt.Sprintf("watch on %s (pid %d) since", l.Host, l.PID)) {
+		t.Errorf("firewatch team does not say that pid %d polls the run:\n%s", l.PID, team)
+	}
 	// The lease as it stands just before the kill: its TTL bounds the takeover.
 	l = awaitLease(t, dsn, k, time.Second, "lease still held", func(l archive.Lease) bool { return l.Left > 0 })
 	if err := procs[h].cmd.Process.Signal(syscall.SIGKILL); err != nil {
