@@ -26,7 +26,9 @@ type Coordinator interface {
 	// reached: poll on your own, and try again later) or ErrReadOnly.
 	TryJoin(ctx context.Context) error
 	// Take takes the lease of k for h, for ttl, when it is free, expired,
-	// or already h's (then it is renewed and keeps its token). Held by
+	// already h's (then it is renewed and keeps its token), or held by a
+	// process of h's host that is gone (killed: no need to wait for it to
+	// expire; hosts are told apart by name). Held by
 	// another: a *HeldError (errors.Is ErrLeaseHeld) saying by whom and
 	// for how long.
 	Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Duration) (Lease, error)

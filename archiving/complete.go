@@ -34,11 +34,9 @@ type Completer struct {
 	Secrets *text.Secrets
 	Service string
 	Team    string // the team whose list is read (archive.TeamOf), "" unknown
-	// Label says what the process is to the team, in the runs' leases
-	// ("archive" when empty).
-	Label string
-
-	holder archive.Holder
+	// Holder is who the process is to the team, in the runs' leases
+	// (empty: a holder of its own, labelled "archive").
+	Holder archive.Holder
 }
 
 // completeTTL is how long a completion holds its run's lease at most: a
@@ -50,10 +48,10 @@ const completeTTL = 2 * time.Minute
 // take takes the run's lease for its completion; held: another firewatch
 // polls it now (who).
 func (cp *Completer) take(ctx context.Context, id string) (l archive.Lease, held string, err error) {
-	if cp.holder.ID == "" {
-		cp.holder = archive.NewHolder(cmp.Or(cp.Label, "archive"))
+	if cp.Holder.ID == "" {
+		cp.Holder = archive.NewHolder("archive")
 	}
-	l, err = cp.St.Take(ctx, archive.LeaseKey{Service: cp.Service, Run: id}, cp.holder, completeTTL)
+	l, err = cp.St.Take(ctx, archive.LeaseKey{Service: cp.Service, Run: id}, cp.Holder, completeTTL)
 	var he *archive.HeldError
 	if errors.As(err, &he) {
 		return l, text.Sanitize(he.Lease.Holder.String()), nil
