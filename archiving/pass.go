@@ -43,9 +43,9 @@ type PassCounts struct {
 	// ListedBy: another firewatch holds the team's list's lease (who): it
 	// archives the list now, and the pass was left to it.
 	ListedBy string
-	Partial                          int // runs archived without some of their parts
-	Bytes                            int64
-	Started                          time.Time
+	Partial  int // runs archived without some of their parts
+	Bytes    int64
+	Started  time.Time
 }
 
 // PassReport is told what a pass does, as it does it.
