@@ -204,15 +204,34 @@ func TestTeamFollowsOneRun(t *testing.T) {
 	t.Parallel()
 	t.Run("postgres", func(t *testing.T) {
 		t.Parallel()
-		teamOfThree(t, sharedPostgres(t))
+		teamOfThree(t, sharedPostgres(t), false)
 	})
 	t.Run("sqlite", func(t *testing.T) {
 		t.Parallel()
-		teamOfThree(t, filepath.Join(t.TempDir(), "team.db"))
+		teamOfThree(t, filepath.Join(t.TempDir(), "team.db"), false)
 	})
 }
 
-func teamOfThree(t *testing.T, dsn string) {
+// TestTeamHolderPaused: the leaseholder of three watches paused
+// (SIGSTOP) past its lease's TTL: another takes the run over; woken
+// (SIGCONT), the old holder finds its lease lost, stores nothing more and
+// follows; all three print, summarise and record each event once, and
+// agree.
+func TestTeamHolderPaused(t *testing.T) {
+	t.Parallel()
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		teamOfThree(t, sharedPostgres(t), true)
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		teamOfThree(t, filepath.Join(t.TempDir(), "team.db"), true)
+	})
+}
+
+// teamOfThree follows one run with three watches on dsn; its leaseholder
+// is killed mid-run, or paused past its TTL and woken (pause).
+func teamOfThree(t *testing.T, dsn string, pause bool) {
 	srv := startSim(t, sim.Options{Speed: 4})
 	id := srv.Jobs[0].ID
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
@@ -233,25 +252,36 @@ func teamOfThree(t *testing.T, dsn string) {
 	}
 	// The lease as it stands just before the kill: its TTL bounds the takeover.
 	l = awaitLease(t, dsn, k, time.Second, "lease still held", func(l archive.Lease) bool { return l.Left > 0 })
-	if err := procs[h].cmd.Process.Signal(syscall.SIGKILL); err != nil {
+	sig := syscall.SIGKILL
+	if pause {
+		sig = syscall.SIGSTOP
+	}
+	if err := procs[h].cmd.Process.Signal(sig); err != nil {
 		t.Fatal(err)
 	}
 	killed := time.Now()
-	<-procs[h].done
+	if !pause {
+		<-procs[h].done
+	}
 	nl := awaitLease(t, dsn, k, 5*time.Second, "takeover", func(nl archive.Lease) bool {
 		return nl.Token > l.Token && nl.Left > 0
 	})
+	if pause {
+		if err := procs[h].cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+	}
 	if holding(procs, nl) < 0 || holding(procs, nl) == h {
 		t.Fatalf("taken over by %s, none of the survivors", nl.Holder)
 	}
 	took := nl.Since.Sub(killed)
-	t.Logf("killed %s (TTL %s); %s took over %s later", l.Holder, l.TTL, nl.Holder, took.Round(time.Millisecond))
+	t.Logf("%s %s (TTL %s); %s took over %s later", sig, l.Holder, l.TTL, nl.Holder, took.Round(time.Millisecond))
 	if took > l.TTL+300*time.Millisecond || l.TTL > 3*teamInterval {
 		t.Errorf("taken over %s after the kill; the lease's TTL was %s (three intervals: %s)", took, l.TTL, 3*teamInterval)
 	}
 	var ended []*proc
 	for i, p := range procs {
-		if i == h {
+		if i == h && !pause {
 			continue
 		}
 		if code := p.wait(t, runLimit); code != 0 {
@@ -271,7 +301,15 @@ func teamOfThree(t *testing.T, dsn string) {
 			t.Errorf("watch %d says the archive cannot be reached:\n%s", i, p.stderr.String())
 		}
 	}
-	agree(t, env, srv, id, ended, []*proc{procs[h]})
+	if !pause {
+		agree(t, env, srv, id, ended, []*proc{procs[h]})
+		return
+	}
+	// Woken, the old holder found its lease lost and followed.
+	if log := string(readFile(t, filepath.Join(procs[h].cmd.Dir, "debug.log"))); !strings.Contains(log, "lease: lost run "+id) {
+		t.Errorf("the paused holder's debug log does not say it lost the lease:\n%s", tailOf(log))
+	}
+	agree(t, env, srv, id, ended, nil)
 }
 
 // TestTeamPostgresGoneAndBack: PostgreSQL (a server of the test's own)
