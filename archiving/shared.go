@@ -521,6 +521,14 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 				return step{}
 			}
 		case <-renew.C:
+			every := time.Duration(s.interval.Load())
+			if ttl := s.ttl(); ttl == l.TTL && !s.ahead.Load() && time.Since(sk.Fenced()) < every {
+				// A poll stored since the last turn renewed it: a watch
+				// alone on its run pays one statement per stored poll, in
+				// the poll's own transaction, and no more.
+				renew.Reset(every)
+				continue
+			}
 			l.TTL = s.ttl()
 			nl, err := st.Renew(ctx, l)
 			switch {

@@ -66,6 +66,7 @@ type Sink struct {
 	onLost func(error)    // a write found the lease taken over
 	onDrop func()         // a poll was left out: the archive may lack what the watch showed
 	seq    int64          // the last poll written under a lease (-1: none)
+	fenced time.Time      // when a write under the lease last renewed it
 	headed bool           // a recording's header gave started
 }
 
@@ -155,6 +156,7 @@ func (s *Sink) drain() {
 				if err == nil {
 					s.mu.Lock()
 					s.seq = max(s.seq, seq)
+					s.fenced = time.Now() // the write renewed the lease too
 					s.mu.Unlock()
 				}
 				return err
@@ -463,6 +465,15 @@ func (s *Sink) LastSeq() int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.seq
+}
+
+// Fenced is when a write under the lease last renewed it (AppendLeased
+// renews the lease it is fenced by): a holder that stored a poll since its
+// last renewal need not renew it on its own.
+func (s *Sink) Fenced() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fenced
 }
 
 // Store is the archive the sink writes into.
