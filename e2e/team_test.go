@@ -313,63 +313,65 @@ func teamOfThree(t *testing.T, dsn string, pause bool) {
 }
 
 // TestTeamPostgresGoneAndBack: PostgreSQL (a server of the test's own)
-// stopped while three watches share a run, then started again: each
-// watch says once that it polls on its own and goes on, then says the
-// archive is back and they share again (one leaseholder, the others
-// following); every event is printed, summarised and recorded once by
-// each.
+// down when three watches of one run start, then up, then stopped
+// mid-run and started again: in each outage every watch says once that it
+// polls on its own and goes on, then says the archive is back, and they
+// share again (one leaseholder, the others following); every event is
+// printed, summarised and recorded once by each.
 func TestTeamPostgresGoneAndBack(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
 	t.Parallel()
 	pg := pgtest.New(t)
-	pg.Start(t)
 	dsn := pg.DSN()
-	srv := startSim(t, sim.Options{Speed: 3})
+	srv := startSim(t, sim.Options{Speed: 2})
 	id := srv.Jobs[0].ID
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
 	k := archive.LeaseKey{Service: srv.URL, Run: id}
 	procs := []*proc{teamWatch(t, env, id), teamWatch(t, env, id), teamWatch(t, env, id)}
-	awaitLease(t, dsn, k, 10*time.Second, "leaseholder among the watches", func(l archive.Lease) bool {
-		return l.Left > 0 && holding(procs, l) >= 0
-	})
-	for i, p := range procs {
-		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's first events", i), func(s string) bool { return strings.Count(s, "\n") >= 10 })
+	const alone, back = "polling the run on our own", "the shared archive is back"
+	outage := func(n int) {
+		for i, p := range procs {
+			awaitCount(t, p, 10*time.Second, fmt.Sprintf("watch %d saying it polls on its own (outage %d)", i, n), alone, n)
+		}
+		before := srv.Stats().ByRoute["GET trace"]
+		pg.Start(t)
+		for i, p := range procs {
+			awaitCount(t, p, 15*time.Second, fmt.Sprintf("watch %d saying the archive is back (outage %d)", i, n), back, n)
+		}
+		up := time.Now()
+		l := awaitLease(t, dsn, k, 10*time.Second, "leaseholder once it is back", func(l archive.Lease) bool {
+			return l.Left > 0 && holding(procs, l) >= 0 && l.Renewed.After(up.Add(-time.Second))
+		})
+		t.Logf("outage %d: %d trace requests while they polled on their own; then %s holds the lease", n, srv.Stats().ByRoute["GET trace"]-before, l.Holder)
 	}
+	// Down at the start.
+	outage(1)
+	for i, p := range procs {
+		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's events", i), func(s string) bool { return strings.Count(s, "\n") >= 40 })
+	}
+	// Stopped mid-run.
 	pg.Stop(t)
-	for i, p := range procs {
-		awaitStderr(t, p, 10*time.Second, fmt.Sprintf("watch %d saying it polls on its own", i), "polling the run on our own")
-	}
-	before := srv.Stats().ByRoute["GET trace"]
-	pg.Start(t)
-	for i, p := range procs {
-		awaitStderr(t, p, 15*time.Second, fmt.Sprintf("watch %d saying the archive is back", i), "the shared archive is back")
-	}
-	alone := srv.Stats().ByRoute["GET trace"] - before
-	back := time.Now()
-	nl := awaitLease(t, dsn, k, 10*time.Second, "leaseholder again", func(nl archive.Lease) bool {
-		return nl.Left > 0 && holding(procs, nl) >= 0 && nl.Renewed.After(back.Add(-time.Second))
-	})
-	t.Logf("%d trace requests while they polled on their own; %s holds the lease again", alone, nl.Holder)
+	outage(2)
 	for i, p := range procs {
 		if code := p.wait(t, runLimit); code != 0 {
 			t.Fatalf("watch %d: exit %d\n%s", i, code, tailOf(p.stderr.String()))
 		}
-		for _, said := range []string{"polling the run on our own", "the shared archive is back"} {
-			if n := strings.Count(p.stderr.String(), said); n != 1 {
-				t.Errorf("watch %d said %q %d times, want once:\n%s", i, said, n, p.stderr.String())
+		for _, said := range []string{alone, back} {
+			if n := strings.Count(p.stderr.String(), said); n != 2 {
+				t.Errorf("watch %d said %q %d times, want once per outage:\n%s", i, said, n, p.stderr.String())
 			}
 		}
 	}
 	agree(t, env, srv, id, procs, nil)
 }
 
-// awaitStderr waits until p's stderr says want.
-func awaitStderr(t *testing.T, p *proc, limit time.Duration, what, want string) {
+// awaitCount waits until p's stderr says want n times.
+func awaitCount(t *testing.T, p *proc, limit time.Duration, what, want string, n int) {
 	t.Helper()
 	deadline := time.Now().Add(limit)
-	for !strings.Contains(p.stderr.String(), want) {
+	for strings.Count(p.stderr.String(), want) < n {
 		if time.Now().After(deadline) {
 			t.Fatalf("no %s within %s\nstderr:\n%s", what, limit, tailOf(p.stderr.String()))
 		}
