@@ -310,6 +310,10 @@ func (s *Shared) alone(ctx context.Context) error {
 // join makes sure the archive can be used now: opened (Reopen), joined
 // (TryJoin), its doorbells listened to.
 func (s *Shared) join(ctx, lctx context.Context) (archive.Store, error) {
+	// A database whose network is gone may not answer at all: each try
+	// is bounded, and the watch polls on its own meanwhile.
+	ctx, cancel := context.WithTimeout(ctx, WriteTimeout)
+	defer cancel()
 	sk := s.Sink()
 	if sk == nil {
 		var err error
@@ -526,6 +530,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 				// A poll stored since the last turn renewed it: a watch
 				// alone on its run pays one statement per stored poll, in
 				// the poll's own transaction, and no more.
+				s.cfg.Logf("%s", LeaseLine("renewed (by a stored poll)", l))
 				renew.Reset(every)
 				continue
 			}

@@ -94,6 +94,9 @@ type liveOptions struct {
 	// label says what the process is to the team, in the run's lease
 	// ("watch" when empty).
 	label string
+	// private: a run of a service no other firewatch can reach (the
+	// demo's own simulator): polled by this watch alone, with no lease.
+	private bool
 	// hook, if set, runs in its own goroutine once the client exists.
 	hook func(context.Context, *poller.Client)
 	// archive is the archive the command opened for the watch (nil:
@@ -119,12 +122,14 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// runs screen: its request, its cap) is what the watch knows too.
 	aw, reopen := a.archiveWatch(ctx, sinkOf(w), svc, jobID, lo.archive)
 	var shared *archiving.Shared
-	defer func() {
-		if shared != nil {
-			aw = shared.Sink() // the archive may have been reached later
+	// The sink: the archive may have been reached later (Shared's).
+	sinkNow := func() *archiving.Sink {
+		if shared != nil && shared.Sink() != nil {
+			return shared.Sink()
 		}
-		closeArchive(aw, w)
-	}()
+		return aw
+	}
+	defer func() { closeArchive(sinkNow(), w) }()
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
 	// The service said this key may see the run (or the command started
@@ -174,15 +179,22 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if sayShared == nil {
 		sayShared = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
 	}
+	leased := aw
+	if lo.private {
+		// Written through the recorder, as a watch's polls were before
+		// leases: there is nobody to share them with.
+		wopts.Record = archiving.Tee(wopts.Record, aw)
+		leased, reopen = nil, nil
+	}
 	shared = a.newShared(sharedRun{svc: svc, client: client, jobID: jobID, watch: wopts, label: lo.label,
-		visible: visible, say: sayShared, debug: w.Debug}, aw, reopen)
+		visible: visible, say: sayShared, debug: w.Debug}, leased, reopen)
 	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, shared, shared
 	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
 		w.Source = k.Tap(w.Source)
 		w.keepSnapshot = k.Keep
 	}
 	w.keepCancel = func() {
-		if s := shared.Sink(); s != nil {
+		if s := sinkNow(); s != nil {
 			s.KeepCancel()
 		}
 	}
@@ -209,7 +221,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
-	shared.Sink().KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
+	sinkNow().KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
 	return a.out.finish(w, err)
 }
 

@@ -156,7 +156,9 @@ func TestNotifyDemoOnlyWithNotify(t *testing.T) {
 // argument; FIREWATCH_NOTIFY_URL is used by watch; replay of the same run
 // sends nothing.
 func TestNotifyCommandWatch(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"failure"}, RateLimit: -1})
+	// Paced so that the watch sees the run before its end (a run first
+	// seen ended tells nothing), its run's lease taken first.
+	srv := startSim(t, sim.Options{Scenarios: []string{"failure"}, RateLimit: -1, Speed: 40})
 	t.Setenv("FIRECRAWL_API_URL", srv.URL)
 	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
 	env := newHook(t, http.StatusOK)

@@ -16,7 +16,7 @@ import (
 // TestSharedSourceForTheHub: two hubs' followers of one live run, made by
 // sharedSource on one archive, poll it once between them: the service
 // sees one trace stream, one follower's polls are the other's, and both
-// runs end with every event of the run, once. The debug log says who
+// runs end with every event of the run, once. The debug logs say who
 // took the lease and who followed it.
 func TestSharedSourceForTheHub(t *testing.T) {
 	t.Parallel()
@@ -59,7 +59,9 @@ func TestSharedSourceForTheHub(t *testing.T) {
 		t.Errorf("%d trace requests in %s: more than one stream (%d at most)", traces, wall, stream)
 	}
 	both := logs[0].String() + logs[1].String()
-	if strings.Count(both, "lease: took the lease of run "+id) != 1 || !strings.Contains(both, "lease: following the lease of run "+id) {
+	// One took it and the other followed (a busy machine may hand it over
+	// meanwhile: a takeover is said so).
+	if !strings.Contains(both, "lease: took the lease of run "+id) || !strings.Contains(both, "lease: following the lease of run "+id) {
 		t.Errorf("the debug logs do not say one took the lease and the other followed:\n%s", both)
 	}
 }
