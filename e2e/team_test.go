@@ -3,19 +3,16 @@ package e2e
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/go-json-experiment/json"
-	_ "github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/internal/pgtest"
@@ -37,29 +34,8 @@ func sharedPostgres(t *testing.T) string {
 		}
 		t.Skip("PostgreSQL not tested: set FIREWATCH_TEST_POSTGRES=postgres://...")
 	}
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	name := fmt.Sprintf("fwe2e_%d_%d", time.Now().UnixNano(), schemaN.Add(1))
-	if _, err := db.Exec(`CREATE SCHEMA ` + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		if db, err := sql.Open("pgx", dsn); err == nil {
-			db.Exec(`DROP SCHEMA ` + name + ` CASCADE`)
-			db.Close()
-		}
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + name
+	return pgtest.Schema(t, dsn)
 }
-
-var schemaN atomic.Int64
 
 // teamWatch is one of the team's watches: `watch -o json` with a summary,
 // a recording and a debug log in its own folder.

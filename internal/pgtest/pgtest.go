@@ -7,6 +7,7 @@
 package pgtest
 
 import (
+	"database/sql"
 	"fmt"
 	"net"
 	"os"
@@ -15,7 +16,12 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
+
+	_ "github.com/jackc/pgx/v5/stdlib" // the "pgx" driver
 )
 
 // Server is a private PostgreSQL server, initialised and stopped when the
@@ -126,4 +132,32 @@ func (p *Server) Stop(t testing.TB) {
 // DSN is the server's DSN, with a short connect timeout.
 func (p *Server) DSN() string {
 	return fmt.Sprintf("postgres://postgres@127.0.0.1:%d/postgres?sslmode=disable&connect_timeout=2", p.port)
+}
+
+var schemaN atomic.Int64
+
+// Schema is dsn with its search_path a new, empty schema of t's, dropped
+// when t ends: tests on one server share nothing.
+func Schema(t testing.TB, dsn string) string {
+	t.Helper()
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	name := fmt.Sprintf("fwtest_%d_%d", time.Now().UnixNano(), schemaN.Add(1))
+	if _, err := db.Exec(`CREATE SCHEMA ` + name); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if db, err := sql.Open("pgx", dsn); err == nil {
+			db.Exec(`DROP SCHEMA ` + name + ` CASCADE`)
+			db.Close()
+		}
+	})
+	sep := "?"
+	if strings.Contains(dsn, "?") {
+		sep = "&"
+	}
+	return dsn + sep + "search_path=" + name
 }
