@@ -234,7 +234,14 @@ func (a *app) watchCommand() *cobra.Command {
 arrives and the outcome when it finishes. The exit code says how it ended.
 
 The key comes from FIRECRAWL_API_KEY (or --api-key); the service from
-FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
+FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.
+
+Every firewatch that shares an archive (a team's --archive postgres://...,
+or one SQLite file on one machine) polls a run once between them: the one
+that holds the run's lease polls it and stores each poll, the others show
+what it stores (the header says "polled by ..."), and one of them takes
+over when it stops. firewatch team says who polls what; --debug logs each
+lease taken, renewed, lost or taken over. See docs/archive.md.`,
 		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
   firewatch watch $JOB --output plain --summary run.json --timeout 10m`,
