@@ -39,11 +39,12 @@ type Completer struct {
 	Holder archive.Holder
 }
 
-// completeTTL is how long a completion holds its run's lease at most: a
-// status, a trace and the snapshots, each bounded by the client; a watch
-// that takes the run over meanwhile makes its write fail, and the run
-// is the watch's to archive.
-const completeTTL = 2 * time.Minute
+// completeTTL is how long a completion's lease keeps a watch from taking
+// the run: short, so that a pass killed on another machine holds nobody
+// up for long. Its write is fenced by the lease's token, not its expiry:
+// a completion that outlasts it still writes, unless a watch took the run
+// over meanwhile (then its write fails, and the run is the watch's).
+const completeTTL = 15 * time.Second
 
 // take takes the run's lease for its completion; held: another firewatch
 // polls it now (who).

@@ -659,6 +659,12 @@ func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Leas
 		case <-retake.C:
 			again = true
 		case <-tick.C:
+			// A lease released early (a completion that held it for a
+			// moment, a holder that left) is taken now, not when it would
+			// have expired: SQLite rings no doorbell, and one may be lost.
+			if l, err := st.Lease(ctx, s.key); err == nil && (l.Left <= 0 || l.ID == "") {
+				again = true
+			}
 		case t := <-tokens:
 			h := s.health
 			s.emit(poller.Update{Tokens: t, Health: h})
