@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
-	"database/sql"
 	"errors"
 	"fmt"
 	"io"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5/stdlib"
+
+	"github.com/firewatch/firewatch/internal/pgtest"
 )
 
 func TestMain(m *testing.M) {
@@ -46,38 +47,9 @@ func postgresDSN(t testing.TB) string {
 	return dsn
 }
 
-var schemaN struct {
-	sync.Mutex
-	n int
-}
-
 // freshPostgres is a DSN whose search_path is a new, empty schema.
 func freshPostgres(t testing.TB) string {
-	dsn := postgresDSN(t)
-	db, err := sql.Open("pgx", dsn)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	schemaN.Lock()
-	schemaN.n++
-	name := fmt.Sprintf("fwtest_%d_%d", time.Now().UnixNano(), schemaN.n)
-	schemaN.Unlock()
-	if _, err := db.Exec(`CREATE SCHEMA ` + name); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		db, err := sql.Open("pgx", dsn)
-		if err == nil {
-			db.Exec(`DROP SCHEMA ` + name + ` CASCADE`)
-			db.Close()
-		}
-	})
-	sep := "?"
-	if strings.Contains(dsn, "?") {
-		sep = "&"
-	}
-	return dsn + sep + "search_path=" + name
+	return pgtest.Schema(t, postgresDSN(t))
 }
 
 var _ = stdlib.GetDefaultDriver

@@ -26,7 +26,9 @@ type Coordinator interface {
 	// reached: poll on your own, and try again later) or ErrReadOnly.
 	TryJoin(ctx context.Context) error
 	// Take takes the lease of k for h, for ttl, when it is free, expired,
-	// or already h's (then it is renewed and keeps its token). Held by
+	// already h's (then it is renewed and keeps its token), or held by a
+	// process of h's host that is gone (killed: no need to wait for it to
+	// expire; hosts are told apart by name). Held by
 	// another: a *HeldError (errors.Is ErrLeaseHeld) saying by whom and
 	// for how long.
 	Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Duration) (Lease, error)
@@ -37,6 +39,10 @@ type Coordinator interface {
 	// Release gives l up at once (a doorbell says it is free); a lease
 	// already lost is not an error.
 	Release(ctx context.Context, l Lease) error
+	// Lease is k's lease as the database holds it now, its Left by the
+	// database's clock (<= 0: free); ErrNotFound for one never taken (or
+	// long gone).
+	Lease(ctx context.Context, k LeaseKey) (Lease, error)
 	// Leases says who holds what: every lease of service and team (""
 	// for all), held or not (Lease.Left <= 0: free; a released one has
 	// no Holder.ID, and says who held it last), by service, team and
@@ -48,6 +54,11 @@ type Coordinator interface {
 	// doorbell with the last poll's sequence number, which it returns. A
 	// lease taken over meanwhile stores nothing: a *LostError.
 	AppendLeased(ctx context.Context, l Lease, startedAt time.Time, polls []Poll) (int64, error)
+	// ReplaceLeased is ReplaceRun for the holder of the run's lease l: in
+	// the same transaction it checks that l is still held with its token
+	// and renews it, so that no holder's polls are ever replaced under it.
+	// A lease taken over meanwhile stores nothing: a *LostError.
+	ReplaceLeased(ctx context.Context, l Lease, r *Run, polls []Poll, snapshots map[string]string) error
 	// Ring renews l and rings its doorbell with a count of its own, for
 	// what a holder stores that is not a run's polls (the team's list):
 	// its followers read the archive again. Lost: a *LostError.
@@ -133,7 +144,7 @@ var (
 type HeldError struct{ Lease Lease }
 
 func (e *HeldError) Error() string {
-	return fmt.Sprintf("%v: %s for another %s", ErrLeaseHeld, e.Lease.Holder.describe(), e.Lease.Left.Round(time.Millisecond))
+	return fmt.Sprintf("%v: %s for another %s", ErrLeaseHeld, e.Lease.Holder.String(), e.Lease.Left.Round(time.Millisecond))
 }
 
 func (e *HeldError) Unwrap() error { return ErrLeaseHeld }
@@ -149,12 +160,13 @@ func (e *LostError) Error() string {
 	if e.Now == nil || e.Now.Left <= 0 {
 		return ErrLeaseLost.Error() + " (it expired)"
 	}
-	return fmt.Sprintf("%v by %s", ErrLeaseLost, e.Now.Holder.describe())
+	return fmt.Sprintf("%v by %s", ErrLeaseLost, e.Now.Holder.String())
 }
 
 func (e *LostError) Unwrap() error { return ErrLeaseLost }
 
-func (h Holder) describe() string {
+// String says who a holder is: "watch on laptop (pid 4242)".
+func (h Holder) String() string {
 	return fmt.Sprintf("%s on %s (pid %d)", h.Label, h.Host, h.PID)
 }
 

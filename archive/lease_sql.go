@@ -29,6 +29,13 @@ const takeSQL = `INSERT INTO fw_leases AS l (` + leaseCols + `)
 	WHERE l.holder = excluded.holder OR l.expires <= excluded.renewed
 	RETURNING token, since, renewed, expires, bell`
 
+// takeDeadSQL takes over a lease whose holder is gone, fenced by its
+// token and holder as read.
+const takeDeadSQL = `UPDATE fw_leases SET token = token + 1, holder = ?, label = ?, host = ?, pid = ?,
+		since = NOW, renewed = NOW, expires = NOW + ?, ttl_ms = ?
+	WHERE service = ? AND team = ? AND run = ? AND token = ? AND holder = ?
+	RETURNING token, since, renewed, expires, bell`
+
 // leaseWhere selects one holder's lease with its token: the fence.
 const leaseWhere = ` WHERE service = ? AND team = ? AND run = ? AND holder = ? AND token = ?`
 
@@ -65,11 +72,20 @@ func (s *sqlStore) Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Dura
 		err := tx.QueryRowContext(ctx, s.clocked(takeSQL), k.Service, k.Team, k.Run, h.ID, h.Label, h.Host, h.PID, ttlMs(ttl), ttlMs(ttl)).
 			Scan(&l.Token, &since, &renewed, &expires, &l.Bell)
 		if errors.Is(err, sql.ErrNoRows) {
-			held, err := s.leaseIn(ctx, tx, k)
-			if err != nil {
-				return err
+			held, herr := s.leaseIn(ctx, tx, k)
+			if herr != nil {
+				return herr
 			}
-			return &HeldError{Lease: *held}
+			if held.Host != h.Host || held.PID == h.PID || !gone(held.PID) {
+				return &HeldError{Lease: *held}
+			}
+			// Its holder was a process of this machine that is gone
+			// (killed): taken over now rather than when it expires.
+			err = tx.QueryRowContext(ctx, s.clocked(takeDeadSQL), h.ID, h.Label, h.Host, h.PID, ttlMs(ttl), ttlMs(ttl),
+				k.Service, k.Team, k.Run, held.Token, held.ID).Scan(&l.Token, &since, &renewed, &expires, &l.Bell)
+			if errors.Is(err, sql.ErrNoRows) {
+				return &HeldError{Lease: *held}
+			}
 		}
 		if err != nil {
 			return err
@@ -84,13 +100,27 @@ func (s *sqlStore) Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Dura
 	return l, err
 }
 
+// leaseSQL reads one lease, with how long it is still held.
+const leaseSQL = `SELECT ` + leaseCols + `, expires - NOW FROM fw_leases WHERE service = ? AND team = ? AND run = ?`
+
 // leaseIn reads k's lease in tx (nil: none).
 func (s *sqlStore) leaseIn(ctx context.Context, tx *sql.Tx, k LeaseKey) (*Lease, error) {
-	l, err := scanLease(tx.QueryRowContext(ctx, s.clocked(`SELECT `+leaseCols+`, expires - NOW FROM fw_leases WHERE service = ? AND team = ? AND run = ?`), k.Service, k.Team, k.Run))
+	l, err := scanLease(tx.QueryRowContext(ctx, s.clocked(leaseSQL), k.Service, k.Team, k.Run))
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, nil
 	}
 	return l, err
+}
+
+func (s *sqlStore) Lease(ctx context.Context, k LeaseKey) (Lease, error) {
+	l, err := scanLease(s.db.QueryRowContext(ctx, s.clocked(leaseSQL), k.Service, k.Team, k.Run))
+	switch {
+	case errors.Is(err, sql.ErrNoRows):
+		return Lease{}, ErrNotFound
+	case err != nil:
+		return Lease{}, s.fail("reading a lease", err)
+	}
+	return *l, nil
 }
 
 func scanLease(sc scanner) (*Lease, error) {
@@ -199,6 +229,10 @@ func (s *sqlStore) AppendLeased(ctx context.Context, l Lease, startedAt time.Tim
 		return -1, leaseErr(err)
 	}
 	return last, nil
+}
+
+func (s *sqlStore) ReplaceLeased(ctx context.Context, l Lease, r *Run, polls []Poll, snapshots map[string]string) error {
+	return leaseErr(s.replaceRun(ctx, r, polls, snapshots, func(tx *sql.Tx) error { return s.fence(ctx, tx, &l) }))
 }
 
 func (s *sqlStore) Ring(ctx context.Context, l Lease) (int64, error) {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -533,4 +534,43 @@ func TestPostgresEndsIdleTransactions(t *testing.T) {
 			t.Errorf("idle_in_transaction_session_timeout %q (%v), want %s", v, err, c.want)
 		}
 	}
+}
+
+// TestLeaseOfAGoneProcess: a lease whose holder was a process of this
+// machine that is gone (killed) is taken over at once, with the next
+// token, and its old holder's writes are refused; one held by a gone
+// process of another machine waits for its expiry, as does one whose
+// process still runs here.
+func TestLeaseOfAGoneProcess(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string, s Store) {
+		ctx := context.Background()
+		exited := exec.Command("true")
+		if err := exited.Run(); err != nil {
+			t.Skip("no process to let end:", err)
+		}
+		k := LeaseKey{Service: svc, Team: team, Run: runID}
+		dead := NewHolder("watch")
+		dead.PID = exited.Process.Pid
+		old, err := s.Take(ctx, k, dead, time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		elsewhere := NewHolder("watch")
+		elsewhere.Host += "-other"
+		if _, err := s.Take(ctx, k, elsewhere, time.Minute); !errors.Is(err, ErrLeaseHeld) {
+			t.Fatalf("another machine took a lease of this one's gone process: %v", err)
+		}
+		me := NewHolder("watch")
+		l, err := openAgain(t, dsn).Take(ctx, k, me, time.Minute)
+		if err != nil || l.Token != old.Token+1 || l.ID != me.ID {
+			t.Fatalf("the gone process's lease: %+v %v", l, err)
+		}
+		if _, err := s.AppendLeased(ctx, old, time.Now(), pollLine(`{"trace":{}}`)); !errors.Is(err, ErrLeaseLost) {
+			t.Fatalf("the gone holder's write: %v", err)
+		}
+		other := NewHolder("watch") // this process: it runs
+		if _, err := s.Take(ctx, k, other, time.Minute); !errors.Is(err, ErrLeaseHeld) {
+			t.Fatalf("a live process's lease was taken: %v", err)
+		}
+	})
 }

@@ -692,7 +692,18 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 }
 
 func (s *sqlStore) ReplaceRun(ctx context.Context, r *Run, polls []Poll, snapshots map[string]string) error {
+	return s.replaceRun(ctx, r, polls, snapshots, nil)
+}
+
+// replaceRun is ReplaceRun, with fence (if set) run first in the same
+// transaction: its error refuses the write.
+func (s *sqlStore) replaceRun(ctx context.Context, r *Run, polls []Poll, snapshots map[string]string, fence func(tx *sql.Tx) error) error {
 	return s.write(ctx, "saving a run", func(tx *sql.Tx) error {
+		if fence != nil {
+			if err := fence(tx); err != nil {
+				return err
+			}
+		}
 		rid, err := s.upsertRun(ctx, tx, r, true)
 		if err != nil {
 			return err

@@ -20,6 +20,12 @@ import (
 // them; for a run held in part (a watch left early) or not at all, the
 // status, the trace and the snapshots not held yet, written in one
 // transaction with the run's record derived again from every poll held.
+//
+// A run's polls are written by the holder of its lease alone (Shared):
+// the completer takes the run's lease before it fetches its trace, and
+// writes the run under it (ReplaceLeased, fenced by the lease), so that
+// it never replaces the polls of a live watch; a run another firewatch
+// polls now is left to it (Completion.PolledBy), which archives it.
 
 // Completer completes runs of one service in one archive.
 type Completer struct {
@@ -28,6 +34,38 @@ type Completer struct {
 	Secrets *text.Secrets
 	Service string
 	Team    string // the team whose list is read (archive.TeamOf), "" unknown
+	// Holder is who the process is to the team, in the runs' leases
+	// (empty: a holder of its own, labelled "archive").
+	Holder archive.Holder
+}
+
+// completeTTL is how long a completion's lease keeps a watch from taking
+// the run: short, so that a pass killed on another machine holds nobody
+// up for long. Its write is fenced by the lease's token, not its expiry:
+// a completion that outlasts it still writes, unless a watch took the run
+// over meanwhile (then its write fails, and the run is the watch's).
+const completeTTL = 15 * time.Second
+
+// take takes the run's lease for its completion; held: another firewatch
+// polls it now (who).
+func (cp *Completer) take(ctx context.Context, id string) (l archive.Lease, held string, err error) {
+	if cp.Holder.ID == "" {
+		cp.Holder = archive.NewHolder("archive")
+	}
+	l, err = cp.St.Take(ctx, archive.LeaseKey{Service: cp.Service, Run: id}, cp.Holder, completeTTL)
+	var he *archive.HeldError
+	if errors.As(err, &he) {
+		return l, text.Sanitize(he.Lease.Holder.String()), nil
+	}
+	return l, "", err
+}
+
+// release gives the run's lease up once the completion is written (or
+// not): a watch waiting for it polls at once.
+func (cp *Completer) release(ctx context.Context, l archive.Lease) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WriteTimeout)
+	defer cancel()
+	_ = cp.St.Release(ctx, l)
 }
 
 // StoreError is the archive failing while a run was completed (the
@@ -53,6 +91,9 @@ type Completion struct {
 	Gone     bool  // the service no longer has it
 	Requests int   // requests made
 	Bytes    int64 // bytes of trace and snapshots fetched
+	// PolledBy: another firewatch holds the run's lease (who): it polls
+	// the run and archives it, and the completion was left to it.
+	PolledBy string
 	// skipped says why the run could not be archived now (skipErr is the
 	// failure); what was read of it is kept and the next listing tries
 	// again.
@@ -82,21 +123,8 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 	}
 	item := RunFromInfo(cp.Secrets, cp.Service, ri)
 	item.Team = cp.Team
-	// skip keeps r (what was read) and says why the run waits for the
-	// next listing.
 	skip := func(what string, err error, r *archive.Run) (Completion, error) {
-		if ctx.Err() != nil {
-			return done, ctx.Err()
-		}
-		if gone(err) {
-			done.Gone = true
-			return done, nil
-		}
-		if err := cp.St.PutRun(ctx, r); err != nil {
-			return done, storeErr(err)
-		}
-		done.Skipped, done.SkipErr = what, err
-		return done, nil
+		return cp.skip(ctx, &done, what, err, r)
 	}
 	if h != nil && h.Complete && h.Gaps == 0 {
 		if !h.HasItem {
@@ -109,19 +137,62 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 			return done, nil
 		}
 	}
+	if h == nil || !h.Complete || h.Gaps > 0 {
+		// Its polls are to be written: under the run's lease.
+		l, by, err := cp.take(ctx, ri.ID)
+		switch {
+		case err != nil:
+			return done, storeErr(err)
+		case by != "":
+			done.PolledBy = by
+			return done, nil
+		}
+		defer cp.release(ctx, l)
+		return cp.fetch(ctx, ri, h, item, l)
+	}
+	// Finished, but its status (the result, expiresAt) never read.
 	done.Requests++
 	status, err := cp.C.Status(ctx, ri.ID)
 	if err != nil {
 		return skip("skipped: its status could not be read; its list item is kept", err, item)
 	}
-	if h != nil && h.Complete && h.Gaps == 0 {
-		// Finished, but its status (the result, expiresAt) never read.
-		r := WithID(&archive.Run{}, cp.Service, ri.ID)
-		ApplyStatus(cp.Secrets, r, status)
-		if err := cp.St.PutRun(ctx, r); err != nil {
-			return done, storeErr(err)
-		}
-		return done, nil
+	r := WithID(&archive.Run{}, cp.Service, ri.ID)
+	ApplyStatus(cp.Secrets, r, status)
+	if err := cp.St.PutRun(ctx, r); err != nil {
+		return done, storeErr(err)
+	}
+	return done, nil
+}
+
+// skip keeps r (what was read of the run) and says in done why the run
+// waits for the next listing.
+func (cp *Completer) skip(ctx context.Context, done *Completion, what string, err error, r *archive.Run) (Completion, error) {
+	if ctx.Err() != nil {
+		return *done, ctx.Err()
+	}
+	if gone(err) {
+		done.Gone = true
+		return *done, nil
+	}
+	if err := cp.St.PutRun(ctx, r); err != nil {
+		return *done, storeErr(err)
+	}
+	done.Skipped, done.SkipErr = what, err
+	return *done, nil
+}
+
+// fetch archives the run ri whole (held as h, nil: not at all) under its
+// lease l: its status, its trace after the polls held, its snapshots not
+// held yet.
+func (cp *Completer) fetch(ctx context.Context, ri *poller.RunInfo, h *archive.Held, item *archive.Run, l archive.Lease) (Completion, error) {
+	var done Completion
+	skip := func(what string, err error, r *archive.Run) (Completion, error) {
+		return cp.skip(ctx, &done, what, err, r)
+	}
+	done.Requests++
+	status, err := cp.C.Status(ctx, ri.ID)
+	if err != nil {
+		return skip("skipped: its status could not be read; its list item is kept", err, item)
 	}
 	r := item
 	ApplyStatus(cp.Secrets, r, status)
@@ -201,10 +272,19 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		}
 	}
 	r.Gaps = done.Gaps
-	if err := cp.St.ReplaceRun(ctx, r, polls, snaps); err != nil {
-		if errors.Is(err, archive.ErrTooLarge) {
+	if err := cp.St.ReplaceLeased(ctx, l, r, polls, snaps); err != nil {
+		var le *archive.LostError
+		switch {
+		case errors.Is(err, archive.ErrTooLarge):
 			done.Fetched = false
 			return skip("skipped: the archive cannot hold it", err, item)
+		case errors.As(err, &le):
+			// A watch took it over meanwhile: its polls are the archive's.
+			done.Fetched, done.PolledBy = false, "a firewatch that took it over"
+			if le.Now != nil {
+				done.PolledBy = text.Sanitize(le.Now.Holder.String())
+			}
+			return done, nil
 		}
 		return done, storeErr(err)
 	}

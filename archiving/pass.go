@@ -23,6 +23,12 @@ type Pass struct {
 	Service string
 	Team    string // archive.TeamOf the pass's key
 	Report  PassReport
+	// Holder is who the process is to the team, in the leases of each run
+	// it fetches (empty: one of its own), and with ShareList of the team's
+	// list (service and team, no run): a pass of archive --every, which
+	// leaves the list to another process that archives it now.
+	Holder    archive.Holder
+	ShareList bool
 
 	PassCounts
 	lastSkip error
@@ -33,9 +39,13 @@ type PassCounts struct {
 	Seen, Fetched, Expired, Requests int
 	Forgotten                        int // archived runs the service no longer lists
 	Skipped                          int // runs it could not fetch (said each)
-	Partial                          int // runs archived without some of their parts
-	Bytes                            int64
-	Started                          time.Time
+	Polled                           int // runs another firewatch polls and archives now
+	// ListedBy: another firewatch holds the team's list's lease (who): it
+	// archives the list now, and the pass was left to it.
+	ListedBy string
+	Partial  int // runs archived without some of their parts
+	Bytes    int64
+	Started  time.Time
 }
 
 // PassReport is told what a pass does, as it does it.
@@ -49,6 +59,11 @@ type PassReport interface {
 	// FirstGen: a run archived without a trace (it has none).
 	FirstGen(id string)
 }
+
+// listTTL is how long a pass holds the team's list's lease past its
+// last renewal (each page, each run fetched): one run's requests, each
+// bounded by the client.
+const listTTL = time.Minute
 
 // NothingArchived is a pass that had runs to fetch and could fetch none.
 // It unwraps to its last failure, whose exit code it has, as for one
@@ -70,8 +85,36 @@ func (e *NothingArchived) Unwrap() error { return e.Last }
 // a *NothingArchived.
 func (p *Pass) Run(ctx context.Context) error {
 	p.Started = time.Now()
-	pager := p.C.RunPages()
 	defer func() { p.Report.Progress(p.PassCounts, true) }()
+	if p.Holder.ID == "" {
+		p.Holder = archive.NewHolder("archive")
+	}
+	renew := func() error { return nil }
+	if p.ShareList {
+		lease, err := p.St.Take(ctx, archive.LeaseKey{Service: p.Service, Team: p.Team}, p.Holder, listTTL)
+		var he *archive.HeldError
+		switch {
+		case errors.As(err, &he):
+			p.ListedBy = text.Sanitize(he.Lease.Holder.String())
+			return nil
+		case err != nil:
+			return storeErr(err)
+		}
+		renew = func() error {
+			// Lost (paused past its TTL): the pass stops, the next tries again.
+			lease, err = p.St.Renew(ctx, lease)
+			return storeErr(err)
+		}
+		defer func() {
+			// Its followers read the archive again; the list is free for
+			// the next pass, whoever makes it.
+			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WriteTimeout)
+			defer cancel()
+			_, _ = p.St.Ring(ctx, lease)
+			_ = p.St.Release(ctx, lease)
+		}()
+	}
+	pager := p.C.RunPages()
 	listed := map[string]bool{}
 	for !pager.Done() {
 		p.Requests++
@@ -94,7 +137,10 @@ func (p *Pass) Run(ctx context.Context) error {
 		if err := p.claim(ctx, held); err != nil {
 			return err
 		}
-		cp := &Completer{C: p.C, St: p.St, Secrets: p.Secrets, Service: p.Service, Team: p.Team}
+		if err := renew(); err != nil {
+			return err
+		}
+		cp := &Completer{C: p.C, St: p.St, Secrets: p.Secrets, Service: p.Service, Team: p.Team, Holder: p.Holder}
 		for i := range l.Runs {
 			ri := &l.Runs[i]
 			p.Seen++
@@ -110,6 +156,9 @@ func (p *Pass) Run(ctx context.Context) error {
 			}
 			if done.Gone {
 				p.Expired++
+			}
+			if done.PolledBy != "" {
+				p.Polled++
 			}
 			if err != nil {
 				return err
@@ -127,6 +176,9 @@ func (p *Pass) Run(ctx context.Context) error {
 			}
 			if done.Requests > 0 {
 				p.Report.Progress(p.PassCounts, false)
+				if err := renew(); err != nil {
+					return err
+				}
 			}
 		}
 		p.Report.Progress(p.PassCounts, false)

@@ -58,12 +58,22 @@ type Sink struct {
 
 	// snapshots stores the run's artifact snapshots (keepSnapshots).
 	snapshots *SnapshotKeeper
+
+	// A shared watch's polls (Shared, Leased): written only under the
+	// run's lease, with AppendLeased, which a lease taken over refuses.
+	leased bool
+	lease  *archive.Lease // the lease held now; nil: not held, polls are left out
+	onLost func(error)    // a write found the lease taken over
+	onDrop func()         // a poll was left out: the archive may lack what the watch showed
+	seq    int64          // the last poll written under a lease (-1: none)
+	fenced time.Time      // when a write under the lease last renewed it
+	headed bool           // a recording's header gave started
 }
 
 // NewSink makes the sink of one watch of jobID and starts its
 // writer.
 func NewSink(st archive.Store, sec *text.Secrets, service, jobID, team string) *Sink {
-	s := &Sink{store: st, secrets: sec, service: service, jobID: jobID, team: team, started: time.Now(),
+	s := &Sink{store: st, secrets: sec, service: service, jobID: jobID, team: team, started: time.Now(), seq: -1,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
 	s.drained = sync.NewCond(&s.mu)
 	go s.writer()
@@ -100,6 +110,12 @@ func (s *Sink) drain() {
 	s.draining = true
 	puts := s.puts[:len(s.puts):len(s.puts)]
 	polls := s.pending[:len(s.pending):len(s.pending)]
+	started := s.started
+	var lease *archive.Lease
+	if s.lease != nil {
+		l := *s.lease
+		lease = &l
+	}
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
 	defer cancel()
@@ -126,18 +142,48 @@ func (s *Sink) drain() {
 		}
 	}
 	written := 0
+	var lost error
 	if err == nil && len(polls) > 0 {
-		err = s.store.AppendPolls(ctx, s.service, s.jobID, s.started, polls)
+		appendPolls := func(ps []archive.Poll) error {
+			return s.store.AppendPolls(ctx, s.service, s.jobID, started, ps)
+		}
+		if s.leased {
+			appendPolls = func(ps []archive.Poll) error {
+				if lease == nil {
+					return errNotHeld
+				}
+				seq, err := s.store.AppendLeased(ctx, *lease, started, ps)
+				if err == nil {
+					s.mu.Lock()
+					s.seq = max(s.seq, seq)
+					s.fenced = time.Now() // the write renewed the lease too
+					s.mu.Unlock()
+				}
+				return err
+			}
+		}
+		err = appendPolls(polls)
 		switch {
 		case err == nil:
 			written = len(polls)
 		case errors.Is(err, archive.ErrTooLarge):
-			written, err = s.appendEach(ctx, polls)
+			written, err = s.appendEach(polls, appendPolls)
+		}
+		if errors.Is(err, archive.ErrLeaseLost) || errors.Is(err, errNotHeld) {
+			// Never written: another process polls now, and stores them.
+			lost, err = err, nil
 		}
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.puts = s.puts[done:]
+	if lost != nil {
+		s.dropPending()
+		if errors.Is(lost, archive.ErrLeaseLost) {
+			s.lease = nil
+			s.onLost(lost)
+		}
+	}
 	for _, p := range polls[:written] {
 		s.pendingBytes -= pollSize(p)
 	}
@@ -145,7 +191,7 @@ func (s *Sink) drain() {
 	if err != nil {
 		s.fail(err)
 		if s.pendingBytes > maxPending {
-			s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
+			s.overflow()
 		}
 	}
 	s.draining = false
@@ -153,16 +199,17 @@ func (s *Sink) drain() {
 	s.drained.Broadcast()
 }
 
-// appendEach writes polls one by one, leaving out (and saying) those too
-// large for the archive, so that the watch's later polls are still
-// archived; it returns how many of polls it is done with.
-func (s *Sink) appendEach(ctx context.Context, polls []archive.Poll) (int, error) {
+// appendEach writes polls one by one with appendPolls, leaving out (and
+// saying) those too large for the archive, so that the watch's later
+// polls are still archived; it returns how many of polls it is done with.
+func (s *Sink) appendEach(polls []archive.Poll, appendPolls func([]archive.Poll) error) (int, error) {
 	for i, p := range polls {
-		err := s.store.AppendPolls(ctx, s.service, s.jobID, s.started, []archive.Poll{p})
+		err := appendPolls([]archive.Poll{p})
 		if errors.Is(err, archive.ErrTooLarge) {
 			s.mu.Lock()
 			s.fail(err)
 			s.lost = true
+			s.dropped()
 			s.mu.Unlock()
 			continue
 		}
@@ -302,8 +349,10 @@ func (s *Sink) Write(p []byte) (int, error) {
 		var h struct {
 			StartedAt time.Time `json:"startedAt"`
 		}
-		if json.Unmarshal(line, &h) == nil {
-			s.started = h.StartedAt
+		// The first watch's: a shared watch starts one each time it
+		// polls again.
+		if !s.headed && json.Unmarshal(line, &h) == nil {
+			s.started, s.headed = h.StartedAt, true
 		}
 		return len(p), nil
 	}
@@ -315,17 +364,120 @@ func (s *Sink) Write(p []byte) (int, error) {
 
 // queue hands a poll to the writer; s.mu is held.
 func (s *Sink) queue(p archive.Poll) {
+	if s.leased && s.lease == nil {
+		s.dropped() // not held: another process stores the run's polls
+		return
+	}
 	s.pending = append(s.pending, p)
 	s.pendingBytes += pollSize(p)
 	if s.pendingBytes > maxPending && len(s.pending) > 1 && (s.failed || s.draining) {
 		// The archive does not keep up (it fails, or waits for a lock):
 		// archiving of this watch stops rather than hold more.
-		s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
-		s.fail(errors.New("the archive does not keep up: archiving of this run stopped"))
+		s.overflow()
 		return
 	}
 	s.wake()
 }
+
+// overflow is a failing archive holding back too much: archiving of the
+// watch stops, but for a shared watch, whose polls queued are left out
+// (the next holder, or this one, stores the whole trace again). s.mu is
+// held.
+func (s *Sink) overflow() {
+	if s.leased {
+		s.dropPending()
+		s.fail(errors.New("the archive does not keep up: the polls it could not take were left out"))
+		return
+	}
+	s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
+	s.fail(errors.New("the archive does not keep up: archiving of this run stopped"))
+}
+
+// dropPending leaves the queued polls out; s.mu is held.
+func (s *Sink) dropPending() {
+	if len(s.pending) > 0 {
+		s.dropped()
+	}
+	clear(s.pending)
+	s.pending, s.pendingBytes = s.pending[:0], 0
+}
+
+// dropped tells a shared watch that a poll was left out; s.mu is held.
+func (s *Sink) dropped() {
+	if s.onDrop != nil {
+		s.onDrop()
+	}
+}
+
+// errNotHeld: a shared watch's polls while it does not hold the run's lease.
+var errNotHeld = errors.New("the run's lease is not held")
+
+// Leased makes the sink write its polls only under the run's lease
+// (SetLease), with AppendLeased: a poll that comes while no lease is held
+// is left out, and a write that finds the lease taken over leaves out
+// every poll queued, then tells onLost. onDrop is told of every poll left
+// out, for any reason: the archive may then lack what the watch showed.
+// Both are called with the sink's lock held: they must not call it.
+func (s *Sink) Leased(onLost func(error), onDrop func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.leased, s.onLost, s.onDrop = true, onLost, onDrop
+}
+
+// SetLease is the run's lease the polls are written under from now on
+// (nil: not held; the polls still queued are left out).
+func (s *Sink) SetLease(l *archive.Lease) {
+	s.mu.Lock()
+	was := s.lease != nil
+	if l == nil {
+		s.lease = nil
+	} else {
+		c := *l
+		s.lease = &c
+	}
+	k := s.snapshots
+	s.mu.Unlock()
+	if k != nil && was != (l != nil) {
+		k.held()
+	}
+}
+
+// holding reports whether the sink's polls are written under a lease
+// (leased) and whether it holds it now.
+func (s *Sink) holding() (leased, holding bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.leased, s.lease != nil
+}
+
+// Flush waits until the writer has tried to write everything queued
+// (Sync) and reports whether it all was.
+func (s *Sink) Flush() bool {
+	s.Sync()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.pending) == 0 && len(s.puts) == 0
+}
+
+// LastSeq is the sequence number of the last poll written under a lease
+// (-1: none).
+func (s *Sink) LastSeq() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.seq
+}
+
+// Fenced is when a write under the lease last renewed it (AppendLeased
+// renews the lease it is fenced by): a holder that stored a poll since its
+// last renewal need not renew it on its own.
+func (s *Sink) Fenced() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.fenced
+}
+
+// Store is the archive the sink writes into.
+func (s *Sink) Store() archive.Store { return s.store }
 
 // writePart takes a part of a long line: it is deflated as it comes, and
 // the line is written when its last part (ends) has come. s.mu is held.
@@ -372,6 +524,9 @@ func receivedAt(line []byte) time.Time {
 // fail says a write failed, once; s.mu is held.
 func (s *Sink) fail(err error) {
 	s.lastErr = s.secrets.Redact(err.Error())
+	if s.leased && errors.Is(err, archive.ErrUnavailable) {
+		return // the shared watch says it, once (Shared)
+	}
 	if !s.failed {
 		s.failed = true
 		if s.say != nil {

@@ -18,6 +18,10 @@ import (
 // waits out a 429 or a 5xx. Each answer is bounded by the client; what a
 // watch stores in all by maxSnapshotBytes. When the run has finished, the
 // watch ends only once the ones seen are stored (at most snapshotDrain).
+//
+// A shared watch's (Sink.Leased) fetches them only while it holds the
+// run's lease, those the archive does not hold yet: the holder fetches
+// them for the team.
 type SnapshotKeeper struct {
 	sink  *Sink
 	fetch func(ctx context.Context, snapshotID string) (string, error)
@@ -28,6 +32,7 @@ type SnapshotKeeper struct {
 	wake    chan struct{} // a snapshot was queued
 	closing chan struct{} // the watch ended: stop once the queue is empty
 	done    chan struct{} // the worker ended
+	closed  sync.Once
 
 	mu     sync.Mutex
 	seen   map[string]bool // queued once
@@ -35,6 +40,7 @@ type SnapshotKeeper struct {
 	queue  []string
 	bytes  int64
 	full   bool // maxSnapshotBytes reached: said once in the debug log
+	synced bool // holding the lease, the archive's snapshots are marked stored
 }
 
 const (
@@ -150,17 +156,65 @@ func (k *SnapshotKeeper) queued() bool {
 	return len(k.queue) > 0
 }
 
+// held is told that the watch holds the run's lease now (or no longer):
+// the archive is asked again for the snapshots it holds before the next
+// fetch.
+func (k *SnapshotKeeper) held() {
+	k.mu.Lock()
+	k.synced = false
+	k.mu.Unlock()
+	select {
+	case k.wake <- struct{}{}:
+	default:
+	}
+}
+
+// mayFetch reports whether the worker may fetch now: always, but for a
+// shared watch, which fetches only while it holds the run's lease, once
+// it has marked what the archive holds as stored.
+func (k *SnapshotKeeper) mayFetch() bool {
+	leased, holding := k.sink.holding()
+	if !leased {
+		return true
+	}
+	if !holding {
+		return false
+	}
+	k.mu.Lock()
+	synced := k.synced
+	k.mu.Unlock()
+	if synced {
+		return true
+	}
+	ctx, cancel := context.WithTimeout(k.ctx, WriteTimeout)
+	defer cancel()
+	ids, err := k.sink.store.SnapshotIDs(ctx, k.sink.service, k.sink.jobID)
+	if err != nil {
+		return false // the next wake tries again
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, sid := range ids {
+		k.stored[sid] = true
+	}
+	k.synced = true
+	return true
+}
+
 // work fetches the queued snapshots one at a time until the watch ends.
 func (k *SnapshotKeeper) work() {
 	defer close(k.done)
 	for {
-		sid := k.next()
+		sid := ""
+		if k.mayFetch() {
+			sid = k.next()
+		}
 		if sid == "" {
 			select {
 			case <-k.wake:
 				continue
 			case <-k.closing:
-				if k.queued() {
+				if k.queued() && k.mayFetch() {
 					continue // queued as the watch ended
 				}
 				return
@@ -189,14 +243,17 @@ func (k *SnapshotKeeper) work() {
 // seen are fetched (at most snapshotDrain); otherwise (the user quit, an
 // interrupt), or when the archive is failing (it would not take them), at
 // once.
+// A second Close does nothing.
 func (k *SnapshotKeeper) Close(finished bool) {
-	close(k.closing)
-	if finished && !k.sink.Failing() {
-		select {
-		case <-k.done:
-		case <-time.After(snapshotDrain):
+	k.closed.Do(func() {
+		close(k.closing)
+		if finished && !k.sink.Failing() {
+			select {
+			case <-k.done:
+			case <-time.After(snapshotDrain):
+			}
 		}
-	}
-	k.cancel()
-	<-k.done
+		k.cancel()
+		<-k.done
+	})
 }

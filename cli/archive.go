@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -156,26 +158,30 @@ func (k *keptArchive) close() {
 	}
 }
 
-// archiveWatch sets up archiving of a live watch into k (nil: the watch
-// opens the archive now): the sink to tee beside --record, which owns the
-// store from then on, or nil when archiving is off or the archive cannot
-// be had (said once on stderr; the watch goes on).
-func (a *app) archiveWatch(ctx context.Context, w *watchSession, svc service, jobID string, k *keptArchive) *archiving.Sink {
-	s, err := a.newSink(ctx, svc, jobID, k, func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) })
-	if err != nil {
-		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
-		return nil
-	}
-	if s != nil {
-		w.Debug.Printf("archive: %s", s.Where())
-	}
-	return s
+// sinkTo is where a live watch's sink says things: stderr, its debug
+// log, and (a terminal UI's watch) the footer.
+type sinkTo struct {
+	stderr io.Writer
+	debug  *debugLog
+	tui    *watchSession // nil: no screen
 }
 
-// newSink is the archive's sink for a live watch of jobID, in k (nil: the
-// archive is opened now), saying its failures with say: nil when archiving
-// is off, an error when the archive cannot be had (the watch goes on).
-func (a *app) newSink(ctx context.Context, svc service, jobID string, k *keptArchive, say func(string)) (*archiving.Sink, error) {
+// sinkOf is where w's sink says things.
+func sinkOf(w *watchSession) sinkTo {
+	to := sinkTo{stderr: w.Stderr, debug: w.Debug}
+	if w.Output == OutputTUI {
+		to.tui = w
+	}
+	return to
+}
+
+// archiveWatch sets up archiving of a live watch into k (nil: the watch
+// opens the archive now): the sink its polls go to, which owns the store
+// from then on, or nil when archiving is off or the archive cannot be had
+// (said once on stderr; the watch goes on). A PostgreSQL archive that
+// cannot be reached now is no sink but reopen, which opens it again later
+// (the watch's archiving.Shared says so, and tries every few seconds).
+func (a *app) archiveWatch(ctx context.Context, to sinkTo, svc service, jobID string, k *keptArchive) (sink *archiving.Sink, reopen func(context.Context) (*archiving.Sink, error)) {
 	if k == nil {
 		k = a.keepArchiveFor(ctx)
 	}
@@ -184,19 +190,42 @@ func (a *app) newSink(ctx context.Context, svc service, jobID string, k *keptArc
 		k.close()
 		err = fmt.Errorf("archive %s: %w (it is still read by history, compare, cost and report)", st.Where(), archive.ErrReadOnly)
 	}
-	if err != nil || st == nil {
-		return nil, err // nil, nil: off
+	if errors.Is(err, archive.ErrUnavailable) {
+		to.debug.Printf("archive: %s", a.secrets.Redact(err.Error()))
+		return nil, func(ctx context.Context) (*archiving.Sink, error) {
+			st, err := a.openArchive(ctx, keepArchive, k.lock)
+			if err != nil || st == nil {
+				return nil, cmp.Or(err, archive.ErrOff)
+			}
+			return a.watchSink(to, svc, jobID, st, k), nil
+		}
 	}
-	s := archiving.NewSink(st, a.secrets, svc.baseURL, jobID, archive.TeamOf(svc.key))
+	if err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: not archiving: %s\n", a.secrets.Redact(err.Error()))
+		return nil, nil
+	}
+	if st == nil {
+		return nil, nil // off
+	}
 	k.st = nil // the sink's now
-	s.SetSay(say)
+	return a.watchSink(to, svc, jobID, st, k), nil
+}
+
+// watchSink is the sink of a live watch's run in st, which it owns.
+func (a *app) watchSink(to sinkTo, svc service, jobID string, st archive.Store, k *keptArchive) *archiving.Sink {
+	s := archiving.NewSink(st, a.secrets, svc.baseURL, jobID, archive.TeamOf(svc.key))
+	s.SetSay(func(msg string) { fmt.Fprintf(to.stderr, "firewatch: %s\n", msg) })
 	// A wait for another writer's lock is said where the sink says things
 	// (the footer once the screen is up), once.
 	k.lock.sink.Store(s)
 	if k.seed != nil {
 		s.Put(k.seed)
 	}
-	return s, nil
+	to.debug.Printf("archive: %s", s.Where())
+	if to.tui != nil {
+		attachNotes(s, to.tui)
+	}
+	return s
 }
 
 // attachNotes makes a failure show in the terminal UI's footer (once the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,6 +16,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/exp/teatest/v2"
+	"github.com/charmbracelet/x/vt"
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
@@ -391,11 +393,21 @@ func TestHistoryScreenPagesSharedTimes(t *testing.T) {
 	// The screen itself, scrolled to the end: the oldest run is there.
 	m := runs.New(runs.Config{Service: archiving.NewListing(nil, st, archive.Query{Service: "http://x"}), NoColor: true})
 	tm := teatest.NewTestModel(t, screen.Root{S: m}, teatest.WithInitialTermSize(120, 40))
-	// To the bottom at each look, until the last run is drawn (pages come
-	// as the selection nears the end of what is loaded).
+	// To the bottom at each look, until the last run is on the screen
+	// (pages come as the selection nears the end of what is loaded). The
+	// screen is read through a terminal emulator: the renderer redraws
+	// only the cells that change, so "run-000" need not be in the bytes.
+	// (teatest gives the program's bytes as written, before a terminal's
+	// newline translation.)
+	emu := vt.NewEmulator(120, 40)
+	go io.Copy(io.Discard, emu) // its answers to the program's queries
+	defer emu.InputPipe().(io.Closer).Close()
+	fed := 0
 	teatest.WaitFor(t, tm.Output(), func(b []byte) bool {
+		emu.Write(bytes.ReplaceAll(b[fed:], []byte("\n"), []byte("\r\n"))) // a terminal's ONLCR
+		fed = len(b)
 		tm.Send(tea.KeyPressMsg{Code: 'G', Text: "G"})
-		return bytes.Contains(b, []byte("run-000"))
+		return strings.Contains(emu.String(), "run-000")
 	}, teatest.WithDuration(20*time.Second), teatest.WithCheckInterval(5*time.Millisecond))
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))

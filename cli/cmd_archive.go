@@ -96,8 +96,14 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	}
 	defer st.Close()
 	service := svc.baseURL
+	// Who this process is to the team, in the leases of the list and runs.
+	label := "archive --every"
+	if ao.Once {
+		label = "archive --once"
+	}
+	holder := archive.NewHolder(label)
 	for {
-		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: archive.TeamOf(svc.key), Report: passReport{a, term}}
+		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: archive.TeamOf(svc.key), Report: passReport{a, term}, Holder: holder, ShareList: !ao.Once}
 		err := passErr(p.Run(ctx))
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -130,12 +136,21 @@ type passReport struct {
 }
 
 func (r passReport) Progress(p archiving.PassCounts, final bool) {
+	if p.ListedBy != "" {
+		if final {
+			r.say(fmt.Sprintf("archive: the team's list is archived by %s now: this pass is left to it", p.ListedBy))
+		}
+		return
+	}
 	line := fmt.Sprintf("archive: %d runs seen, %d fetched, %s", p.Seen, p.Fetched, text.Size(int(p.Bytes)))
 	if p.Partial > 0 {
 		line += fmt.Sprintf(", %d without some snapshots", p.Partial)
 	}
 	if p.Skipped > 0 {
 		line += fmt.Sprintf(", %d skipped (tried again next pass)", p.Skipped)
+	}
+	if p.Polled > 0 {
+		line += fmt.Sprintf(", %d polled by another firewatch (archived by it)", p.Polled)
 	}
 	if p.Expired > 0 {
 		line += fmt.Sprintf(", %d gone before they could be fetched", p.Expired)

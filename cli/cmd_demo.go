@@ -132,7 +132,7 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if err := a.use(svc); err != nil {
 		return err
 	}
-	return a.watchLive(ctx, w, svc, job.ID, liveOptions{hook: hook, started: true})
+	return a.watchLive(ctx, w, svc, job.ID, liveOptions{hook: hook, label: "demo", private: true, started: true})
 }
 
 // lineLogger turns writes (the simulator's request log) into debug lines.

@@ -183,6 +183,9 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	h, err := hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
 		Screens: a.hubScreens(key, follows), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets,
 		OnAction: follows.acted})
+	if err == nil {
+		follows.log = func(line string) { h.Logf("%s", line) }
+	}
 	return h, follows, err
 }
 

@@ -230,5 +230,5 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	kept := a.keepArchiveFor(ctx)
 	defer kept.close()
 	kept.seed = archiving.SeedOf(&req)
-	return a.watchLive(ctx, w, svc, id, liveOptions{archive: kept, started: true})
+	return a.watchLive(ctx, w, svc, id, liveOptions{archive: kept, label: "run", started: true})
 }

@@ -301,7 +301,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		} else if a.hub.shares() {
 			outcome, err = a.watchShared(ctx, w, m.Chosen) // the hub's one follower of the run
 		} else {
-			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{})
+			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{label: "runs"})
 		}
 		cleanup()
 		if r := w.Store.Run(); r.State == model.StateFinished {

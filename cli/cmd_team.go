@@ -35,9 +35,15 @@ crawls (GET /v2/crawl/active) with the scrape options that differ from the v2
 defaults; options left over from v1 (parsePDF, an "extract" format) are
 flagged as renamed.
 
+With an archive (--archive, $FIREWATCH_ARCHIVE, the default file), it also
+says who polls what: the leases the firewatch processes sharing it hold now
+(each run is polled by one of them, the others follow what it stores), with
+the holder's host and process, since when, and its last renewal.
+
 --output plain (the default) is for people; json is one object with
-tokenUsage, activeCrawls and runs (the processing runs as the service sent
-them). A team without token usage information gets tokenUsage null.`,
+tokenUsage, activeCrawls, runs (the processing runs as the service sent
+them) and leases (run, service, label, host, pid, since, renewed, expires,
+token). A team without token usage information gets tokenUsage null.`,
 		Example: `  firewatch team
   firewatch team -o json | jq .tokenUsage.remainingTokens`,
 		Args: cobra.NoArgs,
@@ -58,6 +64,7 @@ type teamView struct {
 	UsageErr  error
 	CrawlsErr error
 	RunsErr   error
+	Leases    teamLeases // who polls which run, from the archive
 }
 
 // failed is every part that failed, named, in order; nil when none.
@@ -97,12 +104,13 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	if output != OutputPlain && output != OutputJSON {
 		return badUsage("--output %q: it must be plain or json", output)
 	}
-	c, _, err := a.connect(o)
+	c, svc, err := a.connect(o)
 	if err != nil {
 		return err
 	}
 	ctx := cmd.Context()
 	t := fetchTeam(ctx, a, c)
+	t.Leases = a.readLeases(ctx, svc.baseURL)
 	failed := t.failed()
 	if len(failed) == 3 || ctx.Err() != nil {
 		// Nothing to show (the key refused, no network, interrupted): the
@@ -117,7 +125,7 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 		if _, err = a.print.Write(append(escapeForTerminal(b), '\n')); err != nil {
 			return err
 		}
-	} else if _, err = fmt.Fprint(a.print, teamPlain(t, time.Now())); err != nil {
+	} else if _, err = fmt.Fprint(a.print, teamPlain(t, time.Now(), a.secrets)); err != nil {
 		return err
 	}
 	if len(failed) > 0 {
@@ -148,6 +156,9 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 		ActiveCrawls []crawl           `json:"activeCrawls"`
 		Runs         []jsontext.Value  `json:"runs"`
 		Errors       map[string]string `json:"errors,omitempty"` // a part that could not be fetched: why
+		// Leases: who polls which run among the firewatch processes that
+		// share the archive (left out when it is off or cannot be read).
+		Leases []leaseJSON `json:"leases,omitempty"`
 	}
 	if u := t.Usage; u != nil {
 		out.TokenUsage = &usage{RemainingTokens: u.RemainingTokens, PlanTokens: u.PlanTokens, RemainingCredits: u.RemainingTokens / model.TokensPerCredit}
@@ -165,6 +176,13 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 			}
 			out.Errors[name] = text.Sanitize(err.Error())
 		}
+	}
+	out.Leases = t.Leases.json()
+	if t.Leases.err != nil {
+		if out.Errors == nil {
+			out.Errors = map[string]string{}
+		}
+		out.Errors["leases"] = text.Sanitize(secrets.Redact(t.Leases.err.Error()))
 	}
 	out.ActiveCrawls = []crawl{}
 	for _, c := range t.Crawls {
@@ -184,7 +202,7 @@ func teamJSON(t *teamView, secrets *text.Secrets) ([]byte, error) {
 }
 
 // teamPlain is the plain output.
-func teamPlain(t *teamView, now time.Time) string {
+func teamPlain(t *teamView, now time.Time, secrets *text.Secrets) string {
 	var b strings.Builder
 	switch {
 	case t.UsageErr != nil:
@@ -224,5 +242,6 @@ func teamPlain(t *teamView, now time.Time) string {
 			fmt.Fprintf(&b, "      %s\n", l)
 		}
 	}
+	t.Leases.plain(&b, secrets)
 	return b.String()
 }

@@ -91,6 +91,12 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 
 // liveOptions are what a command gives watchLive besides the session.
 type liveOptions struct {
+	// label says what the process is to the team, in the run's lease
+	// ("watch" when empty).
+	label string
+	// private: a run of a service no other firewatch can reach (the
+	// demo's own simulator): polled by this watch alone, with no lease.
+	private bool
 	// hook, if set, runs in its own goroutine once the client exists.
 	hook func(context.Context, *poller.Client)
 	// archive is the archive the command opened for the watch (nil:
@@ -117,10 +123,21 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
-	aw := a.archiveWatch(ctx, w, svc, jobID, lo.archive)
-	defer closeArchive(aw, w)
+	aw, reopen := a.archiveWatch(ctx, sinkOf(w), svc, jobID, lo.archive)
+	var shared *archiving.Shared
+	// The sink: the archive may have been reached later (Shared's).
+	sinkNow := func() *archiving.Sink {
+		if shared != nil && shared.Sink() != nil {
+			return shared.Sink()
+		}
+		return aw
+	}
+	defer func() { closeArchive(sinkNow(), w) }()
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
+	// The service said this key may see the run (or the command started
+	// it): the watch may show another process's polls of it.
+	visible := !req.IsZero()
 	if req.IsZero() {
 		// The prompt and model, for the screen, the recording, the report
 		// and the export; a failure costs nothing but them.
@@ -129,6 +146,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 			w.Debug.Printf("the run's request: %v", err)
 		} else {
 			req, told = l.Request, archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l)
+			visible = l.Status != nil
 		}
 		cancel()
 	} else if req.Model == "" {
@@ -158,15 +176,30 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		wopts.Record = f
 	}
 	aw.KeepLookup(told)
-	wopts.Record = archiving.Tee(wopts.Record, aw)
-	src, watcher := a.runSource(ctx, client, jobID, wopts)
-	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, watcher, src
+	// The run is polled once by every firewatch that shares the archive
+	// (archiving.Shared): this one, or another whose polls it reads.
+	sayShared := say
+	if sayShared == nil {
+		sayShared = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
+	}
+	leased := aw
+	if lo.private {
+		// Written through the recorder, as a watch's polls were before
+		// leases: there is nobody to share them with.
+		wopts.Record = archiving.Tee(wopts.Record, aw)
+		leased, reopen = nil, nil
+	}
+	shared = a.newShared(sharedRun{svc: svc, client: client, jobID: jobID, watch: wopts, label: lo.label,
+		visible: visible, say: sayShared, debug: w.Debug}, leased, reopen)
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, shared, shared
 	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
 		w.Source = k.Tap(w.Source)
 		w.keepSnapshot = k.Keep
 	}
-	if aw != nil {
-		w.keepCancel = aw.KeepCancel
+	w.keepCancel = func() {
+		if s := sinkNow(); s != nil {
+			s.KeepCancel()
+		}
 	}
 	var final *poller.Status // the status asked for --result, which the archive keeps too
 	w.resultOf = liveResult(w, client, jobID, &final)
@@ -186,9 +219,6 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		return err
 	}
 	defer otlp.finish()
-	if aw != nil {
-		attachNotes(aw, w)
-	}
 	if lo.hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
@@ -197,18 +227,8 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	ctx, stop := a.out.context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
-	aw.KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
+	sinkNow().KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
 	return a.out.finish(w, err)
-}
-
-// runSource is where a live run's updates come from, for a watch and for
-// the hub's one follower of a run alike: today the service's polls through
-// client, whose watcher is returned for pause, poll now and live view (nil
-// for a source that does not poll the service itself). Every live run's
-// Source is made here, and only here.
-func (a *app) runSource(_ context.Context, client *poller.Client, jobID string, wopts poller.WatchOptions) (follow.Source, *poller.Watcher) {
-	w := client.Watch(jobID, wopts)
-	return follow.Poll(w), w
 }
 
 func (a *app) watchCommand() *cobra.Command {
@@ -220,7 +240,14 @@ func (a *app) watchCommand() *cobra.Command {
 arrives and the outcome when it finishes. The exit code says how it ended.
 
 The key comes from FIRECRAWL_API_KEY (or --api-key); the service from
-FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.`,
+FIRECRAWL_API_URL (or --api-url), by default https://api.firecrawl.dev.
+
+Every firewatch that shares an archive (a team's --archive postgres://...,
+or one SQLite file on one machine) polls a run once between them: the one
+that holds the run's lease polls it and stores each poll, the others show
+what it stores (the header says "polled by ..."), and one of them takes
+over when it stops. firewatch team says who polls what; --debug logs each
+lease taken, renewed, lost or taken over. See docs/archive.md.`,
 		Example: `  firewatch watch 019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b
   firewatch watch $JOB --output json | jq -c 'select(.type == "tool_call.started")'
   firewatch watch $JOB --output plain --summary run.json --timeout 10m`,

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -36,6 +37,8 @@ type hubFollows struct {
 	interval time.Duration
 	list     *hubList
 	notify   *hubNotify // the team's channel (nil: none)
+	// log is a line for the hub's log (nil: none, in tests).
+	log func(line string)
 
 	mu   sync.Mutex
 	runs map[string]*hubRun
@@ -44,12 +47,12 @@ type hubFollows struct {
 
 // hubRun is one run the hub follows.
 type hubRun struct {
-	id      string
-	f       *follow.Follower
-	client  *poller.Client
-	watcher *poller.Watcher // nil: the source does not poll itself (no pause)
-	refs    int             // sessions watching (and the hub itself, --follow-processing)
-	ready   chan struct{}   // closed once f is started
+	id       string
+	f        *follow.Follower
+	client   *poller.Client
+	controls controls      // pause, poll now, live view of the run's one poll
+	refs     int           // sessions watching (and the hub itself, --follow-processing)
+	ready    chan struct{} // closed once f is started
 }
 
 func newHubFollows(ctx context.Context, a *app, svc service) (*hubFollows, error) {
@@ -60,6 +63,19 @@ func newHubFollows(ctx context.Context, a *app, svc service) (*hubFollows, error
 	ctx, cancel := context.WithCancel(ctx)
 	return &hubFollows{a: a, svc: svc, ctx: ctx, cancel: cancel, interval: defaultInterval, runs: map[string]*hubRun{},
 		list: &hubList{c: c.WithRetry(poller.Retry{Tries: 1}), ttl: hubListTTL}}, nil
+}
+
+// leaseLog says in the hub's log each lease of a run the hub takes, loses,
+// takes over, follows or releases; not the renewals (one a poll or so).
+func (h *hubFollows) leaseLog(format string, args ...any) {
+	if h.log == nil {
+		return
+	}
+	line := fmt.Sprintf(format, args...)
+	if strings.Contains(line, " renewed") {
+		return
+	}
+	h.log(line)
 }
 
 // followAll starts --follow-processing.
@@ -146,16 +162,17 @@ func (h *hubFollows) start(r *hubRun) {
 		r.f.Start(h.ctx)
 		return
 	}
-	sink, err := h.a.newSink(h.ctx, h.svc, jobID, nil, say)
-	if err != nil {
-		fmt.Fprintf(h.a.stderr, "firewatch hub: run %s is not archived: %s\n", jobID, h.a.secrets.Redact(err.Error()))
-	}
-	wopts := poller.WatchOptions{Interval: h.interval, Record: archiving.Tee(nil, sink)}
-	src, watcher := h.a.runSource(h.ctx, client, jobID, wopts)
+	// The run's polls through its lease in the archive: polled once by
+	// every firewatch that shares it (this hub, another hub, a teammate's
+	// watch), each take, loss and takeover in the hub's log.
+	sink, reopen := h.a.archiveWatch(h.ctx, sinkTo{stderr: h.a.stderr}, h.svc, jobID, nil)
+	sh := h.a.newShared(sharedRun{svc: h.svc, client: client, jobID: jobID, label: "hub", say: say, logf: h.leaseLog,
+		watch: poller.WatchOptions{Interval: h.interval}}, sink, reopen)
+	var src follow.Source = sh
 	if k := sink.KeepSnapshots(client, nil); k != nil {
 		src = k.Tap(src)
 	}
-	r.client, r.watcher = client, watcher
+	r.client, r.controls = client, sh
 	h.notify.follow(jobID, &run)
 	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, src), &run)
 	said.Store(r.f)
@@ -164,6 +181,7 @@ func (h *hubFollows) start(r *hubRun) {
 	go func() {
 		defer h.wg.Done()
 		<-r.f.Done()
+		sink := sh.Sink() // opened later when the archive was away at first
 		if sink == nil {
 			return
 		}
@@ -306,10 +324,10 @@ func (b *hubBackend) Snapshot(ctx context.Context, snapshotID string) (string, e
 func (b *hubBackend) Cancel(ctx context.Context) error { return b.r.client.Cancel(ctx, b.r.id) }
 
 func (b *hubBackend) SetPaused(p bool) {
-	if b.r.watcher == nil {
+	if b.r.controls == nil {
 		return
 	}
-	b.r.watcher.SetPaused(p)
+	b.r.controls.SetPaused(p)
 	b.tell(map[bool]string{true: "pause", false: "resume"}[p])
 }
 
@@ -321,16 +339,16 @@ func (b *hubBackend) tell(what string) {
 }
 
 func (b *hubBackend) PollNow() {
-	if b.r.watcher != nil {
-		b.r.watcher.PollNow()
+	if b.r.controls != nil {
+		b.r.controls.PollNow()
 	}
 }
 
 func (b *hubBackend) SetLiveView(on bool) {
-	if b.r.watcher == nil {
+	if b.r.controls == nil {
 		return
 	}
-	b.r.watcher.SetLiveView(on)
+	b.r.controls.SetLiveView(on)
 	b.tell(map[bool]string{true: "live view on", false: "live view off"}[on])
 }
 

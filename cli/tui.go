@@ -21,7 +21,9 @@ import (
 //   - Merge every Update's Poll into w.Store, from the UI's own goroutine
 //     only: when runTUI returns, the command writes --summary from w.Store
 //     and picks the exit code from it (w.ExitCode).
-//   - w.Watcher (nil for a replay) has SetPaused, PollNow, SetLiveView;
+//   - w.Watcher (nil for a replay) has SetPaused, PollNow, SetLiveView
+//     (a poller.Watcher, or an archiving.Shared whose polls may be another
+//     process's);
 //     w.Client (nil for a replay) has Cancel and Snapshot.
 //   - w.Opts has Mouse, ExitOnFinish, ASCII, LiveView; w.Color says whether
 //     colour is allowed (NO_COLOR / --no-color already taken into account).

@@ -29,9 +29,9 @@ type watchSession struct {
 
 // feed is where a watch's events come from.
 type feed struct {
-	JobID   string          // "" for a replay whose file does not say
-	Client  *poller.Client  // nil for a replay
-	Watcher *poller.Watcher // nil for a replay (pause, poll now, live view)
+	JobID   string         // "" for a replay whose file does not say
+	Client  *poller.Client // nil for a replay
+	Watcher controls       // nil for a replay (pause, poll now, live view)
 	Source  follow.Source
 	Replay  bool // the events come from a recording
 	// InputBytes is the size of the file a replay reads (0: not known):
@@ -49,6 +49,15 @@ type feed struct {
 	// resultOf gives the run's result for --result once it succeeded
 	// (result.go); nil when it cannot be known.
 	resultOf resultSource
+}
+
+// controls are what the terminal UI may ask of a live watch's polls: a
+// poller.Watcher's, or an archiving.Shared's (whose polls may be another
+// process's).
+type controls interface {
+	SetPaused(bool)
+	PollNow()
+	SetLiveView(bool)
 }
 
 // display is where and how a watch is shown (newSession sets it up).

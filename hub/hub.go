@@ -202,6 +202,9 @@ func New(cfg Config) (*Hub, error) {
 // the first time they connect.
 func (h *Hub) Fingerprint() string { return gossh.FingerprintSHA256(h.cfg.HostKey.PublicKey()) }
 
+// Logf writes one line to the hub's log (sanitised, redacted, stamped).
+func (h *Hub) Logf(format string, args ...any) { h.log.printf(format, args...) }
+
 // Serve answers the connections ln accepts until Shutdown; it returns nil
 // then.
 func (h *Hub) Serve(ln net.Listener) error {

@@ -67,6 +67,15 @@ type WatchOptions struct {
 	// Request is what the run was asked to do, as far as the caller knows
 	// it; the recording's header carries it.
 	Request model.Request
+	// Decoder, if set, is the run's decoder to go on with (Client.NewDecoder):
+	// a watch that takes over from another process's polls has decoded
+	// them, and its first poll then brings only what they did not hold.
+	// nil: a decoder of its own, that has seen nothing.
+	Decoder *model.Decoder
+	// TailFrom, if set, is when run.finished was seen before this watch
+	// began (by the decoder it goes on with): the watch starts in the tail
+	// window, which began then.
+	TailFrom time.Time
 }
 
 // Update is what the watch loop hands its sink, one at a time.
@@ -109,6 +118,11 @@ type Health struct {
 	// times the wall clock's rate.
 	Recorded time.Time
 	Speed    float64
+
+	// Via names the process whose polls the watch shows when they are
+	// another's, read from a shared archive ("hub on office-1 (pid
+	// 4242)"); "" when the watch polls the service itself.
+	Via string
 }
 
 // String is a short human form: "ok · last poll 2s ago", "retrying in 8s:
@@ -152,6 +166,8 @@ func (h Health) StringAt(now time.Time) string {
 		return "connecting"
 	case h.Tail:
 		s = "run finished, waiting for late events"
+	case h.Via != "":
+		s = "ok, polled by " + h.Via
 	default:
 		s = "ok"
 	}
@@ -344,10 +360,16 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 		wg.Wait()
 	}()
 
-	l := &loop{w: w, o: o, dec: w.c.newDecoder(), sink: sink, interval: o.Interval}
+	l := &loop{w: w, o: o, dec: o.Decoder, sink: sink, interval: o.Interval}
+	if l.dec == nil {
+		l.dec = w.c.newDecoder()
+	}
 	l.dec.SetRunID(w.jobID) // another run's events decide nothing here
 	l.h.Interval = o.Interval
 	now := w.clock.Now()
+	if !o.TailFrom.IsZero() {
+		l.h.Tail, l.tailStart = true, o.TailFrom
+	}
 	if o.Record != nil {
 		l.rec = &recorder{w: o.Record, secrets: w.c.secrets}
 		l.dec.KeepTop()
@@ -641,7 +663,13 @@ func (l *loop) decode(body []byte, same int) (*model.Poll, traceTop, error) {
 	if err != nil || l.rec == nil {
 		return p, traceTop{}, err
 	}
-	return p, traceTop{success: p.Top.Success, id: p.Top.ID, credits: p.Top.CreditsUsed, live: p.Top.LiveSessions}, nil
+	return p, topOf(p), nil
+}
+
+// topOf is the top-level members a decoder that keeps them (KeepTop)
+// found in p's body, as the recording writes them.
+func topOf(p *model.Poll) traceTop {
+	return traceTop{success: p.Top.Success, id: p.Top.ID, credits: p.Top.CreditsUsed, live: p.Top.LiveSessions}
 }
 
 // decodeError wraps a decoding failure of a 2xx trace body.

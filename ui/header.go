@@ -276,7 +276,11 @@ func (m *Model) healthText() (string, theme.Style) {
 	// ago") here would repaint the line at every poll or every second
 	// for no news. The last good poll shows when there is trouble.
 	s := sym.OK + " live"
-	if h.Interval > 0 {
+	switch {
+	case h.Via != "":
+		// Another firewatch polls the run; this one reads what it stores.
+		s += ", polled by " + oneLine(h.Via)
+	case h.Interval > 0:
 		s += ", polling every " + interval(h.Interval)
 	}
 	if h.Tail {

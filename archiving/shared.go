@@ -1,0 +1,841 @@
+package archiving
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
+)
+
+// Shared is one run followed by a process that shares its archive with
+// other firewatch processes (a team on one PostgreSQL, two terminals on
+// one SQLite file), as a follow.Source: the run is polled once, by the
+// holder of its lease, whichever process that is.
+//
+//   - The lease is the run's: keyed by the service's base URL and the run's
+//     id, with no team (the team's members use keys of their own, and share
+//     one poll per run; the same id at two base URLs is two runs).
+//   - The holder polls the service with a Watcher and writes each poll
+//     (its Sink, under the lease: AppendLeased, fenced by its token) and
+//     renews the lease every poll interval for three of them (the
+//     interval it polls at now, which grows to 10 s when nothing happens).
+//   - A process that cannot take the lease follows: it reads the polls
+//     stored after the last one it showed (PollsSince), when a doorbell
+//     rings (PostgreSQL) and at SafetyRead anyway, or at its poll interval
+//     (SQLite, which has none). Before it first shows another process's
+//     polls, it checks once that the service lets its own key see the run
+//     (Visible).
+//   - When the holder's lease expires (killed, paused, cut off) or is
+//     released, a follower takes it over from the last poll stored; when
+//     the holder followed the run to its end, it marks the run complete
+//     before it releases the lease, and the followers end with it.
+//   - A holder whose lease was taken over (a renewal or a write finds it
+//     so) stops polling and follows, its polls not stored: no poll is
+//     written twice.
+//   - The archive unreachable (PostgreSQL down, at the start or later):
+//     the process polls on its own, says so once, and tries to join again
+//     every Rejoin.
+//
+// One decoder serves the whole run, whoever polls: each Watcher goes on
+// with it (WatchOptions.Decoder) and the stored polls are decoded with it
+// (poller.DecodeLine), so that an event is shown once whichever way it
+// came. A process that showed polls the archive may not hold (its own
+// while it could not store them) stores the whole trace once when it next
+// holds the lease, so that the archive holds every event it showed. The
+// --record file is written here, from what the decoder brought
+// (poller.Recorder): it holds what the screen showed.
+type Shared struct {
+	cfg    SharedConfig
+	holder archive.Holder
+	key    archive.LeaseKey
+	dec    *model.Decoder
+	rec    *poller.Recorder
+
+	mu       sync.Mutex
+	sink     *Sink           // the archive's; nil until it can be had
+	watcher  *poller.Watcher // polling now (nil: following)
+	paused   bool
+	liveView bool
+	reading  bool // following, for PollNow
+
+	ahead    atomic.Bool  // polls were shown that the archive may not hold
+	interval atomic.Int64 // the holder's poll interval now
+	lost     chan struct{}
+	kick     chan struct{} // paused, or PollNow while following
+
+	// Follow's own (and its watcher's, never at once).
+	out       func(poller.Update)
+	last      int64     // the last stored poll shown or written
+	finished  time.Time // when run.finished was shown (zero: not yet)
+	polls     int       // good polls shown
+	visible   bool      // the service lets this key see the run
+	outage    bool      // the archive cannot be reached: said
+	bells     <-chan archive.Doorbell
+	listening bool
+	health    poller.Health // the last one shown
+	tokens    time.Time     // the team's token usage last asked (following)
+	followed  string        // the holder followed last (its id and token)
+}
+
+// SharedConfig is what a Shared follows, and how.
+type SharedConfig struct {
+	// Sink is the watch's sink in the shared archive: the run's polls go
+	// there while this process holds the lease. nil: none, or not yet
+	// (Reopen).
+	Sink *Sink
+	// Reopen, when the archive could not be reached at the start
+	// (PostgreSQL down), tries to open it again, every Rejoin until it
+	// can; its sink is then Sink. nil: there is no shared archive, and
+	// the run is polled as a watch without an archive polls it.
+	Reopen func(ctx context.Context) (*Sink, error)
+	Client *poller.Client
+	// Service is the service's base URL, JobID the run.
+	Service, JobID string
+	// Watch is the watch's options; its Record (the --record file) is
+	// written by the Shared from what it shows, whoever polled.
+	Watch poller.WatchOptions
+	// Label says what this process is, to the team ("watch", "hub",
+	// "run"...).
+	Label string
+	// Visible asks the service whether this process's key may see the
+	// run (its status); nil: it is known to (the watch asked already). A
+	// refusal means the process never shows another's polls of it.
+	Visible func(ctx context.Context) error
+	// Logf is the debug log (every take, renewal, loss and takeover);
+	// Say says what a person watching needs to know (the archive
+	// unreachable, and back), once each time. nil: nowhere.
+	Logf func(format string, args ...any)
+	Say  func(msg string)
+	// SafetyRead is a follower's read between doorbells on PostgreSQL;
+	// Rejoin is how often a process that polls on its own tries the
+	// archive again. Zero: the defaults.
+	SafetyRead, Rejoin time.Duration
+}
+
+// The defaults of SharedConfig's timing, and the lease's TTL in poll
+// intervals.
+const (
+	DefaultSafetyRead = 5 * time.Second
+	DefaultRejoin     = 5 * time.Second
+	leaseIntervals    = 3
+)
+
+// NewShared is the run of cfg, followed as a Shared: the one call that
+// makes a live watch's source. Without an archive (cfg.Sink and cfg.Reopen
+// nil) it is the service's polls, as a watch without an archive has them.
+func NewShared(cfg SharedConfig) *Shared {
+	s := &Shared{cfg: cfg, holder: archive.NewHolder(cfg.Label), key: archive.LeaseKey{Service: cfg.Service, Run: cfg.JobID},
+		last: -1, liveView: cfg.Watch.LiveView, visible: cfg.Visible == nil,
+		lost: make(chan struct{}, 1), kick: make(chan struct{}, 1)}
+	if s.cfg.SafetyRead <= 0 {
+		s.cfg.SafetyRead = DefaultSafetyRead
+	}
+	if s.cfg.Rejoin <= 0 {
+		s.cfg.Rejoin = DefaultRejoin
+	}
+	if s.cfg.Logf == nil {
+		s.cfg.Logf = func(string, ...any) {}
+	}
+	s.interval.Store(int64(s.pollInterval()))
+	if cfg.Sink != nil {
+		s.useSink(cfg.Sink)
+	}
+	return s
+}
+
+// pollInterval is the watch's interval, as its Watcher makes it.
+func (s *Shared) pollInterval() time.Duration {
+	return max(cmpOr(s.cfg.Watch.Interval, poller.DefaultInterval), poller.MinInterval)
+}
+
+func cmpOr(d, def time.Duration) time.Duration {
+	if d <= 0 {
+		return def
+	}
+	return d
+}
+
+// useSink makes sk the archive's sink: its polls written under the lease.
+func (s *Shared) useSink(sk *Sink) {
+	sk.Leased(func(error) {
+		select {
+		case s.lost <- struct{}{}:
+		default:
+		}
+	}, func() { s.ahead.Store(true) })
+	s.mu.Lock()
+	s.sink = sk
+	s.mu.Unlock()
+}
+
+// Sink is the archive's sink once it could be had (nil before): the
+// command closes it when the watch ends.
+func (s *Shared) Sink() *Sink {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.sink
+}
+
+// Holder is who this process is to the team, for its leases.
+func (s *Shared) Holder() archive.Holder { return s.holder }
+
+// SetPaused stops (true) or resumes (false) the watch: no poll, no read.
+// A holder paused releases the run's lease, so that another polls it.
+func (s *Shared) SetPaused(p bool) {
+	s.mu.Lock()
+	changed := s.paused != p
+	s.paused = p
+	w := s.watcher
+	s.mu.Unlock()
+	if w != nil {
+		w.SetPaused(p)
+	}
+	if changed {
+		s.poke()
+	}
+}
+
+// PollNow polls at once (the holder), or reads the archive at once.
+func (s *Shared) PollNow() {
+	s.mu.Lock()
+	w, reading := s.watcher, s.reading
+	s.mu.Unlock()
+	switch {
+	case w != nil:
+		w.PollNow()
+	case reading:
+		s.poke()
+	}
+}
+
+// SetLiveView asks for the live browser sessions from the next poll on,
+// while this process polls (a follower shows what its holder asked for).
+func (s *Shared) SetLiveView(on bool) {
+	s.mu.Lock()
+	s.liveView = on
+	w := s.watcher
+	s.mu.Unlock()
+	if w != nil {
+		w.SetLiveView(on)
+	}
+}
+
+func (s *Shared) poke() {
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+func (s *Shared) isPaused() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.paused
+}
+
+// ttl is the lease's TTL: a few of the intervals the holder polls at now.
+func (s *Shared) ttl() time.Duration {
+	return leaseIntervals * time.Duration(s.interval.Load())
+}
+
+// step is what one turn of Follow's loop came to: done (the run is over,
+// or the watch ends with err), else the loop goes on.
+type step struct {
+	done bool
+	err  error
+}
+
+// Follow follows the run to its end (follow.Source).
+func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
+	s.out = sink
+	if s.cfg.Sink == nil && s.cfg.Reopen == nil {
+		return s.alone(ctx)
+	}
+	if s.cfg.Watch.Record != nil {
+		s.rec = s.cfg.Client.NewRecorder(s.cfg.Watch.Record, s.cfg.JobID, time.Now(), s.cfg.Watch.Request)
+	}
+	s.dec = s.cfg.Client.NewDecoder()
+	s.dec.SetRunID(s.cfg.JobID)
+	// The doorbells' listener lives as long as the watch.
+	lctx, stop := context.WithCancel(ctx)
+	defer stop()
+	for {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if s.isPaused() {
+			s.pausedUntilResumed(ctx)
+			continue
+		}
+		var r step
+		st, err := s.join(ctx, lctx)
+		if err == nil {
+			var l archive.Lease
+			l, err = st.Take(ctx, s.key, s.holder, s.ttl())
+			var he *archive.HeldError
+			switch {
+			case err == nil:
+				r = s.lead(ctx, st, l)
+			case errors.As(err, &he):
+				r = s.follow(ctx, st, he.Lease)
+			}
+			if err != nil && he == nil {
+				r = s.solo(ctx, lctx, err)
+			}
+		} else {
+			r = s.solo(ctx, lctx, err)
+		}
+		if r.done {
+			return r.err
+		}
+	}
+}
+
+// alone is a watch without a shared archive: the service's polls.
+func (s *Shared) alone(ctx context.Context) error {
+	w := s.cfg.Client.Watch(s.cfg.JobID, s.cfg.Watch)
+	s.mu.Lock()
+	s.watcher = w
+	s.mu.Unlock()
+	return w.Run(ctx, s.out)
+}
+
+// join makes sure the archive can be used now: opened (Reopen), joined
+// (TryJoin), its doorbells listened to.
+func (s *Shared) join(ctx, lctx context.Context) (archive.Store, error) {
+	// A database whose network is gone may not answer at all: each try
+	// is bounded, and the watch polls on its own meanwhile.
+	ctx, cancel := context.WithTimeout(ctx, WriteTimeout)
+	defer cancel()
+	sk := s.Sink()
+	if sk == nil {
+		var err error
+		if sk, err = s.cfg.Reopen(ctx); err != nil {
+			return nil, err
+		}
+		s.useSink(sk)
+	}
+	st := sk.Store()
+	if err := st.TryJoin(ctx); err != nil {
+		return nil, err
+	}
+	if !s.listening {
+		bells, err := st.Listen(lctx)
+		if err != nil {
+			return nil, err
+		}
+		s.bells, s.listening = bells, true
+	}
+	s.back()
+	return st, nil
+}
+
+// unreachable says once that the archive cannot be reached, and that the
+// process polls on its own meanwhile.
+func (s *Shared) unreachable(err error) {
+	s.cfg.Logf("lease: the shared archive cannot be used: %v", err)
+	if s.outage {
+		return
+	}
+	s.outage = true
+	if s.cfg.Say != nil {
+		s.cfg.Say("the shared archive cannot be reached: polling the run on our own until it is back")
+	}
+}
+
+// back says once that the archive can be reached again.
+func (s *Shared) back() {
+	if !s.outage {
+		return
+	}
+	s.outage = false
+	s.cfg.Logf("lease: the shared archive is back")
+	if s.cfg.Say != nil {
+		s.cfg.Say("the shared archive is back: the run's polls are shared again")
+	}
+}
+
+// pausedUntilResumed waits, paused, for the watch to resume.
+func (s *Shared) pausedUntilResumed(ctx context.Context) {
+	h := s.health
+	h.Paused = true
+	s.emit(poller.Update{Health: h})
+	for s.isPaused() && ctx.Err() == nil {
+		select {
+		case <-ctx.Done():
+		case <-s.kick:
+		}
+	}
+	h.Paused = false
+	s.emit(poller.Update{Health: h})
+}
+
+// emit hands one update on, recording what it brought.
+func (s *Shared) emit(u poller.Update) {
+	if u.Poll != nil {
+		s.polls++
+		if u.Poll.Finished && s.finished.IsZero() {
+			s.finished = time.Now()
+		}
+		if s.rec != nil {
+			s.rec.Poll(u.Health.LastGood, u.Poll)
+		}
+	}
+	if u.Poll != nil || u.Err != nil {
+		u.Health.Polls = s.polls
+	}
+	if s.rec != nil && u.Health.RecordError == "" {
+		u.Health.RecordError = s.rec.RecordError(s.cfg.Client)
+	}
+	s.health = u.Health
+	s.out(u)
+}
+
+// polling is this process's Watcher at work.
+type polling struct {
+	s      *Shared
+	cancel context.CancelFunc
+	done   chan error
+}
+
+// poll starts polling the run, going on with the run's decoder; its
+// polls go to the sink, which stores them while the lease is held.
+func (s *Shared) poll(ctx context.Context) *polling {
+	s.mu.Lock()
+	o := s.cfg.Watch
+	o.Decoder, o.TailFrom, o.LiveView, o.Record = s.dec, s.finished, s.liveView, nil
+	if s.sink != nil {
+		o.Record = s.sink
+	}
+	w := s.cfg.Client.Watch(s.cfg.JobID, o)
+	s.watcher = w
+	s.mu.Unlock()
+	ctx, cancel := context.WithCancel(ctx)
+	p := &polling{s: s, cancel: cancel, done: make(chan error, 1)}
+	go func() {
+		p.done <- w.Run(ctx, func(u poller.Update) {
+			if u.Poll != nil {
+				s.visible = true // a good poll of its own: the key sees the run
+			}
+			if u.Health.Interval > 0 {
+				s.interval.Store(int64(u.Health.Interval))
+			}
+			u.Health.Via = ""
+			s.emit(u)
+		})
+	}()
+	return p
+}
+
+// stop stops polling and waits for the watcher to end.
+func (p *polling) stop() {
+	p.cancel()
+	<-p.done
+	p.s.mu.Lock()
+	p.s.watcher = nil
+	p.s.mu.Unlock()
+}
+
+// solo polls the run on its own while the archive cannot be used (why),
+// trying to join again every Rejoin.
+func (s *Shared) solo(ctx, lctx context.Context, why error) step {
+	s.unreachable(why)
+	p := s.poll(ctx)
+	t := time.NewTicker(s.cfg.Rejoin)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			p.stop()
+			return step{true, ctx.Err()}
+		case err := <-p.done:
+			p.done <- err
+			p.stop()
+			return step{true, err}
+		case <-s.kick:
+			if s.isPaused() {
+				p.stop()
+				return step{}
+			}
+		case <-t.C:
+			if _, err := s.join(ctx, lctx); err == nil {
+				p.stop()
+				return step{}
+			}
+		}
+	}
+}
+
+// lead is the holder's part: catch up with what the last holder stored,
+// then poll, store and renew until the run is over, the lease is lost,
+// or the archive cannot be reached (then it polls on, on its own, and
+// renews again once it can).
+func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) step {
+	what := "took"
+	if s.followed != "" {
+		what = "took over"
+	}
+	s.followed = ""
+	s.cfg.Logf("%s", LeaseLine(what, l))
+	select {
+	case <-s.lost: // a holding before this one's
+	default:
+	}
+	if err := s.catchUp(ctx, st); err != nil {
+		return s.failed(ctx, err)
+	}
+	sk := s.Sink()
+	s.storeWhole(ctx, st, &l)
+	sk.SetLease(&l)
+	p := s.poll(ctx)
+	renew := time.NewTimer(time.Duration(s.interval.Load()))
+	defer renew.Stop()
+	// let go ends the holding: polls stop, the lease is the sink's no more.
+	letGo := func() {
+		p.stop()
+		sk.SetLease(nil)
+		s.last = max(s.last, sk.LastSeq())
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			p.stop()
+			s.release(sk, st, l, false)
+			return step{true, ctx.Err()}
+		case err := <-p.done:
+			p.done <- err
+			p.stop()
+			s.release(sk, st, l, err == nil)
+			return step{true, err}
+		case <-s.lost:
+			letGo()
+			s.cfg.Logf("lease: lost run %s on storing a poll: another firewatch polls it now", s.cfg.JobID)
+			return step{}
+		case <-s.kick:
+			if s.isPaused() {
+				p.stop()
+				s.release(sk, st, l, false)
+				return step{}
+			}
+		case <-renew.C:
+			every := time.Duration(s.interval.Load())
+			if ttl := s.ttl(); ttl == l.TTL && !s.ahead.Load() && time.Since(sk.Fenced()) < every {
+				// A poll stored since the last turn renewed it: a watch
+				// alone on its run pays one statement per stored poll, in
+				// the poll's own transaction, and no more.
+				s.cfg.Logf("%s", LeaseLine("renewed (by a stored poll)", l))
+				renew.Reset(every)
+				continue
+			}
+			l.TTL = s.ttl()
+			nl, err := st.Renew(ctx, l)
+			switch {
+			case err == nil:
+				l = nl
+				sk.SetLease(&l)
+				s.cfg.Logf("%s", LeaseLine("renewed", l))
+				s.back()
+				s.storeWhole(ctx, st, &l)
+			case errors.Is(err, archive.ErrLeaseLost):
+				letGo()
+				s.cfg.Logf("lease: lost run %s on renewing: %v", s.cfg.JobID, err)
+				return step{}
+			case ctx.Err() == nil:
+				s.unreachable(err)
+			}
+			renew.Reset(time.Duration(s.interval.Load()))
+		}
+	}
+}
+
+// failed is a turn that could not read or write the archive: the next
+// turn joins again, or polls on its own.
+func (s *Shared) failed(ctx context.Context, err error) step {
+	if ctx.Err() != nil {
+		return step{true, ctx.Err()}
+	}
+	s.cfg.Logf("lease: %v", err)
+	return step{}
+}
+
+// storeWhole stores the whole trace once under l, when this process has
+// shown polls the archive may not hold; a failure leaves it for the next
+// renewal.
+func (s *Shared) storeWhole(ctx context.Context, st archive.Store, l *archive.Lease) {
+	if !s.ahead.Load() {
+		return
+	}
+	s.mu.Lock()
+	live := s.liveView
+	s.mu.Unlock()
+	body, err := s.cfg.Client.Trace(ctx, s.cfg.JobID, live)
+	if err != nil {
+		s.cfg.Logf("lease: the whole trace, to store what this process showed alone: %v", err)
+		return
+	}
+	at := time.Now()
+	seq, err := st.AppendLeased(ctx, *l, time.Time{}, []archive.Poll{{ReceivedAt: at, Line: PollLine(s.Sink().secrets, at, body)}})
+	if err != nil {
+		s.cfg.Logf("lease: storing the whole trace: %v", err)
+		return
+	}
+	s.ahead.Store(false)
+	s.last = max(s.last, seq)
+	s.cfg.Logf("lease: stored the whole trace of run %s (poll %d): what this process showed alone is the team's too", s.cfg.JobID, seq)
+}
+
+// release gives the lease up when the watch ends or pauses, once what
+// the sink holds is written; a run followed to its end (over) is marked
+// complete first, when the archive holds every poll shown, so that its
+// followers end with it.
+func (s *Shared) release(sk *Sink, st archive.Store, l archive.Lease, over bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
+	defer cancel()
+	if over && sk.snapshots != nil {
+		sk.snapshots.Close(true) // the holder stores the run's last snapshots
+	}
+	whole := sk.Flush() && !s.ahead.Load()
+	sk.SetLease(nil)
+	s.last = max(s.last, sk.LastSeq())
+	if over && whole {
+		if err := st.PutRun(ctx, &archive.Run{Service: s.cfg.Service, ID: s.cfg.JobID, Complete: true}); err != nil {
+			s.cfg.Logf("lease: marking run %s complete: %v", s.cfg.JobID, err)
+		}
+	}
+	if err := st.Release(ctx, l); err != nil {
+		s.cfg.Logf("lease: releasing run %s: %v", s.cfg.JobID, err)
+		return
+	}
+	s.cfg.Logf("%s", LeaseLine("released", l))
+}
+
+// follow is a follower's part: read what the holder stores when a
+// doorbell rings, at the safety read and (SQLite) at the poll interval,
+// until the holder's lease can be taken (it expires, or is released) or
+// the run is over.
+func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Lease) step {
+	if !s.visible {
+		if r, ok := s.checkVisible(ctx); !ok {
+			return r
+		}
+	}
+	via := text.Sanitize(held.Holder.String())
+	if who := fmt.Sprint(held.ID, held.Token); who != s.followed {
+		s.followed = who
+		s.cfg.Logf("%s", LeaseLine("following", held))
+	}
+	s.setReading(true)
+	defer s.setReading(false)
+	read := func() (step, bool) {
+		if err := s.catchUp(ctx, st, via); err != nil {
+			return s.failed(ctx, err), false
+		}
+		return step{}, true
+	}
+	if r, ok := read(); !ok {
+		return r
+	}
+	retake := time.NewTimer(max(held.Left, 0) + 10*time.Millisecond)
+	defer retake.Stop()
+	every := s.cfg.SafetyRead
+	if s.bells == nil {
+		every = s.pollInterval() // SQLite: no doorbells
+	}
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	tokens := s.tokenUsage(ctx)
+	for {
+		again := false // try to take the lease
+		select {
+		case <-ctx.Done():
+			return step{true, ctx.Err()}
+		case <-retake.C:
+			again = true
+		case <-tick.C:
+			// A lease released early (a completion that held it for a
+			// moment, a holder that left) is taken now, not when it would
+			// have expired: SQLite rings no doorbell, and one may be lost.
+			if l, err := st.Lease(ctx, s.key); err == nil && (l.Left <= 0 || l.ID == "") {
+				again = true
+			}
+		case t := <-tokens:
+			h := s.health
+			s.emit(poller.Update{Tokens: t, Health: h})
+			continue
+		case <-s.kick:
+			if s.isPaused() {
+				return step{}
+			}
+		case b, ok := <-s.bells:
+			switch {
+			case !ok:
+				s.bells, s.listening = nil, false // the store was closed
+				return step{}
+			case b.Missed:
+			case b.Service != s.key.Service || b.Team != "" || b.Run != s.key.Run:
+				continue
+			case b.Free:
+				again = true
+			case b.Seq <= s.last:
+				continue
+			}
+		}
+		if r, ok := read(); !ok {
+			return r
+		}
+		if over, err := s.over(ctx, st, via); err != nil {
+			return s.failed(ctx, err)
+		} else if over {
+			h := s.health
+			h.Done, h.NextTry = true, time.Time{}
+			s.emit(poller.Update{Health: h, Done: true})
+			return step{done: true}
+		}
+		if again {
+			return step{}
+		}
+	}
+}
+
+func (s *Shared) setReading(on bool) {
+	s.mu.Lock()
+	s.reading = on
+	s.mu.Unlock()
+}
+
+// checkVisible asks the service, once, whether this key may see the run
+// before it is shown from another process's polls. A refusal: the run is
+// polled on its own (the Watcher then ends with the service's refusal);
+// no answer: it polls on its own this turn, and asks again the next.
+func (s *Shared) checkVisible(ctx context.Context) (step, bool) {
+	err := s.cfg.Visible(ctx)
+	var pe *poller.Error
+	switch {
+	case err == nil:
+		s.visible = true
+		return step{}, true
+	case ctx.Err() != nil:
+		return step{true, ctx.Err()}, false
+	case errors.As(err, &pe) && pe.Refusal():
+		// Its own poll says so to the watch, as without an archive.
+		s.cfg.Logf("lease: this key may not see run %s (%v): not following another's polls", s.cfg.JobID, err)
+		p := s.poll(ctx)
+		err := <-p.done
+		p.done <- err
+		p.stop()
+		return step{true, err}, false
+	}
+	s.cfg.Logf("lease: whether this key may see run %s: %v; polling on our own meanwhile", s.cfg.JobID, err)
+	p := s.poll(ctx)
+	t := time.NewTimer(s.cfg.Rejoin)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		p.stop()
+		return step{true, ctx.Err()}, false
+	case err := <-p.done:
+		p.done <- err
+		p.stop()
+		return step{true, err}, false
+	case <-t.C:
+		p.stop()
+		return step{}, false
+	}
+}
+
+// catchUp shows the polls stored after the last one shown; via names
+// their holder ("" for this process's own, as the new holder).
+func (s *Shared) catchUp(ctx context.Context, st archive.Store, via ...string) error {
+	ps, err := st.PollsSince(ctx, s.key.Service, s.key.Run, s.last, 0)
+	if err != nil {
+		return err
+	}
+	h := s.health
+	h.Via = ""
+	if len(via) > 0 {
+		h.Via = via[0]
+	}
+	h.Interval = s.pollInterval()
+	h.Failures, h.Reason, h.Cause, h.Wait, h.Paused = 0, "", "", 0, false
+	for _, sp := range ps {
+		s.last = sp.Seq
+		p, at, err := poller.DecodeLine(s.dec, sp.Line)
+		if err != nil {
+			s.cfg.Logf("lease: poll %d of run %s cannot be read: %v", sp.Seq, s.cfg.JobID, err)
+			continue
+		}
+		if p == nil {
+			continue
+		}
+		h.LastGood = cmpTime(at, sp.ReceivedAt)
+		h.Tail = h.Tail || p.Finished || !s.finished.IsZero()
+		s.emit(poller.Update{Poll: p, Health: h})
+	}
+	if len(ps) == 0 && h.Via != s.health.Via {
+		s.emit(poller.Update{Health: h}) // who polls now
+	}
+	return nil
+}
+
+func cmpTime(t, def time.Time) time.Time {
+	if t.IsZero() {
+		return def
+	}
+	return t
+}
+
+// over reports, once this process has shown run.finished, whether the
+// holder followed the run to its end (it marks it complete before it
+// releases the lease): then every poll it stored is shown, and nothing
+// more will come.
+func (s *Shared) over(ctx context.Context, st archive.Store, via string) (bool, error) {
+	if s.finished.IsZero() {
+		return false, nil
+	}
+	held, err := st.Held(ctx, s.key.Service, []string{s.key.Run})
+	if err != nil {
+		return false, err
+	}
+	if !held[s.key.Run].Complete {
+		return false, nil
+	}
+	return true, s.catchUp(ctx, st, via)
+}
+
+// tokenUsage asks the team's token usage on its own goroutine, when the
+// watch's TokenEvery has passed since it was last asked (a follower polls
+// nothing, and the watch's header shows it).
+func (s *Shared) tokenUsage(ctx context.Context) <-chan *poller.TokenUsage {
+	every := cmpOr(s.cfg.Watch.TokenEvery, poller.DefaultTokenEvery)
+	if s.cfg.Watch.TokenEvery < 0 || s.health.TokensHidden || time.Since(s.tokens) < every {
+		return nil
+	}
+	s.tokens = time.Now()
+	ch := make(chan *poller.TokenUsage, 1)
+	go func() {
+		if t, err := s.cfg.Client.TokenUsage(ctx); err == nil {
+			ch <- t
+		}
+	}()
+	return ch
+}
+
+// LeaseLine is one line about a lease for a log (--debug, the hub's):
+// what happened to it and whose it is, "took the lease of run 019a… at
+// https://api.firecrawl.dev: watch on laptop (pid 4242), token 3, for 6s".
+// The team's list (no run) is named so.
+func LeaseLine(what string, l archive.Lease) string {
+	of := "run " + l.Run
+	if l.Run == "" {
+		of = "the team's list"
+	}
+	return text.Sanitize(fmt.Sprintf("lease: %s the lease of %s at %s: %s, token %d, for %s",
+		what, of, l.Service, l.Holder.String(), l.Token, text.Duration(l.TTL)))
+}

@@ -1,0 +1,356 @@
+package e2e
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/internal/pgtest"
+	"github.com/firewatch/firewatch/sim"
+)
+
+// teamInterval is the watches' poll interval in the team's tests: the
+// lease's TTL is three of them.
+const teamInterval = 200 * time.Millisecond
+
+// sharedPostgres is a DSN whose search_path is a new schema on the
+// server of FIREWATCH_TEST_POSTGRES (skipped without it, failed in CI).
+func sharedPostgres(t *testing.T) string {
+	t.Helper()
+	dsn := os.Getenv("FIREWATCH_TEST_POSTGRES")
+	if dsn == "" {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("FIREWATCH_TEST_POSTGRES is not set and CI=true: the team's leases must be tested on PostgreSQL")
+		}
+		t.Skip("PostgreSQL not tested: set FIREWATCH_TEST_POSTGRES=postgres://...")
+	}
+	return pgtest.Schema(t, dsn)
+}
+
+// teamWatch is one of the team's watches: `watch -o json` with a summary,
+// a recording and a debug log in its own folder.
+func teamWatch(t *testing.T, env []string, id string) *proc {
+	return start(t, env, "watch", id, "-o", "json", "--interval", teamInterval.String(),
+		"--summary", "summary.json", "--record", "rec.ndjson", "--debug", "debug.log")
+}
+
+// awaitLease waits until the run's lease satisfies cond, and returns it.
+func awaitLease(t *testing.T, dsn string, k archive.LeaseKey, limit time.Duration, what string, cond func(archive.Lease) bool) archive.Lease {
+	t.Helper()
+	ctx := context.Background()
+	deadline := time.Now().Add(limit)
+	var last archive.Lease
+	var lastErr error
+	for time.Now().Before(deadline) {
+		st, err := archive.Open(ctx, dsn)
+		if err == nil {
+			last, err = st.Lease(ctx, k)
+			st.Close()
+			if err == nil && cond(last) {
+				return last
+			}
+		}
+		lastErr = err
+		time.Sleep(20 * time.Millisecond)
+	}
+	t.Fatalf("no %s within %s: the lease is %+v (%v)", what, limit, last, lastErr)
+	return last
+}
+
+// holding is which of procs holds l (-1: none).
+func holding(procs []*proc, l archive.Lease) int {
+	for i, p := range procs {
+		if p.cmd.Process.Pid == l.PID {
+			return i
+		}
+	}
+	return -1
+}
+
+// eventIDs is the eventIds of an NDJSON output, in order.
+func eventIDs(t *testing.T, out string) []string {
+	t.Helper()
+	var ids []string
+	sc := bufio.NewScanner(strings.NewReader(out))
+	sc.Buffer(nil, 1<<24)
+	for sc.Scan() {
+		var e struct {
+			EventID string `json:"eventId"`
+		}
+		if err := json.Unmarshal(sc.Bytes(), &e, json.RejectUnknownMembers(false)); err != nil {
+			t.Fatalf("a line that is not JSON: %v\n%s", err, sc.Text())
+		}
+		if e.EventID != "" {
+			ids = append(ids, e.EventID)
+		}
+	}
+	return ids
+}
+
+// once fails when ids holds an event twice.
+func once(t *testing.T, who string, ids []string) {
+	t.Helper()
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Errorf("%s: event %s twice", who, id)
+		}
+		seen[id] = true
+	}
+}
+
+// summaryOf reads a watch's --summary: its event count and timeline.
+type teamSummary struct {
+	Outcome     string   `json:"outcome"`
+	CreditsUsed float64  `json:"creditsUsed"`
+	EventCount  int      `json:"eventCount"`
+	Timeline    []string `json:"timeline"`
+}
+
+func summaryOf(t *testing.T, p *proc) teamSummary {
+	t.Helper()
+	var s teamSummary
+	if err := json.Unmarshal(readFile(t, filepath.Join(p.cmd.Dir, "summary.json")), &s, json.RejectUnknownMembers(false)); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+// agree checks what the watches that saw the run to its end printed,
+// summarised and recorded: every event of the run once, the same in all;
+// the others' (killed) events are some of them, once each.
+func agree(t *testing.T, env []string, srv *sim.Server, id string, ended, killed []*proc) {
+	t.Helper()
+	script, _ := srv.Script(id)
+	var first []string
+	for i, p := range ended {
+		who := fmt.Sprintf("watch %d", i)
+		ids := eventIDs(t, p.stdout.String())
+		once(t, who+"'s NDJSON", ids)
+		if len(ids) != len(script) {
+			t.Errorf("%s printed %d events, the run has %d", who, len(ids), len(script))
+		}
+		s := summaryOf(t, p)
+		once(t, who+"'s summary", s.Timeline)
+		if s.EventCount != len(ids) || len(s.Timeline) != len(ids) || s.Outcome != "succeeded" {
+			t.Errorf("%s's summary: %d events, %d in its timeline, %q; it printed %d", who, s.EventCount, len(s.Timeline), s.Outcome, len(ids))
+		}
+		sorted := slices.Clone(ids)
+		slices.Sort(sorted)
+		if first == nil {
+			first = sorted
+		} else if !slices.Equal(first, sorted) {
+			t.Errorf("%s printed other events than watch 0", who)
+		}
+		rec := runFW(t, env, runLimit, "replay", filepath.Join(p.cmd.Dir, "rec.ndjson"), "-o", "json")
+		rids := eventIDs(t, rec.stdout)
+		once(t, who+"'s recording", rids)
+		if len(rids) != len(ids) {
+			t.Errorf("%s's recording replays %d events, it printed %d\n%s", who, len(rids), len(ids), rec.stderr)
+		}
+	}
+	for _, p := range killed {
+		ids := eventIDs(t, p.stdout.String())
+		once(t, "the killed watch's NDJSON", ids)
+		for _, id := range ids {
+			if _, ok := slices.BinarySearch(first, id); !ok {
+				t.Errorf("the killed watch printed %s, which the others did not", id)
+			}
+		}
+	}
+}
+
+// TestTeamFollowsOneRun: three firewatch watches of one live run on one
+// archive (PostgreSQL, SQLite) poll it once between them: the service
+// sees one trace stream, not three. The leaseholder is killed (SIGKILL)
+// mid-run and another takes over within the lease's TTL (three poll
+// intervals); every survivor's NDJSON, summary and recording hold each
+// event of the run exactly once, and agree.
+func TestTeamFollowsOneRun(t *testing.T) {
+	t.Parallel()
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		teamOfThree(t, sharedPostgres(t), false)
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		teamOfThree(t, filepath.Join(t.TempDir(), "team.db"), false)
+	})
+}
+
+// TestTeamHolderPaused: the leaseholder of three watches paused
+// (SIGSTOP) past its lease's TTL: another takes the run over; woken
+// (SIGCONT), the old holder finds its lease lost, stores nothing more and
+// follows; all three print, summarise and record each event once, and
+// agree.
+func TestTeamHolderPaused(t *testing.T) {
+	t.Parallel()
+	t.Run("postgres", func(t *testing.T) {
+		t.Parallel()
+		teamOfThree(t, sharedPostgres(t), true)
+	})
+	t.Run("sqlite", func(t *testing.T) {
+		t.Parallel()
+		teamOfThree(t, filepath.Join(t.TempDir(), "team.db"), true)
+	})
+}
+
+// teamOfThree follows one run with three watches on dsn; its leaseholder
+// is killed mid-run, or paused past its TTL and woken (pause).
+func teamOfThree(t *testing.T, dsn string, pause bool) {
+	srv := startSim(t, sim.Options{Speed: 4})
+	id := srv.Jobs[0].ID
+	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
+	k := archive.LeaseKey{Service: srv.URL, Run: id}
+	began := time.Now()
+	procs := []*proc{teamWatch(t, env, id), teamWatch(t, env, id), teamWatch(t, env, id)}
+	l := awaitLease(t, dsn, k, 10*time.Second, "leaseholder among the watches", func(l archive.Lease) bool {
+		return l.Left > 0 && holding(procs, l) >= 0
+	})
+	h := holding(procs, l)
+	for i, p := range procs {
+		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's first events", i), func(s string) bool { return strings.Count(s, "\n") >= 20 })
+	}
+	// firewatch team says who polls the run.
+	team := runFW(t, env, runLimit, "team")
+	if !strings.Contains(team.stdout, "Polled by") || !strings.Contains(team.stdout, fmt.Sprintf("watch on %s (pid %d) since", l.Host, l.PID)) {
+		t.Errorf("firewatch team does not say that pid %d polls the run:\n%s", l.PID, team)
+	}
+	// The lease as it stands just before the kill: its TTL bounds the takeover.
+	l = awaitLease(t, dsn, k, time.Second, "lease still held", func(l archive.Lease) bool { return l.Left > 0 })
+	sig := syscall.SIGKILL
+	if pause {
+		sig = syscall.SIGSTOP
+	}
+	if err := procs[h].cmd.Process.Signal(sig); err != nil {
+		t.Fatal(err)
+	}
+	killed := time.Now()
+	if !pause {
+		<-procs[h].done
+	}
+	nl := awaitLease(t, dsn, k, 5*time.Second, "takeover", func(nl archive.Lease) bool {
+		return nl.Token > l.Token && nl.Left > 0
+	})
+	if pause {
+		if err := procs[h].cmd.Process.Signal(syscall.SIGCONT); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if holding(procs, nl) < 0 || holding(procs, nl) == h {
+		t.Fatalf("taken over by %s, none of the survivors", nl.Holder)
+	}
+	took := nl.Since.Sub(killed)
+	t.Logf("%s %s (TTL %s); %s took over %s later", sig, l.Holder, l.TTL, nl.Holder, took.Round(time.Millisecond))
+	if took > l.TTL+300*time.Millisecond || l.TTL > 3*teamInterval {
+		t.Errorf("taken over %s after the kill; the lease's TTL was %s (three intervals: %s)", took, l.TTL, 3*teamInterval)
+	}
+	var ended []*proc
+	for i, p := range procs {
+		if i == h && !pause {
+			continue
+		}
+		if code := p.wait(t, runLimit); code != 0 {
+			t.Fatalf("watch %d: exit %d\n%s", i, code, tailOf(p.stderr.String()))
+		}
+		ended = append(ended, p)
+	}
+	wall := time.Since(began)
+	traces := srv.Stats().ByRoute["GET trace"]
+	stream := int(wall / teamInterval)
+	t.Logf("%d trace requests in %s: one stream at %s is at most %d", traces, wall.Round(time.Millisecond), teamInterval, stream)
+	if traces > stream*3/2 {
+		t.Errorf("%d trace requests in %s: more than one stream (%d at most)", traces, wall, stream)
+	}
+	for i, p := range procs {
+		if strings.Contains(p.stderr.String(), "cannot be reached") {
+			t.Errorf("watch %d says the archive cannot be reached:\n%s", i, p.stderr.String())
+		}
+	}
+	if !pause {
+		agree(t, env, srv, id, ended, []*proc{procs[h]})
+		return
+	}
+	// Woken, the old holder found its lease lost and followed.
+	if log := string(readFile(t, filepath.Join(procs[h].cmd.Dir, "debug.log"))); !strings.Contains(log, "lease: lost run "+id) {
+		t.Errorf("the paused holder's debug log does not say it lost the lease:\n%s", tailOf(log))
+	}
+	agree(t, env, srv, id, ended, nil)
+}
+
+// TestTeamPostgresGoneAndBack: PostgreSQL (a server of the test's own)
+// down when three watches of one run start, then up, then stopped
+// mid-run and started again: in each outage every watch says once that it
+// polls on its own and goes on, then says the archive is back, and they
+// share again (one leaseholder, the others following); every event is
+// printed, summarised and recorded once by each.
+func TestTeamPostgresGoneAndBack(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	t.Parallel()
+	pg := pgtest.New(t)
+	dsn := pg.DSN()
+	srv := startSim(t, sim.Options{Speed: 2})
+	id := srv.Jobs[0].ID
+	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
+	k := archive.LeaseKey{Service: srv.URL, Run: id}
+	procs := []*proc{teamWatch(t, env, id), teamWatch(t, env, id), teamWatch(t, env, id)}
+	const alone, back = "polling the run on our own", "the shared archive is back"
+	outage := func(n int) {
+		for i, p := range procs {
+			awaitCount(t, p, 10*time.Second, fmt.Sprintf("watch %d saying it polls on its own (outage %d)", i, n), alone, n)
+		}
+		before := srv.Stats().ByRoute["GET trace"]
+		pg.Start(t)
+		for i, p := range procs {
+			awaitCount(t, p, 15*time.Second, fmt.Sprintf("watch %d saying the archive is back (outage %d)", i, n), back, n)
+		}
+		up := time.Now()
+		l := awaitLease(t, dsn, k, 10*time.Second, "leaseholder once it is back", func(l archive.Lease) bool {
+			return l.Left > 0 && holding(procs, l) >= 0 && l.Renewed.After(up.Add(-time.Second))
+		})
+		t.Logf("outage %d: %d trace requests while they polled on their own; then %s holds the lease", n, srv.Stats().ByRoute["GET trace"]-before, l.Holder)
+	}
+	// Down at the start.
+	outage(1)
+	for i, p := range procs {
+		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's events", i), func(s string) bool { return strings.Count(s, "\n") >= 40 })
+	}
+	// Stopped mid-run.
+	pg.Stop(t)
+	outage(2)
+	for i, p := range procs {
+		if code := p.wait(t, runLimit); code != 0 {
+			t.Fatalf("watch %d: exit %d\n%s", i, code, tailOf(p.stderr.String()))
+		}
+		for _, said := range []string{alone, back} {
+			if n := strings.Count(p.stderr.String(), said); n != 2 {
+				t.Errorf("watch %d said %q %d times, want once per outage:\n%s", i, said, n, p.stderr.String())
+			}
+		}
+	}
+	agree(t, env, srv, id, procs, nil)
+}
+
+// awaitCount waits until p's stderr says want n times.
+func awaitCount(t *testing.T, p *proc, limit time.Duration, what, want string, n int) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	for strings.Count(p.stderr.String(), want) < n {
+		if time.Now().After(deadline) {
+			t.Fatalf("no %s within %s\nstderr:\n%s", what, limit, tailOf(p.stderr.String()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
