@@ -276,6 +276,17 @@ func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
 		}
 		var r step
 		st, err := s.join(ctx, lctx)
+		if err == nil && !s.visible {
+			// Nothing another process stored is shown, as a follower's
+			// or at a takeover, before the service says this key may
+			// see the run.
+			if r, ok := s.checkVisible(ctx); !ok {
+				if r.done {
+					return r.err
+				}
+				continue
+			}
+		}
 		if err == nil {
 			var l archive.Lease
 			l, err = st.Take(ctx, s.key, s.holder, s.ttl())

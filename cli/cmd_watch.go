@@ -135,9 +135,10 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	defer func() { closeArchive(sinkNow(), w) }()
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
-	// The service said this key may see the run (or the command started
-	// it): the watch may show another process's polls of it.
-	visible := !req.IsZero()
+	// The service said this key may see the run (or this process started
+	// it): the watch may show another process's polls of it. A request
+	// the archive holds says nothing of this key.
+	visible := lo.started
 	if req.IsZero() {
 		// The prompt and model, for the screen, the recording, the report
 		// and the export; a failure costs nothing but them.
@@ -157,6 +158,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 			w.Debug.Printf("the run's status: %v", err)
 		} else {
 			req.Model, told = text.Sanitize(st.Model), archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, poller.Lookup{Status: st})
+			visible = true
 		}
 		cancel()
 	}

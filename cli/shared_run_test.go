@@ -92,3 +92,23 @@ func twoHubs(t *testing.T, srv *sim.Server, urls [2]string) (logs [2]string, tra
 	}
 	return logs, srv.Stats().ByRoute["GET trace"], int(wall / interval)
 }
+
+// TestSharedWrongKeySeesNothing: a key the service refuses is shown none of
+// the polls another firewatch stored of the run, whether it would follow
+// them or take the run's lease over from them: its watch exits 6 with the
+// service's refusal, as without an archive.
+func TestSharedWrongKeySeesNothing(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}})
+	db := filepath.Join(t.TempDir(), "a.db")
+	id := srv.Jobs[0].ID
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "json", "--interval", "100ms",
+		"--api-url", srv.URL, "--api-key", srv.Key, "--archive", db); code != 0 {
+		t.Fatalf("watch: exit %d\n%s", code, errOut)
+	}
+	out, errOut, code := run(t, context.Background(), "watch", id, "-o", "json", "--interval", "100ms",
+		"--api-url", srv.URL, "--api-key", "fc-wrong0000000000000000000000000", "--archive", db)
+	if code != ExitRejected || strings.Contains(out, `"type"`) || !strings.Contains(errOut, "Unauthorized") {
+		t.Fatalf("a wrong key: exit %d\nstdout %.300s\nstderr %s", code, out, errOut)
+	}
+}
