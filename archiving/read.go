@@ -45,6 +45,10 @@ type Reader struct {
 	// File opens a recording or saved trace body ("-": stdin); name is
 	// what messages call it.
 	File func(arg string) (in io.Reader, name string, closeIn func(), err error)
+	// JobsOnly: every argument is a job id, never a file, even one that
+	// exists by that name (a hub's session names the hub's runs, not the
+	// files of the hub's host).
+	JobsOnly bool
 }
 
 // Input is an opened FILE or JOB_ID.
@@ -89,7 +93,11 @@ func (r *Reader) Job(ctx context.Context, service, id string) (*archive.Run, []a
 // the service's answers, a refusal included, are the client's typed
 // errors.
 func (r *Reader) Open(ctx context.Context, arg, apiURL, apiKey string) (*Input, error) {
-	if !IsJob(arg) {
+	if r.JobsOnly {
+		if err := poller.ValidateJobID(arg); err != nil {
+			return nil, err
+		}
+	} else if !IsJob(arg) {
 		in, name, closeIn, err := r.File(arg)
 		if err != nil {
 			return nil, err

@@ -34,7 +34,7 @@ func sourceFlags(f *pflag.FlagSet, apiURL, apiKey *string) {
 // command asks it (no key is a usage error, and the key joins a.secrets),
 // a file that cannot be read a usage error.
 func (a *app) reader() *archiving.Reader {
-	return &archiving.Reader{Secrets: a.secrets, Archive: a.readArchiveStore, File: a.openRecording,
+	return &archiving.Reader{Secrets: a.secrets, Archive: a.readArchiveStore, File: a.openRecording, JobsOnly: a.hub != nil,
 		Client: func(apiURL, apiKey string) (*poller.Client, error) {
 			svc, err := a.service(apiURL, apiKey)
 			if err != nil {
