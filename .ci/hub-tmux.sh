@@ -17,11 +17,14 @@ for tool in tmux ssh ssh-keygen; do
 done
 
 tmp=$(mktemp -d)
-sock="fw-hub-$$"
+# One tmux server per terminal size: killing a server and starting another
+# on the same socket at once races ("server exited unexpectedly").
+base="fw-hub-$$"
+sock="$base"
 t() { tmux -L "$sock" "$@"; }
 pids=()
 cleanup() {
-  t kill-server >/dev/null 2>&1 || true
+  for s in 120x40 80x24; do tmux -L "$base-$s" kill-server >/dev/null 2>&1 || true; done
   for p in "${pids[@]}"; do kill "$p" >/dev/null 2>&1 || true; done
   wait >/dev/null 2>&1 || true
   rm -rf "$tmp"
@@ -72,6 +75,7 @@ sshargs="-p $port -o IdentitiesOnly=yes -o StrictHostKeyChecking=yes -o UserKnow
 prompt() { screen | grep -c '^hubci\$' || true; }
 session() { # WxH
   t kill-server >/dev/null 2>&1 || true
+  sock="$base-$1"
   t new-session -d -s ci -x "${1%x*}" -y "${1#*x}" "env PS1='hubci\$ ' bash --norc --noprofile"
   wait_for 'hubci$' 10
 }
