@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	gossh "golang.org/x/crypto/ssh"
 
 	"github.com/firewatch/firewatch/archive"
@@ -147,6 +148,30 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	for _, v := range []*sshtest.Screen{va, vb} {
 		awaitEventsOn(t, v, 10*time.Second)
 	}
+	// firewatch team says who polls the run: hub A, the one to kill.
+	team := runFW(t, env, runLimit, "team", "-o", "json")
+	var said struct {
+		Leases []struct {
+			Run   string `json:"run"`
+			Label string `json:"label"`
+			PID   int    `json:"pid"`
+		} `json:"leases"`
+	}
+	if err := json.Unmarshal([]byte(team.stdout), &said, json.RejectUnknownMembers(false)); err != nil || team.code != 0 {
+		t.Fatalf("firewatch team -o json: %v\n%s", err, team)
+	}
+	holders := 0
+	for _, tl := range said.Leases {
+		if tl.Run == id {
+			holders++
+			if tl.Label != "hub" || tl.PID != ha.p.cmd.Process.Pid {
+				t.Errorf("firewatch team says %s pid %d polls the run, not hub A (pid %d)", tl.Label, tl.PID, ha.p.cmd.Process.Pid)
+			}
+		}
+	}
+	if holders != 1 {
+		t.Errorf("firewatch team names %d holders of the run's lease, want 1:\n%s", holders, team.stdout)
+	}
 	l = awaitLease(t, dsn, k, time.Second, "hub A's lease still held", func(nl archive.Lease) bool {
 		return nl.Left > 0 && nl.Token == l.Token
 	})
@@ -202,6 +227,17 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 		t.Errorf("%d trace requests in %s: more than one stream (%d at most)", traces, wall, stream)
 	}
 
+	snaps := map[string]bool{}
+	for _, m := range regexp.MustCompile(`"snapshotId":"([^"]+)"`).FindAllStringSubmatch(cli.stdout.String(), -1) {
+		snaps[m[1]] = true
+	}
+	// The holder fetches each snapshot for the team; a killed holder's
+	// last fetch may not have been stored, and is fetched again.
+	t.Logf("%d snapshot requests for the run's %d snapshots", srv.Stats().ByRoute["GET snapshot"], len(snaps))
+	if n := srv.Stats().ByRoute["GET snapshot"]; n > len(snaps)+1 {
+		t.Errorf("%d snapshot requests for the run's %d snapshots: not fetched once for the team", n, len(snaps))
+	}
+
 	// The lease's story in the hubs' logs (and the watch's debug log).
 	logA, logB, logW := ha.p.stderr.String(), hb.p.stderr.String(), string(readFile(t, debug))
 	lines := []struct{ who, log, want string }{
@@ -219,6 +255,11 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	for _, l := range lines {
 		if !strings.Contains(l.log, l.want) {
 			t.Errorf("%s's log does not say %q:\n%s", l.who, l.want, tailOf(l.log))
+		}
+	}
+	for _, line := range strings.Split(logB, "\n") {
+		if strings.Contains(line, "lease:") {
+			t.Logf("hub B: %s", line)
 		}
 	}
 }
