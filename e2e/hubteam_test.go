@@ -72,6 +72,10 @@ func (h *teamHub) watch(t *testing.T, id string) *sshtest.Screen {
 // screenEvents is the event count of the watch screen's timeline.
 var screenEvents = regexp.MustCompile(`Timeline (\d+) events`)
 
+// screenEnd is the watch screen's line for a run that succeeded: its
+// credits.
+var screenEnd = regexp.MustCompile(`Run succeeded · in \S+ · ([\d,]+) credits`)
+
 // eventsOn is the event count a watch screen shows (-1: none).
 func eventsOn(s *sshtest.Screen) int {
 	m := screenEvents.FindStringSubmatch(s.Text())
@@ -207,6 +211,9 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	vb.WaitFor("Run succeeded")
 	if n := eventsOn(vb); n != sum.EventCount {
 		t.Errorf("hub B's viewer sees %d events, the watch's summary %d:\n%s", n, sum.EventCount, vb.Text())
+	}
+	if m := screenEnd.FindStringSubmatch(vb.Text()); m == nil || strings.ReplaceAll(m[1], ",", "") != strconv.FormatFloat(sum.CreditsUsed, 'f', -1, 64) {
+		t.Errorf("hub B's viewer's end line %q, the watch's summary %v credits:\n%s", m, sum.CreditsUsed, vb.Text())
 	}
 	vb.Press("q")
 	if code := vb.Exit(); code != 0 {
