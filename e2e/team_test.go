@@ -40,7 +40,13 @@ func sharedPostgres(t *testing.T) string {
 // teamWatch is one of the team's watches: `watch -o json` with a summary,
 // a recording and a debug log in its own folder.
 func teamWatch(t *testing.T, env []string, id string) *proc {
-	return start(t, env, "watch", id, "-o", "json", "--interval", teamInterval.String(),
+	return teamWatchEvery(t, env, id, teamInterval)
+}
+
+// teamWatchEvery is teamWatch polling every interval when it holds the
+// run's lease.
+func teamWatchEvery(t *testing.T, env []string, id string, interval time.Duration) *proc {
+	return start(t, env, "watch", id, "-o", "json", "--interval", interval.String(),
 		"--summary", "summary.json", "--record", "rec.ndjson", "--debug", "debug.log")
 }
 
