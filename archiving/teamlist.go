@@ -155,8 +155,12 @@ func (t *TeamList) fromArchive(ctx context.Context) (*poller.RunList, error) {
 }
 
 // Release gives the list's lease up (the screen no longer refreshes it):
-// another process takes it at its next refresh.
+// another process takes it at its next refresh, and this one at its own
+// if it is still free. Nil: nothing.
 func (t *TeamList) Release(ctx context.Context) {
+	if t == nil {
+		return
+	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.holding {
