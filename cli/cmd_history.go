@@ -328,7 +328,10 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.
 		live = list
 	}
 	s := archiving.NewListing(live, st, archive.Query{Service: baseURL})
-	if c != nil {
+	switch bg := a.hub.completions(); {
+	case bg != nil:
+		s.UseBackground(bg) // the hub's: each run completed once for every session
+	case c != nil:
 		cp := &archiving.Completer{C: c, St: st, Secrets: a.secrets, Service: baseURL, Team: archive.TeamOf(svc.key)}
 		s.Complete(ctx, cp, func(err error) { s.Note(archiveErr(err)) })
 	}

@@ -38,8 +38,11 @@ type hubFollows struct {
 	list     *hubList
 	// st is the hub's archive for its list's lease and its runs screens'
 	// completions (nil: off, or it could not be opened).
-	st     archive.Store
-	notify *hubNotify // the team's channel (nil: none)
+	st archive.Store
+	// complete completes, once for every session's runs screen, the runs
+	// their lists show that the archive holds in part (nil: no archive).
+	complete *archiving.Background
+	notify   *hubNotify // the team's channel (nil: none)
 	// log is a line for the hub's log (nil: none, in tests).
 	log func(line string)
 
@@ -88,9 +91,23 @@ func (h *hubFollows) openArchive() {
 		return // off
 	}
 	h.st = st
-	h.list.team = archiving.NewTeamList(h.list.c, st, h.a.secrets, h.svc.baseURL, archive.TeamOf(h.svc.key),
-		archive.NewHolder("hub"), runs.DefaultInterval, h.leaseLog)
+	holder, team := archive.NewHolder("hub"), archive.TeamOf(h.svc.key)
+	h.list.team = archiving.NewTeamList(h.list.c, st, h.a.secrets, h.svc.baseURL, team, holder, runs.DefaultInterval, h.leaseLog)
 	h.list.newest = h.list.team
+	cp := &archiving.Completer{C: h.list.c, St: st, Secrets: h.a.secrets, Service: h.svc.baseURL, Team: team, Holder: holder}
+	h.complete = archiving.NewBackground(h.ctx, cp, func(err error) {
+		h.say("firewatch hub: a run the runs screens list could not be archived: " + h.a.secrets.Redact(archiveErr(err).Error()))
+	})
+}
+
+// say is a line in the hub's log (stderr before the hub is made, and in
+// tests).
+func (h *hubFollows) say(line string) {
+	if h.log != nil {
+		h.log(line)
+		return
+	}
+	fmt.Fprintln(h.a.stderr, line)
 }
 
 // leaseLog says in the hub's log each lease of a run the hub takes, loses,
@@ -310,6 +327,7 @@ func (h *hubFollows) stop() {
 	}
 	h.wg.Wait()
 	h.notify.close()
+	h.complete.Stop()
 	h.list.team.Release(context.Background())
 	if h.st != nil {
 		h.st.Close()
