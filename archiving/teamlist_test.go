@@ -14,6 +14,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/internal/pgtest"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -193,4 +194,54 @@ func TestTeamListOneStreamForTwoScreens(t *testing.T) {
 		}
 		ta.Release(ctx)
 	})
+}
+
+type quietReport struct{}
+
+func (quietReport) Progress(PassCounts, bool)  {}
+func (quietReport) Skip(string, string, error) {}
+func (quietReport) FirstGen(string)            {}
+
+// A pass of archive --every walks the whole list even while a runs screen
+// or a hub holds the list's lease for its newest page; it leaves the list
+// to another pass that holds it.
+func TestPassBesideAScreensList(t *testing.T) {
+	ctx := context.Background()
+	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{"research"}, History: 2, Speed: 400, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	team := archive.TeamOf(srv.Key)
+	key := archive.LeaseKey{Service: srv.URL, Team: team}
+	pass := func() *Pass {
+		p := &Pass{C: c, St: st, Secrets: text.NewSecrets(), Service: srv.URL, Team: team, Report: quietReport{},
+			Holder: archive.NewHolder("archive --every"), ShareList: true}
+		if err := p.Run(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	for _, by := range []string{"runs", "archive --every"} {
+		l, err := st.Take(ctx, key, archive.NewHolder(by), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := pass()
+		if wantLeft := by != "runs"; (p.ListedBy != "") != wantLeft || (p.Seen == 0) != wantLeft {
+			t.Errorf("list held by %s: the pass saw %d runs, left to %q", by, p.Seen, p.ListedBy)
+		}
+		if err := st.Release(ctx, l); err != nil {
+			t.Fatal(err)
+		}
+	}
 }
