@@ -134,22 +134,21 @@ func (t *TeamList) store(ctx context.Context, page []poller.RunInfo) {
 // team's newest runs the service listed and still keeps, read as the
 // service's items.
 func (t *TeamList) fromArchive(ctx context.Context) (*poller.RunList, error) {
-	items, err := t.st.Listed(ctx, t.key.Service, t.key.Team, poller.ListPageSize+1)
+	items, err := t.st.Listed(ctx, t.key.Service, t.key.Team, poller.ListPageSize)
 	if err != nil {
 		return nil, err
 	}
 	list := &poller.RunList{}
 	for _, it := range items {
 		ri, ok := poller.ParseRunItem(it)
-		if !ok || poller.ValidateJobID(ri.ID) != nil {
-			continue
+		if ok && poller.ValidateJobID(ri.ID) == nil {
+			list.Runs = append(list.Runs, ri)
 		}
-		if len(list.Runs) == poller.ListPageSize {
-			// More follow: the older pages are the service's.
-			list.Next, list.NextBefore = "archive", list.Runs[len(list.Runs)-1].CreatedAt
-			break
-		}
-		list.Runs = append(list.Runs, ri)
+	}
+	if n := len(list.Runs); n == poller.ListPageSize && !list.Runs[n-1].CreatedAt.IsZero() {
+		// A whole page: older ones may follow, which are the service's
+		// (the archive holds the newest page the holder stored).
+		list.Next, list.NextBefore = "archive", list.Runs[n-1].CreatedAt
 	}
 	return list, nil
 }

@@ -123,7 +123,7 @@ func TestHubSessionsCompleteEachRunOnce(t *testing.T) {
 // the one that holds the list's lease asks, the other's sessions list the
 // same runs from the archive, as the service's.
 func TestTwoHubsOneList(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 3})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 25})
 	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
 	svc := service{baseURL: srv.URL, key: srv.Key}
 	h1, _ := testHub(t, svc)
@@ -140,8 +140,12 @@ func TestTwoHubsOneList(t *testing.T) {
 	if n := srv.Stats().ByRoute["GET list"] - before; n != 1 {
 		t.Fatalf("two hubs asked for the team's list %d times, want once", n)
 	}
-	if len(pages[0].Runs) != len(srv.Jobs)+3 || len(pages[1].Runs) != len(pages[0].Runs) {
-		t.Fatalf("the holder's page has %d runs, the follower's %d; want %d each", len(pages[0].Runs), len(pages[1].Runs), len(srv.Jobs)+3)
+	if len(pages[0].Runs) != poller.ListPageSize || len(pages[1].Runs) != len(pages[0].Runs) {
+		t.Fatalf("the holder's page has %d runs, the follower's %d; want %d each", len(pages[0].Runs), len(pages[1].Runs), poller.ListPageSize)
+	}
+	// Older pages follow, from the service, for the follower too.
+	if pages[1].Next == "" || !pages[1].NextBefore.Equal(pages[1].Runs[poller.ListPageSize-1].CreatedAt) {
+		t.Fatalf("the follower's page ends the list: next %q before %v", pages[1].Next, pages[1].NextBefore)
 	}
 	for i, r := range pages[1].Runs {
 		if r.Archived || r.ID != pages[0].Runs[i].ID || r.Status != pages[0].Runs[i].Status {
