@@ -245,3 +245,30 @@ func TestPassBesideAScreensList(t *testing.T) {
 		}
 	}
 }
+
+// A run another firewatch polls is left to it by a pass, which keeps its
+// list item all the same: the screens that show the team's list from the
+// archive while the pass holds it list the run.
+func TestPassKeepsTheItemOfARunPolledElsewhere(t *testing.T) {
+	ctx := context.Background()
+	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	const service = "http://svc"
+	team := archive.TeamOf("fc-test-key")
+	if _, err := st.Take(ctx, archive.LeaseKey{Service: service, Run: listRunA}, archive.NewHolder("watch"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	ri, _ := poller.ParseRunItem([]byte(`{"id":"` + listRunA + `","status":"processing","createdAt":"2026-11-28T06:00:00Z"}`))
+	cp := &Completer{St: st, Secrets: text.NewSecrets(), Service: service, Team: team}
+	done, err := cp.Complete(ctx, &ri, nil)
+	if err != nil || done.PolledBy == "" {
+		t.Fatalf("completion of a run a watch polls: %+v, %v", done, err)
+	}
+	items, err := st.Listed(ctx, service, team, poller.ListPageSize)
+	if err != nil || len(items) != 1 {
+		t.Fatalf("the team's list in the archive: %q, %v; want the run's item", items, err)
+	}
+}

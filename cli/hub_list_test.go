@@ -15,12 +15,14 @@ import (
 )
 
 // testHub is a hub's followers and list on the archive of
-// $FIREWATCH_ARCHIVE, as newHub makes them, and a session's app in it.
-func testHub(t *testing.T, svc service) (*hubFollows, func() *app) {
+// $FIREWATCH_ARCHIVE, as newHub makes them, a session's app in it, and
+// its stop (once; at the test's end if not before).
+func testHub(t *testing.T, svc service) (h *hubFollows, session func() *app, stop func()) {
 	t.Helper()
 	secrets := text.NewSecrets()
 	ha := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
-	h, err := newHubFollows(context.Background(), ha, svc)
+	var err error
+	h, err = newHubFollows(context.Background(), ha, svc)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -28,11 +30,12 @@ func testHub(t *testing.T, svc service) (*hubFollows, func() *app) {
 		t.Fatal("the hub opened no archive for its list and completions")
 	}
 	var once sync.Once
-	t.Cleanup(func() { once.Do(h.stop) })
-	session := func() *app {
+	stop = func() { once.Do(h.stop) }
+	t.Cleanup(stop)
+	session = func() *app {
 		return &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets, hub: &hubSession{key: svc.key, follows: h}}
 	}
-	return h, session
+	return h, session, stop
 }
 
 // The hub completes each run its sessions' runs screens list, and the
@@ -48,7 +51,7 @@ func TestHubSessionsCompleteEachRunOnce(t *testing.T) {
 		t.Fatal(err)
 	}
 	svc := service{baseURL: srv.URL, key: srv.Key}
-	h, session := testHub(t, svc)
+	h, session, stopHub := testHub(t, svc)
 	page, err := h.list.c.Runs(context.Background(), time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -112,7 +115,7 @@ func TestHubSessionsCompleteEachRunOnce(t *testing.T) {
 	for _, c := range closers {
 		c()
 	}
-	h.stop()
+	stopHub()
 	if n := srv.Stats().ByRoute["GET trace"] - before; n != len(ids) {
 		t.Fatalf("%d sessions' runs screens fetched %d traces for %d runs, want one each", sessions, n, len(ids))
 	}
@@ -126,8 +129,8 @@ func TestTwoHubsOneList(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 25})
 	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
 	svc := service{baseURL: srv.URL, key: srv.Key}
-	h1, _ := testHub(t, svc)
-	h2, _ := testHub(t, svc)
+	h1, _, _ := testHub(t, svc)
+	h2, _, _ := testHub(t, svc)
 	before := srv.Stats().ByRoute["GET list"]
 	var pages [2]*poller.RunList
 	for i, h := range []*hubFollows{h1, h2} {
