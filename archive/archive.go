@@ -222,6 +222,11 @@ type Store interface {
 	// Held returns, for the given ids of one service, how each is held;
 	// ids not held are absent.
 	Held(ctx context.Context, service string, ids []string) (map[string]Held, error)
+	// Listed returns the list items of team's newest runs of service, as
+	// the service last listed them (runs held with their item and not
+	// expired), newest first, at most limit: the team's list shown from
+	// the archive.
+	Listed(ctx context.Context, service, team string, limit int) ([][]byte, error)
 	// SnapshotIDs returns the ids of the snapshots held for a run.
 	SnapshotIDs(ctx context.Context, service, id string) ([]string, error)
 	// Prune deletes runs created before before (service "" for every

@@ -1085,6 +1085,24 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 	return out, nil
 }
 
+func (s *sqlStore) Listed(ctx context.Context, service, team string, limit int) ([][]byte, error) {
+	rows, err := s.db.QueryContext(ctx, s.q(`SELECT item FROM fw_runs WHERE service = ? AND team = ? AND item IS NOT NULL AND expired = 0
+		ORDER BY sort_at DESC, id DESC LIMIT `+strconv.Itoa(max(limit, 1))), service, team)
+	if err != nil {
+		return nil, s.fail("reading the team's list", err)
+	}
+	defer rows.Close()
+	var out [][]byte
+	for rows.Next() {
+		var item []byte
+		if err := rows.Scan(&item); err != nil {
+			return nil, s.fail("reading the team's list", err)
+		}
+		out = append(out, item)
+	}
+	return out, s.fail("reading the team's list", rows.Err())
+}
+
 func (s *sqlStore) SnapshotIDs(ctx context.Context, service, id string) ([]string, error) {
 	rid, err := s.rid(ctx, service, id)
 	if err != nil {

@@ -144,7 +144,14 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		case err != nil:
 			return done, storeErr(err)
 		case by != "":
+			// Its polls are the holder's; its list item is kept (the
+			// team's list shown from the archive lists it).
 			done.PolledBy = by
+			if h == nil || !h.HasItem {
+				if err := cp.St.PutRun(ctx, item); err != nil {
+					return done, storeErr(err)
+				}
+			}
 			return done, nil
 		}
 		defer cp.release(ctx, l)

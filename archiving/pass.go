@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/firewatch/firewatch/archive"
@@ -94,25 +95,30 @@ func (p *Pass) Run(ctx context.Context) error {
 		lease, err := p.St.Take(ctx, archive.LeaseKey{Service: p.Service, Team: p.Team}, p.Holder, listTTL)
 		var he *archive.HeldError
 		switch {
-		case errors.As(err, &he):
+		case errors.As(err, &he) && isPass(he.Lease.Holder):
 			p.ListedBy = text.Sanitize(he.Lease.Holder.String())
 			return nil
+		case errors.As(err, &he):
+			// A runs screen or a hub holds it for the newest page: the
+			// pass goes on without it (it walks the whole list, which a
+			// screen does not).
 		case err != nil:
 			return storeErr(err)
+		default:
+			renew = func() error {
+				// Lost (paused past its TTL): the pass stops, the next tries again.
+				lease, err = p.St.Renew(ctx, lease)
+				return storeErr(err)
+			}
+			defer func() {
+				// Its followers read the archive again; the list is free for
+				// the next pass, whoever makes it.
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WriteTimeout)
+				defer cancel()
+				_, _ = p.St.Ring(ctx, lease)
+				_ = p.St.Release(ctx, lease)
+			}()
 		}
-		renew = func() error {
-			// Lost (paused past its TTL): the pass stops, the next tries again.
-			lease, err = p.St.Renew(ctx, lease)
-			return storeErr(err)
-		}
-		defer func() {
-			// Its followers read the archive again; the list is free for
-			// the next pass, whoever makes it.
-			ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), WriteTimeout)
-			defer cancel()
-			_, _ = p.St.Ring(ctx, lease)
-			_ = p.St.Release(ctx, lease)
-		}()
 	}
 	pager := p.C.RunPages()
 	listed := map[string]bool{}
@@ -190,6 +196,13 @@ func (p *Pass) Run(ctx context.Context) error {
 		return &NothingArchived{p.Skipped, p.lastSkip}
 	}
 	return nil
+}
+
+// isPass reports whether h is a pass of firewatch archive (its label is
+// "archive", "archive --every"...), which walks the whole list; a runs
+// screen or a hub holds the list's lease for its newest page only.
+func isPass(h archive.Holder) bool {
+	return h.Label == "archive" || strings.HasPrefix(h.Label, "archive ")
 }
 
 // claim records that this pass's team lists the held runs of a page: they

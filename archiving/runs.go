@@ -32,6 +32,9 @@ type Listing struct {
 	// bg completes, in the background, the runs the live list shows that
 	// the archive holds in part (nil: history, or no client).
 	bg *Background
+	// sharedBg: bg is shared with other listings (UseBackground): its
+	// owner stops it, not the listing.
+	sharedBg bool
 
 	mu       sync.Mutex
 	liveSeen map[string]bool // ids the live list gave
@@ -54,6 +57,13 @@ func (s *Listing) Complete(ctx context.Context, cp *Completer, note func(error))
 	s.bg = NewBackground(ctx, cp, note)
 }
 
+// UseBackground has the runs the live list shows completed by bg, which
+// other listings share (the hub's sessions: each run completed once for
+// all of them); Stop leaves it running and its failures are its owner's.
+func (s *Listing) UseBackground(bg *Background) {
+	s.bg, s.sharedBg = bg, true
+}
+
 // Store is the archive listed.
 func (s *Listing) Store() archive.Store { return s.st }
 
@@ -64,7 +74,9 @@ func (s *Listing) Service() string { return s.q.Service }
 // the archive that failed ("" none), for the screen to say once it has
 // closed.
 func (s *Listing) Stop() string {
-	s.bg.Stop()
+	if !s.sharedBg {
+		s.bg.Stop()
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.failed
@@ -177,7 +189,11 @@ func (s *Listing) knownLive(ctx context.Context, list []poller.RunInfo) {
 			list[i].Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
 		}
 		over := (&poller.Status{Status: list[i].Status}).Terminal()
-		if over && !h.Complete || h.Complete && (!h.HasItem || !h.HasStatus) {
+		// A run the archive knows from the team's list alone (TeamList
+		// stores the newest page) is the archive pass's to fetch, as a
+		// run it does not hold at all.
+		listedOnly := h.Polls == 0 && h.HasItem && !h.HasStatus
+		if over && !h.Complete && !listedOnly || h.Complete && (!h.HasItem || !h.HasStatus) {
 			s.bg.Add(list[i], h)
 		}
 	}

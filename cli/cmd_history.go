@@ -304,28 +304,40 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 
 // runsWithArchive is the runs screen's service: the live one, followed by
 // the archive's runs when there is an archive (not for the demo); c, when
-// set, completes in the background the runs it holds in part.
-func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, svc service) (runs.Service, func()) {
+// set, completes in the background the runs it holds in part. Outside a
+// hub (whose one list is shared already: hubList), the newest page is
+// asked through the team's list lease (list, nil without an archive): one
+// runs screen on the archive asks the service, the others read what it
+// stored; the screen gives the lease up while it is not shown.
+func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, svc service) (_ runs.Service, list *archiving.TeamList, closer func()) {
 	baseURL := svc.baseURL
 	if _, err := a.archiveDSN(); err != nil {
-		return live, func() {} // no archive to name: the live runs alone
+		return live, nil, func() {} // no archive to name: the live runs alone
 	}
 	// Quiet: the screen is up while its archive waits for a lock.
 	st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: the runs screen shows no archived runs: %s\n", a.secrets.Redact(err.Error()))
-		return live, func() {}
+		return live, nil, func() {}
 	}
 	if st == nil {
-		return live, func() {} // off
+		return live, nil, func() {} // off
+	}
+	if c != nil && !a.hub.shares() {
+		list = archiving.NewTeamList(live, st, a.secrets, baseURL, archive.TeamOf(svc.key), archive.NewHolder("runs"), runs.DefaultInterval, nil)
+		live = list
 	}
 	s := archiving.NewListing(live, st, archive.Query{Service: baseURL})
-	if c != nil {
+	switch bg := a.hub.completions(); {
+	case bg != nil:
+		s.UseBackground(bg) // the hub's: each run completed once for every session
+	case c != nil:
 		cp := &archiving.Completer{C: c, St: st, Secrets: a.secrets, Service: baseURL, Team: archive.TeamOf(svc.key)}
 		s.Complete(ctx, cp, func(err error) { s.Note(archiveErr(err)) })
 	}
-	return s, func() {
+	return s, list, func() {
 		failed := s.Stop()
+		list.Release(ctx)
 		st.Close()
 		if failed != "" {
 			fmt.Fprintf(a.stderr, "firewatch: the archive could not record everything: %s\n", a.secrets.Redact(failed))

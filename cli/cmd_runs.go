@@ -257,7 +257,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	if a.hub.shares() {
 		live = a.hub.follows.list.over(quiet) // the hub's one list
 	}
-	list, closeArchive := a.runsWithArchive(ctx, live, quiet, svc)
+	list, teamList, closeArchive := a.runsWithArchive(ctx, live, quiet, svc)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
 	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),
@@ -271,6 +271,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if startedID != "" {
 			a.started("run", startedID, nil)
 		}
+		// Not shown while a run is watched: another runs screen asks for
+		// the team's list meanwhile.
+		teamList.Release(ctx)
 		if err != nil || m.Interrupted {
 			return cmp.Or(err, errInterrupted)
 		}

@@ -36,6 +36,12 @@ type hubFollows struct {
 	cancel   context.CancelFunc
 	interval time.Duration
 	list     *hubList
+	// st is the hub's archive for its list's lease and its runs screens'
+	// completions (nil: off, or it could not be opened).
+	st archive.Store
+	// complete completes, once for every session's runs screen, the runs
+	// their lists show that the archive holds in part (nil: no archive).
+	complete *archiving.Background
 	notify   *hubNotify // the team's channel (nil: none)
 	// log is a line for the hub's log (nil: none, in tests).
 	log func(line string)
@@ -61,8 +67,47 @@ func newHubFollows(ctx context.Context, a *app, svc service) (*hubFollows, error
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	return &hubFollows{a: a, svc: svc, ctx: ctx, cancel: cancel, interval: defaultInterval, runs: map[string]*hubRun{},
-		list: &hubList{c: c.WithRetry(poller.Retry{Tries: 1}), ttl: hubListTTL}}, nil
+	h := &hubFollows{a: a, svc: svc, ctx: ctx, cancel: cancel, interval: defaultInterval, runs: map[string]*hubRun{},
+		list: &hubList{c: c.WithRetry(poller.Retry{Tries: 1}), ttl: hubListTTL}}
+	h.list.newest = h.list.c
+	h.openArchive()
+	return h, nil
+}
+
+// openArchive opens the hub's archive, kept for its life: the team's list
+// is asked through its lease there (one list for this hub, other hubs and
+// runs screens on the archive), each take and loss in the hub's log.
+// Without one, the hub asks for the list on its own.
+func (h *hubFollows) openArchive() {
+	if _, err := h.a.archiveDSN(); err != nil {
+		return
+	}
+	st, err := h.a.openArchive(h.ctx, keepArchive, &lockNote{quiet: true})
+	if err != nil {
+		fmt.Fprintf(h.a.stderr, "firewatch hub: the team's list is not shared through the archive: %s\n", h.a.secrets.Redact(err.Error()))
+		return
+	}
+	if st == nil {
+		return // off
+	}
+	h.st = st
+	holder, team := archive.NewHolder("hub"), archive.TeamOf(h.svc.key)
+	h.list.team = archiving.NewTeamList(h.list.c, st, h.a.secrets, h.svc.baseURL, team, holder, runs.DefaultInterval, h.leaseLog)
+	h.list.newest = h.list.team
+	cp := &archiving.Completer{C: h.list.c, St: st, Secrets: h.a.secrets, Service: h.svc.baseURL, Team: team, Holder: holder}
+	h.complete = archiving.NewBackground(h.ctx, cp, func(err error) {
+		h.say("firewatch hub: a run the runs screens list could not be archived: " + h.a.secrets.Redact(archiveErr(err).Error()))
+	})
+}
+
+// say is a line in the hub's log (stderr before the hub is made, and in
+// tests).
+func (h *hubFollows) say(line string) {
+	if h.log != nil {
+		h.log(line)
+		return
+	}
+	fmt.Fprintln(h.a.stderr, line)
 }
 
 // leaseLog says in the hub's log each lease of a run the hub takes, loses,
@@ -282,6 +327,11 @@ func (h *hubFollows) stop() {
 	}
 	h.wg.Wait()
 	h.notify.close()
+	h.complete.Stop()
+	h.list.team.Release(context.Background())
+	if h.st != nil {
+		h.st.Close()
+	}
 }
 
 // watchShared shows the hub's follower of jobID on the session's terminal
@@ -362,7 +412,13 @@ const hubListTTL = runs.DefaultInterval - time.Second
 // the newest page, the token balance and the active crawls are asked by
 // one request at a time, whose answer serves every screen for ttl.
 type hubList struct {
-	c      *poller.Client
+	c *poller.Client
+	// newest asks for the newest page: c, or team, through the team's
+	// list lease in the hub's archive (nil team: no archive).
+	newest interface {
+		Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
+	}
+	team   *archiving.TeamList
 	ttl    time.Duration
 	first  coalesced[*poller.RunList]
 	tokens coalesced[*poller.TokenUsage]
@@ -375,7 +431,7 @@ func (l *hubList) over(s runs.Service) runs.Service { return &hubListed{Service:
 
 // latest is the newest page of the team's runs.
 func (l *hubList) latest(ctx context.Context) (*poller.RunList, error) {
-	rl, err := l.first.get(ctx, l.ttl, func(ctx context.Context) (*poller.RunList, error) { return l.c.Runs(ctx, time.Time{}) })
+	rl, err := l.first.get(ctx, l.ttl, func(ctx context.Context) (*poller.RunList, error) { return l.newest.Runs(ctx, time.Time{}) })
 	if rl != nil { // each screen keeps its own copy of the rows
 		cp := *rl
 		cp.Runs = slices.Clone(rl.Runs)

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"os"
 
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui"
@@ -32,6 +33,15 @@ type hubSession struct {
 
 // shares reports whether the session's screens show the hub's followers.
 func (h *hubSession) shares() bool { return h != nil && h.follows != nil }
+
+// completions is the hub's one completer of the runs its sessions' runs
+// screens list (nil: not in a hub, or no archive).
+func (h *hubSession) completions() *archiving.Background {
+	if !h.shares() {
+		return nil
+	}
+	return h.follows.complete
+}
 
 // pollReadOnly is what p and l say to a viewer of a shared run; "" when
 // they may pause its polling or turn its live view on.

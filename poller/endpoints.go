@@ -321,25 +321,9 @@ func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
 		}
 	}
 	for _, it := range items {
-		o, ok := parseObject(it)
-		if !ok {
-			continue
+		if ri, ok := ParseRunItem(it); ok {
+			list.Runs = append(list.Runs, ri)
 		}
-		ri := RunInfo{Raw: it}
-		ri.ID = o.sanitized("id")
-		if ri.ID == "" {
-			ri.ID = o.sanitized("jobId")
-		}
-		ri.CreatedAt, _ = o.time("createdAt")
-		ri.RunExtras = readExtras(o)
-		ri.Status = o.sanitized("status")
-		if f, ok := o.numIn("creditsUsed", 0, model.MaxCredits); ok {
-			ri.CreditsUsed = &f
-		}
-		opts, _ := o.obj("options")
-		req := requestOf(opts, o)
-		ri.Prompt, ri.Model, ri.Effort, ri.URLs = req.Prompt, req.Model, req.Effort, req.URLs
-		list.Runs = append(list.Runs, ri)
 	}
 	if list.Next != "" {
 		if u, err := url.Parse(list.Next); err == nil {
@@ -352,6 +336,31 @@ func (c *Client) Runs(ctx context.Context, before time.Time) (*RunList, error) {
 		}
 	}
 	return list, nil
+}
+
+// ParseRunItem reads one item of the list as Runs does (the archive keeps
+// the item as it came: the team's list shown from it reads the same run);
+// false when it is not an object.
+func ParseRunItem(it jsontext.Value) (RunInfo, bool) {
+	o, ok := parseObject(it)
+	if !ok {
+		return RunInfo{}, false
+	}
+	ri := RunInfo{Raw: it}
+	ri.ID = o.sanitized("id")
+	if ri.ID == "" {
+		ri.ID = o.sanitized("jobId")
+	}
+	ri.CreatedAt, _ = o.time("createdAt")
+	ri.RunExtras = readExtras(o)
+	ri.Status = o.sanitized("status")
+	if f, ok := o.numIn("creditsUsed", 0, model.MaxCredits); ok {
+		ri.CreditsUsed = &f
+	}
+	opts, _ := o.obj("options")
+	req := requestOf(opts, o)
+	ri.Prompt, ri.Model, ri.Effort, ri.URLs = req.Prompt, req.Model, req.Effort, req.URLs
+	return ri, true
 }
 
 // TokenUsage fetches GET /v2/team/token-usage. A 404 (no usage information

@@ -1,0 +1,158 @@
+package cli
+
+import (
+	"context"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
+)
+
+// testHub is a hub's followers and list on the archive of
+// $FIREWATCH_ARCHIVE, as newHub makes them, a session's app in it, and
+// its stop (once; at the test's end if not before).
+func testHub(t *testing.T, svc service) (h *hubFollows, session func() *app, stop func()) {
+	t.Helper()
+	secrets := text.NewSecrets()
+	ha := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
+	var err error
+	h, err = newHubFollows(context.Background(), ha, svc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.st == nil || h.complete == nil {
+		t.Fatal("the hub opened no archive for its list and completions")
+	}
+	var once sync.Once
+	stop = func() { once.Do(h.stop) }
+	t.Cleanup(stop)
+	session = func() *app {
+		return &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets, hub: &hubSession{key: svc.key, follows: h}}
+	}
+	return h, session, stop
+}
+
+// The hub completes each run its sessions' runs screens list, and the
+// archive holds in part, once for all of them: one trace request per run
+// however many sessions list it at once.
+func TestHubSessionsCompleteEachRunOnce(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 5})
+	waitSimFinished(t, srv)
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	svc := service{baseURL: srv.URL, key: srv.Key}
+	h, session, stopHub := testHub(t, svc)
+	page, err := h.list.c.Runs(context.Background(), time.Time{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Each finished run held in part (a watch left early): the screens
+	// complete it.
+	var ids []string
+	at := time.Now()
+	for _, r := range page.Runs {
+		if !(&poller.Status{Status: r.Status}).Terminal() {
+			continue
+		}
+		ids = append(ids, r.ID)
+		if err := st.AppendPolls(context.Background(), srv.URL, r.ID, at, []archive.Poll{{ReceivedAt: at, Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if len(ids) < 4 {
+		t.Fatalf("%d finished runs listed, want several", len(ids))
+	}
+	before := srv.Stats().ByRoute["GET trace"]
+	const sessions = 4
+	var closers []func()
+	var wg sync.WaitGroup
+	for range sessions {
+		a := session()
+		quiet := h.list.c
+		list, _, closeArchive := a.runsWithArchive(context.Background(), h.list.over(quiet), quiet, svc)
+		closers = append(closers, closeArchive)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if _, err := list.Runs(context.Background(), time.Time{}); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		held, err := st.Held(context.Background(), srv.URL, ids)
+		if err != nil {
+			t.Fatal(err)
+		}
+		done := 0
+		for _, id := range ids {
+			if held[id].Complete {
+				done++
+			}
+		}
+		if done == len(ids) {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d runs completed", done, len(ids))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	// The sessions end (their screens close) and leave the hub's one
+	// completer to the hub, which stops it.
+	for _, c := range closers {
+		c()
+	}
+	stopHub()
+	if n := srv.Stats().ByRoute["GET trace"] - before; n != len(ids) {
+		t.Fatalf("%d sessions' runs screens fetched %d traces for %d runs, want one each", sessions, n, len(ids))
+	}
+	st.Close()
+}
+
+// Two hubs on one archive ask the service for the team's list as one:
+// the one that holds the list's lease asks, the other's sessions list the
+// same runs from the archive, as the service's.
+func TestTwoHubsOneList(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 25})
+	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
+	svc := service{baseURL: srv.URL, key: srv.Key}
+	h1, _, _ := testHub(t, svc)
+	h2, _, _ := testHub(t, svc)
+	before := srv.Stats().ByRoute["GET list"]
+	var pages [2]*poller.RunList
+	for i, h := range []*hubFollows{h1, h2} {
+		l, err := h.list.latest(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages[i] = l
+	}
+	if n := srv.Stats().ByRoute["GET list"] - before; n != 1 {
+		t.Fatalf("two hubs asked for the team's list %d times, want once", n)
+	}
+	if len(pages[0].Runs) != poller.ListPageSize || len(pages[1].Runs) != len(pages[0].Runs) {
+		t.Fatalf("the holder's page has %d runs, the follower's %d; want %d each", len(pages[0].Runs), len(pages[1].Runs), poller.ListPageSize)
+	}
+	// Older pages follow, from the service, for the follower too.
+	if pages[1].Next == "" || !pages[1].NextBefore.Equal(pages[1].Runs[poller.ListPageSize-1].CreatedAt) {
+		t.Fatalf("the follower's page ends the list: next %q before %v", pages[1].Next, pages[1].NextBefore)
+	}
+	for i, r := range pages[1].Runs {
+		if r.Archived || r.ID != pages[0].Runs[i].ID || r.Status != pages[0].Runs[i].Status {
+			t.Fatalf("the follower's row %d: %+v, the holder's %+v", i, r, pages[0].Runs[i])
+		}
+	}
+}
