@@ -126,7 +126,7 @@ func awaitFile(t *testing.T, path string, limit time.Duration, what, want string
 func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	t.Parallel()
 	dsn := sharedPostgres(t)
-	srv := startSim(t, sim.Options{Speed: 4, Held: true})
+	srv := startSim(t, sim.Options{Speed: 6, Held: true})
 	id := srv.Jobs[0].ID
 	script, _ := srv.Script(id)
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)

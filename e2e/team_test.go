@@ -214,7 +214,8 @@ func TestTeamHolderPaused(t *testing.T) {
 // teamOfThree follows one run with three watches on dsn; its leaseholder
 // is killed mid-run, or paused past its TTL and woken (pause).
 func teamOfThree(t *testing.T, dsn string, pause bool) {
-	srv := startSim(t, sim.Options{Speed: 4})
+	// Held until the three share it, then about ten seconds long.
+	srv := startSim(t, sim.Options{Speed: 6, Held: true})
 	id := srv.Jobs[0].ID
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
 	k := archive.LeaseKey{Service: srv.URL, Run: id}
@@ -223,6 +224,7 @@ func teamOfThree(t *testing.T, dsn string, pause bool) {
 	l := awaitLease(t, dsn, k, 10*time.Second, "leaseholder among the watches", func(l archive.Lease) bool {
 		return l.Left > 0 && holding(procs, l) >= 0
 	})
+	srv.Release()
 	h := holding(procs, l)
 	for i, p := range procs {
 		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's first events", i), func(s string) bool { return strings.Count(s, "\n") >= 20 })
@@ -307,7 +309,8 @@ func TestTeamPostgresGoneAndBack(t *testing.T) {
 	t.Parallel()
 	pg := pgtest.New(t)
 	dsn := pg.DSN()
-	srv := startSim(t, sim.Options{Speed: 2})
+	// Held through the first outage, then about twenty seconds long.
+	srv := startSim(t, sim.Options{Speed: 3, Held: true})
 	id := srv.Jobs[0].ID
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
 	k := archive.LeaseKey{Service: srv.URL, Run: id}
@@ -330,6 +333,7 @@ func TestTeamPostgresGoneAndBack(t *testing.T) {
 	}
 	// Down at the start.
 	outage(1)
+	srv.Release()
 	for i, p := range procs {
 		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's events", i), func(s string) bool { return strings.Count(s, "\n") >= 40 })
 	}
