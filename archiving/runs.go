@@ -11,16 +11,9 @@ import (
 	"github.com/firewatch/firewatch/text"
 )
 
-// Service is what the runs screen asks of the team's runs (the runs
-// screen's own Service, ui/runs): the live service's client, or a Listing.
-type Service interface {
-	Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
-	Status(ctx context.Context, jobID string) (*poller.Status, error)
-	TokenUsage(ctx context.Context) (*poller.TokenUsage, error)
-	ActiveCrawls(ctx context.Context) ([]poller.Crawl, error)
-	Cancel(ctx context.Context, jobID string) error
-	StartAgent(ctx context.Context, req poller.AgentRequest) (string, error)
-}
+// Service is what the runs screen asks of the team's runs: the live
+// service's client, or a Listing.
+type Service = poller.TeamRuns
 
 // Listing is the runs screen's service over the archive: the live
 // service's pages first (when there is one), then the archived runs it no

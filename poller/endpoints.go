@@ -64,6 +64,20 @@ func (s *Status) Terminal() bool {
 	return false
 }
 
+// TeamRuns is what a runs screen asks of the team's runs: *Client is one,
+// and archiving.Listing puts the archive behind it. One definition for the
+// screen (ui/runs.Service) and the archive's listing (archiving.Service).
+type TeamRuns interface {
+	Runs(ctx context.Context, before time.Time) (*RunList, error)
+	Status(ctx context.Context, jobID string) (*Status, error)
+	TokenUsage(ctx context.Context) (*TokenUsage, error)
+	ActiveCrawls(ctx context.Context) ([]Crawl, error)
+	Cancel(ctx context.Context, jobID string) error
+	StartAgent(ctx context.Context, req AgentRequest) (string, error)
+}
+
+var _ TeamRuns = (*Client)(nil)
+
 // RunList is one page of the team's runs, newest first.
 type RunList struct {
 	Runs []RunInfo

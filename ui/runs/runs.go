@@ -36,14 +36,7 @@ import (
 // Service is what the screen asks of the service; *poller.Client is one,
 // made to ask once (no Config.Retry, or WithRetry(Retry{Tries: 1})): the
 // screen schedules its own retries and says each wait on screen.
-type Service interface {
-	Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
-	Status(ctx context.Context, jobID string) (*poller.Status, error)
-	TokenUsage(ctx context.Context) (*poller.TokenUsage, error)
-	ActiveCrawls(ctx context.Context) ([]poller.Crawl, error)
-	Cancel(ctx context.Context, jobID string) error
-	StartAgent(ctx context.Context, req poller.AgentRequest) (string, error)
-}
+type Service = poller.TeamRuns
 
 // Config configures a Model.
 type Config struct {
