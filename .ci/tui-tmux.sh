@@ -16,9 +16,17 @@ if ! command -v tmux >/dev/null 2>&1; then
 fi
 
 tmp=$(mktemp -d)
-sock="fw-ci-$$"
+# One tmux server per window (start): killing the last session ends its
+# server, and a new one started on the same socket at once races it
+# ("server exited unexpectedly").
+base="fw-ci-$$"
+sock="$base"
+socks=()
 t() { tmux -L "$sock" "$@"; }
-cleanup() { t kill-server >/dev/null 2>&1 || true; rm -rf "$tmp"; }
+cleanup() {
+  for s in "${socks[@]}"; do tmux -L "$s" kill-server >/dev/null 2>&1 || true; done
+  rm -rf "$tmp"
+}
 trap cleanup EXIT
 
 go build -o "$tmp/firewatch" .
@@ -31,6 +39,8 @@ expect() { screen | grep -qF -- "$1" || fail "expected \"$1\" on screen"; }
 # so that pipe-pane records from the first byte the UI writes.
 start() {
   local name=$1; shift
+  sock="$base-$name"
+  socks+=("$sock")
   t new-session -d -s ci -x 120 -y 40 \
     "while [ ! -f $tmp/go-$name ]; do sleep 0.05; done; env LANG=C.UTF-8 TERM=xterm-256color $tmp/firewatch $*; echo \$? > $tmp/exit-$name; sleep 600"
   t set-option -t ci window-size manual >/dev/null
