@@ -115,7 +115,9 @@ type SharedConfig struct {
 	Say  func(msg string)
 	// SafetyRead is a follower's read between doorbells on PostgreSQL;
 	// Rejoin is how often a process that polls on its own tries the
-	// archive again. Zero: the defaults.
+	// archive again. Zero: the defaults (Rejoin: one lease TTL, within
+	// DefaultRejoin, so a fast watch rejoins as fast as it would be taken
+	// over).
 	SafetyRead, Rejoin time.Duration
 }
 
@@ -138,7 +140,7 @@ func NewShared(cfg SharedConfig) *Shared {
 		s.cfg.SafetyRead = DefaultSafetyRead
 	}
 	if s.cfg.Rejoin <= 0 {
-		s.cfg.Rejoin = DefaultRejoin
+		s.cfg.Rejoin = max(time.Second, min(DefaultRejoin, leaseIntervals*s.pollInterval()))
 	}
 	if s.cfg.Logf == nil {
 		s.cfg.Logf = func(string, ...any) {}

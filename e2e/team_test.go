@@ -214,8 +214,10 @@ func TestTeamHolderPaused(t *testing.T) {
 // teamOfThree follows one run with three watches on dsn; its leaseholder
 // is killed mid-run, or paused past its TTL and woken (pause).
 func teamOfThree(t *testing.T, dsn string, pause bool) {
-	// Held until the three share it, then about ten seconds long.
-	srv := startSim(t, sim.Options{Speed: 6, Held: true})
+	// Held until the three share it, and again while the holder is gone,
+	// so that it is gone mid-run however busy the machine; about four
+	// seconds long besides.
+	srv := startSim(t, sim.Options{Speed: 15, Held: true})
 	id := srv.Jobs[0].ID
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
 	k := archive.LeaseKey{Service: srv.URL, Run: id}
@@ -229,6 +231,7 @@ func teamOfThree(t *testing.T, dsn string, pause bool) {
 	for i, p := range procs {
 		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's first events", i), func(s string) bool { return strings.Count(s, "\n") >= 20 })
 	}
+	srv.Hold()
 	// firewatch team says who polls the run.
 	team := runFW(t, env, runLimit, "team")
 	if !strings.Contains(team.stdout, "Polled by") || !strings.Contains(team.stdout, fmt.Sprintf("watch on %s (pid %d) since", l.Host, l.PID)) {
@@ -255,6 +258,7 @@ func teamOfThree(t *testing.T, dsn string, pause bool) {
 			t.Fatal(err)
 		}
 	}
+	srv.Release()
 	if holding(procs, nl) < 0 || holding(procs, nl) == h {
 		t.Fatalf("taken over by %s, none of the survivors", nl.Holder)
 	}
@@ -309,8 +313,9 @@ func TestTeamPostgresGoneAndBack(t *testing.T) {
 	t.Parallel()
 	pg := pgtest.New(t)
 	dsn := pg.DSN()
-	// Held through the first outage, then about twenty seconds long.
-	srv := startSim(t, sim.Options{Speed: 3, Held: true})
+	// Held through both outages, so that the second is mid-run however
+	// busy the machine; about seven seconds long between them.
+	srv := startSim(t, sim.Options{Speed: 8, Held: true})
 	id := srv.Jobs[0].ID
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
 	k := archive.LeaseKey{Service: srv.URL, Run: id}
@@ -335,11 +340,13 @@ func TestTeamPostgresGoneAndBack(t *testing.T) {
 	outage(1)
 	srv.Release()
 	for i, p := range procs {
-		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's events", i), func(s string) bool { return strings.Count(s, "\n") >= 40 })
+		p.waitOutput(t, runLimit, fmt.Sprintf("watch %d's events", i), func(s string) bool { return strings.Count(s, "\n") >= 20 })
 	}
+	srv.Hold()
 	// Stopped mid-run.
 	pg.Stop(t)
 	outage(2)
+	srv.Release()
 	for i, p := range procs {
 		if code := p.wait(t, runLimit); code != 0 {
 			t.Fatalf("watch %d: exit %d\n%s", i, code, tailOf(p.stderr.String()))

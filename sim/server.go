@@ -33,20 +33,16 @@ type Server struct {
 	ln    net.Listener
 	hs    *http.Server
 	start time.Time // pacing origin (monotonic)
-	// held is Options.Held until Release; heldFor is then how long the
-	// clock stood still, and released is closed (nil when never held).
-	held     atomic.Bool
-	heldFor  atomic.Int64
-	released chan struct{}
-	release  sync.Once
-	base     time.Time    // occurredAt of simulated time 0
-	passed   atomic.Int64 // wall time added by PassTime (retention only)
-	runs     map[string]*run
-	byIdx    []*run
-	limiter  limiter
-	crawls   []byte
-	scrapes  *scrapeStore
-	mux      *http.ServeMux // newMux
+	// clock is the simulated clock's holds (Options.Held, Hold, Release).
+	clock   heldClock
+	base    time.Time    // occurredAt of simulated time 0
+	passed  atomic.Int64 // wall time added by PassTime (retention only)
+	runs    map[string]*run
+	byIdx   []*run
+	limiter limiter
+	crawls  []byte
+	scrapes *scrapeStore
+	mux     *http.ServeMux // newMux
 	// crawlJobs are the crawls of crawl.go.
 	crawlJobs crawlStore
 
@@ -121,8 +117,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	s.base = o.Now().UTC().Truncate(time.Millisecond)
 	s.start = time.Now()
 	if o.Held {
-		s.held.Store(true)
-		s.released = make(chan struct{})
+		s.clock.hold(s.start)
 	}
 	for i, sc := range o.Scenarios {
 		id := randUUID(newRNG(o.Seed, i, streamIDs)).String()
@@ -210,37 +205,66 @@ func dialAddr(addr string, l net.Addr) string {
 }
 
 // sinceStart is the wall time the runs have moved for: since Start, less
-// the time they were held (Options.Held), or the test's own clock.
+// the time they were held (Options.Held, Hold), or the test's own clock.
 func (s *Server) sinceStart() time.Duration {
 	if s.o.elapsed != nil {
 		return s.o.elapsed()
 	}
-	if s.held.Load() {
-		return 0
-	}
-	return time.Since(s.start) - time.Duration(s.heldFor.Load())
+	return s.clock.since(s.start, time.Now())
 }
 
-// Release starts the clock of a server started with Options.Held (once;
-// later calls do nothing).
-func (s *Server) Release() {
-	if s.released == nil {
-		return
-	}
-	s.release.Do(func() {
-		s.heldFor.Store(int64(time.Since(s.start)))
-		s.held.Store(false)
-		close(s.released)
-	})
-}
+// Hold stands the simulated clock still where it is until Release: a test
+// keeps a run going across something of its own (a database stopped and
+// started). The trace goes on serving what it showed.
+func (s *Server) Hold() { s.clock.hold(time.Now()) }
+
+// Release starts the clock of a server held by Options.Held or Hold; it
+// does nothing when the clock runs.
+func (s *Server) Release() { s.clock.release(time.Now()) }
 
 // heldUntil is closed when a held clock starts; nil (never ready) when the
-// clock is not held, or no longer.
+// clock runs.
 func (s *Server) heldUntil() <-chan struct{} {
-	if !s.held.Load() {
-		return nil
+	s.clock.mu.Lock()
+	defer s.clock.mu.Unlock()
+	return s.clock.released
+}
+
+// heldClock is how long a server's clock has stood still, and since when
+// it stands now.
+type heldClock struct {
+	mu       sync.Mutex
+	heldFor  time.Duration // the holds that ended
+	from     time.Time     // when the current hold began
+	released chan struct{} // closed when it ends; nil while the clock runs
+}
+
+func (c *heldClock) hold(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released == nil {
+		c.from, c.released = now, make(chan struct{})
 	}
-	return s.released
+}
+
+func (c *heldClock) release(now time.Time) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released != nil {
+		c.heldFor += now.Sub(c.from)
+		close(c.released)
+		c.released = nil
+	}
+}
+
+// since is the time the clock has run from start to now.
+func (c *heldClock) since(start, now time.Time) time.Duration {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.released != nil {
+		now = c.from
+	}
+	return now.Sub(start) - c.heldFor
 }
 
 // simNow is the simulated time since the runs started. It saturates

@@ -863,3 +863,43 @@ func TestHeld(t *testing.T) {
 	s.Release() // once is enough; again does nothing
 	waitFinished(t, s, id)
 }
+
+// TestHoldMidRun: Hold stands a running clock still until Release, as
+// often as a test asks; the time held is not the runs' time.
+func TestHoldMidRun(t *testing.T) {
+	t.Parallel()
+	var c heldClock
+	start := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	steps := []struct {
+		do   func()
+		now  float64
+		want time.Duration
+	}{
+		{func() {}, 2, 2 * time.Second},
+		{func() { c.hold(at(3)) }, 10, 3 * time.Second},
+		{func() { c.hold(at(5)) }, 10, 3 * time.Second}, // held already: the first hold counts
+		{func() { c.release(at(11)) }, 12, 4 * time.Second},
+		{func() { c.release(at(13)) }, 14, 6 * time.Second}, // running: nothing to release
+		{func() { c.hold(at(15)) }, 20, 7 * time.Second},
+		{func() { c.release(at(20)) }, 21, 8 * time.Second},
+	}
+	for i, st := range steps {
+		st.do()
+		if got := c.since(start, at(st.now)); got != st.want {
+			t.Fatalf("step %d: the clock ran %s, want %s", i, got, st.want)
+		}
+	}
+
+	s := startSim(t, Options{Scenarios: []string{ScenarioResearch}, Speed: 400, Held: true})
+	id := s.Jobs[0].ID
+	s.Release()
+	s.Hold()
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := s.WaitFinished(ctx, id); err == nil {
+		t.Fatal("a run held again finished")
+	}
+	s.Release()
+	waitFinished(t, s, id)
+}
