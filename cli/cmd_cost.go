@@ -198,7 +198,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		return badUsage("--by %q: use one of %s", text.Sanitize(co.By), strings.Join(costBys, ", "))
 	}
 	ho := &historyOptions{Since: co.Since, Status: "all", AllServices: co.AllServices}
-	q, err := ho.query(o, time.Now())
+	q, err := ho.query(a.baseURLOf(o.APIURL), time.Now())
 	if err != nil {
 		return err
 	}

@@ -150,7 +150,7 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	if err := o.check(cmd.Flags()); err != nil {
 		return err
 	}
-	q, err := ho.query(o, time.Now())
+	q, err := ho.query(a.baseURLOf(o.APIURL), time.Now())
 	if err != nil {
 		return err
 	}
@@ -235,7 +235,9 @@ func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query
 	return bw.Flush()
 }
 
-func (ho *historyOptions) query(o *watchOptions, now time.Time) (archive.Query, error) {
+// query is the archive's query of the flags; service is the runs' service
+// (unless --all-services).
+func (ho *historyOptions) query(service string, now time.Time) (archive.Query, error) {
 	q := archive.Query{Status: strings.ToLower(strings.TrimSpace(ho.Status)), Grep: ho.Grep, Limit: ho.Limit}
 	if ho.Limit < 0 {
 		return q, badUsage("--limit %d: it must not be negative", ho.Limit)
@@ -254,7 +256,7 @@ func (ho *historyOptions) query(o *watchOptions, now time.Time) (archive.Query, 
 		q.Since = t
 	}
 	if !ho.AllServices {
-		q.Service = poller.ResolveBaseURL(o.APIURL)
+		q.Service = service
 	}
 	return q, nil
 }

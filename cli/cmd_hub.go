@@ -24,12 +24,16 @@ import (
 
 type hubOptions struct {
 	Listen         string
+	APIURL         string
 	KeyFile        string
 	AuthorizedKeys string
 	Operators      string
 	HostKey        string
 	MaxSessions    int
 	IdleTimeout    time.Duration
+	// Interval is how often the hub polls a run someone watches; a
+	// session's commands poll no faster.
+	Interval time.Duration
 	// Notify is the team's channel: --notify-command, --notify-url,
 	// --notify-on (no --notify: the hub has no terminal of its own).
 	Notify           notifyOptions
@@ -63,6 +67,8 @@ list once), archives it once, and says a cancel or pause in every viewer's
 footer with who made it. --notify-url and --notify-command tell the team's
 channel each moment of every run the hub follows, once (docs/notify.md);
 --follow-processing follows every processing run, watched or not.
+--interval is how often the hub polls a run (2s); a session's commands poll
+no faster, and at that interval unless they ask for a slower one.
 See docs/hub.md for what the hub trusts and what it refuses.`,
 		Example: `  FIRECRAWL_API_KEY=fc-... firewatch hub --authorized-keys team.keys --operators ops.keys
   firewatch hub --listen 0.0.0.0:2222 --key-file /etc/firewatch/key --authorized-keys team.keys
@@ -78,12 +84,14 @@ See docs/hub.md for what the hub trusts and what it refuses.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:2222", "address to listen on (a public one is your choice)")
+	f.StringVar(&o.APIURL, "api-url", "", "service base URL (default $FIRECRAWL_API_URL, else https://api.firecrawl.dev)")
 	f.StringVar(&o.KeyFile, "key-file", "", "read the team's API key from `FILE` (mode 0600), instead of $FIRECRAWL_API_KEY")
 	f.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "viewers: an OpenSSH authorized_keys `FILE`, the comment of each key its person's name")
 	f.StringVar(&o.Operators, "operators", "", "operators, who may also cancel and start runs: an authorized_keys `FILE`")
 	f.StringVar(&o.HostKey, "host-key", "", "the host key `FILE`, made (ed25519) when missing (default: the data folder's firewatch/hub_ed25519)")
 	f.IntVar(&o.MaxSessions, "max-sessions", hub.DefaultMaxSessions, "sessions open at once; more are refused")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", hub.DefaultIdleTimeout, "end a terminal session after this long without a key")
+	f.DurationVar(&o.Interval, "interval", defaultInterval, "time between the hub's polls of a run someone watches (at least 100ms); a session's commands poll no faster")
 	o.Notify.registerChannel(f, "")
 	f.BoolVar(&o.FollowProcessing, "follow-processing", false, "follow every processing run of the team, watched or not (once each), for the notifications and the archive")
 	return cmd
@@ -135,6 +143,9 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	if o.IdleTimeout < time.Second {
 		return nil, nil, badUsage("--idle-timeout %s: it must be at least 1s", o.IdleTimeout)
 	}
+	if err := checkInterval(o.Interval); err != nil {
+		return nil, nil, err
+	}
 	people := hub.People{Viewers: o.AuthorizedKeys, Operators: o.Operators}
 	warnings, err := people.Check()
 	if err != nil {
@@ -147,7 +158,7 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	if err != nil {
 		return nil, nil, err
 	}
-	svc := service{baseURL: poller.ResolveBaseURL(""), key: key}
+	svc := service{baseURL: poller.ResolveBaseURL(o.APIURL), key: key}
 	if err := a.use(svc); err != nil {
 		return nil, nil, err
 	}
@@ -169,7 +180,7 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	// One pool of connections for every request the hub makes: its
 	// followers', its list's and its sessions'.
 	a.httpClient = &http.Client{Transport: poller.NewTransport(hubIdleConns)}
-	follows, err := newHubFollows(ctx, a, svc)
+	follows, err := newHubFollows(ctx, a, svc, o.Interval)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -181,7 +192,7 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 		follows.followAll()
 	}
 	h, err := hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
-		Screens: a.hubScreens(key, follows), Command: a.hubCommandOf(key), Log: a.stderr, Secrets: a.secrets,
+		Screens: a.hubScreens(svc, follows), Command: a.hubCommandOf(svc, o.Interval), Log: a.stderr, Secrets: a.secrets,
 		OnAction: follows.acted})
 	if err == nil {
 		follows.log = func(line string) { h.Logf("%s", line) }
@@ -235,22 +246,22 @@ func hubKey(file string) (string, error) {
 // (firewatch runs) on its terminal, enter watching a run, as firewatch alone
 // does. The runs it shows are the hub's followers, one per run, and its
 // list the hub's one (hub_follow.go).
-func (a *app) hubScreens(key string, follows *hubFollows) hub.Screens {
+func (a *app) hubScreens(svc service, follows *hubFollows) hub.Screens {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
 		ctx, stop := hubContext(ctx)
 		defer stop()
-		h := &hubSession{key: key, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
+		h := &hubSession{key: svc.key, baseURL: svc.baseURL, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
 			who: s.Person.Name, follows: follows, http: a.httpClient}
 		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }
 
 // hubCommandOf runs the command of a session without a terminal.
-func (a *app) hubCommandOf(key string) hub.Command {
+func (a *app) hubCommandOf(svc service, interval time.Duration) hub.Command {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
-		h := &hubSession{key: key, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did, http: a.httpClient}
+		h := &hubSession{key: svc.key, baseURL: svc.baseURL, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did, http: a.httpClient, interval: interval}
 		return hubCommand(ctx, s.Args, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }

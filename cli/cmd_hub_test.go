@@ -34,12 +34,16 @@ type cliHub struct {
 }
 
 // startCLIHub runs firewatch hub against the service at url with key (the
-// key through FIRECRAWL_API_KEY), until the test ends; it must then exit 0.
+// key in a --key-file) and an archive of its own, unless extra says
+// otherwise, until the test ends; it must then exit 0. Nothing of it is
+// in the process's environment: hubs of parallel tests do not meet.
 func startCLIHub(t *testing.T, url, key string, extra ...string) *cliHub {
 	t.Helper()
-	t.Setenv("FIRECRAWL_API_URL", url)
-	t.Setenv("FIRECRAWL_API_KEY", key)
 	dir := t.TempDir()
+	keyFile := filepath.Join(dir, "key")
+	if err := os.WriteFile(keyFile, []byte(key+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
 	h := &cliHub{alice: sshtest.NewPerson(t, "alice"), bob: sshtest.NewPerson(t, "bob"), log: &sshtest.Buffer{}}
 	viewers, ops, hostKey := filepath.Join(dir, "viewers"), filepath.Join(dir, "ops"), filepath.Join(dir, "host")
 	if err := os.WriteFile(viewers, []byte(h.bob.Line), 0o644); err != nil {
@@ -50,7 +54,8 @@ func startCLIHub(t *testing.T, url, key string, extra ...string) *cliHub {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	code := make(chan int, 1)
-	args := append([]string{"hub", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--operators", ops, "--host-key", hostKey}, extra...)
+	args := append([]string{"hub", "--listen", "127.0.0.1:0", "--api-url", url, "--key-file", keyFile,
+		"--authorized-keys", viewers, "--operators", ops, "--host-key", hostKey, "--archive", filepath.Join(dir, "archive.db")}, extra...)
 	go func() { code <- Execute(ctx, args, strings.NewReader(""), io.Discard, h.log) }()
 	t.Cleanup(func() {
 		cancel()
@@ -89,8 +94,9 @@ func (h *cliHub) login(t *testing.T, p sshtest.Person) *gossh.Client {
 // output modes and exit codes carried as the SSH exit status, and the
 // hub's key: the session has none.
 func TestHubCommands(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 1000, History: 3})
-	h := startCLIHub(t, srv.URL, srv.Key)
+	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "250ms")
 	c := h.login(t, h.bob)
 	ok, fail := srv.Jobs[0].ID, srv.Jobs[1].ID
 
@@ -117,7 +123,7 @@ func TestHubCommands(t *testing.T) {
 		}
 		close(failed)
 	}()
-	out, errOut, code = sshtest.Run(t, c, "watch "+ok+" -o json --summary - --interval 2s --tail 1")
+	out, errOut, code = sshtest.Run(t, c, "watch "+ok+" -o json --summary - --interval 250ms --tail 1")
 	if code != ExitOK {
 		t.Fatalf("watch -o json --summary -: exit %d\n%s", code, errOut)
 	}
@@ -142,8 +148,9 @@ func TestHubCommands(t *testing.T) {
 // archive, send the run elsewhere, or is not a command that reads, is
 // refused with exit 2 and a reason, before anything is done.
 func TestHubRefusesCommands(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1000})
-	h := startCLIHub(t, srv.URL, srv.Key)
+	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "3s")
 	c := h.login(t, h.alice)
 	id := srv.Jobs[0].ID
 	dir := t.TempDir()
@@ -166,7 +173,8 @@ func TestHubRefusesCommands(t *testing.T) {
 		{"watch " + id + " -o tui", "needs a terminal"},
 		{"watch " + id + " -otui", "needs a terminal"},
 		{"watch " + id + " --output=TUI", "needs a terminal"},
-		{"watch " + id + " --interval 100ms", "no faster than every 2s"},
+		{"watch " + id + " --interval 100ms", "no faster than the hub, every 3s"},
+		{"watch " + id + " --interval=2s", "no faster than the hub, every 3s"},
 		{"watch " + id + " --no-such-flag", "unknown flag"},
 		{"crawl https://example.com", "not offered over the hub"},
 		{"run hello", "not offered over the hub"},
@@ -188,6 +196,45 @@ func TestHubRefusesCommands(t *testing.T) {
 	}
 	if st := srv.Stats(); st.ByRoute["GET trace"] > 0 {
 		t.Errorf("refused commands asked the service: %v", st.ByRoute)
+	}
+}
+
+// A session's command that polls, and does not say how often, polls at
+// the hub's --interval; one that asks for a slower one has it; the others
+// are run as given.
+func TestHubSessionPollsAtTheHubsInterval(t *testing.T) {
+	t.Parallel()
+	id := "3f1c2b7e-0a4d-4e8f-9b6a-1c2d3e4f5a6b"
+	for _, tc := range []struct{ in, want string }{
+		{"watch " + id, "--interval=5s watch " + id},
+		{"watch " + id + " -- ", "--interval=5s watch " + id + " --"},
+		{"-o json watch " + id, "--interval=5s -o json watch " + id},
+		{"watch " + id + " --interval 10s", "watch " + id + " --interval 10s"},
+		{"watch " + id + " --interval=5s", "watch " + id + " --interval=5s"},
+		{"history -o json", "history -o json"},
+	} {
+		got, err := hubCheck(strings.Fields(tc.in), 5*time.Second)
+		if err != nil || strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: runs %q (%v), want %q", tc.in, strings.Join(got, " "), err, tc.want)
+		}
+	}
+	// What runs is what was checked: the interval given first is the
+	// command's own.
+	root := (&app{secrets: text.NewSecrets()}).rootCommand()
+	got, _ := hubCheck([]string{"watch", id}, 5*time.Second)
+	cmd, rest, err := root.Find(got)
+	if err != nil || cmd.ParseFlags(rest) != nil || cmd.Flags().Lookup("interval").Value.String() != "5s" {
+		t.Fatalf("%q: the command's --interval is %v (%v)", got, cmd.Flags().Lookup("interval").Value, err)
+	}
+}
+
+// --interval below the minimum stops the hub before it listens.
+func TestHubIntervalTooShort(t *testing.T) {
+	t.Parallel()
+	var stderr strings.Builder
+	code := Execute(context.Background(), []string{"hub", "--interval", "50ms", "--authorized-keys", "/nonexistent"}, strings.NewReader(""), io.Discard, &stderr)
+	if code != ExitUsage || !strings.Contains(stderr.String(), "--interval 50ms is too short: the minimum is 100ms") {
+		t.Fatalf("exit %d: %s", code, stderr.String())
 	}
 }
 
@@ -236,6 +283,7 @@ func TestHubKeyFile(t *testing.T) {
 // c is refused on both screens; NO_COLOR sent by the client takes the
 // colours away.
 func TestHubScreen(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, History: 3, Speed: 1})
 	h := startCLIHub(t, srv.URL, srv.Key)
 	s := sshtest.OpenScreen(t, h.login(t, h.bob), 120, 40, "LANG=C.UTF-8")
@@ -284,6 +332,7 @@ var colourSGR = regexp.MustCompile(`\x1b\[[0-9;:]*(?:3[0-79]|4[0-79]|9[0-7]|10[0
 
 // An operator's cancel goes to the service and the hub's log says who.
 func TestHubOperatorCancelIsLogged(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
 	h := startCLIHub(t, srv.URL, srv.Key)
 	s := sshtest.OpenScreen(t, h.login(t, h.alice), 120, 40, "LANG=C.UTF-8")
@@ -303,9 +352,10 @@ func TestHubOperatorCancelIsLogged(t *testing.T) {
 // The key is on no screen, in no copy, no command's output and no log
 // line, however the service echoes it; what the service sends stays inert.
 func TestHubNeverShowsTheKey(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1000})
 	f := hostile.Start(t, srv, hostile.KeyEchoForms)
-	h := startCLIHub(t, f.URL, srv.Key)
+	h := startCLIHub(t, f.URL, srv.Key, "--interval", "250ms")
 	c := h.login(t, h.alice)
 	out, errOut, code := sshtest.Run(t, c, "watch "+srv.Jobs[0].ID+" -o json --tail 1")
 	if code != 0 || !strings.Contains(out, "[redacted]") {

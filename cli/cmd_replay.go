@@ -107,7 +107,7 @@ func (a *app) replayResult(src *archiving.Input, w *watchSession, o *watchOption
 	return func(ctx context.Context) ([]byte, string) {
 		rec := src.Rec
 		id := w.Store.Run().ID
-		service := poller.ResolveBaseURL(o.APIURL)
+		service := a.baseURLOf(o.APIURL)
 		if rec == nil && poller.ValidateJobID(id) == nil {
 			if r, _, err := a.reader().Job(ctx, service, strings.ToLower(id)); err == nil {
 				rec = r

@@ -30,7 +30,7 @@ const (
 	hubFlagOK     hubFlagRule = iota + 1 // as on the command line
 	hubFlagStdout                        // only "-": to the session's stdout
 	hubFlagNoTUI                         // any value but tui
-	hubFlagSlow                          // no shorter than the default interval
+	hubFlagSlow                          // no shorter than the hub's --interval
 )
 
 // hubFlags are the flags offered, with their rule; hubRefused says why the
@@ -65,43 +65,49 @@ var hubRefused = map[string]string{
 	"exit-on-finish": "it is for the terminal UI: a session without a terminal prints plain or JSON",
 }
 
-// hubCheck says why args may not run for a hub session, nil when they may.
-// Flags are read by cobra itself, on the command as it will run, so that
-// every spelling (-ojson, --output=json, a flag before the command) is the
-// one that is checked.
-func hubCheck(args []string) error {
+// hubCheck says why args may not run for a hub session, nil when they may;
+// it gives the args to run: a command that polls, with no --interval, polls
+// at the hub's (every). Flags are read by cobra itself, on the command as it
+// will run, so that every spelling (-ojson, --output=json, a flag before
+// the command) is the one that is checked.
+func hubCheck(args []string, every time.Duration) ([]string, error) {
 	offer := "a session without a terminal runs one command: " + strings.Join(hubCommands, ", ") +
 		" (e.g. ssh HUB runs -o json); ssh -t HUB opens the runs screen"
 	if len(args) == 0 {
-		return badUsage("%s", offer)
+		return nil, badUsage("%s", offer)
 	}
 	root := (&app{secrets: text.NewSecrets()}).rootCommand()
 	cmd, rest, err := root.Find(args)
 	if err != nil || cmd == root || cmd.Parent() != root || !slices.Contains(hubCommands, cmd.Name()) {
-		return badUsage("%q is not offered over the hub: %s", args[0], offer)
+		return nil, badUsage("%q is not offered over the hub: %s", args[0], offer)
 	}
 	if err := cmd.ParseFlags(rest); err != nil {
-		return badUsage("%s: %v", cmd.Name(), err)
+		return nil, badUsage("%s: %v", cmd.Name(), err)
 	}
 	var refused error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if refused == nil {
-			refused = hubFlagCheck(cmd.Name(), f)
+			refused = hubFlagCheck(cmd.Name(), f, every)
 		}
 	})
 	if refused != nil {
-		return refused
+		return nil, refused
 	}
 	for _, a := range cmd.Flags().Args() {
 		if poller.ValidateJobID(a) != nil {
-			return badUsage("%s %q: over the hub a run is named by its job id (a UUID), never by a file on the hub's host", cmd.Name(), a)
+			return nil, badUsage("%s %q: over the hub a run is named by its job id (a UUID), never by a file on the hub's host", cmd.Name(), a)
 		}
 	}
-	return nil
+	if f := cmd.Flags().Lookup("interval"); f != nil && !f.Changed {
+		// Before the command, where cobra reads it as the command's own
+		// (after the arguments it could follow a "--").
+		args = append([]string{"--interval=" + every.String()}, args...)
+	}
+	return args, nil
 }
 
-// hubFlagCheck applies a flag's rule.
-func hubFlagCheck(cmd string, f *pflag.Flag) error {
+// hubFlagCheck applies a flag's rule; every is the hub's --interval.
+func hubFlagCheck(cmd string, f *pflag.Flag, every time.Duration) error {
 	v := f.Value.String()
 	switch hubFlags[f.Name] {
 	case hubFlagOK:
@@ -117,10 +123,10 @@ func hubFlagCheck(cmd string, f *pflag.Flag) error {
 		}
 		return badUsage("%s --%s tui needs a terminal: ssh -t HUB opens the runs screen, a command prints plain or json", cmd, f.Name)
 	case hubFlagSlow:
-		if d, err := time.ParseDuration(v); err == nil && d >= defaultInterval {
+		if d, err := time.ParseDuration(v); err == nil && d >= every {
 			return nil
 		}
-		return badUsage("%s --%s %s is not offered over the hub: the team shares one rate limit, so a session polls no faster than every %s", cmd, f.Name, v, defaultInterval)
+		return badUsage("%s --%s %s is not offered over the hub: the team shares one rate limit, so a session polls no faster than the hub, every %s", cmd, f.Name, v, every)
 	}
 	if why := hubRefused[f.Name]; why != "" {
 		return badUsage("%s --%s is not offered over the hub: %s", cmd, f.Name, why)
@@ -133,7 +139,8 @@ func hubFlagCheck(cmd string, f *pflag.Flag) error {
 // would do, once hubCheck allows it. It ends, as an interrupt does (130),
 // when ctx does (the session went away, the hub is stopping).
 func hubCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, h *hubSession) int {
-	if err := hubCheck(args); err != nil {
+	args, err := hubCheck(args, h.interval)
+	if err != nil {
 		fmt.Fprintf(stderr, "firewatch hub: %s\n", text.NewSecrets(h.key).Sanitize(err.Error()))
 		return codeOf(err)
 	}

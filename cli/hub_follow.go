@@ -61,13 +61,13 @@ type hubRun struct {
 	ready    chan struct{} // closed once f is started
 }
 
-func newHubFollows(ctx context.Context, a *app, svc service) (*hubFollows, error) {
+func newHubFollows(ctx context.Context, a *app, svc service, interval time.Duration) (*hubFollows, error) {
 	c, err := a.client(svc, nil, func(string) {}) // the list's waits: the screens say their own errors
 	if err != nil {
 		return nil, err
 	}
 	ctx, cancel := context.WithCancel(ctx)
-	h := &hubFollows{a: a, svc: svc, ctx: ctx, cancel: cancel, interval: defaultInterval, runs: map[string]*hubRun{},
+	h := &hubFollows{a: a, svc: svc, ctx: ctx, cancel: cancel, interval: interval, runs: map[string]*hubRun{},
 		list: &hubList{c: c.WithRetry(poller.Retry{Tries: 1}), ttl: hubListTTL}}
 	h.list.newest = h.list.c
 	h.openArchive()

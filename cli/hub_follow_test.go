@@ -133,9 +133,9 @@ func TestHubFollowsARunOnce(t *testing.T) {
 // run, with who made them, in the hub's log, and the cancel in the
 // archive's record; the viewer watching can neither cancel nor pause.
 func TestHubCancelSaysWho(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
-	lookInHub(t, 100*time.Millisecond)
-	h := startCLIHub(t, srv.URL, srv.Key)
+	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "100ms")
 	id := srv.Jobs[0].ID
 	watch := func(c *gossh.Client) *sshtest.Screen {
 		s := sshtest.OpenScreen(t, c, 120, 40, "LANG=C.UTF-8")

@@ -22,7 +22,7 @@ func testHub(t *testing.T, svc service) (h *hubFollows, session func() *app, sto
 	secrets := text.NewSecrets()
 	ha := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
 	var err error
-	h, err = newHubFollows(context.Background(), ha, svc)
+	h, err = newHubFollows(context.Background(), ha, svc, defaultInterval)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"net/http"
 	"os"
+	"time"
 
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/poller"
@@ -22,13 +23,15 @@ import (
 // who made it (the hub's log). Nil everywhere outside a hub.
 type hubSession struct {
 	key      string
+	baseURL  string // the hub's service
 	archive  string // the hub's --archive ("": its environment's, or the default)
 	term     *remote.Terminal
 	readOnly string
 	did      func(what, kind, id string, err error)
-	who      string       // the person's name
-	follows  *hubFollows  // the hub's one follower per run and its one list (nil: each session follows its own)
-	http     *http.Client // the hub's one pool of connections to the service (nil: the command's own)
+	who      string        // the person's name
+	follows  *hubFollows   // the hub's one follower per run and its one list (nil: each session follows its own)
+	http     *http.Client  // the hub's one pool of connections to the service (nil: the command's own)
+	interval time.Duration // the hub's --interval: a command polls no faster
 }
 
 // shares reports whether the session's screens show the hub's followers.
@@ -66,6 +69,15 @@ func (h *hubSession) readOnlyText() string {
 		return ""
 	}
 	return h.readOnly
+}
+
+// baseURLOf is the service a command uses: the hub's in a hub session,
+// else the flag's, $FIRECRAWL_API_URL's or the default.
+func (a *app) baseURLOf(flag string) string {
+	if a.hub != nil && a.hub.baseURL != "" {
+		return a.hub.baseURL
+	}
+	return poller.ResolveBaseURL(flag)
 }
 
 // keyOf is the API key a command uses: the hub's in a hub session (no

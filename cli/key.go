@@ -35,7 +35,7 @@ func haveKey(flag string) bool { return resolveKey(flag) != "" }
 // them (poller.Config.Check, no client made). The key joins a.secrets at
 // once, so every output path redacts it from then on. No key is bad usage.
 func (a *app) service(apiURL, apiKey string) (service, error) {
-	s := service{baseURL: poller.ResolveBaseURL(apiURL), key: a.keyOf(apiKey)}
+	s := service{baseURL: a.baseURLOf(apiURL), key: a.keyOf(apiKey)}
 	if s.key == "" {
 		return s, badUsage(noKey)
 	}

@@ -120,10 +120,20 @@ func (o *watchOptions) register(cmd *cobra.Command, which flagSet) {
 	}
 }
 
+// checkInterval is --interval's rule, for every command that polls.
+func checkInterval(d time.Duration) error {
+	if d < MinInterval {
+		return badUsage("--interval %s is too short: the minimum is %s", d, MinInterval)
+	}
+	return nil
+}
+
 // check validates flag values (exit 2 on a bad one).
 func (o *watchOptions) check(f *pflag.FlagSet) error {
-	if f.Lookup("interval") != nil && o.Interval < MinInterval {
-		return badUsage("--interval %s is too short: the minimum is %s", o.Interval, MinInterval)
+	if f.Lookup("interval") != nil {
+		if err := checkInterval(o.Interval); err != nil {
+			return err
+		}
 	}
 	if f.Lookup("tail") != nil && o.Tail < 1 {
 		return badUsage("--tail %d: it must be at least 1", o.Tail)

@@ -212,7 +212,7 @@ run, 2 for bad usage.`,
 
 func (a *app) resultRun(cmd *cobra.Command, arg, apiURL, apiKey string) error {
 	ctx := cmd.Context()
-	service := poller.ResolveBaseURL(apiURL)
+	service := a.baseURLOf(apiURL)
 	var rec *archive.Run
 	var id, outcome string
 	if archiving.IsJob(arg) {

@@ -20,10 +20,10 @@ import (
 )
 
 // hubInterval is how often a hub's follower polls a run when it holds the
-// run's lease: the CLI's default interval, which the hub has no flag for.
-// The team's CLI watch polls at the same interval, so that one stream of
-// trace requests is one number, whoever holds the lease.
-const hubInterval = 2 * time.Second
+// run's lease (its --interval). The team's CLI watch polls at the same
+// interval, so that one stream of trace requests is one number, whoever
+// holds the lease.
+const hubInterval = 500 * time.Millisecond
 
 // teamHub is a `firewatch hub` process on the team's archive, and the one
 // viewer it lets in.
@@ -44,7 +44,7 @@ func startTeamHub(t *testing.T, env []string) *teamHub {
 	if err := os.WriteFile(viewers, []byte(h.viewer.Line), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h.p = start(t, env, "hub", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--host-key", hostKey)
+	h.p = start(t, env, "hub", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--host-key", hostKey, "--interval", hubInterval.String())
 	awaitCount(t, h.p, 20*time.Second, "the hub listening", "listening on", 1)
 	h.addr = regexp.MustCompile(`listening on (\S+) `).FindStringSubmatch(h.p.stderr.String())[1]
 	pub, err := os.ReadFile(hostKey + ".pub")
@@ -126,7 +126,9 @@ func awaitFile(t *testing.T, path string, limit time.Duration, what, want string
 func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	t.Parallel()
 	dsn := sharedPostgres(t)
-	srv := startSim(t, sim.Options{Speed: 6, Held: true})
+	// Held until the three share it, and again while hub A is gone, so
+	// that it is gone mid-run however busy the machine.
+	srv := startSim(t, sim.Options{Speed: 12, Held: true})
 	id := srv.Jobs[0].ID
 	script, _ := srv.Script(id)
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
@@ -152,6 +154,7 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	for _, v := range []*sshtest.Screen{va, vb} {
 		awaitEventsOn(t, v, 10*time.Second)
 	}
+	srv.Hold()
 	// firewatch team says who polls the run: hub A, the one to kill.
 	team := runFW(t, env, runLimit, "team", "-o", "json")
 	var said struct {
@@ -190,6 +193,7 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	nl := awaitLease(t, dsn, k, 3*hubInterval+5*time.Second, "takeover", func(nl archive.Lease) bool {
 		return nl.Token > l.Token && nl.Left > 0
 	})
+	srv.Release()
 	survivors := map[int]string{hb.p.cmd.Process.Pid: "hub B", cli.cmd.Process.Pid: "the watch"}
 	who, ok := survivors[nl.PID]
 	if !ok {
