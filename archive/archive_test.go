@@ -17,6 +17,7 @@ import (
 	"github.com/jackc/pgx/v5/stdlib"
 
 	"github.com/firewatch/firewatch/internal/pgtest"
+	"github.com/firewatch/firewatch/internal/testrun"
 )
 
 func TestMain(m *testing.M) {
@@ -29,6 +30,8 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	os.Setenv("XDG_DATA_HOME", dir)
+	// The tests wait on leases, locks and servers.
+	testrun.Waiting()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)
@@ -54,9 +57,24 @@ func freshPostgres(t testing.TB) string {
 
 var _ = stdlib.GetDefaultDriver
 
-// eachStore runs f against a fresh SQLite archive and a fresh PostgreSQL one.
+// eachStore runs f against a fresh SQLite archive and a fresh PostgreSQL
+// one, one after the other.
 func eachStore(t *testing.T, f func(t *testing.T, dsn string, s Store)) {
+	stores(t, false, f)
+}
+
+// eachStoreAtOnce is eachStore with both at once: for a test that waits
+// (on leases, processes, timers) and keeps nothing in its own function
+// that f uses, since f runs after that function has returned.
+func eachStoreAtOnce(t *testing.T, f func(t *testing.T, dsn string, s Store)) {
+	stores(t, true, f)
+}
+
+func stores(t *testing.T, atOnce bool, f func(t *testing.T, dsn string, s Store)) {
 	t.Run("sqlite", func(t *testing.T) {
+		if atOnce {
+			t.Parallel()
+		}
 		dsn := filepath.Join(t.TempDir(), "archive.db")
 		s, err := Open(context.Background(), dsn)
 		if err != nil {
@@ -66,6 +84,9 @@ func eachStore(t *testing.T, f func(t *testing.T, dsn string, s Store)) {
 		f(t, dsn, s)
 	})
 	t.Run("postgres", func(t *testing.T) {
+		if atOnce {
+			t.Parallel()
+		}
 		dsn := freshPostgres(t)
 		s, err := Open(context.Background(), dsn)
 		if err != nil {
@@ -82,6 +103,7 @@ func fp(f float64) *float64     { return &f }
 const svc = "https://api.firecrawl.dev"
 
 func TestRoundTrip(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"
@@ -144,6 +166,7 @@ func TestRoundTrip(t *testing.T) {
 }
 
 func TestListAndPrune(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -193,6 +216,7 @@ func TestListAndPrune(t *testing.T) {
 }
 
 func TestReplaceRunIsWhole(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		r := &Run{Service: svc, ID: "r1", Status: "processing"}
@@ -232,6 +256,7 @@ func sum(t *testing.T, paths ...string) string {
 }
 
 func TestNewerAndCorruptLeftAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "archive.db")
@@ -285,6 +310,7 @@ func TestNewerAndCorruptLeftAlone(t *testing.T) {
 }
 
 func TestPostgresNewer(t *testing.T) {
+	t.Parallel()
 	dsn := freshPostgres(t)
 	ctx := context.Background()
 	s, err := Open(ctx, dsn)
@@ -303,6 +329,7 @@ func TestPostgresNewer(t *testing.T) {
 }
 
 func TestFileMode(t *testing.T) {
+	t.Parallel()
 	path := filepath.Join(t.TempDir(), "sub", "archive.db")
 	s, err := Open(context.Background(), path)
 	if err != nil {
@@ -360,6 +387,7 @@ func TestDSN(t *testing.T) {
 }
 
 func TestTwoWritersOneFile(t *testing.T) {
+	t.Parallel()
 	// Two stores on one file in one process; the test with two processes
 	// is in cli.
 	ctx := context.Background()
@@ -488,6 +516,7 @@ func BenchmarkOpenClose(b *testing.B) {
 // Bodies deflated as they were written (a long poll line in parts, a
 // summary) read back as the bytes written, and count as stored.
 func TestEncodedBodies(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5c"
@@ -527,6 +556,7 @@ func TestEncodedBodies(t *testing.T) {
 // A snapshot of a watched run that was pruned meanwhile is stored with the
 // run made again, not left without a run.
 func TestSnapshotAfterPrune(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5d"

@@ -21,6 +21,7 @@ import (
 // archive, its bytes and its tables stay as they were. A PostgreSQL schema
 // whose fw_ tables are not firewatch's is refused alike.
 func TestForeignDatabaseLeftAlone(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	for _, mode := range []string{"wal", "delete"} {
 		t.Run(mode, func(t *testing.T) {
@@ -81,6 +82,7 @@ func TestForeignDatabaseLeftAlone(t *testing.T) {
 // after LockWait fails with ErrLocked; once the lock is gone, writes go
 // through again.
 func TestLockWaitedForWithABound(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "archive.db")
 	var waits atomic.Int32
@@ -109,6 +111,7 @@ func TestLockWaitedForWithABound(t *testing.T) {
 // "database or disk is full", here from a page limit; the same code as a
 // full disk) fails with ErrNoSpace, whose words say so.
 func TestFullArchiveSaysNoSpace(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	s, err := Open(ctx, filepath.Join(t.TempDir(), "archive.db"))
 	if err != nil {
@@ -152,6 +155,7 @@ func randomText(n int) []byte {
 // and file read-only) is opened read-only: its runs are read, and a write
 // fails with ErrReadOnly, whose words say so.
 func TestReadOnlyArchiveIsRead(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	dir := t.TempDir()
 	path := filepath.Join(dir, "archive.db")
@@ -187,6 +191,7 @@ func TestReadOnlyArchiveIsRead(t *testing.T) {
 // TestTeamsAndClaim: each run keeps its team; a listing of one team leaves
 // the other's out; Claim makes a listed run the lister's and not expired.
 func TestTeamsAndClaim(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		work, home := TeamOf("fc-work-key-0123456789"), TeamOf("fc-home-key-0123456789")
@@ -221,6 +226,7 @@ func TestTeamsAndClaim(t *testing.T) {
 // TestKeysetPaging: many runs created at one time are listed page by page
 // after the last one's (SortAt, id), each once.
 func TestKeysetPaging(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		at := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
@@ -256,6 +262,7 @@ func TestKeysetPaging(t *testing.T) {
 // TestPruningDeletesNothing: Pruning counts what Prune would delete and
 // deletes nothing.
 func TestPruningDeletesNothing(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		for i := range 3 {
@@ -282,6 +289,7 @@ func TestPruningDeletesNothing(t *testing.T) {
 // found and redacted (quoted, escaped or not); a file name with '=' in it
 // is still a file.
 func TestKeywordDSN(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][2]string{
 		"host=db user=fw password=s3cret dbname=fw":          {"host=db user=fw password=[redacted] dbname=fw", "s3cret"},
 		"host=db password = 'it\\'s a secret' sslmode=off":   {"host=db password = [redacted] sslmode=off", "it's a secret"},
@@ -312,6 +320,7 @@ func TestKeywordDSN(t *testing.T) {
 // would exhaust: the driver panics then); the store goes on taking the
 // ones that fit.
 func TestBodyTooLarge(t *testing.T) {
+	// Not parallel: maxStored is the package's.
 	defer func(n int) { maxStored = n }(maxStored)
 	maxStored = 4 << 10
 	eachStore(t, func(t *testing.T, _ string, s Store) {
@@ -340,6 +349,7 @@ func TestBodyTooLarge(t *testing.T) {
 // kept) is brought to this version on open: its runs are read as they
 // were, with no team and no gaps, and the new columns are written.
 func TestMigrateToTeams(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, dsn string, s Store) {
 		ctx := context.Background()
 		ss := s.(*sqlStore)
@@ -388,6 +398,7 @@ func TestMigrateToTeams(t *testing.T) {
 // bound), are written once it is gone, start the run again when it was
 // pruned meanwhile, and leave nothing that keeps the store from closing.
 func TestWatchWritesKeepTheRules(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "archive.db")
 	var waits atomic.Int32

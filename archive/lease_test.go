@@ -63,6 +63,7 @@ func waitTake(t *testing.T, s Store, k LeaseKey, h Holder, ttl, within time.Dura
 // listed with its holder, and free again once released; each new holder
 // gets a greater token.
 func TestLeaseTakeRenewRelease(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, dsn string, a Store) {
 		ctx := context.Background()
 		b := openAgain(t, dsn)
@@ -123,6 +124,7 @@ func TestLeaseTakeRenewRelease(t *testing.T) {
 // TestLeaseKeys: a run under two base URLs, two teams, and a team's list
 // are leases of their own.
 func TestLeaseKeys(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, dsn string, a Store) {
 		ctx := context.Background()
 		b := openAgain(t, dsn)
@@ -155,7 +157,8 @@ func TestLeaseKeys(t *testing.T) {
 // (it is told who holds the lease now), and every stored poll is stored
 // once, in order.
 func TestLeaseFencing(t *testing.T) {
-	eachStore(t, func(t *testing.T, dsn string, a Store) {
+	t.Parallel()
+	eachStoreAtOnce(t, func(t *testing.T, dsn string, a Store) {
 		ctx := context.Background()
 		b := openAgain(t, dsn)
 		ha, hb := NewHolder("paused"), NewHolder("follower")
@@ -218,6 +221,7 @@ func TestLeaseFencing(t *testing.T) {
 // TestPollsSince: a follower reads the polls after the last one it has, in
 // order, with their sequence numbers; a run not held has none.
 func TestPollsSince(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, dsn string, s Store) {
 		ctx := context.Background()
 		if ps, err := s.PollsSince(ctx, svc, runID, -1, 0); err != nil || len(ps) != 0 {
@@ -281,6 +285,7 @@ func recvBell(t *testing.T, bells <-chan Doorbell, run string, missed bool) Door
 // carries the run's key and the poll's number and nothing of the poll;
 // Ring and Release ring too. SQLite has none (a nil channel).
 func TestDoorbells(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	eachStore(t, func(t *testing.T, dsn string, s Store) {
@@ -392,6 +397,7 @@ func terminateListener(t *testing.T, dsn string, s Store) {
 // whose doorbell nobody heard, is read by the follower's catch-up read.
 // Closing the store ends the listener.
 func TestListenerReconnects(t *testing.T) {
+	t.Parallel()
 	dsn := freshPostgres(t)
 	s := openAgain(t, dsn)
 	follower := openAgain(t, dsn)
@@ -444,6 +450,7 @@ func TestListenerReconnects(t *testing.T) {
 // TestUnreachableIsUnavailable: a PostgreSQL that cannot be reached at
 // open is ErrUnavailable, with the DSN's password said nowhere.
 func TestUnreachableIsUnavailable(t *testing.T) {
+	t.Parallel()
 	_, err := Open(context.Background(), "postgres://fw:s3cret@127.0.0.1:1/fw?connect_timeout=1")
 	if !errors.Is(err, ErrUnavailable) || strings.Contains(err.Error(), "s3cret") {
 		t.Fatalf("unreachable: %v", err)
@@ -526,6 +533,7 @@ func benchLine(size int) []byte {
 // so that the lease's row it locked is not held for ever; a DSN that sets
 // its own bound keeps it.
 func TestPostgresEndsIdleTransactions(t *testing.T) {
+	t.Parallel()
 	dsn := freshPostgres(t)
 	for _, c := range []struct{ dsn, want string }{{dsn, "30s"}, {dsn + "&idle_in_transaction_session_timeout=5000", "5s"}} {
 		s := openAgain(t, c.dsn)
@@ -542,6 +550,7 @@ func TestPostgresEndsIdleTransactions(t *testing.T) {
 // process of another machine waits for its expiry, as does one whose
 // process still runs here.
 func TestLeaseOfAGoneProcess(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, dsn string, s Store) {
 		ctx := context.Background()
 		exited := exec.Command("true")

@@ -11,6 +11,7 @@ import (
 // TestMerge is the rule by which what firewatch learns of a run joins the
 // record: the later and more specific answer wins.
 func TestMerge(t *testing.T) {
+	t.Parallel()
 	service := time.Date(2026, 11, 20, 10, 0, 0, 0, time.UTC)
 	local := service.Add(2 * time.Second)
 	first, later := service.Add(time.Minute), service.Add(2*time.Minute)
@@ -99,6 +100,7 @@ func TestMerge(t *testing.T) {
 // pass read the run whole changes nothing, and a later status that says
 // "failed" does not undo the trace's "cancelled".
 func TestStoreMerges(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, _ string, s Store) {
 		ctx := context.Background()
 		id := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5c"
@@ -143,6 +145,7 @@ func TestStoreMerges(t *testing.T) {
 // The migration to version 2 removes the empty rows version 1 left for ids
 // the service never had, and keeps every other run.
 func TestMigrationRemovesEmptyRuns(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"sqlite", "postgres"} {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()

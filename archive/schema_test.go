@@ -76,6 +76,7 @@ func schemaOf(t *testing.T, s *sqlStore) string {
 // (testdata/schema-*.txt, written with -update by the firewatch of schema
 // version 3 that kept them in Go).
 func TestSchemaAsBefore(t *testing.T) {
+	t.Parallel()
 	eachStore(t, func(t *testing.T, dsn string, s Store) {
 		ss := s.(*sqlStore)
 		got := schemaOf(t, ss)
@@ -104,6 +105,7 @@ var mainArchive = filepath.Join("testdata", "archive-v3.db")
 // is brought to this schema (a new archive's, statement for statement),
 // and reads as it was written.
 func TestArchiveFromBeforeOpens(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	if *writeV3 {
 		if SchemaVersion != 3 {
@@ -191,6 +193,7 @@ func readFile(t *testing.T, name string) string {
 // SchemaVersion; a set with a version missing, a name out of form or a
 // statement without its ";" is refused, not run in part.
 func TestMigrationFiles(t *testing.T) {
+	t.Parallel()
 	for _, d := range []dialect{sqliteDialect, postgresDialect} {
 		if steps := d.migrations(); len(steps) != SchemaVersion || len(steps[0]) != 7 || len(steps[1]) != 3 || len(steps[2]) != 3 {
 			t.Fatalf("%s: %d steps: %q", d.name, len(steps), steps)

@@ -127,7 +127,7 @@ func checkTakeovers(t *testing.T, st Store, k LeaseKey, want int) {
 // Every poll is stored once, in order, and shown once by each.
 func TestTwoFollowOneRun(t *testing.T) {
 	t.Parallel()
-	eachStore(t, func(t *testing.T, dsn string, _ Store) {
+	eachStoreAtOnce(t, func(t *testing.T, dsn string, _ Store) {
 		svcRun := newFakeService(t, 30)
 		k := LeaseKey{Service: svcRun.URL, Team: team, Run: runID}
 		ev := newEvents()
@@ -264,7 +264,7 @@ func TestTeamOfProcesses(t *testing.T) {
 		t.Skip("starts processes")
 	}
 	t.Parallel()
-	eachStore(t, func(t *testing.T, dsn string, st Store) {
+	eachStoreAtOnce(t, func(t *testing.T, dsn string, st Store) {
 		svcRun := newFakeService(t, 36)
 		k := LeaseKey{Service: svcRun.URL, Team: team, Run: runID}
 		ev := newEvents()

@@ -1,9 +1,10 @@
 package cli
 
 import (
-	"flag"
 	"os"
 	"testing"
+
+	"github.com/firewatch/firewatch/internal/testrun"
 )
 
 func TestMain(m *testing.M) {
@@ -15,15 +16,8 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_DATA_HOME", dir)
 	os.Unsetenv("FIREWATCH_ARCHIVE")
-	// The tests mostly wait on simulated services, not on the processor:
-	// those marked parallel run several at once, more than one per
-	// processor (go test's default), unless -parallel says how many.
-	flag.Parse()
-	set := false
-	flag.Visit(func(f *flag.Flag) { set = set || f.Name == "test.parallel" })
-	if !set {
-		_ = flag.Set("test.parallel", "8")
-	}
+	// The tests mostly wait on simulated services, not on the processor.
+	testrun.Waiting()
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

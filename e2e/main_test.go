@@ -8,18 +8,16 @@ package e2e
 import (
 	"bytes"
 	"context"
-	"flag"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/firewatch/firewatch/internal/testrun"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -45,15 +43,8 @@ func run(m *testing.M) int {
 	wd, _ := os.Getwd()
 	moduleRoot = filepath.Dir(wd)
 	bin = filepath.Join(dir, "firewatch")
-	// The tests wait on processes, terminals and the simulator, hardly on
-	// the CPU: more of them run at once than there are cores, unless
-	// -parallel says how many.
-	flag.Parse()
-	parallel := false
-	flag.Visit(func(f *flag.Flag) { parallel = parallel || f.Name == "test.parallel" })
-	if !parallel {
-		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
-	}
+	// The tests wait on processes, terminals and the simulator.
+	testrun.Waiting()
 	// One binary for every test, built as `go run .` builds it. The cli's
 	// own tests run its code paths in-process under the race detector.
 	cmd := exec.Command("go", "build", "-o", bin, ".")
