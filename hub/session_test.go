@@ -196,19 +196,21 @@ func TestMaxSessions(t *testing.T) {
 // keys keep it open.
 func TestIdleTimeout(t *testing.T) {
 	t.Parallel()
-	const idle = 400 * time.Millisecond
+	// The typing session presses a key twenty times per idle timeout: it
+	// ends only if the machine holds a key back for the whole timeout.
+	const idle = time.Second
 	th := startHub(t, func(c *Config) { c.IdleTimeout = idle })
 	typing := sshtest.OpenScreen(t, th.login(t, th.alice), 80, 24)
 	quiet := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24)
 	start := time.Now()
-	for time.Since(start) < 3*idle {
+	for time.Since(start) < 2*idle {
 		typing.Press("j")
-		time.Sleep(idle / 4)
+		time.Sleep(idle / 20)
 	}
 	if code := quiet.Exit(); code != 0 {
 		t.Errorf("idle session: exit %d", code)
 	}
-	if got := quiet.Stderr.String(); !strings.Contains(got, "no key for 400ms (the hub's --idle-timeout): this session ends") {
+	if got := quiet.Stderr.String(); !strings.Contains(got, "no key for 1s (the hub's --idle-timeout): this session ends") {
 		t.Errorf("the idle session was told %q", got)
 	}
 	if typing.Ended() {

@@ -118,7 +118,8 @@ func TestCrawlSocket(t *testing.T) {
 	t.Parallel()
 	var log bytes.Buffer
 	var mu sync.Mutex
-	s := startSim(t, Options{RateLimit: -1, Speed: 100, CrawlPages: 30, Log: writerFunc(func(p []byte) (int, error) {
+	// Held until the socket has caught up, so that documents follow.
+	s := startSim(t, Options{RateLimit: -1, Speed: 100, CrawlPages: 30, Held: true, Log: writerFunc(func(p []byte) (int, error) {
 		mu.Lock()
 		defer mu.Unlock()
 		return log.Write(p)
@@ -139,6 +140,7 @@ func TestCrawlSocket(t *testing.T) {
 	if resp.Header.Get("Sec-WebSocket-Protocol") != s.Key {
 		t.Fatal("the key was not taken as the subprotocol")
 	}
+	ws.SetReadLimit(1 << 24) // a catchup holds every document so far
 	types := map[string]int{}
 	docs := map[string]bool{}
 	for {
@@ -146,6 +148,7 @@ func TestCrawlSocket(t *testing.T) {
 		if err != nil {
 			break
 		}
+		s.Release()
 		var msg struct {
 			Type string         `json:"type"`
 			Data map[string]any `json:"data"`

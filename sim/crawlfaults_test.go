@@ -42,11 +42,15 @@ func socketTypes(ctx context.Context, t *testing.T, s *Server, id string) (types
 		t.Fatal(err)
 	}
 	defer ws.CloseNow()
+	ws.SetReadLimit(1 << 24) // a catchup holds every document so far
 	for {
 		_, b, err := ws.Read(ctx)
 		if err != nil {
 			return types, urls, ctx.Err() == nil
 		}
+		// A server held until now (Options.Held) starts the crawl once
+		// the socket has caught up, however late the test got here.
+		s.Release()
 		var msg struct {
 			Type string         `json:"type"`
 			Data map[string]any `json:"data"`
@@ -70,7 +74,7 @@ func TestCrawlFaultSocket(t *testing.T) {
 		wantClosed bool
 	}{{CrawlFaultDrop, true}, {CrawlFaultSilent, false}} {
 		t.Run(tc.fault, func(t *testing.T) {
-			s := startSim(t, Options{RateLimit: -1, Speed: 200, CrawlPages: 30, CrawlFaults: []string{tc.fault}})
+			s := startSim(t, Options{RateLimit: -1, Speed: 200, CrawlPages: 30, CrawlFaults: []string{tc.fault}, Held: true})
 			id := s.StartCrawl("https://example.com/", 0)
 			// The crawl is over in about 60 ms: a second is plenty for
 			// the silent socket to have said everything it will say.

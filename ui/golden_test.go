@@ -7,6 +7,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/firewatch/firewatch/internal/testrun"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -24,6 +26,7 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("LC_CTYPE")
 	os.Setenv("TERM", "xterm-256color")
 	time.Local = time.UTC
+	testrun.Waiting()
 	os.Exit(m.Run())
 }
 

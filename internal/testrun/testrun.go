@@ -4,8 +4,10 @@ package testrun
 
 import (
 	"flag"
+	"os"
 	"runtime"
 	"strconv"
+	"testing"
 )
 
 // Waiting lets more of a package's parallel tests run at once than there
@@ -21,4 +23,11 @@ func Waiting() {
 	if !given {
 		flag.Set("test.parallel", strconv.Itoa(max(8, 4*runtime.GOMAXPROCS(0))))
 	}
+}
+
+// Main is a TestMain that does nothing but Waiting: for a package whose
+// tests wait.
+func Main(m *testing.M) {
+	Waiting()
+	os.Exit(m.Run())
 }
