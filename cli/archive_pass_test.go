@@ -180,10 +180,11 @@ func TestArchivePassMarksForgottenRuns(t *testing.T) {
 // the watch's polls; a second pass asks nothing more of it.
 func TestPartialRunCompletedByThePass(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 20}) // a run of 3 s
+	// Held at its start until the watch has left (a run of 1.5 s after).
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 40, Held: true})
 	id := srv.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
-	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "1s", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != ExitTimeout {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "500ms", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != ExitTimeout {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
 	out, _, _ := run(t, context.Background(), "history", "-o", "json", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
@@ -208,6 +209,7 @@ func TestPartialRunCompletedByThePass(t *testing.T) {
 	if held == nil || held.Polls == 0 {
 		t.Fatalf("the watch left nothing: %+v", held)
 	}
+	srv.Release()
 	waitSimFinished(t, srv)
 	before := srv.Stats().ByRoute
 	if _, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != 0 {

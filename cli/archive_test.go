@@ -103,7 +103,7 @@ func TestWatchArchivesAndReplayEqualsRecording(t *testing.T) {
 // for a run archived while it was still processing.
 func TestWatchForgottenRun(t *testing.T) {
 	t.Parallel()
-	live := startSim(t, sim.Options{Scenarios: []string{"failure"}, Speed: 20})
+	live := startSim(t, sim.Options{Scenarios: []string{"failure"}, Speed: 60})
 	dir := t.TempDir()
 	db, rec := filepath.Join(dir, "a.db"), filepath.Join(dir, "run.ndjson")
 	id := live.Jobs[0].ID
@@ -136,12 +136,12 @@ func TestWatchForgottenRun(t *testing.T) {
 		t.Fatalf("from the archive: exit %d\n%s\n%s", code, out, errOut)
 	}
 
-	// Archived while processing: recorded from the same run paced so slowly
-	// that it cannot end before --timeout, however busy the machine.
-	slow := startSim(t, sim.Options{Scenarios: []string{"failure"}, Speed: sim.MinSpeed})
+	// Archived while processing: recorded from the same run held at its
+	// start (never released), so that it cannot end before --timeout.
+	slow := startSim(t, sim.Options{Scenarios: []string{"failure"}, Held: true})
 	early := filepath.Join(dir, "early.ndjson")
 	if _, errOut, code := run(t, context.Background(), "watch", id, "--api-url", slow.URL, "--api-key", slow.Key, "-o", "json", "--interval", "100ms",
-		"--timeout", "1500ms", "--record", early, "--archive", filepath.Join(dir, "other.db")); code != ExitTimeout {
+		"--timeout", "400ms", "--record", early, "--archive", filepath.Join(dir, "other.db")); code != ExitTimeout {
 		t.Fatalf("watch of the slow run: %d %s", code, errOut)
 	}
 	r, polls, _, err = archiving.ReadRecording(context.Background(), nil, early)

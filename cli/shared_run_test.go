@@ -20,7 +20,7 @@ import (
 // took the lease and who followed it.
 func TestSharedSourceForTheHub(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, sim.Options{Speed: 20})
+	srv := startSim(t, sim.Options{Speed: 40})
 	logs, traces, stream := twoHubs(t, srv, [2]string{srv.URL, srv.URL})
 	if traces > stream*3/2 {
 		t.Errorf("%d trace requests: more than one stream (%d at most)", traces, stream)
@@ -39,7 +39,7 @@ func TestSharedSourceForTheHub(t *testing.T) {
 // takes its own and polls, neither follows the other.
 func TestSharedSourceTwoServices(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, sim.Options{Speed: 20})
+	srv := startSim(t, sim.Options{Speed: 40})
 	logs, _, _ := twoHubs(t, srv, [2]string{srv.URL, strings.Replace(srv.URL, "127.0.0.1", "localhost", 1)})
 	id := srv.Jobs[0].ID
 	for i, l := range logs {

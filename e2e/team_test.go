@@ -314,8 +314,8 @@ func TestTeamPostgresGoneAndBack(t *testing.T) {
 	pg := pgtest.New(t)
 	dsn := pg.DSN()
 	// Held through both outages, so that the second is mid-run however
-	// busy the machine; about seven seconds long between them.
-	srv := startSim(t, sim.Options{Speed: 8, Held: true})
+	// busy the machine; about four seconds long besides.
+	srv := startSim(t, sim.Options{Speed: 15, Held: true})
 	id := srv.Jobs[0].ID
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
 	k := archive.LeaseKey{Service: srv.URL, Run: id}
