@@ -8,6 +8,8 @@ package e2e
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -42,7 +44,7 @@ func run(m *testing.M) int {
 	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
 	wd, _ := os.Getwd()
 	moduleRoot = filepath.Dir(wd)
-	bin = filepath.Join(dir, "firewatch")
+	bin = filepath.Join(binDir(dir), "firewatch")
 	// The tests wait on processes, terminals and the simulator.
 	testrun.Waiting()
 	// One binary for every test, built as `go run .` builds it. The cli's
@@ -55,6 +57,23 @@ func run(m *testing.M) int {
 		return 1
 	}
 	return m.Run()
+}
+
+// binDir is the folder the binary is built in: one in the user's cache for
+// this checkout, kept between runs, where go build skips the link when
+// nothing changed (seconds of every run); tmp when the cache has no room
+// for it or another run of this checkout uses it now.
+func binDir(tmp string) string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return tmp
+	}
+	sum := sha256.Sum256([]byte(moduleRoot))
+	dir := filepath.Join(cache, "firewatch-e2e", hex.EncodeToString(sum[:8]))
+	if os.MkdirAll(dir, 0o700) != nil || !lockDir(dir) {
+		return tmp
+	}
+	return dir
 }
 
 // startSim starts the simulator in the test process; it is closed when the
