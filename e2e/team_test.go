@@ -283,6 +283,9 @@ func teamOfThree(t *testing.T, dsn string, pause bool) {
 	t.Logf("%d trace requests in %s: one stream at %s is at most %d", traces, wall.Round(time.Millisecond), teamInterval, stream)
 	if traces > stream*3/2 {
 		t.Errorf("%d trace requests in %s: more than one stream (%d at most)", traces, wall, stream)
+		for i, p := range procs {
+			t.Logf("watch %d's debug log:\n%s", i, leaseLines(readFile(t, filepath.Join(p.cmd.Dir, "debug.log"))))
+		}
 	}
 	for i, p := range procs {
 		if strings.Contains(p.stderr.String(), "cannot be reached") {
@@ -358,6 +361,18 @@ func TestTeamPostgresGoneAndBack(t *testing.T) {
 		}
 	}
 	agree(t, env, srv, id, procs, nil)
+}
+
+// leaseLines are the lines of a debug log about the leases and the
+// requests for the trace: who polled when.
+func leaseLines(log []byte) string {
+	var b strings.Builder
+	for l := range strings.Lines(string(log)) {
+		if strings.Contains(l, "lease") || strings.Contains(l, "/trace") || strings.Contains(l, "archive") {
+			b.WriteString(l)
+		}
+	}
+	return b.String()
 }
 
 // awaitCount waits until p's stderr says want n times.
