@@ -264,14 +264,13 @@ func TestParseAge(t *testing.T) {
 // failing (a 5xx after the retries) are 2, the service refusing an id 6, a
 // failed output 8: never 1 for anything but a crossed threshold.
 func TestCompareExitCodes(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure"}, Speed: 200})
 	dir := t.TempDir()
-	t.Setenv("FIREWATCH_ARCHIVE", "off")
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	to := []string{"--archive", "off", "--api-url", srv.URL, "--api-key", srv.Key}
 	recs := []string{filepath.Join(dir, "ok.ndjson"), filepath.Join(dir, "failed.ndjson")}
 	for i, rec := range recs {
-		if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec); code != i {
+		if _, errOut, code := run(t, context.Background(), append([]string{"watch", srv.Jobs[i].ID, "-o", "json", "--interval", "100ms", "--record", rec}, to...)...); code != i {
 			t.Fatalf("watch %d: exit %d %s", i, code, errOut)
 		}
 	}
@@ -290,7 +289,7 @@ func TestCompareExitCodes(t *testing.T) {
 		{"id the service refuses", []string{recs[0], unknown}, ExitRejected},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, errOut, code := run(t, context.Background(), append([]string{"compare"}, tc.args...)...)
+			_, errOut, code := run(t, context.Background(), append(append([]string{"compare"}, tc.args...), to...)...)
 			if code != tc.want {
 				t.Fatalf("exit %d, want %d\n%s", code, tc.want, errOut)
 			}
@@ -300,17 +299,17 @@ func TestCompareExitCodes(t *testing.T) {
 		front := &hostile.Refuser{Next: srv, Method: "GET", Route: "/v2/agent/", N: 100, Status: 503}
 		hs := httptest.NewServer(front)
 		defer hs.Close()
-		t.Setenv("FIRECRAWL_API_URL", hs.URL)
 		retry := poller.Retry{Sleep: func(ctx context.Context, d time.Duration) bool { return true }}
 		var out, errOut bytes.Buffer
-		code := execute(context.Background(), []string{"compare", recs[0], srv.Jobs[0].ID}, strings.NewReader(""), &out, &errOut, retry)
+		code := execute(context.Background(), []string{"compare", recs[0], srv.Jobs[0].ID, "--archive", "off", "--api-url", hs.URL, "--api-key", srv.Key},
+			strings.NewReader(""), &out, &errOut, retry)
 		if code != ExitUsage || !strings.Contains(errOut.String(), "503") {
 			t.Fatalf("exit %d, want %d after the 503s\n%s", code, ExitUsage, errOut.String())
 		}
 	})
 	t.Run("output failing", func(t *testing.T) {
 		var errOut bytes.Buffer
-		code := Execute(context.Background(), []string{"compare", recs[0], recs[1], "--fail-on", "outcome"}, strings.NewReader(""), failWriter{}, &errOut)
+		code := Execute(context.Background(), []string{"compare", recs[0], recs[1], "--fail-on", "outcome", "--archive", "off"}, strings.NewReader(""), failWriter{}, &errOut)
 		if code != ExitOutput {
 			t.Fatalf("exit %d, want %d\n%s", code, ExitOutput, errOut.String())
 		}

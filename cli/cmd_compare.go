@@ -76,6 +76,7 @@ but a crossed threshold: after q the screen leaves with the gate's code.`,
 	}
 	cmd.Flags().StringVar(&co.FailOn, "fail-on", "", "thresholds that make it exit 1 (see above)")
 	o.register(cmd, flagsOutput)
+	sourceFlags(cmd.Flags(), &o.APIURL, &o.APIKey)
 	return cmd
 }
 
@@ -103,7 +104,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 		return err
 	}
 	ctx := cmd.Context()
-	c, err := a.comparison(ctx, refA, refB, gates)
+	c, err := a.comparison(ctx, refA, refB, gates, o.APIURL, o.APIKey)
 	if err != nil {
 		return err
 	}
@@ -140,13 +141,14 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 }
 
 // comparison reads both runs and compares them: what every output of
-// compare shows, the screen's included.
-func (a *app) comparison(ctx context.Context, refA, refB string, gates compare.Gates) (*comparison, error) {
-	base, rb, err := a.loadSide(ctx, refA)
+// compare shows, the screen's included. A JOB_ID is asked of the service
+// at apiURL with apiKey (the environment's when empty).
+func (a *app) comparison(ctx context.Context, refA, refB string, gates compare.Gates, apiURL, apiKey string) (*comparison, error) {
+	base, rb, err := a.loadSide(ctx, refA, apiURL, apiKey)
 	if err != nil {
 		return nil, err
 	}
-	cand, rc, err := a.loadSide(ctx, refB)
+	cand, rc, err := a.loadSide(ctx, refB, apiURL, apiKey)
 	if err != nil {
 		return nil, err
 	}
@@ -205,8 +207,8 @@ func (a *app) crossed(c *comparison) error {
 
 // loadSide reads one run (readRun: a file, or a job id from the archive,
 // else the service) with its figures.
-func (a *app) loadSide(ctx context.Context, ref string) (*compareSide, *compare.Run, error) {
-	rr, err := a.readRun(ctx, ref, "", "")
+func (a *app) loadSide(ctx context.Context, ref, apiURL, apiKey string) (*compareSide, *compare.Run, error) {
+	rr, err := a.readRun(ctx, ref, apiURL, apiKey)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -42,7 +42,7 @@ func TestCompareScreen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := a.comparison(ctx, recs[0], recs[1], gates)
+	c, err := a.comparison(ctx, recs[0], recs[1], gates, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,7 +92,7 @@ func TestCompareScreen(t *testing.T) {
 	if code := codeOf(gateErr(a.compareScreenEnd(ctx, c, uicompare.Result{Interrupted: true}, nil))); code != ExitInterrupted {
 		t.Fatalf("Ctrl-C: exit %d", code)
 	}
-	same, err := a.comparison(ctx, recs[0], recs[0], gates)
+	same, err := a.comparison(ctx, recs[0], recs[0], gates, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,7 +147,7 @@ func TestCompareScreenHostile(t *testing.T) {
 	ctx := context.Background()
 	secrets := text.NewSecrets()
 	a := &app{stderr: &scrubWriter{w: &bytes.Buffer{}, secrets: secrets}, secrets: secrets}
-	c, err := a.comparison(ctx, recs[0], bad, nil)
+	c, err := a.comparison(ctx, recs[0], bad, nil, "", "")
 	if err != nil {
 		t.Fatal(err)
 	}
