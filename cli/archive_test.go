@@ -141,7 +141,7 @@ func TestWatchForgottenRun(t *testing.T) {
 	slow := startSim(t, sim.Options{Scenarios: []string{"failure"}, Held: true})
 	early := filepath.Join(dir, "early.ndjson")
 	if _, errOut, code := run(t, context.Background(), "watch", id, "--api-url", slow.URL, "--api-key", slow.Key, "-o", "json", "--interval", "100ms",
-		"--timeout", "400ms", "--record", early, "--archive", filepath.Join(dir, "other.db")); code != ExitTimeout {
+		"--timeout", "1500ms", "--record", early, "--archive", filepath.Join(dir, "other.db")); code != ExitTimeout {
 		t.Fatalf("watch of the slow run: %d %s", code, errOut)
 	}
 	r, polls, _, err = archiving.ReadRecording(context.Background(), nil, early)

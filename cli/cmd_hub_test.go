@@ -352,7 +352,8 @@ func TestHubOperatorCancelIsLogged(t *testing.T) {
 // The key is on no screen, in no copy, no command's output and no log
 // line, however the service echoes it; what the service sends stays inert.
 func TestHubNeverShowsTheKey(t *testing.T) {
-	t.Parallel()
+	// Not parallel: its screen session is the longest of the package under
+	// the race detector, and timed out once beside every parallel test.
 	srv := startSim(t, sim.Options{Speed: 1000})
 	f := hostile.Start(t, srv, hostile.KeyEchoForms)
 	h := startCLIHub(t, f.URL, srv.Key, "--interval", "250ms")

@@ -53,7 +53,9 @@ func (a *app) readRun(ctx context.Context, arg, apiURL, apiKey string) (*archivi
 // readRunCapped is readRun with the run's cap given (report's
 // --max-credits; 0: none): the figures are then derived with it.
 func (a *app) readRunCapped(ctx context.Context, arg, apiURL, apiKey string, maxCredits float64) (*archiving.RunRead, error) {
-	rr, err := a.reader().ReadRun(ctx, arg, apiURL, apiKey, maxCredits)
+	// The service as this command resolves it (a hub session's is the
+	// hub's): the archive's copy of a JOB_ID is looked up under it.
+	rr, err := a.reader().ReadRun(ctx, arg, a.baseURLOf(apiURL), apiKey, maxCredits)
 	if errors.As(err, new(*archiving.UnreadableError)) {
 		return nil, asUsage(err)
 	}
