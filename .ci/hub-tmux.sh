@@ -55,9 +55,9 @@ cp "$tmp/bob.pub" "$tmp/viewers"
 printf '%s\n' "$key" >"$tmp/key"
 chmod 600 "$tmp/key" "$tmp/operators" "$tmp/viewers"
 
-# The hub, its key from a file, its host key made now.
-env -u FIRECRAWL_API_KEY XDG_DATA_HOME="$tmp/data" FIRECRAWL_API_URL="$url" "$tmp/firewatch" hub --listen 127.0.0.1:0 \
-  --key-file "$tmp/key" --authorized-keys "$tmp/viewers" --operators "$tmp/operators" 2>"$tmp/hub.log" &
+# The hub, its service and key from its flags alone, its host key made now.
+env -u FIRECRAWL_API_KEY -u FIRECRAWL_API_URL XDG_DATA_HOME="$tmp/data" "$tmp/firewatch" hub --listen 127.0.0.1:0 \
+  --api-url "$url" --key-file "$tmp/key" --interval 1s --authorized-keys "$tmp/viewers" --operators "$tmp/operators" 2>"$tmp/hub.log" &
 hub=$!
 pids+=("$hub")
 for _ in $(seq 100); do grep -q 'listening on' "$tmp/hub.log" && break; sleep 0.1; done
@@ -124,7 +124,13 @@ code=$?
 set -e
 [ "$code" = 2 ] || hubfail "watch --record: exit $code, want 2"
 grep -q "writes a file on the hub's host" "$tmp/refused" || hubfail "watch --record said: $(cat "$tmp/refused")"
-echo "hub-tmux: commands ok (runs -o json, --record refused with 2)"
+set +e
+ssh $sshargs -i "$tmp/bob" 127.0.0.1 watch "$job" --interval 500ms 2>"$tmp/refused"
+code=$?
+set -e
+[ "$code" = 2 ] || hubfail "watch --interval 500ms: exit $code, want 2"
+grep -q "no faster than the hub, every 1s" "$tmp/refused" || hubfail "watch --interval 500ms said: $(cat "$tmp/refused")"
+echo "hub-tmux: commands ok (runs -o json; --record and an --interval under the hub's refused with 2)"
 
 # The log: logins and logouts, by name; never the key.
 for want in 'login alice (operator' 'logout alice (operator' 'login bob (viewer' 'logout bob (viewer'; do

@@ -40,8 +40,12 @@ type Reader struct {
 	Secrets *text.Secrets
 	// Archive opens the archive for reading; a nil store: it is off.
 	Archive func(ctx context.Context) (archive.Store, error)
-	// Client is the service's client at apiURL with the key apiKey.
-	Client func(apiURL, apiKey string) (*poller.Client, error)
+	// Client is the service's client at apiURL with the key apiKey;
+	// BaseURL is the service that apiURL names, as Client resolves it
+	// (nil: poller.ResolveBaseURL). A JOB_ID's archived copy is looked up
+	// under it.
+	Client  func(apiURL, apiKey string) (*poller.Client, error)
+	BaseURL func(apiURL string) string
 	// File opens a recording or saved trace body ("-": stdin); name is
 	// what messages call it.
 	File func(arg string) (in io.Reader, name string, closeIn func(), err error)
@@ -104,7 +108,11 @@ func (r *Reader) Open(ctx context.Context, arg, apiURL, apiKey string) (*Input, 
 		}
 		return &Input{In: in, Name: name, close: closeIn}, nil
 	}
-	service, id := poller.ResolveBaseURL(apiURL), strings.ToLower(arg)
+	resolve := poller.ResolveBaseURL
+	if r.BaseURL != nil {
+		resolve = r.BaseURL
+	}
+	service, id := resolve(apiURL), strings.ToLower(arg)
 	held, polls, err := r.Job(ctx, service, id)
 	switch {
 	case err == nil && len(polls) > 0:

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/poller"
@@ -42,5 +43,41 @@ func TestReaderJobsOnly(t *testing.T) {
 	}
 	if _, err := r.Open(context.Background(), "run.ndjson", "", ""); err == nil || opened != 1 {
 		t.Fatalf("jobs only, a file name: %v, opened %d times", err, opened)
+	}
+}
+
+// TestReaderBaseURL: a JOB_ID's archived copy is looked up under the
+// service the command resolves (a hub session's: the hub's), not the
+// environment's, when the archive holds the id under both.
+func TestReaderBaseURL(t *testing.T) {
+	const id, hubURL, envURL = "019a2b3c-4d5e-7f60-8a9b-0c1d5eb381f7", "http://hub.example:8080", "http://elsewhere.example"
+	db := filepath.Join(t.TempDir(), "a.db")
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	poll := archive.Poll{ReceivedAt: time.Now(), Line: []byte(`{"receivedAt":"2026-11-20T10:00:01Z","trace":{"events":[]}}`)}
+	for _, svc := range []string{hubURL, envURL} {
+		if err := st.ReplaceRun(context.Background(), &archive.Run{Service: svc, ID: id, Prompt: "asked of " + svc, Status: "completed"}, []archive.Poll{poll}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	st.Close()
+	r := &Reader{
+		Archive: func(ctx context.Context) (archive.Store, error) { return archive.Open(ctx, db) },
+		Client: func(string, string) (*poller.Client, error) {
+			return nil, os.ErrPermission // the service is not asked here
+		},
+	}
+	t.Setenv(poller.EnvBaseURL, envURL)
+	for _, tc := range []struct {
+		baseURL func(string) string
+		want    string
+	}{{nil, envURL}, {func(string) string { return hubURL }, hubURL}} {
+		r.BaseURL = tc.baseURL
+		in, err := r.Open(context.Background(), id, "", "")
+		if err != nil || !in.Archived || in.Rec.Service != tc.want || in.Rec.Prompt != "asked of "+tc.want {
+			t.Fatalf("want the copy of %s: %+v %v", tc.want, in, err)
+		}
 	}
 }

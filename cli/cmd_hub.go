@@ -251,7 +251,7 @@ func (a *app) hubScreens(svc service, follows *hubFollows) hub.Screens {
 	return func(ctx context.Context, s *hub.Session) int {
 		ctx, stop := hubContext(ctx)
 		defer stop()
-		h := &hubSession{key: svc.key, baseURL: svc.baseURL, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
+		h := &hubSession{svc: svc, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
 			who: s.Person.Name, follows: follows, http: a.httpClient}
 		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
@@ -261,7 +261,7 @@ func (a *app) hubScreens(svc service, follows *hubFollows) hub.Screens {
 func (a *app) hubCommandOf(svc service, interval time.Duration) hub.Command {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
-		h := &hubSession{key: svc.key, baseURL: svc.baseURL, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did, http: a.httpClient, interval: interval}
+		h := &hubSession{svc: svc, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did, http: a.httpClient, interval: interval}
 		return hubCommand(ctx, s.Args, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }

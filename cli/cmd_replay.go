@@ -54,7 +54,7 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	if !(r.Speed > 0) {
 		return badUsage("--speed %v: it must be above 0", r.Speed)
 	}
-	src, err := a.reader().Open(cmd.Context(), file, a.baseURLOf(o.APIURL), o.APIKey)
+	src, err := a.reader().Open(cmd.Context(), file, o.APIURL, o.APIKey)
 	if err != nil {
 		return err
 	}

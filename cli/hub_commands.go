@@ -141,7 +141,7 @@ func hubFlagCheck(cmd string, f *pflag.Flag, every time.Duration) error {
 func hubCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, h *hubSession) int {
 	args, err := hubCheck(args, h.interval)
 	if err != nil {
-		fmt.Fprintf(stderr, "firewatch hub: %s\n", text.NewSecrets(h.key).Sanitize(err.Error()))
+		fmt.Fprintf(stderr, "firewatch hub: %s\n", text.NewSecrets(h.svc.key).Sanitize(err.Error()))
 		return codeOf(err)
 	}
 	ctx, stop := hubContext(ctx)

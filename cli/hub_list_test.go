@@ -33,7 +33,7 @@ func testHub(t *testing.T, svc service) (h *hubFollows, session func() *app, sto
 	stop = func() { once.Do(h.stop) }
 	t.Cleanup(stop)
 	session = func() *app {
-		return &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets, hub: &hubSession{key: svc.key, follows: h}}
+		return &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets, hub: &hubSession{svc: svc, follows: h}}
 	}
 	return h, session, stop
 }

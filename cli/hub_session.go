@@ -16,15 +16,14 @@ import (
 )
 
 // hubSession is what a command run for a hub's SSH session knows of that
-// session (cmd_hub.go): the hub's key, the only one it uses; the session's
+// session (cmd_hub.go): the hub's service and key, the only ones it uses; the session's
 // terminal (nil for a session without one), which the screens draw on
 // instead of the process's; what a viewer is told when they try to change
 // a run ("" for an operator); and did, told of every change made, with
 // who made it (the hub's log). Nil everywhere outside a hub.
 type hubSession struct {
-	key      string
-	baseURL  string // the hub's service
-	archive  string // the hub's --archive ("": its environment's, or the default)
+	svc      service // the hub's service and key
+	archive  string  // the hub's --archive ("": its environment's, or the default)
 	term     *remote.Terminal
 	readOnly string
 	did      func(what, kind, id string, err error)
@@ -74,8 +73,8 @@ func (h *hubSession) readOnlyText() string {
 // baseURLOf is the service a command uses: the hub's in a hub session,
 // else the flag's, $FIRECRAWL_API_URL's or the default.
 func (a *app) baseURLOf(flag string) string {
-	if a.hub != nil && a.hub.baseURL != "" {
-		return a.hub.baseURL
+	if a.hub != nil && a.hub.svc.baseURL != "" {
+		return a.hub.svc.baseURL
 	}
 	return poller.ResolveBaseURL(flag)
 }
@@ -84,7 +83,7 @@ func (a *app) baseURLOf(flag string) string {
 // flag or variable of the session's can change it), else resolveKey's.
 func (a *app) keyOf(flag string) string {
 	if a.hub != nil {
-		return a.hub.key
+		return a.hub.svc.key
 	}
 	return resolveKey(flag)
 }

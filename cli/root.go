@@ -119,7 +119,7 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	secrets.AddPassword(archive.Password(os.Getenv(archive.EnvDSN)))
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}, hub: hub}
 	if hub != nil {
-		secrets.Add(hub.key)
+		secrets.Add(hub.svc.key)
 		secrets.AddPassword(archive.Password(hub.archive))
 		a.archiveFlag = hub.archive
 		a.httpClient = hub.http

@@ -35,6 +35,7 @@ func sourceFlags(f *pflag.FlagSet, apiURL, apiKey *string) {
 // a file that cannot be read a usage error.
 func (a *app) reader() *archiving.Reader {
 	return &archiving.Reader{Secrets: a.secrets, Archive: a.readArchiveStore, File: a.openRecording, JobsOnly: a.hub != nil,
+		BaseURL: a.baseURLOf,
 		Client: func(apiURL, apiKey string) (*poller.Client, error) {
 			svc, err := a.service(apiURL, apiKey)
 			if err != nil {
@@ -53,9 +54,7 @@ func (a *app) readRun(ctx context.Context, arg, apiURL, apiKey string) (*archivi
 // readRunCapped is readRun with the run's cap given (report's
 // --max-credits; 0: none): the figures are then derived with it.
 func (a *app) readRunCapped(ctx context.Context, arg, apiURL, apiKey string, maxCredits float64) (*archiving.RunRead, error) {
-	// The service as this command resolves it (a hub session's is the
-	// hub's): the archive's copy of a JOB_ID is looked up under it.
-	rr, err := a.reader().ReadRun(ctx, arg, a.baseURLOf(apiURL), apiKey, maxCredits)
+	rr, err := a.reader().ReadRun(ctx, arg, apiURL, apiKey, maxCredits)
 	if errors.As(err, new(*archiving.UnreadableError)) {
 		return nil, asUsage(err)
 	}
