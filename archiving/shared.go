@@ -46,9 +46,14 @@ import (
 // One decoder serves the whole run, whoever polls: each Watcher goes on
 // with it (WatchOptions.Decoder) and the stored polls are decoded with it
 // (poller.DecodeLine), so that an event is shown once whichever way it
-// came. A process that showed polls the archive may not hold (its own
-// while it could not store them) stores the whole trace once when it next
-// holds the lease, so that the archive holds every event it showed. The
+// came. A poll is a delta of that decoder: one the archive lacks lacks
+// its events for good, unless written later. So the polls a process makes
+// on its own (the archive away) are kept, bounded (aloneLog), and written
+// under the lease when it next holds it, before it polls on; a process
+// that showed polls the archive may not hold otherwise (left out by its
+// sink, or past the bound) stores the whole trace once instead. Until
+// then the archive is not told the run is complete (a holder's release, a
+// watch's derived record): the next archive pass fetches it. The
 // --record file is written here, from what the decoder brought
 // (poller.Recorder): it holds what the screen showed.
 type Shared struct {
@@ -65,10 +70,14 @@ type Shared struct {
 	liveView bool
 	reading  bool // following, for PollNow
 
-	ahead    atomic.Bool  // polls were shown that the archive may not hold
-	interval atomic.Int64 // the holder's poll interval now
-	lost     chan struct{}
-	kick     chan struct{} // paused, or PollNow while following
+	// drops counts the polls the sink left out (the archive may not hold
+	// what was shown); wholeAt is drops when the whole trace last fetched
+	// was stored: ahead while drops is past it.
+	drops, wholeAt atomic.Int64
+	kept           aloneLog     // polls made alone, not stored yet
+	interval       atomic.Int64 // the holder's poll interval now
+	lost           chan struct{}
+	kick           chan struct{} // paused, or PollNow while following
 
 	// Follow's own (and its watcher's, never at once).
 	out       func(poller.Update)
@@ -146,6 +155,7 @@ func NewShared(cfg SharedConfig) *Shared {
 		s.cfg.Logf = func(string, ...any) {}
 	}
 	s.interval.Store(int64(s.pollInterval()))
+	s.kept.logf = s.cfg.Logf
 	if cfg.Sink != nil {
 		s.useSink(cfg.Sink)
 	}
@@ -171,11 +181,19 @@ func (s *Shared) useSink(sk *Sink) {
 		case s.lost <- struct{}{}:
 		default:
 		}
-	}, func() { s.ahead.Store(true) })
+	}, func() { s.drops.Add(1) }, s.whole)
 	s.mu.Lock()
 	s.sink = sk
 	s.mu.Unlock()
 }
+
+// ahead reports whether polls were shown that the archive may not hold,
+// and that only the whole trace can stand for.
+func (s *Shared) ahead() bool { return s.drops.Load() > s.wholeAt.Load() }
+
+// whole reports whether the archive holds every poll this process showed
+// (as far as it knows): nothing left out, nothing made alone unwritten.
+func (s *Shared) whole() bool { return !s.ahead() && !s.kept.pending() }
 
 // Sink is the archive's sink once it could be had (nil before): the
 // command closes it when the watch ends.
@@ -419,12 +437,16 @@ type polling struct {
 }
 
 // poll starts polling the run, going on with the run's decoder; its
-// polls go to the sink, which stores them while the lease is held.
-func (s *Shared) poll(ctx context.Context) *polling {
+// polls go to the sink, which stores them while the lease is held, or
+// (alone: the lease is not this process's) are kept until it is.
+func (s *Shared) poll(ctx context.Context, alone bool) *polling {
 	s.mu.Lock()
 	o := s.cfg.Watch
 	o.Decoder, o.TailFrom, o.LiveView, o.Record = s.dec, s.finished, s.liveView, nil
-	if s.sink != nil {
+	switch {
+	case alone:
+		o.Record = &s.kept
+	case s.sink != nil:
 		o.Record = s.sink
 	}
 	w := s.cfg.Client.Watch(s.cfg.JobID, o)
@@ -460,7 +482,7 @@ func (p *polling) stop() {
 // trying to join again every Rejoin.
 func (s *Shared) solo(ctx, lctx context.Context, why error) step {
 	s.unreachable(why)
-	p := s.poll(ctx)
+	p := s.poll(ctx, true)
 	t := time.NewTicker(s.cfg.Rejoin)
 	defer t.Stop()
 	for {
@@ -504,10 +526,15 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 	if err := s.catchUp(ctx, st); err != nil {
 		return s.failed(ctx, err)
 	}
+	// What this process showed alone first: its watcher goes on from it.
+	if err := s.storeAlone(ctx, st, l); errors.Is(err, archive.ErrLeaseLost) {
+		s.cfg.Logf("lease: lost run %s on storing the polls made alone: another firewatch polls it now", s.cfg.JobID)
+		return step{}
+	}
 	sk := s.Sink()
 	s.storeWhole(ctx, st, &l)
 	sk.SetLease(&l)
-	p := s.poll(ctx)
+	p := s.poll(ctx, false)
 	renew := time.NewTimer(time.Duration(s.interval.Load()))
 	defer renew.Stop()
 	// let go ends the holding: polls stop, the lease is the sink's no more.
@@ -539,7 +566,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 			}
 		case <-renew.C:
 			every := time.Duration(s.interval.Load())
-			if ttl := s.ttl(); ttl == l.TTL && !s.ahead.Load() && time.Since(sk.Fenced()) < every {
+			if ttl := s.ttl(); ttl == l.TTL && s.whole() && time.Since(sk.Fenced()) < every {
 				// A poll stored since the last turn renewed it: a watch
 				// alone on its run pays one statement per stored poll, in
 				// the poll's own transaction, and no more.
@@ -555,6 +582,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 				sk.SetLease(&l)
 				s.cfg.Logf("%s", LeaseLine("renewed", l))
 				s.back()
+				_ = s.storeAlone(ctx, st, l) // a loss is the next write's to find
 				s.storeWhole(ctx, st, &l)
 			case errors.Is(err, archive.ErrLeaseLost):
 				letGo()
@@ -582,9 +610,10 @@ func (s *Shared) failed(ctx context.Context, err error) step {
 // shown polls the archive may not hold; a failure leaves it for the next
 // renewal.
 func (s *Shared) storeWhole(ctx context.Context, st archive.Store, l *archive.Lease) {
-	if !s.ahead.Load() {
+	if !s.ahead() {
 		return
 	}
+	drops := s.drops.Load() // those left out before the trace is fetched
 	s.mu.Lock()
 	live := s.liveView
 	s.mu.Unlock()
@@ -599,22 +628,62 @@ func (s *Shared) storeWhole(ctx context.Context, st archive.Store, l *archive.Le
 		s.cfg.Logf("lease: storing the whole trace: %v", err)
 		return
 	}
-	s.ahead.Store(false)
+	s.wholeAt.Store(drops)
+	s.kept.reset() // made before: the trace holds them
 	s.last = max(s.last, seq)
 	s.cfg.Logf("lease: stored the whole trace of run %s (poll %d): what this process showed alone is the team's too", s.cfg.JobID, seq)
 }
 
+// storeAlone writes under l the polls this process made on its own
+// (aloneLog), in one transaction fenced by l's token: a lease taken over
+// meanwhile stores none of them (ErrLeaseLost; the new holder stores
+// what it showed). Past the bound, or too large for the archive, they
+// are left out and the whole trace is stored instead (storeWhole). Any
+// other failure leaves them for the next renewal.
+func (s *Shared) storeAlone(ctx context.Context, st archive.Store, l archive.Lease) error {
+	ps, started, over := s.kept.kept()
+	if over {
+		s.kept.reset()
+		s.drops.Add(1)
+		return nil
+	}
+	if len(ps) == 0 {
+		return nil
+	}
+	seq, err := st.AppendLeased(ctx, l, started, ps)
+	switch {
+	case errors.Is(err, archive.ErrTooLarge):
+		s.cfg.Logf("lease: the %d polls made alone: %v; the whole trace is stored instead", len(ps), err)
+		s.kept.reset()
+		s.drops.Add(1)
+		return nil
+	case err != nil:
+		s.cfg.Logf("lease: storing the %d polls made alone: %v", len(ps), err)
+		return err
+	}
+	s.kept.written(len(ps))
+	s.last = max(s.last, seq)
+	s.cfg.Logf("lease: stored the %d polls this process made alone while it could not (to poll %d)", len(ps), seq)
+	return nil
+}
+
 // release gives the lease up when the watch ends or pauses, once what
-// the sink holds is written; a run followed to its end (over) is marked
-// complete first, when the archive holds every poll shown, so that its
-// followers end with it.
+// the sink holds and the polls made alone are written; a run followed to
+// its end (over) is marked complete first, when the archive holds every
+// poll shown, so that its followers end with it. Else it is left
+// incomplete, and the next archive pass fetches it.
 func (s *Shared) release(sk *Sink, st archive.Store, l archive.Lease, over bool) {
 	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
 	defer cancel()
 	if over && sk.snapshots != nil {
 		sk.snapshots.Close(true) // the holder stores the run's last snapshots
 	}
-	whole := sk.Flush() && !s.ahead.Load()
+	// The polls made alone not written yet: a last try.
+	_ = s.storeAlone(ctx, st, l)
+	if over {
+		s.storeWhole(ctx, st, &l)
+	}
+	whole := sk.Flush() && s.whole()
 	sk.SetLease(nil)
 	s.last = max(s.last, sk.LastSeq())
 	if over && whole {
@@ -739,14 +808,14 @@ func (s *Shared) checkVisible(ctx context.Context) (step, bool) {
 	case errors.As(err, &pe) && pe.Refusal():
 		// Its own poll says so to the watch, as without an archive.
 		s.cfg.Logf("lease: this key may not see run %s (%v): not following another's polls", s.cfg.JobID, err)
-		p := s.poll(ctx)
+		p := s.poll(ctx, true)
 		err := <-p.done
 		p.done <- err
 		p.stop()
 		return step{true, err}, false
 	}
 	s.cfg.Logf("lease: whether this key may see run %s: %v; polling on our own meanwhile", s.cfg.JobID, err)
-	p := s.poll(ctx)
+	p := s.poll(ctx, true)
 	t := time.NewTimer(s.cfg.Rejoin)
 	defer t.Stop()
 	select {

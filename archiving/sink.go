@@ -65,6 +65,7 @@ type Sink struct {
 	lease  *archive.Lease // the lease held now; nil: not held, polls are left out
 	onLost func(error)    // a write found the lease taken over
 	onDrop func()         // a poll was left out: the archive may lack what the watch showed
+	whole  func() bool    // the archive holds every poll the watch showed (nil: it does)
 	seq    int64          // the last poll written under a lease (-1: none)
 	fenced time.Time      // when a write under the lease last renewed it
 	headed bool           // a recording's header gave started
@@ -417,11 +418,14 @@ var errNotHeld = errors.New("the run's lease is not held")
 // is left out, and a write that finds the lease taken over leaves out
 // every poll queued, then tells onLost. onDrop is told of every poll left
 // out, for any reason: the archive may then lack what the watch showed.
-// Both are called with the sink's lock held: they must not call it.
-func (s *Sink) Leased(onLost func(error), onDrop func()) {
+// whole says whether the archive holds every poll the watch showed: when
+// it does not, the record derived at the end (Close) does not mark the
+// run complete, and the next archive pass fetches it. All three are
+// called with the sink's lock held: they must not call it.
+func (s *Sink) Leased(onLost func(error), onDrop func(), whole func() bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.leased, s.onLost, s.onDrop = true, onLost, onDrop
+	s.leased, s.onLost, s.onDrop, s.whole = true, onLost, onDrop, whole
 }
 
 // SetLease is the run's lease the polls are written under from now on
@@ -590,6 +594,11 @@ func (s *Sink) finish(run *follow.Run) (whole bool) {
 	}
 	r := DerivedRun(run.Summary(), run.Store)
 	r.Service, r.ID = s.service, s.jobID
+	if s.leased && s.whole != nil && !s.whole() {
+		// What the watch showed is more than the archive holds: the run
+		// is not complete there (the next archive pass fetches it).
+		r.Complete = false
+	}
 	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
 	defer cancel()
 	if err := s.store.SetDerived(ctx, r); err != nil {

@@ -1,0 +1,134 @@
+package archiving
+
+import (
+	"bytes"
+	"sync"
+	"time"
+
+	"github.com/go-json-experiment/json"
+
+	"github.com/firewatch/firewatch/archive"
+)
+
+// maxAlone bounds what a Shared keeps in memory of the polls it made on
+// its own (the same bound as a failing archive's queue, maxPending).
+const maxAlone = maxPending
+
+// aloneLog keeps the polls a Shared makes on its own, while it cannot
+// store them under the run's lease (the archive unreachable or locked,
+// or the key's sight of the run not yet confirmed): their recording
+// lines, as the Sink would have queued them, up to maxAlone bytes. The
+// Shared writes them under the lease when it next holds it, before it
+// polls again: each poll is a delta of the run's one decoder, so the
+// archive lacks every event they brought until they are written.
+// Past the bound they are all left out (over) and the whole trace is
+// stored instead.
+type aloneLog struct {
+	mu      sync.Mutex
+	polls   []archive.Poll
+	size    int
+	part    *archive.Encoder // a long line coming in parts
+	partAt  time.Time
+	over    bool      // the bound was hit: polls were left out
+	started time.Time // the first recording header's startedAt
+	logf    func(format string, args ...any)
+}
+
+// Write takes one recording line, or a part of a long one (as Sink.Write).
+func (a *aloneLog) Write(p []byte) (int, error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if len(p) == 0 {
+		return 0, nil
+	}
+	ends := bytes.HasSuffix(p, []byte("\n"))
+	if a.part != nil || !ends {
+		if a.part == nil {
+			a.part, a.partAt = archive.NewEncoder(), receivedAt(p)
+		}
+		_, _ = a.part.Write(bytes.TrimSuffix(p, []byte("\n")))
+		if ends {
+			e, err := a.part.Done()
+			a.part = nil
+			if err != nil {
+				a.overflow() // a poll that cannot be kept: the whole trace instead
+				return len(p), nil
+			}
+			a.keep(archive.Poll{ReceivedAt: a.partAt, Encoded: e})
+		}
+		return len(p), nil
+	}
+	line := bytes.TrimRight(p, "\n")
+	if len(line) == 0 {
+		return len(p), nil
+	}
+	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
+		var h struct {
+			StartedAt time.Time `json:"startedAt"`
+		}
+		if a.started.IsZero() && json.Unmarshal(line, &h) == nil {
+			a.started = h.StartedAt
+		}
+		return len(p), nil
+	}
+	a.keep(archive.Poll{ReceivedAt: receivedAt(line), Line: bytes.Clone(line)})
+	return len(p), nil
+}
+
+// keep adds p, or leaves everything out past the bound; a.mu is held.
+func (a *aloneLog) keep(p archive.Poll) {
+	if a.over {
+		return
+	}
+	a.polls = append(a.polls, p)
+	a.size += pollSize(p)
+	if a.size > maxAlone {
+		a.overflow()
+	}
+}
+
+// overflow leaves out every poll kept: the whole trace stands for them
+// once the lease is held; a.mu is held.
+func (a *aloneLog) overflow() {
+	if a.logf != nil {
+		a.logf("lease: the polls made alone came to more than the %d MiB kept in memory: they are left out, and the whole trace is stored instead once the lease is held", maxAlone>>20)
+	}
+	clear(a.polls)
+	a.polls, a.size, a.over = nil, 0, true
+}
+
+// kept is what is kept now, the first recording's start, and whether
+// polls were left out over the bound.
+func (a *aloneLog) kept() (polls []archive.Poll, started time.Time, over bool) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.polls[:len(a.polls):len(a.polls)], a.started, a.over
+}
+
+// written drops the first n polls kept: stored.
+func (a *aloneLog) written(n int) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	for _, p := range a.polls[:n] {
+		a.size -= pollSize(p)
+	}
+	clear(a.polls[:n])
+	a.polls = a.polls[n:]
+}
+
+// reset forgets everything kept: the archive holds the run otherwise (the
+// whole trace was stored, or the run is over, marked complete by its
+// holder).
+func (a *aloneLog) reset() {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	clear(a.polls)
+	a.polls, a.size, a.over = nil, 0, false
+}
+
+// pending reports whether polls made alone are not in the archive yet.
+func (a *aloneLog) pending() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return len(a.polls) > 0 || a.over
+}

@@ -1,0 +1,459 @@
+package archiving
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/internal/pgtest"
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
+)
+
+// outageWatch is one firewatch process of a test: a Shared of the run
+// with a store of its own, closed as a watch closes it (its status, then
+// its sink, with what it derived).
+type outageWatch struct {
+	name string
+	sh   *Shared
+	c    *poller.Client
+
+	mu       sync.Mutex
+	run      follow.Run
+	ids      map[string]int // events shown, by id
+	polls    int
+	finished bool
+	log      strings.Builder
+	err      error
+	followed chan struct{} // closed once Follow returned
+	done     chan struct{} // closed once followed and closed
+}
+
+func (w *outageWatch) logf(format string, args ...any) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	fmt.Fprintf(&w.log, time.Now().Format("15:04:05.000 ")+format+"\n", args...)
+}
+
+func (w *outageWatch) shown() (events, polls int, finished bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return len(w.ids), w.polls, w.finished
+}
+
+// outage is one run followed by several watches on one archive while the
+// test stops and starts its database; the run's clock is the test's
+// (sim.Server.Hold, Release), so that each stop falls where it is meant to.
+type outage struct {
+	t      *testing.T
+	srv    *sim.Server
+	id     string
+	dsn    string
+	ws     []*outageWatch
+	stop   func()
+	start  func()
+	ctx    context.Context
+	cancel context.CancelFunc
+	// closing, once closed, lets the watches that followed the run close
+	// their archive (closed at first, unless the test holds them).
+	closing chan struct{}
+}
+
+// outageOptions is how the watches of an outage test poll: fast, their
+// lease's TTL three intervals, rejoining the archive within a few.
+type outageOptions struct {
+	watches int
+	// open is how a watch's store is opened.
+	open func(ctx context.Context) (archive.Store, error)
+	// noSink: the archive could not be opened when the watches started
+	// (the command's Reopen opens it later).
+	noSink bool
+	// tailMax keeps the watches polling this long after run.finished.
+	tailMax time.Duration
+	// holdClose: the watches close their archive once the test closes
+	// outage.closing.
+	holdClose bool
+}
+
+const outageInterval = 100 * time.Millisecond
+
+func newOutage(t *testing.T, o outageOptions, stop, start func()) *outage {
+	t.Helper()
+	srv, err := sim.Start(context.Background(), sim.Options{Speed: 80, Held: true, RateLimit: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	ctx, cancel := context.WithCancel(context.Background())
+	ot := &outage{t: t, srv: srv, id: srv.Jobs[0].ID, stop: stop, start: start, ctx: ctx, cancel: cancel, closing: make(chan struct{})}
+	if !o.holdClose {
+		close(ot.closing)
+	}
+	t.Cleanup(func() {
+		cancel()
+		for _, w := range ot.ws {
+			select {
+			case <-w.done:
+			case <-time.After(30 * time.Second):
+			}
+		}
+		if t.Failed() {
+			for _, w := range ot.ws {
+				w.mu.Lock()
+				t.Logf("%s's log:\n%s", w.name, w.log.String())
+				w.mu.Unlock()
+			}
+		}
+	})
+	sec := text.NewSecrets()
+	team := archive.TeamOf(srv.Key)
+	newSink := func(ctx context.Context) (*Sink, error) {
+		st, err := o.open(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return NewSink(st, sec, srv.URL, ot.id, team), nil
+	}
+	sinks := make([]*Sink, o.watches)
+	if !o.noSink {
+		for i := range sinks {
+			if sinks[i], err = newSink(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	tailMax := o.tailMax
+	if tailMax == 0 {
+		tailMax = 300 * time.Millisecond
+	}
+	for i := range o.watches {
+		c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+		if err != nil {
+			t.Fatal(err)
+		}
+		w := &outageWatch{name: fmt.Sprintf("watch %d", i), c: c, run: follow.NewRun(), ids: map[string]int{}, followed: make(chan struct{}), done: make(chan struct{})}
+		w.sh = NewShared(SharedConfig{Sink: sinks[i], Reopen: newSink, Client: c, Service: srv.URL, JobID: ot.id,
+			Watch: poller.WatchOptions{Interval: outageInterval, MaxInterval: outageInterval, Tail: 1000, TailMax: tailMax, TokenEvery: -1},
+			Label: w.name, Logf: w.logf, SafetyRead: 3 * outageInterval, Rejoin: 2 * outageInterval})
+		ot.ws = append(ot.ws, w)
+	}
+	return ot
+}
+
+// follow starts the watches.
+func (ot *outage) follow() {
+	ctx := ot.ctx
+	for _, w := range ot.ws {
+		go func() {
+			defer close(w.done)
+			err := w.sh.Follow(ctx, func(u poller.Update) {
+				w.mu.Lock()
+				defer w.mu.Unlock()
+				w.run.Merge(u)
+				if u.Poll != nil {
+					w.polls++
+					for _, e := range u.Poll.Events {
+						w.ids[e.ID]++
+					}
+					w.finished = w.finished || u.Poll.Finished
+				}
+			})
+			w.mu.Lock()
+			w.err = err
+			w.mu.Unlock()
+			close(w.followed)
+			select {
+			case <-ot.closing:
+			case <-ctx.Done():
+			}
+			// As a watch ends: the status it saw, then its sink closed.
+			if sk := w.sh.Sink(); sk != nil {
+				sk.KeepStatus(context.Background(), w.c, nil, w.run.Store.Run().Outcome != "", w.logf)
+				sk.Close(&w.run)
+			}
+		}()
+	}
+}
+
+// await waits until cond holds.
+func (o *outage) await(what string, cond func() bool) {
+	o.t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			o.t.Fatalf("no %s within 20s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// shownAll waits until every watch has shown n events, and polls.
+func (o *outage) shownAll(what string, events, polls int) {
+	o.t.Helper()
+	o.await(what, func() bool {
+		for _, w := range o.ws {
+			if e, p, _ := w.shown(); e < events || p < polls {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// finishedAll waits until every watch has shown run.finished.
+func (o *outage) finishedAll() {
+	o.t.Helper()
+	o.await("run.finished shown by every watch", func() bool {
+		for _, w := range o.ws {
+			if _, _, f := w.shown(); !f {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// followed waits until every watch has followed the run to its end.
+func (o *outage) followed() {
+	o.t.Helper()
+	for _, w := range o.ws {
+		select {
+		case <-w.followed:
+		case <-time.After(30 * time.Second):
+			o.t.Fatalf("%s did not end", w.name)
+		}
+	}
+}
+
+// done waits until every watch has ended and closed its archive.
+func (o *outage) done() {
+	o.t.Helper()
+	for _, w := range o.ws {
+		select {
+		case <-w.done:
+		case <-time.After(30 * time.Second):
+			o.t.Fatalf("%s did not end", w.name)
+		}
+		if w.err != nil {
+			o.t.Fatalf("%s: %v", w.name, w.err)
+		}
+	}
+}
+
+// leaseHeld waits until one watch holds the run's lease, renewed since
+// after.
+func (o *outage) leaseHeld(st archive.Store, after time.Time) {
+	o.t.Helper()
+	k := archive.LeaseKey{Service: o.srv.URL, Run: o.id}
+	o.await("a watch holding the run's lease", func() bool {
+		l, err := st.Lease(context.Background(), k)
+		return err == nil && l.Left > 0 && l.Renewed.After(after.Add(-time.Second))
+	})
+}
+
+// check reads the archive once every watch has ended: it holds every
+// event of the run exactly once (and then may say it is complete), or it
+// is not marked complete (the next archive pass fetches it). whole: the
+// archive was back while the watches went on, so it must hold every event.
+func (o *outage) check(st archive.Store, whole bool) {
+	o.t.Helper()
+	ctx := context.Background()
+	// The run as the service has it at its end: every event once.
+	c := o.ws[0].c
+	body, err := c.Trace(ctx, o.id, false)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	want := map[string]bool{}
+	p, err := c.NewDecoder().Decode(body)
+	if err != nil {
+		o.t.Fatal(err)
+	}
+	for _, e := range p.Events {
+		want[e.ID] = true
+	}
+	for _, w := range o.ws {
+		if e, _, _ := w.shown(); e != len(want) {
+			o.t.Errorf("%s showed %d events of the run's %d", w.name, e, len(want))
+		}
+	}
+	r, polls, err := Load(ctx, st, o.srv.URL, o.id)
+	if err != nil {
+		o.t.Fatalf("the run in the archive: %v", err)
+	}
+	dec := c.NewDecoder()
+	got := map[string]int{}
+	dups := 0
+	for _, sp := range polls {
+		line := sp.Line
+		p, _, err := poller.DecodeLine(dec, line)
+		if err != nil {
+			o.t.Fatalf("poll %d cannot be read: %v", sp.Seq, err)
+		}
+		if p == nil {
+			continue
+		}
+		for _, e := range p.Events {
+			got[e.ID]++
+		}
+		dups += len(p.Duplicates)
+	}
+	missing := 0
+	for id := range want {
+		if got[id] == 0 {
+			missing++
+		}
+	}
+	o.t.Logf("the archive holds %d of the run's %d events in %d polls (complete: %v, events: %d)", len(got), len(want), len(polls), r.Complete, r.Events)
+	if dups > 0 {
+		o.t.Errorf("the archive holds %d events twice with other bytes", dups)
+	}
+	if len(got) != len(want)-missing {
+		o.t.Errorf("the archive holds %d events the run does not have", len(got)-len(want)+missing)
+	}
+	switch {
+	case missing > 0 && r.Complete:
+		o.t.Errorf("the run is marked complete in the archive with %d of its %d events missing", missing, len(want))
+	case missing > 0 && whole:
+		o.t.Errorf("the archive was back while the watches went on, yet %d of the run's %d events are missing", missing, len(want))
+	case missing == 0 && whole && !r.Complete:
+		o.t.Errorf("the archive holds every event, yet the run is not marked complete")
+	}
+}
+
+// TestSharedOutages: PostgreSQL (a server of the test's own) stopped at
+// several points of a run that one or three watches follow, the run's
+// clock held while it stops and starts: afterwards the archive holds
+// every event of the run exactly once, or (the run over before the
+// archive was back) the run is not marked complete, and the next archive
+// pass fetches it.
+func TestSharedOutages(t *testing.T) {
+	if testing.Short() {
+		t.Skip("starts a PostgreSQL server")
+	}
+	pg := pgtest.New(t)
+	pg.Start(t)
+	type tcase struct {
+		name    string
+		watches int
+		noSink  bool
+		// stopFirst: stopped once the stores are open, before the watches start.
+		stopFirst bool
+		tailMax   time.Duration
+		// holdClose: the watches close their archive when the test says.
+		holdClose bool
+		run       func(o *outage, st func() archive.Store)
+		whole     bool
+	}
+	// midRun releases the run until every watch shows n events, then holds it.
+	until := func(o *outage, what string, n int) {
+		o.srv.Release()
+		o.shownAll(what, n, 1)
+		o.srv.Hold()
+	}
+	back := func(o *outage, st func() archive.Store) {
+		up := time.Now()
+		o.start()
+		o.leaseHeld(st(), up)
+	}
+	cases := []tcase{
+		{name: "down at the start", watches: 3, noSink: true, whole: true, run: func(o *outage, st func() archive.Store) {
+			o.shownAll("a first poll of each", 0, 1)
+			until(o, "events polled alone", 40)
+			back(o, st)
+			o.srv.Release()
+		}},
+		{name: "down before the first poll is stored", watches: 1, stopFirst: true, whole: true, run: func(o *outage, st func() archive.Store) {
+			o.shownAll("a first poll", 0, 1)
+			until(o, "events polled alone", 40)
+			back(o, st)
+			o.srv.Release()
+		}},
+		{name: "mid-run", watches: 3, whole: true, run: func(o *outage, st func() archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			until(o, "events polled alone", 60)
+			back(o, st)
+			o.srv.Release()
+		}},
+		{name: "the whole run", watches: 1, noSink: true, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st func() archive.Store) {
+			o.shownAll("a first poll", 0, 1)
+			o.srv.Release()
+			o.finishedAll()
+			back(o, st)
+		}},
+		{name: "the whole run, back as the watch ends", watches: 1, stopFirst: true, holdClose: true, run: func(o *outage, st func() archive.Store) {
+			o.shownAll("a first poll", 0, 1)
+			o.srv.Release()
+			o.followed()
+			o.start()
+			close(o.closing)
+		}},
+		{name: "just before the end", watches: 3, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st func() archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			o.srv.Release()
+			o.finishedAll()
+			back(o, st)
+		}},
+		{name: "across the end", watches: 3, run: func(o *outage, st func() archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			o.srv.Release()
+			o.done()
+			o.start()
+		}},
+		{name: "across the end, alone", watches: 1, run: func(o *outage, st func() archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			o.srv.Release()
+			o.done()
+			o.start()
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			dsn := pgtest.Schema(t, pg.DSN())
+			open := func(ctx context.Context) (archive.Store, error) { return archive.Open(ctx, dsn) }
+			var reader archive.Store
+			st := func() archive.Store {
+				if reader == nil {
+					var err error
+					if reader, err = open(context.Background()); err != nil {
+						t.Fatal(err)
+					}
+					t.Cleanup(func() { reader.Close() })
+				}
+				return reader
+			}
+			down := false
+			stop := func() { pg.Stop(t); down = true }
+			start := func() {
+				if down {
+					pg.Start(t)
+					down = false
+				}
+			}
+			t.Cleanup(start)
+			if tc.noSink {
+				stop()
+			}
+			// The watches' stores are opened (or not: noSink), then the
+			// database stopped before any of them polls (stopFirst).
+			o := newOutage(t, outageOptions{watches: tc.watches, noSink: tc.noSink, tailMax: tc.tailMax, holdClose: tc.holdClose, open: open}, stop, start)
+			if tc.stopFirst {
+				stop()
+			}
+			o.follow()
+			tc.run(o, st)
+			o.done()
+			o.check(st(), tc.whole)
+		})
+	}
+}
