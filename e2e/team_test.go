@@ -15,7 +15,9 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/internal/pgtest"
+	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -361,6 +363,46 @@ func TestTeamPostgresGoneAndBack(t *testing.T) {
 		}
 	}
 	agree(t, env, srv, id, procs, nil)
+	archivedOnce(t, dsn, srv, id)
+}
+
+// archivedOnce: the archive at dsn holds every event of the run once, in
+// its polls, and says the run is complete.
+func archivedOnce(t *testing.T, dsn string, srv *sim.Server, id string) {
+	t.Helper()
+	ctx := context.Background()
+	st, err := archive.Open(ctx, dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	r, polls, err := archiving.Load(ctx, st, srv.URL, id)
+	if err != nil {
+		t.Fatalf("the run in the archive: %v", err)
+	}
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := c.NewDecoder()
+	var ids []string
+	for _, sp := range polls {
+		p, _, err := poller.DecodeLine(dec, sp.Line)
+		if err != nil {
+			t.Fatalf("stored poll %d: %v", sp.Seq, err)
+		}
+		if p == nil {
+			continue
+		}
+		for _, e := range p.Events {
+			ids = append(ids, e.ID)
+		}
+	}
+	once(t, "the archive's polls", ids)
+	script, _ := srv.Script(id)
+	if len(ids) != len(script) || !r.Complete {
+		t.Errorf("the archive holds %d of the run's %d events in %d polls, complete: %v", len(ids), len(script), len(polls), r.Complete)
+	}
 }
 
 // leaseLines are the lines of a debug log about the leases and the
