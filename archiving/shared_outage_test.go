@@ -2,7 +2,9 @@ package archiving
 
 import (
 	"context"
+	"database/sql"
 	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -327,6 +329,131 @@ func (o *outage) check(st archive.Store, whole bool) {
 	}
 }
 
+// outageDB is the archive of one outage test: open opens a store of it
+// (a watch's, or the test's reader); stop makes it unusable (PostgreSQL
+// stopped, SQLite's file locked by another program), start usable again.
+type outageDB struct {
+	open        func(ctx context.Context) (archive.Store, error)
+	stop, start func()
+}
+
+// outageCase is one point of a run at which the archive goes away.
+type outageCase struct {
+	name    string
+	watches int
+	// noSink: down when the watches start (they cannot open the archive).
+	noSink bool
+	// stopFirst: down once the stores are open, before the watches start.
+	stopFirst bool
+	tailMax   time.Duration
+	// holdClose: the watches close their archive when the test says.
+	holdClose bool
+	run       func(o *outage, st archive.Store)
+	// whole: the archive is back while the watches go on, so it must
+	// hold every event (else not being marked complete is enough).
+	whole bool
+}
+
+// outageCases are the points of a run at which the archive goes away.
+func outageCases() []outageCase {
+	// until releases the run until every watch shows n events, then holds it.
+	until := func(o *outage, what string, n int) {
+		o.srv.Release()
+		o.shownAll(what, n, 1)
+		o.srv.Hold()
+	}
+	back := func(o *outage, st archive.Store) {
+		up := time.Now()
+		o.start()
+		o.leaseHeld(st, up)
+	}
+	return []outageCase{
+		{name: "down at the start", watches: 3, noSink: true, whole: true, run: func(o *outage, st archive.Store) {
+			o.shownAll("a first poll of each", 0, 1)
+			until(o, "events polled alone", 40)
+			back(o, st)
+			o.srv.Release()
+		}},
+		{name: "down before the first poll is stored", watches: 1, stopFirst: true, whole: true, run: func(o *outage, st archive.Store) {
+			o.shownAll("a first poll", 0, 1)
+			until(o, "events polled alone", 40)
+			back(o, st)
+			o.srv.Release()
+		}},
+		{name: "mid-run", watches: 3, whole: true, run: func(o *outage, st archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			until(o, "events polled alone", 60)
+			back(o, st)
+			o.srv.Release()
+		}},
+		{name: "the whole run", watches: 1, noSink: true, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st archive.Store) {
+			o.shownAll("a first poll", 0, 1)
+			o.srv.Release()
+			o.finishedAll()
+			back(o, st)
+		}},
+		{name: "the whole run, back as the watch ends", watches: 1, stopFirst: true, holdClose: true, run: func(o *outage, st archive.Store) {
+			o.shownAll("a first poll", 0, 1)
+			o.srv.Release()
+			o.followed()
+			o.start()
+			close(o.closing)
+		}},
+		{name: "just before the end", watches: 3, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			o.srv.Release()
+			o.finishedAll()
+			back(o, st)
+		}},
+		{name: "across the end", watches: 3, run: func(o *outage, st archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			o.srv.Release()
+			o.done()
+			o.start()
+		}},
+		{name: "across the end, alone", watches: 1, run: func(o *outage, st archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			o.srv.Release()
+			o.done()
+			o.start()
+		}},
+	}
+}
+
+// runOutage runs tc on the archive db: afterwards the archive holds
+// every event of the run exactly once, or the run is not marked complete.
+func runOutage(t *testing.T, tc outageCase, db outageDB) {
+	st, err := db.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	down := false
+	stop := func() { db.stop(); down = true }
+	start := func() {
+		if down {
+			db.start()
+			down = false
+		}
+	}
+	t.Cleanup(start)
+	if tc.noSink {
+		stop()
+	}
+	o := newOutage(t, outageOptions{watches: tc.watches, noSink: tc.noSink, tailMax: tc.tailMax, holdClose: tc.holdClose, open: db.open}, stop, start)
+	if tc.stopFirst {
+		stop()
+	}
+	o.follow()
+	tc.run(o, st)
+	o.done()
+	o.check(st, tc.whole)
+}
+
 // TestSharedOutages: PostgreSQL (a server of the test's own) stopped at
 // several points of a run that one or three watches follow, the run's
 // clock held while it stops and starts: afterwards the archive holds
@@ -339,121 +466,48 @@ func TestSharedOutages(t *testing.T) {
 	}
 	pg := pgtest.New(t)
 	pg.Start(t)
-	type tcase struct {
-		name    string
-		watches int
-		noSink  bool
-		// stopFirst: stopped once the stores are open, before the watches start.
-		stopFirst bool
-		tailMax   time.Duration
-		// holdClose: the watches close their archive when the test says.
-		holdClose bool
-		run       func(o *outage, st func() archive.Store)
-		whole     bool
-	}
-	// midRun releases the run until every watch shows n events, then holds it.
-	until := func(o *outage, what string, n int) {
-		o.srv.Release()
-		o.shownAll(what, n, 1)
-		o.srv.Hold()
-	}
-	back := func(o *outage, st func() archive.Store) {
-		up := time.Now()
-		o.start()
-		o.leaseHeld(st(), up)
-	}
-	cases := []tcase{
-		{name: "down at the start", watches: 3, noSink: true, whole: true, run: func(o *outage, st func() archive.Store) {
-			o.shownAll("a first poll of each", 0, 1)
-			until(o, "events polled alone", 40)
-			back(o, st)
-			o.srv.Release()
-		}},
-		{name: "down before the first poll is stored", watches: 1, stopFirst: true, whole: true, run: func(o *outage, st func() archive.Store) {
-			o.shownAll("a first poll", 0, 1)
-			until(o, "events polled alone", 40)
-			back(o, st)
-			o.srv.Release()
-		}},
-		{name: "mid-run", watches: 3, whole: true, run: func(o *outage, st func() archive.Store) {
-			until(o, "events shared", 20)
-			o.stop()
-			until(o, "events polled alone", 60)
-			back(o, st)
-			o.srv.Release()
-		}},
-		{name: "the whole run", watches: 1, noSink: true, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st func() archive.Store) {
-			o.shownAll("a first poll", 0, 1)
-			o.srv.Release()
-			o.finishedAll()
-			back(o, st)
-		}},
-		{name: "the whole run, back as the watch ends", watches: 1, stopFirst: true, holdClose: true, run: func(o *outage, st func() archive.Store) {
-			o.shownAll("a first poll", 0, 1)
-			o.srv.Release()
-			o.followed()
-			o.start()
-			close(o.closing)
-		}},
-		{name: "just before the end", watches: 3, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st func() archive.Store) {
-			until(o, "events shared", 20)
-			o.stop()
-			o.srv.Release()
-			o.finishedAll()
-			back(o, st)
-		}},
-		{name: "across the end", watches: 3, run: func(o *outage, st func() archive.Store) {
-			until(o, "events shared", 20)
-			o.stop()
-			o.srv.Release()
-			o.done()
-			o.start()
-		}},
-		{name: "across the end, alone", watches: 1, run: func(o *outage, st func() archive.Store) {
-			until(o, "events shared", 20)
-			o.stop()
-			o.srv.Release()
-			o.done()
-			o.start()
-		}},
-	}
-	for _, tc := range cases {
+	for _, tc := range outageCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			dsn := pgtest.Schema(t, pg.DSN())
-			open := func(ctx context.Context) (archive.Store, error) { return archive.Open(ctx, dsn) }
-			var reader archive.Store
-			st := func() archive.Store {
-				if reader == nil {
-					var err error
-					if reader, err = open(context.Background()); err != nil {
+			runOutage(t, tc, outageDB{
+				open:  func(ctx context.Context) (archive.Store, error) { return archive.Open(ctx, dsn) },
+				stop:  func() { pg.Stop(t) },
+				start: func() { pg.Start(t) },
+			})
+		})
+	}
+}
+
+// TestSharedSQLiteLocked: the same points of a run on an SQLite archive
+// whose file another program holds the write lock of meanwhile (a file
+// that cannot be opened at all is no shared archive: the watch polls as
+// one without an archive does, so the cases that start without one are
+// left out).
+func TestSharedSQLiteLocked(t *testing.T) {
+	for _, tc := range outageCases() {
+		if tc.noSink {
+			continue
+		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			path := filepath.Join(t.TempDir(), "archive.db")
+			var lock *sql.Tx
+			runOutage(t, tc, outageDB{
+				open: func(ctx context.Context) (archive.Store, error) {
+					return archive.OpenWith(ctx, path, archive.Options{LockWait: 150 * time.Millisecond})
+				},
+				stop: func() {
+					db, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+					if err != nil {
 						t.Fatal(err)
 					}
-					t.Cleanup(func() { reader.Close() })
-				}
-				return reader
-			}
-			down := false
-			stop := func() { pg.Stop(t); down = true }
-			start := func() {
-				if down {
-					pg.Start(t)
-					down = false
-				}
-			}
-			t.Cleanup(start)
-			if tc.noSink {
-				stop()
-			}
-			// The watches' stores are opened (or not: noSink), then the
-			// database stopped before any of them polls (stopFirst).
-			o := newOutage(t, outageOptions{watches: tc.watches, noSink: tc.noSink, tailMax: tc.tailMax, holdClose: tc.holdClose, open: open}, stop, start)
-			if tc.stopFirst {
-				stop()
-			}
-			o.follow()
-			tc.run(o, st)
-			o.done()
-			o.check(st(), tc.whole)
+					t.Cleanup(func() { db.Close() })
+					if lock, err = db.Begin(); err != nil {
+						t.Fatal(err)
+					}
+				},
+				start: func() { lock.Rollback() },
+			})
 		})
 	}
 }
