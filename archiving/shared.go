@@ -313,8 +313,10 @@ func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
 			var he *archive.HeldError
 			switch {
 			case err == nil:
+				s.back()
 				r = s.lead(ctx, st, l)
 			case errors.As(err, &he):
+				s.back()
 				r = s.follow(ctx, st, he.Lease)
 			}
 			if err != nil && he == nil {
@@ -364,7 +366,8 @@ func (s *Shared) join(ctx, lctx context.Context) (archive.Store, error) {
 		}
 		s.bells, s.listening = bells, true
 	}
-	s.back()
+	// Back once a lease can be taken or is held (Follow): an SQLite file
+	// another program locks joins, then takes nothing.
 	return st, nil
 }
 

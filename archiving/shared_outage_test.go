@@ -32,6 +32,7 @@ type outageWatch struct {
 	polls    int
 	finished bool
 	log      strings.Builder
+	said     []string // what a person is told
 	err      error
 	followed chan struct{} // closed once Follow returned
 	done     chan struct{} // closed once followed and closed
@@ -41,6 +42,13 @@ func (w *outageWatch) logf(format string, args ...any) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	fmt.Fprintf(&w.log, time.Now().Format("15:04:05.000 ")+format+"\n", args...)
+}
+
+func (w *outageWatch) say(msg string) {
+	w.logf("said: %s", msg)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.said = append(w.said, msg)
 }
 
 func (w *outageWatch) shown() (events, polls int, finished bool) {
@@ -142,7 +150,7 @@ func newOutage(t *testing.T, o outageOptions, stop, start func()) *outage {
 		w := &outageWatch{name: fmt.Sprintf("watch %d", i), c: c, run: follow.NewRun(), ids: map[string]int{}, followed: make(chan struct{}), done: make(chan struct{})}
 		w.sh = NewShared(SharedConfig{Sink: sinks[i], Reopen: newSink, Client: c, Service: srv.URL, JobID: ot.id,
 			Watch: poller.WatchOptions{Interval: outageInterval, MaxInterval: outageInterval, Tail: 1000, TailMax: tailMax, TokenEvery: -1},
-			Label: w.name, Logf: w.logf, SafetyRead: 3 * outageInterval, Rejoin: 2 * outageInterval})
+			Label: w.name, Logf: w.logf, Say: w.say, SafetyRead: 3 * outageInterval, Rejoin: 2 * outageInterval})
 		ot.ws = append(ot.ws, w)
 	}
 	return ot
@@ -201,6 +209,23 @@ func (o *outage) shownAll(what string, events, polls int) {
 	o.await(what, func() bool {
 		for _, w := range o.ws {
 			if e, p, _ := w.shown(); e < events || p < polls {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// pollsMore waits until every watch has made n more polls.
+func (o *outage) pollsMore(n int) {
+	o.t.Helper()
+	from := make([]int, len(o.ws))
+	for i, w := range o.ws {
+		_, from[i], _ = w.shown()
+	}
+	o.await(fmt.Sprintf("%d more polls of each watch", n), func() bool {
+		for i, w := range o.ws {
+			if _, p, _ := w.shown(); p < from[i]+n {
 				return false
 			}
 		}
@@ -384,6 +409,7 @@ func outageCases() []outageCase {
 			until(o, "events shared", 20)
 			o.stop()
 			until(o, "events polled alone", 60)
+			o.pollsMore(10) // a few times the time to rejoin
 			back(o, st)
 			o.srv.Release()
 		}},
@@ -452,6 +478,17 @@ func runOutage(t *testing.T, tc outageCase, db outageDB) {
 	tc.run(o, st)
 	o.done()
 	o.check(st, tc.whole)
+	// Each outage is said once, and its end once.
+	for _, w := range o.ws {
+		gone, back := 0, 0
+		for _, m := range w.said {
+			gone += strings.Count(m, "cannot be reached")
+			back += strings.Count(m, "the shared archive is back")
+		}
+		if gone > 1 || back > 1 {
+			t.Errorf("%s said the archive was away %d times and back %d times for one outage: %q", w.name, gone, back, w.said)
+		}
+	}
 }
 
 // TestSharedOutages: PostgreSQL (a server of the test's own) stopped at
