@@ -2,12 +2,14 @@ package archiving
 
 import (
 	"bytes"
+	"cmp"
 	"sync"
 	"time"
 
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/text"
 )
 
 // maxAlone bounds what a Shared keeps in memory of the polls it made on
@@ -32,6 +34,7 @@ type aloneLog struct {
 	over    bool      // the bound was hit: polls were left out
 	started time.Time // the first recording header's startedAt
 	logf    func(format string, args ...any)
+	bound   int // bytes kept at most (0: maxAlone)
 }
 
 // Write takes one recording line, or a part of a long one (as Sink.Write).
@@ -51,7 +54,7 @@ func (a *aloneLog) Write(p []byte) (int, error) {
 			e, err := a.part.Done()
 			a.part = nil
 			if err != nil {
-				a.overflow() // a poll that cannot be kept: the whole trace instead
+				a.leaveOut("a poll made alone could not be kept (" + err.Error() + ")")
 				return len(p), nil
 			}
 			a.keep(archive.Poll{ReceivedAt: a.partAt, Encoded: e})
@@ -82,16 +85,16 @@ func (a *aloneLog) keep(p archive.Poll) {
 	}
 	a.polls = append(a.polls, p)
 	a.size += pollSize(p)
-	if a.size > maxAlone {
-		a.overflow()
+	if bound := cmp.Or(a.bound, maxAlone); a.size > bound {
+		a.leaveOut("the polls made alone came to more than the " + text.Size(bound) + " kept in memory")
 	}
 }
 
-// overflow leaves out every poll kept: the whole trace stands for them
-// once the lease is held; a.mu is held.
-func (a *aloneLog) overflow() {
+// leaveOut leaves out every poll kept, saying why in the debug log: the
+// whole trace stands for them once the lease is held; a.mu is held.
+func (a *aloneLog) leaveOut(why string) {
 	if a.logf != nil {
-		a.logf("lease: the polls made alone came to more than the %d MiB kept in memory: they are left out, and the whole trace is stored instead once the lease is held", maxAlone>>20)
+		a.logf("lease: %s: they are left out, and the whole trace is stored instead once the lease is held", why)
 	}
 	clear(a.polls)
 	a.polls, a.size, a.over = nil, 0, true

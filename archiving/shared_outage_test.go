@@ -89,6 +89,7 @@ type outageOptions struct {
 	// holdClose: the watches close their archive once the test closes
 	// outage.closing.
 	holdClose bool
+	bound     int // each watch's aloneLog's (0: maxAlone)
 }
 
 const outageInterval = 100 * time.Millisecond
@@ -151,6 +152,7 @@ func newOutage(t *testing.T, o outageOptions, stop, start func()) *outage {
 		w.sh = NewShared(SharedConfig{Sink: sinks[i], Reopen: newSink, Client: c, Service: srv.URL, JobID: ot.id,
 			Watch: poller.WatchOptions{Interval: outageInterval, MaxInterval: outageInterval, Tail: 1000, TailMax: tailMax, TokenEvery: -1},
 			Label: w.name, Logf: w.logf, Say: w.say, SafetyRead: 3 * outageInterval, Rejoin: 2 * outageInterval})
+		w.sh.kept.bound = o.bound
 		ot.ws = append(ot.ws, w)
 	}
 	return ot
@@ -377,6 +379,10 @@ type outageCase struct {
 	// whole: the archive is back while the watches go on, so it must
 	// hold every event (else not being marked complete is enough).
 	whole bool
+	// bound is what each watch keeps of the polls it made alone (0: the
+	// default); logged, what the first watch's debug log says.
+	bound  int
+	logged []string
 }
 
 // outageCases are the points of a run at which the archive goes away.
@@ -405,6 +411,13 @@ func outageCases() []outageCase {
 			back(o, st)
 			o.srv.Release()
 		}},
+		{name: "down before the first poll is stored, past the bound", watches: 1, stopFirst: true, whole: true, bound: 2000,
+			logged: []string{"kept in memory: they are left out", "stored the whole trace"}, run: func(o *outage, st archive.Store) {
+				o.shownAll("a first poll", 0, 1)
+				until(o, "events polled alone", 40)
+				back(o, st)
+				o.srv.Release()
+			}},
 		{name: "mid-run", watches: 3, whole: true, run: func(o *outage, st archive.Store) {
 			until(o, "events shared", 20)
 			o.stop()
@@ -470,7 +483,7 @@ func runOutage(t *testing.T, tc outageCase, db outageDB) {
 	if tc.noSink {
 		stop()
 	}
-	o := newOutage(t, outageOptions{watches: tc.watches, noSink: tc.noSink, tailMax: tc.tailMax, holdClose: tc.holdClose, open: db.open}, stop, start)
+	o := newOutage(t, outageOptions{watches: tc.watches, noSink: tc.noSink, tailMax: tc.tailMax, holdClose: tc.holdClose, bound: tc.bound, open: db.open}, stop, start)
 	if tc.stopFirst {
 		stop()
 	}
@@ -478,6 +491,15 @@ func runOutage(t *testing.T, tc outageCase, db outageDB) {
 	tc.run(o, st)
 	o.done()
 	o.check(st, tc.whole)
+	for _, want := range tc.logged {
+		w := o.ws[0]
+		w.mu.Lock()
+		log := w.log.String()
+		w.mu.Unlock()
+		if !strings.Contains(log, want) {
+			t.Errorf("%s's debug log does not say %q:\n%s", w.name, want, log)
+		}
+	}
 	// Each outage is said once, and its end once.
 	for _, w := range o.ws {
 		gone, back := 0, 0
