@@ -286,6 +286,20 @@ func (o *outage) leaseHeld(st archive.Store, after time.Time) {
 	})
 }
 
+// holder is the watch that holds the run's lease now (nil: none).
+func (o *outage) holder(st archive.Store) *outageWatch {
+	l, err := st.Lease(context.Background(), archive.LeaseKey{Service: o.srv.URL, Run: o.id})
+	if err != nil || l.Left <= 0 {
+		return nil
+	}
+	for _, w := range o.ws {
+		if w.sh.Holder().ID == l.Holder.ID {
+			return w
+		}
+	}
+	return nil
+}
+
 // check reads the archive once every watch has ended: it holds every
 // event of the run exactly once (and then may say it is complete), or it
 // is not marked complete (the next archive pass fetches it). whole: the
@@ -380,7 +394,7 @@ type outageCase struct {
 	// hold every event (else not being marked complete is enough).
 	whole bool
 	// bound is what each watch keeps of the polls it made alone (0: the
-	// default); logged, what the first watch's debug log says.
+	// default); logged, what a watch's debug log says.
 	bound  int
 	logged []string
 }
@@ -424,6 +438,20 @@ func outageCases() []outageCase {
 			until(o, "events polled alone", 60)
 			o.pollsMore(10) // a few times the time to rejoin
 			back(o, st)
+			o.srv.Release()
+		}},
+		{name: "mid-run, then its holder pauses", watches: 3, whole: true, logged: []string{"polls this process made alone"}, run: func(o *outage, st archive.Store) {
+			until(o, "events shared", 20)
+			o.stop()
+			until(o, "events polled alone", 60)
+			back(o, st)
+			// Another takes the run over, the polls it made alone still
+			// kept: they are written under its lease, the events the
+			// holder stored already among them.
+			h := o.holder(st)
+			h.sh.SetPaused(true)
+			o.await("another watch taking the lease", func() bool { w := o.holder(st); return w != nil && w != h })
+			h.sh.SetPaused(false)
 			o.srv.Release()
 		}},
 		{name: "the whole run", watches: 1, noSink: true, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st archive.Store) {
@@ -492,12 +520,14 @@ func runOutage(t *testing.T, tc outageCase, db outageDB) {
 	o.done()
 	o.check(st, tc.whole)
 	for _, want := range tc.logged {
-		w := o.ws[0]
-		w.mu.Lock()
-		log := w.log.String()
-		w.mu.Unlock()
-		if !strings.Contains(log, want) {
-			t.Errorf("%s's debug log does not say %q:\n%s", w.name, want, log)
+		said := false
+		for _, w := range o.ws {
+			w.mu.Lock()
+			said = said || strings.Contains(w.log.String(), want)
+			w.mu.Unlock()
+		}
+		if !said {
+			t.Errorf("no watch's debug log says %q", want)
 		}
 	}
 	// Each outage is said once, and its end once.
