@@ -64,7 +64,6 @@ type outage struct {
 	t      *testing.T
 	srv    *sim.Server
 	id     string
-	dsn    string
 	ws     []*outageWatch
 	stop   func()
 	start  func()
