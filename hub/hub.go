@@ -286,7 +286,7 @@ func (h *Hub) acquire(p Person) (release func(), why string) {
 	case h.stopping:
 		return nil, "the hub is stopping"
 	case h.byKey[p.Key] >= h.cfg.MaxPersonSessions:
-		return nil, fmt.Sprintf("you have %d sessions open, the most one person may (the hub's --max-person-sessions); end one first", h.byKey[p.Key])
+		return nil, fmt.Sprintf("you already have %d session(s) open, the most one person may (the hub's --max-person-sessions); end one first", h.byKey[p.Key])
 	case h.sessions >= h.cfg.MaxSessions:
 		return nil, fmt.Sprintf("the hub is full (%d sessions, its --max-sessions); try again later", h.cfg.MaxSessions)
 	}

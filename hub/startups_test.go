@@ -163,12 +163,12 @@ func TestSessionsPerPerson(t *testing.T) {
 			t.Fatalf("%s's third session was let in", who)
 		case err := <-ended:
 			if code := sshtest.ExitStatus(t, err); code != 1 ||
-				!strings.Contains(stderr.String(), "you have 2 sessions open, the most one person may (the hub's --max-person-sessions)") {
+				!strings.Contains(stderr.String(), "you already have 2 session(s) open, the most one person may (the hub's --max-person-sessions)") {
 				t.Errorf("bob's third session: exit %d, %q", code, stderr.String())
 			}
 		}
 	}
-	th.log.WaitLine(t, "refused bob (viewer", "you have 2 sessions open")
+	th.log.WaitLine(t, "refused bob (viewer", "you already have 2 session(s) open")
 	alice := th.login(t, th.alice)
 	sess, err := alice.NewSession()
 	if err != nil {
