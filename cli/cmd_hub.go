@@ -30,7 +30,11 @@ type hubOptions struct {
 	Operators      string
 	HostKey        string
 	MaxSessions    int
-	IdleTimeout    time.Duration
+	// MaxPersonSessions is one person's share of MaxSessions (0: a
+	// quarter of it); MaxStartups bounds the connections logging in.
+	MaxPersonSessions int
+	MaxStartups       int
+	IdleTimeout       time.Duration
 	// Interval is how often the hub polls a run someone watches; a
 	// session's commands poll no faster.
 	Interval time.Duration
@@ -90,6 +94,8 @@ See docs/hub.md for what the hub trusts and what it refuses.`,
 	f.StringVar(&o.Operators, "operators", "", "operators, who may also cancel and start runs: an authorized_keys `FILE`")
 	f.StringVar(&o.HostKey, "host-key", "", "the host key `FILE`, made (ed25519) when missing (default: the data folder's firewatch/hub_ed25519)")
 	f.IntVar(&o.MaxSessions, "max-sessions", hub.DefaultMaxSessions, "sessions open at once; more are refused")
+	f.IntVar(&o.MaxPersonSessions, "max-person-sessions", 0, "sessions one person (one key) may have open at once (default a quarter of --max-sessions, at least 1)")
+	f.IntVar(&o.MaxStartups, "max-startups", hub.DefaultMaxStartups, "connections that have not logged in yet, at once; past it the oldest is closed to make room")
 	f.DurationVar(&o.IdleTimeout, "idle-timeout", hub.DefaultIdleTimeout, "end a terminal session after this long without a key")
 	f.DurationVar(&o.Interval, "interval", defaultInterval, "time between the hub's polls of a run someone watches (at least 100ms); a session's commands poll no faster")
 	o.Notify.registerChannel(f, "")
@@ -139,6 +145,12 @@ func (a *app) serveHub(ctx context.Context, o *hubOptions) error {
 func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows, error) {
 	if o.MaxSessions < 1 {
 		return nil, nil, badUsage("--max-sessions %d: it must be at least 1", o.MaxSessions)
+	}
+	if o.MaxPersonSessions < 0 || o.MaxPersonSessions > o.MaxSessions {
+		return nil, nil, badUsage("--max-person-sessions %d: it must be between 1 and --max-sessions (%d)", o.MaxPersonSessions, o.MaxSessions)
+	}
+	if o.MaxStartups < 1 {
+		return nil, nil, badUsage("--max-startups %d: it must be at least 1", o.MaxStartups)
 	}
 	if o.IdleTimeout < time.Second {
 		return nil, nil, badUsage("--idle-timeout %s: it must be at least 1s", o.IdleTimeout)
@@ -192,6 +204,7 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 		follows.followAll()
 	}
 	h, err := hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
+		MaxPersonSessions: o.MaxPersonSessions, MaxStartups: o.MaxStartups,
 		Screens: a.hubScreens(svc, follows), Command: a.hubCommandOf(svc, o.Interval), Log: a.stderr, Secrets: a.secrets,
 		OnAction: follows.acted})
 	if err == nil {

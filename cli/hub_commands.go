@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -81,7 +82,11 @@ func hubCheck(args []string, every time.Duration) ([]string, error) {
 	if err != nil || cmd == root || cmd.Parent() != root || !slices.Contains(hubCommands, cmd.Name()) {
 		return nil, badUsage("%q is not offered over the hub: %s", args[0], offer)
 	}
-	if err := cmd.ParseFlags(rest); err != nil {
+	if err := cmd.ParseFlags(rest); errors.Is(err, pflag.ErrHelp) {
+		// -h or --help: cobra prints the command's help and runs nothing,
+		// whatever else the line says.
+		return args, nil
+	} else if err != nil {
 		return nil, badUsage("%s: %v", cmd.Name(), err)
 	}
 	var refused error

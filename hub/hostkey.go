@@ -38,19 +38,48 @@ func HostKey(path string) (signer gossh.Signer, made bool, err error) {
 	return signer, made, nil
 }
 
-// readPrivate reads a private key file that only its owner can read.
+// maxHostKey bounds a host key file.
+const maxHostKey = 64 << 10
+
+// readPrivate reads a private key file that only its owner can read, in
+// folders nobody else can write (files.go).
 func readPrivate(path string) ([]byte, error) {
-	fi, err := os.Stat(path)
+	b, err := readTrusted(path, maxHostKey, true)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("host key: %w", err)
 	}
-	if m := fi.Mode().Perm(); m&0o077 != 0 {
-		return nil, fmt.Errorf("host key %s can be read or written by others (mode %#o): chmod 600 %s", path, m, path)
+	return b, nil
+}
+
+// checkKeyFolder refuses to make a host key where others could replace
+// it: the nearest folder of path that exists, and those above it, must be
+// the user's or root's and not writable by others.
+func checkKeyFolder(path string) error {
+	dir := filepath.Dir(path)
+	for {
+		if _, err := os.Stat(dir); err == nil {
+			break
+		}
+		up := filepath.Dir(dir)
+		if up == dir {
+			break
+		}
+		dir = up
 	}
-	return os.ReadFile(path)
+	real, err := checkFolders(dir)
+	if err == nil {
+		err = checkFolder(real)
+	}
+	if err != nil {
+		return fmt.Errorf("host key %s: %w", path, err)
+	}
+	return nil
 }
 
 func makeHostKey(path string) error {
+	if err := checkKeyFolder(path); err != nil {
+		return err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return fmt.Errorf("host key: %w", err)
 	}

@@ -88,6 +88,15 @@ type Config struct {
 	People People
 	// MaxSessions bounds the sessions open at once (DefaultMaxSessions).
 	MaxSessions int
+	// MaxPersonSessions bounds the sessions one person (one key) may
+	// hold at once, so that one cannot take all of MaxSessions (default:
+	// a quarter of MaxSessions, at least 1).
+	MaxPersonSessions int
+	// MaxStartups bounds the connections that have not logged in yet
+	// (DefaultMaxStartups); LoginGrace is how long one has to start
+	// logging in (DefaultLoginGrace). See startups.
+	MaxStartups int
+	LoginGrace  time.Duration
 	// IdleTimeout ends a session with a terminal that sent no key for this
 	// long, and (a minute later) a connection with no traffic at all
 	// (DefaultIdleTimeout).
@@ -115,6 +124,8 @@ const (
 	DefaultMaxSessions      = 50
 	DefaultIdleTimeout      = 30 * time.Minute
 	DefaultHandshakeTimeout = 30 * time.Second
+	DefaultMaxStartups      = 32
+	DefaultLoginGrace       = 10 * time.Second
 )
 
 // Why a session ended, when the hub ended it (context.Cause of the
@@ -132,12 +143,14 @@ type Hub struct {
 	srv     *ssh.Server
 	log     *logger
 	limiter *addrLimiter
+	pending *startups
 
 	base context.Context // every session's parent; ended by Shutdown
 	stop context.CancelCauseFunc
 
 	mu       sync.Mutex
 	sessions int
+	byKey    map[string]int // sessions open per person's key
 	stopping bool
 	drained  chan struct{} // closed once stopping and no session is left
 	conns    map[string]*connState
@@ -160,6 +173,15 @@ func New(cfg Config) (*Hub, error) {
 	if cfg.HandshakeTimeout <= 0 {
 		cfg.HandshakeTimeout = DefaultHandshakeTimeout
 	}
+	if cfg.MaxPersonSessions <= 0 {
+		cfg.MaxPersonSessions = max(1, cfg.MaxSessions/4)
+	}
+	if cfg.MaxStartups <= 0 {
+		cfg.MaxStartups = DefaultMaxStartups
+	}
+	if cfg.LoginGrace <= 0 {
+		cfg.LoginGrace = DefaultLoginGrace
+	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
@@ -167,7 +189,8 @@ func New(cfg Config) (*Hub, error) {
 		cfg.Secrets = text.NewSecrets()
 	}
 	h := &Hub{cfg: cfg, log: &logger{w: cfg.Log, secrets: cfg.Secrets, now: time.Now}, limiter: newAddrLimiter(cfg.PerIP),
-		drained: make(chan struct{}), conns: map[string]*connState{}}
+		drained: make(chan struct{}), conns: map[string]*connState{}, byKey: map[string]int{}}
+	h.pending = newStartups(cfg.MaxStartups, cfg.LoginGrace, h.log)
 	h.base, h.stop = context.WithCancelCause(context.Background())
 	srv, err := wish.NewServer(
 		func(s *ssh.Server) error { s.AddHostKey(cfg.HostKey); return nil },
@@ -239,6 +262,7 @@ func (h *Hub) Shutdown(ctx context.Context) error {
 		h.log.printf("stopping: telling %d session(s)", n)
 	}
 	h.stop(ErrStopping)
+	h.pending.closeAll()
 	var err error
 	select {
 	case <-h.drained:
@@ -253,22 +277,28 @@ func (h *Hub) Shutdown(ctx context.Context) error {
 	return errors.Join(err, h.srv.Close())
 }
 
-// acquire takes a session's place; release gives it back. Refused (why
-// says it) when the hub is full or stopping.
-func (h *Hub) acquire() (release func(), why string) {
+// acquire takes a session's place for p; release gives it back. Refused
+// (why says it) when the hub is full or stopping, or p holds their share.
+func (h *Hub) acquire(p Person) (release func(), why string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	switch {
 	case h.stopping:
 		return nil, "the hub is stopping"
+	case h.byKey[p.Key] >= h.cfg.MaxPersonSessions:
+		return nil, fmt.Sprintf("you already have %d session(s) open, the most one person may (the hub's --max-person-sessions); end one first", h.byKey[p.Key])
 	case h.sessions >= h.cfg.MaxSessions:
 		return nil, fmt.Sprintf("the hub is full (%d sessions, its --max-sessions); try again later", h.cfg.MaxSessions)
 	}
 	h.sessions++
+	h.byKey[p.Key]++
 	return func() {
 		h.mu.Lock()
 		defer h.mu.Unlock()
 		h.sessions--
+		if h.byKey[p.Key]--; h.byKey[p.Key] <= 0 {
+			delete(h.byKey, p.Key)
+		}
 		if h.sessions == 0 && h.stopping {
 			select {
 			case <-h.drained:

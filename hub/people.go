@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"io"
-	"os"
 	"strings"
 
 	gossh "golang.org/x/crypto/ssh"
@@ -170,33 +168,10 @@ func lint(path string) ([]string, error) {
 // maxKeysFile bounds an authorized_keys file read at every login.
 const maxKeysFile = 4 << 20
 
-// readGuarded reads a file that grants access: one that others may write
-// to could grant anyone access, and is refused, as sshd's StrictModes does.
-func readGuarded(path string) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is not a regular file", path)
-	}
-	if m := fi.Mode().Perm(); m&0o022 != 0 {
-		return nil, fmt.Errorf("%s can be written by others (mode %#o), who could give themselves access: chmod go-w %s", path, m, path)
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxKeysFile+1))
-	if err != nil {
-		return nil, err
-	}
-	if len(b) > maxKeysFile {
-		return nil, fmt.Errorf("%s is larger than %d bytes: not an authorized_keys file", path, maxKeysFile)
-	}
-	return b, nil
-}
+// readGuarded reads a file that grants access: only a regular file that
+// its user or root owns and that nobody else could change or replace
+// (files.go), within a bound on size and time.
+func readGuarded(path string) ([]byte, error) { return readTrusted(path, maxKeysFile, false) }
 
 // name is a key's comment as a person's name: sanitised, one line, short.
 func name(comment string) string {

@@ -25,6 +25,7 @@ type connState struct {
 	keys    []string // fingerprints of the keys tried that are not listed
 	methods []string // other methods tried ("none" included): none is offered
 	notes   []string // files that could not be read
+	pending *pending // its place among the connections logging in
 }
 
 func (c *connState) add(list *[]string, s string) {
@@ -91,7 +92,7 @@ func (h *Hub) connect(ctx ssh.Context, conn net.Conn) net.Conn {
 		}
 		return nil
 	}
-	st := &connState{addr: addr}
+	st := &connState{addr: addr, pending: h.pending.add(conn)}
 	ctx.SetValue(stateKey{}, st)
 	h.mu.Lock()
 	h.conns[addr] = st
@@ -114,6 +115,10 @@ func (h *Hub) failed(conn net.Conn, err error) {
 	if st == nil {
 		return
 	}
+	h.pending.done(st.pending)
+	if h.pending.closedByHub(st.pending) {
+		return // said with the others the hub closed
+	}
 	user, tried := st.attempt()
 	if user != "" {
 		user = " as " + quote(user)
@@ -125,7 +130,11 @@ func (h *Hub) failed(conn net.Conn, err error) {
 	h.log.printf("refused %s%s: %s", st.addr, user, st.why())
 }
 
-func (h *Hub) closed(conn net.Conn) { h.take(conn) }
+func (h *Hub) closed(conn net.Conn) {
+	if st := h.take(conn); st != nil {
+		h.pending.done(st.pending)
+	}
+}
 
 // serverConfig notes every way a client tries to log in.
 func (h *Hub) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
@@ -133,6 +142,11 @@ func (h *Hub) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 	return &gossh.ServerConfig{
 		MaxAuthTries: 6,
 		AuthLogCallback: func(conn gossh.ConnMetadata, method string, err error) {
+			if err == nil {
+				h.pending.done(st.pending) // logged in
+			} else {
+				h.pending.start(st.pending)
+			}
 			st.mu.Lock()
 			st.user = conn.User()
 			st.mu.Unlock()
@@ -145,8 +159,9 @@ func (h *Hub) serverConfig(ctx ssh.Context) *gossh.ServerConfig {
 
 // publicKey lets in a key one of the files lists, as they are now.
 func (h *Hub) publicKey(ctx ssh.Context, k ssh.PublicKey) bool {
-	_, ok, err := h.cfg.People.Find(k)
 	st := stateOf(ctx)
+	h.pending.start(st.pending)
+	_, ok, err := h.cfg.People.Find(k)
 	if err != nil {
 		st.add(&st.notes, "cannot read the keys: "+err.Error())
 	}
@@ -175,7 +190,7 @@ func (h *Hub) serve(sess ssh.Session) {
 		_ = sess.Exit(1)
 		return
 	}
-	release, why := h.acquire()
+	release, why := h.acquire(p)
 	if release == nil {
 		h.log.printf("refused %s %s: %s", p, addr, why)
 		tell(why)
