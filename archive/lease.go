@@ -149,7 +149,7 @@ type Lease struct {
 func (l Lease) Odd() []string {
 	var odd []string
 	if l.Expires.After(l.Read.Add(MaxLeaseTTL)) {
-		odd = append(odd, "expiry far in the future ("+l.Expires.Format(time.RFC3339)+")")
+		odd = append(odd, "expiry far in the future ("+l.Expires.Format(time.RFC3339)+"), believed only while renewed")
 	}
 	switch {
 	case l.Renewed.After(l.Read.Add(time.Second)):
