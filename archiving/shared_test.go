@@ -151,3 +151,85 @@ func TestSharedLeaseThatNeverEnds(t *testing.T) {
 }
 
 func sprintf(format string, args ...any) string { return fmt.Sprintf(format, args...) }
+
+// TestSharedTwoServicesOneRunID: the same run id at two services (two
+// simulators with one seed: a staging service beside the production one)
+// followed by two processes on one archive is two runs: two leases, each
+// taken by its own process, each service polled by it, two records with
+// their own polls.
+func TestSharedTwoServicesOneRunID(t *testing.T) {
+	t.Parallel()
+	eachDSN(t, func(t *testing.T, dsn string, _ *sql.DB, _ bool) {
+		ctx := context.Background()
+		var srvs [2]*sim.Server
+		for i := range srvs {
+			srv, err := sim.Start(ctx, sim.Options{Speed: 60, RateLimit: -1, Seed: 42, Key: "fc-same-key-0123456789"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer srv.Close()
+			srvs[i] = srv
+		}
+		id := srvs[0].Jobs[0].ID
+		if srvs[1].Jobs[0].ID != id || srvs[0].URL == srvs[1].URL {
+			t.Fatalf("not one run id at two services: %s %s", srvs[0].Jobs[0].ID, srvs[1].Jobs[0].ID)
+		}
+		var logs [2]strings.Builder
+		var mu [2]chan struct{}
+		done := make(chan error, 2)
+		for i, srv := range srvs {
+			st, err := archive.Open(ctx, dsn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer st.Close()
+			c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu[i] = make(chan struct{}, 1)
+			mu[i] <- struct{}{}
+			sh := NewShared(SharedConfig{Sink: NewSink(st, text.NewSecrets(), srv.URL, id, archive.TeamOf(srv.Key)), Client: c,
+				Service: srv.URL, JobID: id, Watch: poller.WatchOptions{Interval: 100 * time.Millisecond}, Label: fmt.Sprint("watch ", i),
+				Logf: func(format string, args ...any) {
+					<-mu[i]
+					fmt.Fprintf(&logs[i], format+"\n", args...)
+					mu[i] <- struct{}{}
+				}})
+			go func() { done <- sh.Follow(ctx, func(poller.Update) {}) }()
+		}
+		for range srvs {
+			select {
+			case err := <-done:
+				if err != nil {
+					t.Fatal(err)
+				}
+			case <-time.After(20 * time.Second):
+				t.Fatal("the runs did not end within 20s")
+			}
+		}
+		st, err := archive.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		ls, err := st.Leases(ctx, "", "")
+		if err != nil || len(ls) != 2 || ls[0].Service == ls[1].Service {
+			t.Fatalf("the leases: %+v %v", ls, err)
+		}
+		for i, srv := range srvs {
+			<-mu[i]
+			log := logs[i].String()
+			if !strings.Contains(log, "took the lease of run "+id+" at "+srv.URL) || strings.Contains(log, "following") {
+				t.Errorf("process %d did not poll its own service on its own lease:\n%s", i, log)
+			}
+			if n := srv.Stats().ByRoute["GET trace"]; n < 3 {
+				t.Errorf("service %d polled %d times", i, n)
+			}
+			r, err := st.Get(ctx, srv.URL, id)
+			if err != nil || r.Service != srv.URL || r.Polls == 0 {
+				t.Errorf("service %d's record: %+v %v", i, r, err)
+			}
+		}
+	})
+}
