@@ -3,6 +3,7 @@ package archiving
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -230,6 +231,42 @@ func TestSharedTwoServicesOneRunID(t *testing.T) {
 			if err != nil || r.Service != srv.URL || r.Polls == 0 {
 				t.Errorf("service %d's record: %+v %v", i, r, err)
 			}
+		}
+	})
+}
+
+// goneList is a live service that has forgotten every run.
+type goneList struct{ fakeList }
+
+func (goneList) Status(context.Context, string) (*poller.Status, error) {
+	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "status", Status: 404}
+}
+
+// TestListingStatusOfItsOwnService: the runs screen of one service whose
+// service has forgotten a run shows the archive's copy of that run at
+// that service, never the same id's record at another service.
+func TestListingStatusOfItsOwnService(t *testing.T) {
+	t.Parallel()
+	eachDSN(t, func(t *testing.T, dsn string, _ *sql.DB, _ bool) {
+		ctx := context.Background()
+		st, err := archive.Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		const staging, production = "http://staging.example", "https://api.example"
+		if err := st.PutRun(ctx, &archive.Run{Service: staging, ID: listRunA, Status: "failed", Prompt: "the staging run"}); err != nil {
+			t.Fatal(err)
+		}
+		l := NewListing(&goneList{}, st, archive.Query{Service: production})
+		if s, err := l.Status(ctx, listRunA); !errors.Is(err, archive.ErrNotFound) {
+			t.Fatalf("production's screen shows staging's run: %+v %v", s, err)
+		}
+		if err := st.PutRun(ctx, &archive.Run{Service: production, ID: listRunA, Status: "completed"}); err != nil {
+			t.Fatal(err)
+		}
+		if s, err := l.Status(ctx, listRunA); err != nil || s.Status != "completed (archived)" {
+			t.Fatalf("production's own archived run: %+v %v", s, err)
 		}
 	})
 }
