@@ -238,7 +238,7 @@ func TestSharedTwoServicesOneRunID(t *testing.T) {
 // goneList is a live service that has forgotten every run.
 type goneList struct{ fakeList }
 
-func (goneList) Status(context.Context, string) (*poller.Status, error) {
+func (*goneList) Status(context.Context, string) (*poller.Status, error) {
 	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "status", Status: 404}
 }
 
