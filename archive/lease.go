@@ -77,6 +77,16 @@ type Coordinator interface {
 	Listen(ctx context.Context) (<-chan Doorbell, error)
 }
 
+// MaxLeaseTTL is the longest TTL a lease has (a longer one asked is cut
+// to it), and how long a lease is believed after its holder's last
+// renewal whatever its row's expiry says: a lease that is not renewed
+// ends, whoever wrote its row and whatever clock they read.
+const MaxLeaseTTL = 5 * time.Minute
+
+// maxToken is the greatest token a lease is given: the next holder's is
+// 1 again, and no token overflows.
+const maxToken = int64(1) << 62
+
 // LeaseKey names what a lease is for: one run of one team on one service
 // (the same run id under two base URLs is two leases), or with Run "" the
 // team's list of runs.
@@ -122,10 +132,41 @@ type Lease struct {
 	// when it becomes free unless renewed: the database's clock.
 	Since, Renewed, Expires time.Time
 	// Left is how long it is still held, by the database's clock when it
-	// was read (<= 0: free). A follower tries to take it over after Left.
+	// was read (<= 0: free): until Expires, but no longer than its TTL (at
+	// most MaxLeaseTTL) after Renewed. A follower tries to take it over
+	// after Left.
 	Left time.Duration
+	// Read is the database's clock when the lease was read (or written).
+	Read time.Time
 	// Bell is how many times Ring rang it.
 	Bell int64
+}
+
+// Odd says what is odd about l's row, as read: an expiry far in the
+// future, a renewal in the future or too old for the expiry it claims, a
+// TTL over MaxLeaseTTL, a token at its limit. nil: nothing. An odd lease
+// is believed only as Left says.
+func (l Lease) Odd() []string {
+	var odd []string
+	if l.Expires.After(l.Read.Add(MaxLeaseTTL)) {
+		odd = append(odd, "expiry far in the future ("+l.Expires.Format(time.RFC3339)+"), believed only while renewed")
+	}
+	switch {
+	case l.Renewed.After(l.Read.Add(time.Second)):
+		odd = append(odd, "renewed in the future ("+l.Renewed.Format(time.RFC3339)+")")
+	case l.ID != "" && l.Left <= 0 && l.Expires.After(l.Read):
+		odd = append(odd, fmt.Sprintf("not renewed for %s: free", l.Read.Sub(l.Renewed).Round(time.Second)))
+	}
+	if l.TTL > MaxLeaseTTL || l.TTL <= 0 {
+		odd = append(odd, fmt.Sprintf("TTL %s (believed for %s at most)", l.TTL, MaxLeaseTTL))
+	}
+	switch {
+	case l.Token >= maxToken:
+		odd = append(odd, fmt.Sprintf("token at its limit (%d): the next holder's is 1", l.Token))
+	case l.Token <= 0:
+		odd = append(odd, fmt.Sprintf("token out of range (%d): the next holder's is 1", l.Token))
+	}
+	return odd
 }
 
 // The leases' errors (errors.Is).

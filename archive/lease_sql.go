@@ -5,6 +5,8 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"time"
 
@@ -16,22 +18,49 @@ const leaseCols = `service, team, run, token, holder, label, host, pid, since, r
 // leaseKeep is how long a lease's row outlives its expiry.
 const leaseKeep = 24 * time.Hour
 
+// maxTTLMs is MaxLeaseTTL in milliseconds, as the statements use it.
+const maxTTLMs = int64(MaxLeaseTTL / time.Millisecond)
+
+// endsSQL is when the lease of the row p (a table's name or alias) ends,
+// by the database's clock NOW: its expiry, but no later than its last
+// renewal and its TTL (at most MaxLeaseTTL) and a renewal dated after
+// NOW and MaxLeaseTTL is none (the lease has ended). A row whose expiry
+// is far off (a clock-skewed host, a hand-edited row, a holder gone) is
+// believed only while its holder keeps renewing it. The renewal is
+// compared before any sum, so that no value a row holds overflows.
+func endsSQL(p string) string {
+	most := strconv.FormatInt(maxTTLMs, 10)
+	return `(CASE WHEN ` + p + `.renewed > NOW + ` + most + ` THEN NOW
+		ELSE LEAST(` + p + `.expires, ` + p + `.renewed + LEAST(GREATEST(` + p + `.ttl_ms, 0), ` + most + `)) END)`
+}
+
+// leftSQL is how long p's lease is still held, by NOW (<= 0: free; never
+// less than -1 ms, whatever the row holds).
+func leftSQL(p string) string { return `GREATEST(` + endsSQL(p) + `, NOW - 1) - NOW` }
+
+// nextToken is the token a new holder of p's lease gets: the next one, or
+// 1 again after maxToken, so that no row's token overflows (a write is
+// fenced with the holder's id as well as its token).
+func nextToken(p string) string {
+	return `CASE WHEN ` + p + `.token >= ` + strconv.FormatInt(maxToken, 10) + ` OR ` + p + `.token < 0 THEN 1 ELSE ` + p + `.token + 1 END`
+}
+
 // takeSQL takes a lease that is free, expired or the holder's own: a new
 // holder gets the next token and a since of its own. NOW is the
 // database's clock, one value in the statement.
-const takeSQL = `INSERT INTO fw_leases AS l (` + leaseCols + `)
+var takeSQL = `INSERT INTO fw_leases AS l (` + leaseCols + `)
 	VALUES (?, ?, ?, 1, ?, ?, ?, ?, NOW, NOW, NOW + ?, ?, 0)
 	ON CONFLICT (service, team, run) DO UPDATE SET
-		token = CASE WHEN l.holder = excluded.holder THEN l.token ELSE l.token + 1 END,
-		since = CASE WHEN l.holder = excluded.holder AND l.expires > excluded.renewed THEN l.since ELSE excluded.since END,
+		token = CASE WHEN l.holder = excluded.holder THEN l.token ELSE ` + nextToken("l") + ` END,
+		since = CASE WHEN l.holder = excluded.holder AND ` + endsSQL("l") + ` > NOW THEN l.since ELSE excluded.since END,
 		holder = excluded.holder, label = excluded.label, host = excluded.host, pid = excluded.pid,
 		renewed = excluded.renewed, expires = excluded.expires, ttl_ms = excluded.ttl_ms
-	WHERE l.holder = excluded.holder OR l.expires <= excluded.renewed
+	WHERE l.holder = excluded.holder OR ` + endsSQL("l") + ` <= NOW
 	RETURNING token, since, renewed, expires, bell`
 
 // takeDeadSQL takes over a lease whose holder is gone, fenced by its
 // token and holder as read.
-const takeDeadSQL = `UPDATE fw_leases SET token = token + 1, holder = ?, label = ?, host = ?, pid = ?,
+var takeDeadSQL = `UPDATE fw_leases SET token = ` + nextToken("fw_leases") + `, holder = ?, label = ?, host = ?, pid = ?,
 		since = NOW, renewed = NOW, expires = NOW + ?, ttl_ms = ?
 	WHERE service = ? AND team = ? AND run = ? AND token = ? AND holder = ?
 	RETURNING token, since, renewed, expires, bell`
@@ -39,16 +68,29 @@ const takeDeadSQL = `UPDATE fw_leases SET token = token + 1, holder = ?, label =
 // leaseWhere selects one holder's lease with its token: the fence.
 const leaseWhere = ` WHERE service = ? AND team = ? AND run = ? AND holder = ? AND token = ?`
 
-// clocked is query with NOW the database's clock, and its placeholders the dialect's.
+// clocked is query with NOW the database's clock, LEAST and GREATEST the
+// dialect's, and its placeholders the dialect's.
 func (s *sqlStore) clocked(query string) string {
-	return s.q(strings.ReplaceAll(query, "NOW", s.d.nowMs))
+	query = strings.ReplaceAll(query, "NOW", s.d.nowMs)
+	if s.d.name != postgresDialect.name {
+		query = strings.NewReplacer("LEAST(", "min(", "GREATEST(", "max(").Replace(query)
+	}
+	return s.q(query)
 }
 
 func fenceArgs(l Lease) []any {
 	return []any{l.Service, l.Team, l.Run, l.ID, l.Token}
 }
 
-func ttlMs(d time.Duration) int64 { return max(d.Milliseconds(), 1) }
+// ttlMs is a TTL as stored: at least 1 ms, at most MaxLeaseTTL.
+func ttlMs(d time.Duration) int64 { return min(max(d.Milliseconds(), 1), maxTTLMs) }
+
+// msDur is ms milliseconds, saturated rather than overflowed (a row's
+// values are anyone's).
+func msDur(ms int64) time.Duration {
+	const most = int64(math.MaxInt64 / int64(time.Millisecond))
+	return time.Duration(min(max(ms, -most), most)) * time.Millisecond
+}
 
 func fromMsT(v int64) time.Time { return time.UnixMilli(v).UTC() }
 
@@ -66,6 +108,7 @@ func (s *sqlStore) Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Dura
 	if h.ID == "" || ttl <= 0 {
 		return Lease{}, fmt.Errorf("archive: a lease needs a holder (NewHolder) and a TTL")
 	}
+	ttl = min(ttl, MaxLeaseTTL)
 	l := Lease{LeaseKey: k, Holder: h, TTL: ttl, Left: ttl}
 	err := s.write(ctx, "taking a lease", func(tx *sql.Tx) error {
 		var since, renewed, expires int64
@@ -90,7 +133,7 @@ func (s *sqlStore) Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Dura
 		if err != nil {
 			return err
 		}
-		l.Since, l.Renewed, l.Expires = fromMsT(since), fromMsT(renewed), fromMsT(expires)
+		l.Since, l.Renewed, l.Expires, l.Read = fromMsT(since), fromMsT(renewed), fromMsT(expires), fromMsT(renewed)
 		return nil
 	})
 	var he *HeldError
@@ -100,8 +143,12 @@ func (s *sqlStore) Take(ctx context.Context, k LeaseKey, h Holder, ttl time.Dura
 	return l, err
 }
 
-// leaseSQL reads one lease, with how long it is still held.
-const leaseSQL = `SELECT ` + leaseCols + `, expires - NOW FROM fw_leases WHERE service = ? AND team = ? AND run = ?`
+// leaseRead is a lease's columns, how long it is still held and the
+// database's clock when read.
+var leaseRead = `SELECT ` + leaseCols + `, ` + leftSQL("fw_leases") + `, NOW FROM fw_leases`
+
+// leaseSQL reads one lease.
+var leaseSQL = leaseRead + ` WHERE service = ? AND team = ? AND run = ?`
 
 // leaseIn reads k's lease in tx (nil: none).
 func (s *sqlStore) leaseIn(ctx context.Context, tx *sql.Tx, k LeaseKey) (*Lease, error) {
@@ -125,13 +172,13 @@ func (s *sqlStore) Lease(ctx context.Context, k LeaseKey) (Lease, error) {
 
 func scanLease(sc scanner) (*Lease, error) {
 	var l Lease
-	var since, renewed, expires, ttl, left int64
-	err := sc.Scan(&l.Service, &l.Team, &l.Run, &l.Token, &l.ID, &l.Label, &l.Host, &l.PID, &since, &renewed, &expires, &ttl, &l.Bell, &left)
+	var since, renewed, expires, ttl, left, now int64
+	err := sc.Scan(&l.Service, &l.Team, &l.Run, &l.Token, &l.ID, &l.Label, &l.Host, &l.PID, &since, &renewed, &expires, &ttl, &l.Bell, &left, &now)
 	if err != nil {
 		return nil, err
 	}
-	l.Since, l.Renewed, l.Expires = fromMsT(since), fromMsT(renewed), fromMsT(expires)
-	l.TTL, l.Left = time.Duration(ttl)*time.Millisecond, time.Duration(left)*time.Millisecond
+	l.Since, l.Renewed, l.Expires, l.Read = fromMsT(since), fromMsT(renewed), fromMsT(expires), fromMsT(now)
+	l.TTL, l.Left = msDur(ttl), msDur(left)
 	return &l, nil
 }
 
@@ -139,6 +186,7 @@ func scanLease(sc scanner) (*Lease, error) {
 // *LostError (nothing else of tx is to be written).
 func (s *sqlStore) fence(ctx context.Context, tx *sql.Tx, l *Lease) error {
 	var since, renewed, expires int64
+	l.TTL = min(l.TTL, MaxLeaseTTL)
 	err := tx.QueryRowContext(ctx, s.clocked(`UPDATE fw_leases SET renewed = NOW, expires = NOW + ?, ttl_ms = ?`+leaseWhere+
 		` RETURNING since, renewed, expires, bell`), append([]any{ttlMs(l.TTL), ttlMs(l.TTL)}, fenceArgs(*l)...)...).
 		Scan(&since, &renewed, &expires, &l.Bell)
@@ -152,7 +200,7 @@ func (s *sqlStore) fence(ctx context.Context, tx *sql.Tx, l *Lease) error {
 	if err != nil {
 		return err
 	}
-	l.Since, l.Renewed, l.Expires, l.Left = fromMsT(since), fromMsT(renewed), fromMsT(expires), l.TTL
+	l.Since, l.Renewed, l.Expires, l.Read, l.Left = fromMsT(since), fromMsT(renewed), fromMsT(expires), fromMsT(renewed), l.TTL
 	return nil
 }
 
@@ -182,7 +230,7 @@ func (s *sqlStore) Release(ctx context.Context, l Lease) error {
 		if n, err := res.RowsAffected(); err != nil || n == 0 {
 			return err // lost already: nothing to release
 		}
-		if _, err := tx.ExecContext(ctx, s.clocked(`DELETE FROM fw_leases WHERE service = ? AND team = ? AND expires < NOW - ?`),
+		if _, err := tx.ExecContext(ctx, s.clocked(`DELETE FROM fw_leases WHERE service = ? AND team = ? AND `+endsSQL("fw_leases")+` < NOW - ?`),
 			l.Service, l.Team, leaseKeep.Milliseconds()); err != nil {
 			return err
 		}
@@ -192,7 +240,7 @@ func (s *sqlStore) Release(ctx context.Context, l Lease) error {
 }
 
 func (s *sqlStore) Leases(ctx context.Context, service, team string) ([]Lease, error) {
-	query, args := `SELECT `+leaseCols+`, expires - NOW FROM fw_leases WHERE 1 = 1`, []any{}
+	query, args := leaseRead+` WHERE 1 = 1`, []any{}
 	if service != "" {
 		query, args = query+` AND service = ?`, append(args, service)
 	}

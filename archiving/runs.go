@@ -234,6 +234,10 @@ func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, err
 		}
 	}
 	r, err := s.st.Get(ctx, s.q.Service, jobID)
+	if err == nil && s.q.Service != "" && r.Service != s.q.Service {
+		// The same id at another service is another run: not this one's.
+		err = archive.ErrNotFound
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -136,6 +136,8 @@ const (
 	DefaultSafetyRead = 5 * time.Second
 	DefaultRejoin     = 5 * time.Second
 	leaseIntervals    = 3
+	// retakeAfter is how long after a lease ends a follower tries it.
+	retakeAfter = 50 * time.Millisecond
 )
 
 // NewShared is the run of cfg, followed as a Shared: the one call that
@@ -260,9 +262,16 @@ func (s *Shared) isPaused() bool {
 	return s.paused
 }
 
-// ttl is the lease's TTL: a few of the intervals the holder polls at now.
+// ttl is the lease's TTL: a few of the intervals the holder polls at now,
+// at most the archive's MaxLeaseTTL.
 func (s *Shared) ttl() time.Duration {
-	return leaseIntervals * time.Duration(s.interval.Load())
+	return min(leaseIntervals*time.Duration(s.interval.Load()), archive.MaxLeaseTTL)
+}
+
+// renewEvery is how often the holder renews: every interval it polls at,
+// and often enough for the TTL the archive allows.
+func (s *Shared) renewEvery() time.Duration {
+	return min(time.Duration(s.interval.Load()), archive.MaxLeaseTTL/leaseIntervals)
 }
 
 // step is what one turn of Follow's loop came to: done (the run is over,
@@ -538,7 +547,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 	s.storeWhole(ctx, st, &l)
 	sk.SetLease(&l)
 	p := s.poll(ctx, false)
-	renew := time.NewTimer(time.Duration(s.interval.Load()))
+	renew := time.NewTimer(s.renewEvery())
 	defer renew.Stop()
 	// let go ends the holding: polls stop, the lease is the sink's no more.
 	letGo := func() {
@@ -568,7 +577,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 				return step{}
 			}
 		case <-renew.C:
-			every := time.Duration(s.interval.Load())
+			every := s.renewEvery()
 			if ttl := s.ttl(); ttl == l.TTL && s.whole() && time.Since(sk.Fenced()) < every {
 				// A poll stored since the last turn renewed it: a watch
 				// alone on its run pays one statement per stored poll, in
@@ -594,7 +603,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 			case ctx.Err() == nil:
 				s.unreachable(err)
 			}
-			renew.Reset(time.Duration(s.interval.Load()))
+			renew.Reset(s.renewEvery())
 		}
 	}
 }
@@ -727,7 +736,10 @@ func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Leas
 	if r, ok := read(); !ok {
 		return r
 	}
-	retake := time.NewTimer(max(held.Left, 0) + 10*time.Millisecond)
+	// The lease is tried again once it ends (the archive bounds Left by
+	// its last renewal, whatever its row's expiry says), and never at
+	// once: a lease the archive says is both held and ended is not a spin.
+	retake := time.NewTimer(max(held.Left, 0) + retakeAfter)
 	defer retake.Stop()
 	every := s.cfg.SafetyRead
 	if s.bells == nil {

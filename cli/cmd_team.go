@@ -38,12 +38,16 @@ flagged as renamed.
 With an archive (--archive, $FIREWATCH_ARCHIVE, the default file), it also
 says who polls what: the leases the firewatch processes sharing it hold now
 (each run is polled by one of them, the others follow what it stores), with
-the holder's host and process, since when, and its last renewal.
+the holder's host and process, since when, and its last renewal; then the
+lease rows nobody holds (released, or ended). An odd row is flagged: an
+expiry far in the future or a renewal in it, a lease not renewed for longer
+than its TTL, a token at its limit. A lease is believed only while its
+holder renews it, whatever its row's expiry says.
 
 --output plain (the default) is for people; json is one object with
 tokenUsage, activeCrawls, runs (the processing runs as the service sent
 them) and leases (run, service, label, host, pid, since, renewed, expires,
-token). A team without token usage information gets tokenUsage null.`,
+token, held, odd: every row, the held ones first). A team without token usage information gets tokenUsage null.`,
 		Example: `  firewatch team
   firewatch team -o json | jq .tokenUsage.remainingTokens`,
 		Args: cobra.NoArgs,

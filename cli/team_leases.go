@@ -14,17 +14,19 @@ import (
 // Who polls what: the leases held in the archive the firewatch processes
 // of a team share (archiving.Shared), as `firewatch team` shows them.
 
-// teamLeases are the held leases of svc in the app's archive: on is false
+// teamLeases are the lease rows of svc in the app's archive, held or not
+// (so that a row that is odd, or believed no more, is seen): on is false
 // when the archive is off; err when it cannot be read (the team's other
 // parts are shown all the same).
 type teamLeases struct {
 	on    bool
-	held  []archive.Lease
+	held  []archive.Lease // held now
+	free  []archive.Lease // released, ended, or not believed (Lease.Odd)
 	err   error
 	where string
 }
 
-// readLeases reads the leases of the service held now.
+// readLeases reads the leases of the service.
 func (a *app) readLeases(ctx context.Context, baseURL string) teamLeases {
 	st, err := a.openArchive(ctx, keepArchive, nil)
 	if err != nil {
@@ -41,12 +43,17 @@ func (a *app) readLeases(ctx context.Context, baseURL string) teamLeases {
 		return t
 	}
 	for _, l := range ls {
-		if l.Left > 0 && l.ID != "" {
+		if isHeld(l) {
 			t.held = append(t.held, l)
+		} else {
+			t.free = append(t.free, l)
 		}
 	}
 	return t
 }
+
+// isHeld reports whether a holder holds l now, by the archive's reading.
+func isHeld(l archive.Lease) bool { return l.Left > 0 && l.ID != "" }
 
 // leaseWhat is what a lease is for: a run's id, or the team's list.
 func leaseWhat(l archive.Lease) string {
@@ -60,11 +67,20 @@ func leaseWhat(l archive.Lease) string {
 // the database's clock when it was read (so that a machine whose clock
 // differs says the same).
 func leaseAges(l archive.Lease) (held, renewed time.Duration) {
-	now := l.Expires.Add(-l.Left)
-	return now.Sub(l.Since), now.Sub(l.Renewed)
+	return l.Read.Sub(l.Since), l.Read.Sub(l.Renewed)
 }
 
-// plain writes the "Polled by" part of team's plain output.
+// leaseOdd is what is odd about l, as a line's tail ("" for nothing).
+func leaseOdd(l archive.Lease) string {
+	odd := l.Odd()
+	if len(odd) == 0 {
+		return ""
+	}
+	return "  (odd: " + strings.Join(odd, "; ") + ")"
+}
+
+// plain writes the "Polled by" part of team's plain output: every lease
+// held, then every other row the archive keeps, each odd one flagged.
 func (t teamLeases) plain(b *strings.Builder, secrets *text.Secrets) {
 	switch {
 	case !t.on:
@@ -74,17 +90,30 @@ func (t teamLeases) plain(b *strings.Builder, secrets *text.Secrets) {
 		return
 	case len(t.held) == 0:
 		b.WriteString("Polled by      no firewatch holds a lease in the archive now\n")
-		return
+	default:
+		fmt.Fprintf(b, "Polled by      %s in the archive\n", plural(len(t.held), "lease", "leases"))
 	}
-	fmt.Fprintf(b, "Polled by      %s in the archive\n", plural(len(t.held), "lease", "leases"))
 	for _, l := range t.held {
 		held, renewed := leaseAges(l)
-		fmt.Fprintf(b, "  %s  %s since %s, renewed %s, token %d\n", leaseWhat(l), text.Sanitize(l.Holder.String()),
-			text.Ago(held), text.Ago(renewed), l.Token)
+		fmt.Fprintf(b, "  %s  %s since %s, renewed %s, token %d%s\n", leaseWhat(l), text.Sanitize(l.Holder.String()),
+			text.Ago(held), text.Ago(renewed), l.Token, text.Sanitize(leaseOdd(l)))
+	}
+	if len(t.free) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "Free leases    %s nobody holds now\n", plural(len(t.free), "lease", "leases"))
+	for _, l := range t.free {
+		_, renewed := leaseAges(l)
+		how := "ended"
+		if l.ID == "" {
+			how = "released"
+		}
+		fmt.Fprintf(b, "  %s  %s, last %s, renewed %s, token %d%s\n", leaseWhat(l), how, text.Sanitize(l.Holder.String()),
+			text.Ago(renewed), l.Token, text.Sanitize(leaseOdd(l)))
 	}
 }
 
-// leaseJSON is one held lease in team's JSON output.
+// leaseJSON is one lease row in team's JSON output.
 type leaseJSON struct {
 	Run     string    `json:"run"` // "" for the team's list
 	Service string    `json:"service"`
@@ -95,18 +124,35 @@ type leaseJSON struct {
 	Renewed time.Time `json:"renewed"`
 	Expires time.Time `json:"expires"`
 	Token   int64     `json:"token"`
+	// Held: a holder holds it now (else it is released, or ended: its
+	// row is kept a while); Odd, what is odd about its row (Lease.Odd).
+	Held bool     `json:"held"`
+	Odd  []string `json:"odd,omitempty"`
 }
 
-// json is the leases part of team's JSON output (nil: the archive is off
-// or cannot be read).
+// json is the leases part of team's JSON output, the held ones first
+// (nil: the archive is off or cannot be read).
 func (t teamLeases) json() []leaseJSON {
 	if !t.on || t.err != nil {
 		return nil
 	}
 	out := []leaseJSON{}
-	for _, l := range t.held {
+	for _, l := range append(append([]archive.Lease(nil), t.held...), t.free...) {
 		out = append(out, leaseJSON{Run: l.Run, Service: l.Service, Label: l.Label, Host: l.Host, PID: l.PID,
-			Since: l.Since, Renewed: l.Renewed, Expires: l.Expires, Token: l.Token})
+			Since: jsonTime(l.Since), Renewed: jsonTime(l.Renewed), Expires: jsonTime(l.Expires), Token: l.Token, Held: isHeld(l), Odd: l.Odd()})
 	}
 	return out
+}
+
+// jsonTime is t within the years JSON's RFC 3339 can say (0001 to 9999):
+// a row's time is anyone's, and one past them would fail the whole output.
+func jsonTime(t time.Time) time.Time {
+	first, last := time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC), time.Date(9999, 12, 31, 23, 59, 59, 0, time.UTC)
+	switch {
+	case t.Before(first):
+		return first
+	case t.After(last):
+		return last
+	}
+	return t
 }
