@@ -289,6 +289,9 @@ func (h *Hub) Sessions() int {
 // Session is one SSH session as its screens or command see it.
 type Session struct {
 	Person Person
+	// Access is what the session may do, decided once at login from the
+	// person's role; Allow checks it.
+	Access AccessLevel
 	Addr   string // the client's address
 	// Term is the session's terminal; nil for a session without one.
 	Term *remote.Terminal
@@ -304,7 +307,7 @@ type Session struct {
 // ReadOnly is what the screens say to a person who may not change runs
 // when they try to (c, n); "" for an operator.
 func (s *Session) ReadOnly() string {
-	if s.Person.Role == Operator {
+	if s.Access >= OperatorAccess {
 		return ""
 	}
 	return "only the hub's operators may cancel or start runs (" + s.Person.Name + " is a viewer)"

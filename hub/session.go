@@ -187,7 +187,9 @@ func (h *Hub) serve(sess ssh.Session) {
 	ctx, cancel := context.WithCancelCause(h.base)
 	defer cancel(nil)
 	defer context.AfterFunc(sess.Context(), func() { cancel(errGone) })()
-	s := &Session{Person: p, Addr: addr, hub: h, Stdin: sess, Stdout: sess, Stderr: sess.Stderr()}
+	// The access level is decided here, once: the services the session's
+	// screens and command are given check it (Session.Allow).
+	s := &Session{Person: p, Access: p.Role.Access(), Addr: addr, hub: h, Stdin: sess, Stdout: sess, Stderr: sess.Stderr()}
 
 	ptyReq, winch, isPty := sess.Pty()
 	var code int
