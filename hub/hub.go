@@ -122,8 +122,14 @@ const (
 var (
 	ErrStopping = errors.New("the hub is stopping")
 	ErrIdle     = errors.New("no key was pressed for the idle timeout")
+	// ErrPanicked: the session's code panicked (the log says where).
+	ErrPanicked = errors.New("a panic in the session")
 	errGone     = errors.New("the session went away")
 )
+
+// ExitPanicked is the exit status of a session a panic ended: firewatch
+// itself failed.
+const ExitPanicked = 1
 
 // Hub is the SSH server. Make it with New, run it with Serve, end it with
 // Shutdown.

@@ -7,12 +7,14 @@ import (
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
 	"github.com/anmitsu/go-shlex"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/ui/remote"
 )
 
@@ -190,6 +192,18 @@ func (h *Hub) serve(sess ssh.Session) {
 	// The access level is decided here, once: the services the session's
 	// screens and command are given check it (Session.Allow).
 	s := &Session{Person: p, Access: p.Role.Access(), Addr: addr, hub: h, Stdin: sess, Stdout: sess, Stderr: sess.Stderr()}
+	// A panic on one of the session's goroutines ends this session alone.
+	var crashed atomic.Bool
+	ctx = panics.WithHandler(ctx, func(e *panics.Error) {
+		if crashed.CompareAndSwap(false, true) {
+			where := ""
+			if w := e.Where(); w != "" {
+				where = " at " + w
+			}
+			h.log.printf("panic in the session of %s from %s: %v%s; this session ends, the others go on", p, addr, e.Value, where)
+		}
+		cancel(ErrPanicked)
+	})
 
 	ptyReq, winch, isPty := sess.Pty()
 	var code int
@@ -208,7 +222,7 @@ func (h *Hub) serve(sess ssh.Session) {
 			what = "no command and no terminal"
 		}
 		h.log.printf("login %s from %s: %s", p, addr, what)
-		code = h.cfg.Command(ctx, s)
+		panics.Catch(ctx, func() { code = h.cfg.Command(ctx, s) })
 	default:
 		env := append(sess.Environ(), "TERM="+ptyReq.Term, "SSH_CONNECTION="+sshConnection(sess))
 		t := remote.New(sess, sess, env, ptyReq.Window.Width, ptyReq.Window.Height)
@@ -217,7 +231,11 @@ func (h *Hub) serve(sess ssh.Session) {
 		go h.follow(ctx, cancel, t, winch)
 		w, ht := t.Size()
 		h.log.printf("login %s from %s: the runs screen at %dx%d, TERM=%s", p, addr, w, ht, quote(ptyReq.Term))
-		code = h.cfg.Screens(ctx, s)
+		panics.Catch(ctx, func() { code = h.cfg.Screens(ctx, s) })
+	}
+	if crashed.Load() {
+		code = ExitPanicked
+		tell("an internal error ended this session (the hub's log has it); the hub goes on")
 	}
 	cause := context.Cause(ctx)
 	switch {
