@@ -3,11 +3,13 @@ package cli
 import (
 	"context"
 	"errors"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/firewatch/firewatch/hub"
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/internal/sshtest"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
@@ -50,8 +52,10 @@ func (r *recControls) add(s string) { r.mu.Lock(); r.got = append(r.got, s); r.m
 func (r *recControls) SetPaused(p bool) {
 	r.add(map[bool]string{true: "pause", false: "resume"}[p])
 }
-func (r *recControls) PollNow()           { r.add("poll now") }
-func (r *recControls) SetLiveView(b bool) { r.add(map[bool]string{true: "live view on", false: "live view off"}[b]) }
+func (r *recControls) PollNow() { r.add("poll now") }
+func (r *recControls) SetLiveView(b bool) {
+	r.add(map[bool]string{true: "live view on", false: "live view off"}[b])
+}
 func (r *recControls) seen() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -147,5 +151,39 @@ func TestHubViewerServicesRefuse(t *testing.T) {
 	for _, s := range []*sshtest.Screen{bobScreen, aliceScreen} {
 		s.Press("q")
 		s.Exit()
+	}
+}
+
+// A panic in one session's watch (its source's goroutine, through the
+// test's hook) ends that session with exit 1 and a log line naming it;
+// another session's runs screen goes on and the hub takes new sessions.
+func TestHubPanicEndsOneSession(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 1000})
+	var once sync.Once
+	panics.SetTesting(func(_ context.Context, where string) {
+		if where == "stream" {
+			once.Do(func() { panic("a source that cannot read its answer") })
+		}
+	})
+	t.Cleanup(func() { panics.SetTesting(nil) })
+	h := startCLIHub(t, srv.URL, srv.Key, "--archive", "off")
+	bob := sshtest.OpenScreen(t, h.login(t, h.bob), 120, 40, "LANG=C.UTF-8")
+	bob.WaitFor("1 of 1 loaded")
+
+	_, stderr, code := sshtest.Run(t, h.login(t, h.alice), "watch "+srv.Jobs[0].ID+" -o json")
+	if code != hub.ExitPanicked || !strings.Contains(stderr, "an internal error ended this session") {
+		t.Errorf("the panicking watch: exit %d, stderr %q", code, stderr)
+	}
+	h.log.WaitLine(t, "panic in the session of alice (operator, SHA256:", "a source that cannot read its answer")
+	h.log.WaitLine(t, "logout alice (operator, SHA256:", "exit 1, a panic in the session")
+
+	bob.Press("c")
+	bob.WaitFor("only the hub's operators may cancel or start runs (bob is a viewer)")
+	if out, _, code := sshtest.Run(t, h.login(t, h.bob), "runs -o json"); code != 0 || !strings.Contains(out, srv.Jobs[0].ID) {
+		t.Errorf("a new session after the panic: exit %d, %q", code, out)
+	}
+	bob.Press("q")
+	if code := bob.Exit(); code != 0 {
+		t.Errorf("the other session: exit %d", code)
 	}
 }
