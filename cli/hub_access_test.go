@@ -187,3 +187,32 @@ func TestHubPanicEndsOneSession(t *testing.T) {
 		t.Errorf("the other session: exit %d", code)
 	}
 }
+
+// A panic in the hub's follower of a run (through the test's hook) ends
+// that follower, said in the hub's log and on its viewer's screen; the
+// hub and the sessions go on.
+func TestHubFollowerPanic(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 1})
+	var once sync.Once
+	panics.SetTesting(func(_ context.Context, where string) {
+		if where == "follower" {
+			once.Do(func() { panic("a follower that cannot read its answer") })
+		}
+	})
+	t.Cleanup(func() { panics.SetTesting(nil) })
+	h := startCLIHub(t, srv.URL, srv.Key, "--archive", "off")
+	bob := sshtest.OpenScreen(t, h.login(t, h.bob), 120, 40, "LANG=C.UTF-8")
+	bob.WaitFor("1 of 1 loaded")
+	bob.Press("\r")
+	h.log.WaitLine(t, "panic in the hub's follower of run "+srv.Jobs[0].ID, "a follower that cannot read its answer")
+	bob.WaitFor("a follower that cannot read its answer")
+	bob.Press("\x1b")
+	bob.WaitFor("1 of 1 loaded")
+	if out, _, code := sshtest.Run(t, h.login(t, h.alice), "runs -o json"); code != 0 || !strings.Contains(out, srv.Jobs[0].ID) {
+		t.Errorf("a new session after the panic: exit %d, %q", code, out)
+	}
+	bob.Press("q")
+	if code := bob.Exit(); code != 0 {
+		t.Errorf("the viewer's session: exit %d", code)
+	}
+}
