@@ -122,8 +122,8 @@ func Report(ctx context.Context, value any) bool {
 	return true
 }
 
-// testing is a test's hook (SetTesting).
-var testing atomic.Pointer[func(ctx context.Context, where string)]
+// testHook is a test's hook (SetTesting).
+var testHook atomic.Pointer[func(ctx context.Context, where string)]
 
 // SetTesting sets a test's hook: Hook calls it with a name where
 // firewatch's code runs for a session ("stream": a watch's source), so
@@ -131,15 +131,15 @@ var testing atomic.Pointer[func(ctx context.Context, where string)]
 // it; outside tests there is none.
 func SetTesting(f func(ctx context.Context, where string)) {
 	if f == nil {
-		testing.Store(nil)
+		testHook.Store(nil)
 		return
 	}
-	testing.Store(&f)
+	testHook.Store(&f)
 }
 
 // Hook calls the test's hook, when one is set.
 func Hook(ctx context.Context, where string) {
-	if f := testing.Load(); f != nil {
+	if f := testHook.Load(); f != nil {
 		(*f)(ctx, where)
 	}
 }
