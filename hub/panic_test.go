@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -95,6 +96,21 @@ func TestPanicEndsOneSession(t *testing.T) {
 		t.Errorf("the panicking screen's session: exit %d, want %d", code, ExitPanicked)
 	}
 	th.log.WaitLine(t, "panic in the session of alice (operator, SHA256:", "the screen's program panicked")
+
+	// Before the session's handler runs (the hub's own code, through the
+	// test's hook), a panic is still the session's alone, in the hub's log.
+	var once sync.Once
+	panics.SetTesting(func(_ context.Context, where string) {
+		if where == "login" {
+			once.Do(func() { panic("while logging in") })
+		}
+	})
+	t.Cleanup(func() { panics.SetTesting(nil) })
+	if _, _, code := sshtest.Run(t, th.login(t, th.alice), "echo"); code != ExitPanicked {
+		t.Errorf("a session that panicked logging in: exit %d, want %d", code, ExitPanicked)
+	}
+	th.log.WaitLine(t, "panic in a session from 127.0.0.1:", "while logging in")
+	panics.SetTesting(nil)
 
 	// The other session went on, and the hub takes new ones.
 	bob.Press("c")

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -162,6 +163,17 @@ func (h *Hub) publicKey(ctx ssh.Context, k ssh.PublicKey) bool {
 func (h *Hub) serve(sess ssh.Session) {
 	start := time.Now()
 	addr := sess.RemoteAddr().String()
+	// Outside what the session's handler catches (below), a panic here is
+	// still this session's alone, and said in the hub's log rather than
+	// charm.land/ssh's, which is not redacted.
+	defer func() {
+		if r := recover(); r != nil {
+			e := &panics.Error{Value: r, Stack: debug.Stack()}
+			h.log.printf("panic in a session from %s: %v at %s; this session ends, the others go on", addr, r, e.Where())
+			_ = sess.Exit(ExitPanicked)
+		}
+	}()
+	panics.Hook(sess.Context(), "login")
 	tell := func(msg string) { fmt.Fprintf(sess.Stderr(), "firewatch hub: %s\n", msg) }
 	var p Person
 	ok := false
@@ -228,7 +240,7 @@ func (h *Hub) serve(sess ssh.Session) {
 		t := remote.New(sess, sess, env, ptyReq.Window.Width, ptyReq.Window.Height)
 		defer t.Close()
 		s.Term = t
-		go h.follow(ctx, cancel, t, winch)
+		panics.Go(ctx, func() { h.follow(ctx, cancel, t, winch) })
 		w, ht := t.Size()
 		h.log.printf("login %s from %s: the runs screen at %dx%d, TERM=%s", p, addr, w, ht, quote(ptyReq.Term))
 		panics.Catch(ctx, func() { code = h.cfg.Screens(ctx, s) })
