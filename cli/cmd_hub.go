@@ -220,6 +220,10 @@ const hubIdleConns = 32
 // hubFollowsMade is told the hub's followers once made (tests look in).
 var hubFollowsMade = func(*hubFollows) {}
 
+// hubSessionMade is told every session's hubSession once made (tests call
+// the services its screens get).
+var hubSessionMade = func(*hubSession) {}
+
 // hubKey is the team's key: --key-file's, which only its owner may read
 // (as ssh asks of a private key), else $FIRECRAWL_API_KEY.
 func hubKey(file string) (string, error) {
@@ -264,8 +268,9 @@ func (a *app) hubScreens(svc service, follows *hubFollows) hub.Screens {
 	return func(ctx context.Context, s *hub.Session) int {
 		ctx, stop := hubContext(ctx)
 		defer stop()
-		h := &hubSession{svc: svc, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), did: s.Did,
+		h := &hubSession{svc: svc, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), allow: s.Allow, did: s.Did,
 			who: s.Person.Name, follows: follows, http: a.httpClient}
+		hubSessionMade(h)
 		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }
@@ -274,7 +279,9 @@ func (a *app) hubScreens(svc service, follows *hubFollows) hub.Screens {
 func (a *app) hubCommandOf(svc service, interval time.Duration) hub.Command {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
-		h := &hubSession{svc: svc, archive: archiveFlag, readOnly: s.ReadOnly(), did: s.Did, http: a.httpClient, interval: interval}
+		h := &hubSession{svc: svc, archive: archiveFlag, readOnly: s.ReadOnly(), allow: s.Allow, did: s.Did, who: s.Person.Name,
+			http: a.httpClient, interval: interval}
+		hubSessionMade(h)
 		return hubCommand(ctx, s.Args, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }

@@ -155,9 +155,10 @@ func hubCommand(ctx context.Context, args []string, stdin io.Reader, stdout, std
 }
 
 // hubContext is ctx with its end seen by the commands as an interrupt
-// whose reason is the hub's (the watch then says it and exits 130).
+// whose reason is the hub's (the watch then says it and exits 130). It
+// keeps ctx's values: the session's panic handler (internal/panics).
 func hubContext(ctx context.Context) (context.Context, func()) {
-	out, cancel := context.WithCancelCause(context.Background())
+	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
 		why := "interrupted"
 		if c := context.Cause(ctx); c != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/hub"
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui"
@@ -189,6 +190,17 @@ func (h *hubFollows) followed(jobID string) *hubRun {
 // start makes r's follower and starts it.
 func (h *hubFollows) start(r *hubRun) {
 	jobID := r.id
+	// A panic in the run's follower (its source, its tracker) ends that
+	// follower, whose viewers are shown it, and is a line of the hub's
+	// log: the hub and its sessions go on.
+	fctx := panics.WithHandler(h.ctx, func(e *panics.Error) {
+		line := fmt.Sprintf("panic in the hub's follower of run %s: %v at %s; its viewers are told, the hub goes on", jobID, e.Value, e.Where())
+		if h.log != nil {
+			h.log(line)
+			return
+		}
+		fmt.Fprintln(h.a.stderr, "firewatch hub: "+h.a.secrets.Redact(line))
+	})
 	run := follow.NewRun()
 	run.Store.SetSecrets(h.a.secrets)
 	run.Store.SetRunID(jobID)
@@ -204,7 +216,7 @@ func (h *hubFollows) start(r *hubRun) {
 	client, err := h.a.client(h.svc, nil, say)
 	if err != nil { // the service was checked when the hub started
 		r.f = follow.NewFollower(follow.SourceFunc(func(context.Context, func(poller.Update)) error { return err }), &run)
-		r.f.Start(h.ctx)
+		r.f.Start(fctx)
 		return
 	}
 	// The run's polls through its lease in the archive: polled once by
@@ -221,7 +233,7 @@ func (h *hubFollows) start(r *hubRun) {
 	h.notify.follow(jobID, &run)
 	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, src), &run)
 	said.Store(r.f)
-	r.f.Start(h.ctx)
+	r.f.Start(fctx)
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/hub"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui"
@@ -26,6 +27,9 @@ type hubSession struct {
 	archive  string  // the hub's --archive ("": its environment's, or the default)
 	term     *remote.Terminal
 	readOnly string
+	// allow is the session's access check (hub.Session.Allow): every
+	// service below that changes something asks it first; nil refuses.
+	allow    func(what, kind, id string) error
 	did      func(what, kind, id string, err error)
 	who      string        // the person's name
 	follows  *hubFollows   // the hub's one follower per run and its one list (nil: each session follows its own)
@@ -119,10 +123,28 @@ func (a *app) sessionASCII() bool {
 // tells reports whether the changes made are told to a hub.
 func (h *hubSession) tells() bool { return h != nil && h.did != nil }
 
-// runsService is the runs screen's service, its cancels and starts told
-// to the hub with who made them.
+// may is nil when the session may make a change, else the hub's
+// *hub.AccessError (errors.Is hub.ErrForbidden), said in the hub's log.
+// The screens' keys only choose what to say (readOnly); this refuses.
+func (h *hubSession) may(what, kind, id string) error {
+	if h.allow == nil {
+		return &hub.AccessError{What: what, Kind: kind, ID: id}
+	}
+	return h.allow(what, kind, id)
+}
+
+// told tells the hub of a change made, when it is told changes.
+func (h *hubSession) told(what, kind, id string, err error) {
+	if h.tells() {
+		h.did(what, kind, id, err)
+	}
+}
+
+// runsService is the runs screen's service in a hub session: its cancels
+// and starts checked against the session's access, and told to the hub
+// with who made them.
 func (h *hubSession) runsService(s runs.Service) runs.Service {
-	if !h.tells() {
+	if h == nil {
 		return s
 	}
 	return &toldRuns{Service: s, h: h}
@@ -134,20 +156,29 @@ type toldRuns struct {
 }
 
 func (t *toldRuns) Cancel(ctx context.Context, id string) error {
+	if err := t.h.may("cancel", "run", id); err != nil {
+		return err
+	}
 	err := t.Service.Cancel(ctx, id)
-	t.h.did("cancel", "run", id, err)
+	t.h.told("cancel", "run", id, err)
 	return err
 }
 
 func (t *toldRuns) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
+	if err := t.h.may("start", "run", ""); err != nil {
+		return "", err
+	}
 	id, err := t.Service.StartAgent(ctx, req)
-	t.h.did("start", "run", id, err)
+	t.h.told("start", "run", id, err)
 	return id, err
 }
 
-// backend is the watch screen's backend, its cancel told to the hub.
+// backend is the watch screen's backend in a hub session: its cancel,
+// pause and live view checked against the session's access (the pause and
+// live view of a shared run are every viewer's), its cancel told to the
+// hub. PollNow only reads, and is anyone's.
 func (h *hubSession) backend(b ui.Backend, jobID string) ui.Backend {
-	if !h.tells() || b == nil {
+	if h == nil || b == nil {
 		return b
 	}
 	return &toldBackend{Backend: b, h: h, id: jobID}
@@ -160,14 +191,34 @@ type toldBackend struct {
 }
 
 func (t *toldBackend) Cancel(ctx context.Context) error {
+	if err := t.h.may("cancel", "run", t.id); err != nil {
+		return err
+	}
 	err := t.Backend.Cancel(ctx)
-	t.h.did("cancel", "run", t.id, err)
+	t.h.told("cancel", "run", t.id, err)
 	return err
 }
 
-// crawlService is the crawl screen's service, its cancel told to the hub.
+// SetPaused and SetLiveView have no error to return: a refused one does
+// nothing but the hub's log line.
+func (t *toldBackend) SetPaused(p bool) {
+	if t.h.may(map[bool]string{true: "pause", false: "resume"}[p], "run", t.id) != nil {
+		return
+	}
+	t.Backend.SetPaused(p)
+}
+
+func (t *toldBackend) SetLiveView(on bool) {
+	if t.h.may(map[bool]string{true: "live view on", false: "live view off"}[on], "run", t.id) != nil {
+		return
+	}
+	t.Backend.SetLiveView(on)
+}
+
+// crawlService is the crawl screen's service in a hub session, its
+// cancel checked against the session's access and told to the hub.
 func (h *hubSession) crawlService(s uicrawl.Service) uicrawl.Service {
-	if !h.tells() {
+	if h == nil {
 		return s
 	}
 	return &toldCrawl{Service: s, h: h}
@@ -179,7 +230,10 @@ type toldCrawl struct {
 }
 
 func (t *toldCrawl) CancelCrawl(ctx context.Context, id string) (string, error) {
+	if err := t.h.may("cancel", "crawl", id); err != nil {
+		return "", err
+	}
 	st, err := t.Service.CancelCrawl(ctx, id)
-	t.h.did("cancel", "crawl", id, err)
+	t.h.told("cancel", "crawl", id, err)
 	return st, err
 }

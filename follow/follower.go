@@ -5,9 +5,11 @@ import (
 	"errors"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 )
@@ -104,22 +106,41 @@ func (f *Follower) follow(ctx context.Context) {
 	defer close(f.done)
 	stop := make(chan struct{})
 	ticked := make(chan struct{})
+	// A panic of the source or the tracker, under a context with a
+	// panics.Handler (the hub's), ends this follower with a *panics.Error
+	// that its readers are shown, not the process.
+	var tickPanic atomic.Pointer[panics.Error]
 	go func() {
 		defer close(ticked)
-		t := time.NewTicker(attendEvery)
-		defer t.Stop()
-		for {
-			select {
-			case <-stop:
-				return
-			case now := <-t.C:
-				f.attend(now)
+		p := panics.Catch(ctx, func() {
+			t := time.NewTicker(attendEvery)
+			defer t.Stop()
+			for {
+				select {
+				case <-stop:
+					return
+				case now := <-t.C:
+					f.attend(now)
+				}
 			}
+		})
+		if p != nil { // the source ends too: the run is no longer tracked
+			tickPanic.Store(p)
+			f.cancel()
 		}
 	}()
-	err := f.src.Follow(ctx, f.merge)
+	var err error
+	if p := panics.Catch(ctx, func() {
+		panics.Hook(ctx, "follower")
+		err = f.src.Follow(ctx, f.merge)
+	}); p != nil {
+		err = p
+	}
 	close(stop)
 	<-ticked
+	if p := tickPanic.Load(); p != nil {
+		err = p
+	}
 	f.mu.Lock()
 	f.endErr, f.ended = err, true
 	if err != nil && !errors.Is(err, context.Canceled) {

@@ -133,8 +133,14 @@ const (
 var (
 	ErrStopping = errors.New("the hub is stopping")
 	ErrIdle     = errors.New("no key was pressed for the idle timeout")
+	// ErrPanicked: the session's code panicked (the log says where).
+	ErrPanicked = errors.New("a panic in the session")
 	errGone     = errors.New("the session went away")
 )
+
+// ExitPanicked is the exit status of a session a panic ended: firewatch
+// itself failed.
+const ExitPanicked = 1
 
 // Hub is the SSH server. Make it with New, run it with Serve, end it with
 // Shutdown.
@@ -319,6 +325,9 @@ func (h *Hub) Sessions() int {
 // Session is one SSH session as its screens or command see it.
 type Session struct {
 	Person Person
+	// Access is what the session may do, decided once at login from the
+	// person's role; Allow checks it.
+	Access AccessLevel
 	Addr   string // the client's address
 	// Term is the session's terminal; nil for a session without one.
 	Term *remote.Terminal
@@ -334,7 +343,7 @@ type Session struct {
 // ReadOnly is what the screens say to a person who may not change runs
 // when they try to (c, n); "" for an operator.
 func (s *Session) ReadOnly() string {
-	if s.Person.Role == Operator {
+	if s.Access >= OperatorAccess {
 		return ""
 	}
 	return "only the hub's operators may cancel or start runs (" + s.Person.Name + " is a viewer)"

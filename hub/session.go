@@ -5,14 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"runtime/debug"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"charm.land/ssh"
 	"github.com/anmitsu/go-shlex"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/ui/remote"
 )
 
@@ -175,6 +178,17 @@ func (h *Hub) publicKey(ctx ssh.Context, k ssh.PublicKey) bool {
 func (h *Hub) serve(sess ssh.Session) {
 	start := time.Now()
 	addr := sess.RemoteAddr().String()
+	// Outside what the session's handler catches (below), a panic here is
+	// still this session's alone, and said in the hub's log rather than
+	// charm.land/ssh's, which is not redacted.
+	defer func() {
+		if r := recover(); r != nil {
+			e := &panics.Error{Value: r, Stack: debug.Stack()}
+			h.log.printf("panic in a session from %s: %v at %s; this session ends, the others go on", addr, r, e.Where())
+			_ = sess.Exit(ExitPanicked)
+		}
+	}()
+	panics.Hook(sess.Context(), "login")
 	tell := func(msg string) { fmt.Fprintf(sess.Stderr(), "firewatch hub: %s\n", msg) }
 	var p Person
 	ok := false
@@ -202,7 +216,21 @@ func (h *Hub) serve(sess ssh.Session) {
 	ctx, cancel := context.WithCancelCause(h.base)
 	defer cancel(nil)
 	defer context.AfterFunc(sess.Context(), func() { cancel(errGone) })()
-	s := &Session{Person: p, Addr: addr, hub: h, Stdin: sess, Stdout: sess, Stderr: sess.Stderr()}
+	// The access level is decided here, once: the services the session's
+	// screens and command are given check it (Session.Allow).
+	s := &Session{Person: p, Access: p.Role.Access(), Addr: addr, hub: h, Stdin: sess, Stdout: sess, Stderr: sess.Stderr()}
+	// A panic on one of the session's goroutines ends this session alone.
+	var crashed atomic.Bool
+	ctx = panics.WithHandler(ctx, func(e *panics.Error) {
+		if crashed.CompareAndSwap(false, true) {
+			where := ""
+			if w := e.Where(); w != "" {
+				where = " at " + w
+			}
+			h.log.printf("panic in the session of %s from %s: %v%s; this session ends, the others go on", p, addr, e.Value, where)
+		}
+		cancel(ErrPanicked)
+	})
 
 	ptyReq, winch, isPty := sess.Pty()
 	var code int
@@ -221,16 +249,20 @@ func (h *Hub) serve(sess ssh.Session) {
 			what = "no command and no terminal"
 		}
 		h.log.printf("login %s from %s: %s", p, addr, what)
-		code = h.cfg.Command(ctx, s)
+		panics.Catch(ctx, func() { code = h.cfg.Command(ctx, s) })
 	default:
 		env := append(sess.Environ(), "TERM="+ptyReq.Term, "SSH_CONNECTION="+sshConnection(sess))
 		t := remote.New(sess, sess, env, ptyReq.Window.Width, ptyReq.Window.Height)
 		defer t.Close()
 		s.Term = t
-		go h.follow(ctx, cancel, t, winch)
+		panics.Go(ctx, func() { h.follow(ctx, cancel, t, winch) })
 		w, ht := t.Size()
 		h.log.printf("login %s from %s: the runs screen at %dx%d, TERM=%s", p, addr, w, ht, quote(ptyReq.Term))
-		code = h.cfg.Screens(ctx, s)
+		panics.Catch(ctx, func() { code = h.cfg.Screens(ctx, s) })
+	}
+	if crashed.Load() {
+		code = ExitPanicked
+		tell("an internal error ended this session (the hub's log has it); the hub goes on")
 	}
 	cause := context.Cause(ctx)
 	switch {

@@ -19,6 +19,7 @@ import (
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
@@ -806,13 +807,13 @@ func (w *crawlWatch) socket(ctx context.Context) (final *CrawlStatus, why string
 	fctx, stopFigures := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() {
+	panics.Go(ctx, func() {
 		defer wg.Done()
 		w.figures(fctx, func(st *CrawlStatus) {
 			w.ended.Store(st)
 			stopReading()
 		})
-	}()
+	})
 	defer func() {
 		stopFigures()
 		wg.Wait()

@@ -13,6 +13,7 @@ import (
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
@@ -420,11 +421,11 @@ func (w *Watcher) Run(ctx context.Context, sink func(Update)) error {
 		if !paused && tokens && !tokenBusy && !l.h.TokensHidden && !now.Before(nextToken) {
 			tokenBusy = true
 			wg.Add(1)
-			go func() {
+			panics.Go(ctx, func() {
 				defer wg.Done()
 				t, err := w.c.TokenUsage(ctx)
 				tokenCh <- tokenResult{t, err}
-			}()
+			})
 		}
 		if !paused && !now.Before(l.nextTrace) {
 			done, err := l.poll(ctx)

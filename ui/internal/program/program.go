@@ -18,6 +18,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/term"
 
+	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/ui/internal/suspend"
 	"github.com/firewatch/firewatch/ui/remote"
 	"github.com/firewatch/firewatch/ui/screen"
@@ -105,7 +106,13 @@ func RunOn(ctx context.Context, s screen.Screen, o IO) (interrupted bool, err er
 		tea.WithColorProfile(profile), tea.WithFilter(noSuspend))
 	detach := t.Attach(p, w, h)
 	defer detach()
-	_, interrupted, err = ended(ctx)(p.Run())
+	final, err := p.Run()
+	if errors.Is(err, tea.ErrProgramPanic) {
+		// Bubble Tea recovered it (and wrote its trace to the process's
+		// stderr): the session that ran the program ends, not the hub.
+		panics.Report(ctx, "the screen's program panicked (Bubble Tea's trace is on the hub's stderr)")
+	}
+	_, interrupted, err = ended(ctx)(final, err)
 	return interrupted, err
 }
 
