@@ -143,6 +143,7 @@ func (c *command) deliver(ctx context.Context, m *Moment) error {
 //	FIREWATCH_ATTENTION_KIND, FIREWATCH_ATTENTION_AGENT, FIREWATCH_ATTENTION_MESSAGE
 //	FIREWATCH_BUDGET_PERCENT, FIREWATCH_CAP       a budget moment's
 //	FIREWATCH_KEY                the moment's key (the same for a moment's every delivery)
+//	FIREWATCH_DROPPED            moments dropped since the last one run (the command was too slow); 0 mostly
 func Env(base []string, m *Moment) []string {
 	env := make([]string, 0, len(base)+16)
 	for _, kv := range base {
@@ -166,6 +167,7 @@ func Env(base []string, m *Moment) []string {
 	add("DURATION_MS", ms)
 	add("TEXT", m.Text)
 	add("KEY", m.Key)
+	add("DROPPED", strconv.Itoa(m.Dropped))
 	if j.Kind == KindCrawl {
 		add("URL", j.URL)
 		add("PAGES", strconv.Itoa(j.Pages))
