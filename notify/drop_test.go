@@ -132,3 +132,43 @@ func waitFor(t *testing.T, cond func() bool) {
 		}
 	}
 }
+
+// blocked is a sink whose deliveries wait for ctx to end.
+type blocked struct{ in chan struct{} }
+
+func (b *blocked) name() string { return "blocked" }
+func (b *blocked) deliver(ctx context.Context, m *Moment) error {
+	b.in <- struct{}{}
+	<-ctx.Done()
+	return ctx.Err()
+}
+
+// TestDroppedAtClose: drops that no delivered moment told are counted by
+// Close (said at exit), apart from the moments it gave up on.
+func TestDroppedAtClose(t *testing.T) {
+	var logged lines
+	n, err := New(Config{On: DefaultOn(), Log: logged.add})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := &blocked{in: make(chan struct{}, 1)}
+	w := &worker{s: b, wake: make(chan struct{}, 1)}
+	n.sinks = append(n.sinks, w)
+	n.wg.Add(1)
+	go n.run(w)
+	for i := 0; i <= queueLen+2; i++ {
+		n.send(&Moment{Key: fmt.Sprint(i), Event: EventAttention, Text: fmt.Sprint("item ", i)})
+		if i == 0 {
+			<-b.in // the first is being delivered
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	left, dropped := n.Close(ctx)
+	if left != queueLen || dropped != 2 {
+		t.Errorf("Close: %d left, %d dropped; want %d, 2", left, dropped, queueLen)
+	}
+	if l := strings.Join(logged.all(), "\n"); !strings.Contains(l, "blocked: 2 notifications were dropped and not told") {
+		t.Errorf("the log:\n%s", l)
+	}
+}
