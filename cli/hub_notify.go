@@ -50,9 +50,8 @@ func (n *hubNotify) close() {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), notifyFlush)
 	defer cancel()
-	if left := n.ns.n.Close(ctx); left > 0 {
-		fmt.Fprintf(n.ns.stderr, "firewatch hub: %s not delivered: gave up after %s at exit\n", plural(left, "notification", "notifications"), notifyFlush)
-	}
+	left, dropped := n.ns.n.Close(ctx)
+	n.ns.sayLost("firewatch hub", left, dropped, notifyFlush)
 }
 
 // followProcessing follows every processing run of the team the list shows

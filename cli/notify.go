@@ -181,10 +181,20 @@ func (a *app) finishNotify(ctx context.Context) {
 	}
 	cctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	left := ns.n.Close(cctx)
+	left, dropped := ns.n.Close(cctx)
 	ns.sayDeferred()
+	ns.sayLost("firewatch", left, dropped, wait)
+}
+
+// sayLost says on stderr the notifications a sink never delivered: those
+// given up on at exit, and those it dropped for being behind that no
+// later delivered one told.
+func (ns *notifications) sayLost(who string, left, dropped int, wait time.Duration) {
 	if left > 0 {
-		fmt.Fprintf(ns.stderr, "firewatch: %s not delivered: gave up after %s at exit\n", plural(left, "notification", "notifications"), wait)
+		fmt.Fprintf(ns.stderr, "%s: %s not delivered: gave up after %s at exit\n", who, plural(left, "notification", "notifications"), wait)
+	}
+	if dropped > 0 {
+		fmt.Fprintf(ns.stderr, "%s: %s dropped: a sink was too far behind (--debug has each)\n", who, plural(dropped, "notification was", "notifications were"))
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strconv"
@@ -17,11 +18,15 @@ import (
 )
 
 // CommandTimeout is how long a --notify-command may run before it is
-// killed (its process group, where there is one).
+// killed. It runs in a process group of its own (unix), killed with it,
+// and when it ends: what it left behind does not outlive it.
 const CommandTimeout = 10 * time.Second
 
 // maxOutput bounds what is kept of a command's output for the log.
 const maxOutput = 8 << 10
+
+// outputWait bounds the wait for a command's output once it has ended.
+const outputWait = time.Second
 
 // SplitCommand splits --notify-command into the program and its arguments
 // the way a shell splits words, and nothing more: white space separates
@@ -105,15 +110,41 @@ func (c *command) deliver(ctx context.Context, m *Moment) error {
 	defer cancel()
 	cmd := exec.CommandContext(ctx, c.argv[0], append(c.argv[1:len(c.argv):len(c.argv)], m.Text)...)
 	cmd.Env = Env(os.Environ(), m)
-	var out limitedBuffer
-	cmd.Stdout, cmd.Stderr = &out, &out
 	cmd.Stdin = nil
-	killGroup(cmd)
-	// A child that keeps the output open past the kill does not hold the
-	// sink: Wait gives up on the pipes a second later.
+	// The output goes to a pipe of ours, read with a bound: a child that
+	// keeps it open (a "sleep 30 &") neither holds Wait nor the sink.
+	pr, pw, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("--notify-command %s: %v", describe.OneLine(c.argv[0], 80), err)
+	}
+	cmd.Stdout, cmd.Stderr = pw, pw
+	ownGroup(cmd)
+	// Once cancelled (the timeout), Wait gives up on the process a
+	// second after the kill.
 	cmd.WaitDelay = time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err = cmd.Start()
+	_ = pw.Close()
+	if err != nil {
+		_ = pr.Close()
+		return fmt.Errorf("--notify-command %s: %v", describe.OneLine(c.argv[0], 80), err)
+	}
+	var out limitedBuffer
+	read := make(chan struct{})
+	go func() {
+		_, _ = io.Copy(&out, pr)
+		close(read)
+	}()
+	// The command is over: what it left running in its group goes with it.
+	err = waitGroup(cmd)
+	select {
+	case <-read:
+	case <-time.After(outputWait):
+		// A child outside the group (it made its own) still holds the
+		// pipe: not waited for (closing it ends the read on unix).
+		c.n.logf("notify: --notify-command: its output is still open %s after it ended: not read further", text.Duration(outputWait))
+	}
+	_ = pr.Close()
 	for line := range strings.Lines(out.String()) {
 		c.n.logf("notify: --notify-command: %s", strings.TrimRight(line, "\n"))
 	}
@@ -143,6 +174,7 @@ func (c *command) deliver(ctx context.Context, m *Moment) error {
 //	FIREWATCH_ATTENTION_KIND, FIREWATCH_ATTENTION_AGENT, FIREWATCH_ATTENTION_MESSAGE
 //	FIREWATCH_BUDGET_PERCENT, FIREWATCH_CAP       a budget moment's
 //	FIREWATCH_KEY                the moment's key (the same for a moment's every delivery)
+//	FIREWATCH_DROPPED            moments dropped since the last one run (the command was too slow); 0 mostly
 func Env(base []string, m *Moment) []string {
 	env := make([]string, 0, len(base)+16)
 	for _, kv := range base {
@@ -166,6 +198,7 @@ func Env(base []string, m *Moment) []string {
 	add("DURATION_MS", ms)
 	add("TEXT", m.Text)
 	add("KEY", m.Key)
+	add("DROPPED", strconv.Itoa(m.Dropped))
 	if j.Kind == KindCrawl {
 		add("URL", j.URL)
 		add("PAGES", strconv.Itoa(j.Pages))

@@ -19,7 +19,9 @@
 // is opened again. Deciding is cheap and happens on the goroutine that
 // merges (Run.Saw); delivering happens on one goroutine per sink, behind a
 // bounded queue, so that a slow or hanging sink never delays what the
-// screen shows nor another sink. Nothing a sink does changes an exit code.
+// screen shows nor another sink; a sink too far behind drops the least
+// important moment (a run's end last), and its next delivery says how
+// many it dropped. Nothing a sink does changes an exit code.
 //
 // Everything sent is made of sanitised strings with the secrets (the API
 // key, the webhook's own URL) and the run's live-view links redacted.

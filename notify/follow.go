@@ -70,10 +70,9 @@ func (r *Run) Saw(t *attention.Tracker, changes []attention.Change) {
 	// looks (the history of a run first seen late, a catch-up after a
 	// failing poll) is over already.
 	changes = openOnly(changes)
-	budgetSent := false
-	if run.State != model.StateFinished {
-		budgetSent = r.budgets(t)
-	}
+	// A poll that both passes a share of the cap and ends the run (a run
+	// that burnt through its cap) tells the share, then the end.
+	budgetSent := r.budgets(t)
 	if r.n.on.Attention {
 		for _, c := range changes {
 			if c.Item.Kind == attention.KindBudget && budgetSent {

@@ -28,7 +28,7 @@ func newCollecting(t *testing.T, on On) (*Notifier, *collect) {
 		t.Fatal(err)
 	}
 	c := &collect{}
-	w := &worker{s: c, q: make(chan *Moment, queueLen)}
+	w := &worker{s: c, wake: make(chan struct{}, 1)}
 	n.sinks = append(n.sinks, w)
 	n.wg.Add(1)
 	go n.run(w)
@@ -114,5 +114,35 @@ func TestOnChooses(t *testing.T) {
 		if got := c.l.all(); len(got) != want {
 			t.Errorf("%s: %q", sc, got)
 		}
+	}
+}
+
+// TestBudgetAtTheEnd: a run whose one poll both passes budget:50% and
+// budget:90% and ends it (it burnt through its cap) tells the highest
+// share reached, then its end: the end does not swallow the share.
+func TestBudgetAtTheEnd(t *testing.T) {
+	bodies, maxCredits := attentiontest.SimPolls(t, sim.ScenarioBurn, 2*time.Second)
+	n, c := newCollecting(t, On{Finished: true, Budgets: []float64{0.5, 0.9}})
+	s := model.NewStore()
+	s.SetRequest(model.Request{MaxCredits: float64(maxCredits)})
+	tk := attention.New(s, attention.Options{MaxCredits: float64(maxCredits)})
+	r := n.Follow("019a2b3c-4d5e-7f60-8a9b-0c1d5eb381f7", s)
+	for i, b := range [][]byte{bodies[0], bodies[len(bodies)-1]} {
+		d, err := s.Ingest(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if run := s.Run(); i == 0 && (run.State == model.StateFinished || run.CreditsUsed >= 0.5*float64(maxCredits)) {
+			t.Fatalf("the first poll is not a going run under half its cap: %+v", run)
+		}
+		r.Saw(tk, tk.Update(d, attentiontest.Base.Add(time.Duration(i)*2*time.Second)))
+	}
+	if run := s.Run(); run.State != model.StateFinished || run.CreditsUsed < 0.9*float64(maxCredits) {
+		t.Fatalf("the last poll is not the end at the cap: %+v", run)
+	}
+	closeNow(t, n)
+	want := "run:019a2b3c-4d5e-7f60-8a9b-0c1d5eb381f7:budget:90% run:019a2b3c-4d5e-7f60-8a9b-0c1d5eb381f7:finished"
+	if got := strings.Join(c.l.all(), " "); got != want {
+		t.Errorf("moments %q, want %q", got, want)
 	}
 }

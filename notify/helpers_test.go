@@ -67,6 +67,7 @@ type sent struct {
 	Budget *struct {
 		Percent float64 `json:"percent"`
 	} `json:"budget"`
+	Dropped int `json:"dropped"`
 }
 
 func decode(t *testing.T, b []byte) sent {
@@ -138,7 +139,7 @@ func closeNow(t *testing.T, n *Notifier) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if left := n.Close(ctx); left != 0 {
-		t.Fatalf("%d moments not delivered", left)
+	if left, dropped := n.Close(ctx); left != 0 || dropped != 0 {
+		t.Fatalf("%d moments not delivered, %d dropped", left, dropped)
 	}
 }

@@ -27,6 +27,10 @@ type Moment struct {
 	Job       Job
 	Attention *Attention // EventAttention's item
 	Budget    *Budget    // EventBudget's share
+	// Dropped is how many moments this sink dropped since the last one
+	// it delivered (it was too far behind); Text then ends with "(3
+	// notifications were dropped)".
+	Dropped int
 }
 
 // Kinds of Job.

@@ -44,9 +44,25 @@ type Config struct {
 	Now func() time.Time
 }
 
-// queueLen bounds each sink's queue: a run has a handful of moments; a
-// sink that is that far behind drops the newest, said in the log.
+// queueLen bounds each sink's queue: a run has a handful of moments, a
+// hub following many runs more. A sink that far behind drops a moment
+// (rank below): the drop is logged, said once, and counted, and the next
+// moment that sink delivers says how many were dropped (Moment.Dropped).
 const queueLen = 32
+
+// rank orders moments for a full queue: a run's end is what matters most
+// (it comes once, and last), then a budget share, then an attention item.
+// A moment arriving at a full queue takes the place of the oldest queued
+// one of a lower rank; when there is none, it is the one dropped.
+func rank(e Event) int {
+	switch e {
+	case EventFinished, EventFailed:
+		return 2
+	case EventBudget:
+		return 1
+	}
+	return 0
+}
 
 // Notifier decides moments (Follow, CrawlEnded) and delivers them. Safe
 // for concurrent use; Close it when the command ends.
@@ -74,11 +90,16 @@ type sink interface {
 	deliver(ctx context.Context, m *Moment) error
 }
 
-// worker is a sink with its queue and goroutine.
+// worker is a sink with its queue and goroutine. q and dropped are
+// guarded by the Notifier's mu; wake tells the goroutine q has grown or
+// the Notifier closed.
 type worker struct {
-	s    sink
-	q    chan *Moment
-	once sync.Once // the first failure is said
+	s       sink
+	q       []*Moment
+	wake    chan struct{}
+	dropped int       // moments dropped since the last one delivered said so
+	once    sync.Once // the first failure is said
+	behind  sync.Once // the first drop is said
 }
 
 // New starts the sinks of c. It fails on a Command that cannot be run or a
@@ -108,7 +129,7 @@ func New(c Config) (*Notifier, error) {
 	}
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for _, s := range sinks {
-		w := &worker{s: s, q: make(chan *Moment, queueLen)}
+		w := &worker{s: s, wake: make(chan struct{}, 1)}
 		n.sinks = append(n.sinks, w)
 		n.wg.Add(1)
 		go n.run(w)
@@ -127,7 +148,8 @@ func (n *Notifier) claim(key string) bool {
 	return true
 }
 
-// send queues m for every sink; it never blocks.
+// send queues m for every sink; it never blocks. A sink whose queue is
+// full drops a moment (rank), counted for the next one it delivers.
 func (n *Notifier) send(m *Moment) {
 	m.At = n.now()
 	m.Text = describe.Truncate(m.Text, maxText)
@@ -138,22 +160,84 @@ func (n *Notifier) send(m *Moment) {
 		return
 	}
 	for _, w := range n.sinks {
+		if len(w.q) >= queueLen {
+			drop := m
+			for i, q := range w.q {
+				if rank(q.Event) < rank(m.Event) {
+					drop = q
+					w.q = append(w.q[:i:i], w.q[i+1:]...)
+					w.q = append(w.q, m)
+					break
+				}
+			}
+			w.dropped++
+			n.logf("notify: %s is %d moments behind: %q dropped (%s since the last delivered)", w.s.name(), queueLen, drop.Text, plural2(w.dropped, "notification"))
+			w.behind.Do(func() {
+				n.sayf("%s is too slow: notifications are being dropped (the next one delivered says how many; --debug has each)", w.s.name())
+			})
+			continue
+		}
+		w.q = append(w.q, m)
 		select {
-		case w.q <- m:
+		case w.wake <- struct{}{}:
 		default:
-			n.logf("notify: %s is %d moments behind: %q dropped", w.s.name(), queueLen, m.Text)
 		}
 	}
 }
 
-// run delivers w's moments one after the other.
+// next takes w's next moment, marked with the drops since the last one
+// delivered; ok is false once the Notifier is closed and w's queue empty.
+func (n *Notifier) next(w *worker) (m *Moment, ok bool) {
+	for {
+		n.mu.Lock()
+		if len(w.q) > 0 {
+			m = w.q[0]
+			w.q[0] = nil
+			w.q = w.q[1:]
+			if w.dropped > 0 {
+				c := *m
+				c.Dropped = w.dropped
+				c.Text += " (" + droppedText(w.dropped) + ")"
+				m, w.dropped = &c, 0
+			}
+			n.mu.Unlock()
+			return m, true
+		}
+		closed := n.closed
+		n.mu.Unlock()
+		if closed {
+			return nil, false
+		}
+		<-w.wake
+	}
+}
+
+// droppedText is "3 notifications were dropped".
+func droppedText(k int) string {
+	return plural2(k, "notification") + " " + plural(k, "was", "were") + " dropped"
+}
+
+// plural2 is "1 notification", "3 notifications".
+func plural2(k int, word string) string {
+	return fmt.Sprintf("%d %s", k, plural(k, word, word+"s"))
+}
+
+// run delivers w's moments one after the other. A moment not delivered
+// (the sink failed, or Close gave up) leaves its count of drops for the
+// next one.
 func (n *Notifier) run(w *worker) {
 	defer n.wg.Done()
-	for m := range w.q {
+	for {
+		m, ok := n.next(w)
+		if !ok {
+			return
+		}
 		if n.ctx.Err() != nil {
+			n.undeliver(w, m)
 			continue // Close gave up: drop what is left
 		}
 		if err := w.s.deliver(n.ctx, m); err != nil {
+			n.undeliver(w, m)
 			msg := n.secrets.Redact(err.Error())
 			n.logf("notify: %s: %s", w.s.name(), msg)
 			w.once.Do(func() {
@@ -163,18 +247,30 @@ func (n *Notifier) run(w *worker) {
 	}
 }
 
+// undeliver gives the drops m was to tell back to w's count.
+func (n *Notifier) undeliver(w *worker, m *Moment) {
+	n.mu.Lock()
+	w.dropped += m.Dropped
+	n.mu.Unlock()
+}
+
 // Close stops taking moments and waits for the sinks to deliver those
 // queued, until ctx ends; then it gives up on the rest. It returns the
-// number of moments not delivered for that reason.
-func (n *Notifier) Close(ctx context.Context) (abandoned int) {
+// number of moments not delivered for that reason (abandoned) and those
+// dropped by a sink that was behind and not told since in a delivered
+// moment (dropped), the most of any one sink each.
+func (n *Notifier) Close(ctx context.Context) (abandoned, dropped int) {
 	if n == nil {
-		return 0
+		return 0, 0
 	}
 	n.mu.Lock()
 	if !n.closed {
 		n.closed = true
 		for _, w := range n.sinks {
-			close(w.q)
+			select {
+			case w.wake <- struct{}{}:
+			default:
+			}
 		}
 	}
 	n.mu.Unlock()
@@ -186,15 +282,24 @@ func (n *Notifier) Close(ctx context.Context) (abandoned int) {
 	select {
 	case <-done:
 	case <-ctx.Done():
+		n.mu.Lock()
 		for _, w := range n.sinks {
-			abandoned += len(w.q)
+			abandoned = max(abandoned, len(w.q))
 		}
+		n.mu.Unlock()
 		n.cancel()
 		<-done // every sink's wait ends with the context
-		return abandoned
 	}
 	n.cancel()
-	return 0
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	for _, w := range n.sinks {
+		dropped = max(dropped, w.dropped)
+		if w.dropped > 0 {
+			n.logf("notify: %s: %s and not told", w.s.name(), droppedText(w.dropped))
+		}
+	}
+	return abandoned, dropped
 }
 
 // clean makes a string fit to send: one line, at most max cells, the

@@ -4,5 +4,9 @@ package notify
 
 import "os/exec"
 
-// killGroup leaves cmd as it is: the timeout kills the process alone.
-func killGroup(*exec.Cmd) {}
+// ownGroup leaves cmd as it is: the timeout kills the process alone.
+func ownGroup(*exec.Cmd) {}
+
+// waitGroup waits for cmd; what it leaves running is not ended, but the
+// wait for its output is bounded all the same.
+func waitGroup(cmd *exec.Cmd) error { return cmd.Wait() }

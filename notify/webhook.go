@@ -188,6 +188,8 @@ type (
 		Crawl     *crawlBody     `json:"crawl,omitempty"`
 		Attention *attentionBody `json:"attention"`
 		Budget    *budgetBody    `json:"budget"`
+		// Dropped is the moments dropped since the last one delivered.
+		Dropped int `json:"dropped"`
 	}
 	runBody struct {
 		ID          string  `json:"id"`
@@ -227,7 +229,7 @@ type (
 // as JSON (a key the service echoed in any form).
 func Body(m *Moment, secrets *text.Secrets) []byte {
 	j := &m.Job
-	b := webhookBody{Text: m.Text, Event: m.Event, ID: m.Key, At: m.At.UTC().Format(time.RFC3339Nano), Source: "firewatch"}
+	b := webhookBody{Text: m.Text, Event: m.Event, ID: m.Key, At: m.At.UTC().Format(time.RFC3339Nano), Source: "firewatch", Dropped: m.Dropped}
 	fig := figuresBody{Credits: j.Credits}
 	if j.HasDuration {
 		v, s := j.Duration.Milliseconds(), text.Duration(j.Duration)
