@@ -90,7 +90,7 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 		return err
 	})
 	w.Debug.Printf("replay %s, speed %v, instant %v", name, r.Speed, instant)
-	otlp, err := o.OTLP.live(w, a.secrets)
+	otlp, err := o.OTLP.live(w, a.secrets, nil)
 	if err != nil {
 		return err
 	}

@@ -216,7 +216,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 		w.Saw = w.notify.saw // after every merge and tick (attend)
 	}
-	otlp, err := o.OTLP.live(w, a.secrets)
+	otlp, err := o.OTLP.live(w, a.secrets, func() bool { return sinkNow() != nil })
 	if err != nil {
 		return err
 	}

@@ -80,7 +80,10 @@ type liveExport struct {
 // live starts the export of a watch (nil when --otlp is off) and makes its
 // source feed it. The watch's store and pace are not touched: the export
 // keeps its own store on its own goroutine.
-func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport, error) {
+//
+// archived (nil: never) says, when watching is over, whether the watch
+// archives the run.
+func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets, archived func() bool) (*liveExport, error) {
 	if !x.Enabled {
 		return nil, nil
 	}
@@ -93,11 +96,20 @@ func (x *otlpOptions) live(w *watchSession, secrets *text.Secrets) (*liveExport,
 	l, err := export.NewLive(export.Options{
 		Endpoint: x.url, JobID: w.JobID, Content: x.Content, Secrets: secrets, Version: Version(), Request: w.Store.Request(),
 		OnError: le.failed,
-		// The run span carries the figures of the watch's record of the
-		// run, as firewatch export of it does: it is sent at the end
-		// (finish), when watching is over.
-		Facts: func() *export.Facts {
-			f := archiving.FiguresOf(archiving.RecordOf(&w.Run), time.Now())
+		// The run span carries the figures of the record firewatch export
+		// reads later: it is sent at the end (finish), when watching is
+		// over. A run the watch archives: the watch's record, which the
+		// archive keeps. Otherwise export derives them from a replay of
+		// the recording, events alone: so does the live export from the
+		// polls it was fed, not from the watch's tracker, whose wall clock
+		// (a stall raised while polls were slow, the demo's --speed
+		// scale, --stall) the recording does not hold.
+		FactsOf: func(replayed *follow.Run) *export.Facts {
+			run := replayed
+			if archived != nil && archived() {
+				run = &w.Run
+			}
+			f := archiving.FiguresOf(archiving.RecordOf(run), time.Now())
 			return f.Facts()
 		},
 	})

@@ -190,3 +190,77 @@ func TestDemoOTLPEqualsExport(t *testing.T) {
 		}
 	}
 }
+
+// signalWriter is a writer that closes seen once what it was written holds
+// want.
+type signalWriter struct {
+	mu   sync.Mutex
+	b    strings.Builder
+	want string
+	seen chan struct{}
+}
+
+func (w *signalWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	had := strings.Contains(w.b.String(), w.want)
+	w.b.Write(p)
+	if !had && strings.Contains(w.b.String(), w.want) {
+		close(w.seen)
+	}
+	return len(p), nil
+}
+
+func (w *signalWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
+}
+
+// TestOTLPQuietWatchEqualsExport: a watch that gets nothing new for longer
+// than --stall while the run's own clock stands still (the service slow to
+// answer, or this machine loaded, as the demo's clock at --speed 200 makes
+// 300 ms) raises a run-wide stall from its wall clock, which the recording
+// does not hold. The run span the watch sends live is still the one
+// firewatch export sends from the recording.
+func TestOTLPQuietWatchEqualsExport(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioFailure}, Speed: 200, Seed: 7, RateLimit: -1, Held: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	rec := filepath.Join(t.TempDir(), "run.ndjson")
+	live, again := newOTLPSink(t), newOTLPSink(t)
+	errOut := &signalWriter{want: "the whole run quiet", seen: make(chan struct{})}
+	done := make(chan int, 1)
+	go func() {
+		done <- Execute(ctx, []string{"watch", srv.Jobs[0].ID, "--api-url", srv.URL, "--api-key", srv.Key, "-o", "json", "--archive", "off",
+			"--interval", "100ms", "--stall", "1s", "--record", rec, "--otlp-endpoint", live.URL}, strings.NewReader(""), io.Discard, errOut)
+	}()
+	// The run's clock stands at its start until the watch has raised the
+	// stall; then the run goes on to its end.
+	select {
+	case <-errOut.seen:
+	case code := <-done:
+		t.Fatalf("watch: exit %d before a stall: %s", code, errOut)
+	case <-ctx.Done():
+		t.Fatalf("no stall raised: %s", errOut)
+	}
+	srv.Release()
+	if code := <-done; code != ExitFailed {
+		t.Fatalf("watch: exit %d: %s", code, errOut)
+	}
+	if _, out, code := run(t, ctx, "export", rec, "--otlp-endpoint", again.URL); code != ExitOK {
+		t.Fatalf("export: exit %d: %s", code, out)
+	}
+	if len(live.spans) == 0 || len(live.spans) != len(again.spans) {
+		t.Fatalf("%d spans live, %d exported", len(live.spans), len(again.spans))
+	}
+	for id, a := range live.spans {
+		if b := again.spans[id]; b == nil || !proto.Equal(a, b) {
+			t.Errorf("span %x (%s) differs between the live export and the recording's:\nlive:   %v\nexport: %v", id, a.Name, a.GetAttributes(), b.GetAttributes())
+		}
+	}
+}

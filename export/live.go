@@ -4,9 +4,11 @@ import (
 	"context"
 	"strconv"
 	"sync"
+	"time"
 
 	"github.com/go-json-experiment/json/jsontext"
 
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 )
 
@@ -18,13 +20,15 @@ import (
 type Live struct {
 	x *Exporter
 
-	mu     sync.Mutex
-	queue  [][]byte
-	closed bool
-	wake   chan struct{}
-	done   chan struct{}
-	store  *model.Store
-	req    *model.Request // set by SetRequest, taken by loop
+	mu      sync.Mutex
+	queue   [][]byte
+	closed  bool
+	wake    chan struct{}
+	done    chan struct{}
+	store   *model.Store
+	run     follow.Run     // store with an attention tracker, for Options.FactsOf
+	factsOf bool           // Options.FactsOf is set: loop keeps run's tracker
+	req     *model.Request // set by SetRequest, taken by loop
 }
 
 // SetRequest hands over what the run was asked to do (a recording's
@@ -49,6 +53,11 @@ func NewLive(o Options) (*Live, error) {
 		return nil, err
 	}
 	l := &Live{x: x, wake: make(chan struct{}, 1), done: make(chan struct{}), store: model.NewStore()}
+	l.run.Store = l.store
+	if l.factsOf = o.FactsOf != nil; l.factsOf {
+		// Called by Close once loop has ended: the run is loop's no more.
+		x.o.Facts = func() *Facts { return o.FactsOf(&l.run) }
+	}
 	go l.loop()
 	return l, nil
 }
@@ -102,6 +111,11 @@ func (l *Live) loop() {
 		for _, body := range q {
 			if d, err := l.store.Ingest(body); err == nil {
 				l.x.Observe(l.store, d)
+				if l.factsOf {
+					// As archiving.Replay feeds a recording's tracker: the
+					// events alone, never the wall clock of this watch.
+					l.run.Tracker().Update(d, time.Now())
+				}
 			}
 		}
 		if closed && len(q) == 0 {

@@ -22,6 +22,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/protobuf/proto"
 
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
@@ -87,6 +88,11 @@ type Options struct {
 	// it (its bill, the attention items, each agent's credits) for the run
 	// span, which is then sent at Close, once they are known.
 	Facts func() *Facts
+	// FactsOf, for NewLive, gives them from the live export's own replay
+	// of the polls it was fed (its store, and an attention tracker with the
+	// default options fed poll by poll, as firewatch export's replay of a
+	// recording has them); it wins over Facts.
+	FactsOf func(*follow.Run) *Facts
 	// OnError is called once, with the first export that failed after its
 	// retries, from the exporting goroutine. It must not block.
 	OnError func(error)
