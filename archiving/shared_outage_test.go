@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,7 +117,7 @@ func newOutage(t *testing.T, o outageOptions, stop, start func()) *outage {
 		if t.Failed() {
 			for _, w := range ot.ws {
 				w.mu.Lock()
-				t.Logf("%s's log:\n%s", w.name, w.log.String())
+				t.Logf("%s (%d events, %d polls, finished %v, followed to %v) log:\n%s", w.name, len(w.ids), w.polls, w.finished, w.err, w.log.String())
 				w.mu.Unlock()
 			}
 		}
@@ -202,6 +203,22 @@ func (o *outage) await(what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// visibleAt is the simulated time from which the run's trace shows n
+// events.
+func (o *outage) visibleAt(n int) time.Duration {
+	o.t.Helper()
+	evs, _ := o.srv.Script(o.id)
+	if n < 1 || n > len(evs) {
+		o.t.Fatalf("the run has %d events, not %d", len(evs), n)
+	}
+	vis := make([]time.Duration, len(evs))
+	for i, e := range evs {
+		vis[i] = e.Visible
+	}
+	slices.Sort(vis)
+	return vis[n-1]
 }
 
 // shownAll waits until every watch has shown n events, and polls.
@@ -400,11 +417,12 @@ type outageCase struct {
 
 // outageCases are the points of a run at which the archive goes away.
 func outageCases() []outageCase {
-	// until releases the run until every watch shows n events, then holds it.
+	// until runs the run's clock to where the trace shows its nth event,
+	// holds it there (the run goes no further however slow the watches
+	// are), and waits until every watch shows n events.
 	until := func(o *outage, what string, n int) {
-		o.srv.Release()
+		o.srv.ReleaseUntil(o.visibleAt(n))
 		o.shownAll(what, n, 1)
-		o.srv.Hold()
 	}
 	back := func(o *outage, st archive.Store) {
 		up := time.Now()
