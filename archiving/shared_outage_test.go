@@ -596,24 +596,53 @@ func TestSharedSQLiteLocked(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "archive.db")
-			var lock *sql.Tx
-			runOutage(t, tc, outageDB{
-				open: func(ctx context.Context) (archive.Store, error) {
-					return archive.OpenWith(ctx, path, archive.Options{LockWait: 150 * time.Millisecond})
-				},
-				stop: func() {
-					db, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { db.Close() })
-					if lock, err = db.Begin(); err != nil {
-						t.Fatal(err)
-					}
-				},
-				start: func() { lock.Rollback() },
-			})
+			runOutage(t, tc, sqliteOutageDB(t, 500*time.Millisecond))
 		})
 	}
+}
+
+// sqliteOutageDB is an SQLite archive of the test's, opened with lockWait
+// (archive.Options.LockWait), that stop locks as another program would
+// (a write transaction begun) and start unlocks.
+func sqliteOutageDB(t *testing.T, lockWait time.Duration) outageDB {
+	path := filepath.Join(t.TempDir(), "archive.db")
+	var lock *sql.Tx
+	return outageDB{
+		open: func(ctx context.Context) (archive.Store, error) {
+			return archive.OpenWith(ctx, path, archive.Options{LockWait: lockWait})
+		},
+		stop: func() {
+			db, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			if lock, err = db.Begin(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		start: func() { lock.Rollback() },
+	}
+}
+
+// TestSharedSQLiteLockWait: an SQLite file another program locks, opened
+// as a watch opens it (it waits for the lock up to the default LockWait,
+// 30s): every watch goes on polling the run at its interval meanwhile,
+// the follower whose Take waits for the lock too, and the archive holds
+// every event once the lock is let go.
+func TestSharedSQLiteLockWait(t *testing.T) {
+	t.Parallel()
+	tc := outageCase{name: "locked", watches: 2, whole: true, run: func(o *outage, st archive.Store) {
+		o.srv.ReleaseUntil(o.visibleAt(20))
+		o.shownAll("events shared", 20, 1)
+		o.stop()
+		o.srv.ReleaseUntil(o.visibleAt(60))
+		o.shownAll("events polled alone", 60, 1)
+		o.pollsMore(5)
+		up := time.Now()
+		o.start()
+		o.leaseHeld(st, up)
+		o.srv.Release()
+	}}
+	runOutage(t, tc, sqliteOutageDB(t, 0))
 }
