@@ -570,10 +570,20 @@ func TestSharedOutages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
-	pg := pgtest.New(t)
-	pg.Start(t)
+	// Two servers of the test's own, each lent to one case at a time:
+	// two cases run at once (most of a case is waiting for its server to
+	// stop and start, and for the run's polls), on a machine of 2 cores.
+	pgs := make(chan *pgtest.Server, 2)
+	for range cap(pgs) {
+		pg := pgtest.New(t)
+		pg.Start(t)
+		pgs <- pg
+	}
 	for _, tc := range outageCases() {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pg := <-pgs
+			t.Cleanup(func() { pgs <- pg }) // started again: runOutage's cleanup runs first
 			dsn := pgtest.Schema(t, pg.DSN())
 			runOutage(t, tc, outageDB{
 				open:  func(ctx context.Context) (archive.Store, error) { return archive.Open(ctx, dsn) },
