@@ -81,11 +81,11 @@ type Shared struct {
 
 	// Follow's own (and its watcher's, never at once).
 	out       func(poller.Update)
-	last      int64     // the last stored poll shown or written
-	finished  time.Time // when run.finished was shown (zero: not yet)
-	polls     int       // good polls shown
-	visible   bool      // the service lets this key see the run
-	outage    bool      // the archive cannot be reached: said
+	last      int64       // the last stored poll shown or written
+	finished  time.Time   // when run.finished was shown (zero: not yet)
+	polls     int         // good polls shown
+	visible   atomic.Bool // the service lets this key see the run (the watcher sets it)
+	outage    bool        // the archive cannot be reached: said
 	bells     <-chan archive.Doorbell
 	listening bool
 	health    poller.Health // the last one shown
@@ -145,8 +145,9 @@ const (
 // nil) it is the service's polls, as a watch without an archive has them.
 func NewShared(cfg SharedConfig) *Shared {
 	s := &Shared{cfg: cfg, holder: archive.NewHolder(cfg.Label), key: archive.LeaseKey{Service: cfg.Service, Run: cfg.JobID},
-		last: -1, liveView: cfg.Watch.LiveView, visible: cfg.Visible == nil,
+		last: -1, liveView: cfg.Watch.LiveView,
 		lost: make(chan struct{}, 1), kick: make(chan struct{}, 1)}
+	s.visible.Store(cfg.Visible == nil)
 	if s.cfg.SafetyRead <= 0 {
 		s.cfg.SafetyRead = DefaultSafetyRead
 	}
@@ -295,17 +296,31 @@ func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
 	// The doorbells' listener lives as long as the watch.
 	lctx, stop := context.WithCancel(ctx)
 	defer stop()
+	var alone *polling // solo's, polling on while the lease is taken
+	defer func() {
+		if alone != nil {
+			alone.stop()
+		}
+	}()
 	for {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
 		if s.isPaused() {
+			if alone != nil {
+				alone.stop()
+				alone = nil
+			}
 			s.pausedUntilResumed(ctx)
 			continue
 		}
 		var r step
 		st, err := s.join(ctx, lctx)
-		if err == nil && !s.visible {
+		if err == nil && !s.visible.Load() && alone != nil {
+			alone.stop()
+			alone = nil
+		}
+		if err == nil && !s.visible.Load() {
 			// Nothing another process stored is shown, as a follower's
 			// or at a takeover, before the service says this key may
 			// see the run.
@@ -318,7 +333,7 @@ func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
 		}
 		if err == nil {
 			var l archive.Lease
-			l, err = st.Take(ctx, s.key, s.holder, s.ttl())
+			l, alone, err = s.take(ctx, st, alone)
 			var he *archive.HeldError
 			switch {
 			case err == nil:
@@ -329,13 +344,66 @@ func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
 				r = s.follow(ctx, st, he.Lease)
 			}
 			if err != nil && he == nil {
-				r = s.solo(ctx, lctx, err)
+				r, alone = s.solo(ctx, lctx, err, alone)
 			}
 		} else {
-			r = s.solo(ctx, lctx, err)
+			r, alone = s.solo(ctx, lctx, err, alone)
 		}
 		if r.done {
 			return r.err
+		}
+	}
+}
+
+// take takes the run's lease, polling the run on its own meanwhile when
+// the archive keeps it waiting longer than a poll interval (an SQLite
+// file another program holds the write lock of makes it wait up to its
+// LockWait): the watch never stops showing the run for the archive's
+// wait. p is solo's polling, still at work (nil: none); it goes on, as
+// the result, when the archive cannot be used, else it is stopped.
+func (s *Shared) take(ctx context.Context, st archive.Store, p *polling) (archive.Lease, *polling, error) {
+	type taken struct {
+		l   archive.Lease
+		err error
+	}
+	ch := make(chan taken, 1)
+	go func() {
+		l, err := st.Take(ctx, s.key, s.holder, s.ttl())
+		ch <- taken{l, err}
+	}()
+	var grace <-chan time.Time
+	if p == nil {
+		t := time.NewTimer(s.pollInterval())
+		defer t.Stop()
+		grace = t.C
+	}
+	var ended <-chan error // p's end, until it is seen
+	if p != nil {
+		ended = p.done
+	}
+	over, endErr := false, error(nil)
+	for {
+		select {
+		case r := <-ch:
+			if p == nil {
+				return r.l, nil, r.err
+			}
+			if over {
+				p.done <- endErr // for stop, or solo's own select
+			}
+			var he *archive.HeldError
+			if r.err == nil || errors.As(r.err, &he) {
+				p.stop()
+				p = nil
+			}
+			return r.l, p, r.err
+		case <-grace:
+			p = s.poll(ctx, true)
+			ended = p.done
+		case err := <-ended:
+			// The run is over (or the watch ends): the turn after the
+			// lease is taken, or not, ends as it does.
+			over, endErr, ended = true, err, nil
 		}
 	}
 }
@@ -469,7 +537,7 @@ func (s *Shared) poll(ctx context.Context, alone bool) *polling {
 	go func() {
 		p.done <- w.Run(ctx, func(u poller.Update) {
 			if u.Poll != nil {
-				s.visible = true // a good poll of its own: the key sees the run
+				s.visible.Store(true) // a good poll of its own: the key sees the run
 			}
 			if u.Health.Interval > 0 {
 				s.interval.Store(int64(u.Health.Interval))
@@ -491,30 +559,33 @@ func (p *polling) stop() {
 }
 
 // solo polls the run on its own while the archive cannot be used (why),
-// trying to join again every Rejoin.
-func (s *Shared) solo(ctx, lctx context.Context, why error) step {
+// trying to join again every Rejoin (p: polling already, from take). Once
+// it can, its polling goes on (the result) while the next turn takes the
+// lease.
+func (s *Shared) solo(ctx, lctx context.Context, why error, p *polling) (step, *polling) {
 	s.unreachable(why)
-	p := s.poll(ctx, true)
+	if p == nil {
+		p = s.poll(ctx, true)
+	}
 	t := time.NewTicker(s.cfg.Rejoin)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			p.stop()
-			return step{true, ctx.Err()}
+			return step{true, ctx.Err()}, nil
 		case err := <-p.done:
 			p.done <- err
 			p.stop()
-			return step{true, err}
+			return step{true, err}, nil
 		case <-s.kick:
 			if s.isPaused() {
 				p.stop()
-				return step{}
+				return step{}, nil
 			}
 		case <-t.C:
 			if _, err := s.join(ctx, lctx); err == nil {
-				p.stop()
-				return step{}
+				return step{}, p // polling on while the lease is taken
 			}
 		}
 	}
@@ -715,7 +786,7 @@ func (s *Shared) release(sk *Sink, st archive.Store, l archive.Lease, over bool)
 // until the holder's lease can be taken (it expires, or is released) or
 // the run is over.
 func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Lease) step {
-	if !s.visible {
+	if !s.visible.Load() {
 		if r, ok := s.checkVisible(ctx); !ok {
 			return r
 		}
@@ -816,7 +887,7 @@ func (s *Shared) checkVisible(ctx context.Context) (step, bool) {
 	var pe *poller.Error
 	switch {
 	case err == nil:
-		s.visible = true
+		s.visible.Store(true)
 		return step{}, true
 	case ctx.Err() != nil:
 		return step{true, ctx.Err()}, false

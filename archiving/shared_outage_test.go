@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -116,7 +117,7 @@ func newOutage(t *testing.T, o outageOptions, stop, start func()) *outage {
 		if t.Failed() {
 			for _, w := range ot.ws {
 				w.mu.Lock()
-				t.Logf("%s's log:\n%s", w.name, w.log.String())
+				t.Logf("%s (%d events, %d polls, finished %v, followed to %v) log:\n%s", w.name, len(w.ids), w.polls, w.finished, w.err, w.log.String())
 				w.mu.Unlock()
 			}
 		}
@@ -202,6 +203,22 @@ func (o *outage) await(what string, cond func() bool) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
+}
+
+// visibleAt is the simulated time from which the run's trace shows n
+// events.
+func (o *outage) visibleAt(n int) time.Duration {
+	o.t.Helper()
+	evs, _ := o.srv.Script(o.id)
+	if n < 1 || n > len(evs) {
+		o.t.Fatalf("the run has %d events, not %d", len(evs), n)
+	}
+	vis := make([]time.Duration, len(evs))
+	for i, e := range evs {
+		vis[i] = e.Visible
+	}
+	slices.Sort(vis)
+	return vis[n-1]
 }
 
 // shownAll waits until every watch has shown n events, and polls.
@@ -400,11 +417,12 @@ type outageCase struct {
 
 // outageCases are the points of a run at which the archive goes away.
 func outageCases() []outageCase {
-	// until releases the run until every watch shows n events, then holds it.
+	// until runs the run's clock to where the trace shows its nth event,
+	// holds it there (the run goes no further however slow the watches
+	// are), and waits until every watch shows n events.
 	until := func(o *outage, what string, n int) {
-		o.srv.Release()
+		o.srv.ReleaseUntil(o.visibleAt(n))
 		o.shownAll(what, n, 1)
-		o.srv.Hold()
 	}
 	back := func(o *outage, st archive.Store) {
 		up := time.Now()
@@ -552,10 +570,20 @@ func TestSharedOutages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
-	pg := pgtest.New(t)
-	pg.Start(t)
+	// Two servers of the test's own, each lent to one case at a time:
+	// two cases run at once (most of a case is waiting for its server to
+	// stop and start, and for the run's polls), on a machine of 2 cores.
+	pgs := make(chan *pgtest.Server, 2)
+	for range cap(pgs) {
+		pg := pgtest.New(t)
+		pg.Start(t)
+		pgs <- pg
+	}
 	for _, tc := range outageCases() {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			pg := <-pgs
+			t.Cleanup(func() { pgs <- pg }) // started again: runOutage's cleanup runs first
 			dsn := pgtest.Schema(t, pg.DSN())
 			runOutage(t, tc, outageDB{
 				open:  func(ctx context.Context) (archive.Store, error) { return archive.Open(ctx, dsn) },
@@ -578,24 +606,53 @@ func TestSharedSQLiteLocked(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			path := filepath.Join(t.TempDir(), "archive.db")
-			var lock *sql.Tx
-			runOutage(t, tc, outageDB{
-				open: func(ctx context.Context) (archive.Store, error) {
-					return archive.OpenWith(ctx, path, archive.Options{LockWait: 150 * time.Millisecond})
-				},
-				stop: func() {
-					db, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
-					if err != nil {
-						t.Fatal(err)
-					}
-					t.Cleanup(func() { db.Close() })
-					if lock, err = db.Begin(); err != nil {
-						t.Fatal(err)
-					}
-				},
-				start: func() { lock.Rollback() },
-			})
+			runOutage(t, tc, sqliteOutageDB(t, 500*time.Millisecond))
 		})
 	}
+}
+
+// sqliteOutageDB is an SQLite archive of the test's, opened with lockWait
+// (archive.Options.LockWait), that stop locks as another program would
+// (a write transaction begun) and start unlocks.
+func sqliteOutageDB(t *testing.T, lockWait time.Duration) outageDB {
+	path := filepath.Join(t.TempDir(), "archive.db")
+	var lock *sql.Tx
+	return outageDB{
+		open: func(ctx context.Context) (archive.Store, error) {
+			return archive.OpenWith(ctx, path, archive.Options{LockWait: lockWait})
+		},
+		stop: func() {
+			db, err := sql.Open("sqlite3", "file:"+path+"?_txlock=immediate")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { db.Close() })
+			if lock, err = db.Begin(); err != nil {
+				t.Fatal(err)
+			}
+		},
+		start: func() { lock.Rollback() },
+	}
+}
+
+// TestSharedSQLiteLockWait: an SQLite file another program locks, opened
+// as a watch opens it (it waits for the lock up to the default LockWait,
+// 30s): every watch goes on polling the run at its interval meanwhile,
+// the follower whose Take waits for the lock too, and the archive holds
+// every event once the lock is let go.
+func TestSharedSQLiteLockWait(t *testing.T) {
+	t.Parallel()
+	tc := outageCase{name: "locked", watches: 2, whole: true, run: func(o *outage, st archive.Store) {
+		o.srv.ReleaseUntil(o.visibleAt(20))
+		o.shownAll("events shared", 20, 1)
+		o.stop()
+		o.srv.ReleaseUntil(o.visibleAt(60))
+		o.shownAll("events polled alone", 60, 1)
+		o.pollsMore(5)
+		up := time.Now()
+		o.start()
+		o.leaseHeld(st, up)
+		o.srv.Release()
+	}}
+	runOutage(t, tc, sqliteOutageDB(t, 0))
 }

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net"
 	"net/http"
 	"slices"
@@ -219,14 +220,26 @@ func (s *Server) sinceStart() time.Duration {
 func (s *Server) Hold() { s.clock.hold(time.Now()) }
 
 // Release starts the clock of a server held by Options.Held or Hold; it
-// does nothing when the clock runs.
+// does nothing when the clock runs (but for ending a ReleaseUntil's bound:
+// it runs on).
 func (s *Server) Release() { s.clock.release(time.Now()) }
+
+// ReleaseUntil starts the clock until the runs reach the simulated time at
+// (as ScriptEvent's At and Visible), where it stands still again as Hold
+// stands it, however late the test looks: what the runs serve by then does
+// not depend on how busy the machine is. A clock past at already holds
+// where it is.
+func (s *Server) ReleaseUntil(at time.Duration) {
+	wall := time.Duration(math.Ceil(float64(at) / s.o.Speed))
+	s.clock.releaseUntil(s.start, time.Now(), wall)
+}
 
 // heldUntil is closed when a held clock starts; nil (never ready) when the
 // clock runs.
 func (s *Server) heldUntil() <-chan struct{} {
 	s.clock.mu.Lock()
 	defer s.clock.mu.Unlock()
+	s.clock.settle(time.Now())
 	return s.clock.released
 }
 
@@ -237,19 +250,36 @@ type heldClock struct {
 	heldFor  time.Duration // the holds that ended
 	from     time.Time     // when the current hold began
 	released chan struct{} // closed when it ends; nil while the clock runs
+	// stopAt, while the clock runs (ReleaseUntil), is the wall time at
+	// which it holds again (zero: it runs on).
+	stopAt time.Time
+}
+
+// settle makes a clock that ran to its stopAt by now a held one, held from
+// stopAt; c.mu is held.
+func (c *heldClock) settle(now time.Time) {
+	if c.released == nil && !c.stopAt.IsZero() && !now.Before(c.stopAt) {
+		c.from, c.released = c.stopAt, make(chan struct{})
+	}
+	if c.released != nil {
+		c.stopAt = time.Time{}
+	}
 }
 
 func (c *heldClock) hold(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.settle(now)
 	if c.released == nil {
-		c.from, c.released = now, make(chan struct{})
+		c.from, c.released, c.stopAt = now, make(chan struct{}), time.Time{}
 	}
 }
 
 func (c *heldClock) release(now time.Time) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.settle(now)
+	c.stopAt = time.Time{}
 	if c.released != nil {
 		c.heldFor += now.Sub(c.from)
 		close(c.released)
@@ -257,10 +287,36 @@ func (c *heldClock) release(now time.Time) {
 	}
 }
 
+// releaseUntil runs the clock until it has run d since start in all,
+// then holds it.
+func (c *heldClock) releaseUntil(start, now time.Time, d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.settle(now)
+	ran := now.Sub(start) - c.heldFor
+	if c.released != nil {
+		ran = c.from.Sub(start) - c.heldFor
+	}
+	if ran >= d {
+		if c.released == nil {
+			c.from, c.released = now, make(chan struct{})
+		}
+		c.stopAt = time.Time{}
+		return
+	}
+	if c.released != nil {
+		c.heldFor += now.Sub(c.from)
+		close(c.released)
+		c.released = nil
+	}
+	c.stopAt = start.Add(c.heldFor + d)
+}
+
 // since is the time the clock has run from start to now.
 func (c *heldClock) since(start, now time.Time) time.Duration {
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.settle(now)
 	if c.released != nil {
 		now = c.from
 	}

@@ -864,6 +864,49 @@ func TestHeld(t *testing.T) {
 	waitFinished(t, s, id)
 }
 
+// TestReleaseUntil: ReleaseUntil runs a held clock to a point and holds
+// it there however late it is read; Hold, Release and another
+// ReleaseUntil go on from there.
+func TestReleaseUntil(t *testing.T) {
+	t.Parallel()
+	var c heldClock
+	start := time.Unix(1000, 0)
+	at := func(s float64) time.Time { return start.Add(time.Duration(s * float64(time.Second))) }
+	c.hold(start)
+	steps := []struct {
+		do   func()
+		now  float64
+		want time.Duration
+	}{
+		{func() { c.releaseUntil(start, at(2), 3*time.Second) }, 4, 2 * time.Second},
+		{func() {}, 9, 3 * time.Second},                                                // read late: held at 3s
+		{func() { c.release(at(10)) }, 11, 4 * time.Second},                            // held from 3s until 10
+		{func() { c.releaseUntil(start, at(12), 4*time.Second) }, 20, 5 * time.Second}, // past it: held where it is
+		{func() { c.releaseUntil(start, at(21), 7*time.Second) }, 22, 6 * time.Second},
+		{func() { c.hold(at(30)) }, 31, 7 * time.Second}, // it stood at 7s from 22 on
+		{func() { c.releaseUntil(start, at(31), 9*time.Second) }, 32, 8 * time.Second},
+		{func() { c.release(at(32)) }, 40, 16 * time.Second}, // Release: no bound
+	}
+	for i, st := range steps {
+		st.do()
+		if got := c.since(start, at(st.now)); got != st.want {
+			t.Fatalf("step %d: the clock ran %s, want %s", i, got, st.want)
+		}
+	}
+
+	s := startSim(t, Options{Scenarios: []string{ScenarioResearch}, Speed: 400, Held: true})
+	id := s.Jobs[0].ID
+	evs, _ := s.Script(id)
+	s.ReleaseUntil(evs[len(evs)/2].Visible)
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if err := s.WaitFinished(ctx, id); err == nil {
+		t.Fatal("a run released until its middle finished")
+	}
+	s.Release()
+	waitFinished(t, s, id)
+}
+
 // TestHoldMidRun: Hold stands a running clock still until Release, as
 // often as a test asks; the time held is not the runs' time.
 func TestHoldMidRun(t *testing.T) {
