@@ -180,11 +180,12 @@ func TestArchivePassMarksForgottenRuns(t *testing.T) {
 // the watch's polls; a second pass asks nothing more of it.
 func TestPartialRunCompletedByThePass(t *testing.T) {
 	t.Parallel()
-	// Held at its start until the watch has left (a run of 1.5 s after).
+	// Held at its start until the watch has left (2 s: time for its first
+	// polls to be stored under -race and load; a run of 1.5 s after).
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 40, Held: true})
 	id := srv.Jobs[0].ID
 	db := filepath.Join(t.TempDir(), "a.db")
-	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "500ms", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != ExitTimeout {
+	if _, errOut, code := run(t, context.Background(), "watch", id, "-o", "plain", "--interval", "100ms", "--timeout", "2s", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != ExitTimeout {
 		t.Fatalf("watch: exit %d\n%s", code, errOut)
 	}
 	out, _, _ := run(t, context.Background(), "history", "-o", "json", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
