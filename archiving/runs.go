@@ -317,3 +317,27 @@ func (s *Listing) ArchivedOnly(id string) bool {
 	defer s.mu.Unlock()
 	return s.live != nil && !s.liveSeen[id]
 }
+
+// MarkKnown sets on each run of list that st holds an outcome for what
+// the archive's record says (the outcome as the trace told it: the service
+// reports a cancelled or credit-limited run as failed), as the runs
+// screen's listing does. Runs it does not hold are left as they are.
+func MarkKnown(ctx context.Context, st archive.Store, service string, list []poller.RunInfo) error {
+	if st == nil || len(list) == 0 {
+		return nil
+	}
+	ids := make([]string, len(list))
+	for i := range list {
+		ids[i] = list[i].ID
+	}
+	held, err := st.Held(ctx, service, ids)
+	if err != nil {
+		return err
+	}
+	for i := range list {
+		if h, ok := held[list[i].ID]; ok && h.Outcome != "" {
+			list[i].Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+		}
+	}
+	return nil
+}

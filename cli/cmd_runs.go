@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archiving"
@@ -24,7 +26,8 @@ import (
 
 // firewatch runs: the team's runs (GET /v2/agent). On a terminal the runs
 // screen; --output plain (an aligned table) or json (one line per run, the
-// service's list item as it was sent) for scripts.
+// service's list item as it was sent, with firewatch's "outcome" added)
+// for scripts.
 
 // runsOptions are the flags of runs besides the watch's.
 type runsOptions struct {
@@ -45,14 +48,22 @@ func (a *app) runsCommand() *cobra.Command {
 terminal). On a terminal it opens the runs screen: enter watches the selected
 run, esc there comes back to the list (q quits). With --output plain or json it prints the
 list for scripts: plain is an aligned table, json one line per run (the
-service's list item as it was sent). --limit pages through the list until
-that many runs (matching --status) are printed.
+service's list item as it was sent, with firewatch's "outcome" added last).
+--limit pages through the list until that many runs (matching --status) are
+printed.
+
+The service reports a cancelled or credit-limited run as failed. Where the
+archive knows how a run ended (firewatch watched or cancelled it), plain's
+STATUS says so (cancelled, credit_limit_reached), and json's "outcome" is
+that word; otherwise "outcome" is the service's status as an outcome
+(completed: succeeded, failed: failed), and null while the run is
+processing. "status" is always the service's, untouched.
 
 The watch flags (--interval, --live-view, --mouse...) apply to the runs
 watched from the screen.`,
 		Example: `  firewatch runs
   firewatch runs --output plain --status processing
-  firewatch runs -o json --limit 100 | jq -r 'select(.status=="failed") | .id'`,
+  firewatch runs -o json --limit 100 | jq -r 'select(.outcome=="failed") | .id'`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.runs(cmd, o, ro)) },
 	}
@@ -90,19 +101,23 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut) {
 		return a.runsScreen(cmd, o, ro.Status)
 	}
-	c, _, err := a.connect(o)
+	c, svc, err := a.connect(o)
 	if err != nil {
 		return err
 	}
 	ctx := cmd.Context()
 	keep := func(r *poller.RunInfo) bool { return runs.StatusMatches(ro.Status, r.Status) }
+	mark, closeArchive := a.knownOutcomes(ctx, svc)
+	defer closeArchive()
 	if o.Output == OutputJSON {
 		// Each page is written as it comes: nothing waits for the last.
 		var buf []byte
 		_, err := pageRuns(ctx, a, c, ro.Limit, scanPages(ro.Status), keep, func(page []poller.RunInfo) error {
+			mark(page)
 			buf = buf[:0]
 			for i := range page {
-				buf = append(append(buf, escapeForTerminal(eventLine(nil, page[i].Raw, a.secrets))...), '\n')
+				line := withOutcome(eventLine(nil, page[i].Raw, a.secrets), runOutcome(&page[i]))
+				buf = append(append(buf, escapeForTerminal(line)...), '\n')
 			}
 			_, err := a.print.Write(buf)
 			return err
@@ -113,9 +128,90 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 	if err != nil && len(list) == 0 {
 		return err
 	}
+	mark(list)
 	writeRunsTable(a, list, time.Now())
 	// Some pages came, then the service refused: say so after them.
 	return err
+}
+
+// knownOutcomes opens the archive, when there is one, for mark to add to
+// the service's runs the outcome it holds for them (a run cancelled
+// through firewatch, which the service reports as failed); without one
+// mark does nothing.
+func (a *app) knownOutcomes(ctx context.Context, svc service) (mark func([]poller.RunInfo), closer func()) {
+	nop := func([]poller.RunInfo) {}
+	if _, err := a.archiveDSN(); err != nil {
+		return nop, func() {}
+	}
+	st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+	if err != nil {
+		fmt.Fprintf(a.stderr, "firewatch: the runs show the service's status only: %s\n", a.secrets.Redact(err.Error()))
+		return nop, func() {}
+	}
+	if st == nil {
+		return nop, func() {} // off
+	}
+	return func(l []poller.RunInfo) {
+		// Not read: the service's status alone, as without an archive.
+		_ = archiving.MarkKnown(ctx, st, svc.baseURL, l)
+	}, func() { st.Close() }
+}
+
+// runOutcome is how run r ended, in firewatch's words (describe.Outcome):
+// the outcome the archive holds (its trace's) when it holds one, else the
+// service's status read as one (completed is succeeded); "" while the run
+// is not over.
+func runOutcome(r *poller.RunInfo) string {
+	if !(&poller.Status{Status: r.Status}).Terminal() {
+		return ""
+	}
+	if r.Known != nil && r.Known.Outcome != "" {
+		return describe.Outcome(model.Outcome(r.Known.Outcome)).Word
+	}
+	switch strings.ToLower(r.Status) {
+	case "completed":
+		return string(model.OutcomeSucceeded)
+	case "failed":
+		return string(model.OutcomeFailed)
+	default:
+		return string(model.OutcomeCancelled) // cancelled, canceled
+	}
+}
+
+// runWord is run r's STATUS in the plain table: the outcome firewatch
+// knows (a cancelled run is cancelled, not the service's failed), in the
+// list's words as on the runs screen (succeeded reads completed), else the
+// service's status.
+func runWord(r *poller.RunInfo) string {
+	if r.Known == nil || r.Known.Outcome == "" || !(&poller.Status{Status: r.Status}).Terminal() {
+		return r.Status
+	}
+	if o := runOutcome(r); o != string(model.OutcomeSucceeded) {
+		return o
+	}
+	return "completed"
+}
+
+// withOutcome adds "outcome" (runOutcome; null while the run is not over)
+// as the last member of the JSON object line, the service's members kept
+// as they were. A line that is not an object is left as it is.
+func withOutcome(line []byte, outcome string) []byte {
+	line = bytes.TrimRight(line, " \t\r\n")
+	if len(line) < 2 || line[0] != '{' || line[len(line)-1] != '}' {
+		return line
+	}
+	body := bytes.TrimSpace(line[1 : len(line)-1])
+	out := append([]byte(nil), line[:len(line)-1]...)
+	if len(body) > 0 {
+		out = append(out, ',')
+	}
+	out = append(out, `"outcome":`...)
+	if outcome == "" {
+		out = append(out, "null"...)
+	} else {
+		out, _ = jsontext.AppendQuote(out, outcome)
+	}
+	return append(out, '}')
 }
 
 // scanPages bounds the paging of runs with a status filter, which may look
@@ -210,7 +306,7 @@ func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(r.Status, 12)), describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)),
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(runWord(&r), 20)), describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)),
 			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	_ = tw.Flush()

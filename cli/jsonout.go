@@ -38,8 +38,9 @@ func (p *jsonPrinter) events(evs []*model.Event) {
 	for _, e := range evs {
 		start := len(p.buf)
 		p.buf = append(eventLine(p.buf, e.Raw, p.w.Secrets), '\n')
-		if p.w.Width > 0 {
-			// A person reads this on a terminal: the same JSON, with the
+		if p.w.Width > 0 || p.w.hub != nil {
+			// A person reads this on a terminal (a hub session's output
+			// is shown on one, pty or not): the same JSON, with the
 			// characters a terminal could act on written as escapes.
 			line := p.buf[start:]
 			if esc := escapeForTerminal(line); &esc[0] != &line[0] {

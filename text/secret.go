@@ -174,34 +174,57 @@ func (s *Secrets) RedactJSON(v []byte) (out []byte, changed bool) {
 	return s.redactJSON(v)
 }
 
+// redactJSON walks v and replaces the strings that hold a secret where
+// they stand; every other byte of v is kept as it was sent. Re-encoding
+// the value instead would write the characters the server escaped (a C1
+// control, a bidi override) raw, and the JSON printed to a terminal would
+// carry them.
 func (s *Secrets) redactJSON(v []byte) ([]byte, bool) {
 	dec := jsontext.NewDecoder(bytes.NewReader(v), jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	var buf bytes.Buffer
-	enc := jsontext.NewEncoder(&buf, jsontext.AllowDuplicateNames(true), jsontext.AllowInvalidUTF8(true))
-	changed := false
+	var out []byte
+	at := 0 // v[:at] is in out
 	for {
-		tok, err := dec.ReadToken()
-		if err != nil {
-			return s.unwalkable(v), true
-		}
-		if tok.Kind() == '"' {
-			str := tok.String()
-			if r, ok := s.redactString(str); ok {
-				tok = jsontext.String(r)
-				changed = true
+		if dec.PeekKind() == '"' {
+			raw, err := dec.ReadValue()
+			if err != nil {
+				return s.unwalkable(v), true
 			}
-		}
-		if err := enc.WriteToken(tok); err != nil {
+			str, ok := unquote(raw)
+			if !ok {
+				return s.unwalkable(v), true
+			}
+			if r, ok := s.redactString(str); ok {
+				end := int(dec.InputOffset())
+				begin := end - len(raw)
+				out = append(out, v[at:begin]...)
+				out = appendQuote(out, r) // nothing a terminal acts on raw
+				at = end
+			}
+		} else if _, err := dec.ReadToken(); err != nil {
 			return s.unwalkable(v), true
 		}
 		if dec.StackDepth() == 0 {
 			break
 		}
 	}
-	if !changed {
+	if out == nil {
 		return v, false
 	}
-	return bytes.TrimRight(buf.Bytes(), "\n"), true
+	out = append(out, v[at:int(dec.InputOffset())]...)
+	return bytes.TrimSpace(out), true
+}
+
+// unquote is the content of the JSON string raw; invalid UTF-8 in it is
+// allowed, as the decoder allows it.
+func unquote(raw []byte) (string, bool) {
+	if b, err := jsontext.AppendUnquote(nil, raw); err == nil {
+		return string(b), true
+	}
+	tok, err := jsontext.NewDecoder(bytes.NewReader(raw), jsontext.AllowInvalidUTF8(true)).ReadToken()
+	if err != nil || tok.Kind() != '"' {
+		return "", false
+	}
+	return tok.String(), true
 }
 
 // unwalkable is what RedactJSON makes of a value that may hold a secret

@@ -331,3 +331,35 @@ func upperHex(s string) string {
 	}
 	return string(b)
 }
+
+// Redacting a key echoed in any disguise leaves what the server escaped
+// escaped: the value is not re-encoded, so no C1 control or bidi character
+// it sent as \u escape comes out raw, in the string that held the key or
+// beside it; and the redacted string itself holds nothing raw.
+func TestRedactJSONKeepsEscapesAsSent(t *testing.T) {
+	const k = "fc-0123456789abcdef"
+	s := NewSecrets(k)
+	hostile := `\u001b[31m \u009b31m \u009d0;t\u009c \u202eRLO\u202c \u2066LRI\u2069 \u200e \u061c`
+	for _, form := range []string{
+		k,
+		k[:4] + "\u200b" + k[4:],
+		k[:5] + `\u001b[31m` + k[5:],
+		k[:1] + `\u0063` + k[2:],
+		k[:5] + "\u202e" + k[5:],
+	} {
+		in := `{"a":"` + hostile + `","b":"echo ` + form + " " + hostile + " \u009b raw \u202e" + ` end","` + form + `":1}`
+		out, changed := s.RedactJSON([]byte(in))
+		if !changed || strings.Contains(string(out), k) || !strings.Contains(string(out), Redacted) {
+			t.Errorf("%q: changed %v: %s", form, changed, out)
+		}
+		if !strings.HasPrefix(string(out), `{"a":"`+hostile+`",`) {
+			t.Errorf("%q: the string beside the key is not as sent: %s", form, out)
+		}
+		for _, r := range string(out) {
+			if r == 0x1b || (r >= 0x80 && r <= 0x9f) || (r >= 0x202a && r <= 0x202e) || (r >= 0x2066 && r <= 0x2069) || r == 0x200e || r == 0x200f || r == 0x61c {
+				t.Errorf("%q: raw U+%04X in %q", form, r, out)
+				break
+			}
+		}
+	}
+}
