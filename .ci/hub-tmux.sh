@@ -4,7 +4,7 @@
 # as an operator: the runs screen appears, enter shows the processing run,
 # esc comes back, q ends the session with 0 and the pane shows the shell
 # again. At 80x24 as a viewer with NO_COLOR sent: c is refused, q quits.
-# Then a command session (runs -o json), a refused one (exit 2), and the
+# Then command sessions (runs -o json, --help), refused ones (exit 2), and the
 # hub's log: one line per login and logout. Called from .ci/run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -130,7 +130,10 @@ code=$?
 set -e
 [ "$code" = 2 ] || hubfail "watch --interval 500ms: exit $code, want 2"
 grep -q "no faster than the hub, every 1s" "$tmp/refused" || hubfail "watch --interval 500ms said: $(cat "$tmp/refused")"
-echo "hub-tmux: commands ok (runs -o json; --record and an --interval under the hub's refused with 2)"
+ssh $sshargs -i "$tmp/bob" 127.0.0.1 runs --help >"$tmp/help" 2>&1 || hubfail "runs --help: exit $?: $(cat "$tmp/help")"
+grep -q "^Usage:" "$tmp/help" || hubfail "runs --help printed no usage: $(cat "$tmp/help")"
+ssh $sshargs -i "$tmp/bob" 127.0.0.1 watch -h >"$tmp/help" 2>&1 || hubfail "watch -h: exit $?: $(cat "$tmp/help")"
+echo "hub-tmux: commands ok (runs -o json; runs --help and watch -h exit 0; --record and an --interval under the hub's refused with 2)"
 
 # The log: logins and logouts, by name; never the key.
 for want in 'login alice (operator' 'logout alice (operator' 'login bob (viewer' 'logout bob (viewer'; do

@@ -71,7 +71,9 @@ func TestNoOverlappingRequestsWhileHammeringPollNow(t *testing.T) {
 	t.Parallel()
 	for _, scenario := range []string{"research", "chaos"} {
 		t.Run(scenario, func(t *testing.T) {
-			srv := startSim(t, sim.Options{Scenarios: []string{scenario}, Speed: 200})
+			// Held until the hammer has made its calls: a fast run on a
+			// loaded machine could otherwise end before it made them.
+			srv := startSim(t, sim.Options{Scenarios: []string{scenario}, Speed: 200, Held: true})
 			hc, counter := countingClient()
 			c := newClient(t, srv, Config{BaseURL: srv.URL, APIKey: srv.Key, HTTPClient: hc})
 			w := fast(c.Watch(srv.Jobs[0].ID, WatchOptions{Interval: 50 * time.Millisecond}))
@@ -81,6 +83,16 @@ func TestNoOverlappingRequestsWhileHammeringPollNow(t *testing.T) {
 			stop := make(chan struct{})
 			var calls atomic.Int64
 			var hammer sync.WaitGroup
+			go func() {
+				for calls.Load() < 100 {
+					select {
+					case <-stop:
+						return
+					case <-time.After(time.Millisecond):
+					}
+				}
+				srv.Release()
+			}()
 			for range 3 {
 				hammer.Add(1)
 				go func() {
