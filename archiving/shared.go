@@ -356,11 +356,14 @@ func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
 }
 
 // take takes the run's lease, polling the run on its own meanwhile when
-// the archive keeps it waiting longer than a poll interval (an SQLite
-// file another program holds the write lock of makes it wait up to its
-// LockWait): the watch never stops showing the run for the archive's
-// wait. p is solo's polling, still at work (nil: none); it goes on, as
+// the archive keeps it waiting longer than takeGrace (an SQLite file
+// another program holds the write lock of makes it wait up to its
+// LockWait): the watch never stops showing the run for long on the
+// archive's wait. The grace is a second at least, so that an ordinary
+// take on a loaded machine does not start a second stream of polls. p is solo's polling, still at work (nil: none); it goes on, as
 // the result, when the archive cannot be used, else it is stopped.
+const takeGrace = time.Second
+
 func (s *Shared) take(ctx context.Context, st archive.Store, p *polling) (archive.Lease, *polling, error) {
 	type taken struct {
 		l   archive.Lease
@@ -373,7 +376,7 @@ func (s *Shared) take(ctx context.Context, st archive.Store, p *polling) (archiv
 	}()
 	var grace <-chan time.Time
 	if p == nil {
-		t := time.NewTimer(s.pollInterval())
+		t := time.NewTimer(max(s.pollInterval(), takeGrace))
 		defer t.Stop()
 		grace = t.C
 	}
