@@ -30,6 +30,9 @@ type Pass struct {
 	// leaves the list to another process that archives it now.
 	Holder    archive.Holder
 	ShareList bool
+	// Budget, if set, paces every request of the pass (budget.go): the
+	// team's live follows keep the rest of the service's limit.
+	Budget *Budget
 
 	PassCounts
 	lastSkip error
@@ -45,8 +48,12 @@ type PassCounts struct {
 	// archives the list now, and the pass was left to it.
 	ListedBy string
 	Partial  int // runs archived without some of their parts
-	Bytes    int64
-	Started  time.Time
+	// Left: runs (or parts of them) not asked for, since the endpoint
+	// they need failed for run after run (EndpointOff said it once).
+	Left    int
+	Bytes   int64
+	Started time.Time
+	Paced   time.Duration // waited for the budget, in all
 }
 
 // PassReport is told what a pass does, as it does it.
@@ -59,6 +66,10 @@ type PassReport interface {
 	Skip(id, what string, err error)
 	// FirstGen: a run archived without a trace (it has none).
 	FirstGen(id string)
+	// EndpointOff: the service's endpoint (a run's "status", "trace" or
+	// "snapshot") failed for runs runs in a row (err, the last failure):
+	// the pass asks it no more, and leaves what it serves for the next.
+	EndpointOff(endpoint string, runs int, err error)
 }
 
 // listTTL is how long a pass holds the team's list's lease past its
@@ -86,7 +97,14 @@ func (e *NothingArchived) Unwrap() error { return e.Last }
 // a *NothingArchived.
 func (p *Pass) Run(ctx context.Context) error {
 	p.Started = time.Now()
+	c := p.C
+	if p.Budget != nil {
+		c = c.WithPacer(p.Budget)
+		start := p.Budget.Waited()
+		defer func() { p.Paced = p.Budget.Waited() - start }()
+	}
 	defer func() { p.Report.Progress(p.PassCounts, true) }()
+	eps := newEndpoints(p.Report.EndpointOff)
 	if p.Holder.ID == "" {
 		p.Holder = archive.NewHolder("archive")
 	}
@@ -120,7 +138,7 @@ func (p *Pass) Run(ctx context.Context) error {
 			}()
 		}
 	}
-	pager := p.C.RunPages()
+	pager := c.RunPages()
 	listed := map[string]bool{}
 	for !pager.Done() {
 		p.Requests++
@@ -146,7 +164,7 @@ func (p *Pass) Run(ctx context.Context) error {
 		if err := renew(); err != nil {
 			return err
 		}
-		cp := &Completer{C: p.C, St: p.St, Secrets: p.Secrets, Service: p.Service, Team: p.Team, Holder: p.Holder}
+		cp := &Completer{C: c, St: p.St, Secrets: p.Secrets, Service: p.Service, Team: p.Team, Holder: p.Holder, eps: eps}
 		for i := range l.Runs {
 			ri := &l.Runs[i]
 			p.Seen++
@@ -169,16 +187,24 @@ func (p *Pass) Run(ctx context.Context) error {
 			if err != nil {
 				return err
 			}
+			if done.Deferred || done.Left > 0 {
+				p.Left++
+			}
 			switch {
 			case done.SkipErr != nil:
 				p.Skipped++
 				p.lastSkip = done.SkipErr
-				p.Report.Skip(ri.ID, done.Skipped, done.SkipErr)
+				if !done.Deferred {
+					p.Report.Skip(ri.ID, done.Skipped, done.SkipErr)
+				}
 			case done.FirstGen:
 				p.Report.FirstGen(ri.ID)
 			case done.Gaps > 0:
 				p.Partial++
-				p.Report.Skip(ri.ID, fmt.Sprintf("archived without %d of its snapshots", done.Gaps), done.GapErr)
+				if done.Gaps > done.Left {
+					// Its own failures; those left were said once.
+					p.Report.Skip(ri.ID, fmt.Sprintf("archived without %d of its snapshots", done.Gaps), done.GapErr)
+				}
 			}
 			if done.Requests > 0 {
 				p.Report.Progress(p.PassCounts, false)

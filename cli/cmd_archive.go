@@ -78,6 +78,10 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	if err != nil {
 		return err
 	}
+	limit, err := archiving.LimitFromEnv()
+	if err != nil {
+		return badUsage("%s", err)
+	}
 	term, _ := isTerminal(a.stderr.w)
 	// The client waits out a 429 or a 5xx as poller.Retry says, each wait
 	// said on stderr (on a terminal, over the progress line).
@@ -102,8 +106,12 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 		label = "archive --once"
 	}
 	holder := archive.NewHolder(label)
+	// Its requests take what the team's live follows leave of the limit,
+	// with every other pass and completion on the archive (budget.go).
+	team := archive.TeamOf(svc.key)
+	budget := archiving.NewBudget(st, service, team, limit, nil)
 	for {
-		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: archive.TeamOf(svc.key), Report: passReport{a, term}, Holder: holder, ShareList: !ao.Once}
+		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: team, Report: passReport{a, term}, Holder: holder, ShareList: !ao.Once, Budget: budget}
 		err := passErr(p.Run(ctx))
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -125,6 +133,17 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 		case <-t.C:
 		}
 	}
+}
+
+// rateLimit is the team's limit for the background work of a screen or a
+// hub: $FIREWATCH_RATE_LIMIT, or the default when it is unset or cannot be
+// read (firewatch archive refuses the latter).
+func rateLimit() archiving.Limit {
+	l, err := archiving.LimitFromEnv()
+	if err != nil {
+		return archiving.Limit{N: archiving.DefaultRateLimit, Per: time.Minute}
+	}
+	return l
 }
 
 // passReport says what a pass of firewatch archive does, on stderr: where
@@ -164,8 +183,22 @@ func (r passReport) Progress(p archiving.PassCounts, final bool) {
 	case r.term:
 		fmt.Fprintf(r.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.Started)))
 	case final:
-		fmt.Fprintf(r.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.Requests, text.Duration(time.Since(p.Started)))
+		paced := ""
+		if p.Paced >= time.Second {
+			paced = fmt.Sprintf(" (%s of it paced, leaving the live work its share)", text.Duration(p.Paced))
+		}
+		fmt.Fprintf(r.a.stderr, "firewatch: %s, %d requests, %s%s\n", line, p.Requests, text.Duration(time.Since(p.Started)), paced)
 	}
+}
+
+// EndpointOff says, once, that the pass asks an endpoint no more.
+func (r passReport) EndpointOff(endpoint string, runs int, err error) {
+	what := map[string]string{"status": "runs' statuses", "trace": "runs' traces", "snapshot": "runs' snapshots"}[endpoint]
+	if what == "" {
+		what = "runs' " + endpoint + "s"
+	}
+	r.say(fmt.Sprintf("archive: the service failed to give the %s for %d runs in a row (%s): this pass asks for them no more; the next pass tries again",
+		what, runs, r.a.secrets.Redact(err.Error())))
 }
 
 // Skip says why a run (or a part of it) could not be archived.
