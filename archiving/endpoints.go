@@ -41,10 +41,10 @@ func newEndpoints(turnedOff func(op string, runs int, err error)) *endpoints {
 }
 
 // failure reports whether err is the endpoint failing (not the run's own
-// answer, a 429, or the pass interrupted).
+// answer, a body too large to keep, a 429, or the pass interrupted).
 func failure(err error) bool {
 	var pe *poller.Error
-	return err != nil && errors.As(err, &pe) && pe.Retryable() && pe.Kind != poller.KindRateLimited &&
+	return err != nil && errors.As(err, &pe) && pe.Retryable() && pe.Kind != poller.KindRateLimited && !pe.TooLarge() &&
 		!errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 

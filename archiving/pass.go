@@ -87,7 +87,7 @@ type NothingArchived struct {
 }
 
 func (e *NothingArchived) Error() string {
-	return fmt.Sprintf("archive: none of the %d runs to fetch could be archived (each said above); the next pass tries again", e.N)
+	return fmt.Sprintf("archive: none of the %d runs to fetch could be archived (why is said above); the next pass tries again", e.N)
 }
 
 func (e *NothingArchived) Unwrap() error { return e.Last }

@@ -189,3 +189,36 @@ func TestArchivePassStopsAskingAFailingEndpoint(t *testing.T) {
 		t.Fatalf("second pass: exit %d\n%s", code, errOut)
 	}
 }
+
+// TestArchivePassStopsAskingAFailingTraceEndpoint: every trace request
+// answering 500, a pass over ten runs asks for the traces of three runs,
+// says so once, leaves the other seven unasked (no status asked either)
+// and fails as a pass that could archive nothing does (exit 1).
+func TestArchivePassStopsAskingAFailingTraceEndpoint(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 9})
+	waitSimFinished(t, srv)
+	front := newWhoFront(srv, "/trace")
+	front.fail = true
+	hs := httptest.NewServer(front)
+	defer hs.Close()
+	retry := poller.Retry{Sleep: func(context.Context, time.Duration) bool { return true }}
+	before := srv.Stats().ByRoute["GET status"]
+	var out, errOut bytes.Buffer
+	code := execute(context.Background(), []string{"archive", "--once", "--archive", filepath.Join(t.TempDir(), "a.db"), "--api-url", hs.URL, "--api-key", srv.Key},
+		strings.NewReader(""), &out, &errOut, retry)
+	if code != ExitFailed || !strings.Contains(errOut.String(), "10 runs seen, 0 fetched") || !strings.Contains(errOut.String(), "10 skipped") {
+		t.Fatalf("exit %d, want %d\n%s", code, ExitFailed, errOut.String())
+	}
+	front.mu.Lock()
+	asked := len(front.failedBy)
+	front.mu.Unlock()
+	if asked != 3 || srv.Stats().ByRoute["GET status"]-before != 3 {
+		t.Errorf("the traces of %d runs were asked for and %d statuses, want 3 and 3\n%s", asked, srv.Stats().ByRoute["GET status"]-before, errOut.String())
+	}
+	if n := strings.Count(errOut.String(), "asks for them no more"); n != 1 || !strings.Contains(errOut.String(), "runs' traces for 3 runs in a row") {
+		t.Errorf("said %d times that the endpoint is asked no more, want once\n%s", n, errOut.String())
+	}
+	if n := strings.Count(errOut.String(), "skipped: its trace could not be read"); n != 3 {
+		t.Errorf("%d runs said skipped, want the 3 whose trace failed\n%s", n, errOut.String())
+	}
+}

@@ -33,14 +33,19 @@ does not hold, or held while it was still processing: its status, trace and
 artifact snapshots. Then sleep (--every) and do it again; --once does one
 pass and exits (for cron or a systemd timer).
 
-One request at a time; a 429 is waited out as everywhere else. A second
-pass fetches nothing new; a pass killed halfway is completed by the next.
+One request at a time, paced: the passes and background completions on
+the archive take half the team's rate limit together ($FIREWATCH_RATE_LIMIT:
+requests a minute, 500 unless set, or N/DURATION), so that live watches
+keep the rest; a 429 is waited out and slows the pace. A second pass
+fetches nothing new; a pass killed halfway is completed by the next.
 Each run is written in one transaction: nothing half-written.
 
 A run the service cannot give now (an answer that stays 5xx) is skipped and
 said, with why, on its own line; what could be read of it is kept (a run
 without one of its snapshots is still archived), and the next pass tries
-the rest again. A first-generation run has no trace: its list item and
+the rest again. An endpoint (a run's status, trace or snapshots) that
+fails for 3 runs in a row is asked no more in the pass, said once: what it
+serves is left for the next pass. A first-generation run has no trace: its list item and
 status are archived as the whole of it. Runs are kept per team:
 a pass marks expired only runs its own key's team owns and no longer lists.
 
