@@ -198,9 +198,9 @@ func TestTeamListOneStreamForTwoScreens(t *testing.T) {
 
 type quietReport struct{}
 
-func (quietReport) Progress(PassCounts, bool)  {}
-func (quietReport) Skip(string, string, error) {}
-func (quietReport) FirstGen(string)            {}
+func (quietReport) Progress(PassCounts, bool)      {}
+func (quietReport) Skip(string, string, error)     {}
+func (quietReport) FirstGen(string)                {}
 func (quietReport) EndpointOff(string, int, error) {}
 
 // A pass of archive --every walks the whole list even while a runs screen
