@@ -98,12 +98,17 @@ func (e *NothingArchived) Unwrap() error { return e.Last }
 func (p *Pass) Run(ctx context.Context) error {
 	p.Started = time.Now()
 	c := p.C
+	var waited time.Duration
 	if p.Budget != nil {
 		c = c.WithPacer(p.Budget)
-		start := p.Budget.Waited()
-		defer func() { p.Paced = p.Budget.Waited() - start }()
+		waited = p.Budget.Waited()
 	}
-	defer func() { p.Report.Progress(p.PassCounts, true) }()
+	defer func() {
+		if p.Budget != nil {
+			p.Paced = p.Budget.Waited() - waited
+		}
+		p.Report.Progress(p.PassCounts, true)
+	}()
 	eps := newEndpoints(p.Report.EndpointOff)
 	if p.Holder.ID == "" {
 		p.Holder = archive.NewHolder("archive")

@@ -130,7 +130,7 @@ func TestArchivePassLeavesTheWatchItsShare(t *testing.T) {
 	_, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", hs.URL, "--api-key", srv.Key)
 	cancel()
 	<-watched
-	if code != 0 || !strings.Contains(errOut, "20 runs seen, 20 fetched") {
+	if code != 0 || !strings.Contains(errOut, "20 runs seen, 20 fetched") || !strings.Contains(errOut, "of it paced, leaving the live work its share") {
 		t.Fatalf("pass: exit %d\n%s", code, errOut)
 	}
 	front.mu.Lock()

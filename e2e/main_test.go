@@ -100,7 +100,8 @@ func startSim(t *testing.T, opts sim.Options) *sim.Server {
 // baseEnv is a clean environment: no FIRECRAWL_* or NO_COLOR from the
 // machine running the tests.
 func baseEnv(extra ...string) []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC", "LANG=C.UTF-8", "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME")}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC", "LANG=C.UTF-8", "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"),
+		"FIREWATCH_RATE_LIMIT=" + os.Getenv("FIREWATCH_RATE_LIMIT")}
 	return append(env, extra...)
 }
 
