@@ -105,9 +105,9 @@ type Completion struct {
 	// failure): the run is archived without them and fetched again later.
 	Gaps   int
 	GapErr error
-	// Left: the run (Skipped), or Left of its snapshots (among Gaps),
-	// were not asked for: the pass asks their endpoint no more
-	// (endpoints.go), and says so once rather than for each run.
+	// Deferred: the run was not asked for (Skipped says so); Left: that
+	// many of its snapshots (among Gaps) were not. The pass asks their
+	// endpoint no more (endpoints.go), and says so once, not run by run.
 	Deferred bool
 	Left     int
 }

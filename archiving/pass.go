@@ -48,12 +48,9 @@ type PassCounts struct {
 	// archives the list now, and the pass was left to it.
 	ListedBy string
 	Partial  int // runs archived without some of their parts
-	// Left: runs (or parts of them) not asked for, since the endpoint
-	// they need failed for run after run (EndpointOff said it once).
-	Left    int
-	Bytes   int64
-	Started time.Time
-	Paced   time.Duration // waited for the budget, in all
+	Bytes    int64
+	Started  time.Time
+	Paced    time.Duration // waited for the budget, in all
 }
 
 // PassReport is told what a pass does, as it does it.
@@ -191,9 +188,6 @@ func (p *Pass) Run(ctx context.Context) error {
 			}
 			if err != nil {
 				return err
-			}
-			if done.Deferred || done.Left > 0 {
-				p.Left++
 			}
 			switch {
 			case done.SkipErr != nil:
