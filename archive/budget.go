@@ -15,7 +15,8 @@ import (
 // The row holds when the next request is due (a generic cell rate
 // algorithm, the same as a token bucket): a request reserves the slot at
 // max(due, now) and moves due on by the interval; it is sent once due is
-// no more than burst intervals ahead of now. Times are the database's
+// no more than burst intervals ahead of now. A 429 sets held_until: no
+// request of any process is sent before it, whatever its burst. Times are the database's
 // clock, as the leases', so that processes whose clocks differ agree.
 
 // BudgetKey names a shared budget: one service, one team (TeamOf its key).
@@ -33,12 +34,13 @@ type Budgeter interface {
 	Pace(ctx context.Context, k BudgetKey, interval time.Duration, burst int, hold time.Duration) (time.Duration, error)
 }
 
-// paceSQL reserves a slot: due becomes max(due, now + hold) + interval;
-// it returns how far ahead of now the new due is.
-const paceSQL = `INSERT INTO fw_budget AS b (service, team, due) VALUES (?, ?, NOW + ? + ?)
+// paceSQL reserves a slot: due becomes max(due, now + hold) + interval,
+// held_until at least now + hold; it returns how far ahead of now both are.
+const paceSQL = `INSERT INTO fw_budget AS b (service, team, due, held_until) VALUES (?, ?, NOW + ? + ?, NOW + ?)
 	ON CONFLICT (service, team) DO UPDATE SET
-		due = CASE WHEN b.due + ? > excluded.due THEN b.due + ? ELSE excluded.due END
-	RETURNING due - NOW`
+		due = CASE WHEN b.due + ? > excluded.due THEN b.due + ? ELSE excluded.due END,
+		held_until = CASE WHEN b.held_until > excluded.held_until THEN b.held_until ELSE excluded.held_until END
+	RETURNING due - NOW, held_until - NOW`
 
 func (s *sqlStore) Pace(ctx context.Context, k BudgetKey, interval time.Duration, burst int, hold time.Duration) (time.Duration, error) {
 	if s.readOnly {
@@ -46,19 +48,20 @@ func (s *sqlStore) Pace(ctx context.Context, k BudgetKey, interval time.Duration
 	}
 	iv := ttlMs(interval)
 	burst = max(burst, 1)
-	var holdMs int64
+	var holdMs, dueMs int64
 	if hold > 0 {
-		// Past the hold's end by the whole burst: the next request waits
-		// the hold out, and the ones after it are paced.
-		holdMs = hold.Milliseconds() + int64(burst)*iv
+		// Every process's requests wait the hold out (held_until); this
+		// one's burst is spent with it (due past the hold by the burst).
+		holdMs = hold.Milliseconds()
+		dueMs = holdMs + int64(burst)*iv
 	}
-	var ahead int64
+	var ahead, held int64
 	err := s.write(ctx, "pacing the requests", func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, s.clocked(paceSQL), k.Service, k.Team, holdMs, iv, iv, iv).Scan(&ahead)
+		return tx.QueryRowContext(ctx, s.clocked(paceSQL), k.Service, k.Team, dueMs, iv, holdMs, iv, iv).Scan(&ahead, &held)
 	})
 	if err != nil {
 		return 0, err
 	}
-	wait := time.Duration(ahead-int64(burst)*iv) * time.Millisecond
-	return max(wait, 0), nil
+	wait := max(ahead-int64(burst)*iv, held)
+	return max(time.Duration(wait)*time.Millisecond, 0), nil
 }

@@ -43,5 +43,9 @@ func TestPaceShared(t *testing.T) {
 		// and past the slots taken, and the next one an interval on.
 		near("after the hold", pace(s, k, time.Minute), time.Minute+iv)
 		near("after the hold, next", pace(other, k, 0), time.Minute+2*iv)
+		// One that allows itself a larger burst waits the hold out too.
+		if d, err := other.(Budgeter).Pace(ctx, k, iv, 20, 0); err != nil || d < time.Minute-2*time.Second {
+			t.Errorf("a larger burst after the hold: wait %s (%v), want the hold at least", d, err)
+		}
 	})
 }

@@ -77,6 +77,7 @@ type Budget struct {
 	mu       sync.Mutex
 	slow     int           // halvings after 429s
 	due      time.Time     // this process's own pace, when the archive cannot keep it
+	held     time.Time     // and until when its last 429 holds it
 	fellBack bool          // said once in the debug log
 	waited   time.Duration // the waits in all (the report's)
 }
@@ -169,7 +170,10 @@ func (b *Budget) paceAlone(iv time.Duration, burst int, hold time.Duration, err 
 		base = b.due
 	}
 	b.due = base.Add(iv)
-	return b.due.Sub(now) - time.Duration(burst)*iv
+	if hold > 0 {
+		b.held = later(b.held, now.Add(hold))
+	}
+	return max(b.due.Sub(now)-time.Duration(burst)*iv, b.held.Sub(now), 0)
 }
 
 // RateLimited is a 429 a background request met: every background
@@ -194,4 +198,11 @@ func (b *Budget) Waited() time.Duration {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.waited
+}
+
+func later(a, b time.Time) time.Time {
+	if a.After(b) {
+		return a
+	}
+	return b
 }
