@@ -20,8 +20,8 @@ import (
 // of them together, paced through one row of the archive per service and
 // team (archive.Budgeter), so that what is left is the live work's. A 429
 // one of them meets holds them all for the delay it asked for, and slows
-// that process's pace by half (down to a sixteenth) for as long as it
-// lives.
+// that Budget's pace by half (down to a sixteenth) for as long as it
+// lives (a pass makes one of its own).
 
 // DefaultRateLimit is the service's limit on one team's requests when
 // $FIREWATCH_RATE_LIMIT says none: the free plan's 500 a minute.

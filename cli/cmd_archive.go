@@ -113,9 +113,11 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	holder := archive.NewHolder(label)
 	// Its requests take what the team's live follows leave of the limit,
 	// with every other pass and completion on the archive (budget.go).
+	// A pass's 429s slow it for the rest of it: the next starts at the
+	// budget's pace again.
 	team := archive.TeamOf(svc.key)
-	budget := archiving.NewBudget(st, service, team, limit, nil)
 	for {
+		budget := archiving.NewBudget(st, service, team, limit, nil)
 		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: team, Report: passReport{a, term}, Holder: holder, ShareList: !ao.Once, Budget: budget}
 		err := passErr(p.Run(ctx))
 		if ctx.Err() != nil {
