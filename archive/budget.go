@@ -29,13 +29,16 @@ type BudgetKey struct {
 type Budgeter interface {
 	// Pace reserves the next request of k's background work, at one
 	// request an interval with bursts of up to burst, and returns how long
-	// the caller waits before sending it (0: now). hold > 0 is a 429: no
-	// request of k's is due before hold from now, and the burst is spent.
+	// the caller waits before sending it (0: now). hold > 0 is a 429,
+	// reserving nothing: no request of k's is sent before hold from now,
+	// and the caller's burst is spent.
 	Pace(ctx context.Context, k BudgetKey, interval time.Duration, burst int, hold time.Duration) (time.Duration, error)
 }
 
-// paceSQL reserves a slot: due becomes max(due, now + hold) + interval,
-// held_until at least now + hold; it returns how far ahead of now both are.
+// paceSQL moves due to max(due + step, now + base + step) and held_until
+// to at least now + hold, and returns how far ahead of now both are. A
+// request's step is the interval (base 0); a 429's step is 0 and its base
+// the hold less an interval, its burst spent (see Pace).
 const paceSQL = `INSERT INTO fw_budget AS b (service, team, due, held_until) VALUES (?, ?, NOW + ? + ?, NOW + ?)
 	ON CONFLICT (service, team) DO UPDATE SET
 		due = CASE WHEN b.due + ? > excluded.due THEN b.due + ? ELSE excluded.due END,
@@ -48,16 +51,17 @@ func (s *sqlStore) Pace(ctx context.Context, k BudgetKey, interval time.Duration
 	}
 	iv := ttlMs(interval)
 	burst = max(burst, 1)
-	var holdMs, dueMs int64
+	step, base, holdMs := iv, int64(0), int64(0)
 	if hold > 0 {
-		// Every process's requests wait the hold out (held_until); this
-		// one's burst is spent with it (due past the hold by the burst).
+		// No request of any process before the hold's end (held_until);
+		// this one's next request goes then, the ones after it an
+		// interval apart: its burst is spent.
 		holdMs = hold.Milliseconds()
-		dueMs = holdMs + int64(burst)*iv
+		step, base = 0, holdMs+int64(burst-1)*iv
 	}
 	var ahead, held int64
 	err := s.write(ctx, "pacing the requests", func(tx *sql.Tx) error {
-		return tx.QueryRowContext(ctx, s.clocked(paceSQL), k.Service, k.Team, dueMs, iv, holdMs, iv, iv).Scan(&ahead, &held)
+		return tx.QueryRowContext(ctx, s.clocked(paceSQL), k.Service, k.Team, base, step, holdMs, step, step).Scan(&ahead, &held)
 	})
 	if err != nil {
 		return 0, err

@@ -39,10 +39,11 @@ func TestPaceShared(t *testing.T) {
 		near("third", pace(s, k, 0), iv)
 		near("fourth, the other process", pace(other, k, 0), 2*iv)
 		near("another team", pace(other, BudgetKey{Service: k.Service, Team: "team-b"}, 0), 0)
-		// A 429 asking for a minute: the slot after it is past the minute
-		// and past the slots taken, and the next one an interval on.
-		near("after the hold", pace(s, k, time.Minute), time.Minute+iv)
-		near("after the hold, next", pace(other, k, 0), time.Minute+2*iv)
+		// A 429 asking for a minute: the next request goes when it ends,
+		// the one after it an interval on.
+		pace(s, k, time.Minute)
+		near("after the hold", pace(s, k, 0), time.Minute)
+		near("after the hold, next", pace(other, k, 0), time.Minute+iv)
 		// One that allows itself a larger burst waits the hold out too.
 		if d, err := other.(Budgeter).Pace(ctx, k, iv, 20, 0); err != nil || d < time.Minute-2*time.Second {
 			t.Errorf("a larger burst after the hold: wait %s (%v), want the hold at least", d, err)

@@ -162,17 +162,13 @@ func (b *Budget) paceAlone(iv time.Duration, burst int, hold time.Duration, err 
 		b.logf("archive: the background requests are paced by this process alone: %v", err)
 	}
 	now := time.Now()
-	base := now
 	if hold > 0 {
-		base = now.Add(hold + time.Duration(burst)*iv)
-	}
-	if b.due.After(base) {
-		base = b.due
-	}
-	b.due = base.Add(iv)
-	if hold > 0 {
+		// As the archive's row: held until the hold ends, the burst spent.
 		b.held = later(b.held, now.Add(hold))
+		b.due = later(b.due, now.Add(hold+time.Duration(burst-1)*iv))
+		return 0
 	}
+	b.due = later(b.due, now).Add(iv)
 	return max(b.due.Sub(now)-time.Duration(burst)*iv, b.held.Sub(now), 0)
 }
 

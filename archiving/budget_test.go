@@ -20,7 +20,7 @@ func TestBudgetHoldsAndSlowsAfterA429(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	limit := Limit{N: 1000, Per: 100 * time.Second} // 500 for the background: one each 200ms, bursts of 25
+	limit := Limit{N: 1000, Per: 1000 * time.Second} // 500 for the background: one each 2s, bursts of 25
 	for name, shared := range map[string]archive.Store{"shared": st, "alone": nil} {
 		t.Run(name, func(t *testing.T) {
 			b := NewBudget(shared, "http://svc.test", name, limit, nil)
@@ -37,19 +37,24 @@ func TestBudgetHoldsAndSlowsAfterA429(t *testing.T) {
 					t.Fatalf("request %d of the burst waits %s", i+1, d)
 				}
 			}
-			if d := reserve(); d < 100*time.Millisecond || d > 200*time.Millisecond {
-				t.Fatalf("past the burst: wait %s, want about 200ms", d)
+			if d := reserve(); d <= 0 || d > 2*time.Second {
+				t.Fatalf("past the burst: wait %s, want up to 2s", d)
 			}
 			b.RateLimited(30 * time.Second)
-			if d := reserve(); d < 30*time.Second || d > 32*time.Second {
-				t.Fatalf("after a 429 asking for 30s: wait %s", d)
+			// The 26 slots taken end 52s from now: the hold ends before.
+			if d := reserve(); d < 48*time.Second || d > 52*time.Second {
+				t.Fatalf("after a 429 asking for 30s: wait %s, want the slots taken, about 52s", d)
 			}
-			if iv, burst := b.pace(); iv != 400*time.Millisecond || burst != 1 {
-				t.Fatalf("after a 429 the pace is %s, bursts of %d; want 400ms and 1", iv, burst)
+			if iv, burst := b.pace(); iv != 4*time.Second || burst != 1 {
+				t.Fatalf("after a 429 the pace is %s, bursts of %d; want 4s and 1", iv, burst)
+			}
+			b.RateLimited(5 * time.Minute)
+			if d := reserve(); d < 5*time.Minute-2*time.Second || d > 5*time.Minute {
+				t.Fatalf("after a 429 asking for 5m: wait %s", d)
 			}
 			if shared != nil {
 				other := NewBudget(shared, "http://svc.test", name, limit, nil)
-				if d, _ := other.reserve(ctx, 0); d < 30*time.Second {
+				if d, _ := other.reserve(ctx, 0); d < 5*time.Minute-2*time.Second {
 					t.Fatalf("another process's background request after the 429 waits %s", d)
 				}
 			}
