@@ -106,6 +106,9 @@ func TestArchivePassLeavesTheWatchItsShare(t *testing.T) {
 	hs := httptest.NewServer(front)
 	defer hs.Close()
 
+	// The first command sets the process's poller.Version once, before the
+	// watch's client reads it.
+	run(t, context.Background(), "--help")
 	c, err := poller.New(poller.Config{BaseURL: hs.URL, APIKey: srv.Key, Retry: &poller.Retry{Tries: 1},
 		HTTPClient: &http.Client{Transport: taggedTransport{poller.NewTransport(1), "watch"}}})
 	if err != nil {
