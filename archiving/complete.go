@@ -37,6 +37,8 @@ type Completer struct {
 	// Holder is who the process is to the team, in the runs' leases
 	// (empty: a holder of its own, labelled "archive").
 	Holder archive.Holder
+
+	eps *endpoints // a pass's (endpoints.go); nil: each endpoint always asked
 }
 
 // completeTTL is how long a completion's lease keeps a watch from taking
@@ -103,6 +105,11 @@ type Completion struct {
 	// failure): the run is archived without them and fetched again later.
 	Gaps   int
 	GapErr error
+	// Deferred: the run was not asked for (Skipped says so); Left: that
+	// many of its snapshots (among Gaps) were not. The pass asks their
+	// endpoint no more (endpoints.go), and says so once, not run by run.
+	Deferred bool
+	Left     int
 }
 
 // gone reports the service's 404 for a run it no longer has.
@@ -138,6 +145,9 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		}
 	}
 	if h == nil || !h.Complete || h.Gaps > 0 {
+		if err := cmp.Or(cp.eps.offErr(epStatus), cp.eps.offErr(epTrace)); err != nil {
+			return cp.deferRun(ctx, &done, h, item, err)
+		}
 		// Its polls are to be written: under the run's lease.
 		l, by, err := cp.take(ctx, ri.ID)
 		switch {
@@ -158,8 +168,11 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		return cp.fetch(ctx, ri, h, item, l)
 	}
 	// Finished, but its status (the result, expiresAt) never read.
+	if err := cp.eps.offErr(epStatus); err != nil {
+		return cp.deferRun(ctx, &done, h, item, err)
+	}
 	done.Requests++
-	status, err := cp.C.Status(ctx, ri.ID)
+	status, err := cp.status(ctx, ri.ID)
 	if err != nil {
 		return skip("skipped: its status could not be read; its list item is kept", err, item)
 	}
@@ -169,6 +182,27 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 		return done, storeErr(err)
 	}
 	return done, nil
+}
+
+// status asks for the run's status, as the pass's endpoints say.
+func (cp *Completer) status(ctx context.Context, id string) (*poller.Status, error) {
+	status, err := cp.eps.client(cp.C, epStatus).Status(ctx, id)
+	cp.eps.ran(epStatus, answered(err), err)
+	return status, err
+}
+
+// deferRun leaves the run for the next pass without asking anything: an
+// endpoint it needs is asked no more in this pass (err, its failure). Its
+// list item is kept.
+func (cp *Completer) deferRun(ctx context.Context, done *Completion, h *archive.Held, item *archive.Run, err error) (Completion, error) {
+	if h == nil || !h.HasItem {
+		if err := cp.St.PutRun(ctx, item); err != nil {
+			return *done, storeErr(err)
+		}
+	}
+	done.Deferred = true
+	done.Skipped, done.SkipErr = "left for the next pass", err
+	return *done, nil
 }
 
 // skip keeps r (what was read of the run) and says in done why the run
@@ -197,7 +231,7 @@ func (cp *Completer) fetch(ctx context.Context, ri *poller.RunInfo, h *archive.H
 		return cp.skip(ctx, &done, what, err, r)
 	}
 	done.Requests++
-	status, err := cp.C.Status(ctx, ri.ID)
+	status, err := cp.status(ctx, ri.ID)
 	if err != nil {
 		return skip("skipped: its status could not be read; its list item is kept", err, item)
 	}
@@ -205,7 +239,8 @@ func (cp *Completer) fetch(ctx context.Context, ri *poller.RunInfo, h *archive.H
 	ApplyStatus(cp.Secrets, r, status)
 	done.Requests++
 	at := time.Now()
-	body, err := cp.C.Trace(ctx, ri.ID, false)
+	body, err := cp.eps.client(cp.C, epTrace).Trace(ctx, ri.ID, false)
+	cp.eps.ran(epTrace, answered(err), err)
 	if pe := (*poller.Error)(nil); errors.As(err, &pe) && pe.Kind == poller.KindFirstGeneration && status.Terminal() {
 		// A first-generation run has no trace, ever: its list item and
 		// status (with its result) are all there is, archived whole.
@@ -254,29 +289,52 @@ func (cp *Completer) fetch(ctx context.Context, ri *poller.RunInfo, h *archive.H
 	r.Complete = r.Complete || status.Terminal()
 	snaps := map[string]string{}
 	if store != nil {
+		// A pass asks the snapshot endpoint as it says; within a run, once
+		// for each snapshot after one failed.
+		sc := cp.eps.client(cp.C, epSnapshot)
+		answer, off := false, cp.eps.offErr(epSnapshot)
+		var failed error
+		left := map[string]bool{}
 		for _, art := range store.Summary().Artifacts {
 			for _, sid := range art.Snapshots {
-				if _, ok := snaps[sid]; ok || heldSnaps[sid] || poller.ValidateJobID(sid) != nil {
+				if _, ok := snaps[sid]; ok || heldSnaps[sid] || left[sid] || poller.ValidateJobID(sid) != nil {
+					continue
+				}
+				if off != nil {
+					// Not asked: the next pass fetches it.
+					left[sid] = true
+					done.Gaps++
+					done.Left++
+					done.GapErr = off
 					continue
 				}
 				done.Requests++
-				s, err := cp.C.Snapshot(ctx, ri.ID, sid)
+				s, err := sc.Snapshot(ctx, ri.ID, sid)
 				switch {
 				case ctx.Err() != nil:
 					return done, ctx.Err()
 				case gone(err):
+					answer = true
 					continue
 				case err != nil:
 					// The run is kept without it; the next listing
 					// fetches it again.
 					done.Gaps++
 					done.GapErr = err
+					if failure(err) {
+						failed = err
+						if cp.eps != nil {
+							sc = quick(cp.C)
+						}
+					}
 					continue
 				}
+				answer = true
 				snaps[sid] = s.Content
 				done.Bytes += int64(len(s.Content))
 			}
 		}
+		cp.eps.ran(epSnapshot, answer, failed)
 	}
 	r.Gaps = done.Gaps
 	if err := cp.St.ReplaceLeased(ctx, l, r, polls, snaps); err != nil {

@@ -30,6 +30,9 @@ type Pass struct {
 	// leaves the list to another process that archives it now.
 	Holder    archive.Holder
 	ShareList bool
+	// Budget, if set, paces every request of the pass (budget.go): the
+	// team's live follows keep the rest of the service's limit.
+	Budget *Budget
 
 	PassCounts
 	lastSkip error
@@ -47,6 +50,7 @@ type PassCounts struct {
 	Partial  int // runs archived without some of their parts
 	Bytes    int64
 	Started  time.Time
+	Paced    time.Duration // waited for the budget, in all
 }
 
 // PassReport is told what a pass does, as it does it.
@@ -59,6 +63,10 @@ type PassReport interface {
 	Skip(id, what string, err error)
 	// FirstGen: a run archived without a trace (it has none).
 	FirstGen(id string)
+	// EndpointOff: the service's endpoint (a run's "status", "trace" or
+	// "snapshot") failed for runs runs in a row (err, the last failure):
+	// the pass asks it no more, and leaves what it serves for the next.
+	EndpointOff(endpoint string, runs int, err error)
 }
 
 // listTTL is how long a pass holds the team's list's lease past its
@@ -76,7 +84,7 @@ type NothingArchived struct {
 }
 
 func (e *NothingArchived) Error() string {
-	return fmt.Sprintf("archive: none of the %d runs to fetch could be archived (each said above); the next pass tries again", e.N)
+	return fmt.Sprintf("archive: none of the %d runs to fetch could be archived (why is said above); the next pass tries again", e.N)
 }
 
 func (e *NothingArchived) Unwrap() error { return e.Last }
@@ -86,7 +94,19 @@ func (e *NothingArchived) Unwrap() error { return e.Last }
 // a *NothingArchived.
 func (p *Pass) Run(ctx context.Context) error {
 	p.Started = time.Now()
-	defer func() { p.Report.Progress(p.PassCounts, true) }()
+	c := p.C
+	var waited time.Duration
+	if p.Budget != nil {
+		c = c.WithPacer(p.Budget)
+		waited = p.Budget.Waited()
+	}
+	defer func() {
+		if p.Budget != nil {
+			p.Paced = p.Budget.Waited() - waited
+		}
+		p.Report.Progress(p.PassCounts, true)
+	}()
+	eps := newEndpoints(p.Report.EndpointOff)
 	if p.Holder.ID == "" {
 		p.Holder = archive.NewHolder("archive")
 	}
@@ -120,7 +140,7 @@ func (p *Pass) Run(ctx context.Context) error {
 			}()
 		}
 	}
-	pager := p.C.RunPages()
+	pager := c.RunPages()
 	listed := map[string]bool{}
 	for !pager.Done() {
 		p.Requests++
@@ -146,7 +166,7 @@ func (p *Pass) Run(ctx context.Context) error {
 		if err := renew(); err != nil {
 			return err
 		}
-		cp := &Completer{C: p.C, St: p.St, Secrets: p.Secrets, Service: p.Service, Team: p.Team, Holder: p.Holder}
+		cp := &Completer{C: c, St: p.St, Secrets: p.Secrets, Service: p.Service, Team: p.Team, Holder: p.Holder, eps: eps}
 		for i := range l.Runs {
 			ri := &l.Runs[i]
 			p.Seen++
@@ -173,12 +193,17 @@ func (p *Pass) Run(ctx context.Context) error {
 			case done.SkipErr != nil:
 				p.Skipped++
 				p.lastSkip = done.SkipErr
-				p.Report.Skip(ri.ID, done.Skipped, done.SkipErr)
+				if !done.Deferred {
+					p.Report.Skip(ri.ID, done.Skipped, done.SkipErr)
+				}
 			case done.FirstGen:
 				p.Report.FirstGen(ri.ID)
 			case done.Gaps > 0:
 				p.Partial++
-				p.Report.Skip(ri.ID, fmt.Sprintf("archived without %d of its snapshots", done.Gaps), done.GapErr)
+				if done.Gaps > done.Left {
+					// Its own failures; those left were said once.
+					p.Report.Skip(ri.ID, fmt.Sprintf("archived without %d of its snapshots", done.Gaps), done.GapErr)
+				}
 			}
 			if done.Requests > 0 {
 				p.Report.Progress(p.PassCounts, false)

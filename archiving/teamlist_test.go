@@ -198,9 +198,10 @@ func TestTeamListOneStreamForTwoScreens(t *testing.T) {
 
 type quietReport struct{}
 
-func (quietReport) Progress(PassCounts, bool)  {}
-func (quietReport) Skip(string, string, error) {}
-func (quietReport) FirstGen(string)            {}
+func (quietReport) Progress(PassCounts, bool)      {}
+func (quietReport) Skip(string, string, error)     {}
+func (quietReport) FirstGen(string)                {}
+func (quietReport) EndpointOff(string, int, error) {}
 
 // A pass of archive --every walks the whole list even while a runs screen
 // or a hub holds the list's lease for its newest page; it leaves the list

@@ -33,14 +33,19 @@ does not hold, or held while it was still processing: its status, trace and
 artifact snapshots. Then sleep (--every) and do it again; --once does one
 pass and exits (for cron or a systemd timer).
 
-One request at a time; a 429 is waited out as everywhere else. A second
-pass fetches nothing new; a pass killed halfway is completed by the next.
+One request at a time, paced: the passes and background completions on
+the archive take half the team's rate limit together ($FIREWATCH_RATE_LIMIT:
+requests a minute, 500 unless set, or N/DURATION), so that live watches
+keep the rest; a 429 is waited out and slows the pace. A second pass
+fetches nothing new; a pass killed halfway is completed by the next.
 Each run is written in one transaction: nothing half-written.
 
 A run the service cannot give now (an answer that stays 5xx) is skipped and
 said, with why, on its own line; what could be read of it is kept (a run
 without one of its snapshots is still archived), and the next pass tries
-the rest again. A first-generation run has no trace: its list item and
+the rest again. An endpoint (a run's status, trace or snapshots) that
+fails for 3 runs in a row is asked no more in the pass, said once: what it
+serves is left for the next pass. A first-generation run has no trace: its list item and
 status are archived as the whole of it. Runs are kept per team:
 a pass marks expired only runs its own key's team owns and no longer lists.
 
@@ -78,6 +83,10 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 	if err != nil {
 		return err
 	}
+	limit, err := archiving.LimitFromEnv()
+	if err != nil {
+		return badUsage("%s", err)
+	}
 	term, _ := isTerminal(a.stderr.w)
 	// The client waits out a 429 or a 5xx as poller.Retry says, each wait
 	// said on stderr (on a terminal, over the progress line).
@@ -102,8 +111,14 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 		label = "archive --once"
 	}
 	holder := archive.NewHolder(label)
+	// Its requests take what the team's live follows leave of the limit,
+	// with every other pass and completion on the archive (budget.go).
+	// A pass's 429s slow it for the rest of it: the next starts at the
+	// budget's pace again.
+	team := archive.TeamOf(svc.key)
 	for {
-		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: archive.TeamOf(svc.key), Report: passReport{a, term}, Holder: holder, ShareList: !ao.Once}
+		budget := archiving.NewBudget(st, service, team, limit, nil)
+		p := &archiving.Pass{C: c, St: st, Secrets: a.secrets, Service: service, Team: team, Report: passReport{a, term}, Holder: holder, ShareList: !ao.Once, Budget: budget}
 		err := passErr(p.Run(ctx))
 		if ctx.Err() != nil {
 			return errInterrupted
@@ -125,6 +140,17 @@ func (a *app) archiveRun(cmd *cobra.Command, o *watchOptions, ao *archiveOptions
 		case <-t.C:
 		}
 	}
+}
+
+// rateLimit is the team's limit for the background work of a screen or a
+// hub: $FIREWATCH_RATE_LIMIT, or the default when it is unset or cannot be
+// read (firewatch archive refuses the latter).
+func rateLimit() archiving.Limit {
+	l, err := archiving.LimitFromEnv()
+	if err != nil {
+		return archiving.Limit{N: archiving.DefaultRateLimit, Per: time.Minute}
+	}
+	return l
 }
 
 // passReport says what a pass of firewatch archive does, on stderr: where
@@ -164,8 +190,22 @@ func (r passReport) Progress(p archiving.PassCounts, final bool) {
 	case r.term:
 		fmt.Fprintf(r.a.stderr, "\r\x1b[K%s (%s)\n", line, text.Duration(time.Since(p.Started)))
 	case final:
-		fmt.Fprintf(r.a.stderr, "firewatch: %s, %d requests, %s\n", line, p.Requests, text.Duration(time.Since(p.Started)))
+		paced := ""
+		if p.Paced >= time.Second {
+			paced = fmt.Sprintf(" (%s of it paced, leaving the live work its share)", text.Duration(p.Paced))
+		}
+		fmt.Fprintf(r.a.stderr, "firewatch: %s, %d requests, %s%s\n", line, p.Requests, text.Duration(time.Since(p.Started)), paced)
 	}
+}
+
+// EndpointOff says, once, that the pass asks an endpoint no more.
+func (r passReport) EndpointOff(endpoint string, runs int, err error) {
+	what := map[string]string{"status": "runs' statuses", "trace": "runs' traces", "snapshot": "runs' snapshots"}[endpoint]
+	if what == "" {
+		what = "runs' " + endpoint + "s"
+	}
+	r.say(fmt.Sprintf("archive: the service failed to give the %s for %d runs in a row (%s): this pass asks for them no more; the next pass tries again",
+		what, runs, r.a.secrets.Redact(err.Error())))
 }
 
 // Skip says why a run (or a part of it) could not be archived.

@@ -334,7 +334,10 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.
 	case bg != nil:
 		s.UseBackground(bg) // the hub's: each run completed once for every session
 	case c != nil:
-		cp := &archiving.Completer{C: c, St: st, Secrets: a.secrets, Service: baseURL, Team: archive.TeamOf(svc.key)}
+		// Background work: paced by the team's budget, as a pass is.
+		team := archive.TeamOf(svc.key)
+		paced := c.WithPacer(archiving.NewBudget(st, baseURL, team, rateLimit(), nil))
+		cp := &archiving.Completer{C: paced, St: st, Secrets: a.secrets, Service: baseURL, Team: team}
 		s.Complete(ctx, cp, func(err error) { s.Note(archiveErr(err)) })
 	}
 	return s, list, func() {

@@ -95,7 +95,10 @@ func (h *hubFollows) openArchive() {
 	holder, team := archive.NewHolder("hub"), archive.TeamOf(h.svc.key)
 	h.list.team = archiving.NewTeamList(h.list.c, st, h.a.secrets, h.svc.baseURL, team, holder, runs.DefaultInterval, h.leaseLog)
 	h.list.newest = h.list.team
-	cp := &archiving.Completer{C: h.list.c, St: st, Secrets: h.a.secrets, Service: h.svc.baseURL, Team: team, Holder: holder}
+	// The completions are background work: paced by the team's budget
+	// (the list, live, is not).
+	paced := h.list.c.WithPacer(archiving.NewBudget(st, h.svc.baseURL, team, rateLimit(), nil))
+	cp := &archiving.Completer{C: paced, St: st, Secrets: h.a.secrets, Service: h.svc.baseURL, Team: team, Holder: holder}
 	h.complete = archiving.NewBackground(h.ctx, cp, func(err error) {
 		h.say("firewatch hub: a run the runs screens list could not be archived: " + h.a.secrets.Redact(archiveErr(err).Error()))
 	})

@@ -16,6 +16,9 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_DATA_HOME", dir)
 	os.Unsetenv("FIREWATCH_ARCHIVE")
+	// The simulators of the tests have no rate limit: the background
+	// work is not paced to the service's (the tests of the budget set it).
+	os.Setenv("FIREWATCH_RATE_LIMIT", "1000000/1s")
 	// The tests mostly wait on simulated services, not on the processor.
 	testrun.Waiting()
 	code := m.Run()

@@ -42,6 +42,9 @@ func run(m *testing.M) int {
 	defer os.RemoveAll(dir)
 	// The binaries archive what they watch: never into the user's archive.
 	os.Setenv("XDG_DATA_HOME", filepath.Join(dir, "data"))
+	// The simulators have no rate limit unless a test sets one: the
+	// background work (archive passes) is not paced to the service's.
+	os.Setenv("FIREWATCH_RATE_LIMIT", "1000000/1s")
 	wd, _ := os.Getwd()
 	moduleRoot = filepath.Dir(wd)
 	bin = filepath.Join(binDir(dir), "firewatch")
@@ -97,7 +100,8 @@ func startSim(t *testing.T, opts sim.Options) *sim.Server {
 // baseEnv is a clean environment: no FIRECRAWL_* or NO_COLOR from the
 // machine running the tests.
 func baseEnv(extra ...string) []string {
-	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC", "LANG=C.UTF-8", "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME")}
+	env := []string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "TZ=UTC", "LANG=C.UTF-8", "XDG_DATA_HOME=" + os.Getenv("XDG_DATA_HOME"),
+		"FIREWATCH_RATE_LIMIT=" + os.Getenv("FIREWATCH_RATE_LIMIT")}
 	return append(env, extra...)
 }
 

@@ -106,6 +106,7 @@ type Client struct {
 	hc      *http.Client
 	logFn   func(format string, args ...any)
 	now     func() time.Time // for Retry-After dates; tests replace it
+	pacer   Pacer            // nil: requests are sent at once (WithPacer)
 
 	maxTrace int64 // the trace body limit when not 0 (tests)
 }
@@ -371,6 +372,28 @@ func (c *Client) WithRetry(r Retry) *Client {
 	return &c2
 }
 
+// Pacer paces the requests of a client made for background work (the
+// archive pass, the runs screen's completions): it is asked before each
+// request the client sends, tries of a retry included, and told of each
+// 429 the service answers one of them with.
+type Pacer interface {
+	// Wait returns once the request may be sent, or with ctx's error.
+	Wait(ctx context.Context) error
+	// RateLimited is told of a 429 and the delay it asked for (0: none).
+	RateLimited(retryAfter time.Duration)
+}
+
+// WithPacer is a client like c (the same connections and policy) whose
+// every request waits for p first; nil: none.
+func (c *Client) WithPacer(p Pacer) *Client {
+	c2 := *c
+	c2.pacer = p
+	return &c2
+}
+
+// Retry is the client's policy.
+func (c *Client) Retry() Retry { return c.retry }
+
 // Secrets is the set the client redacts with (its key among them).
 func (c *Client) Secrets() *text.Secrets { return c.secrets }
 
@@ -393,6 +416,12 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 	}
 	if timeout <= 0 {
 		timeout = c.timeout
+	}
+	if c.pacer != nil {
+		// Outside the request's timeout: the wait is the budget's.
+		if err := c.pacer.Wait(ctx); err != nil {
+			return nil, err
+		}
 	}
 	rctx, cancel := context.WithTimeoutCause(ctx, timeout, errTimeout)
 	defer cancel()
@@ -430,7 +459,11 @@ func (c *Client) sendBuf(ctx context.Context, op, method, path string, query url
 		}
 		body, _ = c.secrets.RedactJSON(body)
 		c.logf("%s %s → %d (%d bytes read, %s)", method, path, resp.StatusCode, len(body), time.Since(start).Round(time.Millisecond))
-		return nil, c.statusError(op, &response{status: resp.StatusCode, header: resp.Header, body: body})
+		e := c.statusError(op, &response{status: resp.StatusCode, header: resp.Header, body: body})
+		if c.pacer != nil && e.Kind == KindRateLimited && !e.SessionLimit() {
+			c.pacer.RateLimited(e.RetryAfter)
+		}
+		return nil, e
 	}
 	var own bodyBuf
 	if bb == nil {

@@ -213,6 +213,10 @@ func (e *Error) Retryable() bool {
 	return false
 }
 
+// TooLarge reports whether e is a 2xx answer larger than firewatch reads:
+// the run's own (a trace, a snapshot too large), not the service failing.
+func (e *Error) TooLarge() bool { return e.tooLarge }
+
 // Refusal reports whether the service refused the request for good: 400,
 // 401, 403, 404 and other 4xx except 408, 409 and 429 (invalid id and
 // first-generation jobs included). The CLI exits 6 on these. A 409 on

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"bytes"
+	"cmp"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -18,7 +19,8 @@ type limiter struct {
 	buckets map[string]*bucket
 }
 
-// bucket is a fixed one-minute window, started by its first request.
+// bucket is a fixed window (a minute, or Options.RateWindow), started by
+// its first request.
 type bucket struct {
 	start time.Time
 	n     int
@@ -32,12 +34,13 @@ func (s *Server) rateLimited(w http.ResponseWriter, auth string) bool {
 		return false
 	}
 	now := time.Now()
+	window := cmp.Or(s.o.RateWindow, time.Minute)
 	s.limiter.mu.Lock()
 	b := s.limiter.buckets[auth]
-	if b == nil || now.Sub(b.start) >= time.Minute {
+	if b == nil || now.Sub(b.start) >= window {
 		if len(s.limiter.buckets) > 10000 {
 			for k, old := range s.limiter.buckets {
-				if now.Sub(old.start) >= time.Minute {
+				if now.Sub(old.start) >= window {
 					delete(s.limiter.buckets, k)
 				}
 			}
@@ -46,7 +49,7 @@ func (s *Server) rateLimited(w http.ResponseWriter, auth string) bool {
 		s.limiter.buckets[auth] = b
 	}
 	b.n++
-	n, reset := b.n, b.start.Add(time.Minute)
+	n, reset := b.n, b.start.Add(window)
 	s.limiter.mu.Unlock()
 	if n <= s.o.RateLimit {
 		return false

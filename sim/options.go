@@ -21,6 +21,10 @@ type Options struct {
 	// RateLimit is the number of requests per minute per key; 0 → 500 (the
 	// free plan), < 0 → unlimited.
 	RateLimit int
+	// RateWindow is the rate limit's window, started by a key's first
+	// request in it; 0 → a minute. Tests shorten it, to see a limit of
+	// RateLimit per RateWindow met in a second or two.
+	RateWindow time.Duration
 	// RetryAfterHeader makes 429 answers carry a Retry-After header (the real
 	// service usually sends none; the wait is only in the body text).
 	RetryAfterHeader bool

@@ -1,0 +1,71 @@
+package archive
+
+import (
+	"context"
+	"database/sql"
+	"time"
+)
+
+// The request budget of the background work that shares one archive (the
+// archive passes, the runs screen's completions): the firewatch processes
+// that talk to one service with one team's key pace their background
+// requests together, through one row per service and team, so that two
+// passes split the share a pass may take instead of taking it twice.
+//
+// The row holds when the next request is due (a generic cell rate
+// algorithm, the same as a token bucket): a request reserves the slot at
+// max(due, now) and moves due on by the interval; it is sent once due is
+// no more than burst intervals ahead of now. A 429 sets held_until: no
+// request of any process is sent before it, whatever its burst. Times are the database's
+// clock, as the leases', so that processes whose clocks differ agree.
+
+// BudgetKey names a shared budget: one service, one team (TeamOf its key).
+type BudgetKey struct {
+	Service, Team string
+}
+
+// Budgeter is a store whose processes share a request budget (both of
+// firewatch's stores are).
+type Budgeter interface {
+	// Pace reserves the next request of k's background work, at one
+	// request an interval with bursts of up to burst, and returns how long
+	// the caller waits before sending it (0: now). hold > 0 is a 429,
+	// reserving nothing: no request of k's is sent before hold from now,
+	// and the caller's burst is spent.
+	Pace(ctx context.Context, k BudgetKey, interval time.Duration, burst int, hold time.Duration) (time.Duration, error)
+}
+
+// paceSQL moves due to max(due + step, now + base + step) and held_until
+// to at least now + hold, and returns how far ahead of now both are. A
+// request's step is the interval (base 0); a 429's step is 0 and its base
+// the hold less an interval, its burst spent (see Pace).
+const paceSQL = `INSERT INTO fw_budget AS b (service, team, due, held_until) VALUES (?, ?, NOW + ? + ?, NOW + ?)
+	ON CONFLICT (service, team) DO UPDATE SET
+		due = CASE WHEN b.due + ? > excluded.due THEN b.due + ? ELSE excluded.due END,
+		held_until = CASE WHEN b.held_until > excluded.held_until THEN b.held_until ELSE excluded.held_until END
+	RETURNING due - NOW, held_until - NOW`
+
+func (s *sqlStore) Pace(ctx context.Context, k BudgetKey, interval time.Duration, burst int, hold time.Duration) (time.Duration, error) {
+	if s.readOnly {
+		return 0, s.fail("pacing the requests", ErrReadOnly)
+	}
+	iv := ttlMs(interval)
+	burst = max(burst, 1)
+	step, base, holdMs := iv, int64(0), int64(0)
+	if hold > 0 {
+		// No request of any process before the hold's end (held_until);
+		// this one's next request goes then, the ones after it an
+		// interval apart: its burst is spent.
+		holdMs = hold.Milliseconds()
+		step, base = 0, holdMs+int64(burst-1)*iv
+	}
+	var ahead, held int64
+	err := s.write(ctx, "pacing the requests", func(tx *sql.Tx) error {
+		return tx.QueryRowContext(ctx, s.clocked(paceSQL), k.Service, k.Team, base, step, holdMs, step, step).Scan(&ahead, &held)
+	})
+	if err != nil {
+		return 0, err
+	}
+	wait := max(ahead-int64(burst)*iv, held)
+	return max(time.Duration(wait)*time.Millisecond, 0), nil
+}

@@ -1,0 +1,52 @@
+package archive
+
+import (
+	"context"
+	"testing"
+	"time"
+)
+
+// TestPaceShared: the processes of one archive pace one budget per service
+// and team: two stores open on it split the slots (a burst, then one an
+// interval, whoever asks), a 429's hold pushes every later slot past it,
+// and another team's budget is its own.
+func TestPaceShared(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string, s Store) {
+		ctx := context.Background()
+		other, err := Open(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer other.Close()
+		k := BudgetKey{Service: "http://svc.test", Team: "team-a"}
+		const iv = 10 * time.Second
+		pace := func(st Store, k BudgetKey, hold time.Duration) time.Duration {
+			t.Helper()
+			d, err := st.(Budgeter).Pace(ctx, k, iv, 2, hold)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return d
+		}
+		near := func(what string, got, want time.Duration) {
+			t.Helper()
+			if got > want || got < want-2*time.Second {
+				t.Errorf("%s: wait %s, want about %s", what, got, want)
+			}
+		}
+		near("first of the burst", pace(s, k, 0), 0)
+		near("second of the burst", pace(other, k, 0), 0)
+		near("third", pace(s, k, 0), iv)
+		near("fourth, the other process", pace(other, k, 0), 2*iv)
+		near("another team", pace(other, BudgetKey{Service: k.Service, Team: "team-b"}, 0), 0)
+		// A 429 asking for a minute: the next request goes when it ends,
+		// the one after it an interval on.
+		pace(s, k, time.Minute)
+		near("after the hold", pace(s, k, 0), time.Minute)
+		near("after the hold, next", pace(other, k, 0), time.Minute+iv)
+		// One that allows itself a larger burst waits the hold out too.
+		if d, err := other.(Budgeter).Pace(ctx, k, iv, 20, 0); err != nil || d < time.Minute-2*time.Second {
+			t.Errorf("a larger burst after the hold: wait %s (%v), want the hold at least", d, err)
+		}
+	})
+}
