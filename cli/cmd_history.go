@@ -171,11 +171,17 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	defer st.Close()
 	now := time.Now()
 	if o.Output == OutputJSON {
-		return a.historyJSON(ctx, st, q, now)
+		n, err := a.historyJSON(ctx, st, q, now)
+		if err == nil && n == 0 {
+			a.otherServicesHint(ctx, st, q)
+		}
+		return err
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tOUTCOME\tID\tCREATED\tCREDITS\tBILLED\tMODEL\tPROMPT")
+	n := 0
 	err = st.Each(ctx, q, func(r *archive.Run) error {
+		n++
 		f := archiving.FiguresOf(r, now)
 		credits, billed := "-", "-"
 		if f.CreditsUsed != nil {
@@ -202,16 +208,57 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	if err != nil {
 		return archiveErr(err)
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if n == 0 {
+		a.otherServicesHint(ctx, st, q)
+	}
+	return nil
 }
+
+// otherServicesHint says on stderr, when history found nothing at the
+// service it asked about, which other services the archive holds runs of
+// for the same filters: the usual cause is a service URL (--api-url,
+// FIRECRAWL_API_URL) other than the one the runs were archived under.
+// It reads at most a few hundred runs and names at most three services.
+func (a *app) otherServicesHint(ctx context.Context, st archive.Store, q archive.Query) {
+	if q.Service == "" {
+		return
+	}
+	service := q.Service
+	q.Service, q.Limit = "", 500
+	var others []string
+	_ = st.Each(ctx, q, func(r *archive.Run) error {
+		if r.Service != service && !slices.Contains(others, r.Service) {
+			others = append(others, r.Service)
+		}
+		if len(others) == 3 {
+			return errEnough
+		}
+		return nil
+	})
+	if len(others) == 0 {
+		return
+	}
+	for i, s := range others {
+		others[i] = a.secrets.Sanitize(s)
+	}
+	fmt.Fprintf(a.stderr, "firewatch: no archived runs of %s; the archive holds runs of %s: give that service with --api-url, or --all-services\n",
+		a.secrets.Sanitize(service), strings.Join(others, ", "))
+}
+
+// errEnough stops an Each that has what it needs.
+var errEnough = errors.New("enough")
 
 // historyJSON writes history's JSON lines as the archive gives the runs,
 // in constant memory and time per run: each line is made, redacted and
 // escaped alone and goes out through a buffer, the first ones at once; a
 // signal stops it between two runs.
-func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query, now time.Time) error {
+func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query, now time.Time) (n int, err error) {
 	bw := bufio.NewWriterSize(a.print, 64<<10)
-	err := st.Each(ctx, q, func(r *archive.Run) error {
+	err = st.Each(ctx, q, func(r *archive.Run) error {
+		n++
 		if err := ctx.Err(); err != nil {
 			return err
 		}
@@ -228,11 +275,11 @@ func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query
 	})
 	if err != nil {
 		if errors.As(err, new(*outputError)) {
-			return err
+			return n, err
 		}
-		return archiveErr(err)
+		return n, archiveErr(err)
 	}
-	return bw.Flush()
+	return n, bw.Flush()
 }
 
 // query is the archive's query of the flags; service is the runs' service
