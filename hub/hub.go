@@ -4,13 +4,13 @@
 // key held here and never sent to anyone.
 //
 // The hub decides who may log in and what they may do (People: viewers and
-// operators, from authorized_keys files read at every login), keeps each
-// session to itself (its terminal, its environment, its state: package
-// remote), limits what a client may cost (sessions, new connections per
-// address, idle terminals, sizes) and logs one line per login, logout,
-// refusal and action. What a session is shown and what a command does are
-// the caller's (Config.Screens and Config.Command, from cli): the hub knows
-// nothing of runs.
+// operators, from authorized_keys files read at every login and rechecked
+// while sessions are open: revoke.go), keeps each session to itself (its
+// terminal, its environment, its state: package remote), limits what a
+// client may cost (sessions, new connections per address, idle terminals,
+// sizes) and logs one line per login, logout, refusal and action. What a
+// session is shown and what a command does are the caller's (Config.Screens
+// and Config.Command, from cli): the hub knows nothing of runs.
 package hub
 
 import (
@@ -105,6 +105,10 @@ type Config struct {
 	PerIP PerIP
 	// HandshakeTimeout bounds the time to log in (DefaultHandshakeTimeout).
 	HandshakeTimeout time.Duration
+	// Recheck is how often the keys files are looked at while sessions
+	// are open (DefaultRecheck): a session whose key was removed, or an
+	// operator's whose key is now only a viewer's, is ended (revoke.go).
+	Recheck time.Duration
 
 	Screens Screens
 	Command Command
@@ -156,7 +160,9 @@ type Hub struct {
 
 	mu       sync.Mutex
 	sessions int
-	byKey    map[string]int // sessions open per person's key
+	byKey    map[string]int           // sessions open per person's key
+	open     map[*Session]openSession // the sessions recheck may end
+	opened   uint64                   // sessions ever put in open
 	stopping bool
 	drained  chan struct{} // closed once stopping and no session is left
 	conns    map[string]*connState
@@ -188,6 +194,9 @@ func New(cfg Config) (*Hub, error) {
 	if cfg.LoginGrace <= 0 {
 		cfg.LoginGrace = DefaultLoginGrace
 	}
+	if cfg.Recheck <= 0 {
+		cfg.Recheck = DefaultRecheck
+	}
 	if cfg.Log == nil {
 		cfg.Log = io.Discard
 	}
@@ -195,7 +204,7 @@ func New(cfg Config) (*Hub, error) {
 		cfg.Secrets = text.NewSecrets()
 	}
 	h := &Hub{cfg: cfg, log: &logger{w: cfg.Log, secrets: cfg.Secrets, now: time.Now}, limiter: newAddrLimiter(cfg.PerIP),
-		drained: make(chan struct{}), conns: map[string]*connState{}, byKey: map[string]int{}}
+		drained: make(chan struct{}), conns: map[string]*connState{}, byKey: map[string]int{}, open: map[*Session]openSession{}}
 	h.pending = newStartups(cfg.MaxStartups, cfg.LoginGrace, h.log)
 	h.base, h.stop = context.WithCancelCause(context.Background())
 	srv, err := wish.NewServer(
@@ -237,6 +246,9 @@ func (h *Hub) Logf(format string, args ...any) { h.log.printf(format, args...) }
 // Serve answers the connections ln accepts until Shutdown; it returns nil
 // then.
 func (h *Hub) Serve(ln net.Listener) error {
+	ctx, cancel := context.WithCancel(h.base)
+	defer cancel()
+	go h.recheck(ctx, h.watchKeys())
 	err := h.srv.Serve(ln)
 	if h.isStopping() || errors.Is(err, ssh.ErrServerClosed) {
 		return nil

@@ -46,7 +46,8 @@ const maxName = 64
 
 // People are the two files that say who may log in: OpenSSH
 // authorized_keys files, read again at every login so that editing one
-// grants or revokes at once. A key in both is an operator's.
+// grants or revokes at once (and rechecked while sessions are open, which
+// ends those of a key removed: revoke.go). A key in both is an operator's.
 type People struct {
 	Viewers, Operators string // paths; "" for none
 }

@@ -219,6 +219,16 @@ func (h *Hub) serve(sess ssh.Session) {
 	// The access level is decided here, once: the services the session's
 	// screens and command are given check it (Session.Allow).
 	s := &Session{Person: p, Access: p.Role.Access(), Addr: addr, hub: h, Stdin: sess, Stdout: sess, Stderr: sess.Stderr()}
+	// Open, the session is ended if its key is taken away (recheck).
+	h.mu.Lock()
+	h.open[s] = openSession{s: s, cancel: cancel}
+	h.opened++
+	h.mu.Unlock()
+	defer func() {
+		h.mu.Lock()
+		delete(h.open, s)
+		h.mu.Unlock()
+	}()
 	// A panic on one of the session's goroutines ends this session alone.
 	var crashed atomic.Bool
 	ctx = panics.WithHandler(ctx, func(e *panics.Error) {
@@ -270,6 +280,10 @@ func (h *Hub) serve(sess ssh.Session) {
 		tell("the hub is stopping; this session ends")
 	case errors.Is(cause, ErrIdle):
 		tell(fmt.Sprintf("no key for %s (the hub's --idle-timeout): this session ends", h.cfg.IdleTimeout))
+	case errors.Is(cause, ErrRevoked):
+		tell("your key was removed from the hub's keys: session ended")
+	case errors.Is(cause, ErrDemoted):
+		tell("your key is no longer an operator's on this hub: session ended (log in again as a viewer)")
 	}
 	ended := fmt.Sprintf("exit %d", code)
 	if ctx.Err() != nil && cause != nil {
