@@ -1,12 +1,9 @@
 package archiving
 
 import (
-	"bytes"
 	"cmp"
 	"sync"
 	"time"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/text"
@@ -29,8 +26,7 @@ type aloneLog struct {
 	mu      sync.Mutex
 	polls   []archive.Poll
 	size    int
-	part    *archive.Encoder // a long line coming in parts
-	partAt  time.Time
+	lines   recordingLines
 	over    bool      // the bound was hit: polls were left out
 	started time.Time // the first recording header's startedAt
 	logf    func(format string, args ...any)
@@ -41,40 +37,17 @@ type aloneLog struct {
 func (a *aloneLog) Write(p []byte) (int, error) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if len(p) == 0 {
-		return 0, nil
-	}
-	ends := bytes.HasSuffix(p, []byte("\n"))
-	if a.part != nil || !ends {
-		if a.part == nil {
-			a.part, a.partAt = archive.NewEncoder(), receivedAt(p)
+	l, err := a.lines.read(p)
+	switch {
+	case err != nil:
+		a.leaveOut("a poll made alone could not be kept (" + err.Error() + ")")
+	case l.header:
+		if a.started.IsZero() && l.readable {
+			a.started = l.started
 		}
-		_, _ = a.part.Write(bytes.TrimSuffix(p, []byte("\n")))
-		if ends {
-			e, err := a.part.Done()
-			a.part = nil
-			if err != nil {
-				a.leaveOut("a poll made alone could not be kept (" + err.Error() + ")")
-				return len(p), nil
-			}
-			a.keep(archive.Poll{ReceivedAt: a.partAt, Encoded: e})
-		}
-		return len(p), nil
+	case l.poll != nil:
+		a.keep(*l.poll)
 	}
-	line := bytes.TrimRight(p, "\n")
-	if len(line) == 0 {
-		return len(p), nil
-	}
-	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
-		var h struct {
-			StartedAt time.Time `json:"startedAt"`
-		}
-		if a.started.IsZero() && json.Unmarshal(line, &h) == nil {
-			a.started = h.StartedAt
-		}
-		return len(p), nil
-	}
-	a.keep(archive.Poll{ReceivedAt: receivedAt(line), Line: bytes.Clone(line)})
 	return len(p), nil
 }
 

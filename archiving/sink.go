@@ -37,9 +37,8 @@ type Sink struct {
 	started time.Time
 
 	mu           sync.Mutex
-	part         *archive.Encoder // a long line coming in parts
-	partAt       time.Time        // its receive time
-	puts         []*archive.Run   // what is known of the run, written before the polls
+	lines        recordingLines
+	puts         []*archive.Run // what is known of the run, written before the polls
 	pending      []archive.Poll
 	pendingBytes int
 	failed       bool   // said once
@@ -334,32 +333,22 @@ const maxPending = 64 << 20
 func (s *Sink) Write(p []byte) (int, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gaveUp || len(p) == 0 {
+	if s.gaveUp {
 		return len(p), nil
 	}
-	ends := bytes.HasSuffix(p, []byte("\n"))
-	if s.part != nil || !ends {
-		s.writePart(p, ends)
-		return len(p), nil
-	}
-	line := bytes.TrimRight(p, "\n")
-	if len(line) == 0 {
-		return len(p), nil
-	}
-	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
-		var h struct {
-			StartedAt time.Time `json:"startedAt"`
-		}
+	l, err := s.lines.read(p)
+	switch {
+	case err != nil:
+		s.fail(err)
+	case l.header:
 		// The first watch's: a shared watch starts one each time it
 		// polls again.
-		if !s.headed && json.Unmarshal(line, &h) == nil {
-			s.started, s.headed = h.StartedAt, true
+		if !s.headed && l.readable {
+			s.started, s.headed = l.started, true
 		}
-		return len(p), nil
+	case l.poll != nil:
+		s.queue(*l.poll)
 	}
-	// Copied: the recorder reuses its buffer, and the writer writes the
-	// line later.
-	s.queue(archive.Poll{ReceivedAt: receivedAt(line), Line: bytes.Clone(line)})
 	return len(p), nil
 }
 
@@ -483,23 +472,55 @@ func (s *Sink) Fenced() time.Time {
 // Store is the archive the sink writes into.
 func (s *Sink) Store() archive.Store { return s.store }
 
-// writePart takes a part of a long line: it is deflated as it comes, and
-// the line is written when its last part (ends) has come. s.mu is held.
-func (s *Sink) writePart(p []byte, ends bool) {
-	if s.part == nil {
-		s.part, s.partAt = archive.NewEncoder(), receivedAt(p)
+// recordingLines reads the recorder's writes: a line per write, but a
+// long one (a whole trace of megabytes) in parts, deflated as they come.
+type recordingLines struct {
+	part   *archive.Encoder // a long line coming in parts
+	partAt time.Time        // its receive time
+}
+
+// recordingLine is what one write completed: a poll, a recording's header
+// (its startedAt, when readable), or nothing yet (a part, an empty line).
+type recordingLine struct {
+	poll     *archive.Poll // its Line a copy: the recorder reuses its buffer
+	header   bool
+	readable bool
+	started  time.Time
+}
+
+// read takes one write; an error is a long line that could not be kept.
+func (r *recordingLines) read(p []byte) (recordingLine, error) {
+	if len(p) == 0 {
+		return recordingLine{}, nil
 	}
-	_, _ = s.part.Write(bytes.TrimSuffix(p, []byte("\n")))
-	if !ends {
-		return
+	ends := bytes.HasSuffix(p, []byte("\n"))
+	if r.part != nil || !ends {
+		if r.part == nil {
+			r.part, r.partAt = archive.NewEncoder(), receivedAt(p)
+		}
+		_, _ = r.part.Write(bytes.TrimSuffix(p, []byte("\n")))
+		if !ends {
+			return recordingLine{}, nil
+		}
+		e, err := r.part.Done()
+		r.part = nil
+		if err != nil {
+			return recordingLine{}, err
+		}
+		return recordingLine{poll: &archive.Poll{ReceivedAt: r.partAt, Encoded: e}}, nil
 	}
-	e, err := s.part.Done()
-	s.part = nil
-	if err != nil {
-		s.fail(err)
-		return
+	line := bytes.TrimRight(p, "\n")
+	if len(line) == 0 {
+		return recordingLine{}, nil
 	}
-	s.queue(archive.Poll{ReceivedAt: s.partAt, Encoded: e})
+	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
+		var h struct {
+			StartedAt time.Time `json:"startedAt"`
+		}
+		err := json.Unmarshal(line, &h)
+		return recordingLine{header: true, readable: err == nil, started: h.StartedAt}, nil
+	}
+	return recordingLine{poll: &archive.Poll{ReceivedAt: receivedAt(line), Line: bytes.Clone(line)}}, nil
 }
 
 // receivedAt is a recording line's receive time. The recorder writes it
