@@ -42,6 +42,13 @@ type Config struct {
 	Say func(string)
 	// Now is the clock of Moment.At (nil: time.Now).
 	Now func() time.Time
+	// Claims, if set, decides each moment of the team's sinks (Command
+	// and URL; not Terminal, which is this process's) once for every
+	// process that shares it (claims.go): the archive. Nil: this
+	// process decides alone.
+	Claims Claimer
+	// ClaimTTL is a claim's lease (0: DefaultClaimTTL).
+	ClaimTTL time.Duration
 }
 
 // queueLen bounds each sink's queue: a run has a handful of moments, a
@@ -81,6 +88,10 @@ type Notifier struct {
 	ctx    context.Context // the sinks' deliveries; cancelled when Close gives up
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
+
+	claims   Claimer
+	claimTTL time.Duration
+	alone    sync.Once // the archive failed a claim: said once
 }
 
 // sink delivers one moment. Its failures are typed for the user by err's
@@ -100,12 +111,30 @@ type worker struct {
 	dropped int       // moments dropped since the last one delivered said so
 	once    sync.Once // the first failure is said
 	behind  sync.Once // the first drop is said
+
+	// team is the sink's claim id (a hash of its URL or command) when its
+	// moments are claimed for the team; "" for this process's own.
+	team string
+	// later are the moments another process claimed and has not sent
+	// yet: claimed again when that claim expires (guarded by mu).
+	later []heldMoment
+}
+
+// heldMoment is a moment another process holds the claim of, to claim
+// again at due.
+type heldMoment struct {
+	m   *Moment
+	due time.Time
 }
 
 // New starts the sinks of c. It fails on a Command that cannot be run or a
 // URL firewatch does not send to (what the user gave is wrong).
 func New(c Config) (*Notifier, error) {
-	n := &Notifier{on: c.On, secrets: c.Secrets, log: c.Log, say: c.Say, now: c.Now, sent: make(map[string]bool)}
+	n := &Notifier{on: c.On, secrets: c.Secrets, log: c.Log, say: c.Say, now: c.Now, sent: make(map[string]bool),
+		claims: c.Claims, claimTTL: c.ClaimTTL}
+	if n.claimTTL <= 0 {
+		n.claimTTL = DefaultClaimTTL
+	}
 	if n.now == nil {
 		n.now = time.Now
 	}
@@ -130,6 +159,9 @@ func New(c Config) (*Notifier, error) {
 	n.ctx, n.cancel = context.WithCancel(context.Background())
 	for _, s := range sinks {
 		w := &worker{s: s, wake: make(chan struct{}, 1)}
+		if ts, ok := s.(teamSink); ok && n.claims != nil {
+			w.team = ts.claimID()
+		}
 		n.sinks = append(n.sinks, w)
 		n.wg.Add(1)
 		go n.run(w)
@@ -185,8 +217,10 @@ func (n *Notifier) send(m *Moment) {
 	}
 }
 
-// next takes w's next moment, marked with the drops since the last one
-// delivered; ok is false once the Notifier is closed and w's queue empty.
+// next takes w's next moment: a queued one, else one held by another
+// process's claim whose claim has expired since; ok is false once the
+// Notifier is closed and w's queue empty (the moments held by others are
+// left to them then).
 func (n *Notifier) next(w *worker) (m *Moment, ok bool) {
 	for {
 		n.mu.Lock()
@@ -194,22 +228,59 @@ func (n *Notifier) next(w *worker) (m *Moment, ok bool) {
 			m = w.q[0]
 			w.q[0] = nil
 			w.q = w.q[1:]
-			if w.dropped > 0 {
-				c := *m
-				c.Dropped = w.dropped
-				c.Text += " (" + droppedText(w.dropped) + ")"
-				m, w.dropped = &c, 0
-			}
 			n.mu.Unlock()
 			return m, true
 		}
 		closed := n.closed
+		var timer *time.Timer
+		var wait <-chan time.Time
+		if !closed && len(w.later) > 0 {
+			first := 0
+			for i, h := range w.later {
+				if h.due.Before(w.later[first].due) {
+					first = i
+				}
+			}
+			d := time.Until(w.later[first].due)
+			if d <= 0 {
+				m = w.later[first].m
+				w.later = append(w.later[:first:first], w.later[first+1:]...)
+				n.mu.Unlock()
+				return m, true
+			}
+			timer = time.NewTimer(d)
+			wait = timer.C
+		}
+		later := len(w.later)
 		n.mu.Unlock()
 		if closed {
+			if later > 0 {
+				n.logf("notify: %s: %s claimed by another firewatch left to it at exit", w.s.name(), plural2(later, "moment"))
+			}
 			return nil, false
 		}
-		<-w.wake
+		select {
+		case <-w.wake:
+		case <-wait:
+		}
+		if timer != nil {
+			timer.Stop()
+		}
 	}
+}
+
+// withDrops is m marked with the drops of w since the last moment it
+// delivered, which it now tells.
+func (n *Notifier) withDrops(w *worker, m *Moment) *Moment {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if w.dropped > 0 {
+		c := *m
+		c.Dropped = w.dropped
+		c.Text += " (" + droppedText(w.dropped) + ")"
+		m, w.dropped = &c, 0
+	}
+	return m
 }
 
 // droppedText is "3 notifications were dropped".
@@ -224,7 +295,8 @@ func plural2(k int, word string) string {
 
 // run delivers w's moments one after the other. A moment not delivered
 // (the sink failed, or Close gave up) leaves its count of drops for the
-// next one.
+// next one. A team sink's moment is claimed first (claims.go): one
+// another process claimed is not delivered here.
 func (n *Notifier) run(w *worker) {
 	defer n.wg.Done()
 	for {
@@ -233,10 +305,26 @@ func (n *Notifier) run(w *worker) {
 			return
 		}
 		if n.ctx.Err() != nil {
-			n.undeliver(w, m)
 			continue // Close gave up: drop what is left
 		}
-		if err := w.s.deliver(n.ctx, m); err != nil {
+		claimed := false
+		if w.team != "" {
+			var send bool
+			if claimed, send = n.claim1(w, m); !send {
+				continue
+			}
+		}
+		m = n.withDrops(w, m)
+		stop := func() {}
+		if claimed {
+			stop = n.renewing(w, m)
+		}
+		err := w.s.deliver(n.ctx, m)
+		stop()
+		if claimed {
+			n.claimDone(w, m, err)
+		}
+		if err != nil {
 			n.undeliver(w, m)
 			msg := n.secrets.Redact(err.Error())
 			n.logf("notify: %s: %s", w.s.name(), msg)
