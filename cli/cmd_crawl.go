@@ -341,7 +341,7 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 	if err != nil {
 		return err
 	}
-	ws, _, _, err := a.notifyCrawl(c, &o.Notify, crawlURL, nil)
+	ws, _, _, err := a.notifyCrawl(c, &o.Notify, crawlURL, nil, svc)
 	if err != nil {
 		return err
 	}
@@ -378,7 +378,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 			}
 		}
 	}
-	ws, alerts, notified, err := a.notifyCrawl(c, &o.Notify, crawlURL, say)
+	ws, alerts, notified, err := a.notifyCrawl(c, &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return err
 	}
@@ -473,7 +473,7 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	if err != nil {
 		return false, err
 	}
-	cs, alerts, notified, err := a.notifyCrawl(a.hub.crawlService(c), &o.Notify, crawlURL, say)
+	cs, alerts, notified, err := a.notifyCrawl(a.hub.crawlService(c), &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return false, err
 	}

@@ -196,7 +196,7 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	if err != nil {
 		return nil, nil, err
 	}
-	if follows.notify, err = a.newHubNotify(&o.Notify); err != nil {
+	if follows.notify, err = a.newHubNotify(&o.Notify, follows.st, svc, follows.say); err != nil {
 		return nil, nil, err
 	}
 	hubFollowsMade(follows)

@@ -207,7 +207,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	w.resultOf = liveResult(w, client, jobID, &final)
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
-	if w.notify, err = a.notifyWatch(w); err != nil {
+	if w.notify, err = a.notifyWatch(w, svc); err != nil {
 		return err
 	}
 	if w.notify != nil {

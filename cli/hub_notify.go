@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/poller"
@@ -25,10 +26,25 @@ type hubNotify struct {
 }
 
 // newHubNotify starts the hub's notifier; nil when no sink was asked for.
-func (a *app) newHubNotify(x *notifyOptions) (*hubNotify, error) {
-	ns, err := a.startNotify(x)
+// Its moments are claimed in the hub's archive st (nil: none), so that
+// the hubs and watches sharing it send each once; without one the hub
+// decides alone, said once in its log (say).
+func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say func(string)) (*hubNotify, error) {
+	ns, err := a.startNotify(x, func() (*momentClaims, string) {
+		if c := newMomentClaims(st, svc, "hub"); c != nil {
+			return c, ""
+		}
+		return nil, "the hub has no shared archive"
+	})
 	if ns == nil || err != nil {
 		return nil, err
+	}
+	// Each moment, and who claimed it, is a line of the hub's log.
+	ns.mu.Lock()
+	ns.logTo = say
+	ns.mu.Unlock()
+	if ns.alone != "" {
+		say("firewatch hub: notifications are decided by this hub alone (no shared archive): another hub notifying the same channel sends them too")
 	}
 	return &hubNotify{ns: ns}, nil
 }

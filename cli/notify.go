@@ -136,11 +136,17 @@ type notifications struct {
 	debug    *debugLog
 	say      func(string) // the screen's footer; nil: stderr
 	deferred []string     // said on a screen: stderr gets them at the end
+
+	logTo  func(string)  // the log lines' place instead of debug (the hub's log)
+	claims *momentClaims // where the team's moments are claimed (nil: decided alone)
+	alone  string        // why they are decided alone ("": no team sink)
 }
 
 // startNotify starts the notifier on the first call (nil when no sink was
-// asked for); later calls return the same one.
-func (a *app) startNotify(x *notifyOptions) (*notifications, error) {
+// asked for); later calls return the same one. claims, called when a team
+// sink (command, webhook) was asked for, is where its moments are claimed
+// for the team (nil, and why not: this process decides alone).
+func (a *app) startNotify(x *notifyOptions, claims func() (*momentClaims, string)) (*notifications, error) {
 	// A hub's session notifies nobody: the hub's own flags say who hears of
 	// the runs it follows, once for every session.
 	if a.notify != nil || !x.active() || a.hub != nil {
@@ -150,7 +156,13 @@ func (a *app) startNotify(x *notifyOptions) (*notifications, error) {
 	ns := &notifications{stderr: a.stderr}
 	ns.stderrTerm, _ = isTerminal(a.stderr.w)
 	cfg := notify.Config{On: x.on, Command: x.argv, URL: x.url, Secrets: a.secrets, Retry: a.retry,
-		UserAgent: "firewatch/" + Version(), Log: ns.log, Say: ns.sayLine}
+		UserAgent: "firewatch/" + Version(), Log: ns.log, Say: ns.sayLine, ClaimTTL: claimTTL()}
+	if (len(x.argv) > 0 || x.url != "") && claims != nil {
+		ns.claims, ns.alone = claims()
+		if ns.claims != nil {
+			cfg.Claims = ns.claims
+		}
+	}
 	if x.Terminal {
 		t, err := notify.NewTerminal(os.Getenv)
 		if err != nil {
@@ -160,11 +172,23 @@ func (a *app) startNotify(x *notifyOptions) (*notifications, error) {
 	}
 	n, err := notify.New(cfg)
 	if err != nil {
+		ns.claims.close()
 		return nil, asUsage(err)
 	}
 	ns.n = n
 	a.notify = ns
 	return ns, nil
+}
+
+// decidedBy says in the debug log how the team's moments are decided:
+// claimed in the archive, or by this process alone (and why).
+func (ns *notifications) decidedBy(d *debugLog) {
+	switch {
+	case ns.claims != nil:
+		d.Printf("notify: the moments of --notify-url and --notify-command are claimed in the archive: sent once for every firewatch that shares it")
+	case ns.alone != "":
+		d.Printf("notify: the moments are decided by this process alone (%s): another firewatch notifying the same sink sends them too", ns.alone)
+	}
 }
 
 // finishNotify waits for the last notifications (bounded) and says what
@@ -182,6 +206,7 @@ func (a *app) finishNotify(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	left, dropped := ns.n.Close(cctx)
+	ns.claims.close()
 	ns.sayDeferred()
 	ns.sayLost("firewatch", left, dropped, wait)
 }
@@ -200,8 +225,12 @@ func (ns *notifications) sayLost(who string, left, dropped int, wait time.Durati
 
 func (ns *notifications) log(line string) {
 	ns.mu.Lock()
-	d := ns.debug
+	d, to := ns.debug, ns.logTo
 	ns.mu.Unlock()
+	if to != nil {
+		to(line)
+		return
+	}
 	d.Printf("%s", line)
 }
 
@@ -302,14 +331,18 @@ type notifyWatch struct {
 
 // notifyWatch follows w's run for the notifier (nil when none was asked
 // for). Called once w knows its run.
-func (a *app) notifyWatch(w *watchSession) (*notifyWatch, error) {
-	ns, err := a.startNotify(&w.Opts.Notify)
+func (a *app) notifyWatch(w *watchSession, svc service) (*notifyWatch, error) {
+	ns, err := a.startNotify(&w.Opts.Notify, func() (*momentClaims, string) { return a.openClaims(svc) })
 	if ns == nil || err != nil {
 		return nil, err
 	}
 	ns.mu.Lock()
+	first := ns.debug == nil
 	ns.debug = w.Debug
 	ns.mu.Unlock()
+	if first {
+		ns.decidedBy(w.Debug)
+	}
 	nw := &notifyWatch{ns: ns, run: ns.n.Follow(w.JobID, w.Store)}
 	if w.Output == OutputTUI {
 		nw.alerts = ns.screen(w.note)
@@ -375,9 +408,9 @@ type notifyingCrawl struct {
 // was asked for. On a screen (say is its footer) the terminal's sequences
 // go to the returned Alerts, and done is to be called when it has gone;
 // without one they go to stderr.
-func (a *app) notifyCrawl(svc uicrawl.Service, x *notifyOptions, url string, say func(string)) (s uicrawl.Service, alerts <-chan string, done func(focused, another bool), err error) {
+func (a *app) notifyCrawl(svc uicrawl.Service, x *notifyOptions, url string, say func(string), of service) (s uicrawl.Service, alerts <-chan string, done func(focused, another bool), err error) {
 	done = func(bool, bool) {}
-	ns, err := a.startNotify(x)
+	ns, err := a.startNotify(x, func() (*momentClaims, string) { return a.openClaims(of) })
 	if ns == nil || err != nil {
 		return svc, nil, done, err
 	}

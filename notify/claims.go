@@ -37,6 +37,11 @@ const DefaultClaimTTL = 30 * time.Second
 // claimTimeout bounds one claim's round trip to the archive.
 const claimTimeout = 5 * time.Second
 
+// claimRecheck is how often a moment another process holds is asked about
+// again: soon after its holder is done, a process at its end knows it was
+// sent (and need not wait for the claim's lease).
+const claimRecheck = time.Second
+
 // Claimer claims moments for the team: the archive (cli binds its
 // service, team and holder).
 type Claimer interface {
@@ -95,20 +100,14 @@ func (n *Notifier) claim1(w *worker, m *Moment) (claimed, send bool) {
 		n.logf("notify: %s: %s sent already by the team's firewatch", w.s.name(), m.Key)
 		return false, false
 	}
-	// Another holds it: asked again when its claim expires (its holder
-	// died before delivering) or soon after it is done.
-	wait := min(max(c.Left, 0), n.claimTTL) + 50*time.Millisecond
+	// Another holds it: asked again soon (its holder marks it sent once
+	// delivered) and at the latest when its claim expires (its holder
+	// died before delivering).
+	wait := min(max(c.Left, 0), n.claimTTL, claimRecheck) + 50*time.Millisecond
 	n.mu.Lock()
-	closed := n.closed
-	if !closed {
-		w.later = append(w.later, heldMoment{m: m, due: time.Now().Add(wait)})
-	}
+	w.later = append(w.later, heldMoment{m: m, due: time.Now().Add(wait)})
 	n.mu.Unlock()
-	if closed {
-		n.logf("notify: %s: %s claimed by %s: left to it at exit", w.s.name(), m.Key, c.By)
-	} else {
-		n.logf("notify: %s: %s claimed by %s: asked again in %s", w.s.name(), m.Key, c.By, wait.Round(time.Millisecond))
-	}
+	n.logf("notify: %s: %s claimed by %s: asked again in %s", w.s.name(), m.Key, c.By, wait.Round(time.Millisecond))
 	return false, false
 }
 

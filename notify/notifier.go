@@ -218,9 +218,9 @@ func (n *Notifier) send(m *Moment) {
 }
 
 // next takes w's next moment: a queued one, else one held by another
-// process's claim whose claim has expired since; ok is false once the
-// Notifier is closed and w's queue empty (the moments held by others are
-// left to them then).
+// process's claim that is due to be claimed again; ok is false once the
+// Notifier is closed and w has nothing left (those held by others are
+// waited for until Close gives up: their claimer may have died).
 func (n *Notifier) next(w *worker) (m *Moment, ok bool) {
 	for {
 		n.mu.Lock()
@@ -234,7 +234,7 @@ func (n *Notifier) next(w *worker) (m *Moment, ok bool) {
 		closed := n.closed
 		var timer *time.Timer
 		var wait <-chan time.Time
-		if !closed && len(w.later) > 0 {
+		if len(w.later) > 0 {
 			first := 0
 			for i, h := range w.later {
 				if h.due.Before(w.later[first].due) {
@@ -253,15 +253,20 @@ func (n *Notifier) next(w *worker) (m *Moment, ok bool) {
 		}
 		later := len(w.later)
 		n.mu.Unlock()
-		if closed {
-			if later > 0 {
-				n.logf("notify: %s: %s claimed by another firewatch left to it at exit", w.s.name(), plural2(later, "moment"))
+		if closed && later == 0 {
+			return nil, false
+		}
+		if n.ctx.Err() != nil {
+			if timer != nil {
+				timer.Stop()
 			}
+			n.logf("notify: %s: %s claimed by another firewatch left to it at exit", w.s.name(), plural2(later, "moment"))
 			return nil, false
 		}
 		select {
 		case <-w.wake:
 		case <-wait:
+		case <-n.ctx.Done():
 		}
 		if timer != nil {
 			timer.Stop()

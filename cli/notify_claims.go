@@ -1,0 +1,101 @@
+package cli
+
+import (
+	"context"
+	"os"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/notify"
+)
+
+// The notification moments of the team's sinks (--notify-url,
+// --notify-command) are claimed in the archive when there is one
+// (notify/claims.go, archive/moments.go): of the processes that share it
+// (hubs, watches, runs, on one machine or many), the one that claims a
+// moment sends it; the others, and a process restarted, do not. Without an
+// archive the process decides alone, as the debug log (the hub's log)
+// says once.
+
+// envClaimTTL sets the claims' lease (a Go duration, at most
+// archive.MaxClaimTTL): how long a claimer that died holds its moment up.
+// For tests; the default is notify.DefaultClaimTTL.
+const envClaimTTL = "FIREWATCH_NOTIFY_CLAIM_TTL"
+
+// claimTTL is $FIREWATCH_NOTIFY_CLAIM_TTL, else 0 (the default).
+func claimTTL() time.Duration {
+	d, err := time.ParseDuration(os.Getenv(envClaimTTL))
+	if err != nil || d <= 0 {
+		return 0
+	}
+	return min(d, archive.MaxClaimTTL)
+}
+
+// momentClaims is the archive's claims for one service and team, as this
+// process's holder: a notify.Claimer.
+type momentClaims struct {
+	c             archive.Claimer
+	service, team string
+	holder        archive.Holder
+	own           archive.Store // opened for the claims alone: closed with them
+}
+
+// newMomentClaims claims in st for svc's team; nil when st claims nothing.
+func newMomentClaims(st archive.Store, svc service, label string) *momentClaims {
+	c, ok := st.(archive.Claimer)
+	if st == nil || !ok {
+		return nil
+	}
+	return &momentClaims{c: c, service: svc.baseURL, team: archive.TeamOf(svc.key), holder: archive.NewHolder(label)}
+}
+
+func (m *momentClaims) key(job, moment, sink string) archive.MomentKey {
+	return archive.MomentKey{Service: m.service, Team: m.team, Run: job, Moment: moment, Sink: sink}
+}
+
+func (m *momentClaims) Claim(ctx context.Context, job, moment, sink string, ttl time.Duration) (notify.Claimed, error) {
+	c, err := m.c.ClaimMoment(ctx, m.key(job, moment, sink), m.holder, ttl)
+	return notify.Claimed{Got: c.Got, Sent: c.Sent, Left: c.Left, By: c.By}, err
+}
+
+func (m *momentClaims) Sent(ctx context.Context, job, moment, sink string, failed bool) error {
+	return m.c.MomentSent(ctx, m.key(job, moment, sink), m.holder, failed)
+}
+
+func (m *momentClaims) Release(ctx context.Context, job, moment, sink string) error {
+	return m.c.ReleaseMoment(ctx, m.key(job, moment, sink), m.holder)
+}
+
+// close closes the store opened for the claims.
+func (m *momentClaims) close() {
+	if m != nil && m.own != nil {
+		m.own.Close()
+		m.own = nil
+	}
+}
+
+// openClaims opens the archive for the claims of a command's notifier
+// (watch, run, the runs screen, crawl): nil and why when there is none to
+// claim in (off, or it cannot be opened now: this process decides alone).
+func (a *app) openClaims(svc service) (*momentClaims, string) {
+	if _, err := a.archiveDSN(); err != nil {
+		return nil, a.secrets.Redact(err.Error())
+	}
+	st, err := a.openArchive(context.Background(), keepArchive, &lockNote{quiet: true})
+	switch {
+	case err != nil:
+		return nil, a.secrets.Redact(err.Error())
+	case st == nil:
+		return nil, "the archive is off"
+	case archive.ReadOnly(st):
+		st.Close()
+		return nil, "the archive is read-only"
+	}
+	m := newMomentClaims(st, svc, "watch")
+	if m == nil {
+		st.Close()
+		return nil, "the archive cannot claim"
+	}
+	m.own = st
+	return m, ""
+}
