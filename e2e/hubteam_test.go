@@ -35,8 +35,8 @@ type teamHub struct {
 }
 
 // startTeamHub starts a hub on 127.0.0.1:0 with a host key and a viewer of
-// its own, and waits until it listens.
-func startTeamHub(t *testing.T, env []string) *teamHub {
+// its own (and extra arguments), and waits until it listens.
+func startTeamHub(t *testing.T, env []string, extra ...string) *teamHub {
 	t.Helper()
 	dir := t.TempDir()
 	h := &teamHub{viewer: sshtest.NewPerson(t, "viewer")}
@@ -44,7 +44,7 @@ func startTeamHub(t *testing.T, env []string) *teamHub {
 	if err := os.WriteFile(viewers, []byte(h.viewer.Line), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	h.p = start(t, env, "hub", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--host-key", hostKey, "--interval", hubInterval.String())
+	h.p = start(t, env, append([]string{"hub", "--listen", "127.0.0.1:0", "--authorized-keys", viewers, "--host-key", hostKey, "--interval", hubInterval.String()}, extra...)...)
 	awaitCount(t, h.p, 20*time.Second, "the hub listening", "listening on", 1)
 	h.addr = regexp.MustCompile(`listening on (\S+) `).FindStringSubmatch(h.p.stderr.String())[1]
 	pub, err := os.ReadFile(hostKey + ".pub")
