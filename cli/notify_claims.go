@@ -31,6 +31,9 @@ func claimTTL() time.Duration {
 	return min(d, archive.MaxClaimTTL)
 }
 
+// claimsOpenTimeout bounds opening the archive for the claims.
+const claimsOpenTimeout = 2 * time.Second
+
 // momentClaims is the archive's claims for one service and team, as this
 // process's holder: a notify.Claimer.
 type momentClaims struct {
@@ -81,7 +84,11 @@ func (a *app) openClaims(svc service) (*momentClaims, string) {
 	if _, err := a.archiveDSN(); err != nil {
 		return nil, a.secrets.Redact(err.Error())
 	}
-	st, err := a.openArchive(context.Background(), keepArchive, &lockNote{quiet: true})
+	// Bounded: the watch waits for it before its first poll, and a
+	// PostgreSQL that does not answer leaves the moments to this process.
+	ctx, cancel := context.WithTimeout(context.Background(), claimsOpenTimeout)
+	defer cancel()
+	st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
 	switch {
 	case err != nil:
 		return nil, a.secrets.Redact(err.Error())

@@ -205,6 +205,6 @@ func TestNotifyCrawl(t *testing.T) {
 	got := h.got()
 	if len(got) != 1 || !strings.Contains(got[0], `"event":"finished"`) || !strings.Contains(got[0], `"crawl":{"id":`) ||
 		!strings.Contains(got[0], `"status":"completed"`) || !strings.Contains(got[0], ` completed: 100 pages, `) {
-		t.Errorf("POSTs %q", got)
+		t.Errorf("POSTs %q\n%s", got, errOut)
 	}
 }

@@ -35,7 +35,7 @@ import (
 const DefaultClaimTTL = 30 * time.Second
 
 // claimTimeout bounds one claim's round trip to the archive.
-const claimTimeout = 5 * time.Second
+const claimTimeout = 3 * time.Second
 
 // claimRecheck is how often a moment another process holds is asked about
 // again: soon after its holder is done, a process at its end knows it was
