@@ -1,0 +1,278 @@
+package cli
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/spf13/cobra"
+
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/compare"
+	"github.com/firewatch/firewatch/export"
+	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/mcpserver"
+	"github.com/firewatch/firewatch/poller"
+)
+
+// firewatch mcp: the runs for a coding agent, as an MCP server on stdin and
+// stdout (package mcpserver). This file is its wiring: the key, service,
+// archive and leases every command uses, and on a hub the hub's followers
+// and the person's role.
+
+type mcpOptions struct {
+	AllowActions bool
+	Budget       float64
+	Interval     time.Duration
+}
+
+func (a *app) mcpCommand() *cobra.Command {
+	o := &watchOptions{}
+	mo := &mcpOptions{}
+	cmd := &cobra.Command{
+		Use:   "mcp",
+		Short: "The team's runs for a coding agent: an MCP server on stdin and stdout",
+		Long: `Serve the Model Context Protocol on stdin and stdout, for a coding agent
+(Claude Code, Codex, Cursor) that starts firewatch as a tool server. Its
+tools read the team's runs with the key, service and archive every command
+uses: list_runs, get_run, get_tree, get_events, get_tool_call, get_artifact,
+wait_for_run (blocks until the run ends, raises an attention item or records
+an event: a run is followed once however many clients wait on it, and once
+for every firewatch on the archive, through its lease), compare_runs (with
+the --fail-on gate), cost and report. docs/mcp.md lists them.
+
+Every result has a character budget and says what it cut; everything the
+service sent is sanitised and labelled as web content; the key is never a
+tool argument and never in a result, an error or the log (stderr).
+
+--allow-actions adds cancel_run and start_run (whose max_credits may be at
+most --budget). Each action is logged on stderr and kept in the run's
+archive record with who asked ("mcp:<client name>").
+
+Over a hub (ssh HUB mcp) the server uses the hub's key, followers and
+archive; a viewer's server has no acting tools.`,
+		Example: `  firewatch mcp
+  firewatch mcp --allow-actions --budget 200
+  claude mcp add firewatch -- firewatch mcp
+  ssh -p 2222 hub.example.com mcp`,
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return runE(a.serveMCP(cmd.Context(), o, mo))
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&mo.AllowActions, "allow-actions", false, "offer cancel_run and start_run")
+	f.Float64Var(&mo.Budget, "budget", 0, "the most max_credits start_run may ask for (with --allow-actions)")
+	f.DurationVar(&mo.Interval, "interval", 2*time.Second, "how often a followed run is polled")
+	o.register(cmd, flagsConnection)
+	return cmd
+}
+
+func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) error {
+	if !(mo.Budget >= 0) {
+		return badUsage("--budget %v: it must not be negative", mo.Budget)
+	}
+	if mo.AllowActions && mo.Budget == 0 {
+		fmt.Fprintln(a.stderr, "firewatch mcp: --allow-actions without --budget: start_run refuses every start (cancel_run is offered)")
+	}
+	if mo.Interval < 500*time.Millisecond {
+		return badUsage("--interval %s: at least 500ms", mo.Interval)
+	}
+	svc, err := a.service(o.APIURL, o.APIKey)
+	if err != nil {
+		return err
+	}
+	b, err := a.mcpBackend(ctx, svc, o, mo)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	cfg := mcpserver.Config{Backend: b, Secrets: a.secrets, Version: Version(), AllowActions: mo.AllowActions, Budget: mo.Budget, Log: a.stderr}
+	if a.hub != nil {
+		cfg.Person = a.hub.who
+		if a.hub.readOnlyText() != "" {
+			cfg.AllowActions = false // a viewer's server has no acting tools
+		}
+	}
+	s := mcpserver.New(cfg)
+	t := &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}}
+	err = s.Run(ctx, t)
+	if ctx.Err() != nil {
+		return nil // the client went away, or an interrupt: a server's usual end
+	}
+	return err
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+// mcpBackend is the server's Backend: this app's key, service, archive
+// (kept open for the server's life) and leases.
+type mcpBack struct {
+	a      *app
+	svc    service
+	o      *watchOptions
+	client *poller.Client
+	team   poller.TeamRuns
+	st     archive.Store // nil: off or not to be had
+	fs     *mcpserver.Followers
+	hubRun func(id string) (*follow.Follower, func()) // on a hub: the hub's one follower per run
+}
+
+func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *mcpOptions) (*mcpBack, error) {
+	client, err := a.client(svc, nil, func(line string) { fmt.Fprintf(a.stderr, "firewatch mcp: %s\n", line) })
+	if err != nil {
+		return nil, err
+	}
+	b := &mcpBack{a: a, svc: svc, o: o, client: client, team: client}
+	if _, err := a.archiveDSN(); err == nil {
+		st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+		switch {
+		case err != nil:
+			fmt.Fprintf(a.stderr, "firewatch mcp: the archive is not used: %s\n", a.secrets.Redact(err.Error()))
+		case st != nil:
+			b.st = st
+			b.team = archiving.NewListing(client, st, archive.Query{Service: svc.baseURL})
+		}
+	}
+	if a.hub != nil {
+		b.team = a.hub.runsService(b.team)
+		if a.hub.shares() {
+			b.hubRun = func(id string) (*follow.Follower, func()) {
+				r, release := a.hub.follows.open(id)
+				return r.f, release
+			}
+		}
+	}
+	b.fs = &mcpserver.Followers{Secrets: a.secrets, Make: func(ctx context.Context, id string) (follow.Source, func(*follow.Run), error) {
+		return b.source(ctx, id, mo.Interval)
+	}}
+	b.fs.Start(ctx)
+	return b, nil
+}
+
+// source is a run's: the archive's copy when it holds the run to its end,
+// else its polls through its lease (one poller for every firewatch on the
+// archive), with what it was asked.
+func (b *mcpBack) source(ctx context.Context, id string, interval time.Duration) (follow.Source, func(*follow.Run), error) {
+	if b.st != nil {
+		if r, polls, err := archiving.Load(ctx, b.st, b.svc.baseURL, id); err == nil && r != nil && r.Complete && len(polls) > 0 {
+			return archiving.Archived(r, polls), nil, nil
+		}
+	}
+	feed, err := b.a.sharedSource(ctx, b.svc, id, interval, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	return withRequest(b.client, feed.Shared.Sink(), b.a, b.svc, id, feed.Source), feed.Done, nil
+}
+
+func (b *mcpBack) close() {
+	b.fs.Stop()
+	if b.st != nil {
+		b.st.Close()
+	}
+}
+
+func (b *mcpBack) Team() poller.TeamRuns { return b.team }
+
+func (b *mcpBack) Follow(ctx context.Context, id string) (*follow.Follower, func(), error) {
+	if err := poller.ValidateJobID(id); err != nil {
+		return nil, nil, err
+	}
+	if b.hubRun != nil {
+		f, release := b.hubRun(id)
+		return f, release, nil
+	}
+	return b.fs.Open(ctx, id)
+}
+
+func (b *mcpBack) Record(ctx context.Context, id string) (*archive.Run, error) {
+	if b.st == nil {
+		return nil, nil
+	}
+	r, err := b.st.Get(ctx, b.svc.baseURL, id)
+	if errors.Is(err, archive.ErrNotFound) {
+		return nil, nil
+	}
+	return r, err
+}
+
+func (b *mcpBack) Snapshot(ctx context.Context, id, snapshotID string) (string, error) {
+	if b.st != nil {
+		if s, err := b.st.Snapshot(ctx, b.svc.baseURL, id, snapshotID); err == nil {
+			return s, nil
+		}
+	}
+	s, err := b.client.Snapshot(ctx, id, snapshotID)
+	if err != nil {
+		return "", err
+	}
+	return s.Content, nil
+}
+
+func (b *mcpBack) Compare(ctx context.Context, x, y string, gates compare.Gates) (*compare.Comparison, error) {
+	return b.a.comparison(ctx, x, y, gates, b.o.APIURL, b.o.APIKey)
+}
+
+func (b *mcpBack) Cost(ctx context.Context, since, by string) (*mcpserver.CostOut, error) {
+	if b.st == nil {
+		return nil, errors.New("cost reads firewatch's archive, which is off or could not be opened (see --archive)")
+	}
+	ho := &historyOptions{Since: since, Status: "all"}
+	q, err := ho.query(b.svc.baseURL, time.Now())
+	if err != nil {
+		return nil, err
+	}
+	list, err := b.st.List(ctx, q)
+	if err != nil {
+		return nil, archiveErr(err)
+	}
+	rep := buildCost(by, list, time.Now())
+	out := &mcpserver.CostOut{By: rep.By, Total: costTotalOut(rep.Total), Buckets: []mcpserver.CostBucket{}}
+	for _, bk := range rep.Buckets {
+		out.Buckets = append(out.Buckets, mcpserver.CostBucket{Key: bk.Key, CostTotal: costTotalOut(bk.costTotal)})
+	}
+	return out, nil
+}
+
+func costTotalOut(t costTotal) mcpserver.CostTotal {
+	return mcpserver.CostTotal{Runs: t.Runs, CreditsUsed: t.CreditsUsed, BilledCredits: t.BilledCredits, FailedRuns: t.FailedRuns,
+		FailedCredits: t.FailedCredits, UnknownRuns: t.UnknownRuns, UnknownCredits: t.UnknownCredits}
+}
+
+func (b *mcpBack) Report(ctx context.Context, id string) (string, error) {
+	rr, err := b.a.readRun(ctx, id, b.o.APIURL, b.o.APIKey)
+	if err != nil {
+		return "", err
+	}
+	var buf bytes.Buffer
+	ro := export.ReportOptions{Version: Version(), Secrets: b.a.secrets, Facts: rr.Figures.Facts()}
+	if err := export.Report(&buf, rr.Store(), export.FormatMarkdown, ro); err != nil {
+		return "", err
+	}
+	return buf.String(), nil
+}
+
+// Acted keeps who acted in the run's archive record (on a hub the hub
+// does: its runs service told it).
+func (b *mcpBack) Acted(ctx context.Context, who, what, id string, err error) {
+	if err != nil || id == "" || b.st == nil || b.a.hub != nil {
+		return
+	}
+	r := &archive.Run{StartedBy: who}
+	if what == "cancel" {
+		r = &archive.Run{CancelRequested: true, CancelledBy: who}
+	}
+	wctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), archiving.WriteTimeout)
+	defer cancel()
+	if err := b.st.PutRun(wctx, archiving.WithID(r, b.svc.baseURL, id)); err != nil {
+		fmt.Fprintf(b.a.stderr, "firewatch mcp: who acted on run %s is not archived: %s\n", id, b.a.secrets.Redact(err.Error()))
+	}
+}
