@@ -119,7 +119,8 @@ type mcpBack struct {
 	svc    service
 	o      *watchOptions
 	client *poller.Client
-	team   poller.TeamRuns
+	team   poller.TeamRuns // the list, with the archive behind it
+	act    poller.TeamRuns // cancels and starts
 	st     archive.Store // nil: off or not to be had
 	fs     *mcpserver.Followers
 	hubRun func(id string) (*follow.Follower, func()) // on a hub: the hub's one follower per run
@@ -130,7 +131,7 @@ func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *
 	if err != nil {
 		return nil, err
 	}
-	b := &mcpBack{a: a, svc: svc, o: o, client: client, team: client}
+	b := &mcpBack{a: a, svc: svc, o: o, client: client, team: client, act: client}
 	if _, err := a.archiveDSN(); err == nil {
 		st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
 		switch {
@@ -142,7 +143,7 @@ func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *
 		}
 	}
 	if a.hub != nil {
-		b.team = a.hub.runsService(b.team)
+		b.team, b.act = a.hub.runsService(b.team), a.hub.runsService(client)
 		if a.hub.shares() {
 			b.hubRun = func(id string) (*follow.Follower, func()) {
 				r, release := a.hub.follows.open(id)
@@ -181,6 +182,8 @@ func (b *mcpBack) close() {
 }
 
 func (b *mcpBack) Team() poller.TeamRuns { return b.team }
+
+func (b *mcpBack) Act() poller.TeamRuns { return b.act }
 
 func (b *mcpBack) Follow(ctx context.Context, id string) (*follow.Follower, func(), error) {
 	if err := poller.ValidateJobID(id); err != nil {

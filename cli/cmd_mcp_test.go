@@ -131,7 +131,7 @@ func pageAll(t *testing.T, cs *mcp.ClientSession, run string, args map[string]an
 	seen := map[int]bool{}
 	cursor := ""
 	for pages := 0; ; pages++ {
-		if pages > 2000 {
+		if pages > 5000 {
 			t.Fatal("get_events never ended")
 		}
 		a := map[string]any{"run": run}
@@ -299,19 +299,27 @@ func TestMCPBudgetsAtTheLargeRun(t *testing.T) {
 		}
 		sizes[tool] = size
 	}
-	ids, largest, total := pageAll(t, cs, id, map[string]any{"limit": 500})
-	sizes["get_events"] = largest
-	if total < 20000 || len(ids) != total {
-		t.Errorf("paged %d of %d events", len(ids), total)
+	size, msg := call(t, cs, "get_events", map[string]any{"run": id, "limit": 500}, nil)
+	if msg != "" {
+		t.Fatal(msg)
 	}
-	small, _, _ := pageAll(t, cs, id, map[string]any{"limit": 500, "max_chars": 5000})
-	if len(small) != total {
-		t.Errorf("with max_chars 5000: %d of %d events", len(small), total)
+	sizes["get_events"] = size
+	var small eventsPage
+	if size, _ := call(t, cs, "get_events", map[string]any{"run": id, "limit": 500, "max_chars": 2000}, &small); size > 2000 || len(small.Events) == 0 {
+		t.Errorf("get_events with max_chars 2000: %d characters, %d events", size, len(small.Events))
 	}
 	for tool, size := range sizes {
 		if size > 20000 {
 			t.Errorf("%s: %d characters, over the default budget of 20000", tool, size)
 		}
+	}
+	// Every page within the largest budget, to the end, each event once.
+	ids, largest, total := pageAll(t, cs, id, map[string]any{"limit": 500, "max_chars": 100000})
+	if total < 20000 || len(ids) != total {
+		t.Errorf("paged %d of %d events", len(ids), total)
+	}
+	if largest > 100000 {
+		t.Errorf("a page of %d characters, over max_chars 100000", largest)
 	}
 	t.Logf("largest results at the %d-event run: %v", total, sizes)
 }
@@ -319,12 +327,20 @@ func TestMCPBudgetsAtTheLargeRun(t *testing.T) {
 // wait_for_run returns when the run ends, and on the first attention item
 // of a run that loops (before it ends).
 func TestMCPWaitForRun(t *testing.T) {
-	srv := startSim(t, sim.Options{Scenarios: []string{"research", "loop"}, Speed: 20})
+	srv := startHeldSim(t, sim.Options{Scenarios: []string{"research", "loop"}, Speed: 10})
 	mcpEnv(t, srv.URL, srv.Key)
 	cs, _ := startMCP(t, "test-client", "--interval", "500ms")
 	var w struct {
 		Reason, State string
 		Raised        []struct{ Kind string } `json:"raised"`
+		Open          []struct{ Kind string } `json:"open"`
+	}
+	// The loop first: both runs go from the first poll on.
+	if _, msg := call(t, cs, "wait_for_run", map[string]any{"run": srv.Jobs[1].ID, "until": "attention", "timeout_seconds": 120}, &w); msg != "" || w.Reason != "attention" || len(w.Open) == 0 {
+		t.Fatalf("wait until attention: %s %+v", msg, w)
+	}
+	if w.State == "finished" {
+		t.Errorf("the loop's first attention item came only with its end: %+v", w)
 	}
 	if _, msg := call(t, cs, "wait_for_run", map[string]any{"run": srv.Jobs[0].ID, "timeout_seconds": 60}, &w); msg != "" || w.Reason != "finished" || w.State != "finished" {
 		t.Fatalf("wait until finished: %s %+v", msg, w)
@@ -332,13 +348,7 @@ func TestMCPWaitForRun(t *testing.T) {
 	if !srv.Finished(srv.Jobs[0].ID) {
 		t.Error("wait_for_run returned before the run finished")
 	}
-	w.Raised = nil
-	if _, msg := call(t, cs, "wait_for_run", map[string]any{"run": srv.Jobs[1].ID, "until": "attention", "timeout_seconds": 120}, &w); msg != "" || w.Reason != "attention" || len(w.Raised) == 0 {
-		t.Fatalf("wait until attention: %s %+v", msg, w)
-	}
-	if w.State == "finished" {
-		t.Errorf("the loop's first attention item came only with its end: %+v", w)
-	}
+
 }
 
 // Two clients (two firewatch mcp on one archive) waiting on one run make

@@ -38,6 +38,9 @@ type Backend interface {
 	// Team is the team's runs: the list (with the archive behind it when
 	// there is one), statuses, cancel and start.
 	Team() poller.TeamRuns
+	// Act is the service's cancel and start, asked of the service itself
+	// (on a hub, checked against the person's role and told to the hub).
+	Act() poller.TeamRuns
 	// Follow is the run's one follower in this process, made when nobody
 	// follows it yet; release must be called once the caller is done
 	// with it. Two callers of one run get the same follower.

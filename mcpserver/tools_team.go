@@ -24,7 +24,7 @@ func (s *Server) addReadTools() {
 		s.listRuns)
 	s.addRunTools()
 	mcp.AddTool(s.srv, &mcp.Tool{Name: "wait_for_run", Annotations: readOnly("Wait for a run"),
-		Description: "Blocks until the run finishes, raises an attention item (until=attention), or records an event of a type (until=tool_call.finished, " +
+		Description: "Blocks until the run finishes, has an open attention item (until=attention: at once when one is open already), or records an event of a type (until=tool_call.finished, " +
 			"error.occurred, ...), or timeout_seconds pass (default 60, at most 300), and says what happened meanwhile. Use it instead of polling: " +
 			"firewatch follows the run once however many callers wait. A finished run returns at once. events_cursor is get_events' cursor for " +
 			"what arrived during the wait. " + contentNote},
@@ -303,6 +303,9 @@ func (s *Server) waitForRun(ctx context.Context, req *mcp.CallToolRequest, in Wa
 				}
 				if st.Run().State == model.StateFinished {
 					out.Reason = "finished"
+				}
+				if until == "attention" && len(r.Tracker().Open()) > 0 {
+					out.Reason = "attention" // one is open already: said at once
 				}
 				return
 			}
