@@ -77,9 +77,6 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 	if !(mo.Budget >= 0) {
 		return badUsage("--budget %v: it must not be negative", mo.Budget)
 	}
-	if mo.AllowActions && mo.Budget == 0 {
-		fmt.Fprintln(a.stderr, "firewatch mcp: --allow-actions without --budget: start_run refuses every start (cancel_run is offered)")
-	}
 	if mo.Interval < 500*time.Millisecond {
 		return badUsage("--interval %s: at least 500ms", mo.Interval)
 	}
@@ -98,6 +95,9 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 		if a.hub.readOnlyText() != "" {
 			cfg.AllowActions = false // a viewer's server has no acting tools
 		}
+	}
+	if cfg.AllowActions && mo.Budget == 0 {
+		fmt.Fprintln(a.stderr, "firewatch mcp: --allow-actions without --budget: start_run refuses every start (cancel_run is offered)")
 	}
 	s := mcpserver.New(cfg)
 	t := &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}}
@@ -121,7 +121,7 @@ type mcpBack struct {
 	client *poller.Client
 	team   poller.TeamRuns // the list, with the archive behind it
 	act    poller.TeamRuns // cancels and starts
-	st     archive.Store // nil: off or not to be had
+	st     archive.Store   // nil: off or not to be had
 	fs     *mcpserver.Followers
 	hubRun func(id string) (*follow.Follower, func()) // on a hub: the hub's one follower per run
 }

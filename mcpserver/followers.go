@@ -17,7 +17,7 @@ import (
 type Followers struct {
 	// Make is the run's source and what to do once its follower has
 	// ended (done may be nil).
-	Make func(ctx context.Context, id string) (src follow.Source, done func(*follow.Run), err error)
+	Make    func(ctx context.Context, id string) (src follow.Source, done func(*follow.Run), err error)
 	Idle    time.Duration // 0: two minutes
 	Secrets *text.Secrets // redacted from every string the stores decode
 
