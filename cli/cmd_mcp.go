@@ -5,10 +5,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
@@ -100,17 +98,12 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 		fmt.Fprintln(a.stderr, "firewatch mcp: --allow-actions without --budget: start_run refuses every start (cancel_run is offered)")
 	}
 	s := mcpserver.New(cfg)
-	t := &mcp.IOTransport{Reader: io.NopCloser(a.stdin), Writer: nopWriteCloser{a.stdout}}
-	err = s.Run(ctx, t)
+	err = s.Run(ctx, mcpserver.Transport(a.stdin, a.stdout))
 	if ctx.Err() != nil {
 		return nil // the client went away, or an interrupt: a server's usual end
 	}
 	return err
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
 
 // mcpBackend is the server's Backend: this app's key, service, archive
 // (kept open for the server's life) and leases.

@@ -535,6 +535,11 @@ func TestMCPGarbageRequests(t *testing.T) {
 	}
 	send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	for i, bad := range []string{
+		`not json at all`,
+		`{"hello":"world"}`,
+		`[1,2,3]`,
+		`{"jsonrpc":"2.0","id":{"x":1},"method":"tools/list"}`,
+		`{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"get_run","arguments":{"run":"` + strings.Repeat("a", 2<<20) + `"}}}`,
 		`{"jsonrpc":"2.0","id":2,"method":"no/such/method"}`,
 		`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"no_such_tool","arguments":{}}}`,
 		`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"get_run","arguments":{"run":12}}}`,
