@@ -565,3 +565,28 @@ func TestMCPGarbageRequests(t *testing.T) {
 		t.Error("the server did not end when its stdin closed")
 	}
 }
+
+// A client that makes hundreds of calls in a burst is told to slow down
+// (tool errors that say how long to wait), the service is asked no more
+// than the burst allows, and the server goes on answering.
+func TestMCPThousandsOfCallsAreSlowedDown(t *testing.T) {
+	srv := startSim(t, sim.Options{Speed: 1000})
+	mcpEnv(t, srv.URL, srv.Key)
+	cs, _ := startMCP(t, "test-client")
+	before := srv.Stats().ByRoute["GET list"]
+	refused := 0
+	for range 300 {
+		if _, msg := call(t, cs, "list_runs", map[string]any{}, nil); strings.Contains(msg, "too many calls") {
+			refused++
+		} else if msg != "" {
+			t.Fatalf("list_runs: %s", msg)
+		}
+	}
+	asked := srv.Stats().ByRoute["GET list"] - before
+	if refused == 0 || asked > 120 {
+		t.Errorf("300 calls at once: %d refused, %d lists asked of the service", refused, asked)
+	}
+	if len(toolNames(t, cs)) != len(readTools) {
+		t.Error("the server stopped answering")
+	}
+}

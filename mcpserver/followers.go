@@ -2,11 +2,13 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"time"
 
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/text"
+	"golang.org/x/time/rate"
 )
 
 // Followers is one follower per run for a server's every client and call:
@@ -17,8 +19,13 @@ import (
 type Followers struct {
 	// Make is the run's source and what to do once its follower has
 	// ended (done may be nil).
-	Make    func(ctx context.Context, id string) (src follow.Source, done func(*follow.Run), err error)
-	Idle    time.Duration // 0: two minutes
+	Make func(ctx context.Context, id string) (src follow.Source, done func(*follow.Run), err error)
+	Idle time.Duration // 0: two minutes
+	// Max is the most runs followed at once (0: MaxFollowed): past it
+	// the longest idle one is stopped, and when none is idle a new run
+	// is refused. New runs are followed at most newPerSecond a second
+	// (a burst of newBurst): each is a stream of the service's polls.
+	Max     int
 	Secrets *text.Secrets // redacted from every string the stores decode
 
 	mu     sync.Mutex
@@ -26,6 +33,7 @@ type Followers struct {
 	cancel context.CancelFunc
 	runs   map[string]*followed
 	made   int
+	fresh  *rate.Limiter
 	wg     sync.WaitGroup
 }
 
@@ -33,6 +41,7 @@ type followed struct {
 	f     *follow.Follower
 	refs  int
 	idle  *time.Timer
+	since time.Time // idle since
 	ready chan struct{}
 	err   error
 }
@@ -41,7 +50,19 @@ type followed struct {
 func (fs *Followers) Start(ctx context.Context) {
 	fs.ctx, fs.cancel = context.WithCancel(ctx)
 	fs.runs = map[string]*followed{}
+	fs.fresh = rate.NewLimiter(newPerSecond, newBurst)
 }
+
+// MaxFollowed is Followers.Max's default.
+const MaxFollowed = 32
+
+const (
+	newPerSecond = 2
+	newBurst     = 30
+)
+
+// errTooMany is a new run past the bounds.
+var errTooMany = errors.New("following too many runs at once: call again on a run already asked about, or in a little while")
 
 // Made is how many followers were made in all.
 func (fs *Followers) Made() int {
@@ -56,6 +77,10 @@ func (fs *Followers) Open(ctx context.Context, id string) (*follow.Follower, fun
 	r := fs.runs[id]
 	made := r == nil
 	if made {
+		if !fs.room() || !fs.fresh.Allow() {
+			fs.mu.Unlock()
+			return nil, nil, errTooMany
+		}
 		r = &followed{ready: make(chan struct{})}
 		fs.runs[id] = r
 		fs.made++
@@ -82,6 +107,33 @@ func (fs *Followers) Open(ctx context.Context, id string) (*follow.Follower, fun
 	}
 	var once sync.Once
 	return r.f, func() { once.Do(func() { fs.release(id, r) }) }, nil
+}
+
+// room makes room for one more run, stopping the longest idle one when
+// the followers are at their most; fs.mu is held.
+func (fs *Followers) room() bool {
+	most := fs.Max
+	if most <= 0 {
+		most = MaxFollowed
+	}
+	if len(fs.runs) < most {
+		return true
+	}
+	var oldest string
+	var at time.Time
+	for id, r := range fs.runs {
+		if r.refs == 0 && r.idle != nil && (oldest == "" || r.since.Before(at)) {
+			oldest, at = id, r.since
+		}
+	}
+	if oldest == "" {
+		return false
+	}
+	r := fs.runs[oldest]
+	r.idle.Stop()
+	delete(fs.runs, oldest)
+	go r.f.Stop()
+	return true
 }
 
 func (fs *Followers) start(r *followed, id string) error {
@@ -124,6 +176,7 @@ func (fs *Followers) release(id string, r *followed) {
 	if idle <= 0 {
 		idle = 2 * time.Minute
 	}
+	r.since = time.Now()
 	r.idle = time.AfterFunc(idle, func() {
 		fs.mu.Lock()
 		if r.refs > 0 || fs.runs[id] != r {

@@ -89,7 +89,8 @@ type Server struct {
 	srv *mcp.Server
 	sec *text.Secrets
 
-	logMu sync.Mutex
+	limits *limits
+	logMu  sync.Mutex
 }
 
 // New makes the server with its tools: the read tools always, the acting
@@ -101,7 +102,7 @@ func New(cfg Config) *Server {
 	if cfg.WaitMax <= 0 || cfg.WaitMax > MaxWait {
 		cfg.WaitMax = MaxWait
 	}
-	s := &Server{cfg: cfg, sec: cfg.Secrets}
+	s := &Server{cfg: cfg, sec: cfg.Secrets, limits: newLimits()}
 	s.srv = mcp.NewServer(&mcp.Implementation{Name: "firewatch", Version: cfg.Version}, &mcp.ServerOptions{Instructions: instructions})
 	s.addReadTools()
 	if cfg.AllowActions {

@@ -45,12 +45,12 @@ type StartOut struct {
 }
 
 func (s *Server) addActionTools() {
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "cancel_run",
+	addTool(s, &mcp.Tool{Name: "cancel_run",
 		Annotations: &mcp.ToolAnnotations{Title: "Cancel a run", DestructiveHint: &yes, IdempotentHint: true, OpenWorldHint: &yes},
 		Description: "Asks the service to cancel a running agent run (it stops what it is doing; what it spent is billed). " +
 			"Logged and kept in the run's record with who asked. A finished or already cancelled run is refused (409)."},
 		s.cancelRun)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "start_run",
+	addTool(s, &mcp.Tool{Name: "start_run",
 		Annotations: &mcp.ToolAnnotations{Title: "Start a run (spends credits)", DestructiveHint: &no, OpenWorldHint: &yes},
 		Description: fmt.Sprintf("Starts a Firecrawl agent run, which spends the team's credits. max_credits is required and may be at most %g "+
 			"(firewatch mcp's --budget). Logged and kept in the run's record with who asked. Returns the run's id: wait_for_run follows it.", s.cfg.Budget)},

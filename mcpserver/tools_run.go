@@ -104,25 +104,25 @@ type RunOut struct {
 }
 
 func (s *Server) addRunTools() {
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "get_run", Annotations: readOnly("One run summed up"),
+	addTool(s, &mcp.Tool{Name: "get_run", Annotations: readOnly("One run summed up"),
 		Description: "One agent run summed up: its state and phase, outcome and error, credits used against its cap and what is billed, " +
 			"each agent (state, tool calls, errors, estimated credits), the open and past attention items (stalls, slow tools, loops, " +
 			"failing calls, the budget), and who started or cancelled it. Start here for a run; get_tree, get_events and get_tool_call go deeper. " + contentNote},
 		s.getRun)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "get_tree", Annotations: readOnly("A run's agents"),
+	addTool(s, &mcp.Tool{Name: "get_tree", Annotations: readOnly("A run's agents"),
 		Description: "The run's agents as a tree (parent first, children indented by depth) with each agent's tool calls counted by tool name, " +
 			"its duration, state and errors; no parameters or results (get_events and get_tool_call have them)."},
 		s.getTree)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "get_events", Annotations: readOnly("A page of a run's trace"),
+	addTool(s, &mcp.Tool{Name: "get_events", Annotations: readOnly("A page of a run's trace"),
 		Description: "A page of the run's trace events in the order firewatch received them, each with its sequence number, type, agent and data " +
 			"(long strings cut to field_chars and listed in \"cut\"). Pass next_cursor back as cursor for the next page; more is false at the end " +
 			"of what the run has so far (a live run grows: wait_for_run waits for more). Filter with agent (id or name) and types " +
 			"(e.g. tool_call.finished, error.occurred). " + contentNote},
 		s.getEvents)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "get_tool_call", Annotations: readOnly("One tool call whole"),
+	addTool(s, &mcp.Tool{Name: "get_tool_call", Annotations: readOnly("One tool call whole"),
 		Description: "One tool call whole: its tool, agent, state, times, parameters, result and errors, within max_chars (cut strings are listed in \"cut\"). " + contentNote},
 		s.getToolCall)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "get_artifact", Annotations: readOnly("One artifact's content"),
+	addTool(s, &mcp.Tool{Name: "get_artifact", Annotations: readOnly("One artifact's content"),
 		Description: "One artifact the run made (the result being built, a file), its versions and the content of its latest (or a given) snapshot, " +
 			"within max_chars, saying when it was cut. " + contentNote},
 		s.getArtifact)

@@ -17,28 +17,28 @@ import (
 )
 
 func (s *Server) addReadTools() {
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "list_runs", Annotations: readOnly("The team's agent runs"),
+	addTool(s, &mcp.Tool{Name: "list_runs", Annotations: readOnly("The team's agent runs"),
 		Description: "The team's Firecrawl agent runs, newest first: id, status, outcome, credits used and cap, a short head of the prompt, " +
 			"and how many attention items firewatch raised. Filter by status (processing, completed, failed, cancelled), since (24h, 7d, 2026-11-01), " +
 			"label and text (in the prompt). limit is small by default; pass next_cursor back as cursor for more. " + contentNote},
 		s.listRuns)
 	s.addRunTools()
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "wait_for_run", Annotations: readOnly("Wait for a run"),
+	addTool(s, &mcp.Tool{Name: "wait_for_run", Annotations: readOnly("Wait for a run"),
 		Description: "Blocks until the run finishes, has an open attention item (until=attention: at once when one is open already), or records an event of a type (until=tool_call.finished, " +
 			"error.occurred, ...), or timeout_seconds pass (default 60, at most 300), and says what happened meanwhile. Use it instead of polling: " +
 			"firewatch follows the run once however many callers wait. A finished run returns at once. events_cursor is get_events' cursor for " +
 			"what arrived during the wait. " + contentNote},
 		s.waitForRun)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "compare_runs", Annotations: readOnly("Compare two runs"),
+	addTool(s, &mcp.Tool{Name: "compare_runs", Annotations: readOnly("Compare two runs"),
 		Description: "Two runs compared (a is the baseline, b the candidate): duration, credits, tokens, agents, tool calls, errors, attention, outcomes, " +
 			"the tool-call steps that changed, and the results' diff. fail_on is a regression gate (creditsUsed:+20%,durationMs:+50%,toolCalls:<tool>:+3,outcome): " +
 			"verdict is fail when the candidate crosses one. " + contentNote},
 		s.compareRuns)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "cost", Annotations: &mcp.ToolAnnotations{Title: "Credits over time", ReadOnlyHint: true, DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no},
+	addTool(s, &mcp.Tool{Name: "cost", Annotations: &mcp.ToolAnnotations{Title: "Credits over time", ReadOnlyHint: true, DestructiveHint: &no, IdempotentHint: true, OpenWorldHint: &no},
 		Description: "Runs and credits from firewatch's archive since a time (since: 30d, 12w, 36h, 2026-11-01; default 30d), by day, week, model, label or prompt: " +
 			"credits used, billed, and on failed runs."},
 		s.cost)
-	mcp.AddTool(s.srv, &mcp.Tool{Name: "report", Annotations: readOnly("A run's report"),
+	addTool(s, &mcp.Tool{Name: "report", Annotations: readOnly("A run's report"),
 		Description: "The run's report as Markdown (what it was asked, its outcome, credits, agents, tool calls, errors, attention, result), cut to max_chars. " + contentNote},
 		s.report)
 }
