@@ -18,6 +18,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/internal/hostile"
+	"github.com/firewatch/firewatch/internal/sshtest"
 	"github.com/firewatch/firewatch/sim"
 )
 
@@ -248,6 +249,24 @@ func TestMCPReadTools(t *testing.T) {
 	var tc struct{ ID, Tool string }
 	if _, msg := call(t, cs, "get_tool_call", map[string]any{"run": id, "id": tcID}, &tc); msg != "" || tc.ID != tcID {
 		t.Errorf("get_tool_call %q: %s %+v", tcID, msg, tc)
+	}
+	var arts struct {
+		Events []struct {
+			Data map[string]any `json:"data"`
+		} `json:"events"`
+	}
+	call(t, cs, "get_events", map[string]any{"run": id, "types": []string{"artifact.updated"}, "limit": 1}, &arts)
+	if len(arts.Events) == 0 {
+		t.Fatal("no artifact.updated event")
+	}
+	artifact, _ := arts.Events[0].Data["artifact"].(map[string]any)
+	artID, _ := artifact["artifactId"].(string)
+	var art struct {
+		ID, Content string
+		Versions    []struct{ Snapshot string } `json:"versions"`
+	}
+	if _, msg := call(t, cs, "get_artifact", map[string]any{"run": id, "id": artID}, &art); msg != "" || art.ID != artID || art.Content == "" || len(art.Versions) == 0 {
+		t.Errorf("get_artifact %q: %s %+v", artID, msg, art)
 	}
 	if _, msg := call(t, cs, "get_tool_call", map[string]any{"run": id, "id": "nope"}, nil); !strings.Contains(msg, "no tool call") {
 		t.Errorf("an unknown tool call: %q", msg)
@@ -589,4 +608,48 @@ func TestMCPThousandsOfCallsAreSlowedDown(t *testing.T) {
 	if len(toolNames(t, cs)) != len(readTools) {
 		t.Error("the server stopped answering")
 	}
+}
+
+// ssh HUB mcp: the server on the session's streams, with the hub's key.
+// A viewer's has no acting tools whatever its flags; an operator's has
+// them, and a cancel is the hub's action, logged with the person's name.
+func TestMCPThroughTheHub(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
+	t.Setenv("XDG_DATA_HOME", t.TempDir())
+	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "500ms")
+	open := func(p sshtest.Person) *mcp.ClientSession {
+		c := h.login(t, p)
+		s, err := c.NewSession()
+		if err != nil {
+			t.Fatal(err)
+		}
+		in, _ := s.StdinPipe()
+		out, _ := s.StdoutPipe()
+		if err := s.Start("mcp --allow-actions --budget 10"); err != nil {
+			t.Fatal(err)
+		}
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "hub-client", Version: "1"}, nil).
+			Connect(context.Background(), &mcp.IOTransport{Reader: io.NopCloser(out), Writer: in}, nil)
+		if err != nil {
+			t.Fatalf("connect: %v\n%s", err, h.log)
+		}
+		t.Cleanup(func() { cs.Close(); s.Close() })
+		return cs
+	}
+	viewer, operator := open(h.bob), open(h.alice)
+	if tools := toolNames(t, viewer); tools["cancel_run"] != nil || tools["start_run"] != nil || len(tools) != len(readTools) {
+		t.Errorf("a viewer's tools: %v", tools)
+	}
+	if tools := toolNames(t, operator); tools["cancel_run"] == nil || tools["start_run"] == nil {
+		t.Errorf("an operator's tools: %v", tools)
+	}
+	id := srv.Jobs[0].ID
+	var run struct{ State string }
+	if _, msg := call(t, viewer, "get_run", map[string]any{"run": id}, &run); msg != "" || run.State != "running" {
+		t.Fatalf("get_run over the hub: %s %+v", msg, run)
+	}
+	if _, msg := call(t, operator, "cancel_run", map[string]any{"run": id}, nil); msg != "" {
+		t.Fatalf("cancel_run over the hub: %s", msg)
+	}
+	h.log.WaitLine(t, "action: alice (operator, SHA256:", "cancelled run "+id)
 }
