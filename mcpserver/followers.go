@@ -75,6 +75,14 @@ func (fs *Followers) Made() int {
 func (fs *Followers) Open(ctx context.Context, id string) (*follow.Follower, func(), error) {
 	fs.mu.Lock()
 	r := fs.runs[id]
+	if r != nil && r.failed() {
+		// Its source gave up (the network, a refusal): ask again.
+		if r.idle != nil {
+			r.idle.Stop()
+		}
+		delete(fs.runs, id)
+		r = nil
+	}
 	made := r == nil
 	if made {
 		if !fs.room() || !fs.fresh.Allow() {
@@ -107,6 +115,24 @@ func (fs *Followers) Open(ctx context.Context, id string) (*follow.Follower, fun
 	}
 	var once sync.Once
 	return r.f, func() { once.Do(func() { fs.release(id, r) }) }, nil
+}
+
+// failed reports that r's follower ended without the run finishing.
+func (r *followed) failed() bool {
+	select {
+	case <-r.ready: // r.f is set
+	default:
+		return false
+	}
+	if r.f == nil {
+		return false
+	}
+	select {
+	case <-r.f.Done():
+		return r.f.Err() != nil
+	default:
+		return false
+	}
 }
 
 // room makes room for one more run, stopping the longest idle one when

@@ -79,3 +79,29 @@ func TestCutterCutsNamesAndCleans(t *testing.T) {
 		t.Errorf("cut: %q %v", m["b"], c.cut)
 	}
 }
+
+// A run whose source gave up is asked again by the next call, not kept
+// failed for the idle time.
+func TestFollowersAskAgainAfterAFailure(t *testing.T) {
+	n := 0
+	fs := &Followers{Make: func(context.Context, string) (follow.Source, func(*follow.Run), error) {
+		n++
+		if n == 1 {
+			return follow.SourceFunc(func(context.Context, func(poller.Update)) error { return errors.New("network down") }), nil, nil
+		}
+		return blocking(), nil, nil
+	}}
+	fs.Start(context.Background())
+	defer fs.Stop()
+	f, release, err := fs.Open(context.Background(), "a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-f.Done()
+	release()
+	_, release, err = fs.Open(context.Background(), "a")
+	if err != nil || fs.Made() != 2 {
+		t.Fatalf("after a failure: %v, %d followers made", err, fs.Made())
+	}
+	release()
+}

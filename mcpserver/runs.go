@@ -86,10 +86,3 @@ func timeOrNil(t time.Time) *string {
 	s := t.UTC().Format(time.RFC3339Nano)
 	return &s
 }
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
