@@ -40,7 +40,7 @@ func (a *app) mcpCommand() *cobra.Command {
 (Claude Code, Codex, Cursor) that starts firewatch as a tool server. Its
 tools read the team's runs with the key, service and archive every command
 uses: list_runs, get_run, get_tree, get_events, get_tool_call, get_artifact,
-wait_for_run (blocks until the run ends, raises an attention item or records
+get_result, wait_for_run (blocks until the run ends, raises an attention item or records
 an event: a run is followed once however many clients wait on it, and once
 for every firewatch on the archive, through its lease), compare_runs (with
 the --fail-on gate), cost and report. docs/mcp.md lists them.
@@ -245,6 +245,14 @@ func (b *mcpBack) Cost(ctx context.Context, since, by string) (*mcpserver.CostOu
 func costTotalOut(t costTotal) mcpserver.CostTotal {
 	return mcpserver.CostTotal{Runs: t.Runs, CreditsUsed: t.CreditsUsed, BilledCredits: t.BilledCredits, FailedRuns: t.FailedRuns,
 		FailedCredits: t.FailedCredits, UnknownRuns: t.UnknownRuns, UnknownCredits: t.UnknownCredits}
+}
+
+func (b *mcpBack) Result(ctx context.Context, id string) ([]byte, string, error) {
+	rec, err := b.Record(ctx, id)
+	if err != nil {
+		rec = nil
+	}
+	return b.a.findResult(ctx, b.svc.baseURL, b.svc.key, id, rec, "")
 }
 
 func (b *mcpBack) Report(ctx context.Context, id string) (string, error) {

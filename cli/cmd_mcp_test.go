@@ -179,7 +179,7 @@ func toolNames(t *testing.T, cs *mcp.ClientSession) map[string]*mcp.Tool {
 	return m
 }
 
-var readTools = []string{"list_runs", "get_run", "get_tree", "get_events", "get_tool_call", "get_artifact", "wait_for_run", "compare_runs", "cost", "report"}
+var readTools = []string{"list_runs", "get_run", "get_tree", "get_events", "get_tool_call", "get_artifact", "get_result", "wait_for_run", "compare_runs", "cost", "report"}
 
 // Every read tool is offered with its schemas and hints, the acting ones
 // are not without --allow-actions, and each answers about a finished run.
@@ -268,6 +268,16 @@ func TestMCPReadTools(t *testing.T) {
 	if _, msg := call(t, cs, "get_artifact", map[string]any{"run": id, "id": artID}, &art); msg != "" || art.ID != artID || art.Content == "" || len(art.Versions) == 0 {
 		t.Errorf("get_artifact %q: %s %+v", artID, msg, art)
 	}
+	var result struct {
+		Data any    `json:"data"`
+		Why  string `json:"why"`
+	}
+	if _, msg := call(t, cs, "get_result", map[string]any{"run": id}, &result); msg != "" || result.Data == nil {
+		t.Errorf("get_result: %s %+v", msg, result)
+	}
+	if _, msg := call(t, cs, "get_result", map[string]any{"run": srv.Jobs[1].ID}, &result); msg != "" || !strings.Contains(result.Why, "failed") {
+		t.Errorf("get_result of a failed run: %s %+v", msg, result)
+	}
 	if _, msg := call(t, cs, "get_tool_call", map[string]any{"run": id, "id": "nope"}, nil); !strings.Contains(msg, "no tool call") {
 		t.Errorf("an unknown tool call: %q", msg)
 	}
@@ -311,7 +321,7 @@ func TestMCPBudgetsAtTheLargeRun(t *testing.T) {
 	cs, _ := startMCP(t, "test-client")
 	id := srv.Jobs[0].ID
 	sizes := map[string]int{}
-	for _, tool := range []string{"get_run", "get_tree", "report"} {
+	for _, tool := range []string{"get_run", "get_tree", "report", "get_result"} {
 		size, msg := call(t, cs, tool, map[string]any{"run": id}, nil)
 		if msg != "" {
 			t.Fatalf("%s: %s", tool, msg)
@@ -484,6 +494,7 @@ func TestMCPHostileTextInert(t *testing.T) {
 	collect("get_tree", map[string]any{"run": id})
 	collect("get_events", map[string]any{"run": id, "limit": 500, "max_chars": 100000})
 	collect("report", map[string]any{"run": id})
+	collect("get_result", map[string]any{"run": id})
 	all := strings.Join(got, "\n")
 	if !strings.Contains(all, "[redacted]") {
 		t.Error("no redacted echo: were the hostile events read?")

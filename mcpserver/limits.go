@@ -83,5 +83,5 @@ func addTool[In, Out any](s *Server, t *mcp.Tool, h mcp.ToolHandlerFor[In, Out])
 }
 
 // costlyTools ask the service or the archive afresh at every call.
-var costlyTools = map[string]bool{"list_runs": true, "compare_runs": true, "report": true, "get_artifact": true, "cost": true,
+var costlyTools = map[string]bool{"list_runs": true, "compare_runs": true, "report": true, "get_artifact": true, "get_result": true, "cost": true,
 	"cancel_run": true, "start_run": true}

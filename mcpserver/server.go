@@ -55,6 +55,9 @@ type Backend interface {
 	Compare(ctx context.Context, a, b string, gates compare.Gates) (*compare.Comparison, error)
 	// Cost is the archive's runs and credits since a time, by bucket.
 	Cost(ctx context.Context, since string, by string) (*CostOut, error)
+	// Result is the run's result (the status's data once it completed,
+	// redacted JSON), or why there is none.
+	Result(ctx context.Context, id string) (data []byte, why string, err error)
 	// Report is the run's report as Markdown.
 	Report(ctx context.Context, id string) (string, error)
 	// Acted is told every action tried (who: "mcp:<client>", with the

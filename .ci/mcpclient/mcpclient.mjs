@@ -33,7 +33,7 @@ try {
   const { tools } = await client.listTools();
   const names = tools.map((t) => t.name);
   console.log(`tools: ${names.join(", ")}`);
-  for (const n of ["list_runs", "get_run", "get_tree", "get_events", "get_tool_call", "get_artifact", "wait_for_run", "compare_runs", "cost", "report"]) {
+  for (const n of ["list_runs", "get_run", "get_tree", "get_events", "get_tool_call", "get_artifact", "get_result", "wait_for_run", "compare_runs", "cost", "report"]) {
     const t = tools.find((x) => x.name === n);
     check(t && t.inputSchema && t.outputSchema && t.annotations?.readOnlyHint === true, `${n}: offered, typed, read-only`);
   }
