@@ -167,7 +167,14 @@ func (b *mcpBack) source(ctx context.Context, id string, interval time.Duration)
 	if err != nil {
 		return nil, nil, err
 	}
-	return withRequest(b.client, feed.Shared.Sink(), b.a, b.svc, id, feed.Source), feed.Done, nil
+	done := func(run *follow.Run) {
+		// The status once the run ended: its result and the service's own
+		// figures (credits, expiry), as a watch keeps them.
+		ended := run.Store.Run().Outcome != ""
+		feed.Shared.Sink().KeepStatus(ctx, b.client, nil, ended, nil)
+		feed.Done(run)
+	}
+	return withRequest(b.client, feed.Shared.Sink(), b.a, b.svc, id, feed.Source), done, nil
 }
 
 func (b *mcpBack) close() {

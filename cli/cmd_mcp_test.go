@@ -377,6 +377,23 @@ func TestMCPWaitForRun(t *testing.T) {
 	if !srv.Finished(srv.Jobs[0].ID) {
 		t.Error("wait_for_run returned before the run finished")
 	}
+	// The run is archived as a watch archives it: its bill known to cost.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		var cost struct {
+			Total struct {
+				Billed float64 `json:"billed_credits"`
+			} `json:"total"`
+		}
+		call(t, cs, "cost", map[string]any{}, &cost)
+		if cost.Total.Billed > 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("cost after the run finished: %+v", cost)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 
 }
 
