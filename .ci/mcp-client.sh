@@ -18,7 +18,7 @@ for tool in node npm; do
   fi
 done
 if [ ! -d .ci/mcpclient/node_modules/@modelcontextprotocol/sdk ]; then
-  (cd .ci/mcpclient && npm install --no-audit --no-fund --silent) || { echo "$name: npm install failed"; exit 1; }
+  (cd .ci/mcpclient && npm ci --no-audit --no-fund --silent) || { echo "$name: npm ci failed"; exit 1; }
 fi
 
 tmp=$(mktemp -d)
