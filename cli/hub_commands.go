@@ -22,7 +22,7 @@ import (
 // address of its choosing, or start or cancel anything.
 
 // hubCommands are the commands offered.
-var hubCommands = []string{"runs", "watch", "history", "report", "result"}
+var hubCommands = []string{"runs", "watch", "history", "report", "result", "mcp"}
 
 // hubFlagRule is what a flag may be given over the hub.
 type hubFlagRule int
@@ -44,6 +44,7 @@ var hubFlags = map[string]hubFlagRule{
 	"live-view": hubFlagOK, "latest": hubFlagOK, "interval": hubFlagSlow,
 	"status": hubFlagOK, "limit": hubFlagOK, "since": hubFlagOK, "grep": hubFlagOK,
 	"summary": hubFlagStdout, "result": hubFlagStdout, "file": hubFlagStdout,
+	"allow-actions": hubFlagOK, "budget": hubFlagOK,
 }
 
 var hubRefused = map[string]string{

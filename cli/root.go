@@ -230,7 +230,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.exportCommand(), a.reportCommand(), a.resultCommand())
 	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.AddCommand(a.archiveCommand(), a.historyCommand(), a.compareCommand(), a.costCommand())
-	root.AddCommand(a.hubCmd())
+	root.AddCommand(a.hubCmd(), a.mcpCommand())
 	tidyFlagHelp(root)
 	root.SuggestionsMinimumDistance = 2
 	return root
