@@ -49,7 +49,8 @@ func (s *sqlStore) Pace(ctx context.Context, k BudgetKey, interval time.Duration
 	if s.readOnly {
 		return 0, s.fail("pacing the requests", ErrReadOnly)
 	}
-	iv := ttlMs(interval)
+	// Whole milliseconds, the row's, rounded up: never faster than asked.
+	iv := ttlMs(interval + time.Millisecond - 1)
 	burst = max(burst, 1)
 	step, base, holdMs := iv, int64(0), int64(0)
 	if hold > 0 {

@@ -50,3 +50,28 @@ func TestPaceShared(t *testing.T) {
 		}
 	})
 }
+
+// TestPaceNeverFaster: an interval that is not a whole number of
+// milliseconds (the row's resolution) is paced at the next whole one, not
+// the one below: 2.5 ms goes as 3 ms, never as 2 ms (a quarter more
+// requests than asked).
+func TestPaceNeverFaster(t *testing.T) {
+	eachStore(t, func(t *testing.T, dsn string, s Store) {
+		ctx := context.Background()
+		k := BudgetKey{Service: "http://svc.test", Team: "team-fine"}
+		const iv, n = 2500 * time.Microsecond, 40
+		began := time.Now()
+		var wait time.Duration
+		for range n + 1 {
+			d, err := s.(Budgeter).Pace(ctx, k, iv, 1, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wait = d
+		}
+		// The last slot is n intervals after the first.
+		if got := wait + time.Since(began); got < n*iv {
+			t.Errorf("%d slots of %s took %s; want at least %s", n+1, iv, got, n*iv)
+		}
+	})
+}
