@@ -7,7 +7,8 @@ import (
 )
 
 // The request budget of the background work that shares one archive (the
-// archive passes, the runs screen's completions): the firewatch processes
+// archive passes, the runs screen's and a hub's completions), less what
+// the live work spent (Spend): the firewatch processes
 // that talk to one service with one team's key pace their background
 // requests together, through one row per service and team, so that two
 // passes split the share a pass may take instead of taking it twice.
@@ -33,6 +34,28 @@ type Budgeter interface {
 	// reserving nothing: no request of k's is sent before hold from now,
 	// and the caller's burst is spent.
 	Pace(ctx context.Context, k BudgetKey, interval time.Duration, burst int, hold time.Duration) (time.Duration, error)
+	// Spend counts live work's requests (screens, watches, a hub's
+	// followers), which never wait, into k's budget: due moves on by cost
+	// from now at the earliest, to at most most ahead of now, so that the
+	// background takes only what the live work leaves.
+	Spend(ctx context.Context, k BudgetKey, cost, most time.Duration) error
+}
+
+// spendSQL moves due on by a cost, from now at the earliest, to at most
+// now + most.
+const spendSQL = `INSERT INTO fw_budget AS b (service, team, due, held_until) VALUES (?, ?, NOW + ?, NOW)
+	ON CONFLICT (service, team) DO UPDATE SET due = LEAST(GREATEST(b.due, NOW) + ?, NOW + ?)`
+
+func (s *sqlStore) Spend(ctx context.Context, k BudgetKey, cost, most time.Duration) error {
+	if s.readOnly {
+		return s.fail("counting the live requests", ErrReadOnly)
+	}
+	mostMs := ttlMs(most)
+	costMs := min(ttlMs(cost), mostMs)
+	return s.write(ctx, "counting the live requests", func(tx *sql.Tx) error {
+		_, err := tx.ExecContext(ctx, s.clocked(spendSQL), k.Service, k.Team, costMs, costMs, mostMs)
+		return err
+	})
 }
 
 // paceSQL moves due to max(due + step, now + base + step) and held_until
@@ -49,7 +72,8 @@ func (s *sqlStore) Pace(ctx context.Context, k BudgetKey, interval time.Duration
 	if s.readOnly {
 		return 0, s.fail("pacing the requests", ErrReadOnly)
 	}
-	iv := ttlMs(interval)
+	// Whole milliseconds, the row's, rounded up: never faster than asked.
+	iv := ttlMs(interval + time.Millisecond - 1)
 	burst = max(burst, 1)
 	step, base, holdMs := iv, int64(0), int64(0)
 	if hold > 0 {

@@ -165,6 +165,16 @@ func (cp *Completer) Complete(ctx context.Context, ri *poller.RunInfo, h *archiv
 			return done, nil
 		}
 		defer cp.release(ctx, l)
+		// Another firewatch (a pass, a hub's completions) may have
+		// completed it between the caller's look and this take: the
+		// lease's holder sees it, and fetches nothing again.
+		now, err := cp.St.Held(ctx, cp.Service, []string{ri.ID})
+		if err != nil {
+			return done, storeErr(err)
+		}
+		if nh, ok := now[ri.ID]; ok && nh.Complete && nh.Gaps == 0 && nh.HasStatus && (h == nil || !h.Complete || h.Gaps > 0) {
+			return done, nil
+		}
 		return cp.fetch(ctx, ri, h, item, l)
 	}
 	// Finished, but its status (the result, expiresAt) never read.

@@ -33,6 +33,15 @@ type Pass struct {
 	// Budget, if set, paces every request of the pass (budget.go): the
 	// team's live follows keep the rest of the service's limit.
 	Budget *Budget
+	// OverOnly, a hub's pass: runs still processing are left to their
+	// watchers, and to the hub's next pass once they are over.
+	OverOnly bool
+	// Newest, a hub's pass after its first: the runs the list shows that
+	// the archive does not hold whole, page by page from the newest, until
+	// a page whose runs it all held whole; runs held whole with gaps are
+	// left for a whole pass, and nothing is marked expired (the list was
+	// not walked to its end).
+	Newest bool
 
 	PassCounts
 	lastSkip error
@@ -167,12 +176,19 @@ func (p *Pass) Run(ctx context.Context) error {
 			return err
 		}
 		cp := &Completer{C: c, St: p.St, Secrets: p.Secrets, Service: p.Service, Team: p.Team, Holder: p.Holder, eps: eps}
+		whole := true // every run of the page held whole before the pass
 		for i := range l.Runs {
 			ri := &l.Runs[i]
 			p.Seen++
 			var hp *archive.Held
 			if h, ok := held[ri.ID]; ok {
 				hp = &h
+			}
+			if hp == nil || !hp.Complete {
+				whole = false
+			}
+			if p.Newest && hp != nil && hp.Complete || p.OverOnly && !(&poller.Status{Status: ri.Status}).Terminal() {
+				continue
 			}
 			done, err := cp.Complete(ctx, ri, hp)
 			p.Requests += done.Requests
@@ -213,6 +229,12 @@ func (p *Pass) Run(ctx context.Context) error {
 			}
 		}
 		p.Report.Progress(p.PassCounts, false)
+		if p.Newest && whole {
+			break
+		}
+	}
+	if p.Newest {
+		return nil
 	}
 	if err := p.markGone(ctx, listed); err != nil {
 		return err

@@ -209,6 +209,7 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 		OnAction: follows.acted})
 	if err == nil {
 		follows.log = func(line string) { h.Logf("%s", line) }
+		follows.keepArchive()
 	}
 	return h, follows, err
 }

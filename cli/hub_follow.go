@@ -43,7 +43,10 @@ type hubFollows struct {
 	// complete completes, once for every session's runs screen, the runs
 	// their lists show that the archive holds in part (nil: no archive).
 	complete *archiving.Background
-	notify   *hubNotify // the team's channel (nil: none)
+	// meter counts the hub's live requests into the team's budget (nil:
+	// no archive).
+	meter  *archiving.LiveMeter
+	notify *hubNotify // the team's channel (nil: none)
 	// log is a line for the hub's log (nil: none, in tests).
 	log func(line string)
 
@@ -93,6 +96,14 @@ func (h *hubFollows) openArchive() {
 	}
 	h.st = st
 	holder, team := archive.NewHolder("hub"), archive.TeamOf(h.svc.key)
+	// The hub's live requests (its list, its followers) are counted into
+	// the team's budget without waiting: the background work of every
+	// firewatch on the archive, the hub's own too, takes what they leave.
+	h.meter = archiving.NewLiveMeter(h.ctx, st, h.svc.baseURL, team, rateLimit())
+	if h.meter != nil {
+		h.list.c = h.list.c.WithPacer(h.meter)
+		h.list.newest = h.list.c
+	}
 	h.list.team = archiving.NewTeamList(h.list.c, st, h.a.secrets, h.svc.baseURL, team, holder, runs.DefaultInterval, h.leaseLog)
 	h.list.newest = h.list.team
 	// The completions are background work: paced by the team's budget
@@ -217,6 +228,9 @@ func (h *hubFollows) start(r *hubRun) {
 		}
 	}
 	client, err := h.a.client(h.svc, nil, say)
+	if err == nil && h.meter != nil {
+		client = client.WithPacer(h.meter)
+	}
 	if err != nil { // the service was checked when the hub started
 		r.f = follow.NewFollower(follow.SourceFunc(func(context.Context, func(poller.Update)) error { return err }), &run)
 		r.f.Start(fctx)

@@ -1,0 +1,96 @@
+package archiving
+
+import (
+	"context"
+	"sync/atomic"
+	"time"
+
+	"github.com/firewatch/firewatch/archive"
+)
+
+// LiveMeter counts a process's live requests to one service for one team
+// (a hub's followers and its list) into the team's budget in the archive,
+// so that the background work of every firewatch on it takes only what
+// the live work leaves: each live request costs a slot of the whole limit
+// (the background's are two, its half), so with L live requests of a limit
+// of N the background takes (N-L)/2. A live request never waits: it is
+// counted in memory (a poller.Pacer whose Wait returns at once) and the
+// counts are written every flushEvery on a goroutine of the meter's; a
+// 429 a live request met holds the background too. The archive failing
+// loses the counts, not a request.
+type LiveMeter struct {
+	st    archive.Budgeter
+	key   archive.BudgetKey
+	limit Limit
+
+	n    atomic.Int64 // live requests not counted yet
+	hold atomic.Int64 // the longest 429's delay not said yet (ns)
+}
+
+// NewLiveMeter starts the meter of service and team's live requests on
+// st, until ctx ends; nil when st keeps no budget (a nil meter counts
+// nothing).
+func NewLiveMeter(ctx context.Context, st archive.Store, service, team string, limit Limit) *LiveMeter {
+	bs, ok := st.(archive.Budgeter)
+	if !ok {
+		return nil
+	}
+	if limit.N < 1 || limit.Per <= 0 {
+		limit = Limit{DefaultRateLimit, time.Minute}
+	}
+	m := &LiveMeter{st: bs, key: archive.BudgetKey{Service: service, Team: team}, limit: limit}
+	go m.loop(ctx)
+	return m
+}
+
+// Wait counts one live request; it never waits.
+func (m *LiveMeter) Wait(context.Context) error {
+	m.n.Add(1)
+	return nil
+}
+
+// RateLimited keeps a 429's delay, for the background to wait out too.
+func (m *LiveMeter) RateLimited(retryAfter time.Duration) {
+	d := int64(max(retryAfter, m.limit.Per/time.Duration(m.limit.N)))
+	for {
+		old := m.hold.Load()
+		if old >= d || m.hold.CompareAndSwap(old, d) {
+			return
+		}
+	}
+}
+
+// flushEvery is how often the counts are written: a second, or a
+// twentieth of the limit's window when that is shorter.
+func (m *LiveMeter) flushEvery() time.Duration {
+	return max(min(time.Second, m.limit.Per/20), time.Millisecond)
+}
+
+func (m *LiveMeter) loop(ctx context.Context) {
+	t := time.NewTicker(m.flushEvery())
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			m.flush(ctx)
+		}
+	}
+}
+
+// flush writes the counts kept since the last one.
+func (m *LiveMeter) flush(ctx context.Context) {
+	ctx, cancel := context.WithTimeout(ctx, WriteTimeout)
+	defer cancel()
+	if n := m.n.Swap(0); n > 0 {
+		// A slot of the whole limit each, holding the background a
+		// window at most however heavy the live work.
+		cost := m.limit.Per / time.Duration(m.limit.N) * time.Duration(n)
+		_ = m.st.Spend(ctx, m.key, cost, m.limit.Per)
+	}
+	if hold := time.Duration(m.hold.Swap(0)); hold > 0 {
+		share := max(int(float64(m.limit.N)*BackgroundShare), 1)
+		_, _ = m.st.Pace(ctx, m.key, m.limit.Per/time.Duration(share), 1, hold)
+	}
+}

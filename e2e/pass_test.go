@@ -1,0 +1,156 @@
+package e2e
+
+import (
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
+)
+
+// countingFront stands before the simulator for one client: the time of
+// each of its requests that the service answered (not 429), its 429s,
+// and, with fail, a 500 for every request whose path has /fail/.
+type countingFront struct {
+	next http.Handler
+	fail string
+
+	mu    sync.Mutex
+	times []time.Time // answered requests
+	n429  int
+}
+
+type codeWriter struct {
+	http.ResponseWriter
+	code int
+}
+
+func (w *codeWriter) WriteHeader(code int) {
+	if w.code == 0 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (f *countingFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	cw := &codeWriter{ResponseWriter: w}
+	if f.fail != "" && strings.Contains(r.URL.Path, "/"+f.fail+"/") {
+		cw.Header().Set("Content-Type", "application/json")
+		cw.WriteHeader(http.StatusInternalServerError)
+		_, _ = cw.Write([]byte(`{"success":false,"error":"Internal server error"}`))
+	} else {
+		f.next.ServeHTTP(cw, r)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if cw.code == http.StatusTooManyRequests {
+		f.n429++
+		return
+	}
+	f.times = append(f.times, time.Now())
+}
+
+// stats are the front's answered requests, 429s, the most answered in
+// any window of length w, and the longest time between two answers.
+func (f *countingFront) stats(w time.Duration) (n, n429, most int, gap time.Duration) {
+	f.mu.Lock()
+	ts := slices.Clone(f.times)
+	n429 = f.n429
+	f.mu.Unlock()
+	slices.SortFunc(ts, func(a, b time.Time) int { return a.Compare(b) })
+	for i, j := 0, 0; j < len(ts); j++ {
+		for ts[j].Sub(ts[i]) >= w {
+			i++
+		}
+		most = max(most, j-i+1)
+		if j > 0 {
+			gap = max(gap, ts[j].Sub(ts[j-1]))
+		}
+	}
+	return len(ts), n429, most, gap
+}
+
+func frontURL(t *testing.T, f *countingFront) string {
+	t.Helper()
+	hs := httptest.NewServer(f)
+	t.Cleanup(hs.Close)
+	return hs.URL
+}
+
+// TestPassBesideAWatch: an archive pass over 500 listed runs beside a live
+// watch at the default interval (its run lasts five minutes: longer than
+// the pass, however loaded the machine), on one key, the simulator's rate limit
+// on (a limit of 800 a second: a minute's 500 scaled down in time so that
+// the pass is not the machine's speed but its budget's). The watch meets
+// no 429 and goes no longer than its own pace without an answer; the
+// pass finishes, meets no 429 either, and makes no more requests in any
+// window than the background's half of the limit (and its burst).
+func TestPassBesideAWatch(t *testing.T) {
+	t.Parallel()
+	const limit, window = 800, time.Second
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 0.2, History: 499, RateLimit: limit, RateWindow: window})
+	wf, pf := &countingFront{next: srv}, &countingFront{next: srv}
+	wURL, pURL := frontURL(t, wf), frontURL(t, pf)
+	env := simEnv(srv, fmt.Sprintf("FIREWATCH_RATE_LIMIT=%d/%s", limit, window))
+	w := start(t, env, "watch", srv.Jobs[0].ID, "-o", "json", "--archive", "off", "--api-url", wURL)
+	w.waitOutput(t, 20*time.Second, "the watch's first event", func(out string) bool { return strings.Contains(out, "\n") })
+	began := time.Now()
+	p := runFW(t, env, 3*time.Minute, "archive", "--once", "--archive", filepath.Join(t.TempDir(), "a.db"), "--api-url", pURL)
+	took := time.Since(began)
+	if p.code != 0 || !strings.Contains(p.stderr, "500 runs seen, 500 fetched") {
+		t.Fatalf("the pass: %s", p)
+	}
+	select {
+	case <-w.done:
+		t.Fatalf("the watch ended during the pass: %d\n%s", w.code, tailOf(w.stderr.String()))
+	default:
+	}
+	wn, w429, _, wgap := wf.stats(window)
+	pn, p429, most, _ := pf.stats(window)
+	t.Logf("the pass: %d requests in %s (%.0f a second), at most %d in a %s window of the limit's %d; %d 429s",
+		pn, took.Round(time.Millisecond), float64(pn)/took.Seconds(), most, window, limit, p429)
+	t.Logf("the watch: %d requests, %d 429s, at most %s without an answer", wn, w429, wgap.Round(time.Millisecond))
+	if w429 > 0 || strings.Contains(w.stderr.String(), "rate limited") {
+		t.Errorf("the watch met %d 429s:\n%s", w429, tailOf(w.stderr.String()))
+	}
+	// Its own pace: 2 s, slowing to 10 s while the run brings nothing new.
+	if wgap > poller.DefaultMaxInterval+2*time.Second {
+		t.Errorf("the watch went %s without an answer", wgap)
+	}
+	// The background's half, its burst (a twentieth of it) and the
+	// window's edges.
+	if p429 > 0 || most > limit/2+limit/40+limit/10 {
+		t.Errorf("the pass made up to %d requests a %s (limit %d) and met %d 429s", most, window, limit, p429)
+	}
+}
+
+// TestPassWithAFailingEndpoint: every snapshot answers 500. The pass asks
+// for snapshots no more after a few runs, says so once, and archives the
+// 100 runs without them in well under a minute, the snapshots left for
+// the next pass.
+func TestPassWithAFailingEndpoint(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 100})
+	pf := &countingFront{next: srv, fail: "snapshots"}
+	began := time.Now()
+	p := runFW(t, simEnv(srv), time.Minute, "archive", "--once", "--archive", filepath.Join(t.TempDir(), "a.db"), "--api-url", frontURL(t, pf))
+	took := time.Since(began)
+	n, _, _, _ := pf.stats(time.Second)
+	t.Logf("the pass: %s, %d requests", took.Round(time.Millisecond), n)
+	if p.code != 0 || !strings.Contains(p.stderr, "101 runs seen, 101 fetched") {
+		t.Fatalf("the pass: %s", p)
+	}
+	if c := strings.Count(p.stderr, "asks for them no more"); c != 1 || !strings.Contains(p.stderr, "runs' snapshots for 3 runs in a row") {
+		t.Errorf("the pass says %d times that it leaves the snapshots; want once:\n%s", c, p.stderr)
+	}
+	if took > 45*time.Second { // 15 s of them the first failure's retries; the rest a loaded machine's
+		t.Errorf("the pass took %s", took)
+	}
+}
