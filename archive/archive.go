@@ -103,6 +103,9 @@ type Run struct {
 	RerunChanged []string
 	ThreadID     string
 	ThreadTurn   int
+	// Request is the POST /v2/agent body firewatch sent to start the run
+	// (JSON), nil when another program started it.
+	Request []byte
 	// SortAt is the run's place in List's order (its creation time, else
 	// when it was first seen), with its id a key no two runs share: a
 	// listing continues after it with Query.Before and BeforeID.

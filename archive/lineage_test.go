@@ -15,7 +15,7 @@ func TestLineage(t *testing.T) {
 		ctx := context.Background()
 		const svc = "https://api.example"
 		if err := s.PutRun(ctx, &Run{Service: svc, ID: "r2", Prompt: "p", RerunOf: "r1", RerunChanged: []string{"effort"},
-			ThreadID: "t2", ThreadTurn: 1}); err != nil {
+			ThreadID: "t2", ThreadTurn: 1, Request: []byte(`{"prompt":"p","effort":"low"}`)}); err != nil {
 			t.Fatal(err)
 		}
 		if err := s.PutRun(ctx, &Run{Service: svc, ID: "r2", Status: "completed", RerunOf: "other", RerunChanged: []string{"prompt"}}); err != nil {
@@ -25,7 +25,8 @@ func TestLineage(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if r.RerunOf != "r1" || !slices.Equal(r.RerunChanged, []string{"effort"}) || r.ThreadID != "t2" || r.ThreadTurn != 1 || r.Status != "completed" {
+		if r.RerunOf != "r1" || !slices.Equal(r.RerunChanged, []string{"effort"}) || r.ThreadID != "t2" || r.ThreadTurn != 1 || r.Status != "completed" ||
+			string(r.Request) != `{"prompt":"p","effort":"low"}` {
 			t.Fatalf("%+v", r)
 		}
 		runs, err := s.List(ctx, Query{Service: svc})

@@ -30,7 +30,7 @@ import (
 //   - Complete, Expired and CancelRequested, once set, stay set; StartedAt
 //     keeps the first, and so do CancelledBy and StartedBy (the first
 //     person whose cancel or start the service accepted), and RerunOf
-//     with RerunChanged; the thread and turn: in's where it gives them.
+//     with RerunChanged and the Request sent; the thread and turn: in's where it gives them.
 //
 // The result is a new Run; held and in are not changed. Its blobs (the
 // item, the result, the summary) are in's when the rule takes in's, else
@@ -104,6 +104,9 @@ func Merge(held, in *Run) *Run {
 	// What a run was rerun from is said once, when it starts.
 	if m.RerunOf == "" && in.RerunOf != "" {
 		m.RerunOf, m.RerunChanged = in.RerunOf, slices.Clone(in.RerunChanged)
+	}
+	if m.Request == nil && in.Request != nil {
+		m.Request = slices.Clone(in.Request)
 	}
 	str(&m.ThreadID, in.ThreadID)
 	if in.ThreadTurn > 0 {

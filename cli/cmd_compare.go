@@ -115,10 +115,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 		}
 	}
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
-		// The screen draws the comparison built above; the gate decides
-		// the exit code when it closes, as without it.
-		res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
-		return a.compareScreenEnd(ctx, c, res, err)
+		return a.compareScreen(ctx, o, c, gates)
 	}
 	var out []byte
 	switch o.Output {
@@ -179,6 +176,13 @@ func (a *app) warnUnusedTools(gs compare.Gates, c *comparison) {
 		fmt.Fprintf(a.stderr, "firewatch: compare: --fail-on %s: neither run called %s (%s); it crosses only when a candidate calls it\n",
 			text.Sanitize(u.Gate.Spec), text.Sanitize(u.Tool), a.secrets.Sanitize(called))
 	}
+}
+
+// compareScreen draws the comparison built by comparison; the gate
+// decides the exit code when it closes, as without it.
+func (a *app) compareScreen(ctx context.Context, o *watchOptions, c *comparison, gates compare.Gates) error {
+	res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
+	return a.compareScreenEnd(ctx, c, res, err)
 }
 
 // compareScreenEnd is how compare ends after its screen: a signal's cause,
