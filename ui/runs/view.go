@@ -52,6 +52,8 @@ func (m *Model) View() string {
 		lines = append(lines, m.teamLines(m.height-2)...)
 	case m.confirmID != "":
 		lines = append(lines, m.confirm.Lines(m.st, m.width)...)
+	case m.form != nil:
+		lines = append(lines, m.formLines()...)
 	default:
 		lines = append(lines, m.filterLine())
 		lines = append(lines, m.body()...)
@@ -123,6 +125,9 @@ func (m *Model) filterLine() string {
 		d := []rune(m.draft)
 		for len(d) > 0 && describe.Width(string(d)) > m.width-12 {
 			d = d[1:]
+		}
+		if m.followThread != "" {
+			return "follow-up to " + describe.ShortID(m.followOf) + ": " + string(d) + "▏"
 		}
 		return "new run: " + string(d) + "▏"
 	case m.editing:
@@ -397,6 +402,10 @@ func (m *Model) footer() string {
 	}
 	if m.composing {
 		parts = append(parts, m.st.Key.Render("enter")+" start it and watch it  "+m.st.Key.Render("esc")+" drop it")
+		return strings.Join(parts, "  ")
+	}
+	if m.form != nil {
+		parts = append(parts, m.st.Key.Render("tab")+" next field  "+m.st.Key.Render("enter")+" rerun and watch it  "+m.st.Key.Render("esc")+" drop it")
 		return strings.Join(parts, "  ")
 	}
 	if m.confirmID != "" {
