@@ -157,8 +157,8 @@ func (s *Server) serveThread(w *respWriter, req *http.Request) {
 // it answered (its status; the new job's id when it started one).
 type StartRequest struct {
 	Body   jsontext.Value `json:"body"`
-	Status int             `json:"status"`
-	ID     string          `json:"id,omitempty"`
+	Status int            `json:"status"`
+	ID     string         `json:"id,omitempty"`
 }
 
 // Starts is every POST /v2/agent body received, in order, with its answer:
