@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -317,13 +318,14 @@ func TestPostgresNewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.(*sqlStore).db.Exec(`UPDATE fw_meta SET v = '7' WHERE k = 'schema'`); err != nil {
+	newer := SchemaVersion + 1
+	if _, err := s.(*sqlStore).db.Exec(`UPDATE fw_meta SET v = '` + strconv.Itoa(newer) + `' WHERE k = 'schema'`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	_, err = Open(ctx, dsn)
 	var ne *NewerError
-	if !errors.As(err, &ne) || ne.Version != 7 {
+	if !errors.As(err, &ne) || ne.Version != newer {
 		t.Fatalf("%v", err)
 	}
 }

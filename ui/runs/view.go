@@ -329,6 +329,13 @@ func (m *Model) detailLines(w, h int) []string {
 			me += " / effort " + describe.OneLine(st.Effort, 10)
 		}
 		out = append(out, lab("model", orDash(me)))
+		if st.ThreadID != "" {
+			th := describe.ShortID(st.ThreadID)
+			if st.ThreadTurn > 0 {
+				th += " · turn " + strconv.Itoa(st.ThreadTurn)
+			}
+			out = append(out, lab("thread", th+m.st.Muted.Render("  (F follows up)")))
+		}
 		if st.ExpiresAt != nil {
 			out = append(out, lab("expires", st.ExpiresAt.Local().Format("2006-01-02 15:04")+" ("+until(m.cfg.Now(), *st.ExpiresAt)+")"))
 		}
