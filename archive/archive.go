@@ -23,7 +23,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this firewatch writes.
-const SchemaVersion = 7
+const SchemaVersion = 9
 
 // Off is the DSN that turns archiving off.
 const Off = "off"
@@ -95,6 +95,17 @@ type Run struct {
 	// CancelledBy and StartedBy name who cancelled or started the run
 	// through a hub (the person's name); "" when nobody did there.
 	CancelledBy, StartedBy string
+	// RerunOf is the run this one was rerun from ("" when none), and
+	// RerunChanged the request fields the rerun changed (the body's names:
+	// "effort", "maxCredits"...). ThreadID and ThreadTurn are the service's
+	// thread and this run's turn in it ("" and 0 when not known).
+	RerunOf      string
+	RerunChanged []string
+	ThreadID     string
+	ThreadTurn   int
+	// Request is the POST /v2/agent body firewatch sent to start the run
+	// (JSON), nil when another program started it.
+	Request []byte
 	// SortAt is the run's place in List's order (its creation time, else
 	// when it was first seen), with its id a key no two runs share: a
 	// listing continues after it with Query.Before and BeforeID.

@@ -29,7 +29,8 @@ import (
 //     replaces "cancelled";
 //   - Complete, Expired and CancelRequested, once set, stay set; StartedAt
 //     keeps the first, and so do CancelledBy and StartedBy (the first
-//     person whose cancel or start the service accepted).
+//     person whose cancel or start the service accepted), and RerunOf
+//     with RerunChanged and the Request sent; the thread and turn: in's where it gives them.
 //
 // The result is a new Run; held and in are not changed. Its blobs (the
 // item, the result, the summary) are in's when the rule takes in's, else
@@ -100,6 +101,17 @@ func Merge(held, in *Run) *Run {
 	m.CancelRequested = held.CancelRequested || in.CancelRequested
 	m.CancelledBy = cmp.Or(held.CancelledBy, in.CancelledBy)
 	m.StartedBy = cmp.Or(held.StartedBy, in.StartedBy)
+	// What a run was rerun from is said once, when it starts.
+	if m.RerunOf == "" && in.RerunOf != "" {
+		m.RerunOf, m.RerunChanged = in.RerunOf, slices.Clone(in.RerunChanged)
+	}
+	if m.Request == nil && in.Request != nil {
+		m.Request = slices.Clone(in.Request)
+	}
+	str(&m.ThreadID, in.ThreadID)
+	if in.ThreadTurn > 0 {
+		m.ThreadTurn = in.ThreadTurn
+	}
 	return &m
 }
 

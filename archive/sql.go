@@ -486,6 +486,14 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 		b, _ := json.Marshal(m.CreditsByAgent, json.Deterministic(true), jsontext.AllowInvalidUTF8(true))
 		byAgent = string(b)
 	}
+	var changed, turn any
+	if m.RerunChanged != nil {
+		b, _ := json.Marshal(m.RerunChanged, jsontext.AllowInvalidUTF8(true))
+		changed = string(b)
+	}
+	if m.ThreadTurn > 0 {
+		turn = int64(m.ThreadTurn)
+	}
 	var resEnc, res, sumEnc, sum any
 	if m.Result != nil {
 		e, b := encode(m.Result)
@@ -505,10 +513,11 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 		ms(m.CreatedAt), ms(m.ExpiresAt), nullF(m.CreditsUsed), nullF(m.MaxCredits),
 		nullStr(m.Outcome), ms(m.FinishedAt), nullI(m.DurationMs), nullF(m.TokensUsed), m.Events, m.ToolCalls, m.Errors, m.Attention,
 		byAgent, ms(m.StartedAt), b01(m.Complete), b01(m.Expired), b01(m.CancelRequested), m.SortTime().UnixMilli(), nullStr(m.Team),
-		nullStr(m.CancelledBy), nullStr(m.StartedBy), nullB(m.Item), resEnc, res, sumEnc, sum}
+		nullStr(m.CancelledBy), nullStr(m.StartedBy), nullStr(m.RerunOf), changed, nullStr(m.ThreadID), turn, nullStr(string(m.Request)),
+		nullB(m.Item), resEnc, res, sumEnc, sum}
 	if held == nil {
 		_, err = s.txExec(ctx, tx, s.q(`INSERT INTO fw_runs (`+mergedCols+`, item, result_enc, result, summary_enc, summary, service, id, archived_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`),
 			append(vals, m.Service, m.ID, m.ArchivedAt.UnixMilli())...)
 		if err != nil {
 			return 0, err
@@ -525,7 +534,8 @@ func (s *sqlStore) upsertRun(ctx context.Context, tx *sql.Tx, r *Run, create boo
 // mergedCols are the columns upsertRun writes from the merged record.
 const mergedCols = `prompt, model, effort, urls, schema_json, label, status, created_at, expires_at, credits_used, max_credits,
 	outcome, finished_at, duration_ms, tokens_used, events, tool_calls, errors, attention, credits_by_agent,
-	started_at, complete, expired, cancel_requested, sort_at, team, cancelled_by, started_by`
+	started_at, complete, expired, cancel_requested, sort_at, team, cancelled_by, started_by,
+	rerun_of, rerun_changed, thread_id, thread_turn, request`
 
 // write runs fn in one write transaction (BEGIN IMMEDIATE on SQLite).
 func (s *sqlStore) write(ctx context.Context, op string, fn func(tx *sql.Tx) error) (err error) {
@@ -830,20 +840,24 @@ func (s *sqlStore) Claim(ctx context.Context, service, team string, ids []string
 
 const runCols = `service, id, prompt, model, effort, urls, schema_json, label, status, created_at, expires_at, credits_used, max_credits,
 	outcome, finished_at, duration_ms, tokens_used, events, tool_calls, errors, attention, started_at, polls, poll_bytes, complete, expired, archived_at,
-	credits_by_agent, cancel_requested, team, gaps, sort_at, cancelled_by, started_by`
+	credits_by_agent, cancel_requested, team, gaps, sort_at, cancelled_by, started_by,
+	rerun_of, rerun_changed, thread_id, thread_turn, request`
 
 type scanner interface{ Scan(...any) error }
 
 func scanRun(sc scanner, extra ...any) (*Run, error) {
 	var r Run
 	var prompt, model, effort, urls, schema, label, status, outcome, byAgent, team, cancelledBy, startedBy sql.NullString
+	var rerunOf, rerunChanged, threadID, request sql.NullString
+	var threadTurn sql.NullInt64
 	var created, expires, finished, dur, started sql.NullInt64
 	var credits, maxc, tokens sql.NullFloat64
 	var complete, expired, cancel int
 	var archived, sortAt int64
 	dst := []any{&r.Service, &r.ID, &prompt, &model, &effort, &urls, &schema, &label, &status, &created, &expires, &credits, &maxc,
 		&outcome, &finished, &dur, &tokens, &r.Events, &r.ToolCalls, &r.Errors, &r.Attention, &started, &r.Polls, &r.PollBytes,
-		&complete, &expired, &archived, &byAgent, &cancel, &team, &r.Gaps, &sortAt, &cancelledBy, &startedBy}
+		&complete, &expired, &archived, &byAgent, &cancel, &team, &r.Gaps, &sortAt, &cancelledBy, &startedBy,
+		&rerunOf, &rerunChanged, &threadID, &threadTurn, &request}
 	if err := sc.Scan(append(dst, extra...)...); err != nil {
 		return nil, err
 	}
@@ -872,6 +886,13 @@ func scanRun(sc scanner, extra ...any) (*Run, error) {
 	}
 	r.Complete, r.Expired, r.CancelRequested, r.Team = complete == 1, expired == 1, cancel == 1, team.String
 	r.CancelledBy, r.StartedBy = cancelledBy.String, startedBy.String
+	r.RerunOf, r.ThreadID, r.ThreadTurn = rerunOf.String, threadID.String, int(threadTurn.Int64)
+	if request.Valid {
+		r.Request = []byte(request.String)
+	}
+	if rerunChanged.Valid {
+		_ = json.Unmarshal([]byte(rerunChanged.String), &r.RerunChanged)
+	}
 	r.ArchivedAt, r.SortAt = time.UnixMilli(archived).UTC(), time.UnixMilli(sortAt).UTC()
 	return &r, nil
 }

@@ -91,6 +91,9 @@ func SeedOf(req *poller.AgentRequest) *archive.Run {
 	if req.Schema != nil {
 		r.Schema = bytes.Clone(req.Schema)
 	}
+	if b, err := req.Body(); err == nil {
+		r.Request = b
+	}
 	return r
 }
 
@@ -132,12 +135,18 @@ type Figures struct {
 	// CancelledBy and StartedBy name who cancelled or started it through
 	// a hub; "" when nobody did there.
 	CancelledBy, StartedBy string
-	CreditsUsed            *float64
-	Bill                   model.Bill              // model.BillOf: the one billing rule
-	Attention              int                     // attention items raised
-	Items                  []attention.SummaryItem // the items, when the record's summary is at hand (single-run readers)
-	CreditsByAgent         map[string]float64
-	Result                 []byte // the status endpoint's data once completed; nil when not known
+	// RerunOf, RerunChanged, ThreadID and ThreadTurn are the run's
+	// lineage (archive.Run's).
+	RerunOf        string
+	RerunChanged   []string
+	ThreadID       string
+	ThreadTurn     int
+	CreditsUsed    *float64
+	Bill           model.Bill              // model.BillOf: the one billing rule
+	Attention      int                     // attention items raised
+	Items          []attention.SummaryItem // the items, when the record's summary is at hand (single-run readers)
+	CreditsByAgent map[string]float64
+	Result         []byte // the status endpoint's data once completed; nil when not known
 }
 
 // FiguresOf is the one function every reader takes a run's figures from.
@@ -146,7 +155,8 @@ func FiguresOf(r *archive.Run, now time.Time) Figures {
 		MaxCredits: r.MaxCredits, CreatedAt: r.CreatedAt, FinishedAt: r.FinishedAt, DurationMs: r.DurationMs, Status: r.Status,
 		Outcome: r.Outcome, Complete: r.Complete && r.Outcome != "", Expired: ExpiredAt(r, now), CancelRequested: r.CancelRequested,
 		CreditsUsed: r.CreditsUsed, Attention: r.Attention, CreditsByAgent: r.CreditsByAgent, Result: r.Result,
-		CancelledBy: r.CancelledBy, StartedBy: r.StartedBy}
+		CancelledBy: r.CancelledBy, StartedBy: r.StartedBy,
+		RerunOf: r.RerunOf, RerunChanged: r.RerunChanged, ThreadID: r.ThreadID, ThreadTurn: r.ThreadTurn}
 	f.Read = r.Events > 0 || r.Outcome != "" || r.CreditsByAgent != nil
 	credits := 0.0
 	if r.CreditsUsed != nil {
@@ -298,6 +308,9 @@ func ApplyStatus(sec *text.Secrets, r *archive.Run, s *poller.Status) {
 	if s.Data != nil {
 		res, _ := sec.RedactJSON(s.Data)
 		r.Result = bytes.Clone(res)
+	}
+	if s.ThreadID != "" {
+		r.ThreadID, r.ThreadTurn = s.ThreadID, s.ThreadTurn
 	}
 }
 

@@ -12,7 +12,6 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
-	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -314,10 +313,10 @@ func (a *app) watchFromArchive(cmd *cobra.Command, o *watchOptions, svc service,
 	return true, a.showArchived(ctx, w, k.st, r, polls)
 }
 
-// archiveStarted records a run firewatch started and does not watch (run
-// --detach): its request and cap, so that whoever reads it later knows
+// archiveSeed records a run firewatch started and does not watch (run
+// --detach): its request, cap and lineage (seed), so that whoever reads it later knows
 // what it was asked. A failure is said on stderr; the run goes on.
-func (a *app) archiveStarted(ctx context.Context, service, id string, req *poller.AgentRequest) {
+func (a *app) archiveSeed(ctx context.Context, service, id string, seed *archive.Run) {
 	st, err := a.openArchive(ctx, readArchive, nil)
 	if err == nil && st == nil {
 		return // off
@@ -326,7 +325,7 @@ func (a *app) archiveStarted(ctx context.Context, service, id string, req *polle
 		defer st.Close()
 		ctx, cancel := context.WithTimeout(ctx, archiving.WriteTimeout)
 		defer cancel()
-		err = st.PutRun(ctx, archiving.WithID(archiving.SeedOf(req), service, id))
+		err = st.PutRun(ctx, archiving.WithID(seed, service, id))
 	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: not archived (the run goes on): %s\n", a.secrets.Redact(err.Error()))

@@ -21,14 +21,15 @@ import (
 // firewatch compare A B: two runs side by side, and a regression gate.
 
 type compareOptions struct {
-	FailOn string
+	FailOn   string
+	Previous bool // --previous: one run, compared with the one before it
 }
 
 func (a *app) compareCommand() *cobra.Command {
 	o := &watchOptions{}
 	co := &compareOptions{}
 	cmd := &cobra.Command{
-		Use:   "compare BASELINE CANDIDATE",
+		Use:   "compare BASELINE CANDIDATE | compare --previous CANDIDATE",
 		Short: "Two runs side by side: metrics, agents, tool calls, results; a regression gate",
 		Long: `Compare two runs: job ids (from the archive, else the service) or recording
 files (an existing file or - is a file, otherwise a UUID is a job id).
@@ -55,6 +56,10 @@ toolCalls, errors, attention, toolCalls:<toolName>). A percentage of a
 baseline of 0 is crossed by any change in its direction. A threshold on a
 tool neither run called is said on stderr, with the tools they did call.
 
+--previous CANDIDATE takes the baseline from the archive's lineage: the run
+CANDIDATE was rerun from (firewatch rerun), else its thread's previous turn
+(firewatch follow-up).
+
 Exit codes: 0 no threshold crossed, 1 a threshold crossed, 2 bad usage or an
 unreadable (or newer) archive or file, 6 the service refused an id, 8 the
 output could not be written, 130 Ctrl-C on the screen. Never 1 for anything
@@ -63,6 +68,12 @@ but a crossed threshold: after q the screen leaves with the gate's code.`,
   firewatch compare base.ndjson $JOB --output md > comment.md
   firewatch compare $BASE $CAND --fail-on creditsUsed:+20%,durationMs:+50%,toolCalls:mcp__tools__scrape:+3,outcome`,
 		Args: func(cmd *cobra.Command, args []string) error {
+			if co.Previous {
+				if len(args) != 1 {
+					return badUsage("compare --previous takes one run (CANDIDATE), got %d", len(args))
+				}
+				return nil
+			}
 			if len(args) != 2 {
 				return badUsage("compare takes two runs (BASELINE CANDIDATE), got %d", len(args))
 			}
@@ -71,10 +82,18 @@ but a crossed threshold: after q the screen leaves with the gate's code.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			// A regression gate: exitcode.go gives 1 only to a crossed
 			// threshold.
+			if co.Previous {
+				base, err := a.previousOf(cmd.Context(), o, args[0])
+				if err != nil {
+					return runE(gateErr(err))
+				}
+				args = []string{base, args[0]}
+			}
 			return runE(gateErr(a.compare(cmd, o, co, args[0], args[1])))
 		},
 	}
 	cmd.Flags().StringVar(&co.FailOn, "fail-on", "", "thresholds that make it exit 1 (see above)")
+	cmd.Flags().BoolVar(&co.Previous, "previous", false, "compare one run (CANDIDATE) with the run it was rerun from, or its thread's previous turn (from the archive)")
 	o.register(cmd, flagsOutput)
 	sourceFlags(cmd.Flags(), &o.APIURL, &o.APIKey)
 	return cmd
@@ -115,10 +134,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 		}
 	}
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
-		// The screen draws the comparison built above; the gate decides
-		// the exit code when it closes, as without it.
-		res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
-		return a.compareScreenEnd(ctx, c, res, err)
+		return a.compareScreen(ctx, o, c, gates)
 	}
 	var out []byte
 	switch o.Output {
@@ -179,6 +195,13 @@ func (a *app) warnUnusedTools(gs compare.Gates, c *comparison) {
 		fmt.Fprintf(a.stderr, "firewatch: compare: --fail-on %s: neither run called %s (%s); it crosses only when a candidate calls it\n",
 			text.Sanitize(u.Gate.Spec), text.Sanitize(u.Tool), a.secrets.Sanitize(called))
 	}
+}
+
+// compareScreen draws the comparison built by comparison; the gate
+// decides the exit code when it closes, as without it.
+func (a *app) compareScreen(ctx context.Context, o *watchOptions, c *comparison, gates compare.Gates) error {
+	res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
+	return a.compareScreenEnd(ctx, c, res, err)
 }
 
 // compareScreenEnd is how compare ends after its screen: a signal's cause,

@@ -28,17 +28,18 @@ type costOptions struct {
 	AllServices bool
 }
 
-var costBys = []string{"day", "week", "model", "label", "prompt"}
+var costBys = []string{"day", "week", "model", "label", "prompt", "thread"}
 
 func (a *app) costCommand() *cobra.Command {
 	o := &watchOptions{}
 	co := &costOptions{}
 	cmd := &cobra.Command{
 		Use:   "cost",
-		Short: "Runs and credits per day, week, model, label or prompt, from the archive",
+		Short: "Runs and credits per day, week, model, label, prompt or thread, from the archive",
 		Long: `Sum the archived runs' credits per bucket: --by day or week (UTC, by
 createdAt; weeks are ISO weeks, 2026-W47), model, label (a run without one
-has the key "") or prompt.
+has the key "") or prompt, or thread (the service's thread: a run and its
+follow-ups; a run whose thread is not known has the key "").
 
 One billing rule (docs/archive.md): a run is billed for its credits unless
 its outcome is failed. A cancelled run is billed for the work done, a
@@ -126,6 +127,8 @@ func costKey(by string, r *archive.Run) string {
 		return text.Sanitize(r.Model)
 	case "label":
 		return text.Sanitize(r.Label)
+	case "thread":
+		return text.Sanitize(r.ThreadID) // "": a run whose thread is not known
 	}
 	return text.Sanitize(strings.TrimSpace(r.Prompt))
 }

@@ -30,6 +30,7 @@ type historyOptions struct {
 	Since, Status, Grep string
 	Limit               int
 	AllServices         bool
+	Thread, Reruns      string // --thread, --reruns: a lineage, in order
 }
 
 var historyStatuses = []string{"all", "processing", "completed", "failed", "cancelled"}
@@ -46,14 +47,20 @@ screen on them (enter shows one, read-only); --output plain prints a table,
 json one object per line with exactly
   id, status, outcome, complete, prompt, model, effort, maxCredits,
   createdAt, finishedAt, creditsUsed, billedCredits, attention,
-  creditsByAgent, cancelRequested, cancelledBy, startedBy, expired
+  creditsByAgent, cancelRequested, cancelledBy, startedBy, expired,
+  rerunOf, threadId, threadTurn
 (null when unknown; cancelledBy and startedBy name who did it through a
-hub). status is "cancelled" when the trace says so (the
+hub; rerunOf is {id, changed}: the run it was rerun from and the request
+fields changed). status is "cancelled" when the trace says so (the
 service says failed); complete is false for a run known only in part (a
 watch left early): its figures are what was read, and the next listing of
 the team's runs (the runs screen, an archive pass) completes it.
 billedCredits follows the one billing rule (docs/archive.md): null while
 the outcome is not known. expired: the service no longer has the run.
+
+--thread ID lists a thread's turns in order (ID is the thread's, or any of
+its runs'), --reruns JOB_ID the run and its reruns (and theirs) in the
+order they started, as a table (TURN, CHANGED) or JSON lines.
 
 Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 		Example: `  firewatch history --since 7d
@@ -68,6 +75,8 @@ Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 	f.StringVar(&ho.Grep, "grep", "", "only runs whose prompt contains this text (any case)")
 	f.IntVar(&ho.Limit, "limit", 0, "at most this many runs (0: all)")
 	f.BoolVar(&ho.AllServices, "all-services", false, "runs of every service, not only the current one")
+	f.StringVar(&ho.Thread, "thread", "", "only the turns of this thread (a thread id, or the id of one of its runs), in order")
+	f.StringVar(&ho.Reruns, "reruns", "", "only this run and its reruns, in the order they started")
 	o.register(cmd, flagsConnection|flagsOutput)
 	return cmd
 }
@@ -124,6 +133,16 @@ type historyLine struct {
 	CancelledBy     *string            `json:"cancelledBy"`
 	StartedBy       *string            `json:"startedBy"`
 	Expired         bool               `json:"expired"`
+	RerunOf         *historyRerun      `json:"rerunOf"`
+	ThreadID        *string            `json:"threadId"`
+	ThreadTurn      *int               `json:"threadTurn"`
+}
+
+// historyRerun is the run a run was rerun from, and the request fields the
+// rerun changed.
+type historyRerun struct {
+	ID      string   `json:"id"`
+	Changed []string `json:"changed"`
 }
 
 // historyLineOf is a run's line.
@@ -135,6 +154,14 @@ func historyLineOf(f *archiving.Figures) historyLine {
 	if f.Read {
 		n := f.Attention
 		hl.Attention = &n
+	}
+	if f.RerunOf != "" {
+		hl.RerunOf = &historyRerun{ID: f.RerunOf, Changed: nonNil(f.RerunChanged)}
+	}
+	hl.ThreadID = strOrNil(f.ThreadID)
+	if f.ThreadTurn > 0 {
+		n := f.ThreadTurn
+		hl.ThreadTurn = &n
 	}
 	return hl
 }
@@ -155,6 +182,9 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		return err
 	}
 	ctx := cmd.Context()
+	if ho.Thread != "" || ho.Reruns != "" {
+		return a.historyLineage(ctx, o, ho, q)
+	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut && a.onTerminal()) {
 		st, err := a.openArchive(ctx, needArchive, nil)

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -150,6 +152,96 @@ func readSchema(arg string) (jsontext.Value, error) {
 	return v.Clone(), nil
 }
 
+// schemaWords are JSON Schema's keywords: a schema has at least one at its
+// root (an example result, or any other JSON object, has none).
+var schemaWords = []string{"type", "properties", "items", "$schema", "$ref", "$defs", "definitions", "enum", "const",
+	"anyOf", "oneOf", "allOf", "required", "additionalProperties", "prefixItems", "not"}
+
+// jsonSchemaTypes are the type names JSON Schema knows.
+var jsonSchemaTypes = []string{"object", "array", "string", "number", "integer", "boolean", "null"}
+
+// readJSONSchema is readSchema that also refuses what is not JSON Schema
+// (rerun, follow-up): no schema keyword at its root, an unknown type, or
+// properties, items or required of the wrong kind; it says where.
+func readJSONSchema(arg string) (jsontext.Value, error) {
+	v, err := readSchema(arg)
+	if err != nil {
+		return nil, err
+	}
+	var root map[string]jsontext.Value
+	_ = json.Unmarshal(v, &root)
+	if !slices.ContainsFunc(schemaWords, func(k string) bool { _, ok := root[k]; return ok }) {
+		return nil, badUsage("--schema: not a JSON Schema: it has none of %s at its root (an example result is not a schema)", strings.Join(schemaWords[:6], ", "))
+	}
+	if at, why := schemaFault(v, ""); why != "" {
+		return nil, badUsage("--schema: not a JSON Schema: %s %s", where(at), why)
+	}
+	return v, nil
+}
+
+func where(at string) string {
+	if at == "" {
+		return "the root"
+	}
+	return at
+}
+
+// schemaFault finds the first place in schema v (at path at) that JSON
+// Schema would not take, and why; "" when none.
+func schemaFault(v jsontext.Value, at string) (string, string) {
+	var f map[string]jsontext.Value
+	if v.Kind() == 't' || v.Kind() == 'f' {
+		return "", "" // true and false are schemas
+	}
+	if v.Kind() != '{' || json.Unmarshal(v, &f) != nil {
+		return at, "is not a schema (an object)"
+	}
+	if t, ok := f["type"]; ok {
+		var one string
+		var many []string
+		switch {
+		case json.Unmarshal(t, &one) == nil:
+			many = []string{one}
+		case json.Unmarshal(t, &many) == nil:
+		default:
+			return at + "/type", "must be a type name or a list of them"
+		}
+		for _, n := range many {
+			if !slices.Contains(jsonSchemaTypes, n) {
+				return at + "/type", fmt.Sprintf("%q is not one of %s", n, strings.Join(jsonSchemaTypes, ", "))
+			}
+		}
+	}
+	if p, ok := f["properties"]; ok {
+		var props map[string]jsontext.Value
+		if p.Kind() != '{' || json.Unmarshal(p, &props) != nil {
+			return at + "/properties", "must be an object of schemas"
+		}
+		names := make([]string, 0, len(props))
+		for n := range props {
+			names = append(names, n)
+		}
+		slices.Sort(names)
+		for _, n := range names {
+			if w, why := schemaFault(props[n], at+"/properties/"+n); why != "" {
+				return w, why
+			}
+		}
+	}
+	if it, ok := f["items"]; ok {
+		if w, why := schemaFault(it, at+"/items"); why != "" {
+			return w, why
+		}
+	}
+	if r, ok := f["required"]; ok {
+		var names []string
+		if json.Unmarshal(r, &names) != nil {
+			return at + "/required", "must be a list of property names"
+		}
+	}
+	return "", ""
+}
+
 func syntaxMsg(err error) string {
 	var se *jsontext.SyntacticError
 	if errors.As(err, &se) && se.Err != nil {
@@ -190,45 +282,76 @@ func (a *app) run(cmd *cobra.Command, o *watchOptions, ro *runOptions, prompt st
 	if err != nil {
 		return err
 	}
+	_, err = a.startAndWatch(cmd, o, startSpec{what: "run", req: req, maxCredits: ro.maxCredits, detach: ro.Detach})
+	return err
+}
+
+// startSpec is a start that run, rerun and follow-up make: the request
+// (checked), its cap (0: the service's default), --detach, and the lineage
+// the archive keeps for the new run.
+type startSpec struct {
+	what       string // "run", "rerun", "follow-up": its messages' word
+	req        poller.AgentRequest
+	maxCredits int
+	detach     bool
+	rerunOf    string   // the run it reruns
+	changed    []string // the request fields the rerun changed
+}
+
+// startAndWatch starts the run and, unless detached, watches it as run
+// does (its output, archive and exit code); started is the service's
+// answer (an empty ID when nothing started).
+func (a *app) startAndWatch(cmd *cobra.Command, o *watchOptions, sp startSpec) (started poller.Started, err error) {
+	req := sp.req
 	c, svc, err := a.connect(o)
 	if err != nil {
-		return err
+		return started, err
 	}
 	// Output files and modes are checked before the run starts; with
 	// --detach only the debug log is kept (the id goes to stdout).
 	so := o
-	if ro.Detach {
+	if sp.detach {
 		d := *o
 		d.Output = OutputPlain
 		so = &d
 	}
 	w, cleanup, err := a.newSession(cmd, so)
 	if err != nil {
-		return err
+		return started, err
 	}
 	defer cleanup()
 	ctx := cmd.Context()
-	id, err := c.StartAgent(ctx, req)
+	st, err := c.Start(ctx, req)
 	if err != nil {
-		return a.startFailed(ctx, "run", "firewatch runs", err, w.Debug)
+		if te := threadRefusal(err, req.ThreadID); te != nil {
+			return started, te
+		}
+		return started, a.startFailed(ctx, "run", "firewatch runs", err, w.Debug)
 	}
+	started = st
+	id := st.ID
 	// The run is billed from here: its id is said before anything can
 	// fail (stdout on a full disk is then exit 8, the id on stderr).
 	a.started("run", id, w.Debug)
-	if ro.Detach {
+	if st.ThreadID != "" && req.ThreadID != "" {
+		fmt.Fprintf(a.stderr, "firewatch: %s: turn %d of thread %s\n", sp.what, st.ThreadTurn, st.ThreadID)
+	}
+	seed := archiving.SeedOf(&req)
+	seed.RerunOf, seed.RerunChanged, seed.ThreadID, seed.ThreadTurn = sp.rerunOf, sp.changed, st.ThreadID, st.ThreadTurn
+	if sp.detach {
 		_, err := fmt.Fprintln(a.print, id)
-		a.archiveStarted(ctx, svc.baseURL, id, &req)
-		return err
+		a.archiveSeed(ctx, svc.baseURL, id, seed)
+		return started, err
 	}
 	// The run's cap is known, not assumed: the one sent, else the
 	// service's default.
-	o.StartedMaxCredits = float64(ro.maxCredits)
-	if ro.maxCredits == 0 {
+	o.StartedMaxCredits = float64(sp.maxCredits)
+	if sp.maxCredits == 0 {
 		o.StartedMaxCredits = poller.DefaultMaxCredits
 	}
 	w.Request = model.Request{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: o.StartedMaxCredits}
 	kept := a.keepArchiveFor(ctx)
 	defer kept.close()
-	kept.seed = archiving.SeedOf(&req)
-	return a.watchLive(ctx, w, svc, id, liveOptions{archive: kept, label: "run", started: true})
+	kept.seed = seed
+	return started, a.watchLive(ctx, w, svc, id, liveOptions{archive: kept, label: "run", started: true})
 }

@@ -381,6 +381,29 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			m.ChosenCrawl = ""
 			continue
 		}
+		if pair := m.ChosenCompare; pair[0] != "" {
+			// = after a rerun: the compare screen of the two, then the list.
+			m.ChosenCompare = [2]string{}
+			c, err := a.comparison(ctx, pair[0], pair[1], nil, o.APIURL, o.APIKey)
+			if err == nil {
+				err = a.compareScreen(ctx, o, c, nil)
+			}
+			if ctx.Err() != nil || errors.Is(err, errInterrupted) {
+				return cmp.Or(context.Cause(ctx), err)
+			}
+			if err != nil {
+				m.Flash("compare: " + a.secrets.Redact(err.Error()))
+			}
+			continue
+		}
+		rerunOf, changed := m.RerunOf, m.RerunChanged
+		m.RerunOf, m.RerunChanged = "", nil
+		if req := starts.request(); startedID != "" && (rerunOf != "" || req.ThreadID != "") {
+			// R and F: the archive keeps the request sent and the lineage.
+			seed := archiving.SeedOf(&req)
+			seed.RerunOf, seed.RerunChanged = rerunOf, changed
+			a.archiveSeed(ctx, svc.baseURL, startedID, seed)
+		}
 		if m.Chosen == "" {
 			return nil
 		}
@@ -408,6 +431,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		}
 		if outcome != "" {
 			m.SetOutcome(m.Chosen, outcome) // a cancel shows as one
+			if rerunOf != "" && startedID == m.Chosen {
+				m.OfferCompare(rerunOf, m.Chosen)
+			}
 		}
 		if ctx.Err() != nil || !w.Back {
 			if w.Interrupted {
@@ -465,6 +491,14 @@ type startSaying struct {
 	runs.Service
 	mu      sync.Mutex
 	started string
+	req     poller.AgentRequest // the started run's request
+}
+
+// request is the last started run's request.
+func (s *startSaying) request() poller.AgentRequest {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.req
 }
 
 func (s *startSaying) StartAgent(ctx context.Context, req poller.AgentRequest) (string, error) {
@@ -477,7 +511,7 @@ func (s *startSaying) StartAgent(ctx context.Context, req poller.AgentRequest) (
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.started = id
+	s.started, s.req = id, req
 	return id, nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"slices"
 	"strings"
 
@@ -18,6 +19,7 @@ import (
 type serveOptions struct {
 	sim.Options
 	Scenarios []string
+	StartLog  string // --start-log: every POST /v2/agent body, one JSON line each
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -56,6 +58,8 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
 	f.StringArrayVar(&so.CrawlFaults, "crawl-fault", nil, "make crawls misbehave as real deployments have (repeat for several): "+strings.Join(sim.CrawlFaults(), ", "))
 	f.IntVar(&so.CrawlMarkdownBytes, "crawl-markdown-bytes", 0, "pad each crawled page's markdown to about this many bytes (with --crawl-fault unbounded-pages, 700000 makes a status answer of 100 pages larger than firewatch reads)")
+	f.StringVar(&so.StartLog, "start-log", "", "append every POST /v2/agent body (and its answer's status and id) to `FILE`, one JSON line each")
+	f.BoolVar(&so.NoThreads, "no-threads", false, "refuse follow-ups (a start with threadId) with 503 threads_disabled")
 	_ = cmd.RegisterFlagCompletionFunc("scenario", scenarioCompletion)
 	_ = cmd.RegisterFlagCompletionFunc("crawl-fault", func(*cobra.Command, []string, string) ([]string, cobra.ShellCompDirective) {
 		return sim.CrawlFaults(), cobra.ShellCompDirectiveNoFileComp
@@ -105,6 +109,14 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 		opts.Scrapes = -1 // none
 	}
 	opts.Log = a.stderr
+	if so.StartLog != "" {
+		lf, err := os.OpenFile(so.StartLog, os.O_WRONLY|os.O_CREATE|os.O_APPEND, 0o600)
+		if err != nil {
+			return badUsage("--start-log: %v", err)
+		}
+		defer lf.Close()
+		opts.StartLog = lf
+	}
 	ctx := cmd.Context()
 	srv, err := sim.Start(ctx, opts)
 	if err != nil {

@@ -228,6 +228,8 @@ func codeOf(err error) int {
 		return ExitInterrupted
 	case errors.Is(err, errTimeout):
 		return ExitTimeout
+	case errors.As(err, new(*threadError)):
+		return ExitRejected // the service refused the follow-up (its 503 threads_disabled too)
 	case errors.As(err, &pe):
 		return serviceCode(pe)
 	case errors.As(err, new(*failure)):

@@ -71,6 +71,8 @@ func TestEveryCommandOnAFullDisk(t *testing.T) {
 		"firewatch report":                {{"report", job, "--format", "md"}, {"report", fixture, "--file", "/dev/full"}},
 		"firewatch runs":                  {{"runs", "-o", "plain"}, {"runs", "-o", "json"}},
 		"firewatch run":                   {{"run", "a prompt", "--detach"}, {"run", "a prompt", "-o", "json"}},
+		"firewatch rerun":                 {{"rerun", job, "--max-credits", "100", "--effort", "low", "--detach"}, {"rerun", job, "--max-credits", "100", "--dry-run"}},
+		"firewatch follow-up":             {{"follow-up", job, "and the free tiers?", "--detach"}},
 		"firewatch team":                  {{"team"}, {"team", "-o", "json"}},
 		"firewatch help":                  {{"help"}, {"help", "runs"}},
 		"firewatch completion":            {{"completion"}},

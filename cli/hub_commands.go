@@ -43,6 +43,7 @@ var hubFlags = map[string]hubFlagRule{
 	"stall": hubFlagOK, "max-credits": hubFlagOK, "timeout": hubFlagOK, "tail": hubFlagOK,
 	"live-view": hubFlagOK, "latest": hubFlagOK, "interval": hubFlagSlow,
 	"status": hubFlagOK, "limit": hubFlagOK, "since": hubFlagOK, "grep": hubFlagOK,
+	"thread": hubFlagOK, "reruns": hubFlagOK,
 	"summary": hubFlagStdout, "result": hubFlagStdout, "file": hubFlagStdout,
 	"allow-actions": hubFlagOK, "budget": hubFlagOK,
 }

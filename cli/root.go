@@ -231,6 +231,7 @@ func (a *app) rootCommand() *cobra.Command {
 	root.AddCommand(a.runsCommand(), a.runCommand(), a.teamCommand())
 	root.AddCommand(a.archiveCommand(), a.historyCommand(), a.compareCommand(), a.costCommand())
 	root.AddCommand(a.hubCmd(), a.mcpCommand())
+	root.AddCommand(a.rerunCommand(), a.followUpCommand())
 	tidyFlagHelp(root)
 	root.SuggestionsMinimumDistance = 2
 	return root

@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -296,4 +297,54 @@ func TestTerminalGone(t *testing.T) {
 			t.Errorf("%d sessions open; the debug log:\n%s", n, log)
 		}
 	})
+}
+
+// TestRerunOnTheRunsScreen: R on the runs screen opens the form filled
+// with the run's request; an edited effort is marked and sent alone; the
+// rerun is watched, and back on the list = opens the compare screen of the
+// two runs.
+func TestRerunOnTheRunsScreen(t *testing.T) {
+	t.Parallel()
+	srv := startSim(t, sim.Options{Speed: 50})
+	if err := srv.WaitFinished(context.Background(), srv.Jobs[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	db := filepath.Join(t.TempDir(), "a.db")
+	p := startPTY(t, simEnv(srv, "FIREWATCH_ARCHIVE="+db))
+	p.waitScreen(t, "enter open")
+	p.typeKeys(t, "R")
+	p.waitScreen(t, "edit its request")
+	p.typeKeys(t, "\t\t\t\x7f\x7f\x7f\x7flow")
+	p.waitScreen(t, "was: high")
+	p.typeKeys(t, "\r")
+	p.waitScreen(t, "esc runs")
+	deadline := time.Now().Add(runLimit)
+	for len(srv.Starts()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	starts := srv.Starts()
+	if len(starts) != 1 || !strings.Contains(string(starts[0].Body), `"effort":"low"`) {
+		t.Fatalf("starts: %+v", starts)
+	}
+	if err := srv.WaitFinished(context.Background(), starts[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	p.waitScreen(t, "succeeded")
+	p.typeKeys(t, "\x1b")
+	p.waitScreen(t, "= compares rerun")
+	p.typeKeys(t, "=")
+	p.waitScreen(t, "creditsUsed")
+	// Back on the list: its footer drawn once more than before.
+	lists := strings.Count(p.screen(), "enter open")
+	p.typeKeys(t, "q")
+	for deadline := time.Now().Add(runLimit); strings.Count(p.screen(), "enter open") == lists; {
+		if time.Now().After(deadline) {
+			t.Fatalf("not back on the list:\n%s", tailOf(p.screen()))
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	p.typeKeys(t, "q")
+	if code := p.exit(t); code != 0 {
+		t.Errorf("exit %d, want 0", code)
+	}
 }

@@ -39,6 +39,9 @@ type AgentRequest struct {
 	StrictConstrainToURLs bool
 	Model                 string
 	Effort                string
+	// ThreadID makes the start a follow-up: the thread's next turn (the
+	// schema, when nil, is the previous turn's). "": a new thread.
+	ThreadID string
 }
 
 // FieldError is an AgentRequest the service would refuse, found before any
@@ -91,8 +94,9 @@ func (r *AgentRequest) Body() ([]byte, error) {
 		StrictConstrainToURLs bool           `json:"strictConstrainToURLs,omitzero"`
 		Model                 string         `json:"model,omitempty"`
 		Effort                string         `json:"effort,omitempty"`
+		ThreadID              string         `json:"threadId,omitempty"`
 	}
-	b := body{Prompt: r.Prompt, URLs: r.URLs, MaxCredits: max(r.MaxCredits, 0), StrictConstrainToURLs: r.StrictConstrainToURLs, Model: r.Model, Effort: r.Effort}
+	b := body{Prompt: r.Prompt, URLs: r.URLs, MaxCredits: max(r.MaxCredits, 0), StrictConstrainToURLs: r.StrictConstrainToURLs, Model: r.Model, Effort: r.Effort, ThreadID: r.ThreadID}
 	if r.Schema != nil {
 		b.Schema = r.Schema.Clone()
 		if err := b.Schema.Compact(); err != nil {
@@ -108,33 +112,55 @@ func (r *AgentRequest) Body() ([]byte, error) {
 // with the service's message and is never retried, since a run may have
 // started.
 func (c *Client) StartAgent(ctx context.Context, req AgentRequest) (string, error) {
+	st, err := c.Start(ctx, req)
+	return st.ID, err
+}
+
+// Started is the answer to a start: the new run's id and, from a service
+// that runs threads, its thread and turn ("" and 0 when not said).
+type Started struct {
+	ID         string
+	ThreadID   string
+	ThreadTurn int
+}
+
+// Start is StartAgent with the thread the answer names. A follow-up's
+// refusal is an *Error whose Code says why (ThreadBusy with RunID,
+// ThreadExpired, ThreadNotFound, ThreadsDisabled).
+func (c *Client) Start(ctx context.Context, req AgentRequest) (Started, error) {
 	const op = "start agent"
 	if err := req.Validate(); err != nil {
-		return "", err
+		return Started{}, err
+	}
+	if req.ThreadID != "" && !isUUID(req.ThreadID) {
+		return Started{}, &FieldError{"threadId", "it is not a thread id (a UUID)"}
 	}
 	body, err := req.Body()
 	if err != nil {
-		return "", err
+		return Started{}, err
 	}
 	// A run is started once: the user decides about asking again.
 	r, err := c.sendWith(ctx, Retry{Tries: 1}, op, http.MethodPost, "/v2/agent", nil, body, 0, maxOtherBody)
 	if err != nil {
-		return "", err
+		return Started{}, err
 	}
 	o, err := c.answer(op, r)
 	if err != nil {
-		return "", err
+		return Started{}, err
 	}
 	id := o.sanitized("id")
 	if id == "" {
 		if d, ok := o.obj("data"); ok {
 			id = d.sanitized("id")
+			o = d
 		}
 	}
 	if !isUUID(id) {
-		return "", c.malformed(op, r.status, "no run id in the answer")
+		return Started{}, c.malformed(op, r.status, "no run id in the answer")
 	}
-	return strings.ToLower(id), nil
+	st := Started{ID: strings.ToLower(id)}
+	st.ThreadID, st.ThreadTurn = threadOf(o)
+	return st, nil
 }
 
 // RunExtras are the list item's fields besides the run's options.

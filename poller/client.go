@@ -511,6 +511,12 @@ func (c *Client) statusError(op string, r *response) *Error {
 		e.detail = "unexpected answer"
 	}
 	e.RetryAfter = statusRetryAfter(r.header.Get("Retry-After"), c.now(), retryAfterBody, msg, e.Kind == KindRateLimited)
+	if o, ok := parseObject(r.body); ok {
+		e.Code = text.Sanitize(o.sanitized("code"))
+		if id := o.sanitized("runId"); isUUID(id) {
+			e.RunID = strings.ToLower(id)
+		}
+	}
 	return e
 }
 

@@ -44,6 +44,8 @@ type Status struct {
 	Data        jsontext.Value // the result when completed, raw (not sanitised); nil when absent
 	Error       string         // the job's error message when failed, sanitised
 	Known       *Known         // what firewatch's own record adds (never from the wire); nil when nothing
+	ThreadID    string         // the run's thread (a UUID), "" when the answer has none
+	ThreadTurn  int            // its turn in the thread, from 1; 0 when absent
 }
 
 // Known is what firewatch's own record of a run (its archive) adds to the
@@ -222,6 +224,7 @@ func (c *Client) Status(ctx context.Context, jobID string) (*Status, error) {
 	if t, ok := o.time("expiresAt"); ok {
 		s.ExpiresAt = &t
 	}
+	s.ThreadID, s.ThreadTurn = threadOf(o)
 	return s, nil
 }
 

@@ -92,6 +92,10 @@ type Error struct {
 	ServerMessage string        // the body's "error" string, sanitised, one line, at most 300 characters
 	RetryAfter    time.Duration // the delay the server asked for (Retry-After header, retry_after_seconds, "retry after Ns"); 0 when none
 	Err           error         // underlying cause (network, decode...), its message scrubbed of the key
+	// Code is the body's "code" (a follow-up's refusal: ThreadBusy...),
+	// sanitised; RunID the body's "runId" when it is a UUID (thread_busy:
+	// the turn still running).
+	Code, RunID string
 
 	// detail is a human description of the cause for kinds whose fixed
 	// sentence is not enough (network, timeout, malformed, invalid id).

@@ -19,7 +19,8 @@ import (
 // counted as JavaScript counts them), urls, schema (a JSON schema object),
 // maxCredits (default 2 500), strictConstrainToURLs, model (spark-2;
 // spark-1-* are accepted and routed to spark-2), effort (low, medium, high),
-// webhook. The answer is {"success":true,"id":<uuid>}; refusals are 400 with
+// webhook, threadId (a follow-up: threads.go). The answer is
+// {"success":true,"id":<uuid>,"threadId":<uuid>,"threadTurn":N}; refusals are 400 with
 // the validator's message ({"success":false,"error":"Bad Request: prompt:
 // Required",...}; the schema's is "Invalid JSON schema: ..."), 402 when the
 // team has no tokens left (or Options.RefuseStart), 403 and 500 with
@@ -31,7 +32,7 @@ import (
 //	contains "refuse" or "personal"      refused
 //	contains "fail"                      failure
 //	contains "monitor" or "keep watching" cancel (works until it is DELETEd, gives up at 10 minutes)
-//	anything else                        research
+//	anything else                        research (effort low: fewer credits, 3 of the 5 vendors found)
 //
 // A maxCredits below what the scenario needs ends the run with
 // credit_limit_reached when its credits reach it (creditsUsed is capped).
@@ -79,6 +80,7 @@ type startReq struct {
 	strict     bool
 	model      string
 	effort     string
+	threadID   string // a follow-up's thread; "" for a new thread
 }
 
 // parseStart validates the body; it has written the answer when ok is false.
@@ -238,10 +240,24 @@ func (s *Server) serveStart(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusBadRequest, errBody("Bad Request: the body could not be read"))
 		return
 	}
+	var started string
+	defer func() {
+		st := http.StatusOK
+		if rw, ok := w.(*respWriter); ok {
+			st = rw.status
+		}
+		s.logStart(body, st, started)
+	}()
 	q, ok := parseStart(w, body)
 	if !ok {
 		return
 	}
+	tid, bad := threadIDOf(body)
+	if bad {
+		badRequest(w, "invalid_type", "threadId", "Expected string")
+		return
+	}
+	q.threadID = tid
 	switch s.o.RefuseStart {
 	case http.StatusPaymentRequired:
 		writeJSON(w, http.StatusPaymentRequired, errBody(msgPaymentRequired))
@@ -257,14 +273,30 @@ func (s *Server) serveStart(w http.ResponseWriter, req *http.Request) {
 		writeJSON(w, http.StatusPaymentRequired, errBody(msgPaymentRequired))
 		return
 	}
-	r := s.startRun(q)
-	writeJSON(w, http.StatusOK, jsonOf(obj{"success", true, "id", r.id}))
+	r, ok := s.startRun(w, q)
+	if !ok {
+		return
+	}
+	started = r.id
+	writeJSON(w, http.StatusOK, jsonOf(obj{"success", true, "id", r.id, "threadId", r.thread.id, "threadTurn", r.turn}))
 }
 
-// startRun builds the run a POST asked for; it starts now.
-func (s *Server) startRun(q startReq) *run {
+// startRun builds the run a POST asked for; it starts now, as turn 1 of
+// a new thread or, with q.threadID, the thread's next turn (which has
+// answered w when ok is false).
+func (s *Server) startRun(w http.ResponseWriter, q startReq) (*run, bool) {
 	s.runsMu.Lock() // one at a time: the position picks the id
 	defer s.runsMu.Unlock()
+	var t *thread
+	if q.threadID != "" {
+		var ok bool
+		if t, ok = s.followUpThreadLocked(w, q.threadID); !ok {
+			return nil, false
+		}
+		if q.schema == nil {
+			q.schema = t.schema
+		}
+	}
 	idx := len(s.byIdx)
 	o := s.o
 	id := randUUID(newRNG(o.Seed, idx, streamIDs)).String()
@@ -280,7 +312,7 @@ func (s *Server) startRun(q startReq) *run {
 		longRun(b, true, 10*time.Minute)
 		b.endFailure(10*time.Minute, "", "The run exceeded the maximum duration of 10 minutes")
 	default:
-		research(b)
+		researchAt(b, q.effort == "low")
 		if sc == ScenarioFailure {
 			b.endFailure(b.between(30*time.Second, 34*time.Second), "docs-analyst",
 				"Model provider returned HTTP 529 (overloaded) on 3 consecutive attempts; the run cannot continue")
@@ -298,7 +330,14 @@ func (s *Server) startRun(q startReq) *run {
 	r.idx = idx
 	s.runs[id] = r
 	s.byIdx = append(s.byIdx, r)
-	return r
+	if t == nil {
+		s.threadOfLocked(r)
+	} else {
+		t.turns = append(t.turns, r)
+		t.schema = q.schema
+		r.thread, r.turn = t, len(t.turns)
+	}
+	return r, true
 }
 
 // remainingTokens is the team's token balance now.

@@ -65,6 +65,12 @@ type Options struct {
 	// leaves it out, as the service does after 24 hours. 0: runs never
 	// expire (expiresAt still says 24 hours); firewatch serve's default is 24h.
 	Retention time.Duration
+	// NoThreads makes every follow-up (a start with threadId) answer 503
+	// threads_disabled, as a team without threads sees.
+	NoThreads bool
+	// StartLog, if non-nil, gets every POST /v2/agent body as one JSON line
+	// {"body":...,"status":N,"id":...} (Server.Starts keeps them too).
+	StartLog io.Writer
 	// Log, if non-nil, gets one line per request: time, method, path (never
 	// the key), status, duration.
 	Log io.Writer

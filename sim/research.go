@@ -239,12 +239,20 @@ var planSchema = obj{"type", "object", "properties", obj{
 }, "required", []string{"plan", "monthlyPriceUsd", "freeTier"}}
 
 // research generates the research run, from run.started to run.finished.
-func research(b *builder) {
+func research(b *builder) { researchAt(b, false) }
+
+// researchAt is the research run; low is effort low: half the credits per
+// step and the pricing researcher stops after three vendors, so the result
+// has fewer of them (what a rerun with less effort shows in a comparison).
+func researchAt(b *builder, low bool) {
 	d := &researchDoc{limits: map[int]bool{}, checked: map[int]bool{}}
 	s := time.Second
 	ms := time.Millisecond
 
 	b.cmul = 2
+	if low {
+		b.cmul = 1
+	}
 	orch := b.newAgent("orchestrator", roleOrchestrator, -1)
 	o := b.actor(orch, 0)
 	o.emit(kRunStarted, nil)
@@ -280,6 +288,9 @@ func research(b *builder) {
 	var appended []time.Duration
 	var free *actor
 	for i, v := range vendors {
+		if low && i == 3 {
+			break
+		}
 		title := v.name + " pricing"
 		if i == 4 {
 			// Bright Data renders its price table client-side: open a browser.
@@ -408,7 +419,7 @@ func research(b *builder) {
 			c := strings.Join(d.sources, "\n") + "\n"
 			return func() string { return c }, len(d.sources) - 2
 		}})
-	for i := range vendors {
+	for i := range appended {
 		w := vendors[i]
 		v.waitUntil(appended[i] + b.between(300*ms, 900*ms))
 		srch := v.tool("mcp__tools__search", obj{"query", w.name + " pricing " + strings.ToLower(w.plan) + " plan per month", "limit", 5},

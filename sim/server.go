@@ -62,7 +62,14 @@ type Server struct {
 	socketsMu sync.Mutex
 	closing   bool
 
+	// threads are the runs' threads by id (threads.go); guarded by runsMu.
+	threads map[string]*thread
+	// threadRoute serves GET /v2/agent/threads/{threadId}, outside the mux:
+	// its pattern would conflict with GET /v2/agent/{id}/trace.
+	threadRoute http.Handler
+
 	mu       sync.Mutex // stats and the log
+	starts   []StartRequest
 	stats    Stats
 	inTrace  int
 	pngOnce  sync.Once
@@ -85,6 +92,8 @@ type run struct {
 	vstate    atomic.Pointer[viewState]
 	faults    *faultPlan // chaos only
 	meta      *runMeta   // what the list says besides jobInfo; nil: an API run with default settings
+	thread    *thread    // its thread (threads.go), made on first use; guarded by s.runsMu
+	turn      int        // its turn in thread, from 1
 }
 
 // viewState is derived once per view: the outcome.
@@ -658,6 +667,7 @@ func (s *Server) newMux() *http.ServeMux {
 	byPath := map[string]*known{}
 	var order []string
 	routes := s.routes()
+	s.threadRoute = s.handle(route{"GET", "/v2/agent/threads/{threadId}", "GET thread", false, s.serveThread}, "GET")
 	for _, r := range routes {
 		k := byPath[r.path]
 		if k == nil {
@@ -751,6 +761,10 @@ func (s *Server) handle(r route, allow string) http.Handler {
 
 // serve routes one request and returns the route's name for the stats.
 func (s *Server) serve(w *respWriter, req *http.Request) string {
+	if rest, ok := strings.CutPrefix(req.URL.Path, "/v2/agent/threads/"); ok && rest != "" && !strings.Contains(rest, "/") {
+		s.threadRoute.ServeHTTP(w, req)
+		return w.route
+	}
 	s.mux.ServeHTTP(w, req)
 	return w.route
 }
@@ -941,6 +955,8 @@ func (s *Server) statusBody(r *run) []byte {
 	if r.info.effort != "" {
 		o = append(o, "effort", r.info.effort)
 	}
+	tid, turn := s.threadInfo(r)
+	o = append(o, "threadId", tid, "threadTurn", turn)
 	switch {
 	case st == "completed" && r.info.firstGen:
 		o = append(o, "data", raw(firstGenResult))

@@ -29,6 +29,13 @@ type (
 	}
 )
 
+// OfferCompare makes = open the compare screen of orig and rerun (the
+// shell calls it once a rerun it watched is over).
+func (m *Model) OfferCompare(orig, rerun string) {
+	m.compareWith = [2]string{orig, rerun}
+	m.flash = "= compares rerun " + describe.ShortID(rerun) + " with " + describe.ShortID(orig)
+}
+
 // SetOutcome records how a run ended as its trace says (the caller
 // watched it): the list shows that rather than the service's status,
 // which reports a cancelled run as failed.
@@ -153,22 +160,22 @@ func (m *Model) composeKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.composing = false
 			return nil
 		}
-		req := poller.AgentRequest{Prompt: prompt}
+		req := poller.AgentRequest{Prompt: prompt, ThreadID: m.followThread}
 		if err := req.Validate(); err != nil {
 			m.flash = err.Error()
 			return nil
 		}
 		m.composing = false
 		m.flash = "starting a run…"
-		svc := m.cfg.Service
-		ctx, cancel := m.ctx()
-		return func() tea.Msg {
-			defer cancel()
-			id, err := svc.StartAgent(ctx, req)
-			return startedMsg{id: id, err: err}
+		if m.followThread != "" {
+			m.flash = "starting the follow-up to " + describe.ShortID(m.followOf) + "…"
 		}
+		m.followThread, m.followOf = "", ""
+		m.RerunOf, m.RerunChanged = "", nil
+		return m.start(req)
 	case "esc", "ctrl+c":
 		m.composing, m.draft = false, ""
+		m.followThread, m.followOf = "", ""
 	case "backspace":
 		if r := []rune(m.draft); len(r) > 0 {
 			m.draft = string(r[:len(r)-1])
@@ -214,6 +221,7 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 	case startedMsg:
 		if msg.err != nil {
 			m.flash = "start failed: " + errText(msg.err)
+			m.RerunOf, m.RerunChanged = "", nil
 			return nil, true
 		}
 		// The run has started: the footer no longer says it is starting
@@ -234,16 +242,28 @@ func (m *Model) actionKey(msg tea.KeyPressMsg) (tea.Cmd, bool) {
 	switch {
 	case key.Matches(msg, k.Copy):
 		return m.copyID(), true
-	case key.Matches(msg, k.Cancel), key.Matches(msg, k.New):
+	case key.Matches(msg, k.Cancel), key.Matches(msg, k.New), key.Matches(msg, k.Rerun), key.Matches(msg, k.FollowUp):
 		if m.cfg.ReadOnly != "" {
 			m.flash = m.cfg.ReadOnly
 			return nil, true
 		}
-		if key.Matches(msg, k.Cancel) {
+		switch {
+		case key.Matches(msg, k.Cancel):
 			return m.askCancel(), true
+		case key.Matches(msg, k.Rerun):
+			return m.openRerun(), true
+		case key.Matches(msg, k.FollowUp):
+			return m.openFollowUp(), true
 		}
-		m.composing, m.draft = true, ""
+		m.composing, m.draft, m.followThread = true, "", ""
 		return nil, true
+	case key.Matches(msg, k.Compare):
+		if m.compareWith[0] == "" {
+			m.flash = "no rerun watched from here to compare: R reruns a run"
+			return nil, true
+		}
+		m.ChosenCompare = m.compareWith
+		return tea.Quit, true
 	}
 	return nil, false
 }

@@ -14,6 +14,7 @@ type KeyMap struct {
 	All, Processing, Completed, Failed key.Binding
 	Refresh                            key.Binding
 	New, Cancel, Copy                  key.Binding
+	Rerun, FollowUp, Compare           key.Binding // R, F, = (a rerun watched from here)
 	Team                               key.Binding
 }
 
@@ -32,6 +33,9 @@ func DefaultKeyMap() KeyMap {
 		New:        key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "new")),
 		Cancel:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "cancel")),
 		Copy:       key.NewBinding(key.WithKeys("y"), key.WithHelp("y", "copy id")),
+		Rerun:      key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "rerun with changes")),
+		FollowUp:   key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow up in its thread")),
+		Compare:    key.NewBinding(key.WithKeys("="), key.WithHelp("=", "compare the last rerun with its original")),
 		Team:       key.NewBinding(key.WithKeys("tab", "t"), key.WithHelp("tab", "team")),
 	}
 }

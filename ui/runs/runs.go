@@ -126,9 +126,16 @@ type Model struct {
 	// the cancel confirmation and the run it asks about.
 	confirmID string
 	confirm   *confirm.Question
-	// a new run's prompt being typed (n).
-	composing bool
-	draft     string
+	// a new run's prompt being typed (n), or a follow-up's (F: to
+	// followOf's thread, followThread).
+	composing              bool
+	draft                  string
+	followThread, followOf string
+	// form is the rerun form R opened; nil when none.
+	form *rerunForm
+	// compareWith is the pair a rerun watched from here offers to compare
+	// (OfferCompare; = opens it): the original and the rerun.
+	compareWith [2]string
 	// flash is what the last action did, for the footer until the next
 	// key (note is the last problem with the list, which a refresh clears).
 	flash string
@@ -143,6 +150,14 @@ type Model struct {
 
 	// Chosen is the run enter picked; the screen's program ends with it.
 	Chosen string
+	// RerunOf and RerunChanged are the run Chosen was rerun from (R) and
+	// the request fields changed; "" and nil for any other start. The
+	// shell keeps them in the archive.
+	RerunOf      string
+	RerunChanged []string
+	// ChosenCompare is the pair = picked (the original, the rerun): the
+	// shell opens the compare screen, then this screen again.
+	ChosenCompare [2]string
 	// ChosenCrawl is the active crawl enter picked on the team tab (and
 	// ChosenCrawlURL its URL); the program ends with it (the shell opens
 	// the crawl screen).
@@ -653,7 +668,7 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	m.flash = ""
 	// Ctrl-C interrupts from anywhere on the screen but the new run's
 	// prompt, where it drops the draft as in a shell's line.
-	if msg.String() == "ctrl+c" && !m.composing {
+	if msg.String() == "ctrl+c" && !m.composing && m.form == nil {
 		m.Interrupted = true
 		return tea.Quit
 	}
@@ -662,6 +677,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.composing {
 		return m.composeKey(msg)
+	}
+	if m.form != nil {
+		return m.formKey(msg)
 	}
 	if m.confirmID != "" {
 		return m.confirmKey(msg)
@@ -831,7 +849,7 @@ func (m *Model) FullHelp() [][]key.Binding {
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Filter, k.Back, k.Refresh},
-		{k.New, k.Cancel, k.Copy},
+		{k.New, k.Cancel, k.Copy, k.Rerun, k.FollowUp, k.Compare},
 		{k.All, k.Processing, k.Completed, k.Failed},
 		{k.Team, k.Help, k.Quit, k.Suspend},
 	}

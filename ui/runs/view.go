@@ -52,6 +52,8 @@ func (m *Model) View() string {
 		lines = append(lines, m.teamLines(m.height-2)...)
 	case m.confirmID != "":
 		lines = append(lines, m.confirm.Lines(m.st, m.width)...)
+	case m.form != nil:
+		lines = append(lines, m.formLines()...)
 	default:
 		lines = append(lines, m.filterLine())
 		lines = append(lines, m.body()...)
@@ -123,6 +125,9 @@ func (m *Model) filterLine() string {
 		d := []rune(m.draft)
 		for len(d) > 0 && describe.Width(string(d)) > m.width-12 {
 			d = d[1:]
+		}
+		if m.followThread != "" {
+			return "follow-up to " + describe.ShortID(m.followOf) + ": " + string(d) + "▏"
 		}
 		return "new run: " + string(d) + "▏"
 	case m.editing:
@@ -324,6 +329,13 @@ func (m *Model) detailLines(w, h int) []string {
 			me += " / effort " + describe.OneLine(st.Effort, 10)
 		}
 		out = append(out, lab("model", orDash(me)))
+		if st.ThreadID != "" {
+			th := describe.ShortID(st.ThreadID)
+			if st.ThreadTurn > 0 {
+				th += " · turn " + strconv.Itoa(st.ThreadTurn)
+			}
+			out = append(out, lab("thread", th+m.st.Muted.Render("  (F follows up)")))
+		}
 		if st.ExpiresAt != nil {
 			out = append(out, lab("expires", st.ExpiresAt.Local().Format("2006-01-02 15:04")+" ("+until(m.cfg.Now(), *st.ExpiresAt)+")"))
 		}
@@ -397,6 +409,10 @@ func (m *Model) footer() string {
 	}
 	if m.composing {
 		parts = append(parts, m.st.Key.Render("enter")+" start it and watch it  "+m.st.Key.Render("esc")+" drop it")
+		return strings.Join(parts, "  ")
+	}
+	if m.form != nil {
+		parts = append(parts, m.st.Key.Render("tab")+" next field  "+m.st.Key.Render("enter")+" rerun and watch it  "+m.st.Key.Render("esc")+" drop it")
 		return strings.Join(parts, "  ")
 	}
 	if m.confirmID != "" {
