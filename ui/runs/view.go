@@ -331,6 +331,13 @@ func (m *Model) detailLines(w, h int) []string {
 			out = append(out, lab("error", m.st.Bad.Render(describe.OneLine(st.Error, 200))))
 		}
 	}
+	var st *poller.Status
+	if d != nil {
+		st = d.st
+	}
+	if who := m.whoText(r, st); who != "" {
+		out = append(out, lab("who", who))
+	}
 	if r.TargetHint != "" {
 		out = append(out, lab("target", describe.OneLine(r.TargetHint, 60)))
 	}
@@ -346,6 +353,23 @@ func (m *Model) detailLines(w, h int) []string {
 		out = out[:h]
 	}
 	return out
+}
+
+// whoText is who cancelled the run and who started it through a hub, as
+// firewatch knows it: "cancelled by alice through the hub · started by
+// bob through the hub"; a cancelled run nobody is known to have cancelled
+// says so ("cancelled, by the service or a client firewatch did not
+// see"). "" when there is nothing to say.
+func (m *Model) whoText(r *poller.RunInfo, st *poller.Status) string {
+	a := m.actorsOf(r, st)
+	var parts []string
+	if m.outcome(r, st) == string(model.OutcomeCancelled) || a.CancelledBy != "" {
+		parts = append(parts, describe.Cancelled(a))
+	}
+	if by := describe.StartedBy(a); by != "" {
+		parts = append(parts, "started by "+by)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // creditsText is the details' credits: the figure, and what is billed of
