@@ -399,6 +399,7 @@ func (a *app) watchShared(ctx context.Context, w *watchSession, jobID string) (o
 	defer release()
 	cfg := ui.Config{JobID: jobID, Shared: r.f, NoColor: !w.Color, ASCII: w.Opts.ASCII, Mouse: w.Opts.Mouse,
 		BackToList: true, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), PollReadOnly: a.hub.pollReadOnly()}
+	cfg.Person, cfg.Role = a.hub.person()
 	if r.client != nil {
 		cfg.Backend = a.hub.backend(&hubBackend{r: r, h: a.hub}, jobID)
 	}

@@ -37,3 +37,17 @@ func Cancelled(a model.Actors) string {
 	}
 	return "cancelled by " + ViaHub(a.CancelledBy)
 }
+
+// HubPerson is who a hub's session is, as its screens say it: "alice ·
+// viewer" (the name from the keys file, cut to 24 cells; "someone" when
+// the key has no comment), "" outside a hub.
+func HubPerson(name, role string) string {
+	if role == "" {
+		return ""
+	}
+	name = OneLine(name, 24)
+	if name == "" {
+		name = "someone"
+	}
+	return name + " · " + role
+}

@@ -32,3 +32,32 @@ func TestHeaderActors(t *testing.T) {
 		}
 	}
 }
+
+// TestHubPersonAndKeys: on a hub the run's header says who the session is
+// and its role; a viewer's help does not offer c, p or l (pressed anyway,
+// c is refused with why), an operator's does.
+func TestHubPersonAndKeys(t *testing.T) {
+	for _, role := range []string{"operator", "viewer"} {
+		cfg := Config{JobID: "e9d1e131-b05b-4d08-b44a-bde34a7aa278", Person: "carol", Role: role, Backend: &fakeBackend{}}
+		if role == "viewer" {
+			cfg.ReadOnly, cfg.PollReadOnly = "only the hub's operators may cancel a run", "only the hub's operators may pause"
+		}
+		m := newTestModel(t, "running.json", 120, 40, cfg)
+		healthy(m, false)
+		lines := strings.Split(plain(content(m)), "\n")
+		if !strings.Contains(lines[1], "carol · "+role) {
+			t.Errorf("%s: header:\n%s", role, strings.Join(lines[:2], "\n"))
+		}
+		pressRun(t, m, "?")
+		help := plain(content(m))
+		for _, k := range []string{"cancel the run", "pause polling", "live view on/off"} {
+			if strings.Contains(help, k) != (role == "operator") {
+				t.Errorf("%s: %q offered %v in help:\n%s", role, k, !(role == "operator"), help)
+			}
+		}
+		pressRun(t, m, "esc", "c")
+		if refused := strings.Contains(footerLine(m), "only the hub's operators may cancel a run"); refused != (role == "viewer") {
+			t.Errorf("%s: c refused %v: %s", role, refused, footerLine(m))
+		}
+	}
+}

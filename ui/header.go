@@ -211,6 +211,18 @@ func (m *Model) headerLines(compact bool) []string {
 		teams = append(teams, "team "+text.Credits(c)+" left", "team "+text.Number(c)+" left")
 	}
 	teams = append(teams, "")
+	if m.person != "" {
+		// Who the session is on a hub, at the right, the team figure
+		// before it while there is room.
+		for i, t := range teams {
+			if t == "" {
+				teams[i] = m.person
+			} else {
+				teams[i] = t + " · " + m.person
+			}
+		}
+		teams = append(teams, "")
+	}
 	healths, hst := m.healthTexts()
 	if b := attn.BadgeText(m.env.attn, m.env.sym); b != "" {
 		l2.add(st.BadgeWarn, b)

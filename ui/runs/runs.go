@@ -830,16 +830,24 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{k.Up, k.Down, k.Open, k.Options, k.Refresh, k.Team, k.Quit}
 	}
 	// r is left to ?: the list refreshes itself every 10 s.
+	if m.cfg.ReadOnly != "" {
+		// A hub's viewer is not offered what would be refused.
+		return []key.Binding{k.Open, k.Filter, k.Copy, k.Team, k.Help, k.Quit}
+	}
 	return []key.Binding{k.Open, k.Filter, k.New, k.Cancel, k.Copy, k.Team, k.Help, k.Quit}
 }
 
 // FullHelp is every key, grouped.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
+	acts := []key.Binding{k.New, k.Cancel, k.Copy}
+	if m.cfg.ReadOnly != "" {
+		acts = []key.Binding{k.Copy} // a hub's viewer may not start or cancel
+	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Filter, k.Back, k.Refresh},
-		{k.New, k.Cancel, k.Copy},
+		acts,
 		{k.All, k.Processing, k.Completed, k.Failed},
 		{k.Team, k.Help, k.Quit, k.Suspend},
 	}

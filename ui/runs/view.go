@@ -108,6 +108,16 @@ func (m *Model) titleLine() string {
 		right = text.Credits(math.Round(u.RemainingTokens/model.TokensPerCredit)) + " left"
 	}
 	left := b.String()
+	if who := describe.HubPerson(m.cfg.Person, m.cfg.Role); who != "" {
+		// Who the session is on a hub, before the team's figure.
+		if right == "" {
+			right = who
+		} else if m.width-ansi.StringWidth(left)-describe.Width(who+" · "+right)-1 > 0 {
+			right = who + " · " + right
+		} else {
+			right = who
+		}
+	}
 	if gap := m.width - ansi.StringWidth(left) - describe.Width(right) - 1; right != "" && gap > 0 {
 		return left + strings.Repeat(" ", gap) + m.st.Muted.Render(right)
 	}
