@@ -51,7 +51,7 @@ type hubFollows struct {
 	runs map[string]*hubRun
 	// actors is who acted on a run through this hub (keepActors).
 	actors map[string]model.Actors
-	wg   sync.WaitGroup // the followers' endings (their archive written)
+	wg     sync.WaitGroup // the followers' endings (their archive written)
 }
 
 // hubRun is one run the hub follows.
