@@ -6,6 +6,10 @@ import "github.com/firewatch/firewatch/model"
 // through a hub: it does not know, and says so rather than guess.
 const UnknownCanceller = "the service or a client firewatch did not see"
 
+// CancelledHere is who cancelled a run this process cancelled itself (a
+// watch's c outside a hub): it has no name to give.
+const CancelledHere = "this firewatch (c on its screen)"
+
 // ViaHub is a hub's person as every output names them: "alice through the
 // hub" (the archive keeps the name, not which hub).
 func ViaHub(name string) string { return OneLine(name, 64) + " through the hub" }
@@ -22,6 +26,9 @@ func StartedBy(a model.Actors) string {
 // CancelledBy is who cancelled the run: "alice through the hub", else
 // UnknownCanceller. Ask it only of a run that was cancelled.
 func CancelledBy(a model.Actors) string {
+	if a.CancelledBy == "" && a.CancelledHere {
+		return CancelledHere
+	}
 	if a.CancelledBy == "" {
 		return UnknownCanceller
 	}
@@ -32,6 +39,9 @@ func CancelledBy(a model.Actors) string {
 // through the hub", or "cancelled, by the service or a client firewatch
 // did not see".
 func Cancelled(a model.Actors) string {
+	if a.CancelledBy == "" && a.CancelledHere {
+		return "cancelled by " + CancelledHere
+	}
 	if a.CancelledBy == "" {
 		return "cancelled, by " + UnknownCanceller
 	}

@@ -9,10 +9,13 @@ import "github.com/firewatch/firewatch/text"
 // not see it: never a guess.
 type Actors struct {
 	StartedBy, CancelledBy string
+	// CancelledHere: this process cancelled the run (a watch's c outside
+	// a hub), with no name to give: it is not "unknown", nor a person.
+	CancelledHere bool
 }
 
 // IsZero reports whether nothing is known.
-func (a Actors) IsZero() bool { return a.StartedBy == "" && a.CancelledBy == "" }
+func (a Actors) IsZero() bool { return a.StartedBy == "" && a.CancelledBy == "" && !a.CancelledHere }
 
 // Merge fills what a does not know from o: the first name known is kept,
 // as the archive keeps it.
@@ -23,13 +26,14 @@ func (a Actors) Merge(o Actors) Actors {
 	if a.CancelledBy == "" {
 		a.CancelledBy = o.CancelledBy
 	}
+	a.CancelledHere = a.CancelledHere || o.CancelledHere
 	return a
 }
 
 // Clean returns a with its names sanitised and bounded (they may come
 // from a keys file or the archive).
 func (a Actors) Clean() Actors {
-	return Actors{StartedBy: text.Sanitize(cut(a.StartedBy, maxActor)), CancelledBy: text.Sanitize(cut(a.CancelledBy, maxActor))}
+	return Actors{StartedBy: text.Sanitize(cut(a.StartedBy, maxActor)), CancelledBy: text.Sanitize(cut(a.CancelledBy, maxActor)), CancelledHere: a.CancelledHere}
 }
 
 // maxActor bounds a name kept, in bytes (the hub keeps 64).

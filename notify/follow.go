@@ -116,6 +116,7 @@ func (r *Run) job() Job {
 		Prompt: r.clean(req.Prompt, maxPrompt), Model: r.clean(req.Model, maxField)}
 	acts := r.s.Actors()
 	j.StartedBy, j.CancelledBy = r.clean(acts.StartedBy, maxField), r.clean(acts.CancelledBy, maxField)
+	j.CancelledHere = acts.CancelledHere
 	if run.State == model.StateFinished {
 		j.Outcome = describe.OneLine(string(run.Outcome), 40)
 		j.Duration, j.HasDuration = run.Duration()

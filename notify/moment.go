@@ -55,6 +55,8 @@ type Job struct {
 	// StartedBy and CancelledBy name who started or cancelled a run
 	// through a hub; "" when nobody did there or firewatch did not see it.
 	StartedBy, CancelledBy string
+	// CancelledHere: this process cancelled the run (no name to give).
+	CancelledHere bool
 }
 
 // Attention is the item an EventAttention moment is about.
@@ -197,6 +199,9 @@ func cancelledBy(j *Job) string {
 	}
 	if j.CancelledBy != "" {
 		return " by " + describe.ViaHub(j.CancelledBy)
+	}
+	if j.CancelledHere {
+		return " by " + describe.CancelledHere
 	}
 	return " (by " + describe.UnknownCanceller + ")"
 }

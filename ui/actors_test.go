@@ -61,3 +61,15 @@ func TestHubPersonAndKeys(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledHere: a cancel this screen made (outside a hub) is said to
+// be this firewatch's, not unknown.
+func TestCancelledHere(t *testing.T) {
+	m := newTestModel(t, "cancelled.json", 120, 40, Config{JobID: "e9d1e131-b05b-4d08-b44a-bde34a7aa278", Backend: &fakeBackend{}})
+	healthy(m, true)
+	m.onCancelDone(cancelDoneMsg{})
+	first, _, _ := strings.Cut(plain(content(m)), "\n")
+	if !strings.Contains(first, "⊘ cancelled   by this firewatch (c on its screen)") {
+		t.Errorf("header: %s", first)
+	}
+}

@@ -120,6 +120,8 @@ func (m *Model) actorTexts() []string {
 	r := m.env.store.Run()
 	a := m.env.store.Actors()
 	switch {
+	case a.CancelledBy == "" && a.CancelledHere && (r.CancelRequested || r.Outcome == model.OutcomeCancelled):
+		return []string{"by " + describe.CancelledHere, "by this firewatch"}
 	case r.State == model.StateFinished && r.Outcome == model.OutcomeCancelled && a.CancelledBy == "":
 		return []string{"by " + describe.UnknownCanceller, "by someone firewatch did not see", "by ?"}
 	case a.CancelledBy != "" && (r.CancelRequested || r.Outcome == model.OutcomeCancelled):
