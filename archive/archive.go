@@ -157,6 +157,8 @@ type Held struct {
 	Team      string // the team that owns it ("" unknown)
 	Expired   bool   // marked as no longer kept by the service
 	Gaps      int    // parts an archive pass could not fetch
+	// StartedBy and CancelledBy: who did it through a hub ("" nobody).
+	StartedBy, CancelledBy string
 }
 
 // Query selects runs for List.

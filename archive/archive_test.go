@@ -162,6 +162,13 @@ func TestRoundTrip(t *testing.T) {
 		if err != nil || len(held) != 1 || !held[id].Complete || held[id].HasItem {
 			t.Fatalf("held: %v %v", held, err)
 		}
+		// Who acted through a hub, for the runs screen's details.
+		if err := s.PutRun(ctx, &Run{Service: svc, ID: id, CancelRequested: true, CancelledBy: "alice", StartedBy: "bob"}); err != nil {
+			t.Fatal(err)
+		}
+		if held, err := s.Held(ctx, svc, []string{id}); err != nil || held[id].CancelledBy != "alice" || held[id].StartedBy != "bob" {
+			t.Fatalf("held names: %+v %v", held, err)
+		}
 	})
 }
 

@@ -197,6 +197,15 @@ func RequestOf(r *archive.Run) model.Request {
 	return f.Request()
 }
 
+// ActorsOf is who started or cancelled the run through a hub, as its
+// record keeps it (nil: nothing recorded).
+func ActorsOf(r *archive.Run) model.Actors {
+	if r == nil {
+		return model.Actors{}
+	}
+	return model.Actors{StartedBy: r.StartedBy, CancelledBy: r.CancelledBy}
+}
+
 // RunOfRequest is a request as a record's fields, for Merge.
 func RunOfRequest(req model.Request) *archive.Run {
 	r := &archive.Run{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs}

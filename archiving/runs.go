@@ -178,8 +178,8 @@ func (s *Listing) knownLive(ctx context.Context, list []poller.RunInfo) {
 		if !ok {
 			continue
 		}
-		if h.Outcome != "" {
-			list[i].Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+		if k := knownOfHeld(h); k != nil {
+			list[i].Known = k
 		}
 		over := (&poller.Status{Status: list[i].Status}).Terminal()
 		// A run the archive knows from the team's list alone (TeamList
@@ -214,7 +214,17 @@ func infoOfArchived(r *archive.Run, now time.Time) poller.RunInfo {
 // knownOf is what the runs screen shows of a record beyond the service's
 // words.
 func knownOf(f *Figures) *poller.Known {
-	return &poller.Known{Outcome: f.Outcome, Complete: f.Complete}
+	return &poller.Known{Outcome: f.Outcome, Complete: f.Complete, StartedBy: text.Sanitize(f.StartedBy), CancelledBy: text.Sanitize(f.CancelledBy)}
+}
+
+// knownOfHeld is what the runs screen shows of a live run the archive
+// holds: its outcome as the trace says and who acted on it through a hub;
+// nil when the archive knows neither.
+func knownOfHeld(h archive.Held) *poller.Known {
+	if h.Outcome == "" && h.StartedBy == "" && h.CancelledBy == "" {
+		return nil
+	}
+	return &poller.Known{Outcome: h.Outcome, Complete: h.Complete, StartedBy: text.Sanitize(h.StartedBy), CancelledBy: text.Sanitize(h.CancelledBy)}
 }
 
 func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, error) {
@@ -224,8 +234,8 @@ func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, err
 		if err == nil {
 			// What the archive read of the run: the same outcome as its row.
 			if held, herr := s.st.Held(ctx, s.q.Service, []string{jobID}); herr == nil {
-				if h, ok := held[jobID]; ok && h.Outcome != "" {
-					st.Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+				if h, ok := held[jobID]; ok {
+					st.Known = knownOfHeld(h)
 				}
 			}
 		}
@@ -335,8 +345,10 @@ func MarkKnown(ctx context.Context, st archive.Store, service string, list []pol
 		return err
 	}
 	for i := range list {
-		if h, ok := held[list[i].ID]; ok && h.Outcome != "" {
-			list[i].Known = &poller.Known{Outcome: h.Outcome, Complete: h.Complete}
+		if h, ok := held[list[i].ID]; ok {
+			if k := knownOfHeld(h); k != nil {
+				list[i].Known = k
+			}
 		}
 	}
 	return nil

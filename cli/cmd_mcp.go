@@ -174,7 +174,7 @@ func (b *mcpBack) source(ctx context.Context, id string, interval time.Duration)
 		feed.Shared.Sink().KeepStatus(ctx, b.client, nil, ended, nil)
 		feed.Done(run)
 	}
-	return withRequest(b.client, feed.Shared.Sink(), b.a, b.svc, id, feed.Source), done, nil
+	return withRequest(b.client, feed.Shared.Sink(), b.a, b.svc, id, nil, feed.Source), done, nil
 }
 
 func (b *mcpBack) close() {

@@ -356,8 +356,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	list, teamList, closeArchive := a.runsWithArchive(ctx, live, quiet, svc)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
+	person, role := a.hub.person()
 	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),
-		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()})
+		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role})
 	for {
 		err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout})
 		// A run n started is said once the screen has given the terminal

@@ -164,6 +164,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	}
 	if held := aw.Held(ctx); held != nil {
 		req = req.Merge(archiving.RequestOf(held))
+		// Who started or cancelled it through a hub, for the header,
+		// the closing block, --summary and the notifications.
+		w.Store.SetActors(archiving.ActorsOf(held))
 	}
 	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
 		req.MaxCredits = o.StartedMaxCredits

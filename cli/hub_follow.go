@@ -52,7 +52,9 @@ type hubFollows struct {
 
 	mu   sync.Mutex
 	runs map[string]*hubRun
-	wg   sync.WaitGroup // the followers' endings (their archive written)
+	// actors is who acted on a run through this hub (keepActors).
+	actors map[string]model.Actors
+	wg     sync.WaitGroup // the followers' endings (their archive written)
 }
 
 // hubRun is one run the hub follows.
@@ -248,7 +250,7 @@ func (h *hubFollows) start(r *hubRun) {
 	}
 	r.client, r.controls = client, sh
 	h.notify.follow(jobID, &run)
-	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, src), &run)
+	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, h.actorsOf, src), &run)
 	said.Store(r.f)
 	r.f.Start(fctx)
 	h.wg.Add(1)
@@ -272,7 +274,7 @@ func (h *hubFollows) start(r *hubRun) {
 // withRequest is src after the service was asked what the run was asked
 // (its prompt and model, for the screens and the archive), on the source's
 // goroutine: nobody waits for it.
-func withRequest(client *poller.Client, sink *archiving.Sink, a *app, svc service, jobID string, src follow.Source) follow.Source {
+func withRequest(client *poller.Client, sink *archiving.Sink, a *app, svc service, jobID string, actors func(string) model.Actors, src follow.Source) follow.Source {
 	return follow.SourceFunc(func(ctx context.Context, send func(poller.Update)) error {
 		rctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		l, err := client.RunLookup(rctx, jobID)
@@ -282,11 +284,18 @@ func withRequest(client *poller.Client, sink *archiving.Sink, a *app, svc servic
 			req = l.Request
 			sink.KeepLookup(archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l))
 		}
+		var acts model.Actors
 		if held := sink.Held(ctx); held != nil {
 			req = req.Merge(archiving.RequestOf(held))
+			acts = archiving.ActorsOf(held)
 		}
-		if !req.IsZero() {
-			send(poller.Update{Request: &req})
+		// Who acted through this hub, when the archive is off or its
+		// write has not landed yet (actors nil: no hub).
+		if actors != nil {
+			acts = acts.Merge(actors(jobID))
+		}
+		if !req.IsZero() || !acts.IsZero() {
+			send(poller.Update{Request: &req, Actors: &acts})
 		}
 		return src.Follow(ctx, send)
 	})
@@ -299,27 +308,62 @@ func (h *hubFollows) acted(act hub.Action) {
 	if act.Kind != "run" || act.Err != nil || act.ID == "" {
 		return
 	}
+	var acts model.Actors
+	switch act.What {
+	case "cancel":
+		acts.CancelledBy = act.Who.Name
+	case "start":
+		acts.StartedBy = act.Who.Name
+	}
+	if !acts.IsZero() {
+		h.keepActors(act.ID, acts)
+	}
 	if r := h.followed(act.ID); r != nil {
 		// Not on the caller's goroutine: a screen's p or l acts from its
 		// Update, which holds the follower's read lock, and Say takes the
 		// write lock.
-		go r.f.Say(act.Who.Name + " " + act.Done() + " the run")
+		go r.f.Acted(acts, act.Who.Name+" "+act.Done()+" the run")
 	}
-	var r *archive.Run
-	switch act.What {
-	case "cancel":
-		r = &archive.Run{CancelRequested: true, CancelledBy: act.Who.Name}
-	case "start":
-		r = &archive.Run{StartedBy: act.Who.Name}
-	default:
+	if acts.IsZero() {
 		return
 	}
+	r := &archive.Run{CancelRequested: acts.CancelledBy != "", CancelledBy: acts.CancelledBy, StartedBy: acts.StartedBy}
 	// Not on the screen's goroutine: the archive may wait for a lock.
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		h.keepActor(act.ID, r)
 	}()
+}
+
+// maxActors bounds the actions the hub remembers in memory (the archive
+// keeps them all).
+const maxActors = 1000
+
+// keepActors remembers who acted on a run through this hub, for its
+// follower made later (a run started from the runs screen, then opened)
+// and its runs screens, with or without an archive.
+func (h *hubFollows) keepActors(jobID string, a model.Actors) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.actors == nil {
+		h.actors = map[string]model.Actors{}
+	}
+	if _, ok := h.actors[jobID]; !ok && len(h.actors) >= maxActors {
+		for k := range h.actors { // any one: the archive has it too
+			delete(h.actors, k)
+			break
+		}
+	}
+	h.actors[jobID] = h.actors[jobID].Merge(a)
+}
+
+// actorsOf is who acted on the run through this hub, as far as it
+// remembers.
+func (h *hubFollows) actorsOf(jobID string) model.Actors {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.actors[jobID]
 }
 
 // keepActor writes who acted into the run's archive record (Merge keeps
@@ -371,6 +415,7 @@ func (a *app) watchShared(ctx context.Context, w *watchSession, jobID string) (o
 	defer release()
 	cfg := ui.Config{JobID: jobID, Shared: r.f, NoColor: !w.Color, ASCII: w.Opts.ASCII, Mouse: w.Opts.Mouse,
 		BackToList: true, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), PollReadOnly: a.hub.pollReadOnly()}
+	cfg.Person, cfg.Role = a.hub.person()
 	if r.client != nil {
 		cfg.Backend = a.hub.backend(&hubBackend{r: r, h: a.hub}, jobID)
 	}

@@ -135,16 +135,19 @@ func TestHubFollowsARunOnce(t *testing.T) {
 func TestHubCancelSaysWho(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
-	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "100ms")
+	hook := newHook(t, http.StatusOK)
+	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "100ms", "--notify-url", hook.URL)
 	id := srv.Jobs[0].ID
-	watch := func(c *gossh.Client) *sshtest.Screen {
+	watch := func(c *gossh.Client, who string) *sshtest.Screen {
 		s := sshtest.OpenScreen(t, c, 120, 40, "LANG=C.UTF-8")
 		s.WaitFor("● processing")
+		s.WaitFor(who) // who the session is, in the runs screen's title
 		s.Press("\r")
 		s.WaitFor("esc runs")
+		s.WaitFor(who) // and in the run's header
 		return s
 	}
-	bob, alice := watch(h.login(t, h.bob)), watch(h.login(t, h.alice))
+	bob, alice := watch(h.login(t, h.bob), "bob · viewer"), watch(h.login(t, h.alice), "alice · operator")
 	bob.Press("c")
 	bob.WaitFor("only the hub's operators may cancel or start runs")
 	bob.Press("p")
@@ -161,7 +164,12 @@ func TestHubCancelSaysWho(t *testing.T) {
 	if n := srv.Stats().ByRoute["DELETE agent"]; n != 1 {
 		t.Errorf("the service saw %d cancels", n)
 	}
-	bob.WaitFor("cancelled")
+	bob.WaitFor("⊘ cancelled") // the run's end, seen by the hub's follower
+	// Every viewer's header says who, and so does the runs screen's
+	// details once back on the list.
+	bob.WaitFor("by alice through the hub")
+	bob.Press("\x1b")
+	bob.WaitFor("who      cancelled by alice through the hub")
 	for _, s := range []*sshtest.Screen{bob, alice} {
 		s.Press("q")
 		s.Exit()
@@ -171,6 +179,24 @@ func TestHubCancelSaysWho(t *testing.T) {
 		out, _, code := sshtest.Run(t, c, "history -o json")
 		return code == 0 && strings.Contains(out, `"cancelledBy":"alice"`)
 	})
+	// --summary, from the archive's record.
+	if out, _, _ := sshtest.Run(t, c, "watch "+id+" -o json --summary -"); !strings.Contains(out, `"cancelledBy":"alice"`) {
+		t.Errorf("the summary does not name alice:\n%s", out)
+	}
+	// The team's channel: the end's text and body name alice.
+	waitUntil(t, "the end told to the team's channel", func() bool {
+		for _, b := range hook.got() {
+			if strings.Contains(b, `"event":"finished"`) || strings.Contains(b, `"event":"failed"`) {
+				return true
+			}
+		}
+		return false
+	})
+	for _, b := range hook.got() {
+		if strings.Contains(b, `"event":"finished"`) && (!strings.Contains(b, "was cancelled by alice through the hub") || !strings.Contains(b, `"cancelledBy":"alice"`)) {
+			t.Errorf("the end does not name alice: %s", b)
+		}
+	}
 }
 
 // The hub tells the team's channel each moment of a run it follows once,

@@ -58,6 +58,19 @@ func (h *hubSession) pollReadOnly() string {
 	return "only the hub's operators may pause the run's polling or change its live view (" + h.who + " is a viewer)"
 }
 
+// person is who the session is on the hub, for its screens: the name
+// from the keys file and its role, "operator" or "viewer" ("", "" outside
+// a hub).
+func (h *hubSession) person() (name, role string) {
+	if h == nil {
+		return "", ""
+	}
+	if h.readOnly != "" {
+		return h.who, "viewer"
+	}
+	return h.who, "operator"
+}
+
 // terminal is the session's terminal, nil outside a hub or without one.
 func (h *hubSession) terminal() *remote.Terminal {
 	if h == nil {

@@ -207,6 +207,8 @@ func (p *plainPrinter) heartbeat(idle time.Duration) {
 //	run         3f2a9c1e-…
 //	outcome     succeeded
 //	duration    1m02s
+//	cancelled   by alice through the hub      (a cancelled run; "by the service or…" when not known)
+//	started     by bob through the hub        (when a hub started it)
 //	credits     312 credits (4,680 tokens)
 //	agents      5 (1 failed)
 //	tool calls  34 (1 failed, 0 unfinished)
@@ -242,6 +244,10 @@ func (p *plainPrinter) end(note string) {
 		if d, ok := r.Duration(); ok {
 			row("duration", "", text.Duration(d))
 		}
+		if r.Outcome == model.OutcomeCancelled {
+			// Who, when a hub did it; else honestly unknown.
+			row("cancelled", "", "by "+describe.CancelledBy(s.Actors()))
+		}
 	} else {
 		st := "still running"
 		if r.CancelRequested {
@@ -257,6 +263,9 @@ func (p *plainPrinter) end(note string) {
 			st += " · " + note
 		}
 		row("outcome", sgrYellow, st)
+		if a := s.Actors(); a.CancelledBy != "" {
+			row("cancelled", "", "by "+describe.CancelledBy(a))
+		}
 		if !r.StartedAt.IsZero() && s.Len() > 0 {
 			// Known only from the events: from the start to the latest.
 			var last time.Time
@@ -269,6 +278,9 @@ func (p *plainPrinter) end(note string) {
 				row("duration", "", text.Duration(d)+" so far")
 			}
 		}
+	}
+	if by := describe.StartedBy(s.Actors()); by != "" {
+		row("started", "", "by "+by)
 	}
 	if r.HasCredits {
 		row("credits", "", describe.RunCredits(r))

@@ -64,6 +64,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		Terminal:     w.hub.terminal(),
 		ReadOnly:     w.hub.readOnlyText(),
 	}
+	cfg.Person, cfg.Role = w.hub.person()
 	cfg.Alerts, cfg.Watched = w.notify.forScreen(w)
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}

@@ -205,6 +205,16 @@ func (f *Follower) Say(note string) {
 	f.publish(Change{Note: note, Health: f.health, Err: f.err, Tokens: f.run.Tokens})
 }
 
+// Acted records who started or cancelled the run (a hub's action) and
+// tells every subscriber note, as Say does: their screens draw the run
+// again with the name.
+func (f *Follower) Acted(a model.Actors, note string) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.run.Store.SetActors(a)
+	f.publish(Change{Note: note, Health: f.health, Err: f.err, Tokens: f.run.Tokens})
+}
+
 // View calls read with the run, under the follower's read lock: no merge
 // happens meanwhile. read must not keep the run, or what it points to, to
 // read after it returns.

@@ -35,11 +35,14 @@ type Run struct {
 func NewRun() Run { return Run{Store: model.NewStore()} }
 
 // Merge takes one update into the run: the request a recording's header
-// brings, the poll (merged into the store: its delta is returned, empty
+// brings, who acted on the run (Actors), the poll (merged into the store: its delta is returned, empty
 // without one) and the team's tokens. The tracker is fed by Attend.
 func (r *Run) Merge(u poller.Update) model.Delta {
 	if u.Request != nil {
 		r.Store.SetRequest(*u.Request)
+	}
+	if u.Actors != nil {
+		r.Store.SetActors(*u.Actors)
 	}
 	var d model.Delta
 	if u.Poll != nil {

@@ -61,6 +61,7 @@ type Store struct {
 	unknown      int
 	watchID      string  // SetRunID
 	request      Request // SetRequest
+	actors       Actors  // SetActors
 	flaws        []Flaw
 	flawSeen     map[string]bool
 

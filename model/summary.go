@@ -5,11 +5,16 @@ import "time"
 // Summary is the machine-readable summary of a run (--summary). Its JSON
 // field names and shapes are a contract: scripts read them.
 type Summary struct {
-	RunID           string            `json:"runId"`
-	State           State             `json:"state"`
-	Outcome         *Outcome          `json:"outcome"`
-	Error           *TraceError       `json:"error"`
-	CancelRequested bool              `json:"cancelRequested"`
+	RunID           string      `json:"runId"`
+	State           State       `json:"state"`
+	Outcome         *Outcome    `json:"outcome"`
+	Error           *TraceError `json:"error"`
+	CancelRequested bool        `json:"cancelRequested"`
+	// StartedBy and CancelledBy name who started or cancelled the run
+	// through a hub (null when nobody did there, or firewatch did not see
+	// it: a run cancelled by the service or another client).
+	StartedBy       *string           `json:"startedBy"`
+	CancelledBy     *string           `json:"cancelledBy"`
 	CreditsUsed     float64           `json:"creditsUsed"`
 	TokensUsed      float64           `json:"tokensUsed"`
 	StartedAt       *time.Time        `json:"startedAt"`
@@ -118,6 +123,12 @@ func (s *Store) Summary() Summary {
 	}
 	if r.State == StateFinished {
 		sum.Outcome = ptr(r.Outcome)
+	}
+	if s.actors.StartedBy != "" {
+		sum.StartedBy = ptr(s.actors.StartedBy)
+	}
+	if s.actors.CancelledBy != "" {
+		sum.CancelledBy = ptr(s.actors.CancelledBy)
 	}
 	if !r.StartedAt.IsZero() {
 		sum.StartedAt = ptr(r.StartedAt.UTC())

@@ -170,6 +170,7 @@ func (c *command) deliver(ctx context.Context, m *Moment) error {
 //	FIREWATCH_DURATION_MS        how long it ran; empty while it runs
 //	FIREWATCH_TEXT               the one line for people (also the last argument)
 //	FIREWATCH_PROMPT, FIREWATCH_MODEL             a run's
+//	FIREWATCH_STARTED_BY, FIREWATCH_CANCELLED_BY  a run's: who did it through a hub; empty when not known
 //	FIREWATCH_URL, FIREWATCH_PAGES                a crawl's
 //	FIREWATCH_ATTENTION_KIND, FIREWATCH_ATTENTION_AGENT, FIREWATCH_ATTENTION_MESSAGE
 //	FIREWATCH_BUDGET_PERCENT, FIREWATCH_CAP       a budget moment's
@@ -205,6 +206,8 @@ func Env(base []string, m *Moment) []string {
 	} else {
 		add("PROMPT", j.Prompt)
 		add("MODEL", j.Model)
+		add("STARTED_BY", j.StartedBy)
+		add("CANCELLED_BY", j.CancelledBy)
 	}
 	if a := m.Attention; a != nil {
 		add("ATTENTION_KIND", string(a.Kind))

@@ -114,6 +114,9 @@ func (r *Run) job() Job {
 	req := r.s.Request()
 	j := Job{Kind: KindRun, ID: r.id,
 		Prompt: r.clean(req.Prompt, maxPrompt), Model: r.clean(req.Model, maxField)}
+	acts := r.s.Actors()
+	j.StartedBy, j.CancelledBy = r.clean(acts.StartedBy, maxField), r.clean(acts.CancelledBy, maxField)
+	j.CancelledHere = acts.CancelledHere
 	if run.State == model.StateFinished {
 		j.Outcome = describe.OneLine(string(run.Outcome), 40)
 		j.Duration, j.HasDuration = run.Duration()

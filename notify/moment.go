@@ -52,6 +52,11 @@ type Job struct {
 	Duration    time.Duration
 	HasDuration bool
 	Pages       int // a crawl's pages seen
+	// StartedBy and CancelledBy name who started or cancelled a run
+	// through a hub; "" when nobody did there or firewatch did not see it.
+	StartedBy, CancelledBy string
+	// CancelledHere: this process cancelled the run (no name to give).
+	CancelledHere bool
 }
 
 // Attention is the item an EventAttention moment is about.
@@ -174,12 +179,31 @@ func endText(j *Job, errMsg string) string {
 	if j.Kind == KindCrawl {
 		s = head(j) + " " + crawlEnded(j.Outcome) + figures(j, describe.Count(j.Pages, "page"))
 	} else {
-		s = head(j) + " " + ended(j.Outcome) + figures(j)
+		s = head(j) + " " + ended(j.Outcome) + cancelledBy(j) + figures(j)
 	}
 	if errMsg != "" {
 		s += " — " + errMsg
 	}
+	if j.Kind == KindRun && j.StartedBy != "" {
+		s += " (started by " + describe.ViaHub(j.StartedBy) + ")"
+	}
 	return s
+}
+
+// cancelledBy is " by alice through the hub" after a cancelled run's
+// "was cancelled", or " (by the service or a client firewatch did not
+// see)" when firewatch does not know who: never a guess.
+func cancelledBy(j *Job) string {
+	if j.Outcome != "cancelled" {
+		return ""
+	}
+	if j.CancelledBy != "" {
+		return " by " + describe.ViaHub(j.CancelledBy)
+	}
+	if j.CancelledHere {
+		return " by " + describe.CancelledHere
+	}
+	return " (by " + describe.UnknownCanceller + ")"
 }
 
 // crawlEnded is "completed", "failed", "was cancelled" for a crawl.

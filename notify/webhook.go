@@ -192,10 +192,14 @@ type (
 		Dropped int `json:"dropped"`
 	}
 	runBody struct {
-		ID          string  `json:"id"`
-		Prompt      string  `json:"prompt"`
-		Model       string  `json:"model"`
-		Outcome     *string `json:"outcome"`
+		ID      string  `json:"id"`
+		Prompt  string  `json:"prompt"`
+		Model   string  `json:"model"`
+		Outcome *string `json:"outcome"`
+		// StartedBy and CancelledBy: who did it through a hub, null when
+		// nobody did there or firewatch did not see it.
+		StartedBy   *string `json:"startedBy"`
+		CancelledBy *string `json:"cancelledBy"`
 		figuresBody `json:",inline"`
 	}
 	crawlBody struct {
@@ -242,6 +246,14 @@ func Body(m *Moment, secrets *text.Secrets) []byte {
 		if j.Outcome != "" {
 			o := j.Outcome
 			rb.Outcome = &o
+		}
+		if j.StartedBy != "" {
+			v := j.StartedBy
+			rb.StartedBy = &v
+		}
+		if j.CancelledBy != "" {
+			v := j.CancelledBy
+			rb.CancelledBy = &v
 		}
 		b.Run = rb
 	}

@@ -55,6 +55,9 @@ type Status struct {
 type Known struct {
 	Outcome  string // the trace's outcome; "" when not read
 	Complete bool   // read to its end: the figures are final
+	// StartedBy and CancelledBy name who did it through a hub ("" when
+	// nobody did there, or firewatch did not see it).
+	StartedBy, CancelledBy string
 }
 
 // Terminal reports whether the status says the job is over.

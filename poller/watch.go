@@ -85,10 +85,13 @@ type Update struct {
 	// Request is what the run was asked to do, from a recording's header
 	// (Replay, before the first poll): store.SetRequest(*Request).
 	Request *model.Request
-	Tokens  *TokenUsage // when a token-usage fetch succeeded
-	Health  Health
-	Err     error // the failed attempt's *Error when the loop retries
-	Done    bool  // last update: the run is over and the tail window closed
+	// Actors is who started or cancelled the run through a hub (the
+	// archive's record, a hub's action): store.SetActors(*Actors).
+	Actors *model.Actors
+	Tokens *TokenUsage // when a token-usage fetch succeeded
+	Health Health
+	Err    error // the failed attempt's *Error when the loop retries
+	Done   bool  // last update: the run is over and the tail window closed
 }
 
 // Health is the state of the loop, for the UI's status line and the plain

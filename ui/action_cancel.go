@@ -7,6 +7,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/ui/internal/confirm"
 )
 
@@ -52,6 +53,11 @@ func (m *Model) onCancelDone(msg cancelDoneMsg) {
 		return
 	}
 	m.env.flash = "cancel accepted by the service: the run stops as its agents do (the badge follows the trace)"
+	if m.shared == nil {
+		// This screen merges into its own store: the header, the
+		// notifications and the summary know the cancel was made here.
+		m.env.store.SetActors(model.Actors{CancelledHere: true})
+	}
 	if m.backend != nil && !m.done {
 		m.backend.PollNow()
 	}

@@ -619,7 +619,10 @@ func (v *artifactView) helpKeys(k keyMap) []key.Binding {
 	}
 	out = append(out, dk.Focus)
 	if v.e.snaps.canLoad() {
-		out = append(out, dk.Diff, dk.Save)
+		out = append(out, dk.Diff)
+		if v.e.noSave == "" {
+			out = append(out, dk.Save)
+		}
 	}
 	out = append(out, dk.Copy)
 	if v.selV != nil && v.selV.Ref.Kind == model.KindScreenshot {

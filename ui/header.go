@@ -112,6 +112,26 @@ func (m *Model) elapsed() string {
 	return text.Elapsed(d)
 }
 
+// actorTexts is who cancelled the run (a cancelled run, or one whose
+// cancel a hub asked for) or else who started it through a hub, longest
+// form first; nil when there is nothing to say. A cancel firewatch did not
+// see is said to be unknown, never given a name.
+func (m *Model) actorTexts() []string {
+	r := m.env.store.Run()
+	a := m.env.store.Actors()
+	switch {
+	case a.CancelledBy == "" && a.CancelledHere && (r.CancelRequested || r.Outcome == model.OutcomeCancelled):
+		return []string{"by " + describe.CancelledHere, "by this firewatch"}
+	case r.State == model.StateFinished && r.Outcome == model.OutcomeCancelled && a.CancelledBy == "":
+		return []string{"by " + describe.UnknownCanceller, "by someone firewatch did not see", "by ?"}
+	case a.CancelledBy != "" && (r.CancelRequested || r.Outcome == model.OutcomeCancelled):
+		return []string{"by " + describe.CancelledBy(a), "by " + flat(a.CancelledBy)}
+	case a.StartedBy != "":
+		return []string{"started by " + describe.StartedBy(a), "started by " + flat(a.StartedBy)}
+	}
+	return nil
+}
+
 func (m *Model) headerLines(compact bool) []string {
 	st := m.env.st
 	r := m.env.store.Run()
@@ -143,7 +163,26 @@ func (m *Model) headerLines(compact bool) []string {
 			phase += ": " + r.Message
 		}
 	}
-	if room := l1.left() - reserve - 2; room > 0 && phase != "" {
+	room := l1.left() - reserve - 2
+	if who := m.actorTexts(); len(who) > 0 && room > 0 {
+		// Who cancelled or started it, before the phase: the first form
+		// that fits.
+		w := who[len(who)-1]
+		for _, c := range who {
+			if width(c) <= room {
+				w = c
+				break
+			}
+		}
+		w = cut(flat(w), room, m.env.sym.Ellipsis)
+		l1.add(st.Muted, w)
+		room -= width(w)
+		if phase != "" && room > 3 {
+			l1.add(st.Muted, " · ")
+			room -= 3
+		}
+	}
+	if room > 0 && phase != "" {
 		l1.add(st.Text, cut(flat(phase), room, m.env.sym.Ellipsis))
 	}
 	l1.addRight(st.Text, right+" ")
@@ -174,6 +213,18 @@ func (m *Model) headerLines(compact bool) []string {
 		teams = append(teams, "team "+text.Credits(c)+" left", "team "+text.Number(c)+" left")
 	}
 	teams = append(teams, "")
+	if m.person != "" {
+		// Who the session is on a hub, at the right, the team figure
+		// before it while there is room.
+		for i, t := range teams {
+			if t == "" {
+				teams[i] = m.person
+			} else {
+				teams[i] = t + " · " + m.person
+			}
+		}
+		teams = append(teams, "")
+	}
 	healths, hst := m.healthTexts()
 	if b := attn.BadgeText(m.env.attn, m.env.sym); b != "" {
 		l2.add(st.BadgeWarn, b)

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -114,6 +115,9 @@ func (m *Model) viewHelp() []helpSection {
 	artifactKeys := []key.Binding{dk.Focus, dk.Copy, dk.OpenLink}
 	if m.env.snaps.canLoad() {
 		artifactKeys = append(append([]key.Binding{dk.Focus, dk.Diff}, notScroll(dm.FullHelp())...), dk.Save, dk.Copy, dk.OpenLink, dk.Retry)
+		if m.env.noSave != "" { // a remote session saves nothing
+			artifactKeys = slices.DeleteFunc(artifactKeys, func(b key.Binding) bool { return b.Help().Key == dk.Save.Help().Key })
+		}
 	}
 	return []helpSection{
 		{"Scrolling in a view", []key.Binding{sk.Up, sk.Down, sk.PageUp, sk.PageDown, sk.HalfUp, sk.HalfDown, sk.Top, sk.Bottom}},

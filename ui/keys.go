@@ -60,6 +60,37 @@ type keyMap struct {
 	// noContent: no artifact content can be fetched (a replay of a file):
 	// help leaves out s and d, which need it.
 	noContent bool
+	// readOnly: c would be refused (a hub's viewer), pollReadOnly: p and
+	// l would be; noSave: s saves nothing (a remote session). The footer
+	// and help do not offer them (the keys still say why, if pressed).
+	readOnly, pollReadOnly, noSave bool
+}
+
+// offered is bs without the keys this screen would refuse.
+func (k keyMap) offered(bs []key.Binding) []key.Binding {
+	out := bs[:0:0]
+	for _, b := range bs {
+		if k.refused(b) {
+			continue
+		}
+		out = append(out, b)
+	}
+	return out
+}
+
+// refused reports whether b is a key this screen would refuse: c for a
+// viewer, p and l for a viewer of a shared run, s in a remote session.
+func (k keyMap) refused(b key.Binding) bool {
+	keys := strings.Join(b.Keys(), " ")
+	switch keys {
+	case strings.Join(k.Cancel.Keys(), " "):
+		return k.readOnly
+	case strings.Join(k.Pause.Keys(), " "), strings.Join(k.LiveView.Keys(), " "):
+		return k.pollReadOnly
+	case strings.Join(k.Save.Keys(), " "):
+		return k.noSave
+	}
+	return false
 }
 
 func defaultKeys() keyMap {
@@ -130,8 +161,8 @@ func (k keyMap) fullHelp() [][]key.Binding {
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextPane, k.PrevPane, k.Left, k.Right, k.Enter, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow, k.Attention},
-		views,
-		last,
+		k.offered(views),
+		k.offered(last),
 	}
 }
 

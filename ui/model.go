@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -91,6 +92,8 @@ type Model struct {
 	// readOnly is Config.ReadOnly: what c says instead of cancelling;
 	// pollReadOnly Config.PollReadOnly, what p and l say.
 	readOnly, pollReadOnly string
+	// person is "alice · viewer": who the session is on a hub (header).
+	person string
 	// shared is the subscription to a shared run's follower (shared.go);
 	// nil when the screen merges its own updates.
 	shared *follow.Subscription
@@ -193,6 +196,8 @@ func New(cfg Config) *Model {
 	}
 	m.backToList = cfg.BackToList
 	m.readOnly, m.pollReadOnly = cfg.ReadOnly, cfg.PollReadOnly
+	m.keys.readOnly, m.keys.pollReadOnly, m.keys.noSave = cfg.ReadOnly != "", cfg.PollReadOnly != "", m.env.noSave != ""
+	m.person = describe.HubPerson(cfg.Person, cfg.Role)
 	if cfg.Terminal != nil {
 		m.keys.Suspend.SetEnabled(false) // it would stop the process, and every session with it
 	}

@@ -37,7 +37,7 @@ func (p *artifactsPane) helpKeys(k keyMap) []key.Binding {
 	if k.noContent {
 		return []key.Binding{k.Move, k.Enter, k.Result}
 	}
-	return []key.Binding{k.Move, k.Enter, k.Result, k.Diff, k.Save}
+	return k.offered([]key.Binding{k.Move, k.Enter, k.Result, k.Diff, k.Save})
 }
 
 func (p *artifactsPane) apply(d *model.Delta) {

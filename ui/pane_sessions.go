@@ -46,7 +46,7 @@ func (p *sessionsPane) helpKeys(k keyMap) []key.Binding {
 	if k.replay {
 		return []key.Binding{k.Move, k.Enter, k.Open}
 	}
-	return []key.Binding{k.Move, k.Enter, k.Open, k.LiveView}
+	return k.offered([]key.Binding{k.Move, k.Enter, k.Open, k.LiveView})
 }
 
 func (p *sessionsPane) apply(d *model.Delta) {

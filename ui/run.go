@@ -75,6 +75,10 @@ type Config struct {
 	// ReadOnly, when set, is what c says instead of cancelling: the person
 	// watching may not change runs (a hub's viewer).
 	ReadOnly string
+	// Person and Role, when set, are who the session is on a hub (the
+	// name from its keys file) and "operator" or "viewer", shown in the
+	// header.
+	Person, Role string
 
 	// Shared, when set, is the run followed once for several screens (a
 	// hub's follower, package follow): the screen merges nothing. It

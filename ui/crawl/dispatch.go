@@ -121,20 +121,29 @@ func (m *Model) ShortHelp() []key.Binding {
 	case m.question != nil:
 		return m.question.HelpKeys()
 	case m.page != nil:
-		return append(m.page.shortHelp(), k.Copy, k.Save, k.Back)
+		return append(append(append(m.page.shortHelp(), k.Copy), m.save()...), k.Back)
 	case m.typing:
 		return []key.Binding{key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "keep filter")), key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "drop filter"))}
 	}
-	b := append([]key.Binding{k.Open, k.Filter, k.Copy, k.Save}, m.cancelKey()...)
+	b := append(append([]key.Binding{k.Open, k.Filter, k.Copy}, m.save()...), m.cancelKey()...)
 	if m.cfg.Back {
 		b = append(b, k.Back)
 	}
 	return append(b, k.Help, k.Quit)
 }
 
+// save is s, or nothing in a remote session (a hub's), which saves
+// nothing: its footer and help do not offer it.
+func (m *Model) save() []key.Binding {
+	if m.cfg.Terminal != nil {
+		return nil
+	}
+	return []key.Binding{m.keys.Save}
+}
+
 // FullHelp is every key, grouped.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
-	keys := append([]key.Binding{k.Open, k.Filter, k.Copy, k.Save}, m.cancelKey()...)
+	keys := append(append([]key.Binding{k.Open, k.Filter, k.Copy}, m.save()...), m.cancelKey()...)
 	return [][]key.Binding{{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom}, append(keys, k.Back, k.Help, k.Quit, k.Suspend)}
 }

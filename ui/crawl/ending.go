@@ -20,7 +20,7 @@ func (m *Model) over() bool { return CrawlOver(m.status) }
 // cancelKey is the cancel binding while there is something to cancel;
 // none once the crawl is over (the footer and ? leave it out).
 func (m *Model) cancelKey() []key.Binding {
-	if m.over() {
+	if m.over() || m.cfg.ReadOnly != "" { // a hub's viewer may not cancel
 		return nil
 	}
 	return []key.Binding{m.keys.Cancel}

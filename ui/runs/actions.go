@@ -50,6 +50,32 @@ func (m *Model) SetOutcome(id, outcome string) {
 	m.rebuild()
 }
 
+// actorsOf is who started or cancelled run r through a hub: what the
+// archive's record says (its details', else its row's), then what this
+// screen did itself.
+func (m *Model) actorsOf(r *poller.RunInfo, st *poller.Status) model.Actors {
+	var a model.Actors
+	for _, k := range []*poller.Known{knownOf(st), r.Known} {
+		if k != nil {
+			a = a.Merge(model.Actors{StartedBy: k.StartedBy, CancelledBy: k.CancelledBy})
+		}
+	}
+	return a.Merge(m.actors[strings.ToLower(r.ID)])
+}
+
+// acted records who this screen's person (Config.Person) cancelled or
+// started run id.
+func (m *Model) acted(id string, a model.Actors) {
+	if m.cfg.Person == "" || id == "" {
+		return
+	}
+	if m.actors == nil {
+		m.actors = map[string]model.Actors{}
+	}
+	k := strings.ToLower(id)
+	m.actors[k] = m.actors[k].Merge(a)
+}
+
 // shownStatus is the word drawn for r in its row: see shown.
 func (m *Model) shownStatus(r *poller.RunInfo) string { return m.shown(r, nil) }
 
@@ -212,6 +238,7 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.flash = "cancel of " + describe.ShortID(msg.id) + " accepted: the run stops as its agents do"
+		m.acted(msg.id, model.Actors{CancelledBy: m.cfg.Person})
 		m.SetOutcome(msg.id, "cancelled")
 		if d := m.details[msg.id]; d != nil {
 			d.st = nil // asked again: the status changes
@@ -227,6 +254,7 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 		// The run has started: the footer no longer says it is starting
 		// (the screen comes back to this model after watching it).
 		m.draft, m.flash = "", ""
+		m.acted(msg.id, model.Actors{StartedBy: m.cfg.Person})
 		m.Chosen = msg.id
 		return tea.Quit, true
 	case clipboard.CopiedMsg:

@@ -25,6 +25,7 @@ import (
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/internal/confirm"
@@ -51,6 +52,11 @@ type Config struct {
 	// ReadOnly, when set, is what c and n say instead of cancelling or
 	// starting a run: the person may not change runs (a hub's viewer).
 	ReadOnly string
+	// Person and Role, when set, are who the session is on a hub (the
+	// name from its keys file) and "operator" or "viewer": the footer
+	// says them, and the runs this screen cancels or starts are said to
+	// be theirs.
+	Person, Role string
 	// Terminal, when set, is a remote session's terminal to draw on (a
 	// hub's SSH session, package remote) instead of the process's.
 	Terminal *remote.Terminal
@@ -123,6 +129,8 @@ type Model struct {
 
 	// outcomes are the runs' outcomes as their traces say (SetOutcome).
 	outcomes map[string]string
+	// actors is who this screen's person cancelled or started (acted).
+	actors map[string]model.Actors
 	// the cancel confirmation and the run it asks about.
 	confirmID string
 	confirm   *confirm.Question
@@ -840,16 +848,24 @@ func (m *Model) ShortHelp() []key.Binding {
 		return []key.Binding{k.Up, k.Down, k.Open, k.Options, k.Refresh, k.Team, k.Quit}
 	}
 	// r is left to ?: the list refreshes itself every 10 s.
+	if m.cfg.ReadOnly != "" {
+		// A hub's viewer is not offered what would be refused.
+		return []key.Binding{k.Open, k.Filter, k.Copy, k.Team, k.Help, k.Quit}
+	}
 	return []key.Binding{k.Open, k.Filter, k.New, k.Cancel, k.Copy, k.Team, k.Help, k.Quit}
 }
 
 // FullHelp is every key, grouped.
 func (m *Model) FullHelp() [][]key.Binding {
 	k := m.keys
+	acts := []key.Binding{k.New, k.Cancel, k.Copy, k.Rerun, k.FollowUp, k.Compare}
+	if m.cfg.ReadOnly != "" {
+		acts = []key.Binding{k.Copy} // a hub's viewer may not start, rerun or cancel
+	}
 	return [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Open, k.Filter, k.Back, k.Refresh},
-		{k.New, k.Cancel, k.Copy, k.Rerun, k.FollowUp, k.Compare},
+		acts,
 		{k.All, k.Processing, k.Completed, k.Failed},
 		{k.Team, k.Help, k.Quit, k.Suspend},
 	}

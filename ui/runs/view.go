@@ -110,6 +110,16 @@ func (m *Model) titleLine() string {
 		right = text.Credits(math.Round(u.RemainingTokens/model.TokensPerCredit)) + " left"
 	}
 	left := b.String()
+	if who := describe.HubPerson(m.cfg.Person, m.cfg.Role); who != "" {
+		// Who the session is on a hub, before the team's figure.
+		if right == "" {
+			right = who
+		} else if m.width-ansi.StringWidth(left)-describe.Width(who+" · "+right)-1 > 0 {
+			right = who + " · " + right
+		} else {
+			right = who
+		}
+	}
 	if gap := m.width - ansi.StringWidth(left) - describe.Width(right) - 1; right != "" && gap > 0 {
 		return left + strings.Repeat(" ", gap) + m.st.Muted.Render(right)
 	}
@@ -343,6 +353,13 @@ func (m *Model) detailLines(w, h int) []string {
 			out = append(out, lab("error", m.st.Bad.Render(describe.OneLine(st.Error, 200))))
 		}
 	}
+	var st *poller.Status
+	if d != nil {
+		st = d.st
+	}
+	if who := m.whoText(r, st); who != "" {
+		out = append(out, lab("who", who))
+	}
 	if r.TargetHint != "" {
 		out = append(out, lab("target", describe.OneLine(r.TargetHint, 60)))
 	}
@@ -358,6 +375,23 @@ func (m *Model) detailLines(w, h int) []string {
 		out = out[:h]
 	}
 	return out
+}
+
+// whoText is who cancelled the run and who started it through a hub, as
+// firewatch knows it: "cancelled by alice through the hub · started by
+// bob through the hub"; a cancelled run nobody is known to have cancelled
+// says so ("cancelled, by the service or a client firewatch did not
+// see"). "" when there is nothing to say.
+func (m *Model) whoText(r *poller.RunInfo, st *poller.Status) string {
+	a := m.actorsOf(r, st)
+	var parts []string
+	if m.outcome(r, st) == string(model.OutcomeCancelled) || a.CancelledBy != "" {
+		parts = append(parts, describe.Cancelled(a))
+	}
+	if by := describe.StartedBy(a); by != "" {
+		parts = append(parts, "started by "+by)
+	}
+	return strings.Join(parts, " · ")
 }
 
 // creditsText is the details' credits: the figure, and what is billed of
@@ -431,14 +465,65 @@ func (m *Model) keyHelp(bs []key.Binding) string {
 	return strings.Join(b, "  ")
 }
 
+// helpLines is the keys, grouped; groups that would not fit the screen's
+// height in one column flow into a second beside it, so that at 80x24
+// every key is still listed.
 func (m *Model) helpLines() []string {
-	out := []string{m.st.Bold.Render(" Keys"), ""}
+	var groups [][]string
+	rows := 0
 	for _, g := range m.FullHelp() {
+		var lines []string
 		for _, k := range g {
+			if !k.Enabled() {
+				continue // e.g. suspend in a hub's session
+			}
 			h := k.Help()
-			out = append(out, "  "+m.st.Key.Render(pad(h.Key, 10))+" "+h.Desc)
+			lines = append(lines, "  "+m.st.Key.Render(pad(h.Key, 10))+" "+h.Desc)
 		}
-		out = append(out, "")
+		if len(lines) == 0 {
+			continue
+		}
+		groups = append(groups, lines)
+		rows += len(lines) + 1
+	}
+	out := []string{m.st.Bold.Render(" Keys"), ""}
+	avail := m.height - 1 - len(out) - 1 // the title, the heading, the footer
+	if rows <= avail || m.width < 60 {
+		for _, g := range groups {
+			out = append(append(out, g...), "")
+		}
+		return out
+	}
+	// Two columns, split between groups where the taller is shortest.
+	split, best, acc := 1, rows, 0
+	for i, g := range groups[:len(groups)-1] {
+		acc += len(g) + 1
+		if t := max(acc, rows-acc); t < best {
+			split, best = i+1, t
+		}
+	}
+	var left, right []string
+	for i, g := range groups {
+		if i < split {
+			left = append(append(left, g...), "")
+		} else {
+			right = append(append(right, g...), "")
+		}
+	}
+	colW := m.width / 2
+	for i := range max(len(left), len(right)) {
+		var l, r string
+		if i < len(left) {
+			l = left[i]
+		}
+		if i < len(right) {
+			r = right[i]
+		}
+		if r == "" {
+			out = append(out, l) // no trailing blanks to send
+			continue
+		}
+		out = append(out, padStyled(l, colW-1)+" "+r)
 	}
 	return out
 }
