@@ -1,8 +1,8 @@
 package runs
 
 import (
-	"io"
 	"fmt"
+	"io"
 	"strings"
 	"testing"
 	"time"
