@@ -344,7 +344,10 @@ func (m *Model) detailLines(w, h int) []string {
 			if st.ThreadTurn > 0 {
 				th += " · turn " + strconv.Itoa(st.ThreadTurn)
 			}
-			out = append(out, lab("thread", th+m.st.Muted.Render("  (F follows up)")))
+			if m.cfg.ReadOnly == "" { // a hub's viewer may not follow up
+				th += m.st.Muted.Render("  (F follows up)")
+			}
+			out = append(out, lab("thread", th))
 		}
 		if st.ExpiresAt != nil {
 			out = append(out, lab("expires", st.ExpiresAt.Local().Format("2006-01-02 15:04")+" ("+until(m.cfg.Now(), *st.ExpiresAt)+")"))
