@@ -35,7 +35,7 @@ const outputWait = time.Second
 // a session's command), and nothing more: white space separates words,
 // single quotes keep everything up to the next one, double quotes keep
 // everything but a backslash before " or \, a backslash outside quotes
-// keeps the next character; an empty word ('') is no argument. No
+// keeps the next character; quotes with nothing between make no argument. No
 // variable, glob, pipe or redirection: those characters are taken as they
 // are, and nothing is ever handed to a shell.
 func SplitCommand(s string) ([]string, error) {
