@@ -21,9 +21,6 @@ import (
 )
 
 func TestMain(m *testing.M) {
-	if cfg := os.Getenv(memberEnv); cfg != "" {
-		os.Exit(memberMain(cfg)) // a member process of TestTeamOfProcesses
-	}
 	// Nothing here may touch the user's archive.
 	dir, err := os.MkdirTemp("", "firewatch-archive-test")
 	if err != nil {

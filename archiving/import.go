@@ -138,14 +138,8 @@ func ReadRecording(ctx context.Context, sec *text.Secrets, file string) (r *arch
 	if err != nil || !complete {
 		return nil, nil, 0, over(fmt.Errorf("%s: not a --record recording (its first line is not a recording header)", name))
 	}
-	var h struct {
-		Firewatch string    `json:"firewatch"`
-		Version   int       `json:"version"`
-		JobID     string    `json:"jobId"`
-		BaseURL   string    `json:"baseUrl"`
-		StartedAt time.Time `json:"startedAt"`
-	}
-	if json.Unmarshal(head, &h) != nil || h.Firewatch != "recording" {
+	var h poller.Header
+	if json.Unmarshal(head, &h) != nil || !h.IsRecording() {
 		return nil, nil, 0, fmt.Errorf("%s: not a --record recording (its first line is not a recording header)", name)
 	}
 	if h.Version < 1 || h.Version > poller.RecordingVersion {

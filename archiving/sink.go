@@ -514,9 +514,7 @@ func (r *recordingLines) read(p []byte) (recordingLine, error) {
 		return recordingLine{}, nil
 	}
 	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
-		var h struct {
-			StartedAt time.Time `json:"startedAt"`
-		}
+		var h poller.Header
 		err := json.Unmarshal(line, &h)
 		return recordingLine{header: true, readable: err == nil, started: h.StartedAt}, nil
 	}

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/follow"
@@ -535,47 +537,58 @@ func (s *hubListed) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {
 	return slices.Clone(cr), err
 }
 
-// coalesced is an answer asked by one caller at a time and kept for the
-// others until it is ttl old.
+// coalesced is an answer asked by one caller at a time (singleflight: the
+// others wait for its answer) and kept for them all until it is ttl old.
 type coalesced[T any] struct {
-	mu   sync.Mutex
-	at   time.Time
-	val  T
-	err  error
-	busy chan struct{} // closed when the request under way has its answer
+	g   singleflight.Group
+	mu  sync.Mutex
+	at  time.Time
+	val T
+	err error
 }
 
 // hubRequestTimeout bounds a request made for every session: no one
 // session's context decides when it ends.
 const hubRequestTimeout = 20 * time.Second
 
-func (c *coalesced[T]) get(ctx context.Context, ttl time.Duration, fetch func(context.Context) (T, error)) (T, error) {
+// kept is the answer while it is younger than ttl.
+func (c *coalesced[T]) kept(ttl time.Duration) (v T, ok bool, err error) {
 	c.mu.Lock()
-	for c.busy != nil {
-		busy := c.busy
-		c.mu.Unlock()
-		select {
-		case <-busy:
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
-		}
-		c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at.IsZero() || time.Since(c.at) >= ttl {
+		return v, false, nil
 	}
-	if !c.at.IsZero() && time.Since(c.at) < ttl {
-		v, err := c.val, c.err
-		c.mu.Unlock()
+	return c.val, true, c.err
+}
+
+func (c *coalesced[T]) get(ctx context.Context, ttl time.Duration, fetch func(context.Context) (T, error)) (T, error) {
+	if v, ok, err := c.kept(ttl); ok {
 		return v, err
 	}
-	busy := make(chan struct{})
-	c.busy = busy
-	c.mu.Unlock()
-	fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hubRequestTimeout)
-	v, err := fetch(fctx)
-	cancel()
-	c.mu.Lock()
-	c.val, c.err, c.at, c.busy = v, err, time.Now(), nil
-	close(busy)
-	c.mu.Unlock()
-	return v, err
+	ch := c.g.DoChan("", func() (any, error) {
+		// An answer that came while this caller looked is the one kept.
+		if v, ok, err := c.kept(ttl); ok {
+			return v, err
+		}
+		fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), hubRequestTimeout)
+		defer cancel()
+		// On singleflight's goroutine: a panic is the session's to catch.
+		var v T
+		var err error
+		if perr := panics.Catch(fctx, func() { v, err = fetch(fctx) }); perr != nil {
+			err = perr
+		}
+		c.mu.Lock()
+		c.val, c.err, c.at = v, err, time.Now()
+		c.mu.Unlock()
+		return v, err
+	})
+	select {
+	case r := <-ch:
+		v, _ := r.Val.(T)
+		return v, r.Err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/anmitsu/go-shlex"
+
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/text"
 )
@@ -29,60 +31,27 @@ const maxOutput = 8 << 10
 const outputWait = time.Second
 
 // SplitCommand splits --notify-command into the program and its arguments
-// the way a shell splits words, and nothing more: white space separates
-// words, single quotes keep everything up to the next one, double quotes
-// keep everything but a backslash before " or \, a backslash outside
-// quotes keeps the next character. No variable, glob, pipe or redirection:
-// those characters are taken as they are, and nothing is ever handed to a
-// shell.
+// the way a shell splits words (go-shlex's POSIX rules, as the hub splits
+// a session's command), and nothing more: white space separates words,
+// single quotes keep everything up to the next one, double quotes keep
+// everything but a backslash before " or \, a backslash outside quotes
+// keeps the next character; quotes with nothing between make no argument. No
+// variable, glob, pipe or redirection: those characters are taken as they
+// are, and nothing is ever handed to a shell.
 func SplitCommand(s string) ([]string, error) {
-	var words []string
-	var w strings.Builder
-	in := false // a word has begun (quotes make an empty one)
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n':
-			if in {
-				words = append(words, w.String())
-				w.Reset()
-				in = false
-			}
-		case c == '\'':
-			j := strings.IndexByte(s[i+1:], '\'')
-			if j < 0 {
-				return nil, errors.New("a single quote is not closed")
-			}
-			w.WriteString(s[i+1 : i+1+j])
-			i += j + 1
-			in = true
-		case c == '"':
-			i++
-			for ; i < len(s) && s[i] != '"'; i++ {
-				if s[i] == '\\' && i+1 < len(s) && (s[i+1] == '"' || s[i+1] == '\\') {
-					i++
-				}
-				w.WriteByte(s[i])
-			}
-			if i >= len(s) {
-				return nil, errors.New("a double quote is not closed")
-			}
-			in = true
-		case c == '\\':
-			if i+1 < len(s) {
-				i++
-				w.WriteByte(s[i])
-			}
-			in = true
-		default:
-			w.WriteByte(c)
-			in = true
+	words, err := shlex.Split(s, true)
+	switch {
+	case errors.Is(err, shlex.ErrNoClosing):
+		// Which quote: one more single quote closes a single one.
+		if _, err := shlex.Split(s+"'", true); err == nil {
+			return nil, errors.New("a single quote is not closed")
 		}
-	}
-	if in {
-		words = append(words, w.String())
-	}
-	if len(words) == 0 {
+		return nil, errors.New("a double quote is not closed")
+	case errors.Is(err, shlex.ErrNoEscaped):
+		return nil, errors.New("it ends with a backslash that escapes nothing")
+	case err != nil:
+		return nil, err
+	case len(words) == 0:
 		return nil, errors.New("it names no program")
 	}
 	return words, nil

@@ -19,10 +19,14 @@ func TestSplitCommand(t *testing.T) {
 		{"notify-send", []string{"notify-send"}, ""},
 		{"  notify-send  -a firewatch ", []string{"notify-send", "-a", "firewatch"}, ""},
 		{`./my hook.sh`, []string{"./my", "hook.sh"}, ""},
-		{`'./my hook.sh' "a \"b\" \\c" d\ e ''`, []string{"./my hook.sh", `a "b" \c`, "d e", ""}, ""},
+		{`'./my hook.sh' "a \"b\" \\c" d\ e ''`, []string{"./my hook.sh", `a "b" \c`, "d e"}, ""},
+		{`a"b"'c' "it's"`, []string{"abc", "it's"}, ""},
 		{`echo $HOME; rm -rf / | x > y`, []string{"echo", "$HOME;", "rm", "-rf", "/", "|", "x", ">", "y"}, ""},
 		{`echo 'open`, nil, "single quote is not closed"},
 		{`echo "open`, nil, "double quote is not closed"},
+		{`echo "it's`, nil, "double quote is not closed"},
+		{`echo 'say "hi`, nil, "single quote is not closed"},
+		{`echo \`, nil, "backslash that escapes nothing"},
 		{"   ", nil, "names no program"},
 	} {
 		got, err := SplitCommand(tc.in)

@@ -8,6 +8,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/firewatch/firewatch/describe"
 )
 
@@ -150,12 +152,12 @@ func Sequence(form Form, text string, wrap bool) string {
 	case FormBell:
 		return "\a"
 	case FormOSC777:
-		seq = "\x1b]777;notify;" + Title + ";" + strings.ReplaceAll(oscText(text), ";", ",") + "\a"
+		seq = ansi.URxvtExt("notify", Title, strings.ReplaceAll(oscText(text), ";", ","))
 	default:
-		seq = "\x1b]9;" + oscText(text) + "\a"
+		seq = ansi.Notify(oscText(text))
 	}
 	if wrap {
-		seq = "\x1bPtmux;" + strings.ReplaceAll(seq, "\x1b", "\x1b\x1b") + "\x1b\\"
+		seq = ansi.TmuxPassthrough(seq)
 	}
 	return seq
 }

@@ -59,65 +59,58 @@ func RecordingHeader(jobID, baseURL string, started time.Time, req model.Request
 	return appendHeader(nil, jobID, baseURL, started, req)
 }
 
-func appendHeader(b []byte, jobID, baseURL string, started time.Time, req model.Request) []byte {
-	b = append(b, `{"firewatch":"recording","version":`...)
-	b = strconv.AppendInt(b, RecordingVersion, 10)
-	b = append(b, `,"jobId":`...)
-	b, _ = jsontext.AppendQuote(b, jobID)
-	b = append(b, `,"baseUrl":`...)
-	b, _ = jsontext.AppendQuote(b, baseURL)
-	b = append(b, `,"startedAt":`...)
-	b, _ = jsontext.AppendQuote(b, started.Format(time.RFC3339Nano))
-	if !req.IsZero() {
-		b = append(b, `,"request":`...)
-		b = appendRequest(b, req)
-	}
-	return append(b, "}\n"...)
+// Header is a recording's first line, as --record writes it and an
+// import reads it:
+//
+//	{"firewatch":"recording","version":2,"jobId":"…","baseUrl":"…","startedAt":"<RFC 3339>","request":{…}}
+type Header struct {
+	Firewatch string         `json:"firewatch"` // "recording"
+	Version   int            `json:"version"`
+	JobID     string         `json:"jobId"`
+	BaseURL   string         `json:"baseUrl"`
+	StartedAt time.Time      `json:"startedAt"`
+	Request   *HeaderRequest `json:"request,omitempty"` // version 2: what the run was asked
 }
 
-// appendRequest writes req as the header's request object; empty fields
-// are left out.
-func appendRequest(b []byte, req model.Request) []byte {
-	b = append(b, '{')
-	sep := false
-	str := func(name, v string) {
-		if v == "" {
-			return
-		}
-		if sep {
-			b = append(b, ',')
-		}
-		sep = true
-		b = append(b, '"')
-		b = append(b, name...)
-		b = append(b, `":`...)
-		b, _ = jsontext.AppendQuote(b, v)
+// HeaderRequest is a header's request; empty fields are left out.
+type HeaderRequest struct {
+	Prompt     string   `json:"prompt,omitempty"`
+	Model      string   `json:"model,omitempty"`
+	Effort     string   `json:"effort,omitempty"`
+	URLs       []string `json:"urls,omitempty"`
+	MaxCredits float64  `json:"maxCredits,omitzero"`
+}
+
+// UnmarshalJSON reads a request of the wrong shape as none, so that a
+// header is read whatever its request holds (Replay reads it field by
+// field, readRequest).
+func (r *HeaderRequest) UnmarshalJSON(b []byte) error {
+	type plain HeaderRequest
+	var p plain
+	if json.Unmarshal(b, &p) != nil {
+		p = plain{}
 	}
-	str("prompt", req.Prompt)
-	str("model", req.Model)
-	str("effort", req.Effort)
-	if len(req.URLs) > 0 {
-		if sep {
-			b = append(b, ',')
-		}
-		sep = true
-		b = append(b, `"urls":[`...)
-		for i, u := range req.URLs {
-			if i > 0 {
-				b = append(b, ',')
-			}
-			b, _ = jsontext.AppendQuote(b, u)
-		}
-		b = append(b, ']')
+	*r = HeaderRequest(p)
+	return nil
+}
+
+// IsRecording reports whether h is a recording's header.
+func (h *Header) IsRecording() bool { return h.Firewatch == "recording" }
+
+func appendHeader(b []byte, jobID, baseURL string, started time.Time, req model.Request) []byte {
+	h := Header{Firewatch: "recording", Version: RecordingVersion, JobID: jobID, BaseURL: baseURL, StartedAt: started}
+	if !req.IsZero() {
+		h.Request = &HeaderRequest{Prompt: req.Prompt, Model: req.Model, Effort: req.Effort, URLs: req.URLs, MaxCredits: req.MaxCredits}
 	}
-	if req.MaxCredits > 0 {
-		if sep {
-			b = append(b, ',')
-		}
-		b = append(b, `"maxCredits":`...)
-		b = strconv.AppendFloat(b, req.MaxCredits, 'g', -1, 64)
+	// A string that is not UTF-8 is written with U+FFFD, as jsontext
+	// quotes it, rather than failing the recording.
+	line, err := json.Marshal(&h, jsontext.AllowInvalidUTF8(true))
+	if err != nil { // a number JSON has not (NaN): the header without the request
+		h.Request = nil
+		line, _ = json.Marshal(&h, jsontext.AllowInvalidUTF8(true))
 	}
-	return append(b, '}')
+	b = append(b, line...)
+	return append(b, '\n')
 }
 
 // readRequest reads a header's request object; what is missing or of the

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/model"
@@ -511,5 +512,26 @@ func TestLongLineInParts(t *testing.T) {
 	sameSummary(t, "replay vs live", replayed.summary(), live.summary())
 	if got := replayed.summary().EventCount; got < 3000 {
 		t.Fatalf("%d events replayed", got)
+	}
+}
+
+// TestHeaderRoundTrip: the header line is the tagged Header, written in
+// its field order, and read back whatever its request holds.
+func TestHeaderRoundTrip(t *testing.T) {
+	started := time.Date(2026, 3, 1, 12, 0, 0, 5000, time.UTC)
+	line := RecordingHeader("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5e", "https://api.example", started,
+		model.Request{Prompt: "a \"quoted\" <prompt>", URLs: []string{"https://a.example"}, MaxCredits: 250})
+	want := `{"firewatch":"recording","version":2,"jobId":"019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5e","baseUrl":"https://api.example",` +
+		`"startedAt":"2026-03-01T12:00:00.000005Z","request":{"prompt":"a \"quoted\" <prompt>","urls":["https://a.example"],"maxCredits":250}}` + "\n"
+	if string(line) != want {
+		t.Errorf("the header:\n%s\nwant\n%s", line, want)
+	}
+	if got := RecordingHeader("x", "y", started, model.Request{}); strings.Contains(string(got), "request") {
+		t.Errorf("an empty request written: %s", got)
+	}
+	var h Header
+	odd := `{"firewatch":"recording","version":2,"jobId":"j","baseUrl":"b","startedAt":"2026-03-01T12:00:00Z","request":{"maxCredits":"lots"}}`
+	if err := json.Unmarshal([]byte(odd), &h); err != nil || !h.IsRecording() || h.JobID != "j" || h.Request == nil || h.Request.MaxCredits != 0 {
+		t.Errorf("a header with an odd request: %+v %v", h, err)
 	}
 }

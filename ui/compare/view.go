@@ -17,6 +17,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/internal/cell"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
 )
 
@@ -56,20 +57,9 @@ func (m *Model) View() string {
 			// runs sent is left as it is, as everywhere.
 			l = text.ASCII(l)
 		}
-		out[i] = fit(l, w)
+		out[i] = cell.Fit(l, w, "")
 	}
 	return strings.Join(out, "\n")
-}
-
-// fit cuts or pads a styled line to w cells.
-func fit(s string, w int) string {
-	if ansi.StringWidth(s) > w {
-		s = ansi.Truncate(s, w, "")
-	}
-	if n := ansi.StringWidth(s); n < w {
-		s += strings.Repeat(" ", w-n)
-	}
-	return s
 }
 
 // pad cuts a styled cell to w cells and pads it on the right.
@@ -77,7 +67,7 @@ func pad(s string, w int) string {
 	if w <= 0 {
 		return ""
 	}
-	return fit(s, w)
+	return cell.Fit(s, w, "")
 }
 
 // padLeft right-aligns a styled cell in w cells.
@@ -444,7 +434,7 @@ func (m *Model) agentsLines(h int) []string {
 		name := describe.Truncate(agentName(a), nameW)
 		l := row(name, m.agentCell(a.Baseline, sideW), m.agentCell(a.Candidate, sideW), m.stepCounts(m.c.StepsOf(i)))
 		if i == m.agent {
-			l = m.st.Selected.Render(ansi.Strip(fit(l, w)))
+			l = m.st.Selected.Render(ansi.Strip(cell.Fit(l, w, "")))
 		}
 		out = append(out, l)
 	}
@@ -592,7 +582,7 @@ func (m *Model) stepTable(h int, cursor bool) []string {
 		changed := s.Change == cmp.Changed
 		l := row(strconv.Itoa(s.Step), st.Render(mark), m.callCell(s.Baseline, sh.b, sh.c, changed, sh.more, cellW), m.callCell(s.Candidate, sh.c, sh.b, changed, sh.more, cellW))
 		if cursor && i == m.step {
-			l = m.st.Selected.Render(ansi.Strip(fit(l, w)))
+			l = m.st.Selected.Render(ansi.Strip(cell.Fit(l, w, "")))
 		}
 		out = append(out, l)
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/internal/cell"
 )
 
 // The list of pages: column heads and the visible rows.
@@ -19,7 +20,7 @@ func (m *Model) listLines(h int) []string {
 	}
 	titleW := min(40, max(w/4, 10))
 	urlW := max(w-titleW-20, 10)
-	head := m.st.Muted.Render(" CODE  " + padRight("SIZE", 8) + "  " + padRight("TITLE", titleW) + "  URL")
+	head := m.st.Muted.Render(" CODE  " + cell.Fit("SIZE", 8, "…") + "  " + cell.Fit("TITLE", titleW, "…") + "  URL")
 	if m.filter != "" || m.typing {
 		cur := ""
 		if m.typing {
@@ -36,22 +37,22 @@ func (m *Model) listLines(h int) []string {
 		var l string
 		switch r.kind {
 		case kindFailed:
-			l = " " + m.st.Bad.Render(padRight(m.sym.Error+" ERR", 5)) + "  " + padRight("", 8) + "  " +
-				m.st.Bad.Render(padRight(describe.OneLine(r.err, titleW), titleW)) + "  " + describe.OneLine(r.url, urlW)
+			l = " " + m.st.Bad.Render(cell.Fit(m.sym.Error+" ERR", 5, "…")) + "  " + cell.Fit("", 8, "…") + "  " +
+				m.st.Bad.Render(cell.Fit(describe.OneLine(r.err, titleW), titleW, "…")) + "  " + describe.OneLine(r.url, urlW)
 		case kindRobots:
-			l = " " + m.st.Warn.Render(padRight("ROBOT", 5)) + "  " + padRight("", 8) + "  " +
-				m.st.Muted.Render(padRight("blocked by robots.txt", titleW)) + "  " + describe.OneLine(r.url, urlW)
+			l = " " + m.st.Warn.Render(cell.Fit("ROBOT", 5, "…")) + "  " + cell.Fit("", 8, "…") + "  " +
+				m.st.Muted.Render(cell.Fit("blocked by robots.txt", titleW, "…")) + "  " + describe.OneLine(r.url, urlW)
 		default:
-			code := padRight(codeText(int(r.code)), 5)
+			code := cell.Fit(codeText(int(r.code)), 5, "…")
 			cs := m.st.Good
 			if r.code >= 400 {
 				cs = m.st.Bad
 			}
-			l = " " + cs.Render(code) + "  " + padRight(text.Size(int(r.size)), 8) + "  " + padRight(describe.OneLine(r.title, titleW), titleW) +
+			l = " " + cs.Render(code) + "  " + cell.Fit(text.Size(int(r.size)), 8, "…") + "  " + cell.Fit(describe.OneLine(r.title, titleW), titleW, "…") +
 				"  " + m.st.Muted.Render(describe.OneLine(r.url, urlW))
 		}
 		if i == m.sel {
-			l = m.st.Selected.Render(ansi.Strip(fitLine(l, w)))
+			l = m.st.Selected.Render(ansi.Strip(cell.Fit(l, w, "")))
 		}
 		out = append(out, l)
 	}

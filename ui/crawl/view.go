@@ -4,9 +4,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/ui/internal/cell"
 )
 
 // Drawing: the screen is the header, the list (or a page, the question,
@@ -35,20 +34,9 @@ func (m *Model) View() string {
 	out = out[:h-1]
 	out = append(out, m.footer())
 	for i, l := range out {
-		out[i] = fitLine(l, w)
+		out[i] = cell.Fit(l, w, "")
 	}
 	return strings.Join(out, "\n")
-}
-
-// fitLine cuts or pads a styled line to w cells.
-func fitLine(s string, w int) string {
-	if ansi.StringWidth(s) > w {
-		s = ansi.Truncate(s, w, "")
-	}
-	if n := ansi.StringWidth(s); n < w {
-		s += strings.Repeat(" ", w-n)
-	}
-	return s
 }
 
 func (m *Model) footer() string {
@@ -68,18 +56,10 @@ func (m *Model) helpLines() []string {
 	for _, g := range m.FullHelp() {
 		for _, b := range g {
 			h := b.Help()
-			out = append(out, "   "+m.st.Key.Render(padRight(h.Key, 10))+" "+h.Desc)
+			out = append(out, "   "+m.st.Key.Render(cell.Fit(h.Key, 10, "…"))+" "+h.Desc)
 		}
 	}
 	return out
-}
-
-func padRight(s string, w int) string {
-	s = describe.Truncate(s, w)
-	if n := describe.Width(s); n < w {
-		s += strings.Repeat(" ", w-n)
-	}
-	return s
 }
 
 func codeText(n int) string {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/ui/internal/cell"
 )
 
 // R and F on a run: R opens a form filled with the run's request as the
@@ -197,7 +198,7 @@ func (m *Model) formLines() []string {
 		if val == "" {
 			val = m.st.Muted.Render("(none)")
 		}
-		out = append(out, cur+mark+" "+pad(fl.name, 11)+" "+val)
+		out = append(out, cur+mark+" "+cell.Fit(fl.name, 11, "…")+" "+val)
 		if mark != " " {
 			was := fl.was
 			if was == "" {

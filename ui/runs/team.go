@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/ui/internal/cell"
 
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
@@ -90,7 +91,7 @@ func (m *Model) teamLines(h int) []string {
 		}
 		return out
 	}
-	lab := func(k string) string { return " " + m.st.Muted.Render(pad(k, 14)) }
+	lab := func(k string) string { return " " + m.st.Muted.Render(cell.Fit(k, 14, "…")) }
 	var out []string
 	out = append(out, "")
 	switch {

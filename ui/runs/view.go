@@ -15,6 +15,7 @@ import (
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui/internal/cell"
 )
 
 // Layout: a title line, a filter line, the list (with the details pane at
@@ -83,15 +84,6 @@ func fit(s string, w int) string {
 		return t
 	}
 	return t + "…"
-}
-
-// pad pads plain text to w cells (cutting it when longer).
-func pad(s string, w int) string {
-	s = describe.Truncate(s, w)
-	if n := describe.Width(s); n < w {
-		s += strings.Repeat(" ", w-n)
-	}
-	return s
 }
 
 func (m *Model) titleLine() string {
@@ -244,21 +236,21 @@ func (m *Model) listLines(w, h int) []string {
 		r := &m.rows[m.view[k]]
 		shown := m.shownStatus(r)
 		sym, sty := m.statusSym(shown)
-		status := pad(describe.OneLine(shown, 10), 10)
+		status := cell.Fit(describe.OneLine(shown, 10), 10, "…")
 		id := describe.ShortID(r.ID)
-		age := pad(text.Age(now, r.CreatedAt), 8)
+		age := cell.Fit(text.Age(now, r.CreatedAt), 8, "…")
 		tail := ""
 		if showModel {
-			tail += "  " + pad(ModelEffort(r), 14)
+			tail += "  " + cell.Fit(ModelEffort(r), 14, "…")
 		}
 		if showTarget {
-			tail += "  " + pad(describe.OneLine(r.TargetHint, 16), 16)
+			tail += "  " + cell.Fit(describe.OneLine(r.TargetHint, 16), 16, "…")
 		}
 		mark := m.marks(r)
 		fixed := 2 + 1 + 1 + 10 + 2 + 8 + 2 + 8 + 2
 		pw := max(w-fixed-describe.Width(tail)-describe.Width(mark), 8)
-		prompt := pad(mark+FirstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark))
-		line := " " + sty.Render(sym) + " " + sty.Render(status) + "  " + m.st.Muted.Render(pad(id, 8)) + "  " + m.st.Muted.Render(age) + "  " + prompt + m.st.Muted.Render(tail)
+		prompt := cell.Fit(mark+FirstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark), "…")
+		line := " " + sty.Render(sym) + " " + sty.Render(status) + "  " + m.st.Muted.Render(cell.Fit(id, 8, "…")) + "  " + m.st.Muted.Render(age) + "  " + prompt + m.st.Muted.Render(tail)
 		if k == m.sel {
 			line = m.st.Selected.Render(padStyled(ansi.Strip(line), w))
 		}
@@ -316,7 +308,7 @@ func (m *Model) detailLines(w, h int) []string {
 		return nil
 	}
 	lab := func(k, v string) string {
-		return " " + m.st.Muted.Render(pad(k, 9)) + describe.Truncate(v, max(w-11, 4))
+		return " " + m.st.Muted.Render(cell.Fit(k, 9, "…")) + describe.Truncate(v, max(w-11, 4))
 	}
 	out := []string{" " + m.st.Title.Render(describe.Truncate(r.ID, w-1))}
 	d := m.details[r.ID]
@@ -481,7 +473,7 @@ func (m *Model) helpLines() []string {
 				continue // e.g. suspend in a hub's session
 			}
 			h := k.Help()
-			lines = append(lines, "  "+m.st.Key.Render(pad(h.Key, 10))+" "+h.Desc)
+			lines = append(lines, "  "+m.st.Key.Render(cell.Fit(h.Key, 10, "…"))+" "+h.Desc)
 		}
 		if len(lines) == 0 {
 			continue
