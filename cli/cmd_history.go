@@ -382,14 +382,19 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 }
 
 // runsWithArchive is the runs screen's service: the live one, followed by
-// the archive's runs when there is an archive (not for the demo); c, when
-// set, completes in the background the runs it holds in part. Outside a
+// the archive's runs when there is an archive (not for the demo), asked
+// with c, which also completes in the background the runs it holds in
+// part. Outside a
 // hub (whose one list is shared already: hubList), the newest page is
 // asked through the team's list lease (list, nil without an archive): one
 // runs screen on the archive asks the service, the others read what it
 // stored; the screen gives the lease up while it is not shown.
-func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, svc service) (_ runs.Service, list *archiving.TeamList, closer func()) {
+func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service) (_ runs.Service, list *archiving.TeamList, closer func()) {
 	baseURL := svc.baseURL
+	live := runs.Service(c)
+	if a.hub.shares() {
+		live = a.hub.follows.list.over(c) // the hub's one list
+	}
 	if _, err := a.archiveDSN(); err != nil {
 		return live, nil, func() {} // no archive to name: the live runs alone
 	}
@@ -402,15 +407,20 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.
 	if st == nil {
 		return live, nil, func() {} // off
 	}
-	if c != nil && !a.hub.shares() {
-		list = archiving.NewTeamList(live, st, a.secrets, baseURL, archive.TeamOf(svc.key), archive.NewHolder("runs"), runs.DefaultInterval, nil)
+	stopMeter := func() {}
+	if !a.hub.shares() {
+		// The screen's requests (its list, a start, a cancel) are live
+		// work, counted into the team's budget; a hub meters its own.
+		var metered *poller.Client
+		metered, stopMeter = a.meterLive(ctx, c, svc, st)
+		list = archiving.NewTeamList(runs.Service(metered), st, a.secrets, baseURL, archive.TeamOf(svc.key), archive.NewHolder("runs"), runs.DefaultInterval, nil)
 		live = list
 	}
 	s := archiving.NewListing(live, st, archive.Query{Service: baseURL})
 	switch bg := a.hub.completions(); {
 	case bg != nil:
 		s.UseBackground(bg) // the hub's: each run completed once for every session
-	case c != nil:
+	default:
 		// Background work: paced by the team's budget, as a pass is.
 		team := archive.TeamOf(svc.key)
 		paced := c.WithPacer(archiving.NewBudget(st, baseURL, team, rateLimit(), nil))
@@ -420,6 +430,7 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.
 	return s, list, func() {
 		failed := s.Stop()
 		list.Release(ctx)
+		stopMeter()
 		st.Close()
 		if failed != "" {
 			fmt.Fprintf(a.stderr, "firewatch: the archive could not record everything: %s\n", a.secrets.Redact(failed))
