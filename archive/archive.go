@@ -23,7 +23,7 @@ import (
 )
 
 // SchemaVersion is the version of the schema this firewatch writes.
-const SchemaVersion = 6
+const SchemaVersion = 8
 
 // Off is the DSN that turns archiving off.
 const Off = "off"
