@@ -259,11 +259,19 @@ func (s *Listing) TokenUsage(ctx context.Context) (*poller.TokenUsage, error) {
 	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "token usage"}
 }
 
+// ActiveCrawls are the live service's, each kept in the archive as seen
+// (a failed write is noted, said when the screen closes).
 func (s *Listing) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {
-	if s.live != nil {
-		return s.live.ActiveCrawls(ctx)
+	if s.live == nil {
+		return nil, nil
 	}
-	return nil, nil
+	list, err := s.live.ActiveCrawls(ctx)
+	if err == nil && s.st != nil {
+		if werr := SeenCrawls(ctx, s.st, s.q.Service, s.q.Team, list, time.Now()); werr != nil {
+			s.Note(werr)
+		}
+	}
+	return list, err
 }
 
 // errArchiveOnly answers the runs screen's live actions on a run the service

@@ -27,7 +27,7 @@ import (
 // firewatch history: the archived runs.
 
 type historyOptions struct {
-	Since, Status, Grep string
+	Since, Status, Grep, Kind string
 	Limit               int
 	AllServices         bool
 }
@@ -55,6 +55,13 @@ the team's runs (the runs screen, an archive pass) completes it.
 billedCredits follows the one billing rule (docs/archive.md): null while
 the outcome is not known. expired: the service no longer has the run.
 
+--kind crawl lists the archived crawls instead (a table, or with -o json
+one object per line with exactly
+  kind ("crawl"), id, url, status, pages, total, creditsUsed, createdAt,
+  endedAt, startedBy
+createdAt is when firewatch first saw the crawl: the service's status
+gives no creation time).
+
 Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 		Example: `  firewatch history --since 7d
   firewatch history -o json --status failed | jq -r .id
@@ -68,6 +75,7 @@ Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 	f.StringVar(&ho.Grep, "grep", "", "only runs whose prompt contains this text (any case)")
 	f.IntVar(&ho.Limit, "limit", 0, "at most this many runs (0: all)")
 	f.BoolVar(&ho.AllServices, "all-services", false, "runs of every service, not only the current one")
+	f.StringVar(&ho.Kind, "kind", "run", "what to list: run, or crawl (the crawls firewatch started, watched or saw active; a table or JSON lines)")
 	o.register(cmd, flagsConnection|flagsOutput)
 	return cmd
 }
@@ -154,7 +162,19 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	if err != nil {
 		return err
 	}
+	kind, err := checkKind(ho.Kind)
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
+	if kind == "crawl" {
+		st, err := a.openArchive(ctx, needArchive, nil)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return a.historyCrawls(ctx, o, st, q, time.Now())
+	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut && a.onTerminal()) {
 		st, err := a.openArchive(ctx, needArchive, nil)

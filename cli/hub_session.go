@@ -66,6 +66,14 @@ func (h *hubSession) terminal() *remote.Terminal {
 	return h.term
 }
 
+// person is the session's person ("" outside a hub).
+func (h *hubSession) person() string {
+	if h == nil {
+		return ""
+	}
+	return h.who
+}
+
 // readOnlyText is what c and n say to a viewer; "" when they may.
 func (h *hubSession) readOnlyText() string {
 	if h == nil {
