@@ -30,7 +30,7 @@ import (
 type crawlOptions struct {
 	interactOptions
 	// keep is the archive the crawl is kept in (nil: none, the demo's).
-	keep *crawlArchive
+	keep              *crawlArchive
 	Prompt            string
 	Limit             int
 	IncludePaths      []string

@@ -28,8 +28,8 @@ import (
 
 type historyOptions struct {
 	Since, Status, Grep, Kind string
-	Limit               int
-	AllServices         bool
+	Limit                     int
+	AllServices               bool
 }
 
 var historyStatuses = []string{"all", "processing", "completed", "failed", "cancelled"}

@@ -492,7 +492,6 @@ func numOr(f *float64) string {
 	return text.Number(*f)
 }
 
-
 // wrapNote wraps s at width on spaces, keeping its leading spaces and
 // indenting the lines after the first by four.
 func wrapNote(s string, width int) string {
