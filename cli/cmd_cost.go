@@ -50,12 +50,29 @@ unknownCredits: known only in part, or their trace expired before it was
 read), never guessed. creditsUsed is billedCredits + failedCredits +
 unknownCredits, and the totals are the exact sums of the buckets.
 
+The archived crawls of the same time are counted apart (crawls).
+
+--team asks the service for the team's usage and puts it beside the
+archive's: the billing period's credits used of the plan, split into the
+agent runs (billed, from the archive) and the crawls (from the archive),
+which are exact, and the rest of the team's usage (the service's total
+minus them: scrapes, searches, extracts, maps, runs not archived); usage
+by day, per API key by month (names only) and the last 24 hours by
+endpoint, the service's; and when the plan's credits run out at the last
+7 days' rate. A part the service does not offer (404, 501) or sends
+unusable is named under "Not learned" and the rest is shown (exit 0); one
+that fails otherwise is named too (exit 1).
+
 JSON: {by, buckets: [{key, runs, creditsUsed, billedCredits, failedRuns,
 failedCredits, unknownRuns, unknownCredits}], total: {runs, creditsUsed,
-billedCredits, failedRuns, failedCredits, unknownRuns, unknownCredits}}.`,
+billedCredits, failedRuns, failedCredits, unknownRuns, unknownCredits},
+crawls: {crawls, creditsUsed, unfinished}, team (with --team): {period,
+parts: {agentRuns, crawls, rest, restWhy, total}, projection, byDay, byKey,
+activity, unavailable}}.`,
 		Example: `  firewatch cost
   firewatch cost --since 90d --by week
-  firewatch cost --by model -o json | jq .total`,
+  firewatch cost --by model -o json | jq .total
+  firewatch cost --team`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.cost(cmd, o, co)) },
 	}
