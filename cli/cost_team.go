@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"slices"
 	"strings"
 	"time"
@@ -185,7 +186,7 @@ func buildTeam(ctx context.Context, svc teamService, st archive.Store, service s
 		miss("byKey", err)
 	} else {
 		for _, b := range keys.Bins {
-			t.ByKey = append(t.ByKey, teamKey{Month: b.Start.UTC().Format("2006-01"), APIKey: secrets.Redact(b.APIKey), Credits: b.Credits})
+			t.ByKey = append(t.ByKey, teamKey{Month: b.Start.UTC().Format("2006-01"), APIKey: keyName(secrets.Redact(b.APIKey)), Credits: b.Credits})
 		}
 		if keys.Dropped > 0 {
 			t.Unavailable["byKey"] = fmt.Sprintf("%d rows with a figure that cannot be used (negative, absurd or absent) are shown without it", keys.Dropped)
@@ -204,6 +205,20 @@ func buildTeam(ctx context.Context, svc teamService, st archive.Store, service s
 		t.Unavailable = nil
 	}
 	return t, nil
+}
+
+// keyLike is a key's value as the service's keys look (fc-…, fco_…,
+// fcmcp_…): the service names keys, and a name that looks like a value
+// is shown cut.
+var keyLike = regexp.MustCompile(`^(fc-|fco_|fcmcp_)[A-Za-z0-9]{16,}$`)
+
+// keyName is a key's name as shown: one that looks like a key's value is
+// cut to its prefix and last four characters.
+func keyName(s string) string {
+	if m := keyLike.FindStringSubmatch(s); m != nil {
+		return m[1] + "…" + s[len(s)-4:] + " (looks like a key: cut)"
+	}
+	return s
 }
 
 // addParts splits the period's use: the archive's runs and crawls created

@@ -13,6 +13,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -216,5 +217,39 @@ func TestCostTeamSaysWhatItLacks(t *testing.T) {
 	checkGolden(t, "cost-team-self-hosted.txt", b.String())
 	if _, err := json.Marshal(tl); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// A service that sends hostile and absurd team figures (legacy field
+// names, figures as strings, a negative and a 1e300 bin, a plan of -1,
+// key names with escape sequences): cost --team reads what it can, names
+// what it cannot, shows no escape sequence, and exits 0.
+func TestCostTeamHostileService(t *testing.T) {
+	srv, err := sim.Start(context.Background(), sim.Options{History: 3, Speed: 1000, RateLimit: -1, TeamFaults: sim.TeamFaults()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
+	noWait := poller.Retry{Sleep: func(ctx context.Context, _ time.Duration) bool { return ctx.Err() == nil }}
+	var out, errOut strings.Builder
+	code := execute(context.Background(), []string{"cost", "--team", "-o", "plain"}, strings.NewReader(""), &out, &errOut, noWait)
+	if code != ExitOK {
+		t.Fatalf("exit %d\n%s\n%s", code, out.String(), errOut.String())
+	}
+	o := out.String()
+	for _, want := range []string{"Remaining ", "total: the service gave no usable plan figure", "byDay: 2 days with a figure that cannot be used",
+		"production", "nightly", "2026-"} {
+		if !strings.Contains(o, want) {
+			t.Errorf("no %q in\n%s", want, o)
+		}
+	}
+	if strings.ContainsAny(o, "\x1b\x07") || strings.Contains(o, "1e+300") || strings.Contains(o, "-50") {
+		t.Errorf("a hostile figure or escape reached the output:\n%q", o)
+	}
+	if strings.Contains(o, srv.Key) || strings.Contains(o, "fc-0123456789abcdef0123456789abcdef") || !strings.Contains(o, "fc-…cdef (looks like a key: cut)") {
+		t.Errorf("a key's value, or a name like one, in the output:\n%s", o)
 	}
 }
