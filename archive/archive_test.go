@@ -317,13 +317,13 @@ func TestPostgresNewer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.(*sqlStore).db.Exec(`UPDATE fw_meta SET v = '7' WHERE k = 'schema'`); err != nil {
+	if _, err := s.(*sqlStore).db.Exec(`UPDATE fw_meta SET v = '99' WHERE k = 'schema'`); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	_, err = Open(ctx, dsn)
 	var ne *NewerError
-	if !errors.As(err, &ne) || ne.Version != 7 {
+	if !errors.As(err, &ne) || ne.Version != 99 {
 		t.Fatalf("%v", err)
 	}
 }

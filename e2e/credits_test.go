@@ -107,7 +107,7 @@ func TestCostTeamAddsUp(t *testing.T) {
 	if p.AgentRuns.BilledCredits != float64(u.Agent) || p.AgentRuns.UnknownRuns != 0 {
 		t.Errorf("agent runs %+v, the simulator's %d", p.AgentRuns, u.Agent)
 	}
-	if want := float64(u.Other + u.Crawl) - p.Crawls.CreditsUsed; *p.Rest != want || p.RestWhy != "" {
+	if want := float64(u.Other+u.Crawl) - p.Crawls.CreditsUsed; *p.Rest != want || p.RestWhy != "" {
 		t.Errorf("rest %v (%q), want %v", *p.Rest, p.RestWhy, want)
 	}
 
