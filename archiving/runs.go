@@ -259,6 +259,17 @@ func (s *Listing) TokenUsage(ctx context.Context) (*poller.TokenUsage, error) {
 	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "token usage"}
 }
 
+// UsageHistory is the live service's usage by day (the team tab's
+// projection); not offered without one that gives it.
+func (s *Listing) UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	if h, ok := s.live.(interface {
+		UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error)
+	}); ok && s.live != nil {
+		return h.UsageHistory(ctx, timeRange, byKey)
+	}
+	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "usage history"}
+}
+
 // ActiveCrawls are the live service's, each kept in the archive as seen
 // (a failed write is noted, said when the screen closes).
 func (s *Listing) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {

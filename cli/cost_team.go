@@ -321,60 +321,19 @@ func (t *teamLedger) addDays(ctx context.Context, st archive.Store, service stri
 	return nil
 }
 
-// project is the plan's end at the rate of the last 7 whole days.
+// project is the plan's end at the rate of the last 7 whole days
+// (poller.Project, the team tab's too).
 func (t *teamLedger) project(h *poller.UsageHistory, now time.Time) {
 	if t.Period == nil || t.Period.RemainingCredits == nil || t.Period.End == nil {
 		t.Unavailable["projection"] = "no remaining credits or period end to project from"
 		return
 	}
-	var sum float64
-	n := 0
-	for i := len(h.Bins) - 1; i >= 0 && n < 7; i-- {
-		b := h.Bins[i]
-		if b.End.After(now) || b.End.Sub(b.Start) != 24*time.Hour {
-			continue // today's bin is not whole yet
-		}
-		if b.Credits == nil {
-			t.Unavailable["projection"] = "a day of the last 7 has no usable figure"
-			return
-		}
-		sum += *b.Credits
-		n++
-	}
-	if n < 7 {
-		t.Unavailable["projection"] = fmt.Sprintf("the service gave %d whole days of the last 7", n)
+	pj, why := h.Project(*t.Period.RemainingCredits, *t.Period.End, now)
+	if pj == nil {
+		t.Unavailable["projection"] = why
 		return
 	}
-	p := &teamProjection{PerDay: math.Round(sum/7*10) / 10, Days: 7}
-	remaining := *t.Period.RemainingCredits
-	end := t.Period.End.UTC()
-	switch {
-	case remaining <= 0:
-		p.Text = "the plan's credits are used up"
-		zero := 0
-		if end.After(now) {
-			zero = int(end.Sub(now).Hours() / 24)
-		}
-		p.DaysBeforeEnd, p.LastsUntil = &zero, &now
-	case p.PerDay <= 0:
-		p.Text = "no use in the last 7 days: the plan lasts the period"
-	default:
-		until := now.Add(time.Duration(remaining / p.PerDay * float64(24*time.Hour))).UTC()
-		p.LastsUntil = &until
-		// Calendar days (UTC) between the two dates, as people count them.
-		days := int(math.Round(end.Truncate(24*time.Hour).Sub(until.Truncate(24*time.Hour)).Hours() / 24))
-		p.DaysBeforeEnd = &days
-		rate := "at " + text.Credits(p.PerDay) + " a day the plan lasts until " + until.Format("Jan 2")
-		switch {
-		case days > 0:
-			p.Text = rate + ", " + plural(days, "day", "days") + " before the period ends"
-		case days == 0 && until.Before(end):
-			p.Text = rate + ", the day the period ends"
-		default:
-			p.Text = rate + ", past the period's end (" + end.Format("Jan 2") + ")"
-		}
-	}
-	t.Projection = p
+	t.Projection = &teamProjection{PerDay: pj.PerDay, Days: pj.Days, LastsUntil: pj.LastsUntil, DaysBeforeEnd: pj.DaysBeforeEnd, Text: pj.Text}
 }
 
 // addActivity counts the last 24 hours per endpoint, most first.

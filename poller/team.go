@@ -3,11 +3,14 @@ package poller
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/text"
 )
 
 // The team's usage beyond the token balance: credit-usage (the balance in
@@ -191,4 +194,67 @@ func (c *Client) Activity(ctx context.Context, pages int) ([]Activity, error) {
 		cursor = next
 	}
 	return out, nil
+}
+
+// Projection is when the plan's credits run out at the rate of the last 7
+// whole days.
+type Projection struct {
+	PerDay        float64 // the 7 days' mean, to a tenth
+	Days          int     // 7
+	LastsUntil    *time.Time
+	DaysBeforeEnd *int // calendar days (UTC) from LastsUntil to the period's end; > 0: early
+	Text          string
+}
+
+// Project is the plan's end at the mean of the last 7 whole daily bins
+// before now, with remaining credits and a period ending at end; nil and
+// why when the bins do not allow it.
+func (h *UsageHistory) Project(remaining float64, end, now time.Time) (*Projection, string) {
+	var sum float64
+	n := 0
+	for i := len(h.Bins) - 1; i >= 0 && n < 7; i-- {
+		b := h.Bins[i]
+		if b.End.After(now) || b.End.Sub(b.Start) != 24*time.Hour {
+			continue // today's bin is not whole yet
+		}
+		if b.Credits == nil {
+			return nil, "a day of the last 7 has no usable figure"
+		}
+		sum += *b.Credits
+		n++
+	}
+	if n < 7 {
+		return nil, fmt.Sprintf("the service gave %d whole days of the last 7", n)
+	}
+	p := &Projection{PerDay: math.Round(sum/7*10) / 10, Days: 7}
+	end = end.UTC()
+	switch {
+	case remaining <= 0:
+		p.Text = "the plan's credits are used up"
+		left := 0
+		if end.After(now) {
+			left = int(end.Sub(now).Hours() / 24)
+		}
+		p.DaysBeforeEnd, p.LastsUntil = &left, &now
+	case p.PerDay <= 0:
+		p.Text = "no use in the last 7 days: the plan lasts the period"
+	default:
+		until := now.Add(time.Duration(remaining / p.PerDay * float64(24*time.Hour))).UTC()
+		p.LastsUntil = &until
+		// Calendar days (UTC) between the two dates, as people count them.
+		days := int(math.Round(end.Truncate(24*time.Hour).Sub(until.Truncate(24*time.Hour)).Hours() / 24))
+		p.DaysBeforeEnd = &days
+		rate := "at " + text.Credits(p.PerDay) + " a day the plan lasts until " + until.Format("Jan 2")
+		switch {
+		case days == 1:
+			p.Text = rate + ", 1 day before the period ends"
+		case days > 0:
+			p.Text = fmt.Sprintf("%s, %d days before the period ends", rate, days)
+		case days == 0 && until.Before(end):
+			p.Text = rate + ", the day the period ends"
+		default:
+			p.Text = rate + ", past the period's end (" + end.Format("Jan 2") + ")"
+		}
+	}
+	return p, ""
 }

@@ -40,6 +40,11 @@ type Options struct {
 	// does for a team without usage information: 404 {"success":false,
 	// "error":"Could not find token usage information"}.
 	NoTokenUsage bool
+	// StillCrawls stands the team's active crawls (GET /v2/crawl/active)
+	// at their start: no page settles and they use no credits, so that a
+	// test reading the team's balance on the real clock sees it stand
+	// still.
+	StillCrawls bool
 	// TeamOff switches team endpoints off as a self-hosted service lacks
 	// them (TeamEndpoints: activity answers 501, the others 404).
 	TeamOff []string
