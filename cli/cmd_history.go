@@ -27,10 +27,10 @@ import (
 // firewatch history: the archived runs.
 
 type historyOptions struct {
-	Since, Status, Grep string
-	Limit               int
-	AllServices         bool
-	Thread, Reruns      string // --thread, --reruns: a lineage, in order
+	Since, Status, Grep, Kind string
+	Limit                     int
+	AllServices               bool
+	Thread, Reruns            string // --thread, --reruns: a lineage, in order
 }
 
 var historyStatuses = []string{"all", "processing", "completed", "failed", "cancelled"}
@@ -62,6 +62,13 @@ the outcome is not known. expired: the service no longer has the run.
 its runs'), --reruns JOB_ID the run and its reruns (and theirs) in the
 order they started, as a table (TURN, CHANGED) or JSON lines.
 
+--kind crawl lists the archived crawls instead (a table, or with -o json
+one object per line with exactly
+  kind ("crawl"), id, url, status, pages, total, creditsUsed, createdAt,
+  endedAt, startedBy
+createdAt is when firewatch first saw the crawl: the service's status
+gives no creation time).
+
 Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 		Example: `  firewatch history --since 7d
   firewatch history -o json --status failed | jq -r .id
@@ -77,6 +84,7 @@ Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 	f.BoolVar(&ho.AllServices, "all-services", false, "runs of every service, not only the current one")
 	f.StringVar(&ho.Thread, "thread", "", "only the turns of this thread (a thread id, or the id of one of its runs), in order")
 	f.StringVar(&ho.Reruns, "reruns", "", "only this run and its reruns, in the order they started")
+	f.StringVar(&ho.Kind, "kind", "run", "what to list: run, or crawl (the crawls firewatch started, watched or saw active; a table or JSON lines)")
 	o.register(cmd, flagsConnection|flagsOutput)
 	return cmd
 }
@@ -181,9 +189,21 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	if err != nil {
 		return err
 	}
+	kind, err := checkKind(ho.Kind)
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	if ho.Thread != "" || ho.Reruns != "" {
 		return a.historyLineage(ctx, o, ho, q)
+	}
+	if kind == "crawl" {
+		st, err := a.openArchive(ctx, needArchive, nil)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return a.historyCrawls(ctx, o, st, q, time.Now())
 	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut && a.onTerminal()) {

@@ -71,6 +71,12 @@ func (h *hubSession) person() (name, role string) {
 	return h.who, "operator"
 }
 
+// personName is the session's person's name ("" outside a hub).
+func (h *hubSession) personName() string {
+	name, _ := h.person()
+	return name
+}
+
 // terminal is the session's terminal, nil outside a hub or without one.
 func (h *hubSession) terminal() *remote.Terminal {
 	if h == nil {
