@@ -31,6 +31,7 @@ import (
 	"github.com/firewatch/firewatch/ui/internal/confirm"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/internal/rerunform"
 	"github.com/firewatch/firewatch/ui/remote"
 )
 
@@ -140,7 +141,7 @@ type Model struct {
 	draft                  string
 	followThread, followOf string
 	// form is the rerun form R opened; nil when none.
-	form *rerunForm
+	form *rerunform.Form
 	// compareWith is the pair a rerun watched from here offers to compare
 	// (OfferCompare; = opens it): the original and the rerun.
 	compareWith [2]string
