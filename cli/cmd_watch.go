@@ -10,6 +10,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -148,6 +149,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		} else {
 			req, told = l.Request, archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l)
 			visible = l.Status != nil
+			if l.Status != nil {
+				w.Store.SetThread(model.Thread{ID: l.Status.ThreadID, Turn: l.Status.ThreadTurn})
+			}
 		}
 		cancel()
 	} else if req.Model == "" {
@@ -158,6 +162,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 			w.Debug.Printf("the run's status: %v", err)
 		} else {
 			req.Model, told = text.Sanitize(st.Model), archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, poller.Lookup{Status: st})
+			w.Store.SetThread(model.Thread{ID: st.ThreadID, Turn: st.ThreadTurn})
 			visible = true
 		}
 		cancel()
@@ -167,6 +172,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		// Who started or cancelled it through a hub, for the header,
 		// the closing block, --summary and the notifications.
 		w.Store.SetActors(archiving.ActorsOf(held))
+		w.Store.SetThread(model.Thread{ID: held.ThreadID, Turn: held.ThreadTurn})
 	}
 	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
 		req.MaxCredits = o.StartedMaxCredits

@@ -282,22 +282,29 @@ func withRequest(client *poller.Client, sink *archiving.Sink, a *app, svc servic
 		l, err := client.RunLookup(rctx, jobID)
 		cancel()
 		req := model.Request{}
+		var th model.Thread
 		if err == nil {
 			req = l.Request
+			if l.Status != nil {
+				th = model.Thread{ID: l.Status.ThreadID, Turn: l.Status.ThreadTurn}
+			}
 			sink.KeepLookup(archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l))
 		}
 		var acts model.Actors
 		if held := sink.Held(ctx); held != nil {
 			req = req.Merge(archiving.RequestOf(held))
 			acts = archiving.ActorsOf(held)
+			if th.ID == "" {
+				th = model.Thread{ID: held.ThreadID, Turn: held.ThreadTurn}
+			}
 		}
 		// Who acted through this hub, when the archive is off or its
 		// write has not landed yet (actors nil: no hub).
 		if actors != nil {
 			acts = acts.Merge(actors(jobID))
 		}
-		if !req.IsZero() || !acts.IsZero() {
-			send(poller.Update{Request: &req, Actors: &acts})
+		if !req.IsZero() || !acts.IsZero() || th.ID != "" {
+			send(poller.Update{Request: &req, Actors: &acts, Thread: &th})
 		}
 		return src.Follow(ctx, send)
 	})
