@@ -87,7 +87,9 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 		return err
 	}
 	defer cleanup()
-	return a.watchLive(cmd.Context(), w, svc, jobID, liveOptions{archive: kept})
+	err = a.watchLive(cmd.Context(), w, svc, jobID, liveOptions{archive: kept})
+	_, err = a.watchNext(cmd, o, svc, w, err)
+	return err
 }
 
 // liveOptions are what a command gives watchLive besides the session.
@@ -120,6 +122,11 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	client, err := a.client(svc, w.Debug, say)
 	if err != nil {
 		return err
+	}
+	if w.Start == nil && w.Output == OutputTUI {
+		// R and F on the run's screen start through this client (a hub's
+		// session: as its runs screen does, told and checked).
+		w.Start = &screenStarts{start: a.hub.runsService(runs.Service(client)).StartAgent}
 	}
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the

@@ -423,13 +423,17 @@ func (a *app) watchShared(ctx context.Context, w *watchSession, jobID string) (o
 	r, release := a.hub.follows.open(jobID)
 	defer release()
 	cfg := ui.Config{JobID: jobID, Shared: r.f, NoColor: !w.Color, ASCII: w.Opts.ASCII, Mouse: w.Opts.Mouse,
-		BackToList: true, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), PollReadOnly: a.hub.pollReadOnly()}
+		BackToList: true, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), PollReadOnly: a.hub.pollReadOnly(),
+		RerunOf: w.RerunOf}
 	cfg.Person, cfg.Role = a.hub.person()
 	if r.client != nil {
 		cfg.Backend = a.hub.backend(&hubBackend{r: r, h: a.hub}, jobID)
+		if w.Start != nil {
+			cfg.Start = w.Start.StartAgent
+		}
 	}
 	res, err := ui.Run(ctx, cfg)
-	w.Back, w.Interrupted = res.Back, res.Interrupted
+	w.Back, w.Interrupted, w.Next = res.Back, res.Interrupted, res
 	r.f.View(func(run *follow.Run) {
 		if st := run.Store.Run(); st.State == model.StateFinished {
 			outcome = string(st.Outcome)
