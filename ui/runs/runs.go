@@ -142,6 +142,9 @@ type Model struct {
 	followThread, followOf string
 	// form is the rerun form R opened; nil when none.
 	form *rerunform.Form
+	// groups are the shown rows of a thread of two turns or more, by
+	// row index (threads.go).
+	groups map[int]threadGroup
 	// compareWith is the pair a rerun watched from here offers to compare
 	// (OfferCompare; = opens it): the original and the rerun.
 	compareWith [2]string
@@ -543,6 +546,7 @@ func (m *Model) rebuild() {
 		}
 		return rb.CreatedAt.Compare(ra.CreatedAt)
 	})
+	m.groupThreads()
 	m.sel = 0
 	if m.selID != "" {
 		for k, i := range m.view {
