@@ -396,7 +396,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if pair := m.ChosenCompare; pair[0] != "" {
 			// = after a rerun: the compare screen of the two, then the list.
 			m.ChosenCompare = [2]string{}
-			c, err := a.comparison(ctx, pair[0], pair[1], nil, o.APIURL, o.APIKey)
+			c, err := a.comparison(ctx, pair[0], pair[1], nil, svc.baseURL, svc.key)
 			if err == nil {
 				err = a.compareScreen(ctx, o, c, nil)
 			}
@@ -441,6 +441,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{label: "runs"})
 		}
 		cleanup()
+		if t := w.Store.Thread(); t.ID != "" {
+			m.NoteThread(m.Chosen, t.ID, t.Turn) // grouped with its thread's turns
+		}
 		if r := w.Store.Run(); r.State == model.StateFinished {
 			outcome = string(r.Outcome)
 		}

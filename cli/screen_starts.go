@@ -57,7 +57,7 @@ func (a *app) watchNext(cmd *cobra.Command, o *watchOptions, svc service, w *wat
 		next := w.Next
 		switch {
 		case next.Compare && w.RerunOf != "":
-			c, cerr := a.comparison(ctx, w.RerunOf, w.JobID, nil, o.APIURL, o.APIKey)
+			c, cerr := a.comparison(ctx, w.RerunOf, w.JobID, nil, svc.baseURL, svc.key)
 			if cerr == nil {
 				cerr = a.compareScreen(ctx, o, c, nil)
 			}

@@ -104,7 +104,7 @@ func TestRunScreenFollowUp(t *testing.T) {
 func TestRunScreenStartViewer(t *testing.T) {
 	fs := &fakeStarts{}
 	m := newTestModel(t, "", 120, 40, Config{Store: rerunStore(t), JobID: testJob, Backend: &fakeBackend{}, Start: fs.start,
-		Person: "vic", Role: "viewer", ReadOnly: "only the hub's operators may start or cancel runs"})
+		Person: "vic", Role: "viewer", ReadOnly: "only the hub's operators may cancel or start runs (vic is a viewer)"})
 	healthy(m, false)
 	for _, k := range []string{"R", "F"} {
 		pressRun(t, m, k)

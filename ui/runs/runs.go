@@ -145,6 +145,9 @@ type Model struct {
 	// groups are the shown rows of a thread of two turns or more, by
 	// row index (threads.go).
 	groups map[int]threadGroup
+	// threads are the runs' threads learnt from their status or the
+	// shell (NoteThread), for the runs the archive does not name.
+	threads map[string]threadNote
 	// compareWith is the pair a rerun watched from here offers to compare
 	// (OfferCompare; = opens it): the original and the rerun.
 	compareWith [2]string
@@ -376,6 +379,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			d.err = errText(msg.err)
 		} else {
 			d.st, d.err = msg.st, ""
+			if msg.st != nil {
+				m.NoteThread(msg.id, msg.st.ThreadID, msg.st.ThreadTurn)
+			}
 		}
 		return nil
 	case teamMsg:

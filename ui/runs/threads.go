@@ -25,12 +25,32 @@ type threadGroup struct {
 	credits float64 // the thread's credits, every loaded turn
 }
 
-// threadOf is the run's thread and turn as its record says.
-func threadOf(r *poller.RunInfo) (string, int) {
-	if r.Known == nil {
-		return "", 0
+// threadNote is a run's thread and turn as the screen learnt them.
+type threadNote struct {
+	id   string
+	turn int
+}
+
+// threadOf is the run's thread and turn: as firewatch's record of it
+// says, else as its status (the details) or the shell (NoteThread) told.
+func (m *Model) threadOf(r *poller.RunInfo) (string, int) {
+	if r.Known != nil && r.Known.ThreadID != "" {
+		return r.Known.ThreadID, r.Known.ThreadTurn
 	}
-	return r.Known.ThreadID, r.Known.ThreadTurn
+	t := m.threads[r.ID]
+	return t.id, t.turn
+}
+
+// NoteThread tells the screen run id's thread and turn (a run watched from
+// it, whose status named them); the list groups it from its next rebuild.
+func (m *Model) NoteThread(id, thread string, turn int) {
+	if id == "" || thread == "" {
+		return
+	}
+	if m.threads == nil {
+		m.threads = map[string]threadNote{}
+	}
+	m.threads[id] = threadNote{id: thread, turn: turn}
 }
 
 // groupThreads reorders m.view (sorted) so that each thread's turns are
@@ -40,7 +60,7 @@ func (m *Model) groupThreads() {
 	clear(m.groups)
 	var byThread map[string][]int
 	for _, i := range m.view {
-		if t, _ := threadOf(&m.rows[i]); t != "" {
+		if t, _ := m.threadOf(&m.rows[i]); t != "" {
 			if byThread == nil {
 				byThread = map[string][]int{}
 			}
@@ -56,7 +76,7 @@ func (m *Model) groupThreads() {
 	}
 	credits := map[string]float64{}
 	for i := range m.rows {
-		if t, _ := threadOf(&m.rows[i]); t != "" && len(byThread[t]) > 1 && m.rows[i].CreditsUsed != nil {
+		if t, _ := m.threadOf(&m.rows[i]); t != "" && len(byThread[t]) > 1 && m.rows[i].CreditsUsed != nil {
 			credits[t] += *m.rows[i].CreditsUsed
 		}
 	}
@@ -65,7 +85,7 @@ func (m *Model) groupThreads() {
 	}
 	out := make([]int, 0, len(m.view))
 	for _, i := range m.view {
-		t, _ := threadOf(&m.rows[i])
+		t, _ := m.threadOf(&m.rows[i])
 		g, seen := byThread[t]
 		switch {
 		case seen && g == nil:
@@ -76,12 +96,12 @@ func (m *Model) groupThreads() {
 		}
 		// The highest turn first; the list's order among equal turns.
 		slices.SortStableFunc(g, func(a, b int) int {
-			_, ta := threadOf(&m.rows[a])
-			_, tb := threadOf(&m.rows[b])
+			_, ta := m.threadOf(&m.rows[a])
+			_, tb := m.threadOf(&m.rows[b])
 			return tb - ta
 		})
 		for k, j := range g {
-			_, turn := threadOf(&m.rows[j])
+			_, turn := m.threadOf(&m.rows[j])
 			m.groups[j] = threadGroup{head: k == 0, last: k == len(g)-1, turn: turn, turns: len(g), credits: credits[t]}
 		}
 		out = append(out, g...)

@@ -100,3 +100,30 @@ func BenchmarkKeyDownThreads(b *testing.B) {
 		_ = m.View()
 	}
 }
+
+// TestThreadNoted: runs the archive does not name are grouped from what
+// the screen learnt: a watched run's thread (NoteThread) and a status the
+// details fetched.
+func TestThreadNoted(t *testing.T) {
+	m := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+	m.SetSize(120, 40)
+	rows := threadRows()
+	for i := range rows {
+		rows[i].Known = nil
+	}
+	m.onPage(pageMsg{list: &poller.RunList{Runs: rows}})
+	th := "51b3ab58-9c1e-4f7a-8d2b-0a1b2c3d4e5f"
+	m.NoteThread("a3000000-0000-4000-8000-000000000000", th, 3)
+	m.Update(statusMsg{id: "a1000000-0000-4000-8000-000000000000", st: &poller.Status{Status: "completed", ThreadID: th, ThreadTurn: 1}})
+	m.onPage(pageMsg{refresh: true, list: &poller.RunList{Runs: rows}})
+	var order []string
+	for _, i := range m.view[:3] {
+		order = append(order, m.rows[i].ID[:2])
+	}
+	if got := strings.Join(order, " "); got != "a3 a1 99" {
+		t.Fatalf("order %s", got)
+	}
+	if v := golden.NoColour(t, m.View(), 120, 40); !strings.Contains(v, "┌ turn 3 · thread of 2, 360 credits") || !strings.Contains(v, "└ turn 1 · Compare") {
+		t.Errorf("not grouped:\n%s", v)
+	}
+}
