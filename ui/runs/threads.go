@@ -23,6 +23,7 @@ type threadGroup struct {
 	turn    int     // its turn (0 unknown)
 	turns   int     // the thread's turns shown
 	credits float64 // the thread's credits, every loaded turn
+	partial bool    // some turn's credits are not known: at least credits
 }
 
 // threadNote is a run's thread and turn as the screen learnt them.
@@ -75,10 +76,22 @@ func (m *Model) groupThreads() {
 		return
 	}
 	credits := map[string]float64{}
+	unknown := map[string]bool{} // a turn whose credits neither the list nor its status gave
 	for i := range m.rows {
-		if t, _ := m.threadOf(&m.rows[i]); t != "" && len(byThread[t]) > 1 && m.rows[i].CreditsUsed != nil {
-			credits[t] += *m.rows[i].CreditsUsed
+		r := &m.rows[i]
+		t, _ := m.threadOf(r)
+		if t == "" || len(byThread[t]) < 2 {
+			continue
 		}
+		c := r.CreditsUsed
+		if d := m.details[r.ID]; c == nil && d != nil && d.st != nil {
+			c = d.st.CreditsUsed
+		}
+		if c == nil {
+			unknown[t] = true
+			continue
+		}
+		credits[t] += *c
 	}
 	if m.groups == nil {
 		m.groups = map[int]threadGroup{}
@@ -102,7 +115,7 @@ func (m *Model) groupThreads() {
 		})
 		for k, j := range g {
 			_, turn := m.threadOf(&m.rows[j])
-			m.groups[j] = threadGroup{head: k == 0, last: k == len(g)-1, turn: turn, turns: len(g), credits: credits[t]}
+			m.groups[j] = threadGroup{head: k == 0, last: k == len(g)-1, turn: turn, turns: len(g), credits: credits[t], partial: unknown[t]}
 		}
 		out = append(out, g...)
 		byThread[t] = nil // emitted: its other turns are skipped
@@ -127,15 +140,22 @@ func (m *Model) threadMark(i, w int) string {
 	if m.sym.ASCII {
 		first, mid, last = "+ ", "| ", "` "
 	}
+	cr := text.Credits(g.credits)
+	if g.partial {
+		cr = "≥" + cr
+		if m.sym.ASCII {
+			cr = ">=" + text.Credits(g.credits)
+		}
+	}
 	switch {
 	case g.head && w < 100:
 		sum := "Σ "
 		if m.sym.ASCII {
 			sum = "sum "
 		}
-		return first + turn + " · " + sum + text.Credits(g.credits) + " · "
+		return first + turn + " · " + sum + cr + " · "
 	case g.head:
-		return first + turn + " · thread of " + strconv.Itoa(g.turns) + ", " + text.Credits(g.credits) + " · "
+		return first + turn + " · thread of " + strconv.Itoa(g.turns) + ", " + cr + " · "
 	case g.last:
 		return last + turn + " · "
 	}

@@ -114,7 +114,8 @@ func TestThreadNoted(t *testing.T) {
 	m.onPage(pageMsg{list: &poller.RunList{Runs: rows}})
 	th := "51b3ab58-9c1e-4f7a-8d2b-0a1b2c3d4e5f"
 	m.NoteThread("a3000000-0000-4000-8000-000000000000", th, 3)
-	m.Update(statusMsg{id: "a1000000-0000-4000-8000-000000000000", st: &poller.Status{Status: "completed", ThreadID: th, ThreadTurn: 1}})
+	c := 320.0
+	m.Update(statusMsg{id: "a1000000-0000-4000-8000-000000000000", st: &poller.Status{Status: "completed", ThreadID: th, ThreadTurn: 1, CreditsUsed: &c}})
 	m.onPage(pageMsg{refresh: true, list: &poller.RunList{Runs: rows}})
 	var order []string
 	for _, i := range m.view[:3] {
@@ -125,5 +126,12 @@ func TestThreadNoted(t *testing.T) {
 	}
 	if v := golden.NoColour(t, m.View(), 120, 40); !strings.Contains(v, "┌ turn 3 · thread of 2, 360 credits") || !strings.Contains(v, "└ turn 1 · Compare") {
 		t.Errorf("not grouped:\n%s", v)
+	}
+	// A turn the list gives no credits for: its status's, else the sum
+	// is said to be at least what is known.
+	rows[0].CreditsUsed, rows[6].CreditsUsed = nil, nil
+	m.onPage(pageMsg{refresh: true, list: &poller.RunList{Runs: rows}})
+	if v := golden.NoColour(t, m.View(), 120, 40); !strings.Contains(v, "┌ turn 3 · thread of 2, ≥320 credits") {
+		t.Errorf("credits of a turn the list does not give:\n%s", v)
 	}
 }
