@@ -89,16 +89,7 @@ func BenchmarkKeyDownThreads(b *testing.B) {
 			Known: &poller.Known{ThreadID: fmt.Sprintf("%08x-1111-4000-8000-000000000000", i/3), ThreadTurn: 3 - i%3}}
 	}
 	m.onPage(pageMsg{list: &poller.RunList{Runs: rows}})
-	down, up := tea.KeyPressMsg{Code: tea.KeyDown}, tea.KeyPressMsg{Code: tea.KeyUp}
-	b.ResetTimer()
-	for i := range b.N {
-		k := down
-		if i%200 >= 100 {
-			k = up
-		}
-		m.Update(k)
-		_ = m.View()
-	}
+	benchKeys(b, m)
 }
 
 // TestThreadNoted: runs the archive does not name are grouped from what
