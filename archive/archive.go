@@ -159,6 +159,9 @@ type Held struct {
 	Gaps      int    // parts an archive pass could not fetch
 	// StartedBy and CancelledBy: who did it through a hub ("" nobody).
 	StartedBy, CancelledBy string
+	// ThreadID and ThreadTurn: the run's thread and turn ("", 0 unknown).
+	ThreadID   string
+	ThreadTurn int
 }
 
 // Query selects runs for List.

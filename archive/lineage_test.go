@@ -33,5 +33,9 @@ func TestLineage(t *testing.T) {
 		if err != nil || len(runs) != 1 || runs[0].RerunOf != "r1" || runs[0].ThreadTurn != 1 {
 			t.Fatalf("list: %v %+v", err, runs)
 		}
+		// The runs screen groups a thread's turns from Held.
+		if held, err := s.Held(ctx, svc, []string{"r2"}); err != nil || held["r2"].ThreadID != "t2" || held["r2"].ThreadTurn != 1 {
+			t.Fatalf("held: %+v %v", held, err)
+		}
 	})
 }

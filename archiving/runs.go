@@ -214,17 +214,19 @@ func infoOfArchived(r *archive.Run, now time.Time) poller.RunInfo {
 // knownOf is what the runs screen shows of a record beyond the service's
 // words.
 func knownOf(f *Figures) *poller.Known {
-	return &poller.Known{Outcome: f.Outcome, Complete: f.Complete, StartedBy: text.Sanitize(f.StartedBy), CancelledBy: text.Sanitize(f.CancelledBy)}
+	return &poller.Known{Outcome: f.Outcome, Complete: f.Complete, StartedBy: text.Sanitize(f.StartedBy), CancelledBy: text.Sanitize(f.CancelledBy),
+		ThreadID: text.Sanitize(f.ThreadID), ThreadTurn: f.ThreadTurn}
 }
 
 // knownOfHeld is what the runs screen shows of a live run the archive
 // holds: its outcome as the trace says and who acted on it through a hub;
 // nil when the archive knows neither.
 func knownOfHeld(h archive.Held) *poller.Known {
-	if h.Outcome == "" && h.StartedBy == "" && h.CancelledBy == "" {
+	if h.Outcome == "" && h.StartedBy == "" && h.CancelledBy == "" && h.ThreadID == "" {
 		return nil
 	}
-	return &poller.Known{Outcome: h.Outcome, Complete: h.Complete, StartedBy: text.Sanitize(h.StartedBy), CancelledBy: text.Sanitize(h.CancelledBy)}
+	return &poller.Known{Outcome: h.Outcome, Complete: h.Complete, StartedBy: text.Sanitize(h.StartedBy), CancelledBy: text.Sanitize(h.CancelledBy),
+		ThreadID: text.Sanitize(h.ThreadID), ThreadTurn: h.ThreadTurn}
 }
 
 func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, error) {

@@ -132,7 +132,9 @@ func (a *app) demo(cmd *cobra.Command, o *watchOptions, d *demoOptions) error {
 	if err := a.use(svc); err != nil {
 		return err
 	}
-	return a.watchLive(ctx, w, svc, job.ID, liveOptions{hook: hook, label: "demo", private: true, started: true})
+	err = a.watchLive(ctx, w, svc, job.ID, liveOptions{hook: hook, label: "demo", private: true, started: true})
+	_, err = a.watchNext(cmd, o, svc, w, err)
+	return err
 }
 
 // lineLogger turns writes (the simulator's request log) into debug lines.

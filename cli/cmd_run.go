@@ -353,5 +353,8 @@ func (a *app) startAndWatch(cmd *cobra.Command, o *watchOptions, sp startSpec) (
 	kept := a.keepArchiveFor(ctx)
 	defer kept.close()
 	kept.seed = seed
-	return started, a.watchLive(ctx, w, svc, id, liveOptions{archive: kept, label: "run", started: true})
+	w.RerunOf = sp.rerunOf // = on its screen compares them once it ends
+	err = a.watchLive(ctx, w, svc, id, liveOptions{archive: kept, label: "run", started: true})
+	_, err = a.watchNext(cmd, o, svc, w, err)
+	return started, err
 }

@@ -353,10 +353,21 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	defer closeArchive()
 	starts := &startSaying{Service: list}
 	person, role := a.hub.person()
-	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),
+	listSvc := a.hub.runsService(starts)
+	m := runs.New(runs.Config{Service: listSvc, Status: status, ASCII: o.ASCII || a.sessionASCII(),
 		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role})
+	// R and F on a run's screen start through the runs screen's service
+	// (the same record of the start, the same hub's check).
+	screen := &screenStarts{start: listSvc.StartAgent}
+	// skipList: the run's screen ended with a run to watch next (R, F) or
+	// = (the compare screen): the list is not shown between.
+	skipList := false
 	for {
-		err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout})
+		var err error
+		if !skipList {
+			err = runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout})
+		}
+		skipList = false
 		// A run n started is said once the screen has given the terminal
 		// back (stderr is that terminal), whatever comes next; the debug
 		// log of its watch has it too.
@@ -381,7 +392,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if pair := m.ChosenCompare; pair[0] != "" {
 			// = after a rerun: the compare screen of the two, then the list.
 			m.ChosenCompare = [2]string{}
-			c, err := a.comparison(ctx, pair[0], pair[1], nil, o.APIURL, o.APIKey)
+			c, err := a.comparison(ctx, pair[0], pair[1], nil, svc.baseURL, svc.key)
 			if err == nil {
 				err = a.compareScreen(ctx, o, c, nil)
 			}
@@ -413,7 +424,10 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if startedID != "" {
 			w.Debug.Printf("started run %s", startedID)
 		}
-		w.BackToList = true
+		w.BackToList, w.Start = true, screen
+		if rerunOf != "" && startedID == m.Chosen {
+			w.RerunOf = rerunOf // = on its screen, once it ends
+		}
 		outcome := ""
 		if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(m.Chosen) {
 			err = a.showArchivedID(ctx, w, as, m.Chosen)
@@ -423,6 +437,9 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{label: "runs"})
 		}
 		cleanup()
+		if t := w.Store.Thread(); t.ID != "" {
+			m.NoteThread(m.Chosen, t.ID, t.Turn) // grouped with its thread's turns
+		}
 		if r := w.Store.Run(); r.State == model.StateFinished {
 			outcome = string(r.Outcome)
 		}
@@ -431,6 +448,17 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 			if rerunOf != "" && startedID == m.Chosen {
 				m.OfferCompare(rerunOf, m.Chosen)
 			}
+		}
+		if nx := w.Next; ctx.Err() == nil && nx.Started != "" {
+			// R or F on the run's screen: the new run is watched next,
+			// its lineage kept as the list's R and F keep it.
+			m.Chosen, m.RerunOf, m.RerunChanged = nx.Started, nx.StartedRerunOf, nx.StartedChanged
+			skipList = true
+			continue
+		} else if ctx.Err() == nil && nx.Compare && w.RerunOf != "" {
+			m.ChosenCompare = [2]string{w.RerunOf, m.Chosen}
+			skipList = true
+			continue
 		}
 		if ctx.Err() != nil || !w.Back {
 			if w.Interrupted {

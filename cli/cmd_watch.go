@@ -10,6 +10,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -86,7 +87,9 @@ func (a *app) watch(cmd *cobra.Command, o *watchOptions, jobID string) error {
 		return err
 	}
 	defer cleanup()
-	return a.watchLive(cmd.Context(), w, svc, jobID, liveOptions{archive: kept})
+	err = a.watchLive(cmd.Context(), w, svc, jobID, liveOptions{archive: kept})
+	_, err = a.watchNext(cmd, o, svc, w, err)
+	return err
 }
 
 // liveOptions are what a command gives watchLive besides the session.
@@ -119,6 +122,11 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	client, err := a.client(svc, w.Debug, say)
 	if err != nil {
 		return err
+	}
+	if w.Start == nil && w.Output == OutputTUI {
+		// R and F on the run's screen start through this client (a hub's
+		// session: as its runs screen does, told and checked).
+		w.Start = &screenStarts{start: a.hub.runsService(runs.Service(client)).StartAgent}
 	}
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
@@ -155,6 +163,9 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		} else {
 			req, told = l.Request, archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l)
 			visible = l.Status != nil
+			if l.Status != nil {
+				w.Store.SetThread(model.Thread{ID: l.Status.ThreadID, Turn: l.Status.ThreadTurn})
+			}
 		}
 		cancel()
 	} else if req.Model == "" {
@@ -165,6 +176,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 			w.Debug.Printf("the run's status: %v", err)
 		} else {
 			req.Model, told = text.Sanitize(st.Model), archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, poller.Lookup{Status: st})
+			w.Store.SetThread(model.Thread{ID: st.ThreadID, Turn: st.ThreadTurn})
 			visible = true
 		}
 		cancel()
@@ -174,6 +186,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		// Who started or cancelled it through a hub, for the header,
 		// the closing block, --summary and the notifications.
 		w.Store.SetActors(archiving.ActorsOf(held))
+		w.Store.SetThread(model.Thread{ID: held.ThreadID, Turn: held.ThreadTurn})
 	}
 	if o.StartedMaxCredits > 0 && req.MaxCredits == 0 {
 		req.MaxCredits = o.StartedMaxCredits

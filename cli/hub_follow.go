@@ -282,22 +282,29 @@ func withRequest(client *poller.Client, sink *archiving.Sink, a *app, svc servic
 		l, err := client.RunLookup(rctx, jobID)
 		cancel()
 		req := model.Request{}
+		var th model.Thread
 		if err == nil {
 			req = l.Request
+			if l.Status != nil {
+				th = model.Thread{ID: l.Status.ThreadID, Turn: l.Status.ThreadTurn}
+			}
 			sink.KeepLookup(archiving.ServiceRecord(a.secrets, svc.baseURL, jobID, l))
 		}
 		var acts model.Actors
 		if held := sink.Held(ctx); held != nil {
 			req = req.Merge(archiving.RequestOf(held))
 			acts = archiving.ActorsOf(held)
+			if th.ID == "" {
+				th = model.Thread{ID: held.ThreadID, Turn: held.ThreadTurn}
+			}
 		}
 		// Who acted through this hub, when the archive is off or its
 		// write has not landed yet (actors nil: no hub).
 		if actors != nil {
 			acts = acts.Merge(actors(jobID))
 		}
-		if !req.IsZero() || !acts.IsZero() {
-			send(poller.Update{Request: &req, Actors: &acts})
+		if !req.IsZero() || !acts.IsZero() || th.ID != "" {
+			send(poller.Update{Request: &req, Actors: &acts, Thread: &th})
 		}
 		return src.Follow(ctx, send)
 	})
@@ -416,13 +423,17 @@ func (a *app) watchShared(ctx context.Context, w *watchSession, jobID string) (o
 	r, release := a.hub.follows.open(jobID)
 	defer release()
 	cfg := ui.Config{JobID: jobID, Shared: r.f, NoColor: !w.Color, ASCII: w.Opts.ASCII, Mouse: w.Opts.Mouse,
-		BackToList: true, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), PollReadOnly: a.hub.pollReadOnly()}
+		BackToList: true, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), PollReadOnly: a.hub.pollReadOnly(),
+		RerunOf: w.RerunOf}
 	cfg.Person, cfg.Role = a.hub.person()
 	if r.client != nil {
 		cfg.Backend = a.hub.backend(&hubBackend{r: r, h: a.hub}, jobID)
+		if w.Start != nil {
+			cfg.Start = w.Start.StartAgent
+		}
 	}
 	res, err := ui.Run(ctx, cfg)
-	w.Back, w.Interrupted = res.Back, res.Interrupted
+	w.Back, w.Interrupted, w.Next = res.Back, res.Interrupted, res
 	r.f.View(func(run *follow.Run) {
 		if st := run.Store.Run(); st.State == model.StateFinished {
 			outcome = string(st.Outcome)

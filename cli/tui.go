@@ -63,6 +63,10 @@ func runTUI(parent context.Context, w *watchSession) error {
 		Attention:    w.NewTracker(),
 		Terminal:     w.hub.terminal(),
 		ReadOnly:     w.hub.readOnlyText(),
+		RerunOf:      w.RerunOf,
+	}
+	if w.Start != nil && backend != nil {
+		cfg.Start = w.Start.StartAgent
 	}
 	cfg.Person, cfg.Role = w.hub.person()
 	cfg.Alerts, cfg.Watched = w.notify.forScreen(w)
@@ -78,7 +82,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 	}
 	res, uiErr := ui.Run(parent, cfg)
 	close(uiDone)
-	w.Back, w.Interrupted = res.Back, res.Interrupted
+	w.Back, w.Interrupted, w.Next = res.Back, res.Interrupted, res
 	w.notify.screenEnded(res.Focused, res.Back)
 
 	// Stop the source (the user may quit before it ends) and see how it
@@ -106,7 +110,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 	// The short summary stays in the terminal's scrollback (not when going
 	// back to the runs list: the run is still there).
 	endErr = endCause(parent, endErr)
-	if !res.Back {
+	if !res.Back && res.Started == "" && !res.Compare {
 		newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
 	}
 	return endErr

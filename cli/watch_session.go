@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"github.com/firewatch/firewatch/ui"
+
 	"context"
 	"errors"
 	"fmt"
@@ -84,6 +86,14 @@ type listLink struct {
 	Interrupted bool
 	// hub is the hub's session the watch is shown to (nil: none).
 	hub *hubSession
+	// Start is what R and F on the run's screen start a run with (nil:
+	// watchLive's client); RerunOf is the run this one reruns (= compares
+	// them once it ends).
+	Start   *screenStarts
+	RerunOf string
+	// Next is how the run's screen ended for the shell: a run R or F
+	// started, or = (ui.Result's Started..., Compare).
+	Next ui.Result
 }
 
 // follow is the watch's update loop (follow.Stream), with the memory the

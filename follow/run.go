@@ -44,6 +44,9 @@ func (r *Run) Merge(u poller.Update) model.Delta {
 	if u.Actors != nil {
 		r.Store.SetActors(*u.Actors)
 	}
+	if u.Thread != nil {
+		r.Store.SetThread(*u.Thread)
+	}
 	var d model.Delta
 	if u.Poll != nil {
 		d = r.Store.Merge(u.Poll)

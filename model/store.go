@@ -62,6 +62,7 @@ type Store struct {
 	watchID      string  // SetRunID
 	request      Request // SetRequest
 	actors       Actors  // SetActors
+	thread       Thread  // SetThread
 	flaws        []Flaw
 	flawSeen     map[string]bool
 

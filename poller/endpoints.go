@@ -58,6 +58,10 @@ type Known struct {
 	// StartedBy and CancelledBy name who did it through a hub ("" when
 	// nobody did there, or firewatch did not see it).
 	StartedBy, CancelledBy string
+	// ThreadID and ThreadTurn are the run's thread and turn as its record
+	// says ("", 0 unknown): the team's list carries neither.
+	ThreadID   string
+	ThreadTurn int
 }
 
 // Terminal reports whether the status says the job is over.

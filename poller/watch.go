@@ -88,6 +88,9 @@ type Update struct {
 	// Actors is who started or cancelled the run through a hub (the
 	// archive's record, a hub's action): store.SetActors(*Actors).
 	Actors *model.Actors
+	// Thread is the run's thread and turn (a hub's lookup of the run):
+	// store.SetThread(*Thread).
+	Thread *model.Thread
 	Tokens *TokenUsage // when a token-usage fetch succeeded
 	Health Health
 	Err    error // the failed attempt's *Error when the loop retries

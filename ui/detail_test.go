@@ -932,7 +932,7 @@ func TestHelpShowsDetailKeys(t *testing.T) {
 		t.Fatalf("esc from the help should go back to the artifact, got %T", m.overlay)
 	}
 	// At 80 columns every key is still there: the groups wrap.
-	n := serviceModel(t, "succeeded.json", 80, 60, &fakeService{}, Config{})
+	n := serviceModel(t, "succeeded.json", 80, 60, &fakeService{}, Config{Start: (&fakeStarts{}).start, RerunOf: testJob})
 	pressRun(t, n, "?")
 	screen = plain(content(n))
 	for _, b := range n.keys.all() {

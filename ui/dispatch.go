@@ -28,8 +28,9 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.overlay != nil {
 		_, confirming := m.overlay.(*confirmView)
 		_, helping := m.overlay.(*textView)
+		_, typing := m.overlay.(*startView)
 		switch {
-		case confirming:
+		case confirming, typing:
 		case key.Matches(msg, k.Quit):
 			m.userQuit = true
 			return tea.Quit
@@ -149,6 +150,12 @@ func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.openResult()
 	case key.Matches(msg, k.Cancel):
 		cmd = m.askCancel()
+	case key.Matches(msg, k.Rerun):
+		m.openRerun()
+	case key.Matches(msg, k.FollowUp):
+		m.openFollowUp()
+	case key.Matches(msg, k.Compare):
+		cmd = m.compareRerun()
 	case key.Matches(msg, k.Copy):
 		cmd = m.copySelection(p.selection())
 	case key.Matches(msg, k.Open):

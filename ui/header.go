@@ -132,6 +132,21 @@ func (m *Model) actorTexts() []string {
 	return nil
 }
 
+// threadTexts names the run's thread and turn, longest form first; nil
+// when the service did not say.
+func (m *Model) threadTexts() []string {
+	t := m.env.store.Thread()
+	if t.ID == "" {
+		return nil
+	}
+	th := "thread " + describe.ShortID(t.ID)
+	if t.Turn == 0 {
+		return []string{th}
+	}
+	turn := "turn " + strconv.Itoa(t.Turn)
+	return []string{th + " · " + turn, turn}
+}
+
 func (m *Model) headerLines(compact bool) []string {
 	st := m.env.st
 	r := m.env.store.Run()
@@ -231,6 +246,20 @@ func (m *Model) headerLines(compact bool) []string {
 		l2.space(1)
 	}
 	l2.add(st.Text, left)
+	if th := m.threadTexts(); len(th) > 0 {
+		// The run's thread and turn, after the credits: the first form
+		// that leaves the connection's shortest state its room.
+		need := 3
+		if healths[0] != "" {
+			need += width(healths[len(healths)-1]) + 3
+		}
+		for _, t := range th {
+			if width(t) <= l2.left()-need {
+				l2.add(st.Muted, " · "+t)
+				break
+			}
+		}
+	}
 	// The connection's state is never cut while a shorter team figure, a
 	// shorter state, or no team figure makes it fit.
 	health, team := healths[0], teams[0]

@@ -75,7 +75,7 @@ func TestHelpIsTheKeys(t *testing.T) {
 	}
 
 	// The ? screen shows every one of them, and every view's keys.
-	m := newTestModel(t, "succeeded.json", 120, 40, Config{Backend: &fakeBackend{}})
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{Backend: &fakeBackend{}, Start: (&fakeStarts{}).start, RerunOf: testJob})
 	press(m, "?")
 	screen := plain(content(m))
 	for _, g := range k.fullHelp() {

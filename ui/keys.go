@@ -54,6 +54,9 @@ type keyMap struct {
 
 	Attention key.Binding // !: the next item that needs attention
 
+	Rerun, FollowUp key.Binding // R, F: start a run from this one
+	Compare         key.Binding // =: a rerun with its original
+
 	// replay: no service behind the screen; help leaves out the keys
 	// that would ask it.
 	replay bool
@@ -64,6 +67,9 @@ type keyMap struct {
 	// l would be; noSave: s saves nothing (a remote session). The footer
 	// and help do not offer them (the keys still say why, if pressed).
 	readOnly, pollReadOnly, noSave bool
+	// noStart: R and F cannot start a run here (no Config.Start);
+	// noCompare: = has no original (not a rerun).
+	noStart, noCompare bool
 }
 
 // offered is bs without the keys this screen would refuse.
@@ -85,6 +91,10 @@ func (k keyMap) refused(b key.Binding) bool {
 	switch keys {
 	case strings.Join(k.Cancel.Keys(), " "):
 		return k.readOnly
+	case strings.Join(k.Rerun.Keys(), " "), strings.Join(k.FollowUp.Keys(), " "):
+		return k.readOnly || k.noStart
+	case strings.Join(k.Compare.Keys(), " "):
+		return k.noCompare
 	case strings.Join(k.Pause.Keys(), " "), strings.Join(k.LiveView.Keys(), " "):
 		return k.pollReadOnly
 	case strings.Join(k.Save.Keys(), " "):
@@ -132,6 +142,9 @@ func defaultKeys() keyMap {
 		Diff:      key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "diff versions")),
 		Zoom:      key.NewBinding(key.WithKeys("+", "-"), key.WithHelp("+/-", "zoom (waterfall)")),
 		Attention: attn.DefaultKeys().Next,
+		Rerun:     key.NewBinding(key.WithKeys("R"), key.WithHelp("R", "rerun with changes")),
+		FollowUp:  key.NewBinding(key.WithKeys("F"), key.WithHelp("F", "follow up in its thread")),
+		Compare:   key.NewBinding(key.WithKeys("="), key.WithHelp("=", "compare with the original")),
 	}
 }
 
@@ -142,14 +155,14 @@ func (k keyMap) all() []key.Binding {
 		k.NextPane, k.PrevPane, k.Enter, k.Back, k.Filter, k.NextMatch, k.PrevMatch,
 		k.NextError, k.PrevError, k.Follow, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend,
 		k.Waterfall, k.Result, k.Cancel, k.Copy, k.Open, k.LiveView, k.Save, k.Diff, k.Zoom,
-		k.Attention,
+		k.Attention, k.Rerun, k.FollowUp, k.Compare,
 	}
 }
 
 // fullHelp is the `?` screen: every binding that works, in groups (a
 // replay's has no cancel, live view, pause or poll).
 func (k keyMap) fullHelp() [][]key.Binding {
-	last := []key.Binding{k.Cancel, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend}
+	last := []key.Binding{k.Cancel, k.Rerun, k.FollowUp, k.Compare, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend}
 	if k.replay {
 		last = []key.Binding{k.Help, k.Quit, k.Suspend}
 	}

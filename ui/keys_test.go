@@ -369,7 +369,7 @@ func TestAgentScopesOtherPanes(t *testing.T) {
 }
 
 func TestHelpAndDetails(t *testing.T) {
-	m := newTestModel(t, "succeeded.json", 120, 40, Config{Backend: &fakeBackend{}})
+	m := newTestModel(t, "succeeded.json", 120, 40, Config{Backend: &fakeBackend{}, Start: (&fakeStarts{}).start, RerunOf: testJob})
 	press(m, "?")
 	screen := plain(content(m))
 	for _, b := range m.keys.all() {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -94,6 +95,13 @@ type Model struct {
 	readOnly, pollReadOnly string
 	// person is "alice · viewer": who the session is on a hub (header).
 	person string
+	// start is Config.Start (nil: R and F say why not); rerunOf is
+	// Config.RerunOf. started is the run R or F started, compare set by
+	// = (Result).
+	start   func(ctx context.Context, req poller.AgentRequest) (string, error)
+	rerunOf string
+	started startedMsg
+	compare bool
 	// shared is the subscription to a shared run's follower (shared.go);
 	// nil when the screen merges its own updates.
 	shared *follow.Subscription
@@ -195,6 +203,8 @@ func New(cfg Config) *Model {
 		m.applyDelta(&all)
 	}
 	m.backToList = cfg.BackToList
+	m.start, m.rerunOf = cfg.Start, cfg.RerunOf
+	m.keys.noStart, m.keys.noCompare = cfg.Start == nil, cfg.RerunOf == ""
 	m.readOnly, m.pollReadOnly = cfg.ReadOnly, cfg.PollReadOnly
 	m.keys.readOnly, m.keys.pollReadOnly, m.keys.noSave = cfg.ReadOnly != "", cfg.PollReadOnly != "", m.env.noSave != ""
 	m.person = describe.HubPerson(cfg.Person, cfg.Role)
@@ -208,7 +218,8 @@ func New(cfg Config) *Model {
 // run finished.
 func (m *Model) Result() Result {
 	return Result{Quit: m.userQuit && m.env.store.Run().State != model.StateFinished, Back: m.back, Interrupted: m.interrupted,
-		Focused: m.alerts.Focused()}
+		Focused: m.alerts.Focused(), Started: m.started.id, StartedRerunOf: m.started.rerunOf,
+		StartedChanged: m.started.changed, FollowUp: m.started.followUp, Compare: m.compare}
 }
 
 // SetClock freezes the UI's clock and time zone (tests and goldens).
@@ -426,6 +437,8 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 	case cancelDoneMsg:
 		m.onCancelDone(msg)
 		return nil
+	case startedMsg:
+		return m.onStarted(msg)
 	case clipboard.CopiedMsg:
 		m.onCopied(msg)
 		return nil
@@ -541,6 +554,9 @@ func (m *Model) armSpin() tea.Cmd {
 func (m *Model) onUpdate(u poller.Update) tea.Cmd {
 	if u.Request != nil {
 		m.env.store.SetRequest(*u.Request)
+	}
+	if u.Thread != nil {
+		m.env.store.SetThread(*u.Thread)
 	}
 	if m.env.replay {
 		// The replay's clock is the recording's: at a poll, its recorded

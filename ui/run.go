@@ -75,6 +75,16 @@ type Config struct {
 	// ReadOnly, when set, is what c says instead of cancelling: the person
 	// watching may not change runs (a hub's viewer).
 	ReadOnly string
+	// Start, when set, starts a run: R (a rerun with changes) and F (a
+	// follow-up in the run's thread) send it, then the screen ends with
+	// Result.Started for the caller to watch it. Nil: R and F say they
+	// need a live watch (a replay, an archived run). ReadOnly refuses
+	// them as it refuses c.
+	Start func(ctx context.Context, req poller.AgentRequest) (string, error)
+	// RerunOf, when set, is the run this one is a rerun of: once it has
+	// ended, = ends the screen with Result.Compare (the caller opens the
+	// compare screen of the two).
+	RerunOf string
 	// Person and Role, when set, are who the session is on a hub (the
 	// name from its keys file) and "operator" or "viewer", shown in the
 	// header.
@@ -119,6 +129,16 @@ type Result struct {
 	// Interrupted: the user quit with Ctrl-C, not q (a shell such as the
 	// runs screen ends with 130 for it, 0 for q).
 	Interrupted bool
+	// Started is the run R or F started ("" none): the caller watches it
+	// next. StartedRerunOf and StartedChanged are the run it reruns and
+	// the fields changed (R); FollowUp is set for F.
+	Started        string
+	StartedRerunOf string
+	StartedChanged []string
+	FollowUp       bool
+	// Compare: = on a rerun that ended; the caller opens the compare
+	// screen of Config.RerunOf and this run.
+	Compare bool
 	// Focused: the terminal last reported it was focused (Config.Alerts).
 	Focused bool
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/clipboard"
 	"github.com/firewatch/firewatch/ui/internal/confirm"
+	"github.com/firewatch/firewatch/ui/internal/rerunform"
 )
 
 // The list's actions on a run: y copies its id, c cancels it after the
@@ -202,24 +203,8 @@ func (m *Model) composeKey(msg tea.KeyPressMsg) tea.Cmd {
 	case "esc", "ctrl+c":
 		m.composing, m.draft = false, ""
 		m.followThread, m.followOf = "", ""
-	case "backspace":
-		if r := []rune(m.draft); len(r) > 0 {
-			m.draft = string(r[:len(r)-1])
-		}
 	default:
-		t := msg.Text
-		if t == "" && msg.String() == "space" {
-			t = " "
-		}
-		if t == "" || poller.PromptLen(m.draft+t) > poller.MaxPromptLen {
-			return nil
-		}
-		for _, r := range t {
-			if r < 0x20 || r == 0x7f {
-				return nil
-			}
-		}
-		m.draft += t
+		m.draft = rerunform.Type(m.draft, msg)
 	}
 	return nil
 }

@@ -31,6 +31,7 @@ import (
 	"github.com/firewatch/firewatch/ui/internal/confirm"
 	"github.com/firewatch/firewatch/ui/internal/filterinput"
 	"github.com/firewatch/firewatch/ui/internal/program"
+	"github.com/firewatch/firewatch/ui/internal/rerunform"
 	"github.com/firewatch/firewatch/ui/remote"
 )
 
@@ -141,7 +142,13 @@ type Model struct {
 	draft                  string
 	followThread, followOf string
 	// form is the rerun form R opened; nil when none.
-	form *rerunForm
+	form *rerunform.Form
+	// groups are the shown rows of a thread of two turns or more, by
+	// row index (threads.go).
+	groups map[int]threadGroup
+	// threads are the runs' threads learnt from their status or the
+	// shell (NoteThread), for the runs the archive does not name.
+	threads map[string]threadNote
 	// compareWith is the pair a rerun watched from here offers to compare
 	// (OfferCompare; = opens it): the original and the rerun.
 	compareWith [2]string
@@ -378,6 +385,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			d.err = errText(msg.err)
 		} else {
 			d.st, d.err = msg.st, ""
+			if msg.st != nil {
+				m.NoteThread(msg.id, msg.st.ThreadID, msg.st.ThreadTurn)
+			}
 		}
 		return nil
 	case teamMsg:
@@ -549,6 +559,7 @@ func (m *Model) rebuild() {
 		}
 		return rb.CreatedAt.Compare(ra.CreatedAt)
 	})
+	m.groupThreads()
 	m.sel = 0
 	if m.selID != "" {
 		for k, i := range m.view {

@@ -246,7 +246,7 @@ func (m *Model) listLines(w, h int) []string {
 		if showTarget {
 			tail += "  " + cell.Fit(describe.OneLine(r.TargetHint, 16), 16, "…")
 		}
-		mark := m.marks(r)
+		mark := m.threadMark(m.view[k], w) + m.marks(r)
 		fixed := 2 + 1 + 1 + 10 + 2 + 8 + 2 + 8 + 2
 		pw := max(w-fixed-describe.Width(tail)-describe.Width(mark), 8)
 		prompt := cell.Fit(mark+FirstLine(r.Prompt, pw+describe.Width(mark)), pw+describe.Width(mark), "…")
