@@ -358,7 +358,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	starts := &startSaying{Service: list}
 	person, role := a.hub.person()
 	m := runs.New(runs.Config{Service: a.hub.runsService(starts), Status: status, ASCII: o.ASCII || a.sessionASCII(),
-		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role})
+		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role, HubName: a.hub.hubName()})
 	for {
 		err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout})
 		// A run n started is said once the screen has given the terminal
