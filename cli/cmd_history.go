@@ -48,10 +48,10 @@ screen on them (enter shows one, read-only); --output plain prints a table,
 json one object per line with exactly
   id, status, outcome, complete, prompt, model, effort, maxCredits,
   createdAt, finishedAt, creditsUsed, billedCredits, attention,
-  creditsByAgent, cancelRequested, cancelledBy, startedBy, expired,
-  rerunOf, threadId, threadTurn
+  creditsByAgent, cancelRequested, cancelledBy, startedBy, cancelledVia,
+  startedVia, expired, rerunOf, threadId, threadTurn
 (null when unknown; cancelledBy and startedBy name who did it through a
-hub; rerunOf is {id, changed}: the run it was rerun from and the request
+hub, cancelledVia and startedVia that hub's name (hub --name); rerunOf is {id, changed}: the run it was rerun from and the request
 fields changed). status is "cancelled" when the trace says so (the
 service says failed); complete is false for a run known only in part (a
 watch left early): its figures are what was read, and the next listing of

@@ -73,7 +73,8 @@ or after 10 s. One line per login, logout, refusal and action goes to stderr.
 
 However many sessions watch a run, the hub polls it once (and the team's
 list once), archives it once, and says a cancel or pause in every viewer's
-footer with who made it. --notify-url and --notify-command tell the team's
+footer with who made it (and the run's record, with the hub's --name:
+"cancelled by alice via hub prod"). --notify-url and --notify-command tell the team's
 channel each moment of every run the hub follows, once (docs/notify.md);
 --follow-processing follows every processing run, watched or not.
 --interval is how often the hub polls a run (2s); a session's commands poll
