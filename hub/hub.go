@@ -48,10 +48,10 @@ type Action struct {
 	// Client is what the person acted through when not a screen:
 	// "mcp:claude-code" for firewatch mcp's tools ("" a screen).
 	Client string
-	What string // "cancel", "start", "pause", "resume", "live view on", "live view off"
-	Kind string // what it was done to: "run", "crawl"
-	ID   string // its id; "" when not known (a start the service refused)
-	Err  error  // the service's refusal, nil when it was done
+	What   string // "cancel", "start", "pause", "resume", "live view on", "live view off"
+	Kind   string // what it was done to: "run", "crawl"
+	ID     string // its id; "" when not known (a start the service refused)
+	Err    error  // the service's refusal, nil when it was done
 }
 
 // Of is what it was done to: "run 019a...", "a run".
