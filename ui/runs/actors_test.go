@@ -22,6 +22,7 @@ import (
 func TestDetailsActors(t *testing.T) {
 	known, unknown, live := "11111111-0000-4000-8000-000000000001", "11111111-0000-4000-8000-000000000002", "11111111-0000-4000-8000-000000000003"
 	c := 12.0
+	expires := fixedNow.Add(24 * time.Hour)
 	svc := &fixedService{
 		runs: []poller.RunInfo{
 			{ID: known, Status: "failed", CreatedAt: fixedNow, Prompt: "a", Known: &poller.Known{Outcome: "cancelled", Complete: true, StartedBy: "bob", CancelledBy: "alice via hub prod"}},
@@ -29,7 +30,9 @@ func TestDetailsActors(t *testing.T) {
 			{ID: live, Status: "processing", CreatedAt: fixedNow.Add(-2 * time.Minute), Prompt: "c"},
 		},
 		status: map[string]*poller.Status{
-			known:   {Status: "failed", CreditsUsed: &c},
+			// A full pane (model, thread, expiry, error): who is not cut.
+			known: {Status: "failed", CreditsUsed: &c, Model: "spark-2", Effort: "low", ThreadID: "51b3ab58-0000-4000-8000-000000000000", ThreadTurn: 1,
+				ExpiresAt: &expires, Error: "The run was cancelled by the user"},
 			unknown: {Status: "failed", CreditsUsed: &c},
 			live:    {Status: "processing"},
 		},
