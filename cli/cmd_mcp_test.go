@@ -695,3 +695,22 @@ func TestMCPThroughTheHub(t *testing.T) {
 		t.Errorf("history -o json:\n%s", out)
 	}
 }
+
+// A local client may not name a hub in its record: "x via hub prod" is
+// kept as the client's name, with no hub read from it.
+func TestMCPClientCannotNameAHub(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
+	mcpEnv(t, srv.URL, srv.Key)
+	cs, _ := startMCP(t, "x via hub prod", "--allow-actions")
+	id := srv.Jobs[0].ID
+	if _, msg := call(t, cs, "cancel_run", map[string]any{"run": id}, nil); msg != "" {
+		t.Fatalf("cancel_run: %s", msg)
+	}
+	var got struct {
+		CancelledBy  string `json:"cancelled_by"`
+		CancelledVia string `json:"cancelled_via"`
+	}
+	if _, msg := call(t, cs, "get_run", map[string]any{"run": id}, &got); msg != "" || got.CancelledBy != "mcp:x via-hub prod" || got.CancelledVia != "" {
+		t.Errorf("get_run: %s %+v", msg, got)
+	}
+}

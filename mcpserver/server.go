@@ -141,6 +141,9 @@ func clientName(req *mcp.CallToolRequest) string {
 		}
 	}
 	name = strings.TrimSpace(text.Sanitize(name))
+	// A local record has no hub after it: a client may not name one
+	// ("x via hub prod" would read as done through the hub prod).
+	name = strings.ReplaceAll(name, " via hub ", " via-hub ")
 	if len(name) > 64 {
 		name = name[:64]
 	}
