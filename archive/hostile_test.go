@@ -354,7 +354,7 @@ func TestMigrateToTeams(t *testing.T) {
 		ctx := context.Background()
 		ss := s.(*sqlStore)
 		db := ss.db
-		for _, stmt := range []string{`DROP TABLE fw_meta`, `DROP TABLE fw_runs`, `DROP TABLE fw_polls`, `DROP TABLE fw_snapshots`, `DROP TABLE fw_leases`, `DROP TABLE fw_budget`, `DROP TABLE fw_moments`} {
+		for _, stmt := range []string{`DROP TABLE fw_meta`, `DROP TABLE fw_runs`, `DROP TABLE fw_polls`, `DROP TABLE fw_snapshots`, `DROP TABLE fw_leases`, `DROP TABLE fw_budget`, `DROP TABLE fw_moments`, `DROP TABLE fw_crawls`} {
 			if _, err := db.Exec(stmt); err != nil {
 				t.Fatal(err)
 			}

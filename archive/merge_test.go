@@ -159,7 +159,7 @@ func TestMigrationRemovesEmptyRuns(t *testing.T) {
 			}
 			st := s.(*sqlStore)
 			// Back to version 1, as an older firewatch left it.
-			for _, stmt := range []string{`DROP TABLE fw_runs`, `DROP TABLE fw_polls`, `DROP TABLE fw_snapshots`, `DROP TABLE fw_leases`, `DROP TABLE fw_budget`, `DROP TABLE fw_moments`, `DELETE FROM fw_meta`} {
+			for _, stmt := range []string{`DROP TABLE fw_runs`, `DROP TABLE fw_polls`, `DROP TABLE fw_snapshots`, `DROP TABLE fw_leases`, `DROP TABLE fw_budget`, `DROP TABLE fw_moments`, `DROP TABLE fw_crawls`, `DELETE FROM fw_meta`} {
 				if _, err := st.db.ExecContext(ctx, stmt); err != nil {
 					t.Fatal(err)
 				}

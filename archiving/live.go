@@ -25,11 +25,15 @@ type LiveMeter struct {
 
 	n    atomic.Int64 // live requests not counted yet
 	hold atomic.Int64 // the longest 429's delay not said yet (ns)
+
+	ctx  context.Context // the meter's life (flush's writes outlive it: Stop)
+	stop context.CancelFunc
+	done chan struct{} // closed once loop returns
 }
 
 // NewLiveMeter starts the meter of service and team's live requests on
-// st, until ctx ends; nil when st keeps no budget (a nil meter counts
-// nothing).
+// st, until ctx ends or Stop; nil when st keeps no budget (a nil meter
+// counts nothing).
 func NewLiveMeter(ctx context.Context, st archive.Store, service, team string, limit Limit) *LiveMeter {
 	bs, ok := st.(archive.Budgeter)
 	if !ok {
@@ -38,19 +42,38 @@ func NewLiveMeter(ctx context.Context, st archive.Store, service, team string, l
 	if limit.N < 1 || limit.Per <= 0 {
 		limit = Limit{DefaultRateLimit, time.Minute}
 	}
-	m := &LiveMeter{st: bs, key: archive.BudgetKey{Service: service, Team: team}, limit: limit}
-	go m.loop(ctx)
+	m := &LiveMeter{st: bs, key: archive.BudgetKey{Service: service, Team: team}, limit: limit, done: make(chan struct{})}
+	m.ctx, m.stop = context.WithCancel(ctx)
+	go m.loop(m.ctx)
 	return m
+}
+
+// Stop ends the meter, writing the counts kept since the last flush
+// first, so that a watch that ends (and closes st after) loses none of
+// its requests; a nil meter, or one stopped already, does nothing more.
+func (m *LiveMeter) Stop() {
+	if m == nil {
+		return
+	}
+	m.stop()
+	<-m.done
+	m.flush(context.WithoutCancel(m.ctx))
 }
 
 // Wait counts one live request; it never waits.
 func (m *LiveMeter) Wait(context.Context) error {
+	if m == nil {
+		return nil
+	}
 	m.n.Add(1)
 	return nil
 }
 
 // RateLimited keeps a 429's delay, for the background to wait out too.
 func (m *LiveMeter) RateLimited(retryAfter time.Duration) {
+	if m == nil {
+		return
+	}
 	d := int64(max(retryAfter, m.limit.Per/time.Duration(m.limit.N)))
 	for {
 		old := m.hold.Load()
@@ -67,6 +90,7 @@ func (m *LiveMeter) flushEvery() time.Duration {
 }
 
 func (m *LiveMeter) loop(ctx context.Context) {
+	defer close(m.done)
 	t := time.NewTicker(m.flushEvery())
 	defer t.Stop()
 	for {

@@ -269,11 +269,30 @@ func (s *Listing) TokenUsage(ctx context.Context) (*poller.TokenUsage, error) {
 	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "token usage"}
 }
 
-func (s *Listing) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {
-	if s.live != nil {
-		return s.live.ActiveCrawls(ctx)
+// UsageHistory is the live service's usage by day (the team tab's
+// projection); not offered without one that gives it.
+func (s *Listing) UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	if h, ok := s.live.(interface {
+		UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error)
+	}); ok && s.live != nil {
+		return h.UsageHistory(ctx, timeRange, byKey)
 	}
-	return nil, nil
+	return nil, &poller.Error{Kind: poller.KindNotFound, Op: "usage history"}
+}
+
+// ActiveCrawls are the live service's, each kept in the archive as seen
+// (a failed write is noted, said when the screen closes).
+func (s *Listing) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {
+	if s.live == nil {
+		return nil, nil
+	}
+	list, err := s.live.ActiveCrawls(ctx)
+	if err == nil && s.st != nil {
+		if werr := SeenCrawls(ctx, s.st, s.q.Service, s.q.Team, list, time.Now()); werr != nil {
+			s.Note(werr)
+		}
+	}
+	return list, err
 }
 
 // errArchiveOnly answers the runs screen's live actions on a run the service

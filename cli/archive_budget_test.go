@@ -15,8 +15,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/text"
 )
 
 // whoFront passes every request on to the simulator, counting the 429s it
@@ -130,11 +132,20 @@ func TestArchivePassLeavesTheWatchItsShare(t *testing.T) {
 		}
 	}()
 	db := filepath.Join(t.TempDir(), "a.db")
+	began := time.Now()
 	_, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", hs.URL, "--api-key", srv.Key)
+	took := time.Since(began)
 	cancel()
 	<-watched
-	if code != 0 || !strings.Contains(errOut, "20 runs seen, 20 fetched") || !strings.Contains(errOut, "of it paced, leaving the live work its share") {
+	if code != 0 || !strings.Contains(errOut, "20 runs seen, 20 fetched") {
 		t.Fatalf("pass: exit %d\n%s", code, errOut)
+	}
+	// Paced: at half the limit (a request every 50 ms, a burst of one) its
+	// 41 requests take 39 intervals at least, however fast the machine.
+	// (Whether it waited for them is the machine's: a loaded one's pass is
+	// slower than its pace, and its report says nothing was paced.)
+	if least := 39 * 50 * time.Millisecond; took < least {
+		t.Fatalf("the pass's 41 requests took %s, less than its pace allows (%s)\n%s", took, least, errOut)
 	}
 	front.mu.Lock()
 	defer front.mu.Unlock()
@@ -223,5 +234,76 @@ func TestArchivePassStopsAskingAFailingTraceEndpoint(t *testing.T) {
 	}
 	if n := strings.Count(errOut.String(), "skipped: its trace could not be read"); n != 3 {
 		t.Errorf("%d runs said skipped, want the 3 whose trace failed\n%s", n, errOut.String())
+	}
+}
+
+// TestWatchCountsItsRequestsIntoTheBudget: a watch with an archive counts
+// its requests (live work, never waiting) into the team's budget there,
+// so that the background work beside it takes only what it leaves: after
+// a watch of a run, at a limit of 10 a minute (6 s of the budget a
+// request), the background's next request waits for the slots the watch
+// took. Without the meter the budget knows nothing of the watch and the
+// background's request goes at once.
+func TestWatchCountsItsRequestsIntoTheBudget(t *testing.T) {
+	t.Setenv("FIREWATCH_RATE_LIMIT", "10/1m")
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
+	waitSimFinished(t, srv)
+	db := filepath.Join(t.TempDir(), "a.db")
+	before := srv.Stats().Requests
+	if _, errOut, code := run(t, context.Background(), "watch", srv.Jobs[0].ID, "-o", "plain", "--interval", "100ms", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key); code != 0 {
+		t.Fatalf("watch: exit %d\n%s", code, errOut)
+	}
+	asked := srv.Stats().Requests - before
+	if asked < 2 {
+		t.Fatalf("the watch asked %d requests, want at least its lookup and a poll", asked)
+	}
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	wait, err := st.(archive.Budgeter).Pace(context.Background(), archive.BudgetKey{Service: srv.URL, Team: archive.TeamOf(srv.Key)}, time.Millisecond, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Two slots of 6 s at least (its lookup and a poll), the watch ended
+	// a moment ago: a second of the 12 s for a loaded machine.
+	if want := 11 * time.Second; wait < want {
+		t.Fatalf("the background's next request waits %s after a watch's %d requests, want at least %s", wait, asked, want)
+	}
+}
+
+// TestRunsScreenCountsItsListIntoTheBudget: the runs screen's list,
+// asked with an archive, is live work counted into the team's budget
+// (one request at 10 a minute: 6 s of it) once the screen closes its
+// archive.
+func TestRunsScreenCountsItsListIntoTheBudget(t *testing.T) {
+	t.Setenv("FIREWATCH_RATE_LIMIT", "10/1m")
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}})
+	db := filepath.Join(t.TempDir(), "a.db")
+	t.Setenv("FIREWATCH_ARCHIVE", db)
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key, Retry: &poller.Retry{Tries: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets := text.NewSecrets()
+	a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
+	svc := service{baseURL: srv.URL, key: srv.Key}
+	list, _, closeArchive := a.runsWithArchive(context.Background(), c, svc)
+	if _, err := list.Runs(context.Background(), time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	closeArchive()
+	st, err := archive.Open(context.Background(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	wait, err := st.(archive.Budgeter).Pace(context.Background(), archive.BudgetKey{Service: srv.URL, Team: archive.TeamOf(srv.Key)}, time.Millisecond, 1, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := 5 * time.Second; wait < want {
+		t.Fatalf("the background's next request waits %s after the runs screen's list, want at least %s", wait, want)
 	}
 }

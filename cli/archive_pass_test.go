@@ -266,7 +266,7 @@ func TestRunsScreenCompletesHeldRuns(t *testing.T) {
 	quiet := c.WithRetry(poller.Retry{Tries: 1})
 	secrets := text.NewSecrets()
 	a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
-	list, _, closeArchive := a.runsWithArchive(context.Background(), quiet, quiet, service{baseURL: srv.URL})
+	list, _, closeArchive := a.runsWithArchive(context.Background(), quiet, service{baseURL: srv.URL})
 	defer closeArchive()
 	if _, err := list.Runs(context.Background(), time.Time{}); err != nil {
 		t.Fatal(err)

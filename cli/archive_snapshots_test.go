@@ -120,7 +120,7 @@ func TestRunsScreenListsArchivedWhenTheServiceListsNone(t *testing.T) {
 	}
 	secrets := text.NewSecrets()
 	a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
-	list, _, closeArchive := a.runsWithArchive(context.Background(), c, nil, service{baseURL: gone.URL})
+	list, _, closeArchive := a.runsWithArchive(context.Background(), c, service{baseURL: gone.URL})
 	defer closeArchive()
 	page, err := list.Runs(context.Background(), time.Time{})
 	if err != nil || len(page.Runs) != 1 || page.Runs[0].ID != id || !page.Runs[0].Archived {

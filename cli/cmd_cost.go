@@ -2,6 +2,7 @@ package cli
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"math"
 	"math/bits"
@@ -26,6 +27,7 @@ type costOptions struct {
 	Since       string
 	By          string
 	AllServices bool
+	Team        bool
 }
 
 var costBys = []string{"day", "week", "model", "label", "prompt", "thread"}
@@ -49,12 +51,29 @@ unknownCredits: known only in part, or their trace expired before it was
 read), never guessed. creditsUsed is billedCredits + failedCredits +
 unknownCredits, and the totals are the exact sums of the buckets.
 
+The archived crawls of the same time are counted apart (crawls).
+
+--team asks the service for the team's usage and puts it beside the
+archive's: the billing period's credits used of the plan, split into the
+agent runs (billed, from the archive) and the crawls (from the archive),
+which are exact, and the rest of the team's usage (the service's total
+minus them: scrapes, searches, extracts, maps, runs not archived); usage
+by day, per API key by month (names only) and the last 24 hours by
+endpoint, the service's; and when the plan's credits run out at the last
+7 days' rate. A part the service does not offer (404, 501) or sends
+unusable is named under "Not learned" and the rest is shown (exit 0); one
+that fails otherwise is named too (exit 1).
+
 JSON: {by, buckets: [{key, runs, creditsUsed, billedCredits, failedRuns,
 failedCredits, unknownRuns, unknownCredits}], total: {runs, creditsUsed,
-billedCredits, failedRuns, failedCredits, unknownRuns, unknownCredits}}.`,
+billedCredits, failedRuns, failedCredits, unknownRuns, unknownCredits},
+crawls: {crawls, creditsUsed, unfinished}, team (with --team): {period,
+parts: {agentRuns, crawls, rest, restWhy, total}, projection, byDay, byKey,
+activity, unavailable}}.`,
 		Example: `  firewatch cost
   firewatch cost --since 90d --by week
-  firewatch cost --by model -o json | jq .total`,
+  firewatch cost --by model -o json | jq .total
+  firewatch cost --team`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.cost(cmd, o, co)) },
 	}
@@ -62,6 +81,7 @@ billedCredits, failedRuns, failedCredits, unknownRuns, unknownCredits}}.`,
 	f.StringVar(&co.Since, "since", "30d", "runs created since this age or date (30d, 12w, 36h, 2026-11-01)")
 	f.StringVar(&co.By, "by", "day", "the buckets: "+strings.Join(costBys, ", "))
 	f.BoolVar(&co.AllServices, "all-services", false, "runs of every service, not only the current one")
+	f.BoolVar(&co.Team, "team", false, "ask the service for the team's usage too and split it: agent runs and crawls (the archive's, exact) and the rest (the service's total minus them)")
 	o.register(cmd, flagsConnection|flagsOutput)
 	return cmd
 }
@@ -87,6 +107,11 @@ type costReport struct {
 	By      string       `json:"by"`
 	Buckets []costBucket `json:"buckets"`
 	Total   costTotal    `json:"total"`
+	// Crawls are the archived crawls of the same time (their credits are
+	// not in the runs' buckets).
+	Crawls teamCrawls `json:"crawls"`
+	// Team is cost --team's ledger: the service's figures.
+	Team *teamLedger `json:"team,omitempty"`
 }
 
 const micro = 1e6
@@ -216,14 +241,49 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		return archiveErr(err)
 	}
 	rep := buildCost(by, list, time.Now())
+	crawls, err := crawlsOf(ctx, st, q)
+	if err != nil {
+		return err
+	}
+	for _, c := range crawls {
+		rep.Crawls.Crawls++
+		rep.Crawls.CreditsUsed += float64(microOf(c.CreditsUsed)) / micro
+		if !archive.CrawlEnded(c.Status) {
+			rep.Crawls.Unfinished++
+		}
+	}
+	var teamFailed error
+	if co.Team {
+		c, svc, err := a.connect(o)
+		if err != nil {
+			return err
+		}
+		t, err := buildTeam(ctx, c, st, svc.baseURL, a.secrets, time.Now())
+		if err != nil {
+			return err
+		}
+		rep.Team = t
+		if len(t.failed) > 0 {
+			// What came is shown; the parts that did not are named, exit 1.
+			teamFailed = &failure{errors.Join(t.failed...)}
+		}
+	}
 	if o.Output == OutputJSON {
 		b, err := json.Marshal(rep)
 		if err != nil {
 			return err
 		}
 		b, _ = a.secrets.RedactJSON(b)
-		_, err = a.print.Write(append(escapeForTerminal(b), '\n'))
-		return err
+		if _, err = a.print.Write(append(escapeForTerminal(b), '\n')); err != nil {
+			return err
+		}
+		return teamFailed
+	}
+	if rep.Team != nil {
+		if err := writeTeamPlain(a.print, rep.Team, time.Now()); err != nil {
+			return err
+		}
+		return teamFailed
 	}
 	termOut, width := isTerminal(a.stdout)
 	var most float64
@@ -255,5 +315,12 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 	t := rep.Total
 	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t\n", t.Runs, fmtNum(t.CreditsUsed), fmtNum(t.BilledCredits), t.FailedRuns, fmtNum(t.FailedCredits),
 		t.UnknownRuns, fmtNum(t.UnknownCredits))
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if c := rep.Crawls; c.Crawls > 0 {
+		_, err := fmt.Fprintf(a.print, "crawls: %s, %s (not in the runs' figures)\n", plural(c.Crawls, "crawl", "crawls"), text.Credits(c.CreditsUsed))
+		return err
+	}
+	return nil
 }

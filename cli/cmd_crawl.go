@@ -29,6 +29,8 @@ import (
 // crawlOptions are crawl's flags.
 type crawlOptions struct {
 	interactOptions
+	// keep is the archive the crawl is kept in (nil: none, the demo's).
+	keep              *crawlArchive
 	Prompt            string
 	Limit             int
 	IncludePaths      []string
@@ -282,6 +284,8 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 		}
 	}
 	id, crawlURL := strings.ToLower(arg), ""
+	o.keep = a.keepCrawls(ctx, svc, nil)
+	defer o.keep.close()
 	if !isID {
 		s, err := c.StartCrawl(ctx, req)
 		if err != nil {
@@ -291,6 +295,7 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 		// stdout.
 		id, crawlURL = s.ID, req.URL
 		a.started("crawl", id, debug)
+		o.keep.started(id, crawlURL)
 		if o.Detach {
 			// A failed write is exit 8 (a.print); the id is on stderr.
 			_, err := fmt.Fprintln(a.print, id)
@@ -341,7 +346,7 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 	if err != nil {
 		return err
 	}
-	ws, _, _, err := a.notifyCrawl(c, &o.Notify, crawlURL, nil, svc)
+	ws, _, _, err := a.notifyCrawl(o.keep.watch(c, crawlURL), &o.Notify, crawlURL, nil, svc)
 	if err != nil {
 		return err
 	}
@@ -378,7 +383,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 			}
 		}
 	}
-	ws, alerts, notified, err := a.notifyCrawl(c, &o.Notify, crawlURL, say, svc)
+	ws, alerts, notified, err := a.notifyCrawl(o.keep.watch(c, crawlURL), &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return err
 	}
@@ -473,7 +478,9 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	if err != nil {
 		return false, err
 	}
-	cs, alerts, notified, err := a.notifyCrawl(a.hub.crawlService(c), &o.Notify, crawlURL, say, svc)
+	keep := a.keepCrawls(ctx, svc, say)
+	defer keep.close()
+	cs, alerts, notified, err := a.notifyCrawl(keep.watch(a.hub.crawlService(c), crawlURL), &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return false, err
 	}

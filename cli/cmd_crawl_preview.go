@@ -169,15 +169,18 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 		return a.startFailed(ctx, "crawl", "firewatch team", err, debug)
 	}
 	a.started("crawl", s.ID, debug)
-	if !screen {
-		fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
-		return nil
-	}
 	svc, err := a.service(o.APIURL, o.APIKey)
 	if err != nil {
 		return err
 	}
-	co := &crawlOptions{Interval: 2 * time.Second}
+	keep := a.keepCrawls(ctx, svc, nil)
+	defer keep.close()
+	keep.started(s.ID, req.URL)
+	if !screen {
+		fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
+		return nil
+	}
+	co := &crawlOptions{Interval: 2 * time.Second, keep: keep}
 	co.Output, co.NoColor, co.ASCII = OutputTUI, o.NoColor, o.ASCII
 	return a.watchCrawl(ctx, svc, co, s.ID, req.URL, debug)
 }

@@ -28,10 +28,10 @@ import (
 // firewatch history: the archived runs.
 
 type historyOptions struct {
-	Since, Status, Grep string
-	Limit               int
-	AllServices         bool
-	Thread, Reruns      string // --thread, --reruns: a lineage, in order
+	Since, Status, Grep, Kind string
+	Limit                     int
+	AllServices               bool
+	Thread, Reruns            string // --thread, --reruns: a lineage, in order
 }
 
 var historyStatuses = []string{"all", "processing", "completed", "failed", "cancelled"}
@@ -63,6 +63,13 @@ the outcome is not known. expired: the service no longer has the run.
 its runs'), --reruns JOB_ID the run and its reruns (and theirs) in the
 order they started, as a table (TURN, CHANGED) or JSON lines.
 
+--kind crawl lists the archived crawls instead (a table, or with -o json
+one object per line with exactly
+  kind ("crawl"), id, url, status, pages, total, creditsUsed, createdAt,
+  endedAt, startedBy
+createdAt is when firewatch first saw the crawl: the service's status
+gives no creation time).
+
 Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 		Example: `  firewatch history --since 7d
   firewatch history -o json --status failed | jq -r .id
@@ -78,6 +85,7 @@ Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 	f.BoolVar(&ho.AllServices, "all-services", false, "runs of every service, not only the current one")
 	f.StringVar(&ho.Thread, "thread", "", "only the turns of this thread (a thread id, or the id of one of its runs), in order")
 	f.StringVar(&ho.Reruns, "reruns", "", "only this run and its reruns, in the order they started")
+	f.StringVar(&ho.Kind, "kind", "run", "what to list: run, or crawl (the crawls firewatch started, watched or saw active; a table or JSON lines)")
 	o.register(cmd, flagsConnection|flagsOutput)
 	return cmd
 }
@@ -187,9 +195,21 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	if err != nil {
 		return err
 	}
+	kind, err := checkKind(ho.Kind)
+	if err != nil {
+		return err
+	}
 	ctx := cmd.Context()
 	if ho.Thread != "" || ho.Reruns != "" {
 		return a.historyLineage(ctx, o, ho, q)
+	}
+	if kind == "crawl" {
+		st, err := a.openArchive(ctx, needArchive, nil)
+		if err != nil {
+			return err
+		}
+		defer st.Close()
+		return a.historyCrawls(ctx, o, st, q, time.Now())
 	}
 	termOut, _ := isTerminal(a.stdout)
 	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut && a.onTerminal()) {
@@ -388,14 +408,19 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 }
 
 // runsWithArchive is the runs screen's service: the live one, followed by
-// the archive's runs when there is an archive (not for the demo); c, when
-// set, completes in the background the runs it holds in part. Outside a
+// the archive's runs when there is an archive (not for the demo), asked
+// with c, which also completes in the background the runs it holds in
+// part. Outside a
 // hub (whose one list is shared already: hubList), the newest page is
 // asked through the team's list lease (list, nil without an archive): one
 // runs screen on the archive asks the service, the others read what it
 // stored; the screen gives the lease up while it is not shown.
-func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.Client, svc service) (_ runs.Service, list *archiving.TeamList, closer func()) {
+func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service) (_ runs.Service, list *archiving.TeamList, closer func()) {
 	baseURL := svc.baseURL
+	live := runs.Service(c)
+	if a.hub.shares() {
+		live = a.hub.follows.list.over(c) // the hub's one list
+	}
 	if _, err := a.archiveDSN(); err != nil {
 		return live, nil, func() {} // no archive to name: the live runs alone
 	}
@@ -408,15 +433,20 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.
 	if st == nil {
 		return live, nil, func() {} // off
 	}
-	if c != nil && !a.hub.shares() {
-		list = archiving.NewTeamList(live, st, a.secrets, baseURL, archive.TeamOf(svc.key), archive.NewHolder("runs"), runs.DefaultInterval, nil)
+	stopMeter := func() {}
+	if !a.hub.shares() {
+		// The screen's requests (its list, a start, a cancel) are live
+		// work, counted into the team's budget; a hub meters its own.
+		var metered *poller.Client
+		metered, stopMeter = a.meterLive(ctx, c, svc, st)
+		list = archiving.NewTeamList(runs.Service(metered), st, a.secrets, baseURL, archive.TeamOf(svc.key), archive.NewHolder("runs"), runs.DefaultInterval, nil)
 		live = list
 	}
 	s := archiving.NewListing(live, st, archive.Query{Service: baseURL})
 	switch bg := a.hub.completions(); {
 	case bg != nil:
 		s.UseBackground(bg) // the hub's: each run completed once for every session
-	case c != nil:
+	default:
 		// Background work: paced by the team's budget, as a pass is.
 		team := archive.TeamOf(svc.key)
 		paced := c.WithPacer(archiving.NewBudget(st, baseURL, team, rateLimit(), nil))
@@ -426,6 +456,7 @@ func (a *app) runsWithArchive(ctx context.Context, live runs.Service, c *poller.
 	return s, list, func() {
 		failed := s.Stop()
 		list.Release(ctx)
+		stopMeter()
 		st.Close()
 		if failed != "" {
 			fmt.Fprintf(a.stderr, "firewatch: the archive could not record everything: %s\n", a.secrets.Redact(failed))

@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -99,11 +101,43 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 		fmt.Fprintln(a.stderr, "firewatch mcp: --allow-actions without --budget: start_run refuses every start (cancel_run is offered)")
 	}
 	s := mcpserver.New(cfg)
-	err = s.Run(ctx, mcpserver.Transport(a.stdin, a.stdout))
-	if ctx.Err() != nil {
+	out := &firstWriteError{w: a.stdout}
+	err = s.Run(ctx, mcpserver.Transport(a.stdin, out))
+	werr := out.first()
+	if werr != nil && !errors.Is(werr, syscall.EPIPE) {
+		// stdout is the protocol: a full disk or a broken descriptor ends
+		// the server with exit 8, as every command's stdout does.
+		return &outputError{name: "stdout", err: werr}
+	}
+	if ctx.Err() != nil || werr != nil {
 		return nil // the client went away, or an interrupt: a server's usual end
 	}
 	return err
+}
+
+// firstWriteError is a writer that keeps its first failure.
+type firstWriteError struct {
+	w   io.Writer
+	mu  sync.Mutex
+	err error
+}
+
+func (f *firstWriteError) Write(p []byte) (int, error) {
+	n, err := f.w.Write(p)
+	if err != nil {
+		f.mu.Lock()
+		if f.err == nil {
+			f.err = err
+		}
+		f.mu.Unlock()
+	}
+	return n, err
+}
+
+func (f *firstWriteError) first() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.err
 }
 
 // mcpBackend is the server's Backend: this app's key, service, archive

@@ -349,11 +349,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
 	quiet := c.WithRetry(poller.Retry{Tries: 1})
-	live := runs.Service(quiet)
-	if a.hub.shares() {
-		live = a.hub.follows.list.over(quiet) // the hub's one list
-	}
-	list, teamList, closeArchive := a.runsWithArchive(ctx, live, quiet, svc)
+	list, teamList, closeArchive := a.runsWithArchive(ctx, quiet, svc)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
 	person, role := a.hub.person()

@@ -18,8 +18,9 @@ import (
 // serve options.
 type serveOptions struct {
 	sim.Options
-	Scenarios []string
-	StartLog  string // --start-log: every POST /v2/agent body, one JSON line each
+	Scenarios  []string
+	StartLog   string // --start-log: every POST /v2/agent body, one JSON line each
+	selfHosted bool
 }
 
 func (a *app) serveCommand() *cobra.Command {
@@ -49,7 +50,7 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	seedFlag(f, &so.Seed, "runs")
 	f.StringVar(&so.Key, "key", "", "the API key to accept (default: a random fc- key)")
 	f.IntVar(&so.Events, "events", sim.DefaultEvents, "events of the large scenario")
-	f.IntVar(&so.History, "history", 0, "also host this many finished runs in the team's list, 20 a page (40+ make several pages)")
+	f.IntVar(&so.History, "history", 0, "also host this many finished runs in the team's list, 20 a page (40+ make several pages), and 62 days of the team's other usage (scrapes, searches, extracts, maps) by a few named API keys")
 	f.IntVar(&so.MaxCredits, "max-credits", sim.DefaultMaxCredits, "credit cap of the credit-limit scenario")
 	f.IntVar(&so.RateLimit, "rate-limit", sim.DefaultRateLimit, "requests a minute per key before 429 (-1: no limit)")
 	f.IntVar(&so.Scrapes, "scrapes", 1, "ready-made scrape jobs to interact with (0: none)")
@@ -57,6 +58,9 @@ stderr. The key is the simulator's own, not yours. The runs start at once.`,
 	f.DurationVar(&so.Retention, "retention", sim.DefaultRetention, "how long a run is kept: after it its trace, status and snapshots answer 404 and the list leaves it out")
 	f.BoolVar(&so.RetryAfterHeader, "retry-after", false, "send a Retry-After header with 429s (the real service usually does not)")
 	f.StringArrayVar(&so.CrawlFaults, "crawl-fault", nil, "make crawls misbehave as real deployments have (repeat for several): "+strings.Join(sim.CrawlFaults(), ", "))
+	f.StringArrayVar(&so.TeamOff, "team-off", nil, "answer a team endpoint as a self-hosted service lacking it does (activity 501, the others 404; repeat for several): "+strings.Join(sim.TeamEndpoints(), ", "))
+	f.BoolVar(&so.selfHosted, "self-hosted", false, "like a self-hosted service: --team-off historical, activity and queue-status")
+	f.StringArrayVar(&so.TeamFaults, "team-fault", nil, "make the team endpoints answer badly (repeat for several): "+strings.Join(sim.TeamFaults(), ", "))
 	f.IntVar(&so.CrawlMarkdownBytes, "crawl-markdown-bytes", 0, "pad each crawled page's markdown to about this many bytes (with --crawl-fault unbounded-pages, 700000 makes a status answer of 100 pages larger than firewatch reads)")
 	f.StringVar(&so.StartLog, "start-log", "", "append every POST /v2/agent body (and its answer's status and id) to `FILE`, one JSON line each")
 	f.BoolVar(&so.NoThreads, "no-threads", false, "refuse follow-ups (a start with threadId) with 503 threads_disabled")
@@ -95,6 +99,19 @@ func (a *app) serve(cmd *cobra.Command, so *serveOptions) error {
 		if !slices.Contains(sim.CrawlFaults(), f) {
 			return badUsage("--crawl-fault %q: it must be one of %s", f, strings.Join(sim.CrawlFaults(), ", "))
 		}
+	}
+	for _, n := range so.TeamOff {
+		if !slices.Contains(sim.TeamEndpoints(), n) {
+			return badUsage("--team-off %q: it must be one of %s", n, strings.Join(sim.TeamEndpoints(), ", "))
+		}
+	}
+	for _, n := range so.TeamFaults {
+		if !slices.Contains(sim.TeamFaults(), n) {
+			return badUsage("--team-fault %q: it must be one of %s", n, strings.Join(sim.TeamFaults(), ", "))
+		}
+	}
+	if so.selfHosted {
+		so.TeamOff = append(so.TeamOff, sim.TeamHistorical, sim.TeamActivity, sim.TeamQueueStatus)
 	}
 	if so.CrawlMarkdownBytes < 0 || so.CrawlMarkdownBytes > 64<<20 {
 		return badUsage("--crawl-markdown-bytes %d: it must be from 0 to %d", so.CrawlMarkdownBytes, 64<<20)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/firewatch/firewatch/archiving"
 	"strings"
 	"time"
 
@@ -115,6 +116,16 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	ctx := cmd.Context()
 	t := fetchTeam(ctx, a, c)
 	t.Leases = a.readLeases(ctx, svc.baseURL)
+	if t.CrawlsErr == nil && len(t.Crawls) > 0 {
+		// The crawls seen are kept, as a watch keeps its crawl.
+		keep := a.keepCrawls(ctx, svc, nil)
+		if keep != nil {
+			if err := archiving.SeenCrawls(ctx, keep.st, keep.service, keep.team, t.Crawls, time.Now()); err != nil {
+				fmt.Fprintf(a.stderr, "firewatch: the crawls are not archived: %v\n", err)
+			}
+			keep.close()
+		}
+	}
 	failed := t.failed()
 	if len(failed) == 3 || ctx.Err() != nil {
 		// Nothing to show (the key refused, no network, interrupted): the

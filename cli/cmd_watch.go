@@ -133,6 +133,13 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		return aw
 	}
 	defer func() { closeArchive(sinkNow(), w) }()
+	if aw != nil && !lo.private {
+		// Its requests are live work, counted into the team's budget (the
+		// last counts written before the sink closes the store).
+		var stop func()
+		client, stop = a.meterLive(ctx, client, svc, aw.Store())
+		defer stop()
+	}
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive
 	// The service said this key may see the run (or this process started

@@ -2,10 +2,12 @@ package cli
 
 import (
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -74,6 +76,7 @@ func TestEveryCommandOnAFullDisk(t *testing.T) {
 		"firewatch rerun":                 {{"rerun", job, "--max-credits", "100", "--effort", "low", "--detach"}, {"rerun", job, "--max-credits", "100", "--dry-run"}},
 		"firewatch follow-up":             {{"follow-up", job, "and the free tiers?", "--detach"}},
 		"firewatch team":                  {{"team"}, {"team", "-o", "json"}},
+		"firewatch mcp":                   {{"mcp"}},
 		"firewatch help":                  {{"help"}, {"help", "runs"}},
 		"firewatch completion":            {{"completion"}},
 		"firewatch completion bash":       {{"completion", "bash"}},
@@ -118,7 +121,19 @@ func TestEveryCommandOnAFullDisk(t *testing.T) {
 				var errOut strings.Builder
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
-				code := execute(ctx, args, strings.NewReader(""), full, &errOut, poller.Retry{})
+				var in io.Reader = strings.NewReader("")
+				if path == "firewatch mcp" {
+					// A server writes once asked, and its client stays:
+					// stdin open until the test ends (bounded by ctx).
+					pr, pw := io.Pipe()
+					defer pw.Close()
+					go pw.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}` + "\n"))
+					in = pr
+					var stop context.CancelFunc
+					ctx, stop = context.WithTimeout(ctx, 20*time.Second)
+					defer stop()
+				}
+				code := execute(ctx, args, in, full, &errOut, poller.Retry{})
 				if code != ExitOutput {
 					t.Errorf("exit %d, want %d\n%s", code, ExitOutput, errOut.String())
 				}

@@ -42,7 +42,7 @@ var hubFlags = map[string]hubFlagRule{
 	"no-color": hubFlagOK, "ascii": hubFlagOK, "heartbeat": hubFlagOK,
 	"stall": hubFlagOK, "max-credits": hubFlagOK, "timeout": hubFlagOK, "tail": hubFlagOK,
 	"live-view": hubFlagOK, "latest": hubFlagOK, "interval": hubFlagSlow,
-	"status": hubFlagOK, "limit": hubFlagOK, "since": hubFlagOK, "grep": hubFlagOK,
+	"status": hubFlagOK, "limit": hubFlagOK, "since": hubFlagOK, "grep": hubFlagOK, "kind": hubFlagOK,
 	"thread": hubFlagOK, "reruns": hubFlagOK,
 	"summary": hubFlagStdout, "result": hubFlagStdout, "file": hubFlagStdout,
 	"allow-actions": hubFlagOK, "budget": hubFlagOK,

@@ -79,7 +79,7 @@ func TestHubSessionsCompleteEachRunOnce(t *testing.T) {
 	for range sessions {
 		a := session()
 		quiet := h.list.c
-		list, _, closeArchive := a.runsWithArchive(context.Background(), h.list.over(quiet), quiet, svc)
+		list, _, closeArchive := a.runsWithArchive(context.Background(), quiet, svc)
 		closers = append(closers, closeArchive)
 		wg.Add(1)
 		go func() {

@@ -81,6 +81,12 @@ func (h *hubSession) hubName() string {
 	return h.name
 }
 
+// personName is the session's person's name ("" outside a hub).
+func (h *hubSession) personName() string {
+	name, _ := h.person()
+	return name
+}
+
 // terminal is the session's terminal, nil outside a hub or without one.
 func (h *hubSession) terminal() *remote.Terminal {
 	if h == nil {

@@ -370,6 +370,10 @@ func classify(op string, status int, msg string) Kind {
 		return KindBadRequest
 	case status == 429:
 		return KindRateLimited
+	case status == 501:
+		// Not Implemented: a deployment without the endpoint (a
+		// self-hosted service's activity); asking again will not help.
+		return KindBadRequest
 	case status >= 500:
 		return KindServer
 	case status >= 400:

@@ -131,7 +131,7 @@ func (s *Server) addHistory() {
 		if sc == ScenarioRefused {
 			info.prompt, info.urls = refusedPrompt, []string{"https://northwind-traders.example/team"}
 		}
-		r := &run{s: s, id: id, scenario: sc, info: info, changed: make(chan struct{}), createdAt: s.base.Add(at), b: b}
+		r := &run{s: s, id: id, scenario: sc, info: info, changed: make(chan struct{}), createdAt: s.base.Add(at), b: b, key: k % len(KeyNames)}
 		r.meta = &runMeta{
 			origin:      historyOrigins[k%len(historyOrigins)],
 			integration: historyIntegrations[k%len(historyIntegrations)],

@@ -342,10 +342,5 @@ func (s *Server) startRun(w http.ResponseWriter, q startReq) (*run, bool) {
 
 // remainingTokens is the team's token balance now.
 func (s *Server) remainingTokens() int {
-	now := s.simNow()
-	used := 0
-	for _, r := range s.allRuns() {
-		used += r.credits(r.v.Load(), now)
-	}
-	return planTokens - 15*used
+	return planTokens - 15*s.periodUsed()
 }

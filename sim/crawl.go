@@ -78,6 +78,7 @@ type crawlJob struct {
 	robots    []crawlPage
 	formats   []string
 	mainOnly  bool
+	active    bool // one of the team's active crawls, started with the server
 
 	mu          sync.Mutex
 	cancelledAt time.Duration // -1: not cancelled
@@ -123,7 +124,7 @@ func (s *Server) initCrawlsLocked() {
 	}
 	for _, c := range active.Crawls {
 		j := &crawlJob{id: c.ID, url: c.URL, createdAt: s.base, formats: []string{"markdown", "links"}, mainOnly: true,
-			cancelledAt: -1, changed: make(chan struct{})}
+			cancelledAt: -1, changed: make(chan struct{}), active: true}
 		j.plan(s.crawlPages(), 3*time.Second, max(c.Options.Limit, 1), -1, nil, nil)
 		st.jobs[c.ID] = j
 	}
@@ -460,6 +461,9 @@ func (s *Server) crawlAt(j *crawlJob) crawlState {
 	j.mu.Unlock()
 	st := crawlState{status: "scraping"}
 	end := now
+	if j.active && s.o.StillCrawls {
+		end = -1 // no page settles
+	}
 	if cancelled >= 0 && cancelled < end {
 		end = cancelled
 	}

@@ -22,8 +22,15 @@
 //	GET    /agent[?before=<unix ms>]               every hosted run (scenario jobs, Options.History finished runs,
 //	                                               started runs), newest first, 20 a page, next URL (agentlist.go)
 //	POST   /agent                                  starts a run: validation, prompt → scenario, maxCredits (agentstart.go)
-//	GET    /team/token-usage                       remainingTokens = planTokens − 15 × credits used by all runs so far
+//	GET    /team/token-usage                       remainingTokens = planTokens − 15 × the credits used in the period
 //	                                               (404 "Could not find token usage information" with Options.NoTokenUsage)
+//	GET    /team/credit-usage                      {remainingCredits, planCredits, billingPeriodStart, billingPeriodEnd}
+//	GET    /team/credit-usage/historical           ?timeRange=day|week|month (hourly or daily bins) or ?byApiKey=true
+//	                                               (monthly rows per key name; 400 with timeRange too)
+//	GET    /team/queue-status                      {jobsInQueue, activeJobsInQueue, waitingJobsInQueue, maxConcurrency, mostRecentSuccess}
+//	GET    /team/activity                          the last 24 hours, newest first, ?endpoint= ?limit=1..100 ?cursor=
+//	GET    /concurrency-check                      {concurrency, maxConcurrency}
+//	                                               (all from one ledger, team.go; Options.TeamOff, Options.TeamFaults)
 //	GET    /crawl/active                           four realistic crawls with scrapeOptions (string and object formats, actions, location, v1 leftovers)
 //
 //	POST   /scrape                                 a scrape: data{markdown,html,rawHtml,links,summary,images,json,

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
+	"slices"
 	"time"
 )
 
@@ -39,6 +40,17 @@ type Options struct {
 	// does for a team without usage information: 404 {"success":false,
 	// "error":"Could not find token usage information"}.
 	NoTokenUsage bool
+	// StillCrawls stands the team's active crawls (GET /v2/crawl/active)
+	// at their start: no page settles and they use no credits, so that a
+	// test reading the team's balance on the real clock sees it stand
+	// still.
+	StillCrawls bool
+	// TeamOff switches team endpoints off as a self-hosted service lacks
+	// them (TeamEndpoints: activity answers 501, the others 404).
+	TeamOff []string
+	// TeamFaults make the team endpoints answer badly (TeamFaults:
+	// legacy field names, hostile key names, absurd numbers).
+	TeamFaults []string
 	// Scrapes is the number of ready-made scrape jobs (Server.ScrapeIDs)
 	// to interact with; 0 → 1, < 0 → none.
 	Scrapes int
@@ -193,6 +205,16 @@ func (o Options) withDefaults() (Options, error) {
 	}
 	if err := checkCrawlFaults(o.CrawlFaults); err != nil {
 		return o, err
+	}
+	for _, n := range o.TeamOff {
+		if !slices.Contains(TeamEndpoints(), n) {
+			return o, fmt.Errorf("sim: unknown team endpoint %q (known: %v)", n, TeamEndpoints())
+		}
+	}
+	for _, n := range o.TeamFaults {
+		if !slices.Contains(TeamFaults(), n) {
+			return o, fmt.Errorf("sim: unknown team fault %q (known: %v)", n, TeamFaults())
+		}
 	}
 	return o, nil
 }

@@ -46,6 +46,8 @@ type Server struct {
 	mux     *http.ServeMux // newMux
 	// crawlJobs are the crawls of crawl.go.
 	crawlJobs crawlStore
+	// other is the other endpoints' usage of Options.History (team.go).
+	other []otherUsage
 
 	// runsMu guards runs and byIdx once Start has returned: POST
 	// /v2/agent adds runs (agentlist.go).
@@ -94,6 +96,7 @@ type run struct {
 	meta      *runMeta   // what the list says besides jobInfo; nil: an API run with default settings
 	thread    *thread    // its thread (threads.go), made on first use; guarded by s.runsMu
 	turn      int        // its turn in thread, from 1
+	key       int        // its API key, an index of KeyNames (team.go)
 }
 
 // viewState is derived once per view: the outcome.
@@ -148,6 +151,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		s.Jobs = append(s.Jobs, Job{ID: id, Scenario: sc})
 	}
 	s.addHistory()
+	s.initOther()
 	s.crawls = activeCrawls(o.Seed)
 	s.initScrapes()
 	s.mux = s.newMux()
@@ -629,8 +633,23 @@ func (s *Server) routes() []route {
 				writeJSON(w, http.StatusNotFound, errBody(msgNoTokenUsage))
 				return
 			}
-			writeJSON(w, http.StatusOK, s.tokenUsage())
+			if !s.teamOff(w, TeamTokenUsage) {
+				writeJSON(w, http.StatusOK, s.tokenUsage())
+			}
 		}},
+		{"GET", "/v2/team/credit-usage", "GET credit-usage", false, func(w *respWriter, req *http.Request) {
+			if s.o.NoTokenUsage {
+				writeJSON(w, http.StatusNotFound, errBody(msgNoTokenUsage))
+				return
+			}
+			if !s.teamOff(w, TeamCreditUsage) {
+				writeJSON(w, http.StatusOK, s.creditUsage())
+			}
+		}},
+		{"GET", "/v2/team/credit-usage/historical", "GET credit-historical", false, s.teamRoute(TeamHistorical, s.serveHistorical)},
+		{"GET", "/v2/team/queue-status", "GET queue-status", false, s.teamRoute(TeamQueueStatus, s.serveQueueStatus)},
+		{"GET", "/v2/team/activity", "GET team-activity", false, s.teamRoute(TeamActivity, s.serveActivity)},
+		{"GET", "/v2/concurrency-check", "GET concurrency-check", false, s.serveConcurrency},
 		{"GET", "/v2/crawl/active", "GET crawl-active", false, func(w *respWriter, req *http.Request) { writeJSON(w, http.StatusOK, s.crawls) }},
 		{"POST", "/v2/crawl/params-preview", "POST params-preview", false, func(w *respWriter, req *http.Request) { s.serveParamsPreview(w, req) }},
 		{"POST", "/v2/crawl", "POST crawl", false, func(w *respWriter, req *http.Request) { s.serveStartCrawl(w, req) }},
@@ -1020,16 +1039,6 @@ func (s *Server) cancel(w http.ResponseWriter, r *run) {
 }
 
 const planTokens = 1_500_000
-
-func (s *Server) tokenUsage() []byte {
-	start := time.Date(s.base.Year(), s.base.Month(), 1, 0, 0, 0, 0, time.UTC)
-	return jsonOf(obj{"success", true, "data", obj{
-		"remainingTokens", s.remainingTokens(),
-		"planTokens", planTokens,
-		"billingPeriodStart", start.Format(isoMillis),
-		"billingPeriodEnd", start.AddDate(0, 1, 0).Format(isoMillis),
-	}})
-}
 
 func activeCrawls(seed int64) []byte {
 	r := newRNG(seed, -1, streamIDs)

@@ -119,6 +119,7 @@ type Model struct {
 	// team tab
 	tab        int
 	usage      *poller.TokenUsage
+	history    *poller.UsageHistory // the team's daily usage (UsageHistorian), for the projection line
 	usageNone  bool
 	crawls     []poller.Crawl
 	crawlSel   int
@@ -233,6 +234,7 @@ type (
 	}
 	teamMsg struct {
 		usage     *poller.TokenUsage
+		history   *poller.UsageHistory // the daily usage, for the projection; nil: not offered
 		usageNone bool
 		crawls    []poller.Crawl
 		usageErr  error // each part stands alone
@@ -332,6 +334,10 @@ func (m *Model) fetchTeam() tea.Cmd {
 			t.usageErr = err
 		default:
 			t.usage = u
+			if h, ok := svc.(UsageHistorian); ok {
+				// The projection line only: a service without it is no news.
+				t.history, _ = h.UsageHistory(ctx, "month", false)
+			}
 		}
 		t.crawls, t.crawlsErr = svc.ActiveCrawls(ctx)
 		return t
@@ -386,6 +392,7 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.usageNote = errText(msg.usageErr)
 		} else {
 			m.usage, m.usageNone = msg.usage, msg.usageNone
+			m.history = msg.history
 		}
 		if msg.crawlsErr != nil {
 			m.crawlsNote = errText(msg.crawlsErr)

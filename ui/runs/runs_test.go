@@ -48,6 +48,8 @@ func newHarness(t *testing.T, o sim.Options, w, h int) *harness {
 	if o.Now == nil {
 		o.Now = func() time.Time { return fixedNow }
 	}
+	// The team's balance stands still while a golden is drawn.
+	o.StillCrawls = true
 	srv, err := sim.Start(context.Background(), o)
 	if err != nil {
 		t.Fatal(err)

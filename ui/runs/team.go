@@ -1,6 +1,7 @@
 package runs
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"strings"
@@ -20,6 +21,26 @@ import (
 // crawls with their scrape options rendered the v2 way; enter on a crawl
 // watches it (the shell opens the crawl screen), o shows all its options
 // as JSON.
+
+// UsageHistorian is a Service that also gives the team's usage by day
+// (*poller.Client, archiving.Listing over one): the team tab then says
+// when the plan runs out at the last 7 days' rate.
+type UsageHistorian interface {
+	UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error)
+}
+
+// ProjectionLine is the team tab's projection (cost --team's): "" when
+// the usage by day or the period's end is not known.
+func ProjectionLine(u *poller.TokenUsage, h *poller.UsageHistory, now time.Time) string {
+	if u == nil || h == nil || u.BillingPeriodEnd.IsZero() {
+		return ""
+	}
+	p, _ := h.Project(u.RemainingTokens/model.TokensPerCredit, u.BillingPeriodEnd, now)
+	if p == nil {
+		return ""
+	}
+	return p.Text
+}
 
 // TokenLine is the token balance in figures: "1,234,567 of 1,500,000 tokens
 // left (82%) = 82,304 credits".
@@ -104,6 +125,9 @@ func (m *Model) teamLines(h int) []string {
 		out = append(out, lab("Tokens")+m.bar(frac, min(40, max(m.width-30, 10)))+fmt.Sprintf(" %.0f%% left", 100*frac))
 		out = append(out, lab("")+TokenLine(u))
 		if p := PeriodLine(u, m.cfg.Now()); p != "" {
+			out = append(out, lab("")+p)
+		}
+		if p := ProjectionLine(u, m.history, m.cfg.Now()); p != "" {
 			out = append(out, lab("")+p)
 		}
 	case m.usageNote != "":
