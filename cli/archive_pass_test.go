@@ -52,7 +52,7 @@ func TestArchivePassRequests(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"id", "status", "outcome", "complete", "prompt", "model", "effort", "maxCredits", "createdAt", "finishedAt", "creditsUsed",
-		"billedCredits", "attention", "creditsByAgent", "cancelRequested", "cancelledBy", "startedBy", "expired", "rerunOf", "threadId", "threadTurn"}
+		"billedCredits", "attention", "creditsByAgent", "cancelRequested", "cancelledBy", "startedBy", "cancelledVia", "startedVia", "expired", "rerunOf", "threadId", "threadTurn"}
 	if len(line) != len(want) {
 		t.Fatalf("history JSON fields: %v", line)
 	}

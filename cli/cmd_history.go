@@ -19,6 +19,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -47,10 +48,10 @@ screen on them (enter shows one, read-only); --output plain prints a table,
 json one object per line with exactly
   id, status, outcome, complete, prompt, model, effort, maxCredits,
   createdAt, finishedAt, creditsUsed, billedCredits, attention,
-  creditsByAgent, cancelRequested, cancelledBy, startedBy, expired,
-  rerunOf, threadId, threadTurn
+  creditsByAgent, cancelRequested, cancelledBy, startedBy, cancelledVia,
+  startedVia, expired, rerunOf, threadId, threadTurn
 (null when unknown; cancelledBy and startedBy name who did it through a
-hub; rerunOf is {id, changed}: the run it was rerun from and the request
+hub, cancelledVia and startedVia that hub's name (hub --name); rerunOf is {id, changed}: the run it was rerun from and the request
 fields changed). status is "cancelled" when the trace says so (the
 service says failed); complete is false for a run known only in part (a
 watch left early): its figures are what was read, and the next listing of
@@ -140,10 +141,13 @@ type historyLine struct {
 	CancelRequested bool               `json:"cancelRequested"`
 	CancelledBy     *string            `json:"cancelledBy"`
 	StartedBy       *string            `json:"startedBy"`
-	Expired         bool               `json:"expired"`
-	RerunOf         *historyRerun      `json:"rerunOf"`
-	ThreadID        *string            `json:"threadId"`
-	ThreadTurn      *int               `json:"threadTurn"`
+	// CancelledVia and StartedVia: the hub's name it was done through.
+	CancelledVia *string       `json:"cancelledVia"`
+	StartedVia   *string       `json:"startedVia"`
+	Expired      bool          `json:"expired"`
+	RerunOf      *historyRerun `json:"rerunOf"`
+	ThreadID     *string       `json:"threadId"`
+	ThreadTurn   *int          `json:"threadTurn"`
 }
 
 // historyRerun is the run a run was rerun from, and the request fields the
@@ -158,7 +162,9 @@ func historyLineOf(f *archiving.Figures) historyLine {
 	hl := historyLine{ID: f.ID, Status: strOrNil(f.Status), Outcome: strOrNil(f.Outcome), Complete: f.Complete, Prompt: strOrNil(f.Prompt),
 		Model: strOrNil(f.Model), Effort: strOrNil(f.Effort), MaxCredits: f.MaxCredits, CreatedAt: f.CreatedAt, FinishedAt: f.FinishedAt,
 		CreditsUsed: f.CreditsUsed, BilledCredits: f.Bill.BilledCredits(), CreditsByAgent: f.CreditsByAgent,
-		CancelRequested: f.CancelRequested, CancelledBy: strOrNil(f.CancelledBy), StartedBy: strOrNil(f.StartedBy), Expired: f.Expired}
+		CancelRequested: f.CancelRequested, Expired: f.Expired}
+	hl.CancelledBy, hl.CancelledVia = model.ActorFields(text.Sanitize(f.CancelledBy))
+	hl.StartedBy, hl.StartedVia = model.ActorFields(text.Sanitize(f.StartedBy))
 	if f.Read {
 		n := f.Attention
 		hl.Attention = &n

@@ -15,7 +15,9 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/hub"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/text"
 )
 
 // firewatch hub: the team's runs screen over SSH (package hub), with the
@@ -23,7 +25,10 @@ import (
 // runs is hub_commands.go (without a terminal) and hubScreens (with one).
 
 type hubOptions struct {
-	Listen         string
+	Listen string
+	// Name is the hub's name, recorded with each action made through it
+	// ("cancelled by alice via hub prod"); default the machine's hostname.
+	Name           string
 	APIURL         string
 	KeyFile        string
 	AuthorizedKeys string
@@ -68,7 +73,8 @@ or after 10 s. One line per login, logout, refusal and action goes to stderr.
 
 However many sessions watch a run, the hub polls it once (and the team's
 list once), archives it once, and says a cancel or pause in every viewer's
-footer with who made it. --notify-url and --notify-command tell the team's
+footer with who made it (and the run's record, with the hub's --name:
+"cancelled by alice via hub prod"). --notify-url and --notify-command tell the team's
 channel each moment of every run the hub follows, once (docs/notify.md);
 --follow-processing follows every processing run, watched or not.
 --interval is how often the hub polls a run (2s); a session's commands poll
@@ -88,6 +94,7 @@ See docs/hub.md for what the hub trusts and what it refuses.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&o.Listen, "listen", "127.0.0.1:2222", "address to listen on (a public one is your choice)")
+	f.StringVar(&o.Name, "name", "", "the hub's `NAME`, recorded with who cancelled or started a run through it (\"alice via hub NAME\"; default the machine's hostname)")
 	f.StringVar(&o.APIURL, "api-url", "", "service base URL (default $FIRECRAWL_API_URL, else https://api.firecrawl.dev)")
 	f.StringVar(&o.KeyFile, "key-file", "", "read the team's API key from `FILE` (mode 0600), instead of $FIRECRAWL_API_KEY")
 	f.StringVar(&o.AuthorizedKeys, "authorized-keys", "", "viewers: an OpenSSH authorized_keys `FILE`, the comment of each key its person's name")
@@ -158,6 +165,10 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	if err := checkInterval(o.Interval); err != nil {
 		return nil, nil, err
 	}
+	name, err := hubName(o.Name)
+	if err != nil {
+		return nil, nil, err
+	}
 	people := hub.People{Viewers: o.AuthorizedKeys, Operators: o.Operators}
 	warnings, err := people.Check()
 	if err != nil {
@@ -196,6 +207,8 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	if err != nil {
 		return nil, nil, err
 	}
+	follows.name = name
+	fmt.Fprintf(a.stderr, "firewatch hub: this hub is %q: who cancels or starts a run through it is recorded \"via hub %s\"\n", name, name)
 	if follows.notify, err = a.newHubNotify(&o.Notify, follows.st, svc, follows.say); err != nil {
 		return nil, nil, err
 	}
@@ -205,7 +218,7 @@ func (a *app) newHub(ctx context.Context, o *hubOptions) (*hub.Hub, *hubFollows,
 	}
 	h, err := hub.New(hub.Config{HostKey: signer, People: people, MaxSessions: o.MaxSessions, IdleTimeout: o.IdleTimeout,
 		MaxPersonSessions: o.MaxPersonSessions, MaxStartups: o.MaxStartups,
-		Screens: a.hubScreens(svc, follows), Command: a.hubCommandOf(svc, o.Interval), Log: a.stderr, Secrets: a.secrets,
+		Screens: a.hubScreens(svc, follows), Command: a.hubCommandOf(svc, o.Interval, name), Log: a.stderr, Secrets: a.secrets,
 		OnAction: follows.acted})
 	if err == nil {
 		follows.log = func(line string) { h.Logf("%s", line) }
@@ -269,20 +282,38 @@ func (a *app) hubScreens(svc service, follows *hubFollows) hub.Screens {
 	return func(ctx context.Context, s *hub.Session) int {
 		ctx, stop := hubContext(ctx)
 		defer stop()
-		h := &hubSession{svc: svc, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), allow: s.Allow, did: s.Did,
-			who: s.Person.Name, follows: follows, http: a.httpClient}
+		h := &hubSession{svc: svc, archive: archiveFlag, term: s.Term, readOnly: s.ReadOnly(), allow: s.Allow, did: s.DidThrough,
+			who: s.Person.Name, name: follows.name, follows: follows, http: a.httpClient}
 		hubSessionMade(h)
 		return executeFor(ctx, []string{"runs"}, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
 }
 
 // hubCommandOf runs the command of a session without a terminal.
-func (a *app) hubCommandOf(svc service, interval time.Duration) hub.Command {
+func (a *app) hubCommandOf(svc service, interval time.Duration, name string) hub.Command {
 	archiveFlag := a.archiveFlag
 	return func(ctx context.Context, s *hub.Session) int {
-		h := &hubSession{svc: svc, archive: archiveFlag, readOnly: s.ReadOnly(), allow: s.Allow, did: s.Did, who: s.Person.Name,
+		h := &hubSession{svc: svc, archive: archiveFlag, readOnly: s.ReadOnly(), allow: s.Allow, did: s.DidThrough, who: s.Person.Name, name: name,
 			http: a.httpClient, interval: interval}
 		hubSessionMade(h)
 		return hubCommand(ctx, s.Args, s.Stdin, s.Stdout, s.Stderr, a.retry, h)
 	}
+}
+
+// hubName is the hub's name from --name, else the machine's hostname
+// (model.HubName: letters, digits, '.', '-', '_', at most 63 bytes), else
+// "hub".
+func hubName(flag string) (string, error) {
+	if flag != "" {
+		n := model.HubName(flag)
+		if n == "" {
+			return "", badUsage("--name %q: it needs a letter or digit (letters, digits, '.', '-' and '_' are kept)", text.Sanitize(flag))
+		}
+		return n, nil
+	}
+	host, _ := os.Hostname()
+	if n := model.HubName(host); n != "" {
+		return n, nil
+	}
+	return "hub", nil
 }

@@ -644,7 +644,7 @@ func TestMCPThousandsOfCallsAreSlowedDown(t *testing.T) {
 func TestMCPThroughTheHub(t *testing.T) {
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
 	t.Setenv("XDG_DATA_HOME", t.TempDir())
-	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "500ms")
+	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "500ms", "--name", "prod")
 	open := func(p sshtest.Person) *mcp.ClientSession {
 		c := h.login(t, p)
 		s, err := c.NewSession()
@@ -679,5 +679,38 @@ func TestMCPThroughTheHub(t *testing.T) {
 	if _, msg := call(t, operator, "cancel_run", map[string]any{"run": id}, nil); msg != "" {
 		t.Fatalf("cancel_run over the hub: %s", msg)
 	}
-	h.log.WaitLine(t, "action: alice (operator, SHA256:", "cancelled run "+id)
+	h.log.WaitLine(t, "action: alice (operator, SHA256:", "through mcp:hub-client cancelled run "+id)
+	// The run's record names the person, the client and the hub:
+	// get_run says them, and so does history -o json.
+	waitUntil(t, "the record names alice through mcp via hub prod", func() bool {
+		var got struct {
+			CancelledBy  string `json:"cancelled_by"`
+			CancelledVia string `json:"cancelled_via"`
+		}
+		_, msg := call(t, viewer, "get_run", map[string]any{"run": id}, &got)
+		return msg == "" && got.CancelledBy == "alice (mcp:hub-client)" && got.CancelledVia == "prod"
+	})
+	out, _, _ := sshtest.Run(t, h.login(t, h.bob), "history -o json")
+	if !strings.Contains(out, `"cancelledBy":"alice (mcp:hub-client)"`) || !strings.Contains(out, `"cancelledVia":"prod"`) {
+		t.Errorf("history -o json:\n%s", out)
+	}
+}
+
+// A local client may not name a hub in its record: "x via hub prod" is
+// kept as the client's name, with no hub read from it.
+func TestMCPClientCannotNameAHub(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
+	mcpEnv(t, srv.URL, srv.Key)
+	cs, _ := startMCP(t, "x via hub prod", "--allow-actions")
+	id := srv.Jobs[0].ID
+	if _, msg := call(t, cs, "cancel_run", map[string]any{"run": id}, nil); msg != "" {
+		t.Fatalf("cancel_run: %s", msg)
+	}
+	var got struct {
+		CancelledBy  string `json:"cancelled_by"`
+		CancelledVia string `json:"cancelled_via"`
+	}
+	if _, msg := call(t, cs, "get_run", map[string]any{"run": id}, &got); msg != "" || got.CancelledBy != "mcp:x via-hub prod" || got.CancelledVia != "" {
+		t.Errorf("get_run: %s %+v", msg, got)
+	}
 }

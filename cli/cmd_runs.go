@@ -355,7 +355,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	person, role := a.hub.person()
 	listSvc := a.hub.runsService(starts)
 	m := runs.New(runs.Config{Service: listSvc, Status: status, ASCII: o.ASCII || a.sessionASCII(),
-		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role})
+		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role, HubName: a.hub.hubName()})
 	// R and F on a run's screen start through the runs screen's service
 	// (the same record of the start, the same hub's check).
 	screen := &screenStarts{start: listSvc.StartAgent}

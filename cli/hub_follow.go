@@ -38,6 +38,7 @@ type hubFollows struct {
 	ctx      context.Context // the hub's: every follower ends with it
 	cancel   context.CancelFunc
 	interval time.Duration
+	name     string // the hub's name (--name), recorded with each action
 	list     *hubList
 	// st is the hub's archive for its list's lease and its runs screens'
 	// completions (nil: off, or it could not be opened).
@@ -317,12 +318,15 @@ func (h *hubFollows) acted(act hub.Action) {
 	if act.Kind != "run" || act.Err != nil || act.ID == "" {
 		return
 	}
+	// "alice via hub prod", "alice (mcp:claude-code) via hub prod": the
+	// archive's text columns carry the hub's name (model.ActorVia).
+	who := model.ActorVia(act.Actor(), h.name)
 	var acts model.Actors
 	switch act.What {
 	case "cancel":
-		acts.CancelledBy = act.Who.Name
+		acts.CancelledBy = who
 	case "start":
-		acts.StartedBy = act.Who.Name
+		acts.StartedBy = who
 	}
 	if !acts.IsZero() {
 		h.keepActors(act.ID, acts)
@@ -331,7 +335,7 @@ func (h *hubFollows) acted(act hub.Action) {
 		// Not on the caller's goroutine: a screen's p or l acts from its
 		// Update, which holds the follower's read lock, and Say takes the
 		// write lock.
-		go r.f.Acted(acts, act.Who.Name+" "+act.Done()+" the run")
+		go r.f.Acted(acts, act.Actor()+" "+act.Done()+" the run")
 	}
 	if acts.IsZero() {
 		return
@@ -471,7 +475,7 @@ func (b *hubBackend) SetPaused(p bool) {
 // tell tells the hub of a change to the run's poll.
 func (b *hubBackend) tell(what string) {
 	if b.h.tells() {
-		b.h.did(what, "run", b.r.id, nil)
+		b.h.did("", what, "run", b.r.id, nil)
 	}
 }
 

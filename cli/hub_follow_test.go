@@ -130,13 +130,15 @@ func TestHubFollowsARunOnce(t *testing.T) {
 }
 
 // An operator's pause and cancel are said on every viewer's screen of the
-// run, with who made them, in the hub's log, and the cancel in the
-// archive's record; the viewer watching can neither cancel nor pause.
+// run, with who made them and through which hub (--name), in the hub's
+// log, and the cancel in the archive's record; the viewer watching can
+// neither cancel nor pause.
 func TestHubCancelSaysWho(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"cancel"}, Speed: 1})
 	hook := newHook(t, http.StatusOK)
-	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "100ms", "--notify-url", hook.URL)
+	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "100ms", "--notify-url", hook.URL, "--name", "prod hub!")
+	h.log.WaitLine(t, `this hub is "prod-hub"`)
 	id := srv.Jobs[0].ID
 	watch := func(c *gossh.Client, who string) *sshtest.Screen {
 		s := sshtest.OpenScreen(t, c, 120, 40, "LANG=C.UTF-8")
@@ -167,9 +169,9 @@ func TestHubCancelSaysWho(t *testing.T) {
 	bob.WaitFor("⊘ cancelled") // the run's end, seen by the hub's follower
 	// Every viewer's header says who, and so does the runs screen's
 	// details once back on the list.
-	bob.WaitFor("by alice through the hub")
+	bob.WaitFor("by alice via hub prod-hub")
 	bob.Press("\x1b")
-	bob.WaitFor("who      cancelled by alice through the hub")
+	bob.WaitFor("who      cancelled by alice via hub prod-hub")
 	for _, s := range []*sshtest.Screen{bob, alice} {
 		s.Press("q")
 		s.Exit()
@@ -177,11 +179,18 @@ func TestHubCancelSaysWho(t *testing.T) {
 	c := h.login(t, h.bob)
 	waitUntil(t, "the archive's record names alice", func() bool {
 		out, _, code := sshtest.Run(t, c, "history -o json")
-		return code == 0 && strings.Contains(out, `"cancelledBy":"alice"`)
+		return code == 0 && strings.Contains(out, `"cancelledBy":"alice"`) && strings.Contains(out, `"cancelledVia":"prod-hub"`)
 	})
 	// --summary, from the archive's record.
-	if out, _, _ := sshtest.Run(t, c, "watch "+id+" -o json --summary -"); !strings.Contains(out, `"cancelledBy":"alice"`) {
-		t.Errorf("the summary does not name alice:\n%s", out)
+	if out, _, _ := sshtest.Run(t, c, "watch "+id+" -o json --summary -"); !strings.Contains(out, `"cancelledBy":"alice"`) || !strings.Contains(out, `"cancelledVia":"prod-hub"`) {
+		t.Errorf("the summary does not name alice and the hub:\n%s", out)
+	}
+	// The plain closing block and the report.
+	if out, _, _ := sshtest.Run(t, c, "watch "+id+" -o plain"); !strings.Contains(out, "by alice via hub prod-hub") {
+		t.Errorf("the closing block does not name alice and the hub:\n%s", out)
+	}
+	if out, _, _ := sshtest.Run(t, c, "report "+id); !strings.Contains(out, "alice via hub prod-hub") {
+		t.Errorf("the report does not name alice and the hub:\n%s", out)
 	}
 	// The team's channel: the end's text and body name alice.
 	waitUntil(t, "the end told to the team's channel", func() bool {
@@ -193,7 +202,8 @@ func TestHubCancelSaysWho(t *testing.T) {
 		return false
 	})
 	for _, b := range hook.got() {
-		if strings.Contains(b, `"event":"finished"`) && (!strings.Contains(b, "was cancelled by alice through the hub") || !strings.Contains(b, `"cancelledBy":"alice"`)) {
+		if strings.Contains(b, `"event":"finished"`) && (!strings.Contains(b, "was cancelled by alice via hub prod-hub") || !strings.Contains(b, `"cancelledBy":"alice"`) ||
+			!strings.Contains(b, `"cancelledVia":"prod-hub"`)) {
 			t.Errorf("the end does not name alice: %s", b)
 		}
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/hub"
+	"github.com/firewatch/firewatch/mcpserver"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui"
@@ -30,11 +31,12 @@ type hubSession struct {
 	// allow is the session's access check (hub.Session.Allow): every
 	// service below that changes something asks it first; nil refuses.
 	allow    func(what, kind, id string) error
-	did      func(what, kind, id string, err error)
-	who      string        // the person's name
-	follows  *hubFollows   // the hub's one follower per run and its one list (nil: each session follows its own)
-	http     *http.Client  // the hub's one pool of connections to the service (nil: the command's own)
-	interval time.Duration // the hub's --interval: a command polls no faster
+	did      func(client, what, kind, id string, err error) // client: "mcp:claude-code", "" a screen
+	who      string                                         // the person's name
+	name     string                                         // the hub's name (--name)
+	follows  *hubFollows                                    // the hub's one follower per run and its one list (nil: each session follows its own)
+	http     *http.Client                                   // the hub's one pool of connections to the service (nil: the command's own)
+	interval time.Duration                                  // the hub's --interval: a command polls no faster
 }
 
 // shares reports whether the session's screens show the hub's followers.
@@ -69,6 +71,14 @@ func (h *hubSession) person() (name, role string) {
 		return h.who, "viewer"
 	}
 	return h.who, "operator"
+}
+
+// hubName is the hub's name (--name), "" outside a hub.
+func (h *hubSession) hubName() string {
+	if h == nil {
+		return ""
+	}
+	return h.name
 }
 
 // personName is the session's person's name ("" outside a hub).
@@ -152,10 +162,11 @@ func (h *hubSession) may(what, kind, id string) error {
 	return h.allow(what, kind, id)
 }
 
-// told tells the hub of a change made, when it is told changes.
-func (h *hubSession) told(what, kind, id string, err error) {
+// told tells the hub of a change made, when it is told changes, with the
+// client it was made through (firewatch mcp's tools put theirs in ctx).
+func (h *hubSession) told(ctx context.Context, what, kind, id string, err error) {
 	if h.tells() {
-		h.did(what, kind, id, err)
+		h.did(mcpserver.ClientOf(ctx), what, kind, id, err)
 	}
 }
 
@@ -179,7 +190,7 @@ func (t *toldRuns) Cancel(ctx context.Context, id string) error {
 		return err
 	}
 	err := t.Service.Cancel(ctx, id)
-	t.h.told("cancel", "run", id, err)
+	t.h.told(ctx, "cancel", "run", id, err)
 	return err
 }
 
@@ -188,7 +199,7 @@ func (t *toldRuns) StartAgent(ctx context.Context, req poller.AgentRequest) (str
 		return "", err
 	}
 	id, err := t.Service.StartAgent(ctx, req)
-	t.h.told("start", "run", id, err)
+	t.h.told(ctx, "start", "run", id, err)
 	return id, err
 }
 
@@ -214,7 +225,7 @@ func (t *toldBackend) Cancel(ctx context.Context) error {
 		return err
 	}
 	err := t.Backend.Cancel(ctx)
-	t.h.told("cancel", "run", t.id, err)
+	t.h.told(ctx, "cancel", "run", t.id, err)
 	return err
 }
 
@@ -253,6 +264,6 @@ func (t *toldCrawl) CancelCrawl(ctx context.Context, id string) (string, error) 
 		return "", err
 	}
 	st, err := t.Service.CancelCrawl(ctx, id)
-	t.h.told("cancel", "crawl", id, err)
+	t.h.told(ctx, "cancel", "crawl", id, err)
 	return st, err
 }

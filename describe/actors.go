@@ -1,6 +1,10 @@
 package describe
 
-import "github.com/firewatch/firewatch/model"
+import (
+	"strings"
+
+	"github.com/firewatch/firewatch/model"
+)
 
 // UnknownCanceller is who cancelled a run firewatch did not see cancelled
 // through a hub: it does not know, and says so rather than guess.
@@ -10,9 +14,21 @@ const UnknownCanceller = "the service or a client firewatch did not see"
 // watch's c outside a hub): it has no name to give.
 const CancelledHere = "this firewatch (c on its screen)"
 
-// ViaHub is a hub's person as every output names them: "alice through the
-// hub" (the archive keeps the name, not which hub).
-func ViaHub(name string) string { return OneLine(name, 64) + " through the hub" }
+// ViaHub is a hub's person as every output names them: "alice via hub
+// prod" (the hub's name, model.ActorVia), "alice through the hub" for a
+// record from before hubs had names, "mcp:claude-code" for a local
+// firewatch mcp's.
+func ViaHub(name string) string {
+	person, hub := model.SplitActor(name)
+	person = OneLine(person, 140)
+	switch {
+	case hub != "":
+		return person + " via hub " + hub
+	case strings.HasPrefix(person, "mcp:"):
+		return person
+	}
+	return person + " through the hub"
+}
 
 // StartedBy is who started the run, "bob through the hub", or "" when
 // nobody did through a hub that firewatch knows of.

@@ -84,13 +84,13 @@ func markdown(s *model.Store, rep *report) string {
 	row("Errors", strconv.Itoa(len(rep.Errors)))
 	row("Events", strconv.Itoa(rep.Events))
 	if rep.StartedBy != "" {
-		row("Started by", md(rep.StartedBy)+" (through the hub)")
+		row("Started by", md(describe.ViaHub(rep.StartedBy)))
 	}
 	if rep.Cancel != "" {
 		row("Cancel requested", md(rep.Cancel))
 	}
 	if rep.CancelledBy != "" {
-		row("Cancelled by", md(rep.CancelledBy)+" (through the hub)")
+		row("Cancelled by", md(describe.ViaHub(rep.CancelledBy)))
 	}
 	if rep.Incomplete != "" {
 		w("\n**Incomplete**: ", md(rep.Incomplete), ".\n")

@@ -44,11 +44,14 @@ type Command func(ctx context.Context, s *Session) int
 // Action is a change someone made through the hub: a cancel, a start, a
 // pause of a run's polling.
 type Action struct {
-	Who  Person
-	What string // "cancel", "start", "pause", "resume", "live view on", "live view off"
-	Kind string // what it was done to: "run", "crawl"
-	ID   string // its id; "" when not known (a start the service refused)
-	Err  error  // the service's refusal, nil when it was done
+	Who Person
+	// Client is what the person acted through when not a screen:
+	// "mcp:claude-code" for firewatch mcp's tools ("" a screen).
+	Client string
+	What   string // "cancel", "start", "pause", "resume", "live view on", "live view off"
+	Kind   string // what it was done to: "run", "crawl"
+	ID     string // its id; "" when not known (a start the service refused)
+	Err    error  // the service's refusal, nil when it was done
 }
 
 // Of is what it was done to: "run 019a...", "a run".
@@ -72,10 +75,23 @@ var actionDone = map[string]string{"cancel": "cancelled", "start": "started", "p
 	"resume": "resumed the polling of", "live view on": "turned live view on for", "live view off": "turned live view off for"}
 
 func (a Action) String() string {
-	if a.Err != nil {
-		return fmt.Sprintf("%s tried to %s %s: %v", a.Who, a.What, a.Of(), a.Err)
+	who := a.Who.String()
+	if a.Client != "" {
+		who += " through " + a.Client
 	}
-	return fmt.Sprintf("%s %s %s", a.Who, a.Done(), a.Of())
+	if a.Err != nil {
+		return fmt.Sprintf("%s tried to %s %s: %v", who, a.What, a.Of(), a.Err)
+	}
+	return fmt.Sprintf("%s %s %s", who, a.Done(), a.Of())
+}
+
+// Actor is who did it as the run's record keeps it: "alice", or "alice
+// (mcp:claude-code)" through a client.
+func (a Action) Actor() string {
+	if a.Client == "" {
+		return a.Who.Name
+	}
+	return a.Who.Name + " (" + a.Client + ")"
 }
 
 func (p Person) String() string { return fmt.Sprintf("%s (%s, %s)", p.Name, p.Role, p.Key) }
@@ -364,8 +380,12 @@ func (s *Session) ReadOnly() string {
 // Did logs an action made through the session (what: "cancel",
 // "start"...; kind and id what it was done to: "run", its id), with who
 // made it, and hands it to OnAction.
-func (s *Session) Did(what, kind, id string, err error) {
-	a := Action{Who: s.Person, What: what, Kind: kind, ID: id, Err: err}
+func (s *Session) Did(what, kind, id string, err error) { s.DidThrough("", what, kind, id, err) }
+
+// DidThrough is Did for an action made through a client other than the
+// screens (client: "mcp:claude-code"; "" the screens).
+func (s *Session) DidThrough(client, what, kind, id string, err error) {
+	a := Action{Who: s.Person, Client: client, What: what, Kind: kind, ID: id, Err: err}
 	s.hub.log.printf("action: %s", a)
 	if f := s.hub.cfg.OnAction; f != nil {
 		f(a)

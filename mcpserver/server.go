@@ -141,6 +141,9 @@ func clientName(req *mcp.CallToolRequest) string {
 		}
 	}
 	name = strings.TrimSpace(text.Sanitize(name))
+	// A local record has no hub after it: a client may not name one
+	// ("x via hub prod" would read as done through the hub prod).
+	name = strings.ReplaceAll(name, " via hub ", " via-hub ")
 	if len(name) > 64 {
 		name = name[:64]
 	}
@@ -150,13 +153,30 @@ func clientName(req *mcp.CallToolRequest) string {
 	return name
 }
 
-// who is the actor's name for the log and the archive.
+// who is the actor's name for the log and the archive: "mcp:claude-code"
+// locally, "alice (mcp:claude-code)" on a hub (whose record adds "via
+// hub prod").
 func (s *Server) who(req *mcp.CallToolRequest) string {
 	w := "mcp:" + clientName(req)
 	if s.cfg.Person != "" {
-		w += " (" + s.cfg.Person + ")"
+		w = s.cfg.Person + " (" + w + ")"
 	}
 	return w
+}
+
+type clientKey struct{}
+
+// withClient is ctx telling the backend's services which client acts
+// ("mcp:claude-code"): a hub records it beside the person (ClientOf).
+func withClient(ctx context.Context, req *mcp.CallToolRequest) context.Context {
+	return context.WithValue(ctx, clientKey{}, "mcp:"+clientName(req))
+}
+
+// ClientOf is the client a tool's call acts through ("mcp:claude-code"),
+// "" outside one.
+func ClientOf(ctx context.Context) string {
+	s, _ := ctx.Value(clientKey{}).(string)
+	return s
 }
 
 // logf writes one line of the server's log, redacted.

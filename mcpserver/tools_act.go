@@ -63,7 +63,7 @@ func (s *Server) cancelRun(ctx context.Context, req *mcp.CallToolRequest, in Can
 		return nil, CancelOut{}, errors.New("run: give a run id (a UUID, as list_runs shows it)")
 	}
 	who := s.who(req)
-	err := s.cfg.Backend.Act().Cancel(ctx, id)
+	err := s.cfg.Backend.Act().Cancel(withClient(ctx, req), id)
 	s.cfg.Backend.Acted(ctx, who, "cancel", id, err)
 	if err != nil {
 		s.logf("%s: cancelling run %s failed: %v", who, id, err)
@@ -87,7 +87,7 @@ func (s *Server) startRun(ctx context.Context, req *mcp.CallToolRequest, in Star
 	if err := ar.Validate(); err != nil {
 		return nil, StartOut{}, errors.New(s.sec.Sanitize(err.Error()))
 	}
-	id, err := s.cfg.Backend.Act().StartAgent(ctx, ar)
+	id, err := s.cfg.Backend.Act().StartAgent(withClient(ctx, req), ar)
 	s.cfg.Backend.Acted(ctx, who, "start", id, err)
 	if err != nil {
 		s.logf("%s: starting a run failed: %v", who, err)

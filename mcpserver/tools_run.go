@@ -100,9 +100,12 @@ type RunOut struct {
 	Attention       []AttentionOut `json:"attention"`
 	StartedBy       string         `json:"started_by,omitempty"`
 	CancelledBy     string         `json:"cancelled_by,omitempty"`
-	Polling         string         `json:"polling,omitempty" jsonschema:"the last poll's failure while firewatch retries"`
-	Cut             []string       `json:"cut,omitempty" jsonschema:"fields shortened to keep within the budget"`
-	Note            string         `json:"note"`
+	// StartedVia and CancelledVia: the name of the hub it was done through.
+	StartedVia   string   `json:"started_via,omitempty"`
+	CancelledVia string   `json:"cancelled_via,omitempty"`
+	Polling      string   `json:"polling,omitempty" jsonschema:"the last poll's failure while firewatch retries"`
+	Cut          []string `json:"cut,omitempty" jsonschema:"fields shortened to keep within the budget"`
+	Note         string   `json:"note"`
 }
 
 func (s *Server) addRunTools() {
@@ -142,7 +145,8 @@ func (s *Server) getRun(ctx context.Context, req *mcp.CallToolRequest, in RunIn)
 		return nil, RunOut{}, err
 	}
 	if rec, err := s.cfg.Backend.Record(ctx, in.Run); err == nil && rec != nil {
-		out.StartedBy, out.CancelledBy = s.sec.Sanitize(rec.StartedBy), s.sec.Sanitize(rec.CancelledBy)
+		out.StartedBy, out.StartedVia = model.SplitActor(s.sec.Sanitize(rec.StartedBy))
+		out.CancelledBy, out.CancelledVia = model.SplitActor(s.sec.Sanitize(rec.CancelledBy))
 	}
 	return nil, out, nil
 }

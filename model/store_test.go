@@ -629,8 +629,8 @@ func TestUnknownEventsAndSummaryShape(t *testing.T) {
 		keys = append(keys, k)
 	}
 	slices.Sort(keys)
-	want := []string{"agents", "artifacts", "badValues", "browserSessions", "cancelRequested", "cancelledBy", "creditsUsed", "durationMs", "error", "errors",
-		"eventCount", "finishedAt", "outcome", "runId", "setAside", "startedAt", "startedBy", "state", "timeline", "tokensUsed", "toolCalls", "unknownEvents"}
+	want := []string{"agents", "artifacts", "badValues", "browserSessions", "cancelRequested", "cancelledBy", "cancelledVia", "creditsUsed", "durationMs", "error", "errors",
+		"eventCount", "finishedAt", "outcome", "runId", "setAside", "startedAt", "startedBy", "startedVia", "state", "timeline", "tokensUsed", "toolCalls", "unknownEvents"}
 	if !slices.Equal(keys, want) {
 		t.Errorf("summary keys %v", keys)
 	}

@@ -13,8 +13,12 @@ type Summary struct {
 	// StartedBy and CancelledBy name who started or cancelled the run
 	// through a hub (null when nobody did there, or firewatch did not see
 	// it: a run cancelled by the service or another client).
-	StartedBy       *string           `json:"startedBy"`
-	CancelledBy     *string           `json:"cancelledBy"`
+	StartedBy   *string `json:"startedBy"`
+	CancelledBy *string `json:"cancelledBy"`
+	// StartedVia and CancelledVia name the hub it was done through
+	// (firewatch hub --name; null when not known).
+	StartedVia      *string           `json:"startedVia"`
+	CancelledVia    *string           `json:"cancelledVia"`
 	CreditsUsed     float64           `json:"creditsUsed"`
 	TokensUsed      float64           `json:"tokensUsed"`
 	StartedAt       *time.Time        `json:"startedAt"`
@@ -124,12 +128,8 @@ func (s *Store) Summary() Summary {
 	if r.State == StateFinished {
 		sum.Outcome = ptr(r.Outcome)
 	}
-	if s.actors.StartedBy != "" {
-		sum.StartedBy = ptr(s.actors.StartedBy)
-	}
-	if s.actors.CancelledBy != "" {
-		sum.CancelledBy = ptr(s.actors.CancelledBy)
-	}
+	sum.StartedBy, sum.StartedVia = ActorFields(s.actors.StartedBy)
+	sum.CancelledBy, sum.CancelledVia = ActorFields(s.actors.CancelledBy)
 	if !r.StartedAt.IsZero() {
 		sum.StartedAt = ptr(r.StartedAt.UTC())
 	}

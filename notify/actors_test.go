@@ -120,3 +120,34 @@ func TestActorsTold(t *testing.T) {
 		t.Errorf("unknown: env %q", env)
 	}
 }
+
+// TestActorsToldWithTheHub: a record that names its hub ("alice via hub
+// prod", an mcp client's "carol (mcp:claude-code) via hub prod") is said
+// with the hub's name in the text, and split into the person and the
+// hub's name in the webhook body and the command's variables.
+func TestActorsToldWithTheHub(t *testing.T) {
+	m := endOf(t, model.Actors{StartedBy: model.ActorVia("carol (mcp:claude-code)", "prod"), CancelledBy: model.ActorVia("alice", "prod")})
+	if !strings.HasPrefix(m.Text, "run 5eb381f7 was cancelled by alice via hub prod") || !strings.HasSuffix(m.Text, " (started by carol (mcp:claude-code) via hub prod)") {
+		t.Errorf("text %q", m.Text)
+	}
+	b := string(Body(m, text.NewSecrets()))
+	for _, want := range []string{`"startedBy":"carol (mcp:claude-code)"`, `"startedVia":"prod"`, `"cancelledBy":"alice"`, `"cancelledVia":"prod"`} {
+		if !strings.Contains(b, want) {
+			t.Errorf("body lacks %s: %s", want, b)
+		}
+	}
+	env := Env(nil, m)
+	for _, want := range []string{"FIREWATCH_STARTED_BY=carol (mcp:claude-code)", "FIREWATCH_STARTED_VIA=prod", "FIREWATCH_CANCELLED_BY=alice", "FIREWATCH_CANCELLED_VIA=prod"} {
+		if !slices.Contains(env, want) {
+			t.Errorf("env lacks %s: %q", want, env)
+		}
+	}
+	// A record from before hubs had names: no hub, null and empty.
+	m = endOf(t, model.Actors{CancelledBy: "alice"})
+	if b := string(Body(m, text.NewSecrets())); !strings.Contains(b, `"cancelledBy":"alice"`) || !strings.Contains(b, `"cancelledVia":null`) {
+		t.Errorf("old record: body %s", b)
+	}
+	if env := Env(nil, m); !slices.Contains(env, "FIREWATCH_CANCELLED_VIA=") {
+		t.Errorf("old record: env %q", env)
+	}
+}

@@ -16,6 +16,7 @@ import (
 	"github.com/anmitsu/go-shlex"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -175,8 +176,12 @@ func Env(base []string, m *Moment) []string {
 	} else {
 		add("PROMPT", j.Prompt)
 		add("MODEL", j.Model)
-		add("STARTED_BY", j.StartedBy)
-		add("CANCELLED_BY", j.CancelledBy)
+		by, via := model.SplitActor(j.StartedBy)
+		add("STARTED_BY", by)
+		add("STARTED_VIA", via)
+		by, via = model.SplitActor(j.CancelledBy)
+		add("CANCELLED_BY", by)
+		add("CANCELLED_VIA", via)
 	}
 	if a := m.Attention; a != nil {
 		add("ATTENTION_KIND", string(a.Kind))

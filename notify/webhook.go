@@ -15,6 +15,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -200,7 +201,12 @@ type (
 		// nobody did there or firewatch did not see it.
 		StartedBy   *string `json:"startedBy"`
 		CancelledBy *string `json:"cancelledBy"`
-		figuresBody `json:",inline"`
+		// StartedVia and CancelledVia: the name of the hub it was done
+		// through (firewatch hub --name), null when not known (a record
+		// from before hubs had names, a local firewatch mcp).
+		StartedVia   *string `json:"startedVia"`
+		CancelledVia *string `json:"cancelledVia"`
+		figuresBody  `json:",inline"`
 	}
 	crawlBody struct {
 		ID          string `json:"id"`
@@ -247,14 +253,8 @@ func Body(m *Moment, secrets *text.Secrets) []byte {
 			o := j.Outcome
 			rb.Outcome = &o
 		}
-		if j.StartedBy != "" {
-			v := j.StartedBy
-			rb.StartedBy = &v
-		}
-		if j.CancelledBy != "" {
-			v := j.CancelledBy
-			rb.CancelledBy = &v
-		}
+		rb.StartedBy, rb.StartedVia = model.ActorFields(j.StartedBy)
+		rb.CancelledBy, rb.CancelledVia = model.ActorFields(j.CancelledBy)
 		b.Run = rb
 	}
 	if a := m.Attention; a != nil {

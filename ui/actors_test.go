@@ -21,6 +21,10 @@ func TestHeaderActors(t *testing.T) {
 		{"cancelled.json", model.Actors{CancelledBy: "alice"}, 80, "⊘ cancelled   by alice"},
 		{"cancelled.json", model.Actors{}, 120, "⊘ cancelled   by the service or a client firewatch did not see"},
 		{"running.json", model.Actors{StartedBy: "bob"}, 120, "   started by bob through the hub · working"},
+		// A record that names its hub says it; narrow, the person alone.
+		{"cancelled.json", model.Actors{CancelledBy: "alice via hub prod"}, 120, "⊘ cancelled   by alice via hub prod · "},
+		{"cancelled.json", model.Actors{CancelledBy: "alice via hub prod"}, 80, "⊘ cancelled   by alice"},
+		{"running.json", model.Actors{StartedBy: "bob (mcp:claude-code) via hub prod"}, 120, "   started by bob (mcp:claude-code) via hub prod · working"},
 	} {
 		s := loadStore(t, c.fixture)
 		s.SetActors(c.acts)

@@ -125,9 +125,9 @@ func (m *Model) actorTexts() []string {
 	case r.State == model.StateFinished && r.Outcome == model.OutcomeCancelled && a.CancelledBy == "":
 		return []string{"by " + describe.UnknownCanceller, "by someone firewatch did not see", "by ?"}
 	case a.CancelledBy != "" && (r.CancelRequested || r.Outcome == model.OutcomeCancelled):
-		return []string{"by " + describe.CancelledBy(a), "by " + flat(a.CancelledBy)}
+		return []string{"by " + describe.CancelledBy(a), "by " + flat(person(a.CancelledBy))}
 	case a.StartedBy != "":
-		return []string{"started by " + describe.StartedBy(a), "started by " + flat(a.StartedBy)}
+		return []string{"started by " + describe.StartedBy(a), "started by " + flat(person(a.StartedBy))}
 	}
 	return nil
 }
@@ -525,4 +525,11 @@ func interval(d time.Duration) string {
 		return strconv.Itoa(int(d/time.Second)) + "s"
 	}
 	return text.Duration(d)
+}
+
+// person is an actor's record without its hub ("alice via hub prod":
+// "alice"), for a header too narrow for both.
+func person(actor string) string {
+	p, _ := model.SplitActor(actor)
+	return p
 }

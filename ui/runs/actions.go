@@ -223,7 +223,7 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 			return nil, true
 		}
 		m.flash = "cancel of " + describe.ShortID(msg.id) + " accepted: the run stops as its agents do"
-		m.acted(msg.id, model.Actors{CancelledBy: m.cfg.Person})
+		m.acted(msg.id, model.Actors{CancelledBy: model.ActorVia(m.cfg.Person, m.cfg.HubName)})
 		m.SetOutcome(msg.id, "cancelled")
 		if d := m.details[msg.id]; d != nil {
 			d.st = nil // asked again: the status changes
@@ -239,7 +239,7 @@ func (m *Model) onAction(msg tea.Msg) (tea.Cmd, bool) {
 		// The run has started: the footer no longer says it is starting
 		// (the screen comes back to this model after watching it).
 		m.draft, m.flash = "", ""
-		m.acted(msg.id, model.Actors{StartedBy: m.cfg.Person})
+		m.acted(msg.id, model.Actors{StartedBy: model.ActorVia(m.cfg.Person, m.cfg.HubName)})
 		m.Chosen = msg.id
 		return tea.Quit, true
 	case clipboard.CopiedMsg:

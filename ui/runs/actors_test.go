@@ -17,23 +17,27 @@ import (
 // TestDetailsActors: the selected run's details say who cancelled and who
 // started it through a hub, as the archive's record says; a cancelled run
 // nobody is known to have cancelled says so; a cancel made from this
-// screen on a hub is the session's person's.
+// screen on a hub is the session's person's, via the hub's name. A
+// record from before hubs had names says "through the hub".
 func TestDetailsActors(t *testing.T) {
 	known, unknown, live := "11111111-0000-4000-8000-000000000001", "11111111-0000-4000-8000-000000000002", "11111111-0000-4000-8000-000000000003"
 	c := 12.0
+	expires := fixedNow.Add(24 * time.Hour)
 	svc := &fixedService{
 		runs: []poller.RunInfo{
-			{ID: known, Status: "failed", CreatedAt: fixedNow, Prompt: "a", Known: &poller.Known{Outcome: "cancelled", Complete: true, StartedBy: "bob", CancelledBy: "alice"}},
+			{ID: known, Status: "failed", CreatedAt: fixedNow, Prompt: "a", Known: &poller.Known{Outcome: "cancelled", Complete: true, StartedBy: "bob", CancelledBy: "alice via hub prod"}},
 			{ID: unknown, Status: "failed", CreatedAt: fixedNow.Add(-time.Minute), Prompt: "b", Known: &poller.Known{Outcome: "cancelled", Complete: true}},
 			{ID: live, Status: "processing", CreatedAt: fixedNow.Add(-2 * time.Minute), Prompt: "c"},
 		},
 		status: map[string]*poller.Status{
-			known:   {Status: "failed", CreditsUsed: &c},
+			// A full pane (model, thread, expiry, error): who is not cut.
+			known: {Status: "failed", CreditsUsed: &c, Model: "spark-2", Effort: "low", ThreadID: "51b3ab58-0000-4000-8000-000000000000", ThreadTurn: 1,
+				ExpiresAt: &expires, Error: "The run was cancelled by the user"},
 			unknown: {Status: "failed", CreditsUsed: &c},
 			live:    {Status: "processing"},
 		},
 	}
-	m := New(Config{Service: svc, NoColor: true, Person: "carol", Role: "operator", Now: func() time.Time { return fixedNow.Add(90 * time.Second) }})
+	m := New(Config{Service: svc, NoColor: true, Person: "carol", Role: "operator", HubName: "prod", Now: func() time.Time { return fixedNow.Add(90 * time.Second) }})
 	h := &harness{t: t, m: m}
 	m.tick = func(d time.Duration, fn func(time.Time) tea.Msg) tea.Cmd {
 		return func() tea.Msg { return timerMsg{d, fn} }
@@ -50,7 +54,7 @@ func TestDetailsActors(t *testing.T) {
 		h.fire(detailDelay)
 	}
 	at(known)
-	if v := h.view(); !strings.Contains(v, "who      cancelled by alice through the hub · started by bob through the hub") {
+	if v := h.view(); !strings.Contains(v, "who      cancelled by alice via hub prod · started by bob through the hub") {
 		t.Errorf("known:\n%s", v)
 	}
 	at(unknown)
@@ -62,7 +66,7 @@ func TestDetailsActors(t *testing.T) {
 		t.Errorf("a running run nobody acted on:\n%s", v)
 	}
 	m.onAction(cancelDoneMsg{id: live})
-	if v := h.view(); !strings.Contains(v, "who      cancelled by carol through the hub") {
+	if v := h.view(); !strings.Contains(v, "who      cancelled by carol via hub prod") {
 		t.Errorf("cancelled here:\n%s", v)
 	}
 }

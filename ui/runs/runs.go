@@ -58,6 +58,9 @@ type Config struct {
 	// says them, and the runs this screen cancels or starts are said to
 	// be theirs.
 	Person, Role string
+	// HubName is the hub's name (firewatch hub --name), recorded with
+	// what Person does here ("alice via hub prod").
+	HubName string
 	// Terminal, when set, is a remote session's terminal to draw on (a
 	// hub's SSH session, package remote) instead of the process's.
 	Terminal *remote.Terminal

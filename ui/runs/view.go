@@ -3,6 +3,7 @@ package runs
 import (
 	"errors"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -352,8 +353,10 @@ func (m *Model) detailLines(w, h int) []string {
 	if d != nil {
 		st = d.st
 	}
+	// Who acted comes right after the status, so a short pane (a run
+	// with a thread, an expiry and an error) does not cut it.
 	if who := m.whoText(r, st); who != "" {
-		out = append(out, lab("who", who))
+		out = slices.Insert(out, 2, lab("who", who))
 	}
 	if r.TargetHint != "" {
 		out = append(out, lab("target", describe.OneLine(r.TargetHint, 60)))
