@@ -258,7 +258,12 @@ func (b *mcpBack) Snapshot(ctx context.Context, id, snapshotID string) (string, 
 	return s.Content, nil
 }
 
+// settle is the wait of the archive's readers for the runs that just
+// ended here (Followers.Settle).
+const settle = 5 * time.Second
+
 func (b *mcpBack) Compare(ctx context.Context, x, y string, gates compare.Gates) (*compare.Comparison, error) {
+	b.fs.Settle(ctx, settle)
 	return b.a.comparison(ctx, x, y, gates, b.o.APIURL, b.o.APIKey)
 }
 
@@ -266,6 +271,7 @@ func (b *mcpBack) Cost(ctx context.Context, since, by string) (*mcpserver.CostOu
 	if b.st == nil {
 		return nil, errors.New("cost reads firewatch's archive, which is off or could not be opened (see --archive)")
 	}
+	b.fs.Settle(ctx, settle)
 	ho := &historyOptions{Since: since, Status: "all"}
 	q, err := ho.query(b.svc.baseURL, time.Now())
 	if err != nil {
@@ -297,6 +303,7 @@ func (b *mcpBack) Result(ctx context.Context, id string) ([]byte, string, error)
 }
 
 func (b *mcpBack) Report(ctx context.Context, id string) (string, error) {
+	b.fs.Settle(ctx, settle)
 	rr, err := b.a.readRun(ctx, id, b.o.APIURL, b.o.APIKey)
 	if err != nil {
 		return "", err

@@ -38,12 +38,14 @@ type Followers struct {
 }
 
 type followed struct {
-	f     *follow.Follower
-	refs  int
-	idle  *time.Timer
-	since time.Time // idle since
-	ready chan struct{}
-	err   error
+	f       *follow.Follower
+	run     *follow.Run
+	settled chan struct{} // closed once the follower ended and its done ran
+	refs    int
+	idle    *time.Timer
+	since   time.Time // idle since
+	ready   chan struct{}
+	err     error
 }
 
 // Start makes the followers' context: every follower ends with it or Stop.
@@ -171,17 +173,52 @@ func (fs *Followers) start(r *followed, id string) error {
 	run.Store.SetSecrets(fs.Secrets)
 	run.Store.SetRunID(id)
 	run.NewTracker()
+	r.run, r.settled = &run, make(chan struct{})
 	r.f = follow.NewFollower(src, &run)
 	r.f.Start(fs.ctx)
 	fs.wg.Add(1)
 	go func() {
 		defer fs.wg.Done()
+		defer close(r.settled)
 		<-r.f.Done()
 		if done != nil {
 			done(&run)
 		}
 	}()
 	return nil
+}
+
+// Settle waits, up to limit, for the followers of runs that have ended to
+// finish their archiving, so that a reader of the archive (cost, compare)
+// called just after wait_for_run said "finished" counts the run as ended.
+func (fs *Followers) Settle(ctx context.Context, limit time.Duration) {
+	fs.mu.Lock()
+	var ended []*followed
+	for _, r := range fs.runs {
+		select {
+		case <-r.ready:
+		default:
+			continue
+		}
+		if r.f != nil && r.run != nil && r.run.Store.Run().Outcome != "" {
+			ended = append(ended, r)
+		}
+	}
+	fs.mu.Unlock()
+	if len(ended) == 0 {
+		return
+	}
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	for _, r := range ended {
+		select {
+		case <-r.settled:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }
 
 // release drops one user of r; the last one leaves it followed for Idle.
