@@ -59,17 +59,7 @@ func (a *app) historyCrawls(ctx context.Context, o *watchOptions, st archive.Sto
 		return err
 	}
 	if o.Output == OutputJSON {
-		var b []byte
-		for i := range list {
-			line, err := json.Marshal(crawlLineOf(&list[i]))
-			if err != nil {
-				return err
-			}
-			line, _ = a.secrets.RedactJSON(line)
-			b = append(append(b, escapeForTerminal(line)...), '\n')
-		}
-		_, err := a.print.Write(b)
-		return err
+		return a.printJSONLines(len(list), func(i int) any { return crawlLineOf(&list[i]) })
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tPAGES\tCREDITS\tSTARTED BY\tURL")
@@ -108,4 +98,20 @@ func checkKind(kind string) (string, error) {
 		}
 	}
 	return "", badUsage("--kind %q: use one of %s", text.Sanitize(kind), strings.Join(historyKinds, ", "))
+}
+
+// printJSONLines prints n values as JSON lines (value(i) marshalled with
+// opts), each redacted and escaped for the terminal, in one write.
+func (a *app) printJSONLines(n int, value func(i int) any, opts ...json.Options) error {
+	var b []byte
+	for i := range n {
+		line, err := json.Marshal(value(i), opts...)
+		if err != nil {
+			return err
+		}
+		line, _ = a.secrets.RedactJSON(line)
+		b = append(append(b, escapeForTerminal(line)...), '\n')
+	}
+	_, err := a.print.Write(b)
+	return err
 }

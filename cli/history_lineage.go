@@ -91,18 +91,10 @@ func (a *app) historyLineage(ctx context.Context, o *watchOptions, ho *historyOp
 	}
 	now := time.Now()
 	if o.Output == OutputJSON {
-		var b []byte
-		for i := range list {
+		return a.printJSONLines(len(list), func(i int) any {
 			f := archiving.FiguresOf(&list[i], now)
-			line, err := json.Marshal(historyLineOf(&f), json.Deterministic(true), json.FormatNilMapAsNull(true))
-			if err != nil {
-				return err
-			}
-			line, _ = a.secrets.RedactJSON(line)
-			b = append(append(b, escapeForTerminal(line)...), '\n')
-		}
-		_, err := a.print.Write(b)
-		return err
+			return historyLineOf(&f)
+		}, json.Deterministic(true), json.FormatNilMapAsNull(true))
 	}
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "TURN\tSTATUS\tOUTCOME\tID\tCREATED\tCREDITS\tCHANGED\tPROMPT")
