@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 
 	"charm.land/bubbles/v2/key"
@@ -162,21 +163,26 @@ func (k keyMap) all() []key.Binding {
 // fullHelp is the `?` screen: every binding that works, in groups (a
 // replay's has no cancel, live view, pause or poll).
 func (k keyMap) fullHelp() [][]key.Binding {
-	last := []key.Binding{k.Cancel, k.Rerun, k.FollowUp, k.Compare, k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend}
+	// The run's actions and the watch's own keys are two groups, so that
+	// the help screen packs them side by side (at 120x40 it all fits).
+	acts := []key.Binding{k.Cancel, k.Rerun, k.FollowUp, k.Compare}
+	last := []key.Binding{k.LiveView, k.Pause, k.PollNow, k.Help, k.Quit, k.Suspend}
 	if k.replay {
-		last = []key.Binding{k.Help, k.Quit, k.Suspend}
+		acts, last = nil, []key.Binding{k.Help, k.Quit, k.Suspend}
 	}
 	views := []key.Binding{k.Waterfall, k.Zoom, k.Result, k.Copy, k.Open}
 	if !k.noContent {
 		views = append(views, k.Save, k.Diff)
 	}
-	return [][]key.Binding{
+	groups := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.NextPane, k.PrevPane, k.Left, k.Right, k.Enter, k.Back},
 		{k.Filter, k.NextMatch, k.PrevMatch, k.NextError, k.PrevError, k.Follow, k.Attention},
 		k.offered(views),
+		k.offered(acts),
 		k.offered(last),
 	}
+	return slices.DeleteFunc(groups, func(g []key.Binding) bool { return len(g) == 0 })
 }
 
 // scrolling is the keys that move a detail view's text or list by lines
