@@ -39,7 +39,6 @@ type Followers struct {
 
 type followed struct {
 	f       *follow.Follower
-	run     *follow.Run
 	settled chan struct{} // closed once the follower ended and its done ran
 	refs    int
 	idle    *time.Timer
@@ -173,7 +172,7 @@ func (fs *Followers) start(r *followed, id string) error {
 	run.Store.SetSecrets(fs.Secrets)
 	run.Store.SetRunID(id)
 	run.NewTracker()
-	r.run, r.settled = &run, make(chan struct{})
+	r.settled = make(chan struct{})
 	r.f = follow.NewFollower(src, &run)
 	r.f.Start(fs.ctx)
 	fs.wg.Add(1)
@@ -200,7 +199,12 @@ func (fs *Followers) Settle(ctx context.Context, limit time.Duration) {
 		default:
 			continue
 		}
-		if r.f != nil && r.run != nil && r.run.Store.Run().Outcome != "" {
+		if r.f == nil {
+			continue
+		}
+		over := false
+		r.f.View(func(run *follow.Run) { over = run.Store.Run().Outcome != "" })
+		if over {
 			ended = append(ended, r)
 		}
 	}
