@@ -28,6 +28,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -94,6 +95,18 @@ type Server struct {
 
 	limits *limits
 	logMu  sync.Mutex
+
+	// bySeq is the last run's events in sequence order, kept while the
+	// run's store is unchanged, so that paging a 20 000-event run does
+	// not sort it again for every page.
+	seqMu sync.Mutex
+	bySeq seqOrder
+}
+
+type seqOrder struct {
+	store  *model.Store
+	len    int
+	events []*model.Event
 }
 
 // New makes the server with its tools: the read tools always, the acting

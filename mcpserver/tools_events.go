@@ -85,13 +85,7 @@ func (s *Server) getEvents(ctx context.Context, req *mcp.CallToolRequest, in Eve
 	err := s.view(ctx, in.Run, func(r *follow.Run) {
 		st := r.Store
 		out.Total, out.Finished = st.Len(), st.Run().State == model.StateFinished
-		evs := make([]*model.Event, 0, 64)
-		for _, e := range st.Timeline() {
-			if e.Seq() > after {
-				evs = append(evs, e)
-			}
-		}
-		slices.SortFunc(evs, func(a, b *model.Event) int { return a.Seq() - b.Seq() })
+		evs := s.eventsAfter(st, after)
 		c := &cutter{sec: s.sec, limit: field}
 		size := sizeOf(out) + 200 // the cursor, the flags and the cut list's start
 		next := after + 1
@@ -173,4 +167,20 @@ func deref(p *string) string {
 		return ""
 	}
 	return *p
+}
+
+// eventsAfter is st's events of sequence numbers above after, in sequence
+// order; called under the run's read lock (Server.view). The order is
+// kept (bySeq) until the store changes, and found by binary search.
+func (s *Server) eventsAfter(st *model.Store, after int) []*model.Event {
+	s.seqMu.Lock()
+	defer s.seqMu.Unlock()
+	o := &s.bySeq
+	if o.store != st || o.len != st.Len() {
+		evs := slices.Clone(st.Timeline())
+		slices.SortFunc(evs, func(a, b *model.Event) int { return a.Seq() - b.Seq() })
+		*o = seqOrder{store: st, len: st.Len(), events: evs}
+	}
+	i, _ := slices.BinarySearchFunc(o.events, after+1, func(e *model.Event, seq int) int { return e.Seq() - seq })
+	return o.events[i:]
 }
