@@ -160,25 +160,13 @@ func (a *app) originalOf(ctx context.Context, c *poller.Client, service, id stri
 // when firewatch started the run, else the record's fields.
 func originalOfRecord(r *archive.Run) *original {
 	or := &original{from: "the archive"}
-	if r.Request != nil {
-		var b struct {
-			Prompt     string         `json:"prompt"`
-			URLs       []string       `json:"urls"`
-			Schema     jsontext.Value `json:"schema"`
-			MaxCredits int            `json:"maxCredits"`
-			Strict     bool           `json:"strictConstrainToURLs"`
-			Model      string         `json:"model"`
-			Effort     string         `json:"effort"`
-		}
-		if json.Unmarshal(r.Request, &b, json.RejectUnknownMembers(false)) == nil && b.Prompt != "" {
-			or.req = poller.AgentRequest{Prompt: b.Prompt, URLs: b.URLs, MaxCredits: b.MaxCredits, StrictConstrainToURLs: b.Strict,
-				Model: b.Model, Effort: b.Effort}
-			if b.Schema.Kind() == '{' {
-				or.req.Schema = b.Schema.Clone()
-			}
-			or.capSet = true // absent: the service's default, as sent
-			return or
-		}
+	if req, ok := poller.ParseAgentBody(r.Request); r.Request != nil && ok {
+		// A rerun starts a run of its own thread: the original's is not
+		// carried over (follow-up continues a thread).
+		req.ThreadID = ""
+		or.req = req
+		or.capSet = true // absent: the service's default, as sent
+		return or
 	}
 	or.req = poller.AgentRequest{Prompt: r.Prompt, URLs: r.URLs, Model: r.Model, Effort: r.Effort}
 	if r.Schema != nil {

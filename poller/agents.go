@@ -83,20 +83,38 @@ func (r *AgentRequest) Validate() error {
 	return nil
 }
 
+// agentBody is POST /v2/agent's body, in the documented field order.
+type agentBody struct {
+	Prompt                string         `json:"prompt"`
+	URLs                  []string       `json:"urls,omitempty"`
+	Schema                jsontext.Value `json:"schema,omitzero"`
+	MaxCredits            int            `json:"maxCredits,omitzero"`
+	StrictConstrainToURLs bool           `json:"strictConstrainToURLs,omitzero"`
+	Model                 string         `json:"model,omitempty"`
+	Effort                string         `json:"effort,omitempty"`
+	ThreadID              string         `json:"threadId,omitempty"`
+}
+
+// ParseAgentBody reads a body Body wrote (as the archive keeps it):
+// unknown members are ignored, a schema that is not an object dropped;
+// ok is false when it is not one or has no prompt.
+func ParseAgentBody(data []byte) (r AgentRequest, ok bool) {
+	var b agentBody
+	if json.Unmarshal(data, &b, json.RejectUnknownMembers(false)) != nil || b.Prompt == "" {
+		return AgentRequest{}, false
+	}
+	r = AgentRequest{Prompt: b.Prompt, URLs: b.URLs, MaxCredits: b.MaxCredits, StrictConstrainToURLs: b.StrictConstrainToURLs,
+		Model: b.Model, Effort: b.Effort, ThreadID: b.ThreadID}
+	if b.Schema.Kind() == '{' {
+		r.Schema = b.Schema.Clone()
+	}
+	return r, true
+}
+
 // Body is the request's JSON, in the documented field order; the schema
 // compacted.
 func (r *AgentRequest) Body() ([]byte, error) {
-	type body struct {
-		Prompt                string         `json:"prompt"`
-		URLs                  []string       `json:"urls,omitempty"`
-		Schema                jsontext.Value `json:"schema,omitzero"`
-		MaxCredits            int            `json:"maxCredits,omitzero"`
-		StrictConstrainToURLs bool           `json:"strictConstrainToURLs,omitzero"`
-		Model                 string         `json:"model,omitempty"`
-		Effort                string         `json:"effort,omitempty"`
-		ThreadID              string         `json:"threadId,omitempty"`
-	}
-	b := body{Prompt: r.Prompt, URLs: r.URLs, MaxCredits: max(r.MaxCredits, 0), StrictConstrainToURLs: r.StrictConstrainToURLs, Model: r.Model, Effort: r.Effort, ThreadID: r.ThreadID}
+	b := agentBody{Prompt: r.Prompt, URLs: r.URLs, MaxCredits: max(r.MaxCredits, 0), StrictConstrainToURLs: r.StrictConstrainToURLs, Model: r.Model, Effort: r.Effort, ThreadID: r.ThreadID}
 	if r.Schema != nil {
 		b.Schema = r.Schema.Clone()
 		if err := b.Schema.Compact(); err != nil {
