@@ -176,7 +176,13 @@ func TestMomentsOnceForTheTeam(t *testing.T) {
 	case <-time.After(runLimit):
 		t.Fatalf("no loop POST within %s\nhub A:\n%s\nhub B:\n%s", runLimit, tailOf(ha.p.stderr.String()), tailOf(hb.p.stderr.String()))
 	}
+	// The claimer logs its claim before it POSTs, but the line crosses its
+	// stderr pipe while the POST crosses the network: wait for it.
 	claimed := held + " claimed for the team"
+	deadline := time.Now().Add(10 * time.Second)
+	for !strings.Contains(ha.p.stderr.String(), claimed) && !strings.Contains(hb.p.stderr.String(), claimed) && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
 	claimer, survivor := ha, hb
 	if !strings.Contains(ha.p.stderr.String(), claimed) {
 		claimer, survivor = hb, ha

@@ -357,7 +357,9 @@ func TestKeysStayInTheirSession(t *testing.T) {
 	b := sshtest.OpenScreen(t, th.login(t, th.bob), 80, 24, "LANG=C.UTF-8")
 	a.WaitFor("expires")
 	b.WaitFor("expires")
-	before := b.Text()
+	// The header's balance comes with the team's figures, later than the
+	// list: b's selection is what a's keys must not move.
+	before := detailID(b.Text())
 	first := detailID(a.Text())
 	a.Press("jj")
 	deadline := time.Now().Add(10 * time.Second)
@@ -367,8 +369,8 @@ func TestKeysStayInTheirSession(t *testing.T) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	if after := b.Text(); after != before {
-		t.Errorf("another session's keys changed this screen:\n%s\n---\n%s", before, after)
+	if after := detailID(b.Text()); after != before {
+		t.Errorf("another session's keys moved this screen's selection from %s to %s:\n%s", before, after, b.Text())
 	}
 	a.Press("q")
 	b.Press("q")
