@@ -335,6 +335,9 @@ func TestMCPReadTools(t *testing.T) {
 // At the 20 000-event run every result keeps within its budget, and
 // get_events pages to the end with each event once.
 func TestMCPBudgetsAtTheLargeRun(t *testing.T) {
+	if raceDetector {
+		t.Skip("a 20 000-event run under the race detector takes minutes: .ci/run runs this test without it")
+	}
 	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"large"}, Speed: sim.MaxSpeed})
 	svc := mcpEnv(t, srv.URL, srv.Key)
