@@ -25,7 +25,9 @@ import (
 // trace request, a second pass none.
 func TestArchivePassRequests(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 45})
+	// Two pages of the list (sim.ListPageSize).
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 24})
+	const runs = 25
 	db := filepath.Join(t.TempDir(), "a.db")
 	waitSimFinished(t, srv)
 	before := srv.Stats().ByRoute["GET trace"]
@@ -33,18 +35,18 @@ func TestArchivePassRequests(t *testing.T) {
 		t.Fatalf("first pass: %d %s", code, errOut)
 	}
 	traces := srv.Stats().ByRoute["GET trace"] - before
-	if traces != 46 {
-		t.Fatalf("first pass: %d trace requests for 46 runs", traces)
+	if traces != runs {
+		t.Fatalf("first pass: %d trace requests for %d runs", traces, runs)
 	}
 	_, errOut, code := run(t, context.Background(), "archive", "--once", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
-	if code != 0 || srv.Stats().ByRoute["GET trace"]-before != 46 {
-		t.Fatalf("second pass fetched again: %d %s", srv.Stats().ByRoute["GET trace"]-before-46, errOut)
+	if code != 0 || srv.Stats().ByRoute["GET trace"]-before != runs {
+		t.Fatalf("second pass fetched again: %d %s", srv.Stats().ByRoute["GET trace"]-before-runs, errOut)
 	}
-	if !strings.Contains(errOut, "46 runs seen, 0 fetched") {
+	if !strings.Contains(errOut, "25 runs seen, 0 fetched") {
 		t.Errorf("second pass said %q", errOut)
 	}
 	out, _, code := run(t, context.Background(), "history", "-o", "json", "--archive", db, "--api-url", srv.URL, "--api-key", srv.Key)
-	if code != 0 || strings.Count(out, "\n") != 46 {
+	if code != 0 || strings.Count(out, "\n") != runs {
 		t.Fatalf("history: %d lines, exit %d", strings.Count(out, "\n"), code)
 	}
 	var line map[string]any
