@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -378,5 +379,23 @@ func TestStaleRunningNote(t *testing.T) {
 	drive(m, call)
 	if s := screen(t, m); strings.Contains(s, "is still running") {
 		t.Fatalf("after the failed call:\n%s", s)
+	}
+}
+
+// A line of megabytes is kept for the scrollback as its first 2 KiB,
+// marked cut, at a rune's start: each frame costs that, not the line.
+func TestLongLineKeptShort(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("é", 1<<20) // 2 MiB, two bytes a rune
+	o := newText("first\n" + long + "x")
+	if len(o.tail) != 2 || o.tail[0] != "first" {
+		t.Fatalf("tail %d lines", len(o.tail))
+	}
+	l := o.tail[1]
+	if len(l) > maxTailLine+len("…") || !strings.HasSuffix(l, "…") || !utf8.ValidString(l) {
+		t.Fatalf("kept %d bytes, valid %v, ends %q", len(l), utf8.ValidString(l), l[max(len(l)-8, 0):])
+	}
+	if len(o.whole) != len("first\n"+long+"x") {
+		t.Fatalf("the whole lost bytes: %d", len(o.whole))
 	}
 }

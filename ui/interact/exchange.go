@@ -4,6 +4,7 @@ import (
 	"errors"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi"
 
@@ -19,6 +20,11 @@ const (
 	keepTail = 500
 )
 
+// maxTailLine is the most bytes of one line the scrollback keeps: wider
+// than any screen, so a 10 MB line costs each frame 2 KiB, not its size
+// (the whole stays for ctrl+o and ctrl+s).
+const maxTailLine = 2048
+
 // maxSentLines is how many lines of what was sent the scrollback shows.
 const maxSentLines = 8
 
@@ -27,7 +33,7 @@ const maxSentLines = 8
 type output struct {
 	whole string
 	lines int      // lines in whole
-	tail  []string // the last keepTail lines, tabs expanded
+	tail  []string // the last keepTail lines, each at most maxTailLine bytes and "…"
 }
 
 func newText(raw string) output {
@@ -40,7 +46,7 @@ func newText(raw string) output {
 	end := len(s)
 	for i := 0; i < keepTail && end >= 0; i++ {
 		j := strings.LastIndexByte(s[:end], '\n')
-		t.tail = append(t.tail, s[j+1:end])
+		t.tail = append(t.tail, capLine(s[j+1:end]))
 		end = j
 		if j < 0 {
 			break
@@ -50,6 +56,18 @@ func newText(raw string) output {
 		t.tail[i], t.tail[j] = t.tail[j], t.tail[i]
 	}
 	return t
+}
+
+// capLine cuts l to maxTailLine bytes at a rune's start, marked "…".
+func capLine(l string) string {
+	if len(l) <= maxTailLine {
+		return l
+	}
+	i := maxTailLine
+	for i > 0 && !utf8.RuneStart(l[i]) {
+		i--
+	}
+	return l[:i] + "…"
 }
 
 // exchange is one call: what was sent and what came back.
