@@ -100,7 +100,7 @@ func randomPolls(r *rand.Rand, events []genEvent, n int) [][]genEvent {
 // nothing.
 func TestMergeOrderIndependent(t *testing.T) {
 	trials := 40
-	if testing.Short() {
+	if testing.Short() || raceDetector {
 		trials = 10
 	}
 	for trial := range trials {
@@ -171,7 +171,11 @@ func TestMergeOrderIndependent(t *testing.T) {
 // events that land late (older than ones already shown, or after
 // run.finished) appearing a few polls after their time.
 func TestMergeRealisticPolls(t *testing.T) {
-	for seed := uint64(1); seed <= 8; seed++ {
+	seeds := uint64(8)
+	if raceDetector {
+		seeds = 2
+	}
+	for seed := uint64(1); seed <= seeds; seed++ {
 		r := rand.New(rand.NewPCG(seed, 5))
 		tr := genTrace(genOpts{events: 300, seed: seed, skew: true, hostile: seed%2 == 1})
 		visible := make([]int, len(tr.events)) // the poll from which each event shows
