@@ -251,7 +251,7 @@ func TestShutdownTellsSessions(t *testing.T) {
 	}
 }
 
-// A session that drops leaves nothing behind: 200 sessions with the runs
+// A session that drops leaves nothing behind: 100 sessions with the runs
 // screen, 25 at a time on one connection (a client may open several), all
 // dropped without a word when their connection closes, and the hub is
 // back to no session and the goroutines it had.
@@ -262,7 +262,7 @@ func TestSessionsDroppedLeaveNothing(t *testing.T) {
 	openAndDrop(t, th, th.alice, 5)
 	waitGoroutines(t, th, -1)
 	before, _ := sessionGoroutines()
-	for i := range 200 / 25 {
+	for i := range 100 / 25 {
 		p := th.bob
 		if i%2 == 0 {
 			p = th.alice
