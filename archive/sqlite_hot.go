@@ -13,17 +13,18 @@ import (
 // that watches the context, and those goroutines, at every poll, woke
 // threads a watch otherwise leaves asleep (their scheduling cost a live
 // watch more than the writes did). Only the statements below are run
-// this way; everything else, PostgreSQL and a lease's fenced writes go
-// through database/sql as before.
+// this way (a watch's polls, fenced by its lease or not, and its
+// snapshots); everything else, and PostgreSQL, go through database/sql.
 type sqliteHot struct {
 	conn                                   *sqlite3.Conn // the connection they are prepared on
 	begin, commit, rollback                *sqlite3.Stmt
 	insertPoll, countPolls, insertSnapshot *sqlite3.Stmt
+	fence                                  *sqlite3.Stmt // renews a lease held with its token (fenceSQL)
 }
 
 // stmts are h's statements, in the order hotOn prepares them.
 func (h *sqliteHot) stmts() []**sqlite3.Stmt {
-	return []**sqlite3.Stmt{&h.begin, &h.commit, &h.rollback, &h.insertPoll, &h.countPolls, &h.insertSnapshot}
+	return []**sqlite3.Stmt{&h.begin, &h.commit, &h.rollback, &h.insertPoll, &h.countPolls, &h.insertSnapshot, &h.fence}
 }
 
 func (h *sqliteHot) close() {
@@ -43,7 +44,7 @@ func (s *sqlStore) hotOn(conn *sqlite3.Conn) (*sqliteHot, error) {
 	}
 	// A replaced connection was closed with its statements.
 	h := &sqliteHot{conn: conn}
-	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`, insertPollSQL, countPollsSQL, sqliteDialect.putSnapshotSQL()} {
+	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`, insertPollSQL, countPollsSQL, sqliteDialect.putSnapshotSQL(), s.clocked(fenceSQL)} {
 		st, _, err := conn.Prepare(q)
 		if err != nil {
 			h.close()
@@ -115,8 +116,28 @@ func (s *sqlStore) hotWrite(ctx context.Context, op string, fn func(h *sqliteHot
 // hotAppend stores polls of the run rid, after its polls held: the
 // sequence numbers come from the run's count, raised in the same
 // transaction. gone reports a run no longer held (pruned meanwhile).
-func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64) (last int64, gone bool, err error) {
+// With a lease (l), the transaction first renews it as fence does, and a
+// lease taken over meanwhile stores nothing: a *LostError. (SQLite rings
+// no doorbell.)
+func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64, l *Lease) (last int64, gone bool, err error) {
 	err = s.hotWrite(ctx, "saving a poll", func(h *sqliteHot) error {
+		if l != nil {
+			st := h.fence
+			ttl := ttlMs(min(l.TTL, MaxLeaseTTL))
+			_ = st.BindInt64(1, ttl)
+			_ = st.BindInt64(2, ttl)
+			_ = st.BindText(3, l.Service)
+			_ = st.BindText(4, l.Team)
+			_ = st.BindText(5, l.Run)
+			_ = st.BindText(6, l.ID)
+			_ = st.BindInt64(7, l.Token)
+			if err := st.Exec(); err != nil {
+				return err
+			}
+			if h.conn.Changes() == 0 {
+				return errHotLost
+			}
+		}
 		st := h.countPolls
 		_ = st.BindInt64(1, int64(len(polls)))
 		_ = st.BindInt64(2, size)
@@ -175,3 +196,6 @@ func (s *sqlStore) hotSnapshot(ctx context.Context, rid int64, sid string, enc i
 
 // errGone ends the transaction of a poll whose run is no longer held.
 var errGone = errors.New("the run is no longer held")
+
+// errHotLost ends the transaction of a poll whose lease was taken over.
+var errHotLost = errors.New("the lease was taken over")
