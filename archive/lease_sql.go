@@ -218,6 +218,9 @@ func leaseErr(err error) error {
 }
 
 func (s *sqlStore) Renew(ctx context.Context, l Lease) (Lease, error) {
+	if s.d.name == sqliteDialect.name && !s.readOnly {
+		return s.hotRenew(ctx, l)
+	}
 	err := s.write(ctx, "renewing a lease", func(tx *sql.Tx) error { return s.fence(ctx, tx, &l) })
 	return l, leaseErr(err)
 }

@@ -647,12 +647,7 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 			// SQLite's own connection; its doorbell rings nobody.
 			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size, l)
 			if errors.Is(err, errHotLost) {
-				now, lerr := s.Lease(ctx, l.LeaseKey)
-				le := &LostError{Key: l.LeaseKey}
-				if lerr == nil {
-					le.Now = &now
-				}
-				return -1, le
+				return -1, s.lostNow(l.LeaseKey, err)
 			}
 			if !gone {
 				return last, err
