@@ -52,6 +52,9 @@ func (s *sqlStore) Spend(ctx context.Context, k BudgetKey, cost, most time.Durat
 	}
 	mostMs := ttlMs(most)
 	costMs := min(ttlMs(cost), mostMs)
+	if s.d.name == sqliteDialect.name {
+		return s.hotSpend(ctx, k, costMs, mostMs)
+	}
 	return s.write(ctx, "counting the live requests", func(tx *sql.Tx) error {
 		_, err := tx.ExecContext(ctx, s.clocked(spendSQL), k.Service, k.Team, costMs, costMs, mostMs)
 		return err

@@ -68,6 +68,10 @@ var takeDeadSQL = `UPDATE fw_leases SET token = ` + nextToken("fw_leases") + `, 
 // leaseWhere selects one holder's lease with its token: the fence.
 const leaseWhere = ` WHERE service = ? AND team = ? AND run = ? AND holder = ? AND token = ?`
 
+// fenceSQL renews a lease still held with its token, for a TTL (its two
+// parameters, in ms) and then fenceArgs.
+const fenceSQL = `UPDATE fw_leases SET renewed = NOW, expires = NOW + ?, ttl_ms = ?` + leaseWhere
+
 // clocked is query with NOW the database's clock, LEAST and GREATEST the
 // dialect's, and its placeholders the dialect's.
 func (s *sqlStore) clocked(query string) string {
@@ -187,8 +191,7 @@ func scanLease(sc scanner) (*Lease, error) {
 func (s *sqlStore) fence(ctx context.Context, tx *sql.Tx, l *Lease) error {
 	var since, renewed, expires int64
 	l.TTL = min(l.TTL, MaxLeaseTTL)
-	err := tx.QueryRowContext(ctx, s.clocked(`UPDATE fw_leases SET renewed = NOW, expires = NOW + ?, ttl_ms = ?`+leaseWhere+
-		` RETURNING since, renewed, expires, bell`), append([]any{ttlMs(l.TTL), ttlMs(l.TTL)}, fenceArgs(*l)...)...).
+	err := tx.QueryRowContext(ctx, s.clocked(fenceSQL+` RETURNING since, renewed, expires, bell`), append([]any{ttlMs(l.TTL), ttlMs(l.TTL)}, fenceArgs(*l)...)...).
 		Scan(&since, &renewed, &expires, &l.Bell)
 	if errors.Is(err, sql.ErrNoRows) {
 		now, err := s.leaseIn(ctx, tx, l.LeaseKey)
@@ -215,6 +218,9 @@ func leaseErr(err error) error {
 }
 
 func (s *sqlStore) Renew(ctx context.Context, l Lease) (Lease, error) {
+	if s.d.name == sqliteDialect.name && !s.readOnly {
+		return s.hotRenew(ctx, l)
+	}
 	err := s.write(ctx, "renewing a lease", func(tx *sql.Tx) error { return s.fence(ctx, tx, &l) })
 	return l, leaseErr(err)
 }
@@ -268,11 +274,7 @@ func (s *sqlStore) AppendLeased(ctx context.Context, l Lease, startedAt time.Tim
 		_, err := s.Renew(ctx, l)
 		return -1, err
 	}
-	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls,
-		func(tx *sql.Tx) error { return s.fence(ctx, tx, &l) },
-		func(tx *sql.Tx, last int64) error {
-			return s.ring(ctx, tx, Doorbell{Service: l.Service, Team: l.Team, Run: l.Run, Seq: last})
-		})
+	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls, &l)
 	if err != nil {
 		return -1, leaseErr(err)
 	}

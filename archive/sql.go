@@ -591,18 +591,25 @@ func (s *sqlStore) insertPolls(ctx context.Context, tx *sql.Tx, rid int64, from 
 }
 
 func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll) error {
-	_, err := s.appendPolls(ctx, service, id, startedAt, polls, nil, nil)
+	_, err := s.appendPolls(ctx, service, id, startedAt, polls, nil)
 	return err
 }
 
 // appendPolls stores polls after the ones held and returns the last one's
-// sequence number. In the same transaction, fence (if set) runs first and
-// may refuse the write with its error, and after (if set) runs last with
-// that number.
-func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll,
-	fence func(tx *sql.Tx) error, after func(tx *sql.Tx, last int64) error) (int64, error) {
+// sequence number. With a lease (l), the same transaction first renews it
+// when it is still held with its token (fence), else stores nothing, and
+// last rings its doorbell with that number.
+func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll, l *Lease) (int64, error) {
 	if len(polls) == 0 {
 		return -1, nil
+	}
+	var fence func(tx *sql.Tx) error
+	var after func(tx *sql.Tx, last int64) error
+	if l != nil {
+		fence = func(tx *sql.Tx) error { return s.fence(ctx, tx, l) }
+		after = func(tx *sql.Tx, last int64) error {
+			return s.ring(ctx, tx, Doorbell{Service: l.Service, Team: l.Team, Run: l.Run, Seq: last})
+		}
 	}
 	// Compressed before the transaction: it stays short.
 	encs := make([]int, len(polls))
@@ -636,13 +643,17 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 	if v, ok := s.rids.Load(key); ok {
 		// A watch's later polls: two small statements.
 		rid := v.(int64)
-		if s.d.name == sqliteDialect.name && fence == nil && after == nil {
-			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size)
+		if s.d.name == sqliteDialect.name {
+			// SQLite's own connection; its doorbell rings nobody.
+			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size, l)
+			if errors.Is(err, errHotLost) {
+				return -1, s.lostNow(l.LeaseKey, err)
+			}
 			if !gone {
 				return last, err
 			}
 			s.rids.Delete(key)
-			return s.appendPolls(ctx, service, id, startedAt, polls, nil, nil)
+			return s.appendPolls(ctx, service, id, startedAt, polls, l)
 		}
 		gone := false
 		err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {

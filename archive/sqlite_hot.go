@@ -13,17 +13,20 @@ import (
 // that watches the context, and those goroutines, at every poll, woke
 // threads a watch otherwise leaves asleep (their scheduling cost a live
 // watch more than the writes did). Only the statements below are run
-// this way; everything else, PostgreSQL and a lease's fenced writes go
-// through database/sql as before.
+// this way (a watch's polls, fenced by its lease or not, the lease's
+// renewals, its live requests counted into the team's budget, and its
+// snapshots); everything else, and PostgreSQL, go through database/sql.
 type sqliteHot struct {
 	conn                                   *sqlite3.Conn // the connection they are prepared on
 	begin, commit, rollback                *sqlite3.Stmt
 	insertPoll, countPolls, insertSnapshot *sqlite3.Stmt
+	fence                                  *sqlite3.Stmt // renews a lease held with its token (fenceSQL)
+	spend                                  *sqlite3.Stmt // spendSQL
 }
 
 // stmts are h's statements, in the order hotOn prepares them.
 func (h *sqliteHot) stmts() []**sqlite3.Stmt {
-	return []**sqlite3.Stmt{&h.begin, &h.commit, &h.rollback, &h.insertPoll, &h.countPolls, &h.insertSnapshot}
+	return []**sqlite3.Stmt{&h.begin, &h.commit, &h.rollback, &h.insertPoll, &h.countPolls, &h.insertSnapshot, &h.fence, &h.spend}
 }
 
 func (h *sqliteHot) close() {
@@ -43,7 +46,8 @@ func (s *sqlStore) hotOn(conn *sqlite3.Conn) (*sqliteHot, error) {
 	}
 	// A replaced connection was closed with its statements.
 	h := &sqliteHot{conn: conn}
-	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`, insertPollSQL, countPollsSQL, sqliteDialect.putSnapshotSQL()} {
+	for i, q := range []string{`BEGIN IMMEDIATE`, `COMMIT`, `ROLLBACK`, insertPollSQL, countPollsSQL, sqliteDialect.putSnapshotSQL(),
+		s.clocked(fenceSQL + ` RETURNING since, renewed, expires, bell`), s.clocked(spendSQL)} {
 		st, _, err := conn.Prepare(q)
 		if err != nil {
 			h.close()
@@ -115,8 +119,16 @@ func (s *sqlStore) hotWrite(ctx context.Context, op string, fn func(h *sqliteHot
 // hotAppend stores polls of the run rid, after its polls held: the
 // sequence numbers come from the run's count, raised in the same
 // transaction. gone reports a run no longer held (pruned meanwhile).
-func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64) (last int64, gone bool, err error) {
+// With a lease (l), the transaction first renews it as fence does, and a
+// lease taken over meanwhile stores nothing: a *LostError. (SQLite rings
+// no doorbell.)
+func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64, l *Lease) (last int64, gone bool, err error) {
 	err = s.hotWrite(ctx, "saving a poll", func(h *sqliteHot) error {
+		if l != nil {
+			if err := h.renew(l); err != nil {
+				return err
+			}
+		}
 		st := h.countPolls
 		_ = st.BindInt64(1, int64(len(polls)))
 		_ = st.BindInt64(2, size)
@@ -151,6 +163,63 @@ func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies 
 	return last, gone, err
 }
 
+// renew renews l as fence does, in the transaction begun: errHotLost
+// when it is no longer held with its token.
+func (h *sqliteHot) renew(l *Lease) error {
+	st := h.fence
+	l.TTL = min(l.TTL, MaxLeaseTTL)
+	ttl := ttlMs(l.TTL)
+	_ = st.BindInt64(1, ttl)
+	_ = st.BindInt64(2, ttl)
+	_ = st.BindText(3, l.Service)
+	_ = st.BindText(4, l.Team)
+	_ = st.BindText(5, l.Run)
+	_ = st.BindText(6, l.ID)
+	_ = st.BindInt64(7, l.Token)
+	row := st.Step()
+	since, renewed, expires, bell := st.ColumnInt64(0), st.ColumnInt64(1), st.ColumnInt64(2), st.ColumnInt64(3)
+	if err := errors.Join(st.Err(), st.Reset()); err != nil {
+		return err
+	}
+	if !row {
+		return errHotLost
+	}
+	l.Since, l.Renewed, l.Expires, l.Read, l.Left, l.Bell = fromMsT(since), fromMsT(renewed), fromMsT(expires), fromMsT(renewed), l.TTL, bell
+	return nil
+}
+
+// hotRenew is Renew on SQLite's own connection.
+func (s *sqlStore) hotRenew(ctx context.Context, l Lease) (Lease, error) {
+	err := s.hotWrite(ctx, "renewing a lease", func(h *sqliteHot) error { return h.renew(&l) })
+	return l, s.lostNow(l.LeaseKey, err)
+}
+
+// lostNow is err, or for errHotLost the *LostError that says who holds
+// the lease now.
+func (s *sqlStore) lostNow(k LeaseKey, err error) error {
+	if !errors.Is(err, errHotLost) {
+		return err
+	}
+	le := &LostError{Key: k}
+	if now, lerr := s.Lease(context.Background(), k); lerr == nil {
+		le.Now = &now
+	}
+	return le
+}
+
+// hotSpend is Spend on SQLite's own connection.
+func (s *sqlStore) hotSpend(ctx context.Context, k BudgetKey, costMs, mostMs int64) error {
+	return s.hotWrite(ctx, "counting the live requests", func(h *sqliteHot) error {
+		st := h.spend
+		_ = st.BindText(1, k.Service)
+		_ = st.BindText(2, k.Team)
+		_ = st.BindInt64(3, costMs)
+		_ = st.BindInt64(4, costMs)
+		_ = st.BindInt64(5, mostMs)
+		return st.Exec()
+	})
+}
+
 // hotSnapshot stores a snapshot of the run rid; stored is false when the
 // run is no longer held.
 func (s *sqlStore) hotSnapshot(ctx context.Context, rid int64, sid string, enc int, body []byte) (stored bool, err error) {
@@ -175,3 +244,6 @@ func (s *sqlStore) hotSnapshot(ctx context.Context, rid int64, sid string, enc i
 
 // errGone ends the transaction of a poll whose run is no longer held.
 var errGone = errors.New("the run is no longer held")
+
+// errHotLost ends the transaction of a poll whose lease was taken over.
+var errHotLost = errors.New("the lease was taken over")

@@ -26,29 +26,24 @@ type aloneLog struct {
 	mu      sync.Mutex
 	polls   []archive.Poll
 	size    int
-	lines   recordingLines
 	over    bool      // the bound was hit: polls were left out
-	started time.Time // the first recording header's startedAt
+	started time.Time // the watch's start (its recording's header)
 	logf    func(format string, args ...any)
 	bound   int // bytes kept at most (0: maxAlone)
 }
 
-// Write takes one recording line, or a part of a long one (as Sink.Write).
-func (a *aloneLog) Write(p []byte) (int, error) {
+// add keeps one poll made alone (pollParts' add).
+func (a *aloneLog) add(p archive.Poll) {
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	l, err := a.lines.read(p)
-	switch {
-	case err != nil:
-		a.leaveOut("a poll made alone could not be kept (" + err.Error() + ")")
-	case l.header:
-		if a.started.IsZero() && l.readable {
-			a.started = l.started
-		}
-	case l.poll != nil:
-		a.keep(*l.poll)
-	}
-	return len(p), nil
+	a.keep(p)
+}
+
+// unkept is a poll made alone that could not be kept (pollParts' fail).
+func (a *aloneLog) unkept(err error) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.leaveOut("a poll made alone could not be kept (" + err.Error() + ")")
 }
 
 // keep adds p, or leaves everything out past the bound; a.mu is held.
@@ -73,7 +68,7 @@ func (a *aloneLog) leaveOut(why string) {
 	a.polls, a.size, a.over = nil, 0, true
 }
 
-// kept is what is kept now, the first recording's start, and whether
+// kept is what is kept now, the watch's start, and whether
 // polls were left out over the bound.
 func (a *aloneLog) kept() (polls []archive.Poll, started time.Time, over bool) {
 	a.mu.Lock()

@@ -1,6 +1,7 @@
 // Package archiving is the archive as firewatch's commands use it, below
-// the command line: what a live watch writes into it (Sink, teed beside
-// --record; SnapshotKeeper, the run's artifact snapshots), completing the
+// the command line: a live watch's source (NewFeed: Shared, the run polled
+// once under its lease, whose one recorder feeds --record and Sink.Append;
+// SnapshotKeeper, the run's artifact snapshots), completing the
 // runs a listing shows (Completer, Background; the runs screen's Listing
 // over the archive), reading a run back (Reader: the FILE-or-JOB_ID rule;
 // Load, RecordingOf, Replay), importing a recording (ReadRecording) and

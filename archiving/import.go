@@ -275,3 +275,26 @@ func (l *liveDerive) end() (*archive.Run, error) {
 	d := <-l.res
 	return d.d, d.err
 }
+
+// receivedAt is a recording line's receive time. The recorder writes it
+// first, `{"receivedAt":"<RFC 3339>",...`, which is read in place: the line
+// may be a whole trace of megabytes. Any other line is decoded; without a
+// time, now.
+func receivedAt(line []byte) time.Time {
+	const prefix = `{"receivedAt":"`
+	if rest, ok := bytes.CutPrefix(line, []byte(prefix)); ok {
+		if i := bytes.IndexByte(rest[:min(len(rest), 64)], '"'); i > 0 {
+			if t, err := time.Parse(time.RFC3339Nano, string(rest[:i])); err == nil {
+				return t
+			}
+		}
+	}
+	var pl struct {
+		ReceivedAt time.Time `json:"receivedAt"`
+	}
+	_ = json.Unmarshal(line, &pl, json.RejectUnknownMembers(false))
+	if pl.ReceivedAt.IsZero() {
+		return time.Now()
+	}
+	return pl.ReceivedAt
+}

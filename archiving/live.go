@@ -16,7 +16,7 @@ import (
 // of N the background takes (N-L)/2. A live request never waits: it is
 // counted in memory (a poller.Pacer whose Wait returns at once) and the
 // counts are written every flushEvery on a goroutine of the meter's; a
-// 429 a live request met holds the background too. The archive failing
+// 429 a live request met holds the background too, written at once. The archive failing
 // loses the counts, not a request.
 type LiveMeter struct {
 	st    archive.Budgeter
@@ -29,6 +29,7 @@ type LiveMeter struct {
 	ctx  context.Context // the meter's life (flush's writes outlive it: Stop)
 	stop context.CancelFunc
 	done chan struct{} // closed once loop returns
+	held chan struct{} // a 429's hold to write now
 }
 
 // NewLiveMeter starts the meter of service and team's live requests on
@@ -42,7 +43,8 @@ func NewLiveMeter(ctx context.Context, st archive.Store, service, team string, l
 	if limit.N < 1 || limit.Per <= 0 {
 		limit = Limit{DefaultRateLimit, time.Minute}
 	}
-	m := &LiveMeter{st: bs, key: archive.BudgetKey{Service: service, Team: team}, limit: limit, done: make(chan struct{})}
+	m := &LiveMeter{st: bs, key: archive.BudgetKey{Service: service, Team: team}, limit: limit, done: make(chan struct{}),
+		held: make(chan struct{}, 1)}
 	m.ctx, m.stop = context.WithCancel(ctx)
 	go m.loop(m.ctx)
 	return m
@@ -77,16 +79,25 @@ func (m *LiveMeter) RateLimited(retryAfter time.Duration) {
 	d := int64(max(retryAfter, m.limit.Per/time.Duration(m.limit.N)))
 	for {
 		old := m.hold.Load()
-		if old >= d || m.hold.CompareAndSwap(old, d) {
+		if old >= d {
+			return
+		}
+		if m.hold.CompareAndSwap(old, d) {
+			select {
+			case m.held <- struct{}{}:
+			default:
+			}
 			return
 		}
 	}
 }
 
-// flushEvery is how often the counts are written: a second, or a
-// twentieth of the limit's window when that is shorter.
+// flushEvery is how often the counts are written: every five seconds (a
+// twelfth of the usual minute's window: each write is a transaction of
+// its own, which a live watch pays for), or a twelfth of the limit's
+// window when that is shorter.
 func (m *LiveMeter) flushEvery() time.Duration {
-	return max(min(time.Second, m.limit.Per/20), time.Millisecond)
+	return max(min(5*time.Second, m.limit.Per/12), time.Millisecond)
 }
 
 func (m *LiveMeter) loop(ctx context.Context) {
@@ -98,6 +109,8 @@ func (m *LiveMeter) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			m.flush(ctx)
+		case <-m.held:
 			m.flush(ctx)
 		}
 	}

@@ -49,3 +49,36 @@ func TestLiveWorkComesFirst(t *testing.T) {
 		t.Errorf("the background after a live 429 asking 5s: wait %s (%v)", wait, err)
 	}
 }
+
+// A 429 a live request met is written at once, not at the meter's next
+// flush: the background does not ask meanwhile.
+func TestLiveMeterWritesA429AtOnce(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	limit := Limit{N: 100, Per: time.Minute} // counts flushed every 5s
+	m := NewLiveMeter(ctx, st, "http://svc", "team", limit)
+	defer m.Stop()
+	m.RateLimited(30 * time.Second)
+	// A hold of a millisecond reserves nothing: it reads how far the
+	// background is held.
+	key := archive.BudgetKey{Service: "http://svc", Team: "team"}
+	for deadline := time.Now().Add(2 * time.Second); ; {
+		wait, err := st.(archive.Budgeter).Pace(ctx, key, time.Second, 1, time.Millisecond)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if wait > 20*time.Second {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the background after a live 429 asking 30s: held %s, 2s later", wait)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}

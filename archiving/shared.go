@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -53,15 +54,20 @@ import (
 // that showed polls the archive may not hold otherwise (left out by its
 // sink, or past the bound) stores the whole trace once instead. Until
 // then the archive is not told the run is complete (a holder's release, a
-// watch's derived record): the next archive pass fetches it. The
-// --record file is written here, from what the decoder brought
-// (poller.Recorder): it holds what the screen showed.
+// watch's derived record): the next archive pass fetches it. One
+// recorder (poller.Recorder) writes a line of what the decoder brought:
+// the --record file gets every poll shown, whoever polled (it holds what
+// the screen showed), and the same line of a poll this process made goes
+// to the archive (Sink.Append, or aloneLog while it cannot be stored), so
+// that a poll is serialised and redacted once.
 type Shared struct {
 	cfg    SharedConfig
 	holder archive.Holder
 	key    archive.LeaseKey
 	dec    *model.Decoder
-	rec    *poller.Recorder
+	rec    *poller.Recorder // the one recorder (the file: Watch.Record, nil: none)
+	parts  pollParts        // its lines of this process's polls, as the archive's polls
+	start  time.Time        // the watch's start: its recording's header
 
 	mu       sync.Mutex
 	sink     *Sink           // the archive's; nil until it can be had
@@ -122,6 +128,9 @@ type SharedConfig struct {
 	// unreachable, and back), once each time. nil: nowhere.
 	Logf func(format string, args ...any)
 	Say  func(msg string)
+	// SnapshotLogf is the snapshot keeper's debug log (NewFeed); nil:
+	// nowhere.
+	SnapshotLogf func(format string, args ...any)
 	// SafetyRead is a follower's read between doorbells on PostgreSQL;
 	// Rejoin is how often a process that polls on its own tries the
 	// archive again. Zero: the defaults (Rejoin: one lease TTL, within
@@ -140,12 +149,38 @@ const (
 	retakeAfter = 50 * time.Millisecond
 )
 
-// NewShared is the run of cfg, followed as a Shared: the one call that
-// makes a live watch's source. Without an archive (cfg.Sink and cfg.Reopen
-// nil) it is the service's polls, as a watch without an archive has them.
+// Feed is a watched run's source, as NewFeed makes it: Source for the
+// watch or follower (the run's polls, its artifact snapshots kept on the
+// way), Shared for its controls (pause, poll now, live view; Holder says
+// who this process is to the team; Sink, the archive's once it is had).
+type Feed struct {
+	Source follow.Source
+	*Shared
+	// Snapshots keeps the run's artifact snapshots (nil: no archive at
+	// the start); Keep stores one the screen fetched.
+	Snapshots *SnapshotKeeper
+}
+
+// NewFeed is the one constructor of a live run's source, for a watch, a
+// run, the runs screen, the hub and the MCP server alike: the run of cfg
+// through its lease in the archive (Shared), its snapshots kept by the
+// sink's keeper (fetched with cfg.Client). The caller closes the sink
+// (Sink().Close) once the watch of it ends.
+func NewFeed(cfg SharedConfig) *Feed {
+	sh := NewShared(cfg)
+	f := &Feed{Source: sh, Shared: sh}
+	if k := cfg.Sink.KeepSnapshots(cfg.Client, cfg.SnapshotLogf); k != nil {
+		f.Source, f.Snapshots = k.Tap(sh), k
+	}
+	return f
+}
+
+// NewShared is the run of cfg, followed as a Shared (NewFeed's). Without
+// an archive (cfg.Sink and cfg.Reopen nil) it is the service's polls, as a
+// watch without an archive has them.
 func NewShared(cfg SharedConfig) *Shared {
 	s := &Shared{cfg: cfg, holder: archive.NewHolder(cfg.Label), key: archive.LeaseKey{Service: cfg.Service, Run: cfg.JobID},
-		last: -1, liveView: cfg.Watch.LiveView,
+		last: -1, liveView: cfg.Watch.LiveView, start: time.Now(),
 		lost: make(chan struct{}, 1), kick: make(chan struct{}, 1)}
 	s.visible.Store(cfg.Visible == nil)
 	if s.cfg.SafetyRead <= 0 {
@@ -158,7 +193,7 @@ func NewShared(cfg SharedConfig) *Shared {
 		s.cfg.Logf = func(string, ...any) {}
 	}
 	s.interval.Store(int64(s.pollInterval()))
-	s.kept.logf = s.cfg.Logf
+	s.kept.logf, s.kept.started = s.cfg.Logf, s.start
 	if cfg.Sink != nil {
 		s.useSink(cfg.Sink)
 	}
@@ -185,6 +220,7 @@ func (s *Shared) useSink(sk *Sink) {
 		default:
 		}
 	}, func() { s.drops.Add(1) }, s.whole)
+	sk.start(s.start)
 	s.mu.Lock()
 	s.sink = sk
 	s.mu.Unlock()
@@ -288,9 +324,7 @@ func (s *Shared) Follow(ctx context.Context, sink func(poller.Update)) error {
 	if s.cfg.Sink == nil && s.cfg.Reopen == nil {
 		return s.alone(ctx)
 	}
-	if s.cfg.Watch.Record != nil {
-		s.rec = s.cfg.Client.NewRecorder(s.cfg.Watch.Record, s.cfg.JobID, time.Now(), s.cfg.Watch.Request)
-	}
+	s.rec = s.cfg.Client.NewRecorder(s.cfg.Watch.Record, s.cfg.JobID, s.start, s.cfg.Watch.Request)
 	s.dec = s.cfg.Client.NewDecoder()
 	s.dec.SetRunID(s.cfg.JobID)
 	// The doorbells' listener lives as long as the watch.
@@ -480,7 +514,7 @@ func (s *Shared) back() {
 func (s *Shared) pausedUntilResumed(ctx context.Context) {
 	h := s.health
 	h.Paused = true
-	s.emit(poller.Update{Health: h})
+	s.emit(poller.Update{Health: h}, nil)
 	for s.isPaused() && ctx.Err() == nil {
 		select {
 		case <-ctx.Done():
@@ -488,17 +522,23 @@ func (s *Shared) pausedUntilResumed(ctx context.Context) {
 		}
 	}
 	h.Paused = false
-	s.emit(poller.Update{Health: h})
+	s.emit(poller.Update{Health: h}, nil)
 }
 
-// emit hands one update on, recording what it brought.
-func (s *Shared) emit(u poller.Update) {
+// emit hands one update on, recording what it brought; the line of a
+// poll this process made goes to the archive too (to, nil: none).
+func (s *Shared) emit(u poller.Update, to *pollDest) {
 	if u.Poll != nil {
 		s.polls++
 		if u.Poll.Finished && s.finished.IsZero() {
 			s.finished = time.Now()
 		}
-		if s.rec != nil {
+		switch {
+		case s.rec == nil:
+		case to != nil:
+			s.parts.add, s.parts.fail = to.add, to.fail
+			s.rec.PollTo(u.Health.LastGood, u.Poll, &s.parts)
+		default:
 			s.rec.Poll(u.Health.LastGood, u.Poll)
 		}
 	}
@@ -510,6 +550,13 @@ func (s *Shared) emit(u poller.Update) {
 	}
 	s.health = u.Health
 	s.out(u)
+}
+
+// pollDest is where the lines of this process's polls go: the sink, or
+// the polls kept while made alone.
+type pollDest struct {
+	add  func(archive.Poll)
+	fail func(error)
 }
 
 // polling is this process's Watcher at work.
@@ -526,11 +573,12 @@ func (s *Shared) poll(ctx context.Context, alone bool) *polling {
 	s.mu.Lock()
 	o := s.cfg.Watch
 	o.Decoder, o.TailFrom, o.LiveView, o.Record = s.dec, s.finished, s.liveView, nil
+	var to *pollDest // the one recorder's lines of its polls (emit)
 	switch {
 	case alone:
-		o.Record = &s.kept
+		to = &pollDest{add: s.kept.add, fail: s.kept.unkept}
 	case s.sink != nil:
-		o.Record = s.sink
+		to = &pollDest{add: s.sink.Append, fail: s.sink.unkept}
 	}
 	w := s.cfg.Client.Watch(s.cfg.JobID, o)
 	s.watcher = w
@@ -546,7 +594,7 @@ func (s *Shared) poll(ctx context.Context, alone bool) *polling {
 				s.interval.Store(int64(u.Health.Interval))
 			}
 			u.Health.Via = ""
-			s.emit(u)
+			s.emit(u, to)
 		})
 	}()
 	return p
@@ -838,7 +886,7 @@ func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Leas
 			}
 		case t := <-tokens:
 			h := s.health
-			s.emit(poller.Update{Tokens: t, Health: h})
+			s.emit(poller.Update{Tokens: t, Health: h}, nil)
 			continue
 		case <-s.kick:
 			if s.isPaused() {
@@ -866,7 +914,7 @@ func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Leas
 		} else if over {
 			h := s.health
 			h.Done, h.NextTry = true, time.Time{}
-			s.emit(poller.Update{Health: h, Done: true})
+			s.emit(poller.Update{Health: h, Done: true}, nil)
 			return step{done: true}
 		}
 		if again {
@@ -947,10 +995,10 @@ func (s *Shared) catchUp(ctx context.Context, st archive.Store, via ...string) e
 		}
 		h.LastGood = cmpTime(at, sp.ReceivedAt)
 		h.Tail = h.Tail || p.Finished || !s.finished.IsZero()
-		s.emit(poller.Update{Poll: p, Health: h})
+		s.emit(poller.Update{Poll: p, Health: h}, nil)
 	}
 	if len(ps) == 0 && h.Via != s.health.Via {
-		s.emit(poller.Update{Health: h}) // who polls now
+		s.emit(poller.Update{Health: h}, nil) // who polls now
 	}
 	return nil
 }

@@ -4,11 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"io"
 	"sync"
 	"time"
-
-	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/follow"
@@ -20,9 +17,10 @@ import (
 // stuck archive than this per poll.
 const WriteTimeout = 10 * time.Second
 
-// Sink writes one watch's recording lines into the archive as they
-// come: the recorder's header line names the run, every later line is one
-// poll, written in its own short transaction. The writes happen on the
+// Sink writes one watch's polls into the archive as they come (Append:
+// the recording line the watch's one recorder wrote for --record too),
+// each in its own short transaction, under the run's lease (Leased,
+// SetLease: AppendLeased, which a lease taken over refuses). The writes happen on the
 // sink's own goroutine (writer): a watch hands a poll over and goes on, so
 // that an archive waiting for a lock or a slow server never delays what
 // the screen or the printers show. A failed write is said once; its polls
@@ -37,13 +35,11 @@ type Sink struct {
 	started time.Time
 
 	mu           sync.Mutex
-	lines        recordingLines
 	puts         []*archive.Run // what is known of the run, written before the polls
 	pending      []archive.Poll
 	pendingBytes int
 	failed       bool   // said once
 	lost         bool   // something was left out for good (a snapshot, a poll too large)
-	gaveUp       bool   // too much pending: archiving of this watch stopped
 	lastErr      string // the failure, for the end of the watch
 	say          func(string)
 
@@ -58,16 +54,14 @@ type Sink struct {
 	// snapshots stores the run's artifact snapshots (keepSnapshots).
 	snapshots *SnapshotKeeper
 
-	// A shared watch's polls (Shared, Leased): written only under the
-	// run's lease, with AppendLeased, which a lease taken over refuses.
-	leased bool
+	// The polls are written only under the run's lease (Shared, Leased),
+	// with AppendLeased, which a lease taken over refuses.
 	lease  *archive.Lease // the lease held now; nil: not held, polls are left out
 	onLost func(error)    // a write found the lease taken over
 	onDrop func()         // a poll was left out: the archive may lack what the watch showed
 	whole  func() bool    // the archive holds every poll the watch showed (nil: it does)
 	seq    int64          // the last poll written under a lease (-1: none)
 	fenced time.Time      // when a write under the lease last renewed it
-	headed bool           // a recording's header gave started
 }
 
 // NewSink makes the sink of one watch of jobID and starts its
@@ -145,22 +139,17 @@ func (s *Sink) drain() {
 	var lost error
 	if err == nil && len(polls) > 0 {
 		appendPolls := func(ps []archive.Poll) error {
-			return s.store.AppendPolls(ctx, s.service, s.jobID, started, ps)
-		}
-		if s.leased {
-			appendPolls = func(ps []archive.Poll) error {
-				if lease == nil {
-					return errNotHeld
-				}
-				seq, err := s.store.AppendLeased(ctx, *lease, started, ps)
-				if err == nil {
-					s.mu.Lock()
-					s.seq = max(s.seq, seq)
-					s.fenced = time.Now() // the write renewed the lease too
-					s.mu.Unlock()
-				}
-				return err
+			if lease == nil {
+				return errNotHeld
 			}
+			seq, err := s.store.AppendLeased(ctx, *lease, started, ps)
+			if err == nil {
+				s.mu.Lock()
+				s.seq = max(s.seq, seq)
+				s.fenced = time.Now() // the write renewed the lease too
+				s.mu.Unlock()
+			}
+			return err
 		}
 		err = appendPolls(polls)
 		switch {
@@ -327,34 +316,15 @@ func (s *Sink) KeepCancel() { s.Put(&archive.Run{CancelRequested: true}) }
 // maxPending is how much a failing archive may hold back in memory.
 const maxPending = 64 << 20
 
-// Write takes one recording line, or a part of a long one (the recorder
-// writes a line per call, but for a long one, whose last part ends with the
-// newline). It never fails: the recording beside it must go on.
-func (s *Sink) Write(p []byte) (int, error) {
+// Append hands one poll to the writer: its recording line (the secrets
+// redacted, no newline; p.Line is the sink's from then on) or that line
+// deflated (p.Encoded), received at p.ReceivedAt. A poll that comes while
+// the lease is not held is left out (another process stores the run's
+// polls). It never fails: the watch goes on.
+func (s *Sink) Append(p archive.Poll) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gaveUp {
-		return len(p), nil
-	}
-	l, err := s.lines.read(p)
-	switch {
-	case err != nil:
-		s.fail(err)
-	case l.header:
-		// The first watch's: a shared watch starts one each time it
-		// polls again.
-		if !s.headed && l.readable {
-			s.started, s.headed = l.started, true
-		}
-	case l.poll != nil:
-		s.queue(*l.poll)
-	}
-	return len(p), nil
-}
-
-// queue hands a poll to the writer; s.mu is held.
-func (s *Sink) queue(p archive.Poll) {
-	if s.leased && s.lease == nil {
+	if s.lease == nil {
 		s.dropped() // not held: another process stores the run's polls
 		return
 	}
@@ -362,25 +332,26 @@ func (s *Sink) queue(p archive.Poll) {
 	s.pendingBytes += pollSize(p)
 	if s.pendingBytes > maxPending && len(s.pending) > 1 && (s.failed || s.draining) {
 		// The archive does not keep up (it fails, or waits for a lock):
-		// archiving of this watch stops rather than hold more.
+		// the polls queued are left out rather than hold more.
 		s.overflow()
 		return
 	}
 	s.wake()
 }
 
-// overflow is a failing archive holding back too much: archiving of the
-// watch stops, but for a shared watch, whose polls queued are left out
-// (the next holder, or this one, stores the whole trace again). s.mu is
-// held.
+// unkept is a poll's line that could not be kept (pollParts' fail).
+func (s *Sink) unkept(err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.fail(err)
+}
+
+// overflow is a failing archive holding back too much: the polls queued
+// are left out (the next holder, or this one, stores the whole trace
+// again). s.mu is held.
 func (s *Sink) overflow() {
-	if s.leased {
-		s.dropPending()
-		s.fail(errors.New("the archive does not keep up: the polls it could not take were left out"))
-		return
-	}
-	s.gaveUp, s.pending, s.pendingBytes, s.puts = true, nil, 0, nil
-	s.fail(errors.New("the archive does not keep up: archiving of this run stopped"))
+	s.dropPending()
+	s.fail(errors.New("the archive does not keep up: the polls it could not take were left out"))
 }
 
 // dropPending leaves the queued polls out; s.mu is held.
@@ -392,7 +363,7 @@ func (s *Sink) dropPending() {
 	s.pending, s.pendingBytes = s.pending[:0], 0
 }
 
-// dropped tells a shared watch that a poll was left out; s.mu is held.
+// dropped tells the watch that a poll was left out; s.mu is held.
 func (s *Sink) dropped() {
 	if s.onDrop != nil {
 		s.onDrop()
@@ -414,7 +385,15 @@ var errNotHeld = errors.New("the run's lease is not held")
 func (s *Sink) Leased(onLost func(error), onDrop func(), whole func() bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.leased, s.onLost, s.onDrop, s.whole = true, onLost, onDrop, whole
+	s.onLost, s.onDrop, s.whole = onLost, onDrop, whole
+}
+
+// start is when the watch started (its recording's header): the run's
+// start, with its first poll.
+func (s *Sink) start(t time.Time) {
+	s.mu.Lock()
+	s.started = t
+	s.mu.Unlock()
 }
 
 // SetLease is the run's lease the polls are written under from now on
@@ -435,12 +414,11 @@ func (s *Sink) SetLease(l *archive.Lease) {
 	}
 }
 
-// holding reports whether the sink's polls are written under a lease
-// (leased) and whether it holds it now.
-func (s *Sink) holding() (leased, holding bool) {
+// holding reports whether the sink holds the run's lease now.
+func (s *Sink) holding() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.leased, s.lease != nil
+	return s.lease != nil
 }
 
 // Flush waits until the writer has tried to write everything queued
@@ -472,82 +450,10 @@ func (s *Sink) Fenced() time.Time {
 // Store is the archive the sink writes into.
 func (s *Sink) Store() archive.Store { return s.store }
 
-// recordingLines reads the recorder's writes: a line per write, but a
-// long one (a whole trace of megabytes) in parts, deflated as they come.
-type recordingLines struct {
-	part   *archive.Encoder // a long line coming in parts
-	partAt time.Time        // its receive time
-}
-
-// recordingLine is what one write completed: a poll, a recording's header
-// (its startedAt, when readable), or nothing yet (a part, an empty line).
-type recordingLine struct {
-	poll     *archive.Poll // its Line a copy: the recorder reuses its buffer
-	header   bool
-	readable bool
-	started  time.Time
-}
-
-// read takes one write; an error is a long line that could not be kept.
-func (r *recordingLines) read(p []byte) (recordingLine, error) {
-	if len(p) == 0 {
-		return recordingLine{}, nil
-	}
-	ends := bytes.HasSuffix(p, []byte("\n"))
-	if r.part != nil || !ends {
-		if r.part == nil {
-			r.part, r.partAt = archive.NewEncoder(), receivedAt(p)
-		}
-		_, _ = r.part.Write(bytes.TrimSuffix(p, []byte("\n")))
-		if !ends {
-			return recordingLine{}, nil
-		}
-		e, err := r.part.Done()
-		r.part = nil
-		if err != nil {
-			return recordingLine{}, err
-		}
-		return recordingLine{poll: &archive.Poll{ReceivedAt: r.partAt, Encoded: e}}, nil
-	}
-	line := bytes.TrimRight(p, "\n")
-	if len(line) == 0 {
-		return recordingLine{}, nil
-	}
-	if bytes.HasPrefix(line, []byte(`{"firewatch":"recording"`)) {
-		var h poller.Header
-		err := json.Unmarshal(line, &h)
-		return recordingLine{header: true, readable: err == nil, started: h.StartedAt}, nil
-	}
-	return recordingLine{poll: &archive.Poll{ReceivedAt: receivedAt(line), Line: bytes.Clone(line)}}, nil
-}
-
-// receivedAt is a recording line's receive time. The recorder writes it
-// first, `{"receivedAt":"<RFC 3339>",...`, which is read in place: the line
-// may be a whole trace of megabytes. Any other line is decoded; without a
-// time, now.
-func receivedAt(line []byte) time.Time {
-	const prefix = `{"receivedAt":"`
-	if rest, ok := bytes.CutPrefix(line, []byte(prefix)); ok {
-		if i := bytes.IndexByte(rest[:min(len(rest), 64)], '"'); i > 0 {
-			if t, err := time.Parse(time.RFC3339Nano, string(rest[:i])); err == nil {
-				return t
-			}
-		}
-	}
-	var pl struct {
-		ReceivedAt time.Time `json:"receivedAt"`
-	}
-	_ = json.Unmarshal(line, &pl, json.RejectUnknownMembers(false))
-	if pl.ReceivedAt.IsZero() {
-		return time.Now()
-	}
-	return pl.ReceivedAt
-}
-
 // fail says a write failed, once; s.mu is held.
 func (s *Sink) fail(err error) {
 	s.lastErr = s.secrets.Redact(err.Error())
-	if s.leased && errors.Is(err, archive.ErrUnavailable) {
+	if errors.Is(err, archive.ErrUnavailable) {
 		return // the shared watch says it, once (Shared)
 	}
 	if !s.failed {
@@ -570,9 +476,6 @@ func (s *Sink) Failing() bool {
 func (s *Sink) Put(r *archive.Run) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gaveUp {
-		return
-	}
 	r.Service, r.ID, r.Team = s.service, s.jobID, s.team
 	s.puts = append(s.puts, r)
 	s.wake()
@@ -582,12 +485,6 @@ func (s *Sink) Put(r *archive.Run) {
 // goroutine: the watch's does not wait for it); a failure is said like a
 // poll's. It reports whether it was stored.
 func (s *Sink) PutSnapshot(snapshotID, content string) bool {
-	s.mu.Lock()
-	gaveUp := s.gaveUp
-	s.mu.Unlock()
-	if gaveUp {
-		return false
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
 	defer cancel()
 	if err := s.store.PutSnapshot(ctx, s.service, s.jobID, snapshotID, content); err != nil {
@@ -608,12 +505,12 @@ func (s *Sink) finish(run *follow.Run) (whole bool) {
 	<-s.stopped
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if s.gaveUp || len(s.pending) > 0 || len(s.puts) > 0 {
+	if len(s.pending) > 0 || len(s.puts) > 0 {
 		return false
 	}
 	r := DerivedRun(run.Summary(), run.Store)
 	r.Service, r.ID = s.service, s.jobID
-	if s.leased && s.whole != nil && !s.whole() {
+	if s.whole != nil && !s.whole() {
 		// What the watch showed is more than the archive holds: the run
 		// is not complete there (the next archive pass fetches it).
 		r.Complete = false
@@ -625,28 +522,6 @@ func (s *Sink) finish(run *follow.Run) (whole bool) {
 		return false
 	}
 	return !s.lost
-}
-
-// Tee writes the recording to the --record file and the archive; the
-// archive's writer never fails, so the file's errors are the recorder's.
-func Tee(file io.Writer, s *Sink) io.Writer {
-	if s == nil {
-		return file
-	}
-	if file == nil {
-		return s
-	}
-	return &tee{file: file, s: s}
-}
-
-type tee struct {
-	file io.Writer
-	s    *Sink
-}
-
-func (t *tee) Write(p []byte) (int, error) {
-	t.s.Write(p)
-	return t.file.Write(p)
 }
 
 // SetSay is where the sink says a failure (once) from now on: stderr, or
@@ -684,4 +559,34 @@ func (s *Sink) Close(run *follow.Run) (whole, failed bool, lastErr string) {
 	s.mu.Unlock()
 	s.store.Close()
 	return whole, failed, lastErr
+}
+
+// pollParts makes polls of a recorder's lines (poller.PollLines): a
+// short line is copied, a long one, which comes in parts, is deflated as
+// they come, never held whole. Each is handed to add.
+type pollParts struct {
+	add  func(archive.Poll)
+	fail func(error) // a long line that could not be kept
+	part *archive.Encoder
+}
+
+func (l *pollParts) PollLine(received time.Time, part []byte, end bool) {
+	if l.part == nil && end {
+		l.add(archive.Poll{ReceivedAt: received, Line: bytes.Clone(part)})
+		return
+	}
+	if l.part == nil {
+		l.part = archive.NewEncoder()
+	}
+	_, _ = l.part.Write(part)
+	if !end {
+		return
+	}
+	e, err := l.part.Done()
+	l.part = nil
+	if err != nil {
+		l.fail(err)
+		return
+	}
+	l.add(archive.Poll{ReceivedAt: received, Encoded: e})
 }

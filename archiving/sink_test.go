@@ -22,17 +22,36 @@ type flakyStore struct {
 	down atomic.Bool
 }
 
-func (f *flakyStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
+func (f *flakyStore) AppendLeased(ctx context.Context, l archive.Lease, at time.Time, polls []archive.Poll) (int64, error) {
 	if f.down.Load() {
-		return errors.New("disk full")
+		return -1, errors.New("disk full")
 	}
-	return f.Store.AppendPolls(ctx, service, id, at, polls)
+	return f.Store.AppendLeased(ctx, l, at, polls)
 }
 
-// The sink takes a long line in parts and short lines whole; while the
-// archive fails, it says so once and keeps them, and writes them all with
-// the next poll once the archive is back: the stored polls are the lines.
+// leasedSink is the sink of run id in st (written through ws, st when
+// nil), holding the run's lease, as a Shared makes it.
+func leasedSink(t testing.TB, st, ws archive.Store, id string) *Sink {
+	if ws == nil {
+		ws = st
+	}
+	l, err := st.Take(context.Background(), archive.LeaseKey{Service: "http://x", Run: id}, archive.NewHolder("test"), time.Minute)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := NewSink(ws, text.NewSecrets(), "http://x", id, archive.TeamOf("fc-key-0123456789"))
+	s.Leased(func(error) {}, func() {}, nil)
+	s.SetLease(&l)
+	return s
+}
+
+// The recorder's lines reach the sink as polls: a long line in parts,
+// deflated as they come, short lines whole; while the archive fails, the
+// sink says so once and keeps them, and writes them all with the next
+// poll once the archive is back: the stored polls are the lines, at their
+// receive times.
 func TestArchiveSinkPartsAndFailure(t *testing.T) {
+	t.Parallel()
 	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
 		t.Fatal(err)
@@ -41,28 +60,29 @@ func TestArchiveSinkPartsAndFailure(t *testing.T) {
 	fs := &flakyStore{Store: st}
 	fs.down.Store(true)
 	var said []string
-	s := NewSink(fs, text.NewSecrets(), "http://x", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", "")
+	s := leasedSink(t, st, fs, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	s.say = func(m string) { said = append(said, m) }
+	parts := &pollParts{add: s.Append, fail: s.unkept}
 	long := `{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"events":[` + strings.Repeat(`{"eventId":"e","type":"reasoning.summary","text":"t"},`, 20000) + `{}]}}`
 	lines := []string{
 		`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`,
 		long,
 		`{"receivedAt":"2026-11-25T20:50:33Z","trace":{"events":[{"eventId":"f"}]}}`,
 	}
-	s.Write([]byte(`{"firewatch":"recording","version":2,"jobId":"j","startedAt":"2026-11-25T20:50:30Z"}` + "\n"))
-	first := []byte(lines[0] + "\n")
-	s.Write(first)
-	clear(first)
-	buf := []byte(long + "\n")
+	at := func(sec, ms int) time.Time { return time.Date(2026, 11, 25, 20, 50, sec, ms*1e6, time.UTC) }
+	first := []byte(lines[0])
+	parts.PollLine(at(31, 0), first, true)
+	clear(first) // the recorder's buffer is reused: the sink must not keep it
+	buf := []byte(long)
 	for i := 0; i < len(buf); i += 64 << 10 {
 		part := buf[i:min(len(buf), i+64<<10)]
-		s.Write(part)
-		clear(part) // the writer's buffer is reused: the sink must not keep it
+		parts.PollLine(at(32, 500), part, i+64<<10 >= len(buf))
+		clear(part)
 	}
 	s.Sync()
 	fs.down.Store(false)
-	line := []byte(lines[2] + "\n")
-	s.Write(line)
+	line := []byte(lines[2])
+	parts.PollLine(at(33, 0), line, true)
 	clear(line)
 	s.Sync()
 	if len(said) != 1 || !strings.Contains(said[0], "disk full") {
@@ -90,10 +110,10 @@ type stuckStore struct {
 	writes  atomic.Int32
 }
 
-func (s *stuckStore) AppendPolls(ctx context.Context, service, id string, at time.Time, polls []archive.Poll) error {
+func (s *stuckStore) AppendLeased(ctx context.Context, l archive.Lease, at time.Time, polls []archive.Poll) (int64, error) {
 	s.writes.Add(1)
 	<-s.release
-	return s.Store.AppendPolls(ctx, service, id, at, polls)
+	return s.Store.AppendLeased(ctx, l, at, polls)
 }
 
 func (s *stuckStore) PutRun(ctx context.Context, r *archive.Run) error {
@@ -102,24 +122,24 @@ func (s *stuckStore) PutRun(ctx context.Context, r *archive.Run) error {
 }
 
 // TestArchiveNeverDelaysTheWatch: while the archive cannot take a write,
-// the watch's writes into the sink (the recorder's, on the poll's way to
-// the screen and the printers) return at once; the polls are written, in
-// order, once the archive takes them.
+// the watch's appends to the sink (on the poll's way to the screen and
+// the printers) return at once; the polls are written, in order, once
+// the archive takes them.
 func TestArchiveNeverDelaysTheWatch(t *testing.T) {
+	t.Parallel()
 	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	ss := &stuckStore{Store: st, release: make(chan struct{})}
-	s := NewSink(ss, text.NewSecrets(), "http://x", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b", archive.TeamOf("fc-key-0123456789"))
+	s := leasedSink(t, st, ss, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	s.KeepLookup(&archive.Run{Prompt: "p"})
 	wrote := make(chan struct{})
 	go func() {
 		defer close(wrote)
-		s.Write([]byte(`{"firewatch":"recording","version":2,"jobId":"j","startedAt":"2026-11-25T20:50:30Z"}` + "\n"))
 		for i := range 5 {
-			s.Write(fmt.Appendf(nil, `{"receivedAt":"2026-11-25T20:50:3%dZ","trace":{"events":[]}}`+"\n", i))
+			s.Append(archive.Poll{ReceivedAt: time.Now(), Line: fmt.Appendf(nil, `{"receivedAt":"2026-11-25T20:50:3%dZ","trace":{"events":[]}}`, i)})
 		}
 	}()
 	select {
@@ -142,12 +162,13 @@ func TestArchiveNeverDelaysTheWatch(t *testing.T) {
 // A snapshot the screen fetched is stored even when the watch's own fetch
 // of it fails; one already stored is not fetched again.
 func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
+	t.Parallel()
 	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	sink := &Sink{store: st, secrets: text.NewSecrets(), service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"}
+	sink := leasedSink(t, st, nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	fetched := 0
 	k := NewSnapshotKeeper(sink, nil, func(ctx context.Context, sid string) (string, error) {
 		fetched++
@@ -168,22 +189,25 @@ func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
 }
 
 // BenchmarkArchiveSinkPoll is the archive's cost per poll of a live watch:
-// one recording line of a few events written into an SQLite archive.
+// one recording line of a few events written into an SQLite archive,
+// under the run's lease.
 func BenchmarkArchiveSinkPoll(b *testing.B) {
 	st, err := archive.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
 	if err != nil {
 		b.Fatal(err)
 	}
 	defer st.Close()
-	s := &Sink{store: st, service: "http://x", jobID: "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b"}
+	s := leasedSink(b, st, nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	ev := `{"schemaVersion":1,"eventId":"e%d","runId":"r","occurredAt":"2026-11-25T20:50:32.186Z","producerSequence":2,"agent":{"id":"a","role":"subagent","name":"docs-analyst"},"type":"reasoning.summary","text":"Rate limits live in the API reference, not on the pricing pages."}`
 	var evs []string
 	for i := range 4 {
 		evs = append(evs, fmt.Sprintf(ev, i))
 	}
-	line := []byte(`{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"success":true,"id":"r","creditsUsed":12,"events":[` + strings.Join(evs, ",") + "]}}\n")
+	line := []byte(`{"receivedAt":"2026-11-25T20:50:32.5Z","trace":{"success":true,"id":"r","creditsUsed":12,"events":[` + strings.Join(evs, ",") + "]}}")
+	parts := &pollParts{add: s.Append, fail: s.unkept}
 	for b.Loop() {
-		s.Write(line)
+		parts.PollLine(time.Now(), line, true)
+		s.Sync()
 	}
 	if s.failed {
 		b.Fatal(s.lastErr)

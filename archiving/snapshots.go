@@ -169,15 +169,11 @@ func (k *SnapshotKeeper) held() {
 	}
 }
 
-// mayFetch reports whether the worker may fetch now: always, but for a
-// shared watch, which fetches only while it holds the run's lease, once
-// it has marked what the archive holds as stored.
+// mayFetch reports whether the worker may fetch now: only while the
+// watch holds the run's lease, once it has marked what the archive holds
+// as stored.
 func (k *SnapshotKeeper) mayFetch() bool {
-	leased, holding := k.sink.holding()
-	if !leased {
-		return true
-	}
-	if !holding {
+	if !k.sink.holding() {
 		return false
 	}
 	k.mu.Lock()

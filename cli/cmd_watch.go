@@ -131,7 +131,13 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
-	aw, reopen := a.archiveWatch(ctx, sinkOf(w), svc, jobID, lo.archive)
+	var aw *archiving.Sink
+	var reopen func(context.Context) (*archiving.Sink, error)
+	if !lo.private {
+		// A private run (the demo's) is polled by this watch alone, with
+		// no lease: it is not archived.
+		aw, reopen = a.archiveWatch(ctx, sinkOf(w), svc, jobID, lo.archive)
+	}
 	var shared *archiving.Shared
 	// The sink: the archive may have been reached later (Shared's).
 	sinkNow := func() *archiving.Sink {
@@ -141,7 +147,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		return aw
 	}
 	defer func() { closeArchive(sinkNow(), w) }()
-	if aw != nil && !lo.private {
+	if aw != nil {
 		// Its requests are live work, counted into the team's budget (the
 		// last counts written before the sink closes the store).
 		var stop func()
@@ -207,19 +213,12 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if sayShared == nil {
 		sayShared = func(msg string) { fmt.Fprintf(w.Stderr, "firewatch: %s\n", msg) }
 	}
-	leased := aw
-	if lo.private {
-		// Written through the recorder, as a watch's polls were before
-		// leases: there is nobody to share them with.
-		wopts.Record = archiving.Tee(wopts.Record, aw)
-		leased, reopen = nil, nil
-	}
-	shared = a.newShared(sharedRun{svc: svc, client: client, jobID: jobID, watch: wopts, label: lo.label,
-		visible: visible, say: sayShared, debug: w.Debug}, leased, reopen)
-	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, shared, shared
-	if k := aw.KeepSnapshots(client, w.Debug.Printf); k != nil {
-		w.Source = k.Tap(w.Source)
-		w.keepSnapshot = k.Keep
+	feed := a.newFeed(sharedRun{svc: svc, client: client, jobID: jobID, watch: wopts, label: lo.label,
+		visible: visible, say: sayShared, debug: w.Debug, snapshotLogf: w.Debug.Printf}, aw, reopen)
+	shared = feed.Shared
+	w.JobID, w.Client, w.Watcher, w.Source = jobID, client, shared, feed.Source
+	if feed.Snapshots != nil {
+		w.keepSnapshot = feed.Snapshots.Keep
 	}
 	w.keepCancel = func() {
 		if s := sinkNow(); s != nil {

@@ -245,12 +245,9 @@ func (h *hubFollows) start(r *hubRun) {
 	// every firewatch that shares it (this hub, another hub, a teammate's
 	// watch), each take, loss and takeover in the hub's log.
 	sink, reopen := h.a.archiveWatch(h.ctx, sinkTo{stderr: h.a.stderr}, h.svc, jobID, nil)
-	sh := h.a.newShared(sharedRun{svc: h.svc, client: client, jobID: jobID, label: "hub", say: say, logf: h.leaseLog,
+	feed := h.a.newFeed(sharedRun{svc: h.svc, client: client, jobID: jobID, label: "hub", say: say, logf: h.leaseLog,
 		watch: poller.WatchOptions{Interval: h.interval}}, sink, reopen)
-	var src follow.Source = sh
-	if k := sink.KeepSnapshots(client, nil); k != nil {
-		src = k.Tap(src)
-	}
+	sh, src := feed.Shared, feed.Source
 	r.client, r.controls = client, sh
 	h.notify.follow(jobID, &run)
 	r.f = follow.NewFollower(withRequest(client, sink, h.a, h.svc, jobID, h.actorsOf, src), &run)

@@ -26,17 +26,20 @@ type sharedRun struct {
 	say     func(string) // the archive unreachable and back: stderr, or the footer
 	debug   *debugLog
 	logf    func(format string, args ...any) // the lease's lines, instead of debug (the hub's log)
+	// snapshotLogf is the snapshot keeper's log (nil: none).
+	snapshotLogf func(format string, args ...any)
 }
 
-// newShared is sr's source, its polls stored in sink (nil: none, or
-// reopen opens the archive later).
-func (a *app) newShared(sr sharedRun, sink *archiving.Sink, reopen func(context.Context) (*archiving.Sink, error)) *archiving.Shared {
+// newFeed is sr's source (archiving.NewFeed, the one constructor of a
+// live run's), its polls stored in sink (nil: none, or reopen opens the
+// archive later).
+func (a *app) newFeed(sr sharedRun, sink *archiving.Sink, reopen func(context.Context) (*archiving.Sink, error)) *archiving.Feed {
 	label := cmp.Or(sr.label, "watch")
 	if a.hub != nil {
 		label = "hub"
 	}
 	sc := archiving.SharedConfig{Sink: sink, Reopen: reopen, Client: sr.client, Service: sr.svc.baseURL, JobID: sr.jobID,
-		Watch: sr.watch, Label: label, Logf: sr.logf, Say: sr.say}
+		Watch: sr.watch, Label: label, Logf: sr.logf, Say: sr.say, SnapshotLogf: sr.snapshotLogf}
 	if sc.Logf == nil {
 		sc.Logf = sr.debug.Printf
 	}
@@ -50,7 +53,7 @@ func (a *app) newShared(sr sharedRun, sink *archiving.Sink, reopen func(context.
 			return err
 		}
 	}
-	return archiving.NewShared(sc)
+	return archiving.NewFeed(sc)
 }
 
 // sharedFeed is a run's source made by sharedSource: Source for the
@@ -77,15 +80,11 @@ func (a *app) sharedSource(ctx context.Context, svc service, jobID string, inter
 		return sharedFeed{}, err
 	}
 	sink, reopen := a.archiveWatch(ctx, sinkTo{stderr: a.stderr, debug: debug}, svc, jobID, nil)
-	sh := a.newShared(sharedRun{svc: svc, client: client, jobID: jobID, label: "hub", debug: debug,
+	feed := a.newFeed(sharedRun{svc: svc, client: client, jobID: jobID, label: "hub", debug: debug, snapshotLogf: debug.Printf,
 		watch: poller.WatchOptions{Interval: interval}}, sink, reopen)
-	f := sharedFeed{Source: sh, Shared: sh, Done: func(run *follow.Run) {
-		if s := sh.Sink(); s != nil {
+	return sharedFeed{Source: feed.Source, Shared: feed.Shared, Done: func(run *follow.Run) {
+		if s := feed.Sink(); s != nil {
 			s.Close(run)
 		}
-	}}
-	if k := sink.KeepSnapshots(client, debug.Printf); k != nil {
-		f.Source = k.Tap(f.Source)
-	}
-	return f, nil
+	}}, nil
 }

@@ -27,21 +27,34 @@ const oldestRecording = 1
 
 // recorder writes the recording of one watch.
 type recorder struct {
-	w       io.Writer
+	w       io.Writer // nil: no file (a Recorder's lines go to PollTo's alone)
 	secrets *text.Secrets
 	err     error // the first write error; nothing is written after it
 
 	id, credits, live jsontext.Value // as last written
 	buf               []byte
+
+	to PollLines // the poll being written goes here too (PollTo)
+	at time.Time // its receive time
 }
 
 func (r *recorder) write(line []byte) {
-	if r.err != nil {
+	if r.err != nil && r.to == nil {
 		return
 	}
 	// Belt and braces: the decoder redacted what it kept, in every form.
-	if red, changed := r.secrets.RedactJSON(bytes.TrimSuffix(line, []byte("\n"))); changed {
-		line = append(red, '\n')
+	part, ends := bytes.CutSuffix(line, []byte("\n"))
+	if red, changed := r.secrets.RedactJSON(part); changed {
+		part, line = red, red
+		if ends {
+			line = append(red[:len(red):len(red)], '\n')
+		}
+	}
+	if r.to != nil {
+		r.to.PollLine(r.at, part, ends)
+	}
+	if r.w == nil || r.err != nil {
+		return
 	}
 	if _, err := r.w.Write(line); err != nil {
 		r.err = fmt.Errorf("writing the recording: %w", err)
@@ -135,7 +148,7 @@ func readRequest(o object) model.Request {
 // poll writes one line when the poll changed something: new (or set aside)
 // events, or a different id, creditsUsed or activeBrowserSessions.
 func (r *recorder) poll(received time.Time, top traceTop, p *model.Poll) {
-	if r.err != nil {
+	if r.err != nil && r.to == nil {
 		return
 	}
 	if len(p.Events) == 0 && len(p.Rejected) == 0 && len(p.Duplicates) == 0 &&

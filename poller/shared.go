@@ -50,19 +50,40 @@ func DecodeLine(dec *model.Decoder, line []byte) (p *model.Poll, received time.T
 type Recorder struct{ r recorder }
 
 // NewRecorder starts the recording of the run jobID of this client's
-// service on w, its header saying started and req.
+// service on w (nil: no file, the lines go to PollTo's alone), its header
+// saying started and req.
 func (c *Client) NewRecorder(w io.Writer, jobID string, started time.Time, req model.Request) *Recorder {
 	r := &Recorder{r: recorder{w: w, secrets: c.secrets}}
-	r.r.header(jobID, c.base, started, req)
+	if w != nil {
+		r.r.header(jobID, c.base, started, req)
+	}
 	return r
 }
 
 // Poll records p, received at received; p comes from a decoder that keeps
 // the top-level members (NewDecoder's).
-func (r *Recorder) Poll(received time.Time, p *model.Poll) {
-	if p != nil {
-		r.r.poll(received, topOf(p), p)
+func (r *Recorder) Poll(received time.Time, p *model.Poll) { r.PollTo(received, p, nil) }
+
+// PollLines is where a Recorder hands a poll's line besides its file (the
+// archive): serialised and redacted once for both.
+type PollLines interface {
+	// PollLine takes a part of the line of the poll received at
+	// received (its secrets redacted, no newline); end: its last part.
+	// A line longer than a few hundred KiB comes in several parts, cut
+	// between events. part is the recorder's buffer: copied if kept.
+	PollLine(received time.Time, part []byte, end bool)
+}
+
+// PollTo records p as Poll does and hands the line it writes (when p
+// changed something) to to as well (nil: the file alone). A file that
+// failed does not stop to's lines.
+func (r *Recorder) PollTo(received time.Time, p *model.Poll, to PollLines) {
+	if p == nil {
+		return
 	}
+	r.r.to, r.r.at = to, received
+	r.r.poll(received, topOf(p), p)
+	r.r.to = nil
 }
 
 // Err is the first write that failed (nothing is written after it).
