@@ -439,7 +439,7 @@ func newLeaseRun(t *testing.T, open func(ctx context.Context) (archive.Store, er
 		t.Fatal(err)
 	}
 	lctx, stop := context.WithCancel(ctx)
-	bells, err := st.Listen(lctx)
+	bells, err := st.Listen(lctx, archive.LeaseKey{Service: "http://127.0.0.1:1", Run: "probe"})
 	stop()
 	st.Close()
 	if err != nil {
