@@ -524,6 +524,7 @@ func (r *leaseRun) watch(reopen func(ctx context.Context) (archive.Store, error)
 		if sk := w.sh.Sink(); sk != nil {
 			sk.KeepStatus(context.Background(), c, nil, w.run.Store.Run().Outcome != "", w.logf)
 			sk.Close(&w.run)
+			sk.Store().Close() // the watch opened it
 		}
 	}()
 	return w

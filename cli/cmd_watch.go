@@ -131,6 +131,10 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the
 	// runs screen: its request, its cap) is what the watch knows too.
+	if lo.archive == nil {
+		lo.archive = a.keepArchiveFor(ctx)
+		defer lo.archive.close() // after the sink's close, below
+	}
 	aw, reopen := a.archiveWatch(ctx, sinkOf(w), svc, jobID, lo.archive)
 	var shared *archiving.Shared
 	// The sink: the archive may have been reached later (Shared's).
@@ -143,7 +147,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	defer func() { closeArchive(sinkNow(), w) }()
 	if aw != nil && !lo.private {
 		// Its requests are live work, counted into the team's budget (the
-		// last counts written before the sink closes the store).
+		// last counts written before the store is closed).
 		var stop func()
 		client, stop = a.meterLive(ctx, client, svc, aw.Store())
 		defer stop()
