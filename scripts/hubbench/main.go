@@ -36,7 +36,7 @@ func main() {
 	bin := flag.String("firewatch", "firewatch", "the firewatch binary")
 	counts := flag.String("sessions", "1,10,50", "session counts to measure, comma-separated")
 	events := flag.Int("events", 10000, "events of the large run")
-	dump = flag.String("dump", "", "write what the first session was sent after enter to `FILE` (to look at)")
+	dump = flag.String("dump", "", "write what the first session was sent after enter to `FILE`, and before it to FILE.before (to look at)")
 	speed := flag.Float64("speed", 1, "the simulator's pace (the large run lasts about 58 s / speed)")
 	runs := flag.Int("runs", 1, "live runs, the sessions spread over them (session i watches run i mod runs)")
 	pg := flag.String("postgres", "", "the hub's archive on this PostgreSQL server (a `DSN` whose user may create databases): a fresh database each count, whose connections (pg_stat_activity) are counted; default an SQLite file")
@@ -215,9 +215,13 @@ func measure(bin string, n, events int, speed float64, runs int, pg string) (res
 			s.close()
 		}
 	}()
+	// Every session lists every run (its id's first 8 characters), not
+	// the list's first "0 of 0 loaded".
 	for _, s := range sessions {
-		if err := s.waitFor("loaded", 20*time.Second); err != nil {
-			return res, err
+		for _, id := range jobIDs {
+			if err := s.waitFor(id[:8], 20*time.Second); err != nil {
+				return res, err
+			}
 		}
 	}
 	if conns != nil {
@@ -261,6 +265,7 @@ func measure(bin string, n, events int, speed float64, runs int, pg string) (res
 		s := sessions[0]
 		s.mu.Lock()
 		_ = os.WriteFile(*dump, s.tail.Bytes(), 0o644)
+		_ = os.WriteFile(*dump+".before", s.head.Bytes(), 0o644)
 		s.mu.Unlock()
 	}
 	return res, nil
