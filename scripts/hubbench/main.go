@@ -51,6 +51,7 @@ func main() {
 	fmt.Printf("hubbench: %d live run(s) of %d events (large scenario, speed %g), archive on %s, sessions at 120x40\n", *runs, *events, *speed, store)
 	fmt.Printf("%8s  %14s  %12s  %11s  %12s  %18s  %12s\n", "sessions", "trace req/min", "hub CPU %", "hub RSS MB", "window s", "bytes/event/sess", "pg conns")
 	var base float64
+	var baseN int
 	for _, f := range strings.Split(*counts, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
@@ -61,7 +62,7 @@ func main() {
 			fail("%d sessions: %v", n, err)
 		}
 		if base == 0 {
-			base = r.rssMB
+			base, baseN = r.rssMB, n
 		}
 		conns := "-"
 		if *pg != "" {
@@ -71,8 +72,8 @@ func main() {
 		if *runs > 1 {
 			fmt.Printf("          runs polled in the window: %d of %d\n", r.runsPolled, *runs)
 		}
-		if n > 1 {
-			fmt.Printf("          memory per extra session: %.2f MB\n", (r.rssMB-base)/float64(n-1))
+		if n > baseN {
+			fmt.Printf("          memory per extra session: %.2f MB\n", (r.rssMB-base)/float64(n-baseN))
 		}
 	}
 }
