@@ -202,9 +202,9 @@ func sinkOf(w *watchSession) sinkTo {
 // archiveWatch sets up archiving of a live watch into k's store: the sink
 // its polls go to (k's store stays k's: close it once the sink is), or nil
 // when archiving is off or the archive cannot be had (said once on stderr;
-// the watch goes on). A PostgreSQL archive that
-// cannot be reached now is no sink but reopen, which opens it again later
-// (the watch's archiving.Shared says so, and tries every few seconds).
+// the watch goes on). A PostgreSQL archive that cannot be reached now is
+// no sink but reopen, which opens it again later (the watch's
+// archiving.Shared says so, and tries every few seconds).
 func (a *app) archiveWatch(ctx context.Context, to sinkTo, svc service, jobID string, k *keptArchive) (sink *archiving.Sink, reopen func(context.Context) (*archiving.Sink, error)) {
 	st, err := k.st, k.why
 	if err == nil && st != nil && archive.ReadOnly(st) {
@@ -275,8 +275,8 @@ func attachNotes(s *archiving.Sink, w *watchSession) {
 }
 
 // closeArchive ends archiving of the watch: it writes what is left (the
-// store is closed by its opener after); a failure that the footer showed is also said on
-// stderr now.
+// store is closed by its opener after); a failure that the footer showed
+// is also said on stderr now.
 func closeArchive(s *archiving.Sink, w *watchSession) {
 	if s == nil {
 		return
