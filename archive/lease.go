@@ -67,14 +67,18 @@ type Coordinator interface {
 	// after after (-1: from the first), in order, at most limit of them
 	// (0: all). A run not held has none (no error).
 	PollsSince(ctx context.Context, service, id string, after int64, limit int) ([]Poll, error)
-	// Listen returns the doorbells of this archive until ctx ends (then
-	// the channel is closed), on a connection of its own that is made
-	// again when it drops (a Doorbell with Missed follows). A doorbell
-	// only says where to read: the tables are the truth, and a follower
-	// also reads at its interval. PostgreSQL unreachable: an error that
-	// Is ErrUnavailable. SQLite has no doorbells: the channel is nil
-	// (never ready) and the error nil.
-	Listen(ctx context.Context) (<-chan Doorbell, error)
+	// Listen returns the doorbells of lease k until ctx ends or the
+	// store is closed (then the channel is closed), and a Doorbell with
+	// Missed whenever some may have been lost (the listening connection
+	// dropped and was made again, or the reader was slow): then the
+	// subscriber reads what it follows. Every subscriber of one store
+	// shares one connection, made when the first subscribes and closed
+	// when the last one's ctx ends. A doorbell only says where to read:
+	// the tables are the truth, and a follower also reads at its
+	// interval. PostgreSQL unreachable for the first subscriber: an
+	// error that Is ErrUnavailable. SQLite has no doorbells: the channel
+	// is nil (never ready) and the error nil.
+	Listen(ctx context.Context, k LeaseKey) (<-chan Doorbell, error)
 }
 
 // MaxLeaseTTL is the longest TTL a lease has (a longer one asked is cut
@@ -222,6 +226,6 @@ type Doorbell struct {
 	Free bool
 	// Missed: the listening connection dropped and was made again (or
 	// the reader was too slow): doorbells may have been lost, and every
-	// follower reads what it follows.
+	// subscriber reads what it follows. It names no key.
 	Missed bool
 }

@@ -290,7 +290,7 @@ func TestDoorbells(t *testing.T) {
 	defer cancel()
 	eachStore(t, func(t *testing.T, dsn string, s Store) {
 		follower := openAgain(t, dsn)
-		bells, err := follower.Listen(ctx)
+		bells, err := follower.Listen(ctx, LeaseKey{Service: svc, Team: team, Run: runID})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -299,6 +299,10 @@ func TestDoorbells(t *testing.T) {
 				t.Fatal("doorbells on SQLite")
 			}
 			return
+		}
+		listBells, err := follower.Listen(ctx, LeaseKey{Service: svc, Team: team})
+		if err != nil {
+			t.Fatal(err)
 		}
 		// What NOTIFY carries, read raw.
 		raw, err := pgx.Connect(ctx, dsn)
@@ -339,7 +343,7 @@ func TestDoorbells(t *testing.T) {
 		if n, err := s.Ring(ctx, list); err != nil || n != 1 {
 			t.Fatalf("ring: %d %v", n, err)
 		}
-		if b := recvBell(t, bells, "", false); b.Seq != 1 {
+		if b := recvBell(t, listBells, "", false); b.Seq != 1 {
 			t.Fatalf("the list's doorbell: %+v", b)
 		}
 		if err := s.Release(ctx, l); err != nil {
@@ -404,7 +408,12 @@ func TestListenerReconnects(t *testing.T) {
 	follower.(*sqlStore).relistenFirst = 700 * time.Millisecond
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	bells, err := follower.Listen(ctx)
+	bells, err := follower.Listen(ctx, LeaseKey{Service: svc, Team: team, Run: runID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Another key's subscriber on the same connection is told too.
+	other, err := follower.Listen(ctx, LeaseKey{Service: svc, Team: team, Run: "another"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -422,6 +431,7 @@ func TestListenerReconnects(t *testing.T) {
 		t.Fatal(err)
 	}
 	recvBell(t, bells, "", true)
+	recvBell(t, other, "", true)
 	ps, err := follower.PollsSince(ctx, svc, runID, last, 0)
 	if err != nil || len(ps) != 1 || string(ps[0].Line) != `{"n":1}` {
 		t.Fatalf("caught up: %v %v", ps, err)
@@ -444,6 +454,111 @@ func TestListenerReconnects(t *testing.T) {
 		case <-timeout:
 			t.Fatal("the listener outlived its store")
 		}
+	}
+}
+
+// listeners counts the doorbells' connections of store s the server has.
+func listeners(t *testing.T, db *sql.DB, s Store) int {
+	t.Helper()
+	var n int
+	app := listenApp + s.(*sqlStore).channel[len("fw_bell_"):]
+	if err := db.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE application_name = $1`, app).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	return n
+}
+
+// TestDoorbellsShareOneListener: the subscribers of one store, on several
+// keys, share one LISTEN connection; each gets its own key's doorbells and
+// no other's; the last one to leave closes the connection, and the next
+// subscriber makes it again.
+func TestDoorbellsShareOneListener(t *testing.T) {
+	t.Parallel()
+	dsn := freshPostgres(t)
+	holder := openAgain(t, dsn)
+	follower := openAgain(t, dsn)
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	const keys, each = 3, 4 // M keys, N = keys*each subscribers
+	key := func(i int) LeaseKey { return LeaseKey{Service: svc, Run: fmt.Sprintf("run-%d", i)} }
+	type sub struct {
+		k     LeaseKey
+		bells <-chan Doorbell
+	}
+	var subs []sub
+	subCtx, unsubscribe := context.WithCancel(ctx)
+	for i := range keys * each {
+		k := key(i % keys)
+		bells, err := follower.Listen(subCtx, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subs = append(subs, sub{k, bells})
+	}
+	if n := listeners(t, db, follower); n != 1 {
+		t.Fatalf("%d subscribers on %d keys hold %d listening connections, want 1", keys*each, keys, n)
+	}
+	// Key i gets i+1 polls, so that each subscriber's last doorbell says
+	// which key it heard.
+	leases := make([]Lease, keys)
+	for i := range keys {
+		l, err := holder.Take(ctx, key(i), NewHolder("t"), time.Minute)
+		if err != nil {
+			t.Fatal(err)
+		}
+		leases[i] = l
+		for range i + 1 {
+			if _, err := holder.AppendLeased(ctx, l, time.Now(), pollLine(`{}`)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	for _, sb := range subs {
+		want := int64(0)
+		fmt.Sscanf(sb.k.Run, "run-%d", &want)
+		timeout := time.After(5 * time.Second)
+		for seq := int64(-1); seq < want; {
+			select {
+			case b := <-sb.bells:
+				if b.Missed {
+					continue
+				}
+				if b.Service != sb.k.Service || b.Team != sb.k.Team || b.Run != sb.k.Run {
+					t.Fatalf("a subscriber of %s got a doorbell of %s", sb.k.Run, b.Run)
+				}
+				seq = b.Seq
+			case <-timeout:
+				t.Fatalf("a subscriber of %s heard up to poll %d, want %d", sb.k.Run, seq, want)
+			}
+		}
+	}
+	// Leaving: every channel closed, the connection gone.
+	unsubscribe()
+	for _, sb := range subs {
+		for range sb.bells {
+		}
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for listeners(t, db, follower) != 0 {
+		if time.Now().After(deadline) {
+			t.Fatal("nobody subscribes and the listening connection stays")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	bells, err := follower.Listen(ctx, key(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := holder.AppendLeased(ctx, leases[0], time.Now(), pollLine(`{}`)); err != nil {
+		t.Fatal(err)
+	}
+	if b := recvBell(t, bells, "run-0", false); b.Seq != 1 {
+		t.Fatalf("a new subscriber's doorbell: %+v", b)
 	}
 }
 
@@ -474,7 +589,7 @@ func BenchmarkFollowerDelay(b *testing.B) {
 				ctx, cancel := context.WithCancel(context.Background())
 				defer cancel()
 				holder, follower := openAgain(b, dsn), openAgain(b, dsn)
-				bells, err := follower.Listen(ctx)
+				bells, err := follower.Listen(ctx, LeaseKey{Service: svc, Team: team, Run: runID})
 				if err != nil {
 					b.Fatal(err)
 				}

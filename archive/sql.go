@@ -97,10 +97,8 @@ type sqlStore struct {
 	pgcfg         *pgx.ConnConfig
 	channel       string
 	relistenFirst time.Duration
-	// The doorbells' listeners, ended by Close.
-	listenMu  sync.Mutex
-	listeners []context.CancelFunc
-	closed    bool
+	// The doorbells' one listener and its subscribers (listen.go).
+	bells bellHub
 }
 
 func (s *sqlStore) Where() string { return s.where }

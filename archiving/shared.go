@@ -474,7 +474,7 @@ func (s *Shared) join(ctx, lctx context.Context) (archive.Store, error) {
 		return nil, err
 	}
 	if !s.listening {
-		bells, err := st.Listen(lctx)
+		bells, err := st.Listen(lctx, s.key)
 		if err != nil {
 			return nil, err
 		}
@@ -898,8 +898,6 @@ func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Leas
 				s.bells, s.listening = nil, false // the store was closed
 				return step{}
 			case b.Missed:
-			case b.Service != s.key.Service || b.Team != "" || b.Run != s.key.Run:
-				continue
 			case b.Free:
 				again = true
 			case b.Seq <= s.last:

@@ -188,6 +188,7 @@ func (ot *outage) follow() {
 			if sk := w.sh.Sink(); sk != nil {
 				sk.KeepStatus(context.Background(), w.c, nil, w.run.Store.Run().Outcome != "", w.logf)
 				sk.Close(&w.run)
+				sk.Store().Close() // the watch opened it
 			}
 		}()
 	}

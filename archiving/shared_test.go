@@ -439,7 +439,7 @@ func newLeaseRun(t *testing.T, open func(ctx context.Context) (archive.Store, er
 		t.Fatal(err)
 	}
 	lctx, stop := context.WithCancel(ctx)
-	bells, err := st.Listen(lctx)
+	bells, err := st.Listen(lctx, archive.LeaseKey{Service: "http://127.0.0.1:1", Run: "probe"})
 	stop()
 	st.Close()
 	if err != nil {
@@ -524,6 +524,7 @@ func (r *leaseRun) watch(reopen func(ctx context.Context) (archive.Store, error)
 		if sk := w.sh.Sink(); sk != nil {
 			sk.KeepStatus(context.Background(), c, nil, w.run.Store.Run().Outcome != "", w.logf)
 			sk.Close(&w.run)
+			sk.Store().Close() // the watch opened it
 		}
 	}()
 	return w

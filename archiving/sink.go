@@ -64,8 +64,8 @@ type Sink struct {
 	fenced time.Time      // when a write under the lease last renewed it
 }
 
-// NewSink makes the sink of one watch of jobID and starts its
-// writer.
+// NewSink makes the sink of one watch of jobID in st and starts its
+// writer; st stays its opener's (Close leaves it open).
 func NewSink(st archive.Store, sec *text.Secrets, service, jobID, team string) *Sink {
 	s := &Sink{store: st, secrets: sec, service: service, jobID: jobID, team: team, started: time.Now(), seq: -1,
 		kick: make(chan struct{}, 1), stop: make(chan struct{}), stopped: make(chan struct{})}
@@ -546,9 +546,11 @@ func (s *Sink) Say(msg string) {
 func (s *Sink) Where() string { return s.store.Where() }
 
 // Close ends archiving of the watch of run: the snapshots still to fetch
-// (when the run finished), what is queued, what the watch derived, then the
-// store. whole reports that everything was written in the end; failed and
-// lastErr, that a write failed on the way (said once already).
+// (when the run finished), what is queued, what the watch derived. The
+// store is its opener's, who closes it after (a hub's one store serves
+// every run it follows). whole reports that everything was written in the
+// end; failed and lastErr, that a write failed on the way (said once
+// already).
 func (s *Sink) Close(run *follow.Run) (whole, failed bool, lastErr string) {
 	if s.snapshots != nil {
 		s.snapshots.Close(run.Store.Run().Finished != nil)
@@ -557,7 +559,6 @@ func (s *Sink) Close(run *follow.Run) (whole, failed bool, lastErr string) {
 	s.mu.Lock()
 	failed, lastErr = s.failed, s.lastErr
 	s.mu.Unlock()
-	s.store.Close()
 	return whole, failed, lastErr
 }
 

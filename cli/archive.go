@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 	"sync/atomic"
 
 	"github.com/spf13/cobra"
@@ -77,7 +78,7 @@ func (a *app) openArchive(ctx context.Context, use archiveUse, lock *lockNote) (
 		ctx, cancel = context.WithTimeout(ctx, archiving.WriteTimeout)
 		defer cancel()
 	}
-	st, err := archive.OpenWith(ctx, dsn, archive.Options{Waiting: lock.waiting(a)})
+	st, err := openStore(ctx, dsn, archive.Options{Waiting: lock.waiting(a)})
 	switch {
 	case err == nil:
 		return st, nil
@@ -90,6 +91,9 @@ func (a *app) openArchive(ctx context.Context, use archiveUse, lock *lockNote) (
 	}
 	return nil, archiveErr(redactedErr{err, a.secrets})
 }
+
+// openStore opens a store: every one a command opens (tests count them).
+var openStore = archive.OpenWith
 
 // readArchiveStore is openArchive for a reader (archiving.Reader's).
 func (a *app) readArchiveStore(ctx context.Context) (archive.Store, error) {
@@ -134,12 +138,23 @@ func (n *lockNote) waiting(a *app) func() {
 
 // keptArchive is the archive a live watch keeps its run in, as its command
 // opened it: the store (nil: off, or why it cannot be had), what the
-// command knows of a run it started (seed), and where a lock is said.
+// command knows of a run it started (seed), and where a lock is said. The
+// store is the command's, closed by close once the watch's sink is
+// (Sink.Close leaves it open), or the process's (a hub's: borrowed, its
+// owner closes it).
 type keptArchive struct {
 	st   archive.Store
 	why  error // the archive cannot be had: said by the watch, which goes on
 	seed *archive.Run
 	lock *lockNote
+	// borrowed: st is the process's, and close leaves it open; reopen
+	// (nil: openArchive's) is how it is had later, when it could not be
+	// at first.
+	borrowed bool
+	reopen   func(ctx context.Context) (archive.Store, error)
+
+	mu       sync.Mutex
+	reopened []archive.Store // opened later (reopen), closed by close
 }
 
 // keepArchiveFor opens the archive a live watch keeps its run in.
@@ -149,12 +164,22 @@ func (a *app) keepArchiveFor(ctx context.Context) *keptArchive {
 	return k
 }
 
-// close closes the store when nothing took it over.
+// close closes the stores the command opened for the watch, once its
+// sink is closed.
 func (k *keptArchive) close() {
-	if k != nil && k.st != nil {
+	if k == nil || k.borrowed {
+		return
+	}
+	if k.st != nil {
 		k.st.Close()
 		k.st = nil
 	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, st := range k.reopened {
+		st.Close()
+	}
+	k.reopened = nil
 }
 
 // sinkTo is where a live watch's sink says things: stderr, its debug
@@ -174,16 +199,13 @@ func sinkOf(w *watchSession) sinkTo {
 	return to
 }
 
-// archiveWatch sets up archiving of a live watch into k (nil: the watch
-// opens the archive now): the sink its polls go to, which owns the store
-// from then on, or nil when archiving is off or the archive cannot be had
-// (said once on stderr; the watch goes on). A PostgreSQL archive that
-// cannot be reached now is no sink but reopen, which opens it again later
-// (the watch's archiving.Shared says so, and tries every few seconds).
+// archiveWatch sets up archiving of a live watch into k's store: the sink
+// its polls go to (k's store stays k's: close it once the sink is), or nil
+// when archiving is off or the archive cannot be had (said once on stderr;
+// the watch goes on). A PostgreSQL archive that cannot be reached now is
+// no sink but reopen, which opens it again later (the watch's
+// archiving.Shared says so, and tries every few seconds).
 func (a *app) archiveWatch(ctx context.Context, to sinkTo, svc service, jobID string, k *keptArchive) (sink *archiving.Sink, reopen func(context.Context) (*archiving.Sink, error)) {
-	if k == nil {
-		k = a.keepArchiveFor(ctx)
-	}
 	st, err := k.st, k.why
 	if err == nil && st != nil && archive.ReadOnly(st) {
 		k.close()
@@ -192,7 +214,15 @@ func (a *app) archiveWatch(ctx context.Context, to sinkTo, svc service, jobID st
 	if errors.Is(err, archive.ErrUnavailable) {
 		to.debug.Printf("archive: %s", a.secrets.Redact(err.Error()))
 		return nil, func(ctx context.Context) (*archiving.Sink, error) {
-			st, err := a.openArchive(ctx, keepArchive, k.lock)
+			var st archive.Store
+			var err error
+			if k.reopen != nil {
+				st, err = k.reopen(ctx)
+			} else if st, err = a.openArchive(ctx, keepArchive, k.lock); st != nil {
+				k.mu.Lock()
+				k.reopened = append(k.reopened, st)
+				k.mu.Unlock()
+			}
 			if err != nil || st == nil {
 				return nil, cmp.Or(err, archive.ErrOff)
 			}
@@ -206,11 +236,10 @@ func (a *app) archiveWatch(ctx context.Context, to sinkTo, svc service, jobID st
 	if st == nil {
 		return nil, nil // off
 	}
-	k.st = nil // the sink's now
 	return a.watchSink(to, svc, jobID, st, k), nil
 }
 
-// watchSink is the sink of a live watch's run in st, which it owns.
+// watchSink is the sink of a live watch's run in st (k's).
 func (a *app) watchSink(to sinkTo, svc service, jobID string, st archive.Store, k *keptArchive) *archiving.Sink {
 	s := archiving.NewSink(st, a.secrets, svc.baseURL, jobID, archive.TeamOf(svc.key))
 	s.SetSay(func(msg string) { fmt.Fprintf(to.stderr, "firewatch: %s\n", msg) })
@@ -245,9 +274,9 @@ func attachNotes(s *archiving.Sink, w *watchSession) {
 	})
 }
 
-// closeArchive ends archiving of the watch: it writes what is left and
-// closes the store; a failure that the footer showed is also said on
-// stderr now.
+// closeArchive ends archiving of the watch: it writes what is left (the
+// store is closed by its opener after); a failure that the footer showed
+// is also said on stderr now.
 func closeArchive(s *archiving.Sink, w *watchSession) {
 	if s == nil {
 		return

@@ -424,8 +424,16 @@ func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service
 	if _, err := a.archiveDSN(); err != nil {
 		return live, nil, func() {} // no archive to name: the live runs alone
 	}
-	// Quiet: the screen is up while its archive waits for a lock.
-	st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+	// Quiet: the screen is up while its archive waits for a lock. A hub's
+	// sessions show the hub's one store, which the hub closes.
+	var st archive.Store
+	var err error
+	owned := !a.hub.shares()
+	if owned {
+		st, err = a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+	} else if st = a.hub.follows.store(); st == nil {
+		return live, nil, func() {} // the hub has none: said in its log
+	}
 	if err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: the runs screen shows no archived runs: %s\n", a.secrets.Redact(err.Error()))
 		return live, nil, func() {}
@@ -457,7 +465,9 @@ func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service
 		failed := s.Stop()
 		list.Release(ctx)
 		stopMeter()
-		st.Close()
+		if owned {
+			st.Close()
+		}
 		if failed != "" {
 			fmt.Fprintf(a.stderr, "firewatch: the archive could not record everything: %s\n", a.secrets.Redact(failed))
 		}

@@ -150,6 +150,7 @@ type mcpBack struct {
 	team   poller.TeamRuns // the list, with the archive behind it
 	act    poller.TeamRuns // cancels and starts
 	st     archive.Store   // nil: off or not to be had
+	hubs   bool            // st is the hub's one store: the hub closes it
 	fs     *mcpserver.Followers
 	hubRun func(id string) (*follow.Follower, func()) // on a hub: the hub's one follower per run
 	held   *heldRuns                                  // the hub's followers kept between calls
@@ -162,7 +163,12 @@ func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *
 	}
 	b := &mcpBack{a: a, svc: svc, o: o, client: client, team: client, act: client}
 	if _, err := a.archiveDSN(); err == nil {
-		st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+		var st archive.Store
+		if b.hubs = a.hub.shares(); b.hubs {
+			st = a.hub.follows.store() // the hub's one store (nil: none)
+		} else {
+			st, err = a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+		}
 		switch {
 		case err != nil:
 			fmt.Fprintf(a.stderr, "firewatch mcp: the archive is not used: %s\n", a.secrets.Redact(err.Error()))
@@ -197,7 +203,11 @@ func (b *mcpBack) source(ctx context.Context, id string, interval time.Duration)
 			return archiving.Archived(r, polls), nil, nil
 		}
 	}
-	feed, err := b.a.sharedSource(ctx, b.svc, id, interval, nil)
+	var kept *keptArchive // the server's one store, borrowed (nil: the feed opens its own)
+	if b.st != nil {
+		kept = &keptArchive{st: b.st, borrowed: true, lock: &lockNote{}}
+	}
+	feed, err := b.a.sharedSource(ctx, b.svc, id, interval, nil, kept)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -214,7 +224,7 @@ func (b *mcpBack) source(ctx context.Context, id string, interval time.Duration)
 func (b *mcpBack) close() {
 	b.fs.Stop()
 	b.held.close()
-	if b.st != nil {
+	if b.st != nil && !b.hubs {
 		b.st.Close()
 	}
 }

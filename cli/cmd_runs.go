@@ -434,7 +434,12 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		} else if a.hub.shares() {
 			outcome, err = a.watchShared(ctx, w, m.Chosen) // the hub's one follower of the run
 		} else {
-			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{label: "runs"})
+			// The screen's store is its watches' too: one for the process.
+			lo := liveOptions{label: "runs"}
+			if as, ok := list.(*archiving.Listing); ok {
+				lo.archive = &keptArchive{st: as.Store(), borrowed: true, lock: &lockNote{}}
+			}
+			err = a.watchLive(ctx, w, svc, m.Chosen, lo)
 		}
 		cleanup()
 		if t := w.Store.Thread(); t.ID != "" {

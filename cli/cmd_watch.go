@@ -136,6 +136,10 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if !lo.private {
 		// A private run (the demo's) is polled by this watch alone, with
 		// no lease: it is not archived.
+		if lo.archive == nil {
+			lo.archive = a.keepArchiveFor(ctx)
+			defer lo.archive.close() // after the sink's close, below
+		}
 		aw, reopen = a.archiveWatch(ctx, sinkOf(w), svc, jobID, lo.archive)
 	}
 	var shared *archiving.Shared
@@ -149,7 +153,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	defer func() { closeArchive(sinkNow(), w) }()
 	if aw != nil {
 		// Its requests are live work, counted into the team's budget (the
-		// last counts written before the sink closes the store).
+		// last counts written before the store is closed).
 		var stop func()
 		client, stop = a.meterLive(ctx, client, svc, aw.Store())
 		defer stop()

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -40,9 +41,17 @@ type hubFollows struct {
 	interval time.Duration
 	name     string // the hub's name (--name), recorded with each action
 	list     *hubList
-	// st is the hub's archive for its list's lease and its runs screens'
-	// completions (nil: off, or it could not be opened).
-	st archive.Store
+	// st is the hub's one archive store, opened once for its life: its
+	// list's lease, its runs screens' completions and archived runs, its
+	// followers' sinks and their doorbells (nil: off, or it could not be
+	// opened: why). One the followers open later (lateStore: PostgreSQL
+	// down at the start) is late.
+	st  archive.Store
+	why error
+	// lateMu guards late, which the hub closes; lateOpen serialises its
+	// opening.
+	lateMu, lateOpen sync.Mutex
+	late             archive.Store
 	// complete completes, once for every session's runs screen, the runs
 	// their lists show that the archive holds in part (nil: no archive).
 	complete *archiving.Background
@@ -93,6 +102,7 @@ func (h *hubFollows) openArchive() {
 	}
 	st, err := h.a.openArchive(h.ctx, keepArchive, &lockNote{quiet: true})
 	if err != nil {
+		h.why = err
 		fmt.Fprintf(h.a.stderr, "firewatch hub: the team's list is not shared through the archive: %s\n", h.a.secrets.Redact(err.Error()))
 		return
 	}
@@ -118,6 +128,49 @@ func (h *hubFollows) openArchive() {
 	h.complete = archiving.NewBackground(h.ctx, cp, func(err error) {
 		h.say("firewatch hub: a run the runs screens list could not be archived: " + h.a.secrets.Redact(archiveErr(err).Error()))
 	})
+}
+
+// store is the hub's one store, nil without one (yet).
+func (h *hubFollows) store() archive.Store {
+	if h.st != nil {
+		return h.st
+	}
+	h.lateMu.Lock()
+	defer h.lateMu.Unlock()
+	return h.late
+}
+
+// lateStore opens the hub's store when it could not be opened at the
+// start (PostgreSQL down), once for every follower that asks: (nil, nil)
+// when the archive is off.
+func (h *hubFollows) lateStore(ctx context.Context) (archive.Store, error) {
+	h.lateOpen.Lock()
+	defer h.lateOpen.Unlock()
+	if st := h.store(); st != nil {
+		return st, nil
+	}
+	st, err := h.a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+	if err != nil || st == nil {
+		return st, err
+	}
+	h.lateMu.Lock()
+	defer h.lateMu.Unlock()
+	if h.ctx.Err() != nil { // the hub has stopped: nobody would close it
+		st.Close()
+		return nil, h.ctx.Err()
+	}
+	h.late = st
+	return st, nil
+}
+
+// kept is the archive a follower keeps its run in: the hub's one store,
+// which the follower's sink borrows (the hub closes it).
+func (h *hubFollows) kept() *keptArchive {
+	k := &keptArchive{lock: &lockNote{}, borrowed: true, reopen: h.lateStore}
+	if k.st = h.store(); k.st == nil {
+		k.why = h.why
+	}
+	return k
 }
 
 // say is a line in the hub's log (stderr before the hub is made, and in
@@ -154,8 +207,8 @@ func (h *hubFollows) followAll() {
 
 // open is the run's follower, made and started when nobody follows it yet;
 // release must be called once the caller no longer watches it. Making one
-// (opening the archive, which may wait for a lock) holds up only those who
-// open the same run.
+// (its first requests, its sink in the hub's store) holds up only those
+// who open the same run.
 func (h *hubFollows) open(jobID string) (*hubRun, func()) {
 	h.mu.Lock()
 	r := h.runs[jobID]
@@ -244,7 +297,7 @@ func (h *hubFollows) start(r *hubRun) {
 	// The run's polls through its lease in the archive: polled once by
 	// every firewatch that shares it (this hub, another hub, a teammate's
 	// watch), each take, loss and takeover in the hub's log.
-	sink, reopen := h.a.archiveWatch(h.ctx, sinkTo{stderr: h.a.stderr}, h.svc, jobID, nil)
+	sink, reopen := h.a.archiveWatch(h.ctx, sinkTo{stderr: h.a.stderr}, h.svc, jobID, h.kept())
 	feed := h.a.newFeed(sharedRun{svc: h.svc, client: client, jobID: jobID, label: "hub", say: say, logf: h.leaseLog,
 		watch: poller.WatchOptions{Interval: h.interval}}, sink, reopen)
 	sh, src := feed.Shared, feed.Source
@@ -379,12 +432,14 @@ func (h *hubFollows) actorsOf(jobID string) model.Actors {
 // keepActor writes who acted into the run's archive record (Merge keeps
 // the first name); a failure is said in the hub's log.
 func (h *hubFollows) keepActor(jobID string, r *archive.Run) {
-	st, err := h.a.openArchive(h.ctx, readArchive, nil)
-	if err == nil && st == nil {
+	st, err := h.store(), h.why
+	if st == nil && err == nil {
 		return // off
 	}
-	if err == nil {
-		defer st.Close()
+	if st == nil && errors.Is(err, archive.ErrUnavailable) {
+		st, err = h.lateStore(h.ctx)
+	}
+	if err == nil && st != nil {
 		ctx, cancel := context.WithTimeout(h.ctx, archiving.WriteTimeout)
 		defer cancel()
 		err = st.PutRun(ctx, archiving.WithID(r, h.svc.baseURL, jobID))
@@ -414,6 +469,12 @@ func (h *hubFollows) stop() {
 	h.list.team.Release(context.Background())
 	if h.st != nil {
 		h.st.Close()
+	}
+	h.lateMu.Lock()
+	defer h.lateMu.Unlock()
+	if h.late != nil {
+		h.late.Close()
+		h.late = nil
 	}
 }
 

@@ -2,13 +2,16 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
@@ -154,5 +157,70 @@ func TestTwoHubsOneList(t *testing.T) {
 		if r.Archived || r.ID != pages[0].Runs[i].ID || r.Status != pages[0].Runs[i].Status {
 			t.Fatalf("the follower's row %d: %+v, the holder's %+v", i, r, pages[0].Runs[i])
 		}
+	}
+}
+
+// countOpens counts the stores the commands open from now on (not
+// parallel: a package variable).
+func countOpens(t *testing.T) *atomic.Int32 {
+	var n atomic.Int32
+	old := openStore
+	openStore = func(ctx context.Context, dsn string, o archive.Options) (archive.Store, error) {
+		n.Add(1)
+		return old(ctx, dsn, o)
+	}
+	t.Cleanup(func() { openStore = old })
+	return &n
+}
+
+// A hub opens its archive once: its followers' sinks, its sessions' runs
+// screens and who acted through it all use the hub's one store, which
+// stays open while a follower ends and closes with the hub.
+func TestHubOpensOneStore(t *testing.T) {
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "research", "research"}})
+	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
+	opens := countOpens(t)
+	svc := service{baseURL: srv.URL, key: srv.Key}
+	h, session, stopHub := testHub(t, svc)
+	h.interval = 20 * time.Millisecond
+	if n := opens.Load(); n != 1 {
+		t.Fatalf("the hub opened %d stores to start, want 1", n)
+	}
+	var releases []func()
+	for _, j := range srv.Jobs {
+		r, release := h.open(j.ID)
+		releases = append(releases, release)
+		if r.controls.(*archiving.Shared).Sink() == nil {
+			t.Fatalf("the follower of run %s has no sink", j.ID)
+		}
+	}
+	for range 2 {
+		list, _, closeArchive := session().runsWithArchive(context.Background(), h.list.c, svc)
+		if _, ok := list.(*archiving.Listing); !ok {
+			t.Fatalf("a session's runs screen shows no archived runs: %T", list)
+		}
+		defer closeArchive()
+	}
+	h.keepActor(srv.Jobs[0].ID, &archive.Run{StartedBy: "alice via hub t"})
+	if n := opens.Load(); n != 1 {
+		t.Fatalf("following %d runs with 2 runs screens opened %d stores, want the hub's one", len(srv.Jobs), n)
+	}
+	// A follower whose run ends closes its sink, and leaves the hub's
+	// store open for the others.
+	first := h.followed(srv.Jobs[0].ID)
+	<-first.f.Done()
+	waitUntil(t, "the first run's end archived", func() bool {
+		r, err := h.st.Get(context.Background(), srv.URL, srv.Jobs[0].ID)
+		return err == nil && r.Outcome != ""
+	})
+	if _, err := h.st.Get(context.Background(), srv.URL, srv.Jobs[1].ID); err != nil && !errors.Is(err, archive.ErrNotFound) {
+		t.Fatalf("the hub's store after a follower ended: %v", err)
+	}
+	for _, release := range releases {
+		release()
+	}
+	stopHub()
+	if n := opens.Load(); n != 1 {
+		t.Fatalf("%d stores opened, want 1", n)
 	}
 }

@@ -72,19 +72,24 @@ type sharedFeed struct {
 // (the hub's one follow.Follower per run) makes its source: the run jobID
 // at svc, polled every interval by whichever firewatch holds its lease in
 // the app's archive (this process, or another whose stored polls it
-// reads), every take, renewal, loss and takeover in debug. Without an
-// archive (off, or not to be had) it is the service's polls.
-func (a *app) sharedSource(ctx context.Context, svc service, jobID string, interval time.Duration, debug *debugLog) (sharedFeed, error) {
+// reads), every take, renewal, loss and takeover in debug; its polls kept
+// in kept's store (nil: it opens one of its own, closed by Done). Without
+// an archive (off, or not to be had) it is the service's polls.
+func (a *app) sharedSource(ctx context.Context, svc service, jobID string, interval time.Duration, debug *debugLog, kept *keptArchive) (sharedFeed, error) {
 	client, err := a.client(svc, debug, nil)
 	if err != nil {
 		return sharedFeed{}, err
 	}
-	sink, reopen := a.archiveWatch(ctx, sinkTo{stderr: a.stderr, debug: debug}, svc, jobID, nil)
+	if kept == nil {
+		kept = a.keepArchiveFor(ctx)
+	}
+	sink, reopen := a.archiveWatch(ctx, sinkTo{stderr: a.stderr, debug: debug}, svc, jobID, kept)
 	feed := a.newFeed(sharedRun{svc: svc, client: client, jobID: jobID, label: "hub", debug: debug, snapshotLogf: debug.Printf,
 		watch: poller.WatchOptions{Interval: interval}}, sink, reopen)
 	return sharedFeed{Source: feed.Source, Shared: feed.Shared, Done: func(run *follow.Run) {
 		if s := feed.Sink(); s != nil {
 			s.Close(run)
 		}
+		kept.close()
 	}}, nil
 }

@@ -64,7 +64,7 @@ func twoHubs(t *testing.T, srv *sim.Server, urls [2]string) (logs [2]string, tra
 	for i := range runs {
 		secrets := text.NewSecrets()
 		a := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets, archiveFlag: db}
-		feed, err := a.sharedSource(context.Background(), service{baseURL: urls[i], key: srv.Key}, id, interval, newDebugLog(nopCloser{&bufs[i]}, secrets))
+		feed, err := a.sharedSource(context.Background(), service{baseURL: urls[i], key: srv.Key}, id, interval, newDebugLog(nopCloser{&bufs[i]}, secrets), nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,8 +1,9 @@
 // Command hubbench measures firewatch hub with 1, 10 and 50 SSH sessions
-// watching one live run of the simulator's large scenario: the trace
-// requests a minute the service sees, the hub's CPU and memory, and the
-// bytes each session is sent per event of the run. Run it with
-// scripts/hubbench.sh.
+// watching live runs of the simulator's large scenario (one, or -runs,
+// the sessions spread over them): the trace requests a minute the service
+// sees, the hub's CPU and memory, the bytes each session is sent per
+// event of its run, and with -postgres the connections the hub holds to
+// its archive. Run it with scripts/hubbench.sh.
 package main
 
 import (
@@ -11,9 +12,11 @@ import (
 	"context"
 	"crypto/ed25519"
 	"crypto/rand"
+	"database/sql"
 	"flag"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -25,6 +28,7 @@ import (
 	"syscall"
 	"time"
 
+	_ "github.com/jackc/pgx/v5/stdlib"
 	"golang.org/x/crypto/ssh"
 )
 
@@ -32,27 +36,44 @@ func main() {
 	bin := flag.String("firewatch", "firewatch", "the firewatch binary")
 	counts := flag.String("sessions", "1,10,50", "session counts to measure, comma-separated")
 	events := flag.Int("events", 10000, "events of the large run")
-	dump = flag.String("dump", "", "write what the first session was sent after enter to `FILE` (to look at)")
+	dump = flag.String("dump", "", "write what the first session was sent after enter to `FILE`, and before it to FILE.before (to look at)")
 	speed := flag.Float64("speed", 1, "the simulator's pace (the large run lasts about 58 s / speed)")
+	runs := flag.Int("runs", 1, "live runs, the sessions spread over them (session i watches run i mod runs)")
+	pg := flag.String("postgres", "", "the hub's archive on this PostgreSQL server (a `DSN` whose user may create databases): a fresh database each count, whose connections (pg_stat_activity) are counted; default an SQLite file")
 	flag.Parse()
-	fmt.Printf("hubbench: one live run of %d events (large scenario, speed %g), sessions at 120x40\n", *events, *speed)
-	fmt.Printf("%8s  %14s  %12s  %11s  %12s  %18s\n", "sessions", "trace req/min", "hub CPU %", "hub RSS MB", "window s", "bytes/event/sess")
+	if *runs < 1 {
+		fail("-runs %d: at least 1", *runs)
+	}
+	store := "SQLite"
+	if *pg != "" {
+		store = "PostgreSQL"
+	}
+	fmt.Printf("hubbench: %d live run(s) of %d events (large scenario, speed %g), archive on %s, sessions at 120x40\n", *runs, *events, *speed, store)
+	fmt.Printf("%8s  %14s  %12s  %11s  %12s  %18s  %12s\n", "sessions", "trace req/min", "hub CPU %", "hub RSS MB", "window s", "bytes/event/sess", "pg conns")
 	var base float64
+	var baseN int
 	for _, f := range strings.Split(*counts, ",") {
 		n, err := strconv.Atoi(strings.TrimSpace(f))
 		if err != nil || n < 1 {
 			fail("-sessions %q: %v", f, err)
 		}
-		r, err := measure(*bin, n, *events, *speed)
+		r, err := measure(*bin, n, *events, *speed, *runs, *pg)
 		if err != nil {
 			fail("%d sessions: %v", n, err)
 		}
 		if base == 0 {
-			base = r.rssMB
+			base, baseN = r.rssMB, n
 		}
-		fmt.Printf("%8d  %14.1f  %12.1f  %11.1f  %12.1f  %8.1f (max %.1f)\n", n, r.tracePerMin, r.cpuPct, r.rssMB, r.window.Seconds(), r.bytesPerEvent, r.maxBytesPerEvent)
-		if n > 1 {
-			fmt.Printf("          memory per extra session: %.2f MB\n", (r.rssMB-base)/float64(n-1))
+		conns := "-"
+		if *pg != "" {
+			conns = fmt.Sprintf("%d idle, max %d", r.connsIdle, r.connsMax)
+		}
+		fmt.Printf("%8d  %14.1f  %12.1f  %11.1f  %12.1f  %8.1f (max %.1f)  %s\n", n, r.tracePerMin, r.cpuPct, r.rssMB, r.window.Seconds(), r.bytesPerEvent, r.maxBytesPerEvent, conns)
+		if *runs > 1 {
+			fmt.Printf("          runs polled in the window: %d of %d\n", r.runsPolled, *runs)
+		}
+		if n > baseN {
+			fmt.Printf("          memory per extra session: %.2f MB\n", (r.rssMB-base)/float64(n-baseN))
 		}
 	}
 }
@@ -68,9 +89,13 @@ type result struct {
 	tracePerMin, cpuPct, rssMB      float64
 	window                          time.Duration
 	bytesPerEvent, maxBytesPerEvent float64
+	// The hub's connections to PostgreSQL: once its sessions list the
+	// runs (idle), and the most seen from then to the runs' end.
+	connsIdle, connsMax int
+	runsPolled          int // runs with trace requests in the window
 }
 
-func measure(bin string, n, events int, speed float64) (result, error) {
+func measure(bin string, n, events int, speed float64, runs int, pg string) (result, error) {
 	var res result
 	dir, err := os.MkdirTemp("", "hubbench")
 	if err != nil {
@@ -87,8 +112,11 @@ func measure(bin string, n, events int, speed float64) (result, error) {
 		return res, err
 	}
 	defer lf.Close()
-	serve := exec.CommandContext(ctx, bin, "serve", "--scenario", "large", "--events", strconv.Itoa(events),
-		"--rate-limit", "-1", "--speed", strconv.FormatFloat(speed, 'f', -1, 64), "--scrapes", "0")
+	args := []string{"serve", "--events", strconv.Itoa(events), "--rate-limit", "-1", "--speed", strconv.FormatFloat(speed, 'f', -1, 64), "--scrapes", "0"}
+	for range runs {
+		args = append(args, "--scenario", "large")
+	}
+	serve := exec.CommandContext(ctx, bin, args...)
 	serve.Stderr = lf
 	out, _ := serve.StdoutPipe()
 	if err := serve.Start(); err != nil {
@@ -97,16 +125,19 @@ func measure(bin string, n, events int, speed float64) (result, error) {
 	started := time.Now()
 	defer stop(serve)
 	env := map[string]string{}
+	var jobIDs []string
 	sc := bufio.NewScanner(out)
-	for env["JOB_ID"] == "" && sc.Scan() {
+	for len(jobIDs) < runs && sc.Scan() {
 		if k, v, ok := strings.Cut(sc.Text(), "="); ok {
 			env[k] = v
+			if k == "JOB_ID" {
+				jobIDs = append(jobIDs, v)
+			}
 		}
 	}
 	go io.Copy(io.Discard, out)
-	jobID := env["JOB_ID"]
-	if jobID == "" {
-		return res, fmt.Errorf("serve printed no JOB_ID")
+	if len(jobIDs) < runs {
+		return res, fmt.Errorf("serve printed %d JOB_IDs, want %d", len(jobIDs), runs)
 	}
 	runEnds := started.Add(time.Duration(float64(58*time.Second)/speed) + 2*time.Second)
 
@@ -120,8 +151,16 @@ func measure(bin string, n, events int, speed float64) (result, error) {
 	}
 	hub := exec.CommandContext(ctx, bin, "hub", "--listen", "127.0.0.1:0", "--authorized-keys", keys,
 		"--host-key", filepath.Join(dir, "host"), "--max-sessions", "200")
+	archiveDSN := ""
+	var conns *connCounter
+	if pg != "" {
+		if archiveDSN, conns, err = freshDatabase(pg); err != nil {
+			return res, err
+		}
+		defer conns.drop()
+	}
 	hub.Env = append(os.Environ(), "FIRECRAWL_API_URL="+env["FIRECRAWL_API_URL"], "FIRECRAWL_API_KEY="+env["FIRECRAWL_API_KEY"],
-		"XDG_DATA_HOME="+dir, "FIREWATCH_ARCHIVE=")
+		"XDG_DATA_HOME="+dir, "FIREWATCH_ARCHIVE="+archiveDSN)
 	herr, _ := hub.StderrPipe()
 	if err := hub.Start(); err != nil {
 		return res, err
@@ -177,37 +216,57 @@ func measure(bin string, n, events int, speed float64) (result, error) {
 			s.close()
 		}
 	}()
+	// Every session lists every run (its id's first 8 characters), not
+	// the list's first "0 of 0 loaded".
 	for _, s := range sessions {
-		if err := s.waitFor("loaded", 20*time.Second); err != nil {
-			return res, err
+		for _, id := range jobIDs {
+			if err := s.waitFor(id[:8], 20*time.Second); err != nil {
+				return res, err
+			}
 		}
 	}
-	// The window: from the moment every session watches the run to its end.
-	t0 := time.Now()
-	for _, s := range sessions {
-		s.enter()
+	if conns != nil {
+		res.connsIdle = conns.count()
+		sctx, stopSample := context.WithCancel(ctx)
+		defer stopSample() // before the database is dropped
+		go conns.sample(sctx)
 	}
-	traces0 := countTraces(serveLog, jobID)
+	// The window: from the moment every session watches its run to the
+	// runs' end. Session i watches run i mod runs: down that many rows.
+	t0 := time.Now()
+	for i, s := range sessions {
+		s.enter(i % runs)
+	}
+	traces0 := countTraces(serveLog, jobIDs)
 	cpu0 := cpuTicks(hub.Process.Pid)
 	time.Sleep(time.Until(runEnds))
 	window := time.Since(t0)
-	traces1 := countTraces(serveLog, jobID)
+	traces1 := countTraces(serveLog, jobIDs)
 	cpu1 := cpuTicks(hub.Process.Pid)
+	if conns != nil {
+		res.connsMax = int(max(conns.max.Load(), int64(res.connsIdle)))
+	}
+	for i := range jobIDs {
+		if traces1[i] > traces0[i] {
+			res.runsPolled++
+		}
+	}
 	res.window = window
-	res.tracePerMin = float64(traces1-traces0) / window.Minutes()
+	res.tracePerMin = float64(sum(traces1)-sum(traces0)) / window.Minutes()
 	res.cpuPct = float64(cpu1-cpu0) / 100 / window.Seconds() * 100 // USER_HZ 100
 	res.rssMB = float64(rssKB(hub.Process.Pid)) / 1024
-	var sum float64
+	var total float64
 	for _, s := range sessions {
 		b := float64(s.sent.Load()) / float64(events)
-		sum += b
+		total += b
 		res.maxBytesPerEvent = max(res.maxBytesPerEvent, b)
 	}
-	res.bytesPerEvent = sum / float64(n)
+	res.bytesPerEvent = total / float64(n)
 	if *dump != "" {
 		s := sessions[0]
 		s.mu.Lock()
 		_ = os.WriteFile(*dump, s.tail.Bytes(), 0o644)
+		_ = os.WriteFile(*dump+".before", s.head.Bytes(), 0o644)
 		s.mu.Unlock()
 	}
 	return res, nil
@@ -220,7 +279,7 @@ type session struct {
 	in    io.WriteCloser
 	mu    sync.Mutex
 	head  bytes.Buffer // what came before enter
-	enter func()
+	enter func(down int)
 	sent  atomic.Int64
 	tail  bytes.Buffer // with -dump: what came after enter
 }
@@ -244,7 +303,8 @@ func openSession(c *ssh.Client) (*session, error) {
 	}
 	ss := &session{s: s, in: in}
 	var entered atomic.Bool
-	ss.enter = func() {
+	ss.enter = func(down int) {
+		_, _ = io.WriteString(in, strings.Repeat("j", down))
 		entered.Store(true)
 		_, _ = io.WriteString(in, "\r")
 	}
@@ -305,10 +365,81 @@ func stop(c *exec.Cmd) {
 	}
 }
 
-// countTraces counts the run's trace requests in the service's log.
-func countTraces(path, jobID string) int {
+// countTraces counts each run's trace requests in the service's log.
+func countTraces(path string, jobIDs []string) []int {
 	b, _ := os.ReadFile(path)
-	return bytes.Count(b, []byte("/v2/agent/"+jobID+"/trace"))
+	n := make([]int, len(jobIDs))
+	for i, id := range jobIDs {
+		n[i] = bytes.Count(b, []byte("/v2/agent/"+id+"/trace"))
+	}
+	return n
+}
+
+func sum(n []int) int {
+	t := 0
+	for _, v := range n {
+		t += v
+	}
+	return t
+}
+
+// connCounter counts the connections to one database of the bench's own,
+// which only the hub uses.
+type connCounter struct {
+	db   *sql.DB // the server's maintenance database
+	name string
+	max  atomic.Int64
+}
+
+// freshDatabase makes a database for one measure on the server of dsn:
+// the hub's archive DSN, and its counter.
+func freshDatabase(dsn string) (string, *connCounter, error) {
+	u, err := url.Parse(dsn)
+	if err != nil || (u.Scheme != "postgres" && u.Scheme != "postgresql") {
+		return "", nil, fmt.Errorf("-postgres: a postgres:// URL, please")
+	}
+	db, err := sql.Open("pgx", dsn)
+	if err != nil {
+		return "", nil, err
+	}
+	name := fmt.Sprintf("hubbench_%d_%d", os.Getpid(), time.Now().UnixNano())
+	if _, err := db.Exec("CREATE DATABASE " + name); err != nil {
+		db.Close()
+		return "", nil, fmt.Errorf("-postgres: %v", err)
+	}
+	u.Path = "/" + name
+	return u.String(), &connCounter{db: db, name: name}, nil
+}
+
+// count is how many connections the database has now.
+func (c *connCounter) count() int {
+	var n int
+	if err := c.db.QueryRow(`SELECT COUNT(*) FROM pg_stat_activity WHERE datname = $1`, c.name).Scan(&n); err != nil {
+		fmt.Fprintf(os.Stderr, "hubbench: counting connections: %v\n", err)
+	}
+	return n
+}
+
+// sample keeps the most connections seen, every 100 ms until ctx ends.
+func (c *connCounter) sample(ctx context.Context) {
+	t := time.NewTicker(100 * time.Millisecond)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		if n := int64(c.count()); n > c.max.Load() {
+			c.max.Store(n)
+		}
+	}
+}
+
+// drop removes the database once the hub has gone.
+func (c *connCounter) drop() {
+	_, _ = c.db.Exec("DROP DATABASE IF EXISTS " + c.name + " WITH (FORCE)")
+	c.db.Close()
 }
 
 // cpuTicks is the process's user and system time, in clock ticks.
