@@ -227,7 +227,7 @@ func knownOfHeld(h archive.Held) *poller.Known {
 		return nil
 	}
 	return &poller.Known{Outcome: h.Outcome, Complete: h.Complete, StartedBy: text.Sanitize(h.StartedBy), CancelledBy: text.Sanitize(h.CancelledBy),
-		ThreadID: text.Sanitize(h.ThreadID), ThreadTurn: h.ThreadTurn}
+		ThreadID: text.Sanitize(h.ThreadID), ThreadTurn: h.ThreadTurn, CreditsUsed: h.CreditsUsed}
 }
 
 func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, error) {

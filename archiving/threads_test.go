@@ -72,6 +72,11 @@ func TestListingKeepsThreads(t *testing.T) {
 		t.Fatalf("the service names no thread: %+v %v", s0, err)
 	}
 
+	// The record's credits ride with the thread (the list gives none).
+	cr := 123.0
+	if err := st.PutRun(ctx, &archive.Run{Service: srv.URL, ID: first, CreditsUsed: &cr}); err != nil {
+		t.Fatal(err)
+	}
 	page, err := NewListing(c, st, archive.Query{Service: srv.URL}).Runs(ctx, time.Time{})
 	if err != nil {
 		t.Fatal(err)
@@ -85,6 +90,9 @@ func TestListingKeepsThreads(t *testing.T) {
 		delete(want, r.ID)
 		if r.Known == nil || r.Known.ThreadID != w[0] || r.Known.ThreadTurn != w[1] {
 			t.Errorf("run %s: known %+v, want thread %v turn %v", r.ID, r.Known, w[0], w[1])
+		}
+		if r.ID == first && (r.Known == nil || r.Known.CreditsUsed == nil || *r.Known.CreditsUsed != cr) {
+			t.Errorf("run %s: the record's credits not known: %+v", r.ID, r.Known)
 		}
 	}
 	if len(want) != 0 {

@@ -89,6 +89,9 @@ func (m *Model) groupThreads() {
 		if d := m.details[r.ID]; c == nil && d != nil && d.st != nil {
 			c = d.st.CreditsUsed
 		}
+		if c == nil && r.Known != nil {
+			c = r.Known.CreditsUsed // firewatch's record of the run
+		}
 		if c == nil {
 			unknown[t] = true
 			continue
