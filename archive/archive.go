@@ -162,6 +162,9 @@ type Held struct {
 	// ThreadID and ThreadTurn: the run's thread and turn ("", 0 unknown).
 	ThreadID   string
 	ThreadTurn int
+	// CreditsUsed is the credits the record says (nil unknown): the
+	// team's list carries none.
+	CreditsUsed *float64
 }
 
 // Query selects runs for List.

@@ -1091,7 +1091,7 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 		}
 		ph := strings.TrimSuffix(strings.Repeat("?, ", len(chunk)), ", ")
 		rows, err := s.db.QueryContext(ctx, s.q(`SELECT id, complete, CASE WHEN item IS NULL THEN 0 ELSE 1 END, CASE WHEN expires_at IS NULL THEN 0 ELSE 1 END, polls, outcome,
-			team, expired, gaps, started_by, cancelled_by, thread_id, thread_turn FROM fw_runs WHERE service = ? AND id IN (`+ph+`)`), args...)
+			team, expired, gaps, started_by, cancelled_by, thread_id, thread_turn, credits_used FROM fw_runs WHERE service = ? AND id IN (`+ph+`)`), args...)
 		if err != nil {
 			return nil, s.fail("reading runs", err)
 		}
@@ -1100,13 +1100,19 @@ func (s *sqlStore) Held(ctx context.Context, service string, ids []string) (map[
 			var c, item, status, polls, expired, gaps int
 			var outcome, team, startedBy, cancelledBy, threadID sql.NullString
 			var threadTurn sql.NullInt64
-			if err := rows.Scan(&id, &c, &item, &status, &polls, &outcome, &team, &expired, &gaps, &startedBy, &cancelledBy, &threadID, &threadTurn); err != nil {
+			var credits sql.NullFloat64
+			if err := rows.Scan(&id, &c, &item, &status, &polls, &outcome, &team, &expired, &gaps, &startedBy, &cancelledBy, &threadID, &threadTurn, &credits); err != nil {
 				rows.Close()
 				return nil, s.fail("reading runs", err)
 			}
 			out[id] = Held{Complete: c == 1, HasItem: item == 1, HasStatus: status == 1, Polls: polls, Outcome: outcome.String,
 				Team: team.String, Expired: expired == 1, Gaps: gaps, StartedBy: startedBy.String, CancelledBy: cancelledBy.String,
 				ThreadID: threadID.String, ThreadTurn: int(threadTurn.Int64)}
+			if credits.Valid {
+				h := out[id]
+				h.CreditsUsed = &credits.Float64
+				out[id] = h
+			}
 		}
 		err = rows.Err()
 		rows.Close()

@@ -1,6 +1,7 @@
 package archiving
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"sync"
@@ -226,7 +227,7 @@ func knownOfHeld(h archive.Held) *poller.Known {
 		return nil
 	}
 	return &poller.Known{Outcome: h.Outcome, Complete: h.Complete, StartedBy: text.Sanitize(h.StartedBy), CancelledBy: text.Sanitize(h.CancelledBy),
-		ThreadID: text.Sanitize(h.ThreadID), ThreadTurn: h.ThreadTurn}
+		ThreadID: text.Sanitize(h.ThreadID), ThreadTurn: h.ThreadTurn, CreditsUsed: h.CreditsUsed}
 }
 
 func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, error) {
@@ -237,6 +238,15 @@ func (s *Listing) Status(ctx context.Context, jobID string) (*poller.Status, err
 			// What the archive read of the run: the same outcome as its row.
 			if held, herr := s.st.Held(ctx, s.q.Service, []string{jobID}); herr == nil {
 				if h, ok := held[jobID]; ok {
+					if st.ThreadID != "" && (h.ThreadID != st.ThreadID || h.ThreadTurn != st.ThreadTurn) {
+						// The status names the run's thread, which the
+						// team's list does not: kept, for every list on
+						// this archive (a hub's sessions) to group its
+						// turns without asking each run's status.
+						if perr := s.st.PutRun(ctx, &archive.Run{Service: s.q.Service, ID: jobID, ThreadID: st.ThreadID, ThreadTurn: st.ThreadTurn}); perr == nil {
+							h.ThreadID, h.ThreadTurn = st.ThreadID, st.ThreadTurn
+						}
+					}
 					st.Known = knownOfHeld(h)
 				}
 			}
@@ -323,10 +333,16 @@ func (s *Listing) StartAgent(ctx context.Context, req poller.AgentRequest) (stri
 	if s.live == nil {
 		return "", errors.New("not available: history shows the archive; start runs from the runs screen (firewatch runs)")
 	}
-	id, err := s.live.StartAgent(ctx, req)
+	started, err := StartOn(ctx, s.live, req)
+	id := started.ID
 	if err == nil {
-		// What it was asked, kept: whoever reads the run knows its cap.
-		if perr := s.st.PutRun(ctx, WithID(SeedOf(&req), s.q.Service, id)); perr != nil {
+		// What it was asked, kept: whoever reads the run knows its cap;
+		// and its thread and turn as the answer says them, so that every
+		// list on this archive groups a follow-up with its thread's turns
+		// before anyone reads its status (the team's list says neither).
+		seed := WithID(SeedOf(&req), s.q.Service, id)
+		seed.ThreadID, seed.ThreadTurn = cmp.Or(started.ThreadID, req.ThreadID), started.ThreadTurn
+		if perr := s.st.PutRun(ctx, seed); perr != nil {
 			s.Note(perr)
 		}
 		// The service's run, before any list page has shown it: enter
@@ -339,6 +355,22 @@ func (s *Listing) StartAgent(ctx context.Context, req poller.AgentRequest) (stri
 		s.mu.Unlock()
 	}
 	return id, err
+}
+
+// Starter is a service that says a start's thread and turn: a
+// poller.Client, and what wraps one and passes them on.
+type Starter interface {
+	Start(ctx context.Context, req poller.AgentRequest) (poller.Started, error)
+}
+
+// StartOn starts req on svc: with the answer's thread and turn when svc
+// says them, else its id alone.
+func StartOn(ctx context.Context, svc Service, req poller.AgentRequest) (poller.Started, error) {
+	if s, ok := svc.(Starter); ok {
+		return s.Start(ctx, req)
+	}
+	id, err := svc.StartAgent(ctx, req)
+	return poller.Started{ID: id}, err
 }
 
 // ArchivedOnly reports whether id is an archived run the live list did not

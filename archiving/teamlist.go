@@ -174,3 +174,8 @@ func (t *TeamList) Release(ctx context.Context) {
 		t.logf("%s", LeaseLine("released", l))
 	}
 }
+
+// Start passes the start's thread and turn on (StartOn).
+func (t *TeamList) Start(ctx context.Context, req poller.AgentRequest) (poller.Started, error) {
+	return StartOn(ctx, t.Service, req)
+}

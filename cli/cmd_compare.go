@@ -200,7 +200,9 @@ func (a *app) warnUnusedTools(gs compare.Gates, c *comparison) {
 // compareScreen draws the comparison built by comparison; the gate
 // decides the exit code when it closes, as without it.
 func (a *app) compareScreen(ctx context.Context, o *watchOptions, c *comparison, gates compare.Gates) error {
-	res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
+	// A hub session's terminal, else the command's own streams.
+	res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || a.noColorEnv(), ASCII: o.ASCII || a.sessionASCII(),
+		Mouse: o.Mouse, Terminal: a.hub.terminal()}, a.screenStreams())
 	return a.compareScreenEnd(ctx, c, res, err)
 }
 

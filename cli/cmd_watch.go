@@ -40,6 +40,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 			return nil, cleanup, err
 		}
 		w.Notes = make(chan string, 4)
+		w.streams = a.screenStreams()
 		a.out.defer_ = true
 	}
 	if err := checkOutputs(o); err != nil {

@@ -601,6 +601,11 @@ func (s *hubListed) Runs(ctx context.Context, before time.Time) (*poller.RunList
 	return s.l.latest(ctx)
 }
 
+// Start passes the start's thread and turn on (archiving.StartOn).
+func (s *hubListed) Start(ctx context.Context, req poller.AgentRequest) (poller.Started, error) {
+	return archiving.StartOn(ctx, s.Service, req)
+}
+
 func (s *hubListed) TokenUsage(ctx context.Context) (*poller.TokenUsage, error) {
 	return s.l.tokens.get(ctx, s.l.ttl, s.l.c.TokenUsage)
 }

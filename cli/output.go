@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/firewatch/firewatch/sim"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // outputs are what a watch writes besides stderr: stdout, --record, --debug
@@ -341,4 +342,17 @@ func (g *writeGuard) failed() error {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	return g.err
+}
+
+// screenStreams are where a watch's and the compare screen's program
+// read and draw outside a hub: the command's stdout, and its stdin when
+// that is a terminal (else nil: Bubble Tea opens /dev/tty, as checkTUI
+// allows). They are the process's in firewatch itself, a test's
+// pseudo-terminal in a test.
+func (a *app) screenStreams() screen.Streams {
+	s := screen.Streams{Output: a.stdout}
+	if f, ok := a.stdin.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		s.Input = f
+	}
+	return s
 }

@@ -65,6 +65,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 		ReadOnly:     w.hub.readOnlyText(),
 		RerunOf:      w.RerunOf,
 	}
+	cfg.Input, cfg.Output = w.streams.Input, w.streams.Output
 	if w.Start != nil && backend != nil {
 		cfg.Start = w.Start.StartAgent
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/screen"
 )
 
 // watchSession is one watch of one run, whatever shows it (plain, json or
@@ -75,6 +76,9 @@ type display struct {
 	// (a retry's wait, the OTLP export's failure); nil unless the UI shows
 	// the watch.
 	Notes chan string
+	// screen is where the terminal UI reads and draws outside a hub
+	// (app.screenStreams; a hub session's is its Terminal).
+	streams screen.Streams
 }
 
 // listLink ties a watch to the runs screen (cmd_runs.go) that opened it.

@@ -62,6 +62,9 @@ type Known struct {
 	// says ("", 0 unknown): the team's list carries neither.
 	ThreadID   string
 	ThreadTurn int
+	// CreditsUsed is the run's credits as its record says (nil unknown):
+	// the team's list carries none.
+	CreditsUsed *float64
 }
 
 // Terminal reports whether the status says the job is over.

@@ -6,6 +6,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
 	"github.com/firewatch/firewatch/ui/screen"
@@ -355,6 +356,10 @@ func (m *Model) footer() string {
 	if m.overlay != nil {
 		bindings = m.overlay.helpKeys(k)
 	} else {
+		if m.rerunOf != "" && m.env.store.Run().State == model.StateFinished {
+			// The rerun has ended: its one key to the comparison comes first.
+			bindings = append([]key.Binding{k.Compare}, bindings...)
+		}
 		bindings = append(bindings, k.NextPane, k.Filter, k.Waterfall)
 	}
 	// "? help · q quit" always shows, at the right; the focused pane's

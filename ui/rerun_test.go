@@ -129,8 +129,8 @@ func TestRunScreenStartViewer(t *testing.T) {
 }
 
 // TestRunScreenCompare: = on a rerun's screen waits for it to end, then
-// ends the screen for the compare screen; on a run that is no rerun it
-// says so.
+// ends the screen for the compare screen (its footer offers = first once
+// the rerun has ended); on a run that is no rerun it says so.
 func TestRunScreenCompare(t *testing.T) {
 	m := newTestModel(t, "running.json", 120, 40, Config{JobID: testJob, Backend: &fakeBackend{}, RerunOf: "0a0a0a0a-0000-4000-8000-000000000000"})
 	pressRun(t, m, "=")
@@ -139,6 +139,12 @@ func TestRunScreenCompare(t *testing.T) {
 	}
 	d := newTestModel(t, "succeeded.json", 120, 40, Config{JobID: testJob, Backend: &fakeBackend{}, RerunOf: "0a0a0a0a-0000-4000-8000-000000000000"})
 	healthy(d, true)
+	if !strings.Contains(footerLine(d), "= compare with the original") {
+		t.Errorf("the ended rerun's footer does not offer =: %s", footerLine(d))
+	}
+	if strings.Contains(footerLine(m), "= compare with") {
+		t.Errorf("a running rerun's footer offers =: %s", footerLine(m))
+	}
 	pressRun(t, d, "?")
 	if !strings.Contains(plain(content(d)), "compare with the original") {
 		t.Errorf("a rerun's help does not offer =")

@@ -34,6 +34,7 @@ import (
 	"github.com/firewatch/firewatch/ui/diff"
 	"github.com/firewatch/firewatch/ui/internal/program"
 	"github.com/firewatch/firewatch/ui/internal/scroll"
+	"github.com/firewatch/firewatch/ui/remote"
 )
 
 // Config configures a Model.
@@ -45,6 +46,9 @@ type Config struct {
 	NoColor bool
 	ASCII   bool
 	Mouse   bool // the wheel scrolls (--mouse); off keeps text selection working
+	// Terminal, when set, is a remote session's terminal (a hub's SSH
+	// session) to draw on instead of the process's.
+	Terminal *remote.Terminal
 }
 
 // Result is how the screen ended.

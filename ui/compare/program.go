@@ -24,7 +24,7 @@ func Run(ctx context.Context, cfg Config, o ...RunOptions) (Result, error) {
 	if len(o) > 0 {
 		ro = o[0]
 	}
-	interrupted, err := program.RunOn(ctx, m, program.IO{Streams: ro, NoColor: cfg.NoColor})
+	interrupted, err := program.RunOn(ctx, m, program.IO{Terminal: cfg.Terminal, Streams: ro, NoColor: cfg.NoColor})
 	res := m.Result()
 	res.Interrupted = res.Interrupted || interrupted
 	return res, err

@@ -24,6 +24,7 @@ type threadGroup struct {
 	turns   int     // the thread's turns shown
 	credits float64 // the thread's credits, every loaded turn
 	partial bool    // some turn's credits are not known: at least credits
+	none    bool    // no turn's credits are known: none said
 }
 
 // threadNote is a run's thread and turn as the screen learnt them.
@@ -77,6 +78,7 @@ func (m *Model) groupThreads() {
 	}
 	credits := map[string]float64{}
 	unknown := map[string]bool{} // a turn whose credits neither the list nor its status gave
+	known := map[string]bool{}   // a turn whose credits are known
 	for i := range m.rows {
 		r := &m.rows[i]
 		t, _ := m.threadOf(r)
@@ -87,11 +89,15 @@ func (m *Model) groupThreads() {
 		if d := m.details[r.ID]; c == nil && d != nil && d.st != nil {
 			c = d.st.CreditsUsed
 		}
+		if c == nil && r.Known != nil {
+			c = r.Known.CreditsUsed // firewatch's record of the run
+		}
 		if c == nil {
 			unknown[t] = true
 			continue
 		}
 		credits[t] += *c
+		known[t] = true
 	}
 	if m.groups == nil {
 		m.groups = map[int]threadGroup{}
@@ -115,7 +121,7 @@ func (m *Model) groupThreads() {
 		})
 		for k, j := range g {
 			_, turn := m.threadOf(&m.rows[j])
-			m.groups[j] = threadGroup{head: k == 0, last: k == len(g)-1, turn: turn, turns: len(g), credits: credits[t], partial: unknown[t]}
+			m.groups[j] = threadGroup{head: k == 0, last: k == len(g)-1, turn: turn, turns: len(g), credits: credits[t], partial: unknown[t], none: !known[t]}
 		}
 		out = append(out, g...)
 		byThread[t] = nil // emitted: its other turns are skipped
@@ -148,6 +154,13 @@ func (m *Model) threadMark(i, w int) string {
 		}
 	}
 	switch {
+	case g.head && g.none:
+		// No turn's credits known (the team's list gives none): no
+		// "at least 0".
+		if w < 100 {
+			return first + turn + " · "
+		}
+		return first + turn + " · thread of " + strconv.Itoa(g.turns) + " · "
 	case g.head && w < 100:
 		sum := "Σ "
 		if m.sym.ASCII {

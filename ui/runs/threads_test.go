@@ -125,4 +125,33 @@ func TestThreadNoted(t *testing.T) {
 	if v := golden.NoColour(t, m.View(), 120, 40); !strings.Contains(v, "┌ turn 3 · thread of 2, ≥320 credits") {
 		t.Errorf("credits of a turn the list does not give:\n%s", v)
 	}
+	// The list's none, the record's: the sum as firewatch's record says.
+	rows = threadRows()
+	for i := range rows {
+		if rows[i].Known != nil {
+			rows[i].Known.CreditsUsed, rows[i].CreditsUsed = rows[i].CreditsUsed, nil
+		}
+	}
+	m.onPage(pageMsg{refresh: true, list: &poller.RunList{Runs: rows}})
+	if v := golden.NoColour(t, m.View(), 120, 40); !strings.Contains(v, "┌ turn 3 · thread of 3, 420 credits") {
+		t.Errorf("credits from the record:\n%s", v)
+	}
+	// No turn's credits known: none said, not "at least 0".
+	m2 := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+	for _, w := range []int{120, 80} {
+		m2.SetSize(w, 24)
+		rows = threadRows()
+		for i := range rows {
+			rows[i].CreditsUsed = nil
+		}
+		m2.onPage(pageMsg{refresh: true, list: &poller.RunList{Runs: rows}})
+		v := golden.NoColour(t, m2.View(), w, 24)
+		want := "┌ turn 3 · thread of 3 · And their"
+		if w < 100 {
+			want = "┌ turn 3 · And their"
+		}
+		if !strings.Contains(v, want) || strings.Contains(v, "≥0") {
+			t.Errorf("%d columns: no turn's credits known:\n%s", w, v)
+		}
+	}
 }
