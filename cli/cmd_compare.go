@@ -148,7 +148,7 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	case "md":
 		out = []byte(a.secrets.Redact(compareMarkdown(c)))
 	default:
-		out = []byte(a.secrets.Redact(compareText(c, termOut && !o.NoColor && !noColorEnv())))
+		out = []byte(a.secrets.Redact(compareText(c, termOut && !o.NoColor && !a.noColorEnv())))
 	}
 	if _, err := a.print.Write(out); err != nil {
 		return err // said and coded by Execute (exit 8)
@@ -200,7 +200,7 @@ func (a *app) warnUnusedTools(gs compare.Gates, c *comparison) {
 // compareScreen draws the comparison built by comparison; the gate
 // decides the exit code when it closes, as without it.
 func (a *app) compareScreen(ctx context.Context, o *watchOptions, c *comparison, gates compare.Gates) error {
-	res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
+	res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || a.noColorEnv(), ASCII: o.ASCII, Mouse: o.Mouse})
 	return a.compareScreenEnd(ctx, c, res, err)
 }
 

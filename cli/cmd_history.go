@@ -6,7 +6,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -373,7 +372,7 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 		status = "all"
 	}
 	m := runs.New(runs.Config{Service: svc, Status: status, ASCII: o.ASCII,
-		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
+		NoColor: o.NoColor || a.noColorEnv()})
 	for {
 		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil || m.Interrupted {
 			return cmp.Or(err, errInterrupted)

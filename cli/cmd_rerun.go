@@ -355,7 +355,7 @@ func (a *app) compareAfter(ctx context.Context, o *watchOptions, gates compare.G
 		out, _ = a.secrets.RedactJSON(out)
 		out = append(out, '\n')
 	} else {
-		out = []byte("\n" + a.secrets.Redact(compareText(c, termOut && !o.NoColor && !noColorEnv())))
+		out = []byte("\n" + a.secrets.Redact(compareText(c, termOut && !o.NoColor && !a.noColorEnv())))
 	}
 	if _, err := a.print.Write(out); err != nil {
 		return err

@@ -179,12 +179,6 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	return nil
 }
 
-// noColorEnv reports whether NO_COLOR is set, to anything (even empty).
-func noColorEnv() bool {
-	_, set := os.LookupEnv("NO_COLOR")
-	return set
-}
-
 func plural(n int, one, many string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, one)
