@@ -2,7 +2,6 @@ package cli
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -217,7 +216,7 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 			return err
 		}
 		defer st.Close()
-		return a.archiveRunsLoop(cmd, o, ho.Status, st, q, nil)
+		return a.archiveRunsLoop(cmd, o, ho.Status, st, q)
 	}
 	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
@@ -363,47 +362,23 @@ func (ho *historyOptions) query(service string, now time.Time) (archive.Query, e
 	return q, nil
 }
 
-// archiveRunsLoop is the runs screen over the archive (and the live
-// service, when c is set); enter on an archived run shows it read-only.
-func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string, st archive.Store, q archive.Query, live runs.Service) error {
-	ctx := cmd.Context()
-	svc := archiving.NewListing(live, st, q)
+// archiveRunsLoop is the runs screen over the archive alone (history on
+// a terminal): runsLoop with the archive's runs of q, enter on one shows
+// it read-only, and nothing is started.
+func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string, st archive.Store, q archive.Query) error {
 	if status == "" || status == "cancelled" {
 		status = "all"
 	}
-	m := runs.New(runs.Config{Service: svc, Status: status, ASCII: o.ASCII,
-		NoColor: o.NoColor || a.noColorEnv()})
-	for {
-		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil || m.Interrupted {
-			return cmp.Or(err, errInterrupted)
-		}
-		if m.Chosen == "" {
-			return nil
-		}
-		wo := *o
-		wo.Output = OutputTUI
-		w, cleanup, err := a.newSession(cmd, &wo)
-		if err != nil {
-			return err
-		}
-		w.BackToList = true
-		r, polls, err := archiving.Load(ctx, st, q.Service, m.Chosen)
-		if err != nil {
-			cleanup()
-			return asUsage(err)
-		}
-		err = a.showArchived(ctx, w, st, r, polls)
-		cleanup()
-		if ctx.Err() != nil || !w.Back {
-			if w.Interrupted {
-				return errInterrupted // Ctrl-C in the run; q leaves with 0
+	return a.runsLoop(cmd, o, runsScreenOf{
+		status: status, list: archiving.NewListing(nil, st, q),
+		open: func(ctx context.Context, w *watchSession, id string) (string, error) {
+			r, polls, err := archiving.Load(ctx, st, q.Service, id)
+			if err != nil {
+				return "", asUsage(err)
 			}
-			if ctx.Err() != nil || err != nil && !said(err) {
-				return err
-			}
-			return nil
-		}
-	}
+			return "", a.showArchived(ctx, w, st, r, polls)
+		},
+	})
 }
 
 // runsWithArchive is the runs screen's service: the live one, followed by

@@ -339,12 +339,35 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, status, c, svc)
+	return a.serviceRunsLoop(cmd, o, status, c, svc)
 }
 
-// runsLoop shows the runs screen of the service at baseURL until the user
-// quits, watching each run they open.
-func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
+// runsScreenOf is what a runs screen lists and how it opens a run: all
+// that differs between the service's screen (runs, demo --history) and the
+// archive's (history on a terminal). The loop, runsLoop, is one.
+type runsScreenOf struct {
+	// status is the list's first filter.
+	status string
+	// list is the screen's service: the live runs then the archived
+	// ones, or the archive's alone.
+	list runs.Service
+	// svc is the live service (a compare, a crawl of the team tab, the
+	// lineage of a start); the archive's screen has none.
+	svc service
+	// starts are the runs started from the list (n, R, F), said when the
+	// screen gives the terminal back; nil: the screen starts none, and a
+	// run's screen offers no start either.
+	starts *startSaying
+	// teamList is given up while a run is watched (nil: none).
+	teamList *archiving.TeamList
+	// open shows the chosen run on w, returning how it ended when that
+	// is known otherwise than from w's store ("" else).
+	open func(ctx context.Context, w *watchSession, id string) (outcome string, err error)
+}
+
+// serviceRunsLoop is the runs screen of the service svc, its archived
+// runs after the live ones, until the user quits.
+func (a *app) serviceRunsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
@@ -352,13 +375,33 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	list, teamList, closeArchive := a.runsWithArchive(ctx, quiet, svc)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
+	return a.runsLoop(cmd, o, runsScreenOf{
+		status: status, list: a.hub.runsService(starts), svc: svc, starts: starts, teamList: teamList,
+		open: func(ctx context.Context, w *watchSession, id string) (string, error) {
+			if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(id) {
+				return "", a.showArchivedID(ctx, w, as, id)
+			}
+			if a.hub.shares() {
+				return a.watchShared(ctx, w, id) // the hub's one follower of the run
+			}
+			return "", a.watchLive(ctx, w, svc, id, liveOptions{label: "runs"})
+		},
+	})
+}
+
+// runsLoop shows the runs screen s until the user quits, opening each run
+// they choose.
+func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, s runsScreenOf) error {
+	ctx := cmd.Context()
 	person, role := a.hub.person()
-	listSvc := a.hub.runsService(starts)
-	m := runs.New(runs.Config{Service: listSvc, Status: status, ASCII: o.ASCII || a.sessionASCII(),
+	m := runs.New(runs.Config{Service: s.list, Status: s.status, ASCII: o.ASCII || a.sessionASCII(),
 		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role, HubName: a.hub.hubName()})
 	// R and F on a run's screen start through the runs screen's service
 	// (the same record of the start, the same hub's check).
-	screen := &screenStarts{start: listSvc.StartAgent}
+	var screen *screenStarts
+	if s.starts != nil {
+		screen = &screenStarts{start: s.list.StartAgent}
+	}
 	// skipList: the run's screen ended with a run to watch next (R, F) or
 	// = (the compare screen): the list is not shown between.
 	skipList := false
@@ -371,19 +414,19 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		// A run n started is said once the screen has given the terminal
 		// back (stderr is that terminal), whatever comes next; the debug
 		// log of its watch has it too.
-		startedID := starts.take()
+		startedID := s.starts.take()
 		if startedID != "" {
 			a.started("run", startedID, nil)
 		}
 		// Not shown while a run is watched: another runs screen asks for
 		// the team's list meanwhile.
-		teamList.Release(ctx)
+		s.teamList.Release(ctx)
 		if err != nil || m.Interrupted {
 			return cmp.Or(err, errInterrupted)
 		}
 		if m.ChosenCrawl != "" {
 			// Enter on an active crawl (team tab): its screen; esc comes back.
-			if back, err := a.crawlFromTeam(ctx, svc, o, m.ChosenCrawl, m.ChosenCrawlURL); err != nil || !back {
+			if back, err := a.crawlFromTeam(ctx, s.svc, o, m.ChosenCrawl, m.ChosenCrawlURL); err != nil || !back {
 				return err
 			}
 			m.ChosenCrawl = ""
@@ -392,7 +435,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if pair := m.ChosenCompare; pair[0] != "" {
 			// = after a rerun: the compare screen of the two, then the list.
 			m.ChosenCompare = [2]string{}
-			c, err := a.comparison(ctx, pair[0], pair[1], nil, svc.baseURL, svc.key)
+			c, err := a.comparison(ctx, pair[0], pair[1], nil, s.svc.baseURL, s.svc.key)
 			if err == nil {
 				err = a.compareScreen(ctx, o, c, nil)
 			}
@@ -406,11 +449,11 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		}
 		rerunOf, changed := m.RerunOf, m.RerunChanged
 		m.RerunOf, m.RerunChanged = "", nil
-		if req := starts.request(); startedID != "" && (rerunOf != "" || req.ThreadID != "") {
+		if req := s.starts.request(); startedID != "" && (rerunOf != "" || req.ThreadID != "") {
 			// R and F: the archive keeps the request sent and the lineage.
 			seed := archiving.SeedOf(&req)
 			seed.RerunOf, seed.RerunChanged = rerunOf, changed
-			a.archiveSeed(ctx, svc.baseURL, startedID, seed)
+			a.archiveSeed(ctx, s.svc.baseURL, startedID, seed)
 		}
 		if m.Chosen == "" {
 			return nil
@@ -424,18 +467,14 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if startedID != "" {
 			w.Debug.Printf("started run %s", startedID)
 		}
-		w.BackToList, w.Start = true, screen
+		w.BackToList = true
+		if screen != nil {
+			w.Start = screen
+		}
 		if rerunOf != "" && startedID == m.Chosen {
 			w.RerunOf = rerunOf // = on its screen, once it ends
 		}
-		outcome := ""
-		if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(m.Chosen) {
-			err = a.showArchivedID(ctx, w, as, m.Chosen)
-		} else if a.hub.shares() {
-			outcome, err = a.watchShared(ctx, w, m.Chosen) // the hub's one follower of the run
-		} else {
-			err = a.watchLive(ctx, w, svc, m.Chosen, liveOptions{label: "runs"})
-		}
+		outcome, err := s.open(ctx, w, m.Chosen)
 		cleanup()
 		if t := w.Store.Thread(); t.ID != "" {
 			m.NoteThread(m.Chosen, t.ID, t.Turn) // grouped with its thread's turns
@@ -485,7 +524,7 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, "all", c, svc)
+	return a.serviceRunsLoop(cmd, o, "all", c, svc)
 }
 
 // firstScreen is firewatch with no arguments on a terminal: the runs
@@ -519,8 +558,11 @@ type startSaying struct {
 	req     poller.AgentRequest // the started run's request
 }
 
-// request is the last started run's request.
+// request is the last started run's request (none on a nil s).
 func (s *startSaying) request() poller.AgentRequest {
+	if s == nil {
+		return poller.AgentRequest{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.req
@@ -540,8 +582,12 @@ func (s *startSaying) StartAgent(ctx context.Context, req poller.AgentRequest) (
 	return id, nil
 }
 
-// take returns the id of the run started since the last take ("" none).
+// take returns the id of the run started since the last take ("" none,
+// and always on a nil s).
 func (s *startSaying) take() string {
+	if s == nil {
+		return ""
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := s.started
