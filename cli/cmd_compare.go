@@ -12,6 +12,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/text"
@@ -346,10 +347,10 @@ func compareText(c *comparison, color bool) string {
 	for _, ag := range c.Agents {
 		bs, cs := "—", "—"
 		if ag.Baseline != nil {
-			bs = fmt.Sprintf("%d calls %s", ag.Baseline.ToolCalls, orDash(deref(ag.Baseline.Outcome)))
+			bs = fmt.Sprintf("%d calls %s", ag.Baseline.ToolCalls, watchprint.OrDash(deref(ag.Baseline.Outcome)))
 		}
 		if ag.Candidate != nil {
-			cs = fmt.Sprintf("%d calls %s", ag.Candidate.ToolCalls, orDash(deref(ag.Candidate.Outcome)))
+			cs = fmt.Sprintf("%d calls %s", ag.Candidate.ToolCalls, watchprint.OrDash(deref(ag.Candidate.Outcome)))
 		}
 		fmt.Fprintf(&b, "  %-20s %-12s %-21s %s\n", describe.OneLine(ag.Name, 20), describe.OneLine(ag.Role, 12), bs, cs)
 	}
@@ -407,7 +408,7 @@ func sideOutcome(s *compareSide) string {
 	if !s.Complete {
 		return "incomplete"
 	}
-	return orDash(deref(s.Outcome))
+	return watchprint.OrDash(deref(s.Outcome))
 }
 
 func runsFirst(p *string) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
@@ -274,7 +275,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 			return err
 		}
 		b, _ = a.secrets.RedactJSON(b)
-		if _, err = a.print.Write(append(escapeForTerminal(b), '\n')); err != nil {
+		if _, err = a.print.Write(append(watchprint.EscapeForTerminal(b), '\n')); err != nil {
 			return err
 		}
 		return teamFailed

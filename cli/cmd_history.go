@@ -16,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -247,7 +248,7 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		if b := f.Bill.BilledCredits(); b != nil {
 			billed = describe.Tokens(*b)
 		}
-		st := orDash(describe.OneLine(f.Status, 12))
+		st := watchprint.OrDash(describe.OneLine(f.Status, 12))
 		if f.Expired {
 			st += " (expired)"
 		}
@@ -255,8 +256,8 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		if !f.Complete {
 			outcome = "incomplete"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, orDash(outcome), f.ID, orDash(text.Age(now, r.SortTime())),
-			credits, billed, orDash(describe.OneLine(f.Model, 20)), orDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, watchprint.OrDash(outcome), f.ID, watchprint.OrDash(text.Age(now, r.SortTime())),
+			credits, billed, watchprint.OrDash(describe.OneLine(f.Model, 20)), watchprint.OrDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 60)))
 		return nil
 	})
 	if err != nil {
@@ -322,7 +323,7 @@ func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query
 			return err
 		}
 		line, _ = a.secrets.RedactJSON(line)
-		if _, err := bw.Write(escapeForTerminal(line)); err != nil {
+		if _, err := bw.Write(watchprint.EscapeForTerminal(line)); err != nil {
 			return err
 		}
 		return bw.WriteByte('\n')

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -116,8 +117,8 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 			mark(page)
 			buf = buf[:0]
 			for i := range page {
-				line := withOutcome(eventLine(nil, page[i].Raw, a.secrets), runOutcome(&page[i]))
-				buf = append(append(buf, escapeForTerminal(line)...), '\n')
+				line := withOutcome(watchprint.EventLine(nil, page[i].Raw, a.secrets), runOutcome(&page[i]))
+				buf = append(append(buf, watchprint.EscapeForTerminal(line)...), '\n')
 			}
 			_, err := a.print.Write(buf)
 			return err
@@ -306,8 +307,8 @@ func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(runWord(&r), 20)), describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)),
-			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", watchprint.OrDash(describe.OneLine(runWord(&r), 20)), describe.OneLine(r.ID, maxIDCells), watchprint.OrDash(text.Age(now, r.CreatedAt)),
+			watchprint.OrDash(runs.ModelEffort(&r)), watchprint.OrDash(describe.OneLine(r.TargetHint, 30)), watchprint.OrDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	_ = tw.Flush()
 }

@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 // Output modes.
@@ -179,9 +180,4 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	return nil
 }
 
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func plural(n int, one, many string) string { return text.Plural(n, one, many) }

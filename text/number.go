@@ -1,6 +1,7 @@
 package text
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -63,4 +64,12 @@ func group(s string) string {
 		return "-" + s
 	}
 	return s
+}
+
+// Plural is "1 run", "2 runs": n and the word for it.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
