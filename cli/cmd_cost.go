@@ -310,12 +310,12 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 				bar = strings.Repeat("#", len([]rune(bar)))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t%s\n", key, b.Runs, fmtNum(b.CreditsUsed), fmtNum(b.BilledCredits), b.FailedRuns, fmtNum(b.FailedCredits),
-			b.UnknownRuns, fmtNum(b.UnknownCredits), bar)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t%s\n", key, b.Runs, text.Fixed(b.CreditsUsed), text.Fixed(b.BilledCredits), b.FailedRuns, text.Fixed(b.FailedCredits),
+			b.UnknownRuns, text.Fixed(b.UnknownCredits), bar)
 	}
 	t := rep.Total
-	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t\n", t.Runs, fmtNum(t.CreditsUsed), fmtNum(t.BilledCredits), t.FailedRuns, fmtNum(t.FailedCredits),
-		t.UnknownRuns, fmtNum(t.UnknownCredits))
+	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t\n", t.Runs, text.Fixed(t.CreditsUsed), text.Fixed(t.BilledCredits), t.FailedRuns, text.Fixed(t.FailedCredits),
+		t.UnknownRuns, text.Fixed(t.UnknownCredits))
 	if err := tw.Flush(); err != nil {
 		return err
 	}
