@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 )
@@ -10,18 +11,18 @@ import (
 // reportBad says what a merge set aside or did not use: each event set
 // aside and each value out of range once in the debug log, and one line on
 // stderr (plain and JSON output) for each kind of trouble in the merge.
-func reportBad(w *watchSession, p printer, d model.Delta) {
+func reportBad(w *watchSession, p watchprint.Printer, d model.Delta) {
 	if len(d.Rejected) > 0 {
 		for _, r := range d.Rejected {
 			w.Debug.Printf("event set aside (index %d, id %q): %s", r.Index, describe.OneLine(r.EventID, 60), r.Reason)
 		}
-		p.health(fmt.Sprintf("%s set aside: %s", plural(len(d.Rejected), "event", "events"), describe.OneLine(d.Rejected[0].Reason, 120)))
+		p.Health(fmt.Sprintf("%s set aside: %s", plural(len(d.Rejected), "event", "events"), describe.OneLine(d.Rejected[0].Reason, 120)))
 	}
 	if len(d.Flaws) > 0 {
 		for _, f := range d.Flaws {
 			w.Debug.Printf("value not used: %s", flawText(f))
 		}
-		p.health(fmt.Sprintf("%s out of range, not used: %s", plural(len(d.Flaws), "value", "values"), flawText(d.Flaws[0])))
+		p.Health(fmt.Sprintf("%s out of range, not used: %s", plural(len(d.Flaws), "value", "values"), flawText(d.Flaws[0])))
 	}
 }
 

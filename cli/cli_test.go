@@ -11,10 +11,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-	"unicode/utf8"
-
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
@@ -141,26 +137,6 @@ func TestEndCause(t *testing.T) {
 	}
 }
 
-func TestEventLine(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"a":1}`, `{"a":1}`},
-		{"{\n  \"a\": 1,\n  \"b\": \"x y\"\n}", `{"a":1,"b":"x y"}`},
-		// Not strictly valid (a duplicate and invalid UTF-8 are allowed
-		// through), still one line with every field.
-		{"{\"a\":1,\r\n\"a\":2,\"b\":\"\xff\"}", "{\"a\":1,\"a\":2,\"b\":\"\xff\"}"},
-		// Broken beyond compacting: the newlines become spaces.
-		{"{\"a\":\n1,,}", `{"a": 1,,}`},
-	} {
-		got := string(eventLine(nil, jsontext.Value(tc.in), nil))
-		if got != tc.want {
-			t.Errorf("eventLine(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		if strings.ContainsAny(got, "\r\n") {
-			t.Errorf("eventLine(%q) has a line break", tc.in)
-		}
-	}
-}
-
 func TestScrub(t *testing.T) {
 	var b bytes.Buffer
 	// One value for both: a secret added after they were made is redacted too.
@@ -187,17 +163,6 @@ func TestScrub(t *testing.T) {
 type nopCloser struct{ io.Writer }
 
 func (nopCloser) Close() error { return nil }
-
-func TestHeartbeatText(t *testing.T) {
-	w := &watchSession{Run: follow.Run{Store: store(t, "")}, Opts: &watchOptions{}}
-	got := heartbeatText(w, 45*time.Second, false)
-	if got != "… still running · 3 credits · last event 45s ago" {
-		t.Errorf("heartbeat %q", got)
-	}
-	if got := heartbeatText(w, 65*time.Second, true); got != "... still running - 3 credits - last event 1m05s ago" {
-		t.Errorf("ascii heartbeat %q", got)
-	}
-}
 
 // run runs firewatch in-process.
 func run(t *testing.T, ctx context.Context, args ...string) (stdout, stderr string, code int) {
@@ -241,34 +206,6 @@ func TestInProcess(t *testing.T) {
 	cancel(errInterrupted)
 	if _, _, code := run(t, ctx, "demo", "--output", "json"); code != 130 {
 		t.Errorf("interrupted demo: exit %d", code)
-	}
-}
-
-func TestEscapeForTerminal(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{`{"a":"plain"}`, `{"a":"plain"}`},
-		{`{"a":"café 日本 ✓"}`, `{"a":"café 日本 ✓"}`},
-		{"{\"a\":\"x\u202ey\u200bz\u009b31m\u2028\x7f\"}", `{"a":"x\u202ey\u200bz\u009b31m\u2028\u007f"}`},
-		{"{\"a\":\"\xff\"}", `{"a":"\ufffd"}`},
-		{"{\"a\":\"\U000e0001\"}", `{"a":"\udb40\udc01"}`}, // a Cf character beyond the BMP
-	} {
-		got := string(escapeForTerminal([]byte(tc.in)))
-		if got != tc.want {
-			t.Errorf("escapeForTerminal(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-		// The same JSON value as before (invalid UTF-8 aside).
-		if utf8.ValidString(tc.in) {
-			var a, b any
-			if err := json.Unmarshal([]byte(tc.in), &a); err != nil {
-				t.Fatal(err)
-			}
-			if err := json.Unmarshal([]byte(got), &b); err != nil {
-				t.Fatalf("%q: %v", got, err)
-			}
-			if fmt.Sprint(a) != fmt.Sprint(b) {
-				t.Errorf("%q decodes to %v, was %v", got, b, a)
-			}
-		}
 	}
 }
 

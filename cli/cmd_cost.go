@@ -16,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/text"
@@ -274,7 +275,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 			return err
 		}
 		b, _ = a.secrets.RedactJSON(b)
-		if _, err = a.print.Write(append(escapeForTerminal(b), '\n')); err != nil {
+		if _, err = a.print.Write(append(watchprint.EscapeForTerminal(b), '\n')); err != nil {
 			return err
 		}
 		return teamFailed
@@ -309,12 +310,12 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 				bar = strings.Repeat("#", len([]rune(bar)))
 			}
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t%s\n", key, b.Runs, fmtNum(b.CreditsUsed), fmtNum(b.BilledCredits), b.FailedRuns, fmtNum(b.FailedCredits),
-			b.UnknownRuns, fmtNum(b.UnknownCredits), bar)
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t%s\n", key, b.Runs, text.Fixed(b.CreditsUsed), text.Fixed(b.BilledCredits), b.FailedRuns, text.Fixed(b.FailedCredits),
+			b.UnknownRuns, text.Fixed(b.UnknownCredits), bar)
 	}
 	t := rep.Total
-	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t\n", t.Runs, fmtNum(t.CreditsUsed), fmtNum(t.BilledCredits), t.FailedRuns, fmtNum(t.FailedCredits),
-		t.UnknownRuns, fmtNum(t.UnknownCredits))
+	fmt.Fprintf(tw, "total\t%d\t%s\t%s\t%d (%s)\t%d (%s)\t\n", t.Runs, text.Fixed(t.CreditsUsed), text.Fixed(t.BilledCredits), t.FailedRuns, text.Fixed(t.FailedCredits),
+		t.UnknownRuns, text.Fixed(t.UnknownCredits))
 	if err := tw.Flush(); err != nil {
 		return err
 	}

@@ -387,7 +387,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 	if err != nil {
 		return err
 	}
-	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: ws, ID: id, URL: crawlURL, NoColor: o.NoColor || noColorEnv(),
+	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: ws, ID: id, URL: crawlURL, NoColor: o.NoColor || a.noColorEnv(),
 		ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc, Alerts: alerts},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	notified(res.Focused, false)

@@ -2,11 +2,9 @@ package cli
 
 import (
 	"bufio"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -218,7 +217,7 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 			return err
 		}
 		defer st.Close()
-		return a.archiveRunsLoop(cmd, o, ho.Status, st, q, nil)
+		return a.archiveRunsLoop(cmd, o, ho.Status, st, q)
 	}
 	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
@@ -249,7 +248,7 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		if b := f.Bill.BilledCredits(); b != nil {
 			billed = describe.Tokens(*b)
 		}
-		st := orDash(describe.OneLine(f.Status, 12))
+		st := watchprint.OrDash(describe.OneLine(f.Status, 12))
 		if f.Expired {
 			st += " (expired)"
 		}
@@ -257,8 +256,8 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 		if !f.Complete {
 			outcome = "incomplete"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, orDash(outcome), f.ID, orDash(text.Age(now, r.SortTime())),
-			credits, billed, orDash(describe.OneLine(f.Model, 20)), orDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, watchprint.OrDash(outcome), f.ID, watchprint.OrDash(text.Age(now, r.SortTime())),
+			credits, billed, watchprint.OrDash(describe.OneLine(f.Model, 20)), watchprint.OrDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 60)))
 		return nil
 	})
 	if err != nil {
@@ -324,7 +323,7 @@ func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query
 			return err
 		}
 		line, _ = a.secrets.RedactJSON(line)
-		if _, err := bw.Write(escapeForTerminal(line)); err != nil {
+		if _, err := bw.Write(watchprint.EscapeForTerminal(line)); err != nil {
 			return err
 		}
 		return bw.WriteByte('\n')
@@ -364,47 +363,23 @@ func (ho *historyOptions) query(service string, now time.Time) (archive.Query, e
 	return q, nil
 }
 
-// archiveRunsLoop is the runs screen over the archive (and the live
-// service, when c is set); enter on an archived run shows it read-only.
-func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string, st archive.Store, q archive.Query, live runs.Service) error {
-	ctx := cmd.Context()
-	svc := archiving.NewListing(live, st, q)
+// archiveRunsLoop is the runs screen over the archive alone (history on
+// a terminal): runsLoop with the archive's runs of q, enter on one shows
+// it read-only, and nothing is started.
+func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string, st archive.Store, q archive.Query) error {
 	if status == "" || status == "cancelled" {
 		status = "all"
 	}
-	m := runs.New(runs.Config{Service: svc, Status: status, ASCII: o.ASCII,
-		NoColor: o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"})
-	for {
-		if err := runs.Run(ctx, m, runs.RunOptions{Input: a.stdin, Output: a.stdout}); err != nil || m.Interrupted {
-			return cmp.Or(err, errInterrupted)
-		}
-		if m.Chosen == "" {
-			return nil
-		}
-		wo := *o
-		wo.Output = OutputTUI
-		w, cleanup, err := a.newSession(cmd, &wo)
-		if err != nil {
-			return err
-		}
-		w.BackToList = true
-		r, polls, err := archiving.Load(ctx, st, q.Service, m.Chosen)
-		if err != nil {
-			cleanup()
-			return asUsage(err)
-		}
-		err = a.showArchived(ctx, w, st, r, polls)
-		cleanup()
-		if ctx.Err() != nil || !w.Back {
-			if w.Interrupted {
-				return errInterrupted // Ctrl-C in the run; q leaves with 0
+	return a.runsLoop(cmd, o, runsScreenOf{
+		status: status, list: archiving.NewListing(nil, st, q),
+		open: func(ctx context.Context, w *watchSession, id string) (string, error) {
+			r, polls, err := archiving.Load(ctx, st, q.Service, id)
+			if err != nil {
+				return "", asUsage(err)
 			}
-			if ctx.Err() != nil || err != nil && !said(err) {
-				return err
-			}
-			return nil
-		}
-	}
+			return "", a.showArchived(ctx, w, st, r, polls)
+		},
+	})
 }
 
 // runsWithArchive is the runs screen's service: the live one, followed by

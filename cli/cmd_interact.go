@@ -337,7 +337,7 @@ func (a *app) stopOnSignal(ctx context.Context, c *poller.Client, id string, deb
 // command's --debug log (nil: none).
 func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptions, id string, debug *debugLog) error {
 	debug.Printf("interact console, scrape %s", id)
-	noColor := o.NoColor || noColorEnv() || os.Getenv("TERM") == "dumb"
+	noColor := o.NoColor || a.noColorEnv()
 	// The browser session a call opens is billed: said like every billed
 	// start (started.go), on stderr once the console has given the
 	// terminal back when stderr is that terminal.

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/comparetext"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -355,7 +356,7 @@ func (a *app) compareAfter(ctx context.Context, o *watchOptions, gates compare.G
 		out, _ = a.secrets.RedactJSON(out)
 		out = append(out, '\n')
 	} else {
-		out = []byte("\n" + a.secrets.Redact(compareText(c, termOut && !o.NoColor && !noColorEnv())))
+		out = []byte("\n" + a.secrets.Redact(comparetext.Text(c, termOut && !o.NoColor && !a.noColorEnv())))
 	}
 	if _, err := a.print.Write(out); err != nil {
 		return err

@@ -16,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -116,8 +117,8 @@ func (a *app) runs(cmd *cobra.Command, o *watchOptions, ro *runsOptions) error {
 			mark(page)
 			buf = buf[:0]
 			for i := range page {
-				line := withOutcome(eventLine(nil, page[i].Raw, a.secrets), runOutcome(&page[i]))
-				buf = append(append(buf, escapeForTerminal(line)...), '\n')
+				line := withOutcome(watchprint.EventLine(nil, page[i].Raw, a.secrets), runOutcome(&page[i]))
+				buf = append(append(buf, watchprint.EscapeForTerminal(line)...), '\n')
 			}
 			_, err := a.print.Write(buf)
 			return err
@@ -306,8 +307,8 @@ func writeRunsTable(a *app, list []poller.RunInfo, now time.Time) {
 	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "STATUS\tID\tCREATED\tMODEL\tTARGET\tPROMPT")
 	for _, r := range list {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(runWord(&r), 20)), describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)),
-			orDash(runs.ModelEffort(&r)), orDash(describe.OneLine(r.TargetHint, 30)), orDash(runs.FirstLine(r.Prompt, 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", watchprint.OrDash(describe.OneLine(runWord(&r), 20)), describe.OneLine(r.ID, maxIDCells), watchprint.OrDash(text.Age(now, r.CreatedAt)),
+			watchprint.OrDash(runs.ModelEffort(&r)), watchprint.OrDash(describe.OneLine(r.TargetHint, 30)), watchprint.OrDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	_ = tw.Flush()
 }
@@ -339,12 +340,35 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, status, c, svc)
+	return a.serviceRunsLoop(cmd, o, status, c, svc)
 }
 
-// runsLoop shows the runs screen of the service at baseURL until the user
-// quits, watching each run they open.
-func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
+// runsScreenOf is what a runs screen lists and how it opens a run: all
+// that differs between the service's screen (runs, demo --history) and the
+// archive's (history on a terminal). The loop, runsLoop, is one.
+type runsScreenOf struct {
+	// status is the list's first filter.
+	status string
+	// list is the screen's service: the live runs then the archived
+	// ones, or the archive's alone.
+	list runs.Service
+	// svc is the live service (a compare, a crawl of the team tab, the
+	// lineage of a start); the archive's screen has none.
+	svc service
+	// starts are the runs started from the list (n, R, F), said when the
+	// screen gives the terminal back; nil: the screen starts none, and a
+	// run's screen offers no start either.
+	starts *startSaying
+	// teamList is given up while a run is watched (nil: none).
+	teamList *archiving.TeamList
+	// open shows the chosen run on w, returning how it ended when that
+	// is known otherwise than from w's store ("" else).
+	open func(ctx context.Context, w *watchSession, id string) (outcome string, err error)
+}
+
+// serviceRunsLoop is the runs screen of the service svc, its archived
+// runs after the live ones, until the user quits.
+func (a *app) serviceRunsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
@@ -352,13 +376,38 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 	list, teamList, closeArchive := a.runsWithArchive(ctx, quiet, svc)
 	defer closeArchive()
 	starts := &startSaying{Service: list}
+	return a.runsLoop(cmd, o, runsScreenOf{
+		status: status, list: a.hub.runsService(starts), svc: svc, starts: starts, teamList: teamList,
+		open: func(ctx context.Context, w *watchSession, id string) (string, error) {
+			if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(id) {
+				return "", a.showArchivedID(ctx, w, as, id)
+			}
+			if a.hub.shares() {
+				return a.watchShared(ctx, w, id) // the hub's one follower of the run
+			}
+			// The screen's store is its watches' too: one for the process.
+			lo := liveOptions{label: "runs"}
+			if as, ok := list.(*archiving.Listing); ok {
+				lo.archive = &keptArchive{st: as.Store(), borrowed: true, lock: &lockNote{}}
+			}
+			return "", a.watchLive(ctx, w, svc, id, lo)
+		},
+	})
+}
+
+// runsLoop shows the runs screen s until the user quits, opening each run
+// they choose.
+func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, s runsScreenOf) error {
+	ctx := cmd.Context()
 	person, role := a.hub.person()
-	listSvc := a.hub.runsService(starts)
-	m := runs.New(runs.Config{Service: listSvc, Status: status, ASCII: o.ASCII || a.sessionASCII(),
+	m := runs.New(runs.Config{Service: s.list, Status: s.status, ASCII: o.ASCII || a.sessionASCII(),
 		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role, HubName: a.hub.hubName()})
 	// R and F on a run's screen start through the runs screen's service
 	// (the same record of the start, the same hub's check).
-	screen := &screenStarts{start: listSvc.StartAgent}
+	var screen *screenStarts
+	if s.starts != nil {
+		screen = &screenStarts{start: s.list.StartAgent}
+	}
 	// skipList: the run's screen ended with a run to watch next (R, F) or
 	// = (the compare screen): the list is not shown between.
 	skipList := false
@@ -371,19 +420,19 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		// A run n started is said once the screen has given the terminal
 		// back (stderr is that terminal), whatever comes next; the debug
 		// log of its watch has it too.
-		startedID := starts.take()
+		startedID := s.starts.take()
 		if startedID != "" {
 			a.started("run", startedID, nil)
 		}
 		// Not shown while a run is watched: another runs screen asks for
 		// the team's list meanwhile.
-		teamList.Release(ctx)
+		s.teamList.Release(ctx)
 		if err != nil || m.Interrupted {
 			return cmp.Or(err, errInterrupted)
 		}
 		if m.ChosenCrawl != "" {
 			// Enter on an active crawl (team tab): its screen; esc comes back.
-			if back, err := a.crawlFromTeam(ctx, svc, o, m.ChosenCrawl, m.ChosenCrawlURL); err != nil || !back {
+			if back, err := a.crawlFromTeam(ctx, s.svc, o, m.ChosenCrawl, m.ChosenCrawlURL); err != nil || !back {
 				return err
 			}
 			m.ChosenCrawl = ""
@@ -392,7 +441,7 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if pair := m.ChosenCompare; pair[0] != "" {
 			// = after a rerun: the compare screen of the two, then the list.
 			m.ChosenCompare = [2]string{}
-			c, err := a.comparison(ctx, pair[0], pair[1], nil, svc.baseURL, svc.key)
+			c, err := a.comparison(ctx, pair[0], pair[1], nil, s.svc.baseURL, s.svc.key)
 			if err == nil {
 				err = a.compareScreen(ctx, o, c, nil)
 			}
@@ -406,11 +455,11 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		}
 		rerunOf, changed := m.RerunOf, m.RerunChanged
 		m.RerunOf, m.RerunChanged = "", nil
-		if req := starts.request(); startedID != "" && (rerunOf != "" || req.ThreadID != "") {
+		if req := s.starts.request(); startedID != "" && (rerunOf != "" || req.ThreadID != "") {
 			// R and F: the archive keeps the request sent and the lineage.
 			seed := archiving.SeedOf(&req)
 			seed.RerunOf, seed.RerunChanged = rerunOf, changed
-			a.archiveSeed(ctx, svc.baseURL, startedID, seed)
+			a.archiveSeed(ctx, s.svc.baseURL, startedID, seed)
 		}
 		if m.Chosen == "" {
 			return nil
@@ -424,23 +473,14 @@ func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *po
 		if startedID != "" {
 			w.Debug.Printf("started run %s", startedID)
 		}
-		w.BackToList, w.Start = true, screen
+		w.BackToList = true
+		if screen != nil {
+			w.Start = screen
+		}
 		if rerunOf != "" && startedID == m.Chosen {
 			w.RerunOf = rerunOf // = on its screen, once it ends
 		}
-		outcome := ""
-		if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(m.Chosen) {
-			err = a.showArchivedID(ctx, w, as, m.Chosen)
-		} else if a.hub.shares() {
-			outcome, err = a.watchShared(ctx, w, m.Chosen) // the hub's one follower of the run
-		} else {
-			// The screen's store is its watches' too: one for the process.
-			lo := liveOptions{label: "runs"}
-			if as, ok := list.(*archiving.Listing); ok {
-				lo.archive = &keptArchive{st: as.Store(), borrowed: true, lock: &lockNote{}}
-			}
-			err = a.watchLive(ctx, w, svc, m.Chosen, lo)
-		}
+		outcome, err := s.open(ctx, w, m.Chosen)
 		cleanup()
 		if t := w.Store.Thread(); t.ID != "" {
 			m.NoteThread(m.Chosen, t.ID, t.Turn) // grouped with its thread's turns
@@ -490,7 +530,7 @@ func (a *app) demoRuns(cmd *cobra.Command, o *watchOptions, srv *sim.Server) err
 	if err != nil {
 		return err
 	}
-	return a.runsLoop(cmd, o, "all", c, svc)
+	return a.serviceRunsLoop(cmd, o, "all", c, svc)
 }
 
 // firstScreen is firewatch with no arguments on a terminal: the runs
@@ -524,8 +564,11 @@ type startSaying struct {
 	req     poller.AgentRequest // the started run's request
 }
 
-// request is the last started run's request.
+// request is the last started run's request (none on a nil s).
 func (s *startSaying) request() poller.AgentRequest {
+	if s == nil {
+		return poller.AgentRequest{}
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.req
@@ -545,8 +588,12 @@ func (s *startSaying) StartAgent(ctx context.Context, req poller.AgentRequest) (
 	return id, nil
 }
 
-// take returns the id of the run started since the last take ("" none).
+// take returns the id of the run started since the last take ("" none,
+// and always on a nil s).
 func (s *startSaying) take() string {
+	if s == nil {
+		return ""
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	id := s.started

@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/scrapeopts"
@@ -137,7 +138,7 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 		if err != nil {
 			return err
 		}
-		if _, err = a.print.Write(append(escapeForTerminal(b), '\n')); err != nil {
+		if _, err = a.print.Write(append(watchprint.EscapeForTerminal(b), '\n')); err != nil {
 			return err
 		}
 	} else if _, err = fmt.Fprint(a.print, teamPlain(t, time.Now(), a.secrets)); err != nil {
@@ -236,7 +237,7 @@ func teamPlain(t *teamView, now time.Time, secrets *text.Secrets) string {
 		fmt.Fprintf(&b, "Processing     %s\n", plural(len(t.Runs), "run", "runs"))
 	}
 	for _, r := range t.Runs {
-		fmt.Fprintf(&b, "  %s  %s  %s\n", describe.OneLine(r.ID, maxIDCells), orDash(text.Age(now, r.CreatedAt)), orDash(runs.FirstLine(r.Prompt, 60)))
+		fmt.Fprintf(&b, "  %s  %s  %s\n", describe.OneLine(r.ID, maxIDCells), watchprint.OrDash(text.Age(now, r.CreatedAt)), watchprint.OrDash(runs.FirstLine(r.Prompt, 60)))
 	}
 	if t.CrawlsErr != nil {
 		fmt.Fprintf(&b, "Active crawls  unavailable: %s\n", describe.OneLine(t.CrawlsErr.Error(), 200))

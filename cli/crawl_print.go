@@ -10,6 +10,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -138,7 +139,7 @@ func (p *crawlPrinter) status(final bool) {
 		b, _ := json.Marshal(l)
 		if !bytes.Equal(b, p.last) {
 			p.last = b
-			p.write(escapeForTerminal(append(b, '\n')))
+			p.write(watchprint.EscapeForTerminal(append(b, '\n')))
 		}
 		return
 	}
@@ -153,10 +154,10 @@ func (p *crawlPrinter) status(final bool) {
 func (p *crawlPrinter) doc(d *poller.CrawlDoc) {
 	p.run.Pages++
 	if p.json {
-		b := append([]byte(`{"type":"document","document":`), eventLine(nil, d.Raw, p.a.secrets)...)
-		p.write(escapeForTerminal(append(b, "}\n"...)))
+		b := append([]byte(`{"type":"document","document":`), watchprint.EventLine(nil, d.Raw, p.a.secrets)...)
+		p.write(watchprint.EscapeForTerminal(append(b, "}\n"...)))
 	} else {
-		p.write([]byte(fmt.Sprintf("page %s %s %s %s\n", pageStatus(d.StatusCode), orDash(describe.OneLine(d.URL, 200)),
+		p.write([]byte(fmt.Sprintf("page %s %s %s %s\n", pageStatus(d.StatusCode), watchprint.OrDash(describe.OneLine(d.URL, 200)),
 			strconv.Quote(describe.OneLine(d.Title, 80)), text.Size(d.Size()))))
 	}
 	if p.pages != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/text"
 )
@@ -81,8 +82,8 @@ func (a *app) historyCrawls(ctx context.Context, o *watchOptions, st archive.Sto
 		if c.CreatedAt != nil {
 			created = text.Age(now, *c.CreatedAt)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", orDash(describe.OneLine(a.secrets.Sanitize(c.Status), 12)), text.Sanitize(c.ID), created,
-			pages, credits, orDash(describe.OneLine(a.secrets.Sanitize(c.StartedBy), 20)), orDash(describe.OneLine(a.secrets.Redact(text.Sanitize(c.URL)), 60)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", watchprint.OrDash(describe.OneLine(a.secrets.Sanitize(c.Status), 12)), text.Sanitize(c.ID), created,
+			pages, credits, watchprint.OrDash(describe.OneLine(a.secrets.Sanitize(c.StartedBy), 20)), watchprint.OrDash(describe.OneLine(a.secrets.Redact(text.Sanitize(c.URL)), 60)))
 	}
 	return tw.Flush()
 }
@@ -110,7 +111,7 @@ func (a *app) printJSONLines(n int, value func(i int) any, opts ...json.Options)
 			return err
 		}
 		line, _ = a.secrets.RedactJSON(line)
-		b = append(append(b, escapeForTerminal(line)...), '\n')
+		b = append(append(b, watchprint.EscapeForTerminal(line)...), '\n')
 	}
 	_, err := a.print.Write(b)
 	return err

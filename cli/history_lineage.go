@@ -14,6 +14,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -111,14 +112,14 @@ func (a *app) historyLineage(ctx context.Context, o *watchOptions, ho *historyOp
 			total += *f.CreditsUsed
 		}
 		if f.RerunOf != "" {
-			changed = "rerun of " + shortID(f.RerunOf) + ": " + orDash(strings.Join(f.RerunChanged, ","))
+			changed = "rerun of " + shortID(f.RerunOf) + ": " + watchprint.OrDash(strings.Join(f.RerunChanged, ","))
 		}
 		outcome := describe.OneLine(f.Outcome, 20)
 		if !f.Complete {
 			outcome = "incomplete"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", turn, orDash(describe.OneLine(f.Status, 12)), orDash(outcome), f.ID,
-			orDash(text.Age(now, r.SortTime())), credits, a.secrets.Sanitize(changed), orDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 50)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", turn, watchprint.OrDash(describe.OneLine(f.Status, 12)), watchprint.OrDash(outcome), f.ID,
+			watchprint.OrDash(text.Age(now, r.SortTime())), credits, a.secrets.Sanitize(changed), watchprint.OrDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 50)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err

@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"fmt"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
+
+	"github.com/firewatch/firewatch/text"
 )
 
 // Output modes.
@@ -179,15 +180,4 @@ func (o *watchOptions) check(f *pflag.FlagSet) error {
 	return nil
 }
 
-// noColorEnv reports whether NO_COLOR is set, to anything (even empty).
-func noColorEnv() bool {
-	_, set := os.LookupEnv("NO_COLOR")
-	return set
-}
-
-func plural(n int, one, many string) string {
-	if n == 1 {
-		return fmt.Sprintf("%d %s", n, one)
-	}
-	return fmt.Sprintf("%d %s", n, many)
-}
+func plural(n int, one, many string) string { return text.Plural(n, one, many) }

@@ -4,8 +4,8 @@ import (
 	"context"
 	"time"
 
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
-	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -14,23 +14,10 @@ import (
 // to be reported.
 const recoveryNote = 5 * time.Second
 
-// printer shows a watch without the terminal UI.
-type printer interface {
-	// events shows events new to the store, in the order first seen.
-	events(evs []*model.Event)
-	// health shows a change of the connection's health.
-	health(msg string)
-	// heartbeat says the run is still going after a quiet while.
-	heartbeat(idle time.Duration)
-	// end shows the closing block; note says why watching stopped when
-	// the run has not finished.
-	end(note string)
-}
-
 // print runs the source and feeds the printer. The store is only touched
 // here, on this goroutine; the source's sink hands updates over a channel,
 // so that a heartbeat can be printed while the source waits.
-func (w *watchSession) print(ctx context.Context, p printer) error {
+func (w *watchSession) print(ctx context.Context, p watchprint.Printer) error {
 	updates, wait := w.follow(ctx, 16, false)
 
 	hb := w.Opts.Heartbeat
@@ -46,7 +33,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 		d := w.Merge(u)
 		if u.Poll != nil {
 			if len(d.Events) > 0 {
-				p.events(d.Events)
+				p.Events(d.Events)
 				lastEvent, lastOutput = time.Now(), time.Now()
 			}
 			w.attend(p, &d, time.Now())
@@ -65,7 +52,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 				msg = describe.OneLine(u.Err.Error(), 200)
 			}
 			w.Debug.Printf("trouble: %s (%v)", msg, u.Err)
-			p.health(msg)
+			p.Health(msg)
 		} else if !troubleSince.IsZero() && u.Poll != nil {
 			// Say so when the trouble lasted; a blip that was retried
 			// at once needs no second line.
@@ -73,7 +60,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 			troubleSince = time.Time{}
 			w.Debug.Printf("connection ok again after %s", d)
 			if d >= recoveryNote {
-				p.health("connection ok again after " + text.Duration(d.Truncate(100*time.Millisecond)))
+				p.Health("connection ok again after " + text.Duration(d.Truncate(100*time.Millisecond)))
 			}
 		}
 	}
@@ -89,7 +76,7 @@ func (w *watchSession) print(ctx context.Context, p printer) error {
 				w.attend(p, nil, now)
 			}
 			if now.Sub(lastOutput) >= hb {
-				p.heartbeat(now.Sub(lastEvent))
+				p.Heartbeat(now.Sub(lastEvent))
 				lastOutput = now
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -72,7 +73,7 @@ func (w *watchSession) writeResult(ctx context.Context) error {
 	}
 	b := resultLine(data)
 	if w.Opts.Result == "-" {
-		_, err := w.Stdout.Write(escapeForTerminal(b))
+		_, err := w.Stdout.Write(watchprint.EscapeForTerminal(b))
 		return err
 	}
 	if err := os.WriteFile(w.Opts.Result, b, 0o644); err != nil {
@@ -253,6 +254,6 @@ func (a *app) resultRun(cmd *cobra.Command, arg, apiURL, apiKey string) error {
 		}
 		return &noResultError{code: code}
 	}
-	_, err = a.print.Write(escapeForTerminal(resultLine(data)))
+	_, err = a.print.Write(watchprint.EscapeForTerminal(resultLine(data)))
 	return err
 }

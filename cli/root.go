@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -273,7 +274,7 @@ func isTerminal(w io.Writer) (bool, int) {
 	}
 	width, _, err := term.GetSize(f.Fd())
 	if err != nil || width <= 0 {
-		width = defaultTermW
+		width = watchprint.DefaultTermW
 	}
 	return true, width
 }

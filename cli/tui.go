@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui"
 )
@@ -112,7 +113,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 	// back to the runs list: the run is still there).
 	endErr = endCause(parent, endErr)
 	if !res.Back && res.Started == "" && !res.Compare {
-		newPlainPrinter(w).end(w.endNote(endErr, w.ExitCode(endErr)))
+		watchprint.NewPlain(w.printed()).End(w.endNote(endErr, w.ExitCode(endErr)))
 	}
 	return endErr
 }

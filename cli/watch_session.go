@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -137,15 +138,15 @@ func (w *watchSession) run(ctx context.Context) error {
 		endErr = endCause(ctx, runTUI(ctx, w))
 		code = w.ExitCode(endErr)
 	default:
-		var p printer
+		var p watchprint.Printer
 		if w.Output == OutputJSON {
-			p = newJSONPrinter(w)
+			p = watchprint.NewJSON(w.printed())
 		} else {
-			p = newPlainPrinter(w)
+			p = watchprint.NewPlain(w.printed())
 		}
 		endErr = w.print(ctx, p)
 		code = w.ExitCode(endErr)
-		p.end(w.endNote(endErr, code))
+		p.End(w.endNote(endErr, code))
 	}
 	w.Debug.Printf("watch ended: %v; exit %d", orNil(endErr), code)
 
@@ -184,7 +185,11 @@ func endCause(ctx context.Context, err error) error {
 	return err
 }
 
-const noteRefused = "the service refused the request"
+// printed is what the plain and JSON printers show of the watch, and where.
+func (w *watchSession) printed() watchprint.Watch {
+	return watchprint.Watch{Run: &w.Run, JobID: w.JobID, Stdout: w.Stdout, Stderr: w.Stderr, Debug: w.Debug,
+		Secrets: w.Secrets, Width: w.Width, Color: w.Color, ASCII: w.Opts.ASCII, Remote: w.hub != nil}
+}
 
 // endNote says, in the plain output's closing block, why watching stopped
 // when the run had not finished.
@@ -198,7 +203,7 @@ func (w *watchSession) endNote(endErr error, code int) string {
 	case interrupted(code):
 		return "interrupted"
 	case rejected(code):
-		return noteRefused
+		return watchprint.NoteRefused
 	}
 	if endErr == nil {
 		if w.Replay {

@@ -1,6 +1,7 @@
 package text
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -63,4 +64,21 @@ func group(s string) string {
 		return "-" + s
 	}
 	return s
+}
+
+// Fixed is a figure as scripts and tables of deltas read it: a whole
+// number plain ("1250"), any other with two decimals ("12.50").
+func Fixed(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatInt(int64(v), 10)
+	}
+	return strconv.FormatFloat(v, 'f', 2, 64)
+}
+
+// Plural is "1 run", "2 runs": n and the word for it.
+func Plural(n int, one, many string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, one)
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }

@@ -293,10 +293,13 @@ func ASCII() Symbols {
 	}
 }
 
-// NoColorEnv reports whether the environment asks for no colour: NO_COLOR
-// set to anything (https://no-color.org), or TERM=dumb.
+// NoColorEnv reports whether the environment lookup reads asks for no
+// colour: NO_COLOR present and not empty, whatever its value, as
+// https://no-color.org says (NO_COLOR= with nothing after it allows
+// colour), or TERM=dumb. It is firewatch's one rule: a hub session passes
+// its session's environment, the process os.LookupEnv.
 func NoColorEnv(lookup func(string) (string, bool)) bool {
-	if _, ok := lookup("NO_COLOR"); ok {
+	if v, ok := lookup("NO_COLOR"); ok && v != "" {
 		return true
 	}
 	t, _ := lookup("TERM")

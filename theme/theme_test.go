@@ -23,7 +23,9 @@ func TestNoColorEnv(t *testing.T) {
 		want bool
 	}{
 		{nil, false},
-		{[]string{"NO_COLOR", ""}, true}, // set to anything, even empty
+		{[]string{"NO_COLOR", ""}, false}, // present but empty: colour (no-color.org)
+		{[]string{"NO_COLOR", "0"}, true}, // any value that is not empty
+		{[]string{"NO_COLOR", "", "TERM", "dumb"}, true},
 		{[]string{"NO_COLOR", "1"}, true},
 		{[]string{"TERM", "dumb"}, true},
 		{[]string{"TERM", "xterm-256color"}, false},

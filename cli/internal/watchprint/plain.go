@@ -1,4 +1,4 @@
-package cli
+package watchprint
 
 import (
 	"fmt"
@@ -21,8 +21,8 @@ import (
 // then a short closing block. Only text that went through describe (which
 // sanitises) reaches the output, and escape sequences are added only for
 // colour on a terminal.
-type plainPrinter struct {
-	w      *watchSession
+type Plain struct {
+	w      Watch
 	ascii  bool
 	color  bool
 	agentW int // agent column
@@ -32,16 +32,19 @@ type plainPrinter struct {
 
 // Column widths.
 const (
-	timeW        = len("15:04:05.000")
-	gap          = "  "
-	maxIndent    = 6   // depth levels indented; deeper ones line up with the sixth
-	pipeLineW    = 200 // line width when stdout is not a terminal
-	minDetailW   = 24
-	defaultTermW = 100
+	timeW      = len("15:04:05.000")
+	gap        = "  "
+	maxIndent  = 6   // depth levels indented; deeper ones line up with the sixth
+	pipeLineW  = 200 // line width when stdout is not a terminal
+	minDetailW = 24
+	// DefaultTermW is the width taken for a terminal whose size
+	// cannot be read.
+	DefaultTermW = 100
 )
 
-func newPlainPrinter(w *watchSession) *plainPrinter {
-	p := &plainPrinter{w: w, ascii: w.Opts.ASCII, color: w.Color, agentW: 22, lineW: pipeLineW}
+// NewPlain is the plain printer of w.
+func NewPlain(w Watch) *Plain {
+	p := &Plain{w: w, ascii: w.ASCII, color: w.Color, agentW: 22, lineW: pipeLineW}
 	if w.Width > 0 {
 		p.lineW = w.Width
 		switch {
@@ -67,7 +70,7 @@ const (
 	sgrCyan   = "\x1b[36m"
 )
 
-func (p *plainPrinter) paint(sgr, s string) {
+func (p *Plain) paint(sgr, s string) {
 	if p.color && sgr != "" && s != "" {
 		p.buf.WriteString(sgr)
 		p.buf.WriteString(s)
@@ -91,19 +94,19 @@ func levelColor(l describe.Level) string {
 	return ""
 }
 
-func (p *plainPrinter) sym(s string) string {
+func (p *Plain) sym(s string) string {
 	if p.ascii {
-		return asciiSymbols(s)
+		return text.ASCII(s)
 	}
 	return s
 }
 
-func (p *plainPrinter) tail() string { return p.sym("…") }
+func (p *Plain) tail() string { return p.sym("…") }
 
-// events prints one poll's new events. Within a poll they are shown in
+// Events prints one poll's new events. Within a poll they are shown in
 // timeline order (the service lists them grouped by agent), which reads
 // better than the order of the response body; JSON output keeps that order.
-func (p *plainPrinter) events(evs []*model.Event) {
+func (p *Plain) Events(evs []*model.Event) {
 	evs = slices.Clone(evs)
 	slices.SortStableFunc(evs, func(a, b *model.Event) int { return a.Pos() - b.Pos() })
 	for _, e := range evs {
@@ -114,14 +117,14 @@ func (p *plainPrinter) events(evs []*model.Event) {
 	}
 }
 
-func (p *plainPrinter) flush() {
+func (p *Plain) flush() {
 	if _, err := p.w.Stdout.Write([]byte(p.buf.String())); err != nil {
-		p.w.Debug.Printf("writing stdout: %v", err)
+		p.w.debugf("writing stdout: %v", err)
 	}
 }
 
-func (p *plainPrinter) line(e *model.Event) {
-	s := p.w.Store
+func (p *Plain) line(e *model.Event) {
+	s := p.w.Run.Store
 	l := describe.Event(e, s)
 	kind, detail := l.Kind, l.Detail
 	if describe.Width(kind) > describe.KindWidth {
@@ -189,20 +192,22 @@ func truncate(s string, n int, tail string) string {
 	return ansi.Truncate(s, n, tail)
 }
 
-func (p *plainPrinter) health(msg string) {
+// Health says a change of the connection's health on stderr.
+func (p *Plain) Health(msg string) {
 	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", p.sym(msg))
 }
 
-func (p *plainPrinter) heartbeat(idle time.Duration) {
+// Heartbeat says the run is still going after a quiet while.
+func (p *Plain) Heartbeat(idle time.Duration) {
 	p.buf.Reset()
 	p.paint(sgrFaint, time.Now().Format("15:04:05.000"))
 	p.buf.WriteString(gap)
-	p.paint(sgrFaint, truncate(heartbeatText(p.w, idle, p.ascii), max(minDetailW, p.lineW-timeW-len(gap)), p.tail()))
+	p.paint(sgrFaint, truncate(HeartbeatText(p.w, idle, p.ascii), max(minDetailW, p.lineW-timeW-len(gap)), p.tail()))
 	p.buf.WriteByte('\n')
 	p.flush()
 }
 
-// end writes the closing block:
+// End writes the closing block:
 //
 //	run         3f2a9c1e-…
 //	outcome     succeeded
@@ -213,10 +218,10 @@ func (p *plainPrinter) heartbeat(idle time.Duration) {
 //	agents      5 (1 failed)
 //	tool calls  34 (1 failed, 0 unfinished)
 //	errors      2 (0 fatal)
-func (p *plainPrinter) end(note string) {
-	s := p.w.Store
+func (p *Plain) End(note string) {
+	s := p.w.Run.Store
 	r := s.Run()
-	if s.Len() == 0 && note == noteRefused {
+	if s.Len() == 0 && note == NoteRefused {
 		return // nothing was shown; the service's answer goes to stderr
 	}
 	p.buf.Reset()
@@ -235,7 +240,7 @@ func (p *plainPrinter) end(note string) {
 		case r.Outcome == model.OutcomeCreditLimitReached:
 			// What the cap was: the error (and its explanation below)
 			// only says that there was one.
-			b := p.w.Tracker().Burn()
+			b := p.w.Run.Tracker().Burn()
 			o += ": the run " + describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed) + " and stopped"
 		case r.Outcome != model.OutcomeSucceeded && r.Error != nil:
 			o += ": " + describe.Error(r.Error)
@@ -303,12 +308,12 @@ func (p *plainPrinter) end(note string) {
 	row("errors", ec, fmt.Sprintf("%d (%d fatal)", errs, fatal))
 	p.attentionRows(row)
 	if u := s.UnknownEvents(); u > 0 {
-		row("unknown", "", plural(u, "event of a type firewatch does not know", "events of types firewatch does not know"))
+		row("unknown", "", text.Plural(u, "event of a type firewatch does not know", "events of types firewatch does not know"))
 	}
 	if n := len(s.Rejected()); n > 0 {
-		row("set aside", sgrYellow, plural(n, "malformed event", "malformed events"))
+		row("set aside", sgrYellow, text.Plural(n, "malformed event", "malformed events"))
 	}
-	if t := p.w.Tokens; t != nil {
+	if t := p.w.Run.Tokens; t != nil {
 		v := describe.Tokens(t.RemainingTokens) + " tokens left"
 		if t.PlanTokens > 0 {
 			v += " of " + describe.Tokens(t.PlanTokens)
@@ -322,18 +327,18 @@ func (p *plainPrinter) end(note string) {
 // value whole. The block stays in the scrollback, so nothing is cut: on a
 // terminal a long value wraps under itself, at spaces where it can; piped
 // it is one line. Leading spaces of the value (an indent) are kept.
-func (p *plainPrinter) closingRow(label, sgr, value string) {
+func (p *Plain) closingRow(label, sgr, value string) {
 	indent := len(value) - len(strings.TrimLeft(value, " "))
 	v := strings.Repeat(" ", indent) + p.sym(describe.OneLine(value, 0))
 	lines := []string{v}
 	if p.w.Width > 0 {
-		lines = strings.Split(ansi.Wrap(v, max(minDetailW, p.lineW-closingLabelW), ""), "\n")
+		lines = strings.Split(ansi.Wrap(v, max(minDetailW, p.lineW-ClosingLabelW), ""), "\n")
 	}
 	for i, l := range lines {
 		if i == 0 {
-			p.buf.WriteString(fmt.Sprintf("%-*s", closingLabelW, label))
+			p.buf.WriteString(fmt.Sprintf("%-*s", ClosingLabelW, label))
 		} else {
-			p.buf.WriteString(strings.Repeat(" ", closingLabelW+indent))
+			p.buf.WriteString(strings.Repeat(" ", ClosingLabelW+indent))
 			l = strings.TrimLeft(l, " ")
 		}
 		p.paint(sgr, l)
@@ -341,8 +346,8 @@ func (p *plainPrinter) closingRow(label, sgr, value string) {
 	}
 }
 
-// closingLabelW is the closing block's label column ("tool calls  ").
-const closingLabelW = 12
+// ClosingLabelW is the closing block's label column ("tool calls  ").
+const ClosingLabelW = 12
 
 func agentCounts(s *model.Store) string {
 	n, failed, running := 0, 0, 0

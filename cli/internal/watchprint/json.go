@@ -1,4 +1,4 @@
-package cli
+package watchprint
 
 import (
 	"bytes"
@@ -15,35 +15,37 @@ import (
 	"github.com/firewatch/firewatch/text"
 )
 
-// jsonPrinter writes NDJSON: one line per new event, exactly the object the
+// JSON writes NDJSON: one line per new event, exactly the object the
 // server sent, in the order first seen. Nothing else goes to stdout;
 // connection trouble, the heartbeat and the closing line go to stderr.
-type jsonPrinter struct {
-	w   *watchSession
+type JSON struct {
+	w   Watch
 	buf []byte
 }
 
-func newJSONPrinter(w *watchSession) *jsonPrinter { return &jsonPrinter{w: w} }
+// NewJSON is the JSON printer of w.
+func NewJSON(w Watch) *JSON { return &JSON{w: w} }
 
 // jsonBatch is how many bytes of whole lines the printer gathers before a
 // write: a first poll of a long run brings thousands of events at once,
 // and one write per line made that many system calls.
 const jsonBatch = 64 << 10
 
-func (p *jsonPrinter) events(evs []*model.Event) {
+// Events writes one poll's new events, a line each.
+func (p *JSON) Events(evs []*model.Event) {
 	// Whole lines only, one write per batch and at least one per poll: a
 	// reader never sees half a line, and jq gets each event as soon as
 	// the poll that brought it is read.
 	p.buf = p.buf[:0]
 	for _, e := range evs {
 		start := len(p.buf)
-		p.buf = append(eventLine(p.buf, e.Raw, p.w.Secrets), '\n')
-		if p.w.Width > 0 || p.w.hub != nil {
+		p.buf = append(EventLine(p.buf, e.Raw, p.w.Secrets), '\n')
+		if p.w.Width > 0 || p.w.Remote {
 			// A person reads this on a terminal (a hub session's output
 			// is shown on one, pty or not): the same JSON, with the
 			// characters a terminal could act on written as escapes.
 			line := p.buf[start:]
-			if esc := escapeForTerminal(line); &esc[0] != &line[0] {
+			if esc := EscapeForTerminal(line); &esc[0] != &line[0] {
 				p.buf = append(p.buf[:start], esc...)
 			}
 		}
@@ -54,12 +56,12 @@ func (p *jsonPrinter) events(evs []*model.Event) {
 	p.flush()
 }
 
-func (p *jsonPrinter) flush() {
+func (p *JSON) flush() {
 	if len(p.buf) == 0 {
 		return
 	}
 	if _, err := p.w.Stdout.Write(p.buf); err != nil {
-		p.w.Debug.Printf("writing stdout: %v", err)
+		p.w.debugf("writing stdout: %v", err)
 	}
 	p.buf = p.buf[:0]
 	if cap(p.buf) > 4*jsonBatch {
@@ -67,12 +69,12 @@ func (p *jsonPrinter) flush() {
 	}
 }
 
-// eventLine appends raw as one line. The server may pretty-print; every
+// EventLine appends raw as one line. The server may pretty-print; every
 // newline or carriage return in valid JSON text is white space between
 // tokens (inside strings they must be escaped), so the value is compacted,
 // or when it cannot be (it is kept even if not strictly valid) those bytes
 // become spaces. All fields stay as they were sent.
-func eventLine(dst []byte, raw jsontext.Value, secrets *text.Secrets) []byte {
+func EventLine(dst []byte, raw jsontext.Value, secrets *text.Secrets) []byte {
 	raw, _ = secrets.RedactJSON(raw) // the key in any form (the model's events are already)
 	if bytes.IndexByte(raw, '\n') < 0 && bytes.IndexByte(raw, '\r') < 0 {
 		return append(dst, raw...)
@@ -91,15 +93,18 @@ func eventLine(dst []byte, raw jsontext.Value, secrets *text.Secrets) []byte {
 	return dst
 }
 
-func (p *jsonPrinter) health(msg string) {
+// Health says a change of the connection's health on stderr.
+func (p *JSON) Health(msg string) {
 	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", msg)
 }
 
-func (p *jsonPrinter) heartbeat(idle time.Duration) {
-	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", heartbeatText(p.w, idle, false))
+// Heartbeat says the run is still going on stderr.
+func (p *JSON) Heartbeat(idle time.Duration) {
+	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", HeartbeatText(p.w, idle, false))
 }
 
-func (p *jsonPrinter) end(note string) {
+// End writes the run in one line on stderr.
+func (p *JSON) End(note string) {
 	fmt.Fprintf(p.w.Stderr, "firewatch: %s\n", outcomeLine(p.w, note, false))
 }
 
@@ -107,8 +112,8 @@ func (p *jsonPrinter) end(note string) {
 // 312 credits (4,680 tokens)", with the fatal error when it did not
 // succeed, or where it stands and why watching stopped when it has not
 // finished.
-func outcomeLine(w *watchSession, note string, ascii bool) string {
-	s := w.Store
+func outcomeLine(w Watch, note string, ascii bool) string {
+	s := w.Run.Store
 	r := s.Run()
 	const dot = " · "
 	line := "run"
@@ -118,13 +123,13 @@ func outcomeLine(w *watchSession, note string, ascii bool) string {
 		line += " " + describe.ShortID(w.JobID)
 	}
 	if r.State == model.StateFinished {
-		line += " " + orDash(string(r.Outcome))
+		line += " " + OrDash(string(r.Outcome))
 		if d, ok := r.Duration(); ok {
 			line += " in " + text.Duration(d)
 		}
 		switch {
 		case r.Outcome == model.OutcomeCreditLimitReached:
-			b := w.Tracker().Burn()
+			b := w.Run.Tracker().Burn()
 			line += ": " + describe.CapHit(b.Cap, b.CapAssumed, r.CreditsUsed)
 		case r.Outcome != model.OutcomeSucceeded && r.Error != nil:
 			line += ": " + describe.Error(r.Error)
@@ -151,15 +156,15 @@ func outcomeLine(w *watchSession, note string, ascii bool) string {
 	// bounded by describe.Error).
 	line = describe.OneLine(line, 0)
 	if ascii {
-		line = asciiSymbols(line)
+		line = text.ASCII(line)
 	}
 	return line
 }
 
-// heartbeatText is "… still running: working — 'Comparing pricing' · 312
+// HeartbeatText is "… still running: working — 'Comparing pricing' · 312
 // credits · last event 45s ago".
-func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
-	r := w.Store.Run()
+func HeartbeatText(w Watch, idle time.Duration, ascii bool) string {
+	r := w.Run.Store.Run()
 	var b bytes.Buffer
 	b.WriteString("… still running")
 	if r.State == model.StateFinished {
@@ -177,36 +182,34 @@ func heartbeatText(w *watchSession, idle time.Duration, ascii bool) string {
 	if r.HasCredits {
 		b.WriteString(" · " + text.Credits(r.CreditsUsed))
 	}
-	if w.Store.Len() == 0 {
+	if w.Run.Store.Len() == 0 {
 		b.WriteString(" · no events yet")
 	} else {
 		b.WriteString(" · last event " + text.Elapsed(idle) + " ago")
 	}
 	line := describe.OneLine(b.String(), describe.MaxDetailWidth)
 	if ascii {
-		line = asciiSymbols(line)
+		line = text.ASCII(line)
 	}
 	return line
 }
 
-// asciiSymbols is the one ASCII fallback table (package text).
-func asciiSymbols(s string) string { return text.ASCII(s) }
-
-func orDash(s string) string {
+// OrDash is s, or "-" for nothing.
+func OrDash(s string) string {
 	if s == "" {
 		return "-"
 	}
 	return s
 }
 
-// escapeForTerminal rewrites a line of JSON so that no character a terminal
+// EscapeForTerminal rewrites a line of JSON so that no character a terminal
 // could act on appears raw: C1 controls, DEL, bidi and other format
 // characters (Unicode Cf), the line and paragraph separators, and invalid
 // UTF-8. Outside strings JSON text is ASCII tokens and white space, so they
 // can only sit inside strings, where the \uXXXX escape denotes the same
 // character (invalid bytes become \ufffd, which they mean anyway). C0
 // controls cannot appear raw in JSON strings; newlines were removed before.
-func escapeForTerminal(b []byte) []byte {
+func EscapeForTerminal(b []byte) []byte {
 	clean := true
 	for _, c := range b {
 		if c >= 0x7f {

@@ -1,4 +1,4 @@
-package cli
+package watchprint
 
 import (
 	"bytes"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 )
 
@@ -47,8 +48,8 @@ func TestJSONEventsBatchedInWholeLines(t *testing.T) {
 				t.Fatal(err)
 			}
 			var out writes
-			p := newJSONPrinter(&watchSession{display: display{Stdout: &out, Width: width}})
-			p.events(d.Events)
+			p := NewJSON(Watch{Run: &follow.Run{Store: s}, Stdout: &out, Width: width})
+			p.Events(d.Events)
 			// Every write but the last is one batch: at least jsonBatch
 			// bytes, and less than one line more.
 			if len(out.w) < 2 {
@@ -85,7 +86,7 @@ func TestJSONEventsBatchedInWholeLines(t *testing.T) {
 			}
 			// Nothing new: nothing written.
 			out.w = nil
-			p.events(nil)
+			p.Events(nil)
 			if len(out.w) != 0 {
 				t.Errorf("no events made %d writes", len(out.w))
 			}

@@ -1,4 +1,4 @@
-package cli
+package watchprint
 
 import (
 	"strings"
@@ -20,8 +20,8 @@ func closingBlock(t *testing.T, scenario string, width int) string {
 	bodies, _ := attentiontest.SimPolls(t, scenario, 2*time.Second)
 	s := model.NewStore()
 	var out strings.Builder
-	w := &watchSession{Run: follow.Run{Store: s}, Opts: &watchOptions{}, display: display{Width: width, Stdout: &out}}
-	tk := w.Tracker()
+	run := &follow.Run{Store: s}
+	tk := run.Tracker()
 	for _, b := range bodies {
 		d, err := s.Ingest(b)
 		if err != nil {
@@ -29,7 +29,7 @@ func closingBlock(t *testing.T, scenario string, width int) string {
 		}
 		tk.Update(d, time.Unix(0, 0))
 	}
-	newPlainPrinter(w).end("")
+	NewPlain(Watch{Run: run, Width: width, Stdout: &out}).End("")
 	return out.String()
 }
 
@@ -55,7 +55,7 @@ func TestClosingBlockNotCut(t *testing.T) {
 			}
 			whole := strings.Contains(l, "change the request before trying again")
 			next := lines[i+1]
-			under := strings.HasPrefix(next, strings.Repeat(" ", closingLabelW)) && next[closingLabelW] != ' '
+			under := strings.HasPrefix(next, strings.Repeat(" ", ClosingLabelW)) && next[ClosingLabelW] != ' '
 			if width == 0 && !whole || width > 0 && (whole || !under) {
 				t.Errorf("width %d: the explanation does not wrap under its column (or is not whole when piped):\n%s", width, out)
 			}
@@ -74,10 +74,10 @@ func TestClosingByAgentTree(t *testing.T) {
 	}
 	var got []string
 	for _, l := range strings.Split(by, "\n") {
-		if !strings.HasPrefix(l, strings.Repeat(" ", closingLabelW)) {
+		if !strings.HasPrefix(l, strings.Repeat(" ", ClosingLabelW)) {
 			break
 		}
-		l = l[closingLabelW:]
+		l = l[ClosingLabelW:]
 		name := l[strings.LastIndexByte(l, ' ')+1:]
 		got = append(got, strings.Repeat(" ", len(l)-len(strings.TrimLeft(l, " ")))+name)
 	}

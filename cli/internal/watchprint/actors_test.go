@@ -1,4 +1,4 @@
-package cli
+package watchprint
 
 import (
 	"fmt"
@@ -35,8 +35,7 @@ func cancelledStore(t *testing.T, acts model.Actors) *model.Store {
 func TestClosingBlockActors(t *testing.T) {
 	closing := func(acts model.Actors) string {
 		var out strings.Builder
-		w := &watchSession{Run: follow.Run{Store: cancelledStore(t, acts)}, Opts: &watchOptions{}, display: display{Stdout: &out}}
-		newPlainPrinter(w).end("")
+		NewPlain(Watch{Run: &follow.Run{Store: cancelledStore(t, acts)}, Stdout: &out}).End("")
 		return out.String()
 	}
 	out := closing(model.Actors{StartedBy: "bob", CancelledBy: "alice"})
