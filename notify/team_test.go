@@ -100,7 +100,7 @@ func TestTeamProjected(t *testing.T) {
 	n.Team(u)
 	n.Team(u)
 	n.Team(TeamUsage{PeriodStart: nov, PeriodEnd: nov, Used: 1e300, Plan: 10, DaysBeforeEnd: &early, Projection: "x"}) // no usable period
-	n.Team(TeamUsage{PeriodStart: nov.AddDate(0, 1, 0), PeriodEnd: nov.AddDate(0, 2, 0), Used: -5, Plan: 10})         // negative use
+	n.Team(TeamUsage{PeriodStart: nov.AddDate(0, 1, 0), PeriodEnd: nov.AddDate(0, 2, 0), Used: -5, Plan: 10})          // negative use
 	closeNow(t, n)
 	got := rc.got()
 	if len(got) != 1 {
