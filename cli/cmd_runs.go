@@ -346,6 +346,15 @@ func (a *app) runsScreen(cmd *cobra.Command, o *watchOptions, status string) err
 // quits, watching each run they open.
 func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
+	// The team's moments are asked from the screen's start, not only once
+	// a run is opened.
+	if o.Notify.on.Team != nil || o.Notify.on.TeamProjected {
+		ns, err := a.startNotify(&o.Notify, func() (*momentClaims, string) { return a.openClaims(svc) })
+		if err != nil {
+			return err
+		}
+		a.checkTeam(ns, svc)
+	}
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
 	quiet := c.WithRetry(poller.Retry{Tries: 1})
