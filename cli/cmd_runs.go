@@ -528,6 +528,22 @@ type startSaying struct {
 	req     poller.AgentRequest // the started run's request
 }
 
+// UsageHistory is the wrapped service's (the team tab's projection): a
+// wrapper that embeds runs.Service hides every method the interface does
+// not name.
+func (s *startSaying) UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	return usageHistoryOf(ctx, s.Service, timeRange, byKey)
+}
+
+// usageHistoryOf asks s for the team's usage history when it gives one,
+// else answers as a service without the endpoint does.
+func usageHistoryOf(ctx context.Context, s any, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	if h, ok := s.(runs.UsageHistorian); ok {
+		return h.UsageHistory(ctx, timeRange, byKey)
+	}
+	return nil, &poller.Error{Kind: poller.KindNotFound, Status: 404, Op: "usage history"}
+}
+
 // request is the last started run's request.
 func (s *startSaying) request() poller.AgentRequest {
 	s.mu.Lock()

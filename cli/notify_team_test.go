@@ -3,13 +3,18 @@ package cli
 import (
 	"context"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/notify"
 	"github.com/firewatch/firewatch/poller"
+	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui/runs"
 )
 
 // The team's check with team:projected: at 1,900 a day the 20,000 credits
@@ -64,4 +69,45 @@ type countingTeam struct {
 func (c *countingTeam) UsageHistory(ctx context.Context, tr string, byKey bool) (*poller.UsageHistory, error) {
 	*c.hist++
 	return c.fakeTeam.UsageHistory(ctx, tr, byKey)
+}
+
+// The runs screen's wrappers of its service (the start's record, a hub
+// session's checks) pass the usage by day through: the team tab's
+// projection line showed in the tests' screens and never in firewatch's,
+// whose service is wrapped. A service without it answers as one lacking
+// the endpoint.
+func TestRunsWrappersGiveUsageHistory(t *testing.T) {
+	t.Parallel()
+	srv := startHeldSim(t, sim.Options{History: 30})
+	c, err := poller.New(poller.Config{BaseURL: srv.URL, APIKey: srv.Key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	// The runs screen's chain over an archive (runsWithArchive, runsLoop).
+	tl := archiving.NewTeamList(c, st, text.NewSecrets(), srv.URL, "t", archive.NewHolder("runs"), time.Second, nil)
+	listing := archiving.NewListing(tl, st, archive.Query{Service: srv.URL})
+	for name, s := range map[string]runs.Service{
+		"startSaying":                    &startSaying{Service: c},
+		"toldRuns(startSaying)":          &toldRuns{Service: &startSaying{Service: c}},
+		"startSaying(Listing(TeamList))": &startSaying{Service: listing},
+	} {
+		h, ok := s.(runs.UsageHistorian)
+		if !ok {
+			t.Fatalf("%s hides the usage by day", name)
+		}
+		got, err := h.UsageHistory(context.Background(), "month", false)
+		if err != nil || len(got.Bins) < 7 {
+			t.Errorf("%s: %v, %+v", name, err, got)
+		}
+	}
+	var bare struct{ runs.Service }
+	_, err = (&startSaying{Service: bare}).UsageHistory(context.Background(), "month", false)
+	if _, ok := absent(err); !ok {
+		t.Errorf("a service without it: %v", err)
+	}
 }

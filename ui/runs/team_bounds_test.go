@@ -122,3 +122,20 @@ func TestProjectionFits(t *testing.T) {
 		t.Errorf("the goldens' projection lines: 80 %q, 120 %q", l80, l120)
 	}
 }
+
+// The usage by day is asked at the team tab's first look and then every
+// historyEvery, not at every refresh: its rate is of whole days.
+func TestTeamHistoryPaced(t *testing.T) {
+	h := newHarness(t, sim.Options{History: 30, Speed: 1000}, 120, 40)
+	h.run(h.m.Init())
+	h.key("tab")
+	for range 3 {
+		h.key("r")
+	}
+	if n := h.srv.Stats().ByRoute["GET credit-historical"]; n != 1 {
+		t.Errorf("the usage by day asked %d times, want 1", n)
+	}
+	if !strings.Contains(h.view(), "a day the plan lasts until") {
+		t.Errorf("no projection after the refreshes:\n%s", h.view())
+	}
+}
