@@ -185,9 +185,10 @@ type Query struct {
 
 // Pruned says what Prune deleted.
 type Pruned struct {
-	Runs  int
-	Polls int
-	Bytes int64 // stored bytes of polls and snapshots
+	Runs   int
+	Polls  int
+	Crawls int   // crawls, by the runs' rule (first seen before the cut-off, or the id)
+	Bytes  int64 // stored bytes of polls and snapshots
 }
 
 // Stats is the archive's size.
@@ -249,7 +250,8 @@ type Store interface {
 	// SnapshotIDs returns the ids of the snapshots held for a run.
 	SnapshotIDs(ctx context.Context, service, id string) ([]string, error)
 	// Prune deletes runs created before before (service "" for every
-	// service), or the run id when id is set.
+	// service), or the run id when id is set, and the crawls by the same
+	// rule (first seen before before, or the crawl id).
 	Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error)
 	// Pruning says what Prune would delete, deleting nothing.
 	Pruning(ctx context.Context, service string, before time.Time, id string) (Pruned, error)

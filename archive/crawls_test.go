@@ -55,3 +55,48 @@ func TestCrawlsKept(t *testing.T) {
 		}
 	})
 }
+
+// Prune deletes crawls by the runs' rule: first seen before the cut-off
+// (the archive's time when that is not known), of the service when one is
+// given, or the one id; Pruning counts them and deletes nothing.
+func TestCrawlsPruned(t *testing.T) {
+	eachStore(t, func(t *testing.T, _ string, s Store) {
+		ck := s.(CrawlKeeper)
+		ctx := t.Context()
+		base := time.Date(2026, 10, 1, 0, 0, 0, 0, time.UTC)
+		for i, svc := range []string{"https://a", "https://a", "https://a", "https://b", "https://a"} {
+			at := base.Add(time.Duration(i) * 24 * time.Hour)
+			c := Crawl{Service: svc, ID: "c" + string(rune('0'+i)), Status: "completed", CreatedAt: &at}
+			if err := ck.PutCrawl(ctx, &c); err != nil {
+				t.Fatal(err)
+			}
+		}
+		// Seen with no time of its own: dated by the archive (now), kept.
+		if err := ck.PutCrawl(ctx, &Crawl{Service: "https://a", ID: "c-untimed", Status: "scraping"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := s.PutRun(ctx, &Run{Service: "https://a", ID: "r0", CreatedAt: &base}); err != nil {
+			t.Fatal(err)
+		}
+		cut := base.Add(2*24*time.Hour + time.Hour) // after c0, c1, c2
+		p, err := s.Pruning(ctx, "https://a", cut, "")
+		if err != nil || p.Crawls != 3 || p.Runs != 1 {
+			t.Fatalf("pruning: %+v %v", p, err)
+		}
+		if all, _ := ck.Crawls(ctx, CrawlQuery{}); len(all) != 6 {
+			t.Fatalf("Pruning deleted: %d left", len(all))
+		}
+		p, err = s.Prune(ctx, "", base.Add(3*24*time.Hour+time.Hour), "") // c0–c3, every service
+		if err != nil || p.Crawls != 4 || p.Runs != 1 {
+			t.Fatalf("prune: %+v %v", p, err)
+		}
+		p, err = s.Prune(ctx, "", time.Time{}, "c4")
+		if err != nil || p.Crawls != 1 || p.Runs != 0 {
+			t.Fatalf("prune id: %+v %v", p, err)
+		}
+		left, err := ck.Crawls(ctx, CrawlQuery{})
+		if err != nil || len(left) != 1 || left[0].ID != "c-untimed" {
+			t.Fatalf("left: %v %+v", err, left)
+		}
+	})
+}

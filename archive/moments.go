@@ -65,6 +65,13 @@ type Claimer interface {
 // moments are not told again for that long.
 const momentKeep = 30 * 24 * time.Hour
 
+// TeamMoments is the run of the team's moments (a billing period's share
+// of the plan, its projection: notify.TeamJob), kept teamMomentKeep: a
+// yearly plan's period outlasts a run's moments.
+const TeamMoments = "team"
+
+const teamMomentKeep = 400 * 24 * time.Hour
+
 var maxClaimMs = strconv.FormatInt(int64(MaxClaimTTL/time.Millisecond), 10)
 
 // claimSQL claims a moment unsent whose claim is free, expired (or
@@ -134,8 +141,9 @@ func (s *sqlStore) MomentSent(ctx context.Context, k MomentKey, h Holder, failed
 			return err
 		}
 		// The team's moments sent long ago go: a run's moments are over.
-		_, err := tx.ExecContext(ctx, s.clocked(`DELETE FROM fw_moments WHERE service = ? AND team = ? AND sent_at > 0 AND sent_at < NOW - ?`),
-			k.Service, k.Team, momentKeep.Milliseconds())
+		_, err := tx.ExecContext(ctx, s.clocked(`DELETE FROM fw_moments WHERE service = ? AND team = ? AND sent_at > 0
+			AND (run <> ? AND sent_at < NOW - ? OR sent_at < NOW - ?)`),
+			k.Service, k.Team, TeamMoments, momentKeep.Milliseconds(), teamMomentKeep.Milliseconds())
 		return err
 	})
 }

@@ -85,3 +85,43 @@ func TestClaimMoment(t *testing.T) {
 		}
 	})
 }
+
+// The team's moments (a billing period's) outlive a run's: a run's moment
+// sent 40 days ago is forgotten at the next sending, the team's of the
+// same age is not (a yearly plan's period would tell it again).
+func TestTeamMomentsKept(t *testing.T) {
+	eachStore(t, func(t *testing.T, _ string, s Store) {
+		ctx := context.Background()
+		c := s.(Claimer)
+		h := NewHolder("watch")
+		run := MomentKey{Service: "http://svc.test", Team: "t", Run: "run-1", Moment: "run:run-1:finished", Sink: "url:a"}
+		team := MomentKey{Service: "http://svc.test", Team: "t", Run: TeamMoments, Moment: "team:2026-01-01T00:00:00Z/2027-01-01T00:00:00Z:usage:80%", Sink: "url:a"}
+		for _, k := range []MomentKey{run, team} {
+			if _, err := c.ClaimMoment(ctx, k, h, time.Minute); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.MomentSent(ctx, k, h, false); err != nil {
+				t.Fatal(err)
+			}
+		}
+		ss := s.(*sqlStore)
+		old := time.Now().Add(-40 * 24 * time.Hour).UnixMilli()
+		if _, err := ss.db.ExecContext(ctx, ss.q(`UPDATE fw_moments SET sent_at = ?`), old); err != nil {
+			t.Fatal(err)
+		}
+		other := run
+		other.Run, other.Moment = "run-2", "run:run-2:finished"
+		if _, err := c.ClaimMoment(ctx, other, h, time.Minute); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.MomentSent(ctx, other, h, false); err != nil {
+			t.Fatal(err)
+		}
+		if cl, _ := c.ClaimMoment(ctx, team, NewHolder("hub"), time.Minute); cl.Got || !cl.Sent {
+			t.Errorf("the team's moment was forgotten: %+v", cl)
+		}
+		if cl, _ := c.ClaimMoment(ctx, run, NewHolder("hub"), time.Minute); !cl.Got {
+			t.Errorf("the run's old moment was kept: %+v", cl)
+		}
+	})
+}

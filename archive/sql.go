@@ -1176,11 +1176,29 @@ func pruneWhere(service string, before time.Time, id string) (string, []any) {
 	return where, args
 }
 
-// pruned counts what the runs of where hold.
+// pruneCrawlsWhere is the crawls Prune deletes, by the runs' rule: first
+// seen before before (when firewatch saw it: the service gives a crawl no
+// creation time; archived then when even that is not known), or the id.
+func pruneCrawlsWhere(service string, before time.Time, id string) (string, []any) {
+	where, args := `COALESCE(created_at, archived_at) < ?`, []any{before.UnixMilli()}
+	if id != "" {
+		where, args = `id = ?`, []any{id}
+	}
+	if service != "" {
+		where += ` AND service = ?`
+		args = append(args, service)
+	}
+	return where, args
+}
+
+// pruned counts what the runs of where hold, and the crawls of cwhere.
 func (s *sqlStore) pruned(ctx context.Context, qr interface {
 	QueryRowContext(context.Context, string, ...any) *sql.Row
-}, where string, args []any) (Pruned, error) {
+}, where string, args []any, cwhere string, cargs []any) (Pruned, error) {
 	var p Pruned
+	if err := qr.QueryRowContext(ctx, s.q(`SELECT COUNT(*) FROM fw_crawls WHERE `+cwhere), cargs...).Scan(&p.Crawls); err != nil {
+		return p, err
+	}
 	row := qr.QueryRowContext(ctx, s.q(`SELECT COUNT(*), CAST(COALESCE(SUM(polls), 0) AS BIGINT), CAST(COALESCE(SUM(poll_bytes), 0) AS BIGINT) FROM fw_runs WHERE `+where), args...)
 	if err := row.Scan(&p.Runs, &p.Polls, &p.Bytes); err != nil {
 		return p, err
@@ -1195,7 +1213,8 @@ func (s *sqlStore) pruned(ctx context.Context, qr interface {
 
 func (s *sqlStore) Pruning(ctx context.Context, service string, before time.Time, id string) (Pruned, error) {
 	where, args := pruneWhere(service, before, id)
-	p, err := s.pruned(ctx, s.db, where, args)
+	cwhere, cargs := pruneCrawlsWhere(service, before, id)
+	p, err := s.pruned(ctx, s.db, where, args, cwhere, cargs)
 	return p, s.fail("reading runs", err)
 }
 
@@ -1203,8 +1222,12 @@ func (s *sqlStore) Prune(ctx context.Context, service string, before time.Time, 
 	var p Pruned
 	err := s.write(ctx, "pruning", func(tx *sql.Tx) error {
 		where, args := pruneWhere(service, before, id)
+		cwhere, cargs := pruneCrawlsWhere(service, before, id)
 		var err error
-		if p, err = s.pruned(ctx, tx, where, args); err != nil {
+		if p, err = s.pruned(ctx, tx, where, args, cwhere, cargs); err != nil {
+			return err
+		}
+		if _, err := tx.ExecContext(ctx, s.q(`DELETE FROM fw_crawls WHERE `+cwhere), cargs...); err != nil {
 			return err
 		}
 		sel := `SELECT rid FROM fw_runs WHERE ` + where

@@ -179,3 +179,15 @@ func (t *TeamList) Release(ctx context.Context) {
 func (t *TeamList) Start(ctx context.Context, req poller.AgentRequest) (poller.Started, error) {
 	return StartOn(ctx, t.Service, req)
 }
+
+// UsageHistory is the live service's usage by day (the team tab's
+// projection), when it gives one: the embedded Service names no such
+// method, and a wrapper hides what its interface does not name.
+func (t *TeamList) UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	if h, ok := t.Service.(interface {
+		UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error)
+	}); ok {
+		return h.UsageHistory(ctx, timeRange, byKey)
+	}
+	return nil, &poller.Error{Kind: poller.KindNotFound, Status: 404, Op: "usage history"}
+}

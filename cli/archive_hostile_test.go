@@ -276,7 +276,7 @@ func TestUnknownEnumsAreUsage(t *testing.T) {
 
 // TestPruneAsksFirst: a cut-off at or after now would delete every run: it
 // is refused (exit 2, nothing deleted) unless --all; --dry-run says what
-// would go and deletes nothing.
+// would go and deletes nothing; the crawls go by the same rule.
 func TestPruneAsksFirst(t *testing.T) {
 	db := filepath.Join(t.TempDir(), "a.db")
 	t.Setenv("FIREWATCH_ARCHIVE", db)
@@ -287,7 +287,19 @@ func TestPruneAsksFirst(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for i, age := range []time.Duration{72 * time.Hour, time.Minute} {
+		at := time.Now().Add(-age)
+		if err := st.(archive.CrawlKeeper).PutCrawl(context.Background(), &archive.Crawl{Service: "http://x", ID: fmt.Sprint("c", i), Status: "completed", CreatedAt: &at}); err != nil {
+			t.Fatal(err)
+		}
+	}
 	st.Close()
+	crawls := func() int {
+		st := openTestArchive(t, db)
+		defer st.Close()
+		cs, _ := st.(archive.CrawlKeeper).Crawls(context.Background(), archive.CrawlQuery{})
+		return len(cs)
+	}
 	runs := func() int {
 		st := openTestArchive(t, db)
 		defer st.Close()
@@ -300,13 +312,13 @@ func TestPruneAsksFirst(t *testing.T) {
 		}
 	}
 	out, errOut, code := run(t, context.Background(), "archive", "prune", "--before", "1d", "--dry-run")
-	if code != 0 || !strings.Contains(out, "would prune 2 runs") || !strings.Contains(out, "nothing was deleted") || runs() != 3 {
+	if code != 0 || !strings.Contains(out, "would prune 2 runs") || !strings.Contains(out, "and 1 crawl;") || !strings.Contains(out, "nothing was deleted") || runs() != 3 || crawls() != 2 {
 		t.Fatalf("--dry-run: exit %d %q\n%s", code, out, errOut)
 	}
 	if out, _, code := run(t, context.Background(), "archive", "prune", "--before", "2999-01-01", "--all", "--dry-run"); code != 0 || !strings.Contains(out, "would prune 3 runs") {
 		t.Fatalf("--all --dry-run: exit %d %q", code, out)
 	}
-	if out, _, code := run(t, context.Background(), "archive", "prune", "--all"); code != 0 || !strings.Contains(out, "pruned 3 runs") || runs() != 0 {
+	if out, _, code := run(t, context.Background(), "archive", "prune", "--all"); code != 0 || !strings.Contains(out, "pruned 3 runs") || !strings.Contains(out, "and 2 crawls") || runs() != 0 || crawls() != 0 {
 		t.Fatalf("--all: exit %d %q", code, out)
 	}
 }

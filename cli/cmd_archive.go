@@ -307,9 +307,12 @@ func (a *app) archivePruneCommand() *cobra.Command {
 	po := &pruneOptions{}
 	cmd := &cobra.Command{
 		Use:   "prune (--before AGE | --run ID | --all)",
-		Short: "Delete archived runs, and say how much",
+		Short: "Delete archived runs and crawls, and say how much",
 		Long: `Delete archived runs created before an age or date (--before), one run
 (--run), or every run (--all), and say how many runs, polls and bytes went.
+Crawls go by the same rule: those firewatch first saw before the cut-off
+(the service gives a crawl no creation time), the crawl --run names, or
+every one with --all.
 
 A cut-off that is not in the past (--before 0, a date to come) would delete
 every run: it is refused unless --all is given too. --dry-run says what
@@ -322,7 +325,7 @@ would be deleted, and deletes nothing.`,
 		RunE: func(cmd *cobra.Command, _ []string) error { return runE(a.archivePrune(cmd, po)) },
 	}
 	cmd.Flags().StringVar(&po.Before, "before", "", "delete runs created before this age (90d, 12w, 36h, or an RFC 3339 date)")
-	cmd.Flags().StringVar(&po.Run, "run", "", "delete this run")
+	cmd.Flags().StringVar(&po.Run, "run", "", "delete this run (or this crawl)")
 	cmd.Flags().BoolVar(&po.All, "all", false, "delete every run (or allow a --before that is not in the past)")
 	cmd.Flags().BoolVar(&po.DryRun, "dry-run", false, "say what would be deleted, delete nothing")
 	return cmd
@@ -362,13 +365,13 @@ func (a *app) archivePrune(cmd *cobra.Command, po *pruneOptions) error {
 		if err != nil {
 			return archiveErr(err)
 		}
-		_, err = fmt.Fprintf(a.print, "would prune %d runs (%d polls, %s); nothing was deleted (--dry-run)\n", p.Runs, p.Polls, text.Size(int(p.Bytes)))
+		_, err = fmt.Fprintf(a.print, "would prune %d runs (%d polls, %s) and %s; nothing was deleted (--dry-run)\n", p.Runs, p.Polls, text.Size(int(p.Bytes)), plural(p.Crawls, "crawl", "crawls"))
 		return err
 	}
 	p, err := st.Prune(ctx, "", before, id)
 	if err != nil {
 		return archiveErr(err)
 	}
-	_, err = fmt.Fprintf(a.print, "pruned %d runs (%d polls, %s)\n", p.Runs, p.Polls, text.Size(int(p.Bytes)))
+	_, err = fmt.Fprintf(a.print, "pruned %d runs (%d polls, %s) and %s\n", p.Runs, p.Polls, text.Size(int(p.Bytes)), plural(p.Crawls, "crawl", "crawls"))
 	return err
 }

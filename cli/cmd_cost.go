@@ -63,13 +63,14 @@ by day, per API key by month (names only) and the last 24 hours by
 endpoint, the service's; and when the plan's credits run out at the last
 7 days' rate. A part the service does not offer (404, 501) or sends
 unusable is named under "Not learned" and the rest is shown (exit 0); one
-that fails otherwise is named too (exit 1).
+that fails otherwise is named too (exit 1). A billing period that turns
+over while cost asks is said, and the period's figures are the new one's.
 
 JSON: {by, buckets: [{key, runs, creditsUsed, billedCredits, failedRuns,
 failedCredits, unknownRuns, unknownCredits}], total: {runs, creditsUsed,
 billedCredits, failedRuns, failedCredits, unknownRuns, unknownCredits},
 crawls: {crawls, creditsUsed, unfinished}, team (with --team): {period,
-parts: {agentRuns, crawls, rest, restWhy, total}, projection, byDay, byKey,
+periodChanged (only when it turned over: {from, to, text}), parts: {agentRuns, crawls, rest, restWhy, total}, projection, byDay, byKey,
 activity, unavailable}}.`,
 		Example: `  firewatch cost
   firewatch cost --since 90d --by week

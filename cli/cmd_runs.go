@@ -370,6 +370,15 @@ type runsScreenOf struct {
 // runs after the live ones, until the user quits.
 func (a *app) serviceRunsLoop(cmd *cobra.Command, o *watchOptions, status string, c *poller.Client, svc service) error {
 	ctx := cmd.Context()
+	// The team's moments are asked from the screen's start, not only once
+	// a run is opened.
+	if o.Notify.on.Team != nil || o.Notify.on.TeamProjected {
+		ns, err := a.startNotify(&o.Notify, func() (*momentClaims, string) { return a.openClaims(svc) })
+		if err != nil {
+			return err
+		}
+		a.checkTeam(ns, svc)
+	}
 	// The screen waits on its own, and says so on screen: its client
 	// asks once; archived runs follow the live ones (cmd_history.go).
 	quiet := c.WithRetry(poller.Retry{Tries: 1})
@@ -562,6 +571,22 @@ type startSaying struct {
 	mu      sync.Mutex
 	started string
 	req     poller.AgentRequest // the started run's request
+}
+
+// UsageHistory is the wrapped service's (the team tab's projection): a
+// wrapper that embeds runs.Service hides every method the interface does
+// not name.
+func (s *startSaying) UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	return usageHistoryOf(ctx, s.Service, timeRange, byKey)
+}
+
+// usageHistoryOf asks s for the team's usage history when it gives one,
+// else answers as a service without the endpoint does.
+func usageHistoryOf(ctx context.Context, s any, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	if h, ok := s.(runs.UsageHistorian); ok {
+		return h.UsageHistory(ctx, timeRange, byKey)
+	}
+	return nil, &poller.Error{Kind: poller.KindNotFound, Status: 404, Op: "usage history"}
 }
 
 // request is the last started run's request (none on a nil s).

@@ -28,12 +28,15 @@ import (
 // cannot be used is named in unavailable; the rest is shown.
 
 type teamLedger struct {
-	Period     *teamPeriod     `json:"period"`
-	Parts      *teamParts      `json:"parts"`
-	Projection *teamProjection `json:"projection"`
-	ByDay      []teamDay       `json:"byDay"`
-	ByKey      []teamKey       `json:"byKey"`
-	Activity   []teamActivity  `json:"activity"`
+	Period *teamPeriod `json:"period"`
+	// PeriodChanged is set when the billing period turned over while cost
+	// asked: Period and every figure of it are then the new period's.
+	PeriodChanged *teamPeriodChange `json:"periodChanged,omitempty"`
+	Parts         *teamParts        `json:"parts"`
+	Projection    *teamProjection   `json:"projection"`
+	ByDay         []teamDay         `json:"byDay"`
+	ByKey         []teamKey         `json:"byKey"`
+	Activity      []teamActivity    `json:"activity"`
 	// Unavailable names each part that could not be learned, and why.
 	Unavailable map[string]string `json:"unavailable,omitempty"`
 
@@ -146,29 +149,7 @@ func buildTeam(ctx context.Context, svc teamService, st archive.Store, service s
 		}
 		miss("period", err)
 	}
-	var start, end time.Time
-	if cu != nil {
-		p := &teamPeriod{PlanCredits: cu.Plan, RemainingCredits: cu.Remaining, Source: "credit-usage"}
-		if cu.FromTokens {
-			p.Source = "token-usage"
-		}
-		if !cu.PeriodStart.IsZero() && !cu.PeriodEnd.IsZero() && cu.PeriodEnd.After(cu.PeriodStart) {
-			start, end = cu.PeriodStart.UTC(), cu.PeriodEnd.UTC()
-			p.Start, p.End = &start, &end
-		} else {
-			t.Unavailable["period"] = "the service gave no usable billing period"
-		}
-		switch {
-		case cu.Plan == nil:
-			t.Unavailable["total"] = "the service gave no usable plan figure"
-		case cu.Remaining == nil:
-			t.Unavailable["total"] = "the service gave no usable remaining figure"
-		default:
-			used := *cu.Plan - *cu.Remaining
-			p.UsedCredits = &used
-		}
-		t.Period = p
-	}
+	start, end := t.setPeriod(cu)
 	if err := t.addParts(ctx, st, service, start, end); err != nil {
 		return nil, err
 	}
@@ -198,6 +179,9 @@ func buildTeam(ctx context.Context, svc teamService, st archive.Store, service s
 	} else {
 		t.addActivity(act, secrets)
 	}
+	if err := t.recheckPeriod(ctx, svc, st, service, month, start, end, now); err != nil {
+		return nil, err
+	}
 	if t.Projection == nil && t.Unavailable["projection"] == "" {
 		t.Unavailable["projection"] = "no usage by day to take a rate from"
 	}
@@ -205,6 +189,85 @@ func buildTeam(ctx context.Context, svc teamService, st archive.Store, service s
 		t.Unavailable = nil
 	}
 	return t, nil
+}
+
+// setPeriod takes the period's balance from cu (nil: not learned) and
+// returns the period's bounds (zero: none usable).
+func (t *teamLedger) setPeriod(cu *poller.CreditUsage) (start, end time.Time) {
+	if cu == nil {
+		return start, end
+	}
+	delete(t.Unavailable, "total")
+	p := &teamPeriod{PlanCredits: cu.Plan, RemainingCredits: cu.Remaining, Source: "credit-usage"}
+	if cu.FromTokens {
+		p.Source = "token-usage"
+	}
+	if !cu.PeriodStart.IsZero() && !cu.PeriodEnd.IsZero() && cu.PeriodEnd.After(cu.PeriodStart) {
+		start, end = cu.PeriodStart.UTC(), cu.PeriodEnd.UTC()
+		p.Start, p.End = &start, &end
+	} else {
+		t.Unavailable["period"] = "the service gave no usable billing period"
+	}
+	switch {
+	case cu.Plan == nil:
+		t.Unavailable["total"] = "the service gave no usable plan figure"
+	case cu.Remaining == nil:
+		t.Unavailable["total"] = "the service gave no usable remaining figure"
+	default:
+		used := *cu.Plan - *cu.Remaining
+		p.UsedCredits = &used
+	}
+	t.Period = p
+	return start, end
+}
+
+// recheckPeriod asks the balance again once the other parts have come: a
+// billing period that turned over meanwhile (the service's start or end
+// differs) is said, and the period's figures (balance, parts, projection)
+// are all the new period's, never the old total beside the new split. An
+// answer that fails or has no usable period changes nothing.
+func (t *teamLedger) recheckPeriod(ctx context.Context, svc teamService, st archive.Store, service string, month *poller.UsageHistory, start, end, now time.Time) error {
+	if start.IsZero() {
+		return nil
+	}
+	cu, err := svc.CreditUsage(ctx)
+	if err != nil || cu == nil || cu.PeriodStart.IsZero() || !cu.PeriodEnd.After(cu.PeriodStart) ||
+		cu.PeriodStart.Equal(start) && cu.PeriodEnd.Equal(end) {
+		return nil
+	}
+	from := teamSpan{Start: start, End: end}
+	ns, ne := t.setPeriod(cu)
+	t.PeriodChanged = &teamPeriodChange{From: from, To: teamSpan{Start: ns, End: ne},
+		Text: "the billing period changed while cost asked the service (" + from.text() + ", then " + teamSpan{Start: ns, End: ne}.text() +
+			"): the period's figures are all the new period's"}
+	t.Parts = nil
+	if err := t.addParts(ctx, st, service, ns, ne); err != nil {
+		return err
+	}
+	t.Projection = nil
+	delete(t.Unavailable, "projection")
+	if month != nil {
+		t.project(month, now)
+	}
+	return nil
+}
+
+// teamSpan is a billing period's bounds.
+type teamSpan struct {
+	Start time.Time `json:"start"`
+	End   time.Time `json:"end"`
+}
+
+func (s teamSpan) text() string {
+	return s.Start.Format("Jan 2") + " – " + s.End.Format("Jan 2, 2006")
+}
+
+// teamPeriodChange is a billing period that turned over between the
+// requests cost --team made.
+type teamPeriodChange struct {
+	From teamSpan `json:"from"`
+	To   teamSpan `json:"to"`
+	Text string   `json:"text"`
 }
 
 // keyLike is a key's value as the service's keys look (fc-…, fco_…,
@@ -365,6 +428,10 @@ func writeTeamPlain(w io.Writer, t *teamLedger, now time.Time) error {
 	var b strings.Builder
 	line := func(label, value string) { fmt.Fprintf(&b, "%-18s%s\n", label, value) }
 	b.WriteString("The team's usage: the service's figures beside the archive's (exact)\n\n")
+	if pc := t.PeriodChanged; pc != nil {
+		b.WriteString(wrapNote("Note: "+pc.Text+".", 80))
+		b.WriteString("\n")
+	}
 	if p := t.Period; p != nil {
 		if p.Start != nil {
 			left := ""

@@ -27,7 +27,11 @@ func updating() bool {
 // fakeTeam answers cost --team's questions with fixed figures; a nil
 // part answers err.
 type fakeTeam struct {
-	usage     *poller.CreditUsage
+	usage *poller.CreditUsage
+	// later, when set, is every answer of the balance after the first
+	// (a billing period that turns over under cost).
+	later     *poller.CreditUsage
+	asked     int
 	month     *poller.UsageHistory
 	keys      *poller.UsageHistory
 	activity  []poller.Activity
@@ -38,6 +42,10 @@ type fakeTeam struct {
 }
 
 func (f *fakeTeam) CreditUsage(context.Context) (*poller.CreditUsage, error) {
+	f.asked++
+	if f.asked > 1 && f.later != nil {
+		return f.later, f.usageErr
+	}
 	return f.usage, f.usageErr
 }
 
@@ -251,5 +259,53 @@ func TestCostTeamHostileService(t *testing.T) {
 	}
 	if strings.Contains(o, srv.Key) || strings.Contains(o, "fc-0123456789abcdef0123456789abcdef") || !strings.Contains(o, "fc-…cdef (looks like a key: cut)") {
 		t.Errorf("a key's value, or a name like one, in the output:\n%s", o)
+	}
+}
+
+// A billing period that turns over while cost --team asks (the balance
+// asked again at the end names another period): it is said, and every
+// figure of the period is the new one's: its total, the archive's runs and
+// crawls of the new period only (none of the old one's), its projection.
+func TestCostTeamPeriodChangesUnderIt(t *testing.T) {
+	f, st := teamFixture(t)
+	ns, ne := time.Date(2026, 12, 7, 12, 0, 0, 0, time.UTC), time.Date(2027, 1, 6, 12, 0, 0, 0, time.UTC)
+	f.later = &poller.CreditUsage{Remaining: pf(99000), Plan: pf(100000), PeriodStart: ns, PeriodEnd: ne}
+	tl, err := buildTeam(context.Background(), f, st, "https://api.example", text.NewSecrets(), teamNow)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := tl.PeriodChanged
+	if pc == nil || !pc.From.Start.Equal(f.usage.PeriodStart) || !pc.To.Start.Equal(ns) || !pc.To.End.Equal(ne) {
+		t.Fatalf("the change is not said: %+v", pc)
+	}
+	if p := tl.Period; p == nil || !p.Start.Equal(ns) || *p.UsedCredits != 1000 {
+		t.Fatalf("period %+v", tl.Period)
+	}
+	// Of the archive, only what was created from Dec 7 12:00: r4 (going,
+	// 40) and c2 (12); r1, r2, r3 and c1 were the old period's.
+	p := tl.Parts
+	if p == nil || p.AgentRuns.BilledCredits != 0 || p.AgentRuns.UnknownRuns != 1 || p.AgentRuns.FailedRuns != 0 ||
+		p.Crawls.Crawls != 1 || p.Crawls.CreditsUsed != 12 || *p.Total != 1000 || *p.Rest != 1000-12 {
+		t.Fatalf("parts mix the periods: %+v", p)
+	}
+	if pj := tl.Projection; pj == nil || pj.LastsUntil == nil || *pj.DaysBeforeEnd >= 0 {
+		t.Errorf("projection not of the new period: %+v", tl.Projection)
+	}
+	var b strings.Builder
+	if err := writeTeamPlain(&b, tl, teamNow); err != nil {
+		t.Fatal(err)
+	}
+	if o := b.String(); !strings.Contains(o, "billing period changed while cost asked") || !strings.Contains(o, "Dec 7 – Jan 6, 2027") ||
+		!strings.Contains(o, "1,000 of 100,000") {
+		t.Errorf("plain:\n%s", o)
+	}
+	if js, err := json.Marshal(tl); err != nil || !strings.Contains(string(js), `"periodChanged":{"from":`) {
+		t.Errorf("json: %v %s", err, js)
+	}
+	// The same period asked twice: nothing said, the first answer's figures.
+	f2, st2 := teamFixture(t)
+	f2.later = f2.usage
+	if tl, err := buildTeam(context.Background(), f2, st2, "https://api.example", text.NewSecrets(), teamNow); err != nil || tl.PeriodChanged != nil || f2.asked != 2 {
+		t.Errorf("same period: %v %+v, asked %d", err, tl.PeriodChanged, f2.asked)
 	}
 }

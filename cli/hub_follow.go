@@ -567,11 +567,12 @@ type hubList struct {
 	newest interface {
 		Runs(ctx context.Context, before time.Time) (*poller.RunList, error)
 	}
-	team   *archiving.TeamList
-	ttl    time.Duration
-	first  coalesced[*poller.RunList]
-	tokens coalesced[*poller.TokenUsage]
-	crawls coalesced[[]poller.Crawl]
+	team    *archiving.TeamList
+	ttl     time.Duration
+	first   coalesced[*poller.RunList]
+	tokens  coalesced[*poller.TokenUsage]
+	crawls  coalesced[[]poller.Crawl]
+	history coalesced[*poller.UsageHistory]
 }
 
 // over is s, the session's runs service, with the list's newest page, the
@@ -608,6 +609,16 @@ func (s *hubListed) Start(ctx context.Context, req poller.AgentRequest) (poller.
 
 func (s *hubListed) TokenUsage(ctx context.Context) (*poller.TokenUsage, error) {
 	return s.l.tokens.get(ctx, s.l.ttl, s.l.c.TokenUsage)
+}
+
+// UsageHistory is the hub's one answer for its sessions' team tabs.
+func (s *hubListed) UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	if timeRange != "month" || byKey {
+		return s.l.c.UsageHistory(ctx, timeRange, byKey)
+	}
+	return s.l.history.get(ctx, max(s.l.ttl, time.Minute), func(ctx context.Context) (*poller.UsageHistory, error) {
+		return s.l.c.UsageHistory(ctx, "month", false)
+	})
 }
 
 func (s *hubListed) ActiveCrawls(ctx context.Context) ([]poller.Crawl, error) {

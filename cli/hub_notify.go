@@ -46,6 +46,7 @@ func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say 
 	if ns.alone != "" {
 		say("firewatch hub: notifications are decided by this hub alone (no shared archive): another hub notifying the same channel sends them too")
 	}
+	a.checkTeam(ns, svc)
 	return &hubNotify{ns: ns}, nil
 }
 
@@ -64,6 +65,7 @@ func (n *hubNotify) close() {
 	if n == nil {
 		return
 	}
+	n.ns.stopTeam()
 	ctx, cancel := context.WithTimeout(context.Background(), notifyFlush)
 	defer cancel()
 	left, dropped := n.ns.n.Close(ctx)

@@ -185,6 +185,10 @@ type toldRuns struct {
 	h *hubSession
 }
 
+func (t *toldRuns) UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error) {
+	return usageHistoryOf(ctx, t.Service, timeRange, byKey)
+}
+
 func (t *toldRuns) Cancel(ctx context.Context, id string) error {
 	if err := t.h.may("cancel", "run", id); err != nil {
 		return err

@@ -66,7 +66,7 @@ func (x *notifyOptions) register(f *pflag.FlagSet, demo bool) {
 func (x *notifyOptions) registerChannel(f *pflag.FlagSet, with string) {
 	f.StringVar(&x.Command, "notify-command", "", "run `CMD` for each notification, without a shell: its words (quotes group them), then the text; the rest in FIREWATCH_* variables (docs/notify.md)"+with)
 	f.StringVar(&x.URL, "notify-url", "", "POST each notification as JSON to `URL` (Slack and Mattermost incoming webhooks show its text); default $"+notify.EnvURL+with)
-	f.StringVar(&x.On, "notify-on", notify.DefaultOn().String(), "the moments to notify, comma-separated: "+notify.OnWords+" (N% of the run's credit cap used)")
+	f.StringVar(&x.On, "notify-on", notify.DefaultOn().String(), "the moments to notify, comma-separated: "+notify.OnWords+" (budget: N% of the run's credit cap used; team: N% of the team's plan used in the billing period, or the plan running out before it ends at the last 7 days' rate, once a period)")
 }
 
 // check validates the flags (exit 2 on a bad one), before any request.
@@ -140,6 +140,8 @@ type notifications struct {
 	logTo  func(string)  // the log lines' place instead of debug (the hub's log)
 	claims *momentClaims // where the team's moments are claimed (nil: decided alone)
 	alone  string        // why they are decided alone ("": no team sink)
+
+	team teamChecking // the team's balance asked for team:N% and team:projected (notify_team.go)
 }
 
 // startNotify starts the notifier on the first call (nil when no sink was
@@ -203,6 +205,7 @@ func (a *app) finishNotify(ctx context.Context) {
 	if errors.Is(context.Cause(ctx), errInterrupted) {
 		wait = notifyFlushInterrupted
 	}
+	ns.stopTeam()
 	cctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	left, dropped := ns.n.Close(cctx)
@@ -343,6 +346,7 @@ func (a *app) notifyWatch(w *watchSession, svc service) (*notifyWatch, error) {
 	if first {
 		ns.decidedBy(w.Debug)
 	}
+	a.checkTeam(ns, svc)
 	nw := &notifyWatch{ns: ns, run: ns.n.Follow(w.JobID, w.Store)}
 	if w.Output == OutputTUI {
 		nw.alerts = ns.screen(w.note)
@@ -414,6 +418,7 @@ func (a *app) notifyCrawl(svc uicrawl.Service, x *notifyOptions, url string, say
 	if ns == nil || err != nil {
 		return svc, nil, done, err
 	}
+	a.checkTeam(ns, of)
 	if say != nil {
 		ch := ns.screen(say)
 		if ch != nil {

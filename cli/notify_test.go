@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -206,5 +207,52 @@ func TestNotifyCrawl(t *testing.T) {
 	if len(got) != 1 || !strings.Contains(got[0], `"event":"finished"`) || !strings.Contains(got[0], `"crawl":{"id":`) ||
 		!strings.Contains(got[0], `"status":"completed"`) || !strings.Contains(got[0], ` completed: 100 pages, `) {
 		t.Errorf("POSTs %q\n%s", got, errOut)
+	}
+}
+
+// TestNotifyTeamShare: a watch with --notify-on team:N% asks the team's
+// balance and tells the share of the plan passed in the billing period,
+// once: a second watch on the same archive (another process, a restart)
+// does not tell it again.
+func TestNotifyTeamShare(t *testing.T) {
+	srv := startHeldSim(t, sim.Options{Scenarios: []string{"failure"}, History: 30})
+	t.Setenv("FIRECRAWL_API_URL", srv.URL)
+	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
+	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
+	h := newHook(t, http.StatusOK)
+	start, end := srv.Period()
+	used := srv.UsageBetween(start, end).Total
+	if used*100 < sim.PlanCredits {
+		t.Fatalf("the simulator's team used %d of %d: under 1%%", used, sim.PlanCredits)
+	}
+	team := func() []string {
+		var out []string
+		for _, b := range h.got() {
+			if strings.Contains(b, `"event":"team"`) {
+				out = append(out, b)
+			}
+		}
+		return out
+	}
+	for i := range 2 {
+		_, errOut, code := runNoWait(t, "watch", srv.Jobs[0].ID, "-o", "plain", "--interval", "100ms",
+			"--notify-url", h.URL, "--notify-on", "failed,team:1%,team:99%")
+		if code != 1 {
+			t.Fatalf("watch %d: exit %d\n%s", i, code, errOut)
+		}
+		if got := team(); len(got) != 1 {
+			t.Fatalf("watch %d: %d team moments, want 1: %q", i, len(got), got)
+		}
+	}
+	b := team()[0]
+	period := start.UTC().Format(time.RFC3339) + "/" + end.UTC().Format(time.RFC3339)
+	for _, want := range []string{`"percent":1,`, `"id":"team:` + period + `:usage:1%"`, `"periodStart":"` + start.UTC().Format(time.RFC3339) + `"`,
+		`"planCredits":` + strconv.Itoa(sim.PlanCredits), "the team used 1% of its plan"} {
+		if !strings.Contains(b, want) {
+			t.Errorf("no %s in %s", want, b)
+		}
+	}
+	if strings.Contains(b, srv.Key) {
+		t.Error("the key in a body")
 	}
 }

@@ -132,8 +132,8 @@ func (c *command) deliver(ctx context.Context, m *Moment) error {
 // and without FIREWATCH_* variables (so that none of ours is mistaken for
 // another), then the moment's:
 //
-//	FIREWATCH_EVENT              finished, failed, attention or budget
-//	FIREWATCH_KIND               run or crawl
+//	FIREWATCH_EVENT              finished, failed, attention, budget or team
+//	FIREWATCH_KIND               run, crawl or team
 //	FIREWATCH_RUN_ID             the run's (or the crawl's) id
 //	FIREWATCH_OUTCOME            the outcome (a crawl's status); empty while it runs
 //	FIREWATCH_CREDITS            credits used; empty when not known
@@ -144,6 +144,9 @@ func (c *command) deliver(ctx context.Context, m *Moment) error {
 //	FIREWATCH_URL, FIREWATCH_PAGES                a crawl's
 //	FIREWATCH_ATTENTION_KIND, FIREWATCH_ATTENTION_AGENT, FIREWATCH_ATTENTION_MESSAGE
 //	FIREWATCH_BUDGET_PERCENT, FIREWATCH_CAP       a budget moment's
+//	FIREWATCH_PERIOD_START, FIREWATCH_PERIOD_END, FIREWATCH_TEAM_USED, FIREWATCH_TEAM_PLAN
+//	                                              a team moment's (KIND team, RUN_ID team), with
+//	FIREWATCH_TEAM_PERCENT (team:N%) or FIREWATCH_TEAM_PROJECTED=1 and FIREWATCH_TEAM_LASTS_UNTIL
 //	FIREWATCH_KEY                the moment's key (the same for a moment's every delivery)
 //	FIREWATCH_DROPPED            moments dropped since the last one run (the command was too slow); 0 mostly
 func Env(base []string, m *Moment) []string {
@@ -170,10 +173,12 @@ func Env(base []string, m *Moment) []string {
 	add("TEXT", m.Text)
 	add("KEY", m.Key)
 	add("DROPPED", strconv.Itoa(m.Dropped))
-	if j.Kind == KindCrawl {
+	switch j.Kind {
+	case KindTeam:
+	case KindCrawl:
 		add("URL", j.URL)
 		add("PAGES", strconv.Itoa(j.Pages))
-	} else {
+	default:
 		add("PROMPT", j.Prompt)
 		add("MODEL", j.Model)
 		by, via := model.SplitActor(j.StartedBy)
@@ -191,6 +196,20 @@ func Env(base []string, m *Moment) []string {
 	if b := m.Budget; b != nil {
 		add("BUDGET_PERCENT", strconv.FormatFloat(b.Share*100, 'f', -1, 64))
 		add("CAP", strconv.FormatFloat(b.Cap, 'f', -1, 64))
+	}
+	if tm := m.Team; tm != nil {
+		add("PERIOD_START", tm.PeriodStart.UTC().Format(time.RFC3339))
+		add("PERIOD_END", tm.PeriodEnd.UTC().Format(time.RFC3339))
+		add("TEAM_USED", strconv.FormatFloat(tm.Used, 'f', -1, 64))
+		add("TEAM_PLAN", strconv.FormatFloat(tm.Plan, 'f', -1, 64))
+		if tm.Projected {
+			add("TEAM_PROJECTED", "1")
+			if tm.LastsUntil != nil {
+				add("TEAM_LASTS_UNTIL", tm.LastsUntil.UTC().Format(time.RFC3339))
+			}
+		} else {
+			add("TEAM_PERCENT", pct(tm.Share))
+		}
 	}
 	return env
 }

@@ -25,8 +25,9 @@ type Moment struct {
 	// in 4m12s".
 	Text      string
 	Job       Job
-	Attention *Attention // EventAttention's item
-	Budget    *Budget    // EventBudget's share
+	Attention *Attention  // EventAttention's item
+	Budget    *Budget     // EventBudget's share
+	Team      *TeamMoment // EventTeam's share or projection
 	// Dropped is how many moments this sink dropped since the last one
 	// it delivered (it was too far behind); Text then ends with "(3
 	// notifications were dropped)".
@@ -38,6 +39,8 @@ const (
 	KindRun   = "run"
 	KindCrawl = "crawl"
 )
+
+// (KindTeam, the team's moments, is in team.go.)
 
 // Job is the run (or the crawl) a moment is about, as it stood then.
 type Job struct {

@@ -65,7 +65,7 @@ func rank(e Event) int {
 	switch e {
 	case EventFinished, EventFailed:
 		return 2
-	case EventBudget:
+	case EventBudget, EventTeam:
 		return 1
 	}
 	return 0

@@ -34,17 +34,26 @@ type On struct {
 	// Budgets are shares of the cap (0.8 for budget:80%), ascending; each
 	// is sent once per run.
 	Budgets []float64
+	// Team are shares of the team's plan (0.8 for team:80%), ascending;
+	// each is sent once per billing period (team.go).
+	Team []float64
+	// TeamProjected: the projection says the plan runs out before the
+	// billing period ends (team:projected), once per period.
+	TeamProjected bool
 }
 
 // DefaultOn is finished and attention.
 func DefaultOn() On { return On{Finished: true, Attention: true} }
 
 // OnWords are the words of --notify-on, for help and completion.
-const OnWords = "finished, failed, attention, budget:N%"
+const OnWords = "finished, failed, attention, budget:N%, team:N%, team:projected"
 
 // ParseOn reads --notify-on: a comma-separated list of finished, failed,
-// attention and budget:N% (N from 1 to 100; budget:80% is 80 % of the
-// run's cap). Words are case-insensitive; repeating one changes nothing.
+// attention, budget:N% (N from 1 to 100; budget:80% is 80 % of the
+// run's cap), team:N% (N % of the team's plan used in the billing period)
+// and team:projected (the plan runs out before the period ends, at the
+// last 7 days' rate). Words are case-insensitive; repeating one changes
+// nothing.
 func ParseOn(s string) (On, error) {
 	var on On
 	if strings.TrimSpace(s) == "" {
@@ -69,6 +78,18 @@ func ParseOn(s string) (On, error) {
 			if !slices.Contains(on.Budgets, share) {
 				on.Budgets = append(on.Budgets, share)
 			}
+		case w == "team":
+			return on, errors.New(`"team" needs the share of the plan or "projected", e.g. team:80% or team:projected`)
+		case w == "team:projected":
+			on.TeamProjected = true
+		case strings.HasPrefix(w, "team:"):
+			share, err := parseShare(strings.TrimPrefix(w, "team:"))
+			if err != nil {
+				return on, fmt.Errorf("%q: %v", w, strings.Replace(strings.Replace(err.Error(), "the cap", "the plan", 1), "budget:", "team:", 1))
+			}
+			if !slices.Contains(on.Team, share) {
+				on.Team = append(on.Team, share)
+			}
 		case w == "":
 			return on, errors.New("an empty word in the list: choose from " + OnWords)
 		default:
@@ -76,6 +97,7 @@ func ParseOn(s string) (On, error) {
 		}
 	}
 	slices.Sort(on.Budgets)
+	slices.Sort(on.Team)
 	return on, nil
 }
 
@@ -107,6 +129,12 @@ func (o On) String() string {
 	for _, b := range o.Budgets {
 		w = append(w, "budget:"+strconv.FormatFloat(b*100, 'f', -1, 64)+"%")
 	}
+	for _, b := range o.Team {
+		w = append(w, "team:"+strconv.FormatFloat(b*100, 'f', -1, 64)+"%")
+	}
+	if o.TeamProjected {
+		w = append(w, "team:projected")
+	}
 	return strings.Join(w, ",")
 }
 
@@ -121,6 +149,8 @@ func (o On) wants(e Event) bool {
 		return o.Attention
 	case EventBudget:
 		return len(o.Budgets) > 0
+	case EventTeam:
+		return len(o.Team) > 0 || o.TeamProjected
 	}
 	return false
 }

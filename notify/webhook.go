@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"net/http"
 	"net/url"
 	"strings"
@@ -189,6 +190,9 @@ type (
 		Crawl     *crawlBody     `json:"crawl,omitempty"`
 		Attention *attentionBody `json:"attention"`
 		Budget    *budgetBody    `json:"budget"`
+		// Team is a team moment's: the share of the plan passed or the
+		// projection, in its billing period.
+		Team *teamBody `json:"team"`
 		// Dropped is the moments dropped since the last one delivered.
 		Dropped int `json:"dropped"`
 	}
@@ -227,6 +231,20 @@ type (
 		Agent   string  `json:"agent"`
 		Message string  `json:"message"`
 	}
+	teamBody struct {
+		PeriodStart string   `json:"periodStart"`
+		PeriodEnd   string   `json:"periodEnd"`
+		UsedCredits float64  `json:"usedCredits"`
+		PlanCredits *float64 `json:"planCredits"` // null: not known
+		// Percent is the share passed (team:80%: 80); null for the
+		// projection's moment.
+		Percent   *float64 `json:"percent"`
+		Projected bool     `json:"projected"`
+		// The projection's figures (team:projected), null otherwise.
+		PerDay        *float64 `json:"perDay"`
+		LastsUntil    *string  `json:"lastsUntil"`
+		DaysBeforeEnd *int     `json:"daysBeforeEnd"`
+	}
 	budgetBody struct {
 		Percent    float64 `json:"percent"`
 		Credits    float64 `json:"credits"`
@@ -245,9 +263,11 @@ func Body(m *Moment, secrets *text.Secrets) []byte {
 		v, s := j.Duration.Milliseconds(), text.Duration(j.Duration)
 		fig.DurationMs, fig.Duration = &v, &s
 	}
-	if j.Kind == KindCrawl {
+	switch j.Kind {
+	case KindTeam:
+	case KindCrawl:
 		b.Crawl = &crawlBody{ID: j.ID, URL: j.URL, Status: j.Outcome, Pages: j.Pages, figuresBody: fig}
-	} else {
+	default:
 		rb := &runBody{ID: j.ID, Prompt: j.Prompt, Model: j.Model, figuresBody: fig}
 		if j.Outcome != "" {
 			o := j.Outcome
@@ -267,6 +287,26 @@ func Body(m *Moment, secrets *text.Secrets) []byte {
 	}
 	if bu := m.Budget; bu != nil {
 		b.Budget = &budgetBody{Percent: bu.Share * 100, Credits: bu.Credits, Cap: bu.Cap, CapAssumed: bu.CapAssumed}
+	}
+	if tm := m.Team; tm != nil {
+		tb := &teamBody{PeriodStart: tm.PeriodStart.UTC().Format(time.RFC3339), PeriodEnd: tm.PeriodEnd.UTC().Format(time.RFC3339),
+			UsedCredits: tm.Used, Projected: tm.Projected, DaysBeforeEnd: tm.DaysBeforeEnd}
+		if tm.Plan > 0 {
+			p := tm.Plan
+			tb.PlanCredits = &p
+		}
+		if tm.Projected {
+			pd := tm.PerDay
+			tb.PerDay = &pd
+			if tm.LastsUntil != nil {
+				s := tm.LastsUntil.UTC().Format(time.RFC3339)
+				tb.LastsUntil = &s
+			}
+		} else {
+			p := math.Round(tm.Share*1000) / 10
+			tb.Percent = &p
+		}
+		b.Team = tb
 	}
 	out, err := json.Marshal(b)
 	if err != nil {

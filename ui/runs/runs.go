@@ -121,6 +121,7 @@ type Model struct {
 	tab        int
 	usage      *poller.TokenUsage
 	history    *poller.UsageHistory // the team's daily usage (UsageHistorian), for the projection line
+	historyAt  time.Time            // when it was asked
 	usageNone  bool
 	crawls     []poller.Crawl
 	crawlSel   int
@@ -242,6 +243,7 @@ type (
 	teamMsg struct {
 		usage     *poller.TokenUsage
 		history   *poller.UsageHistory // the daily usage, for the projection; nil: not offered
+		histAsked bool                 // history was asked (it is asked every historyEvery)
 		usageNone bool
 		crawls    []poller.Crawl
 		usageErr  error // each part stands alone
@@ -326,8 +328,16 @@ func cursorKey(before time.Time) int64 {
 	return before.UnixMilli()
 }
 
+// historyEvery is how often the team tab asks the usage by day (its
+// projection's rate is of whole days): not at every refresh of the list.
+const historyEvery = 10 * time.Minute
+
 func (m *Model) fetchTeam() tea.Cmd {
 	svc := m.cfg.Service
+	askHist := m.historyAt.IsZero() || m.cfg.Now().Sub(m.historyAt) >= historyEvery
+	if askHist {
+		m.historyAt = m.cfg.Now()
+	}
 	ctx, cancel := m.ctx()
 	return func() tea.Msg {
 		defer cancel()
@@ -341,9 +351,10 @@ func (m *Model) fetchTeam() tea.Cmd {
 			t.usageErr = err
 		default:
 			t.usage = u
-			if h, ok := svc.(UsageHistorian); ok {
+			if h, ok := svc.(UsageHistorian); ok && askHist {
 				// The projection line only: a service without it is no news.
 				t.history, _ = h.UsageHistory(ctx, "month", false)
+				t.histAsked = true
 			}
 		}
 		t.crawls, t.crawlsErr = svc.ActiveCrawls(ctx)
@@ -402,7 +413,9 @@ func (m *Model) Update(msg tea.Msg) tea.Cmd {
 			m.usageNote = errText(msg.usageErr)
 		} else {
 			m.usage, m.usageNone = msg.usage, msg.usageNone
-			m.history = msg.history
+			if msg.histAsked {
+				m.history = msg.history
+			}
 		}
 		if msg.crawlsErr != nil {
 			m.crawlsNote = errText(msg.crawlsErr)

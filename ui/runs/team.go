@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/ui/internal/cell"
 
@@ -32,14 +34,86 @@ type UsageHistorian interface {
 // ProjectionLine is the team tab's projection (cost --team's): "" when
 // the usage by day or the period's end is not known.
 func ProjectionLine(u *poller.TokenUsage, h *poller.UsageHistory, now time.Time) string {
-	if u == nil || h == nil || u.BillingPeriodEnd.IsZero() {
-		return ""
-	}
-	p, _ := h.Project(u.RemainingTokens/model.TokensPerCredit, u.BillingPeriodEnd, now)
+	p := projection(u, h, now)
 	if p == nil {
 		return ""
 	}
 	return p.Text
+}
+
+// ProjectionFit is the projection's line in at most w cells: the whole
+// line where it fits, else a shorter form that still says when the plan
+// runs out and whether that is before the period ends (the rate goes
+// first), cut on a word with "…" only where even the shortest does not
+// fit; "" when there is no projection.
+func ProjectionFit(u *poller.TokenUsage, h *poller.UsageHistory, now time.Time, w int) string {
+	p := projection(u, h, now)
+	if p == nil || w <= 0 {
+		return ""
+	}
+	forms := projectionForms(p)
+	for _, f := range forms {
+		if ansi.StringWidth(f) <= w {
+			return f
+		}
+	}
+	return cutWords(forms[len(forms)-1], w)
+}
+
+func projection(u *poller.TokenUsage, h *poller.UsageHistory, now time.Time) *poller.Projection {
+	if u == nil || h == nil || u.BillingPeriodEnd.IsZero() {
+		return nil
+	}
+	p, _ := h.Project(u.RemainingTokens/model.TokensPerCredit, u.BillingPeriodEnd, now)
+	return p
+}
+
+// projectionForms are the projection's line, longest first.
+func projectionForms(p *poller.Projection) []string {
+	forms := []string{p.Text}
+	if p.LastsUntil == nil || p.DaysBeforeEnd == nil || !(p.PerDay > 0) {
+		return forms // used up, or no use: short already
+	}
+	until := p.LastsUntil.UTC().Format("Jan 2")
+	var verdict string
+	switch d := *p.DaysBeforeEnd; {
+	case d == 1:
+		verdict = "1 day early"
+	case d > 0:
+		verdict = fmt.Sprintf("%d days early", d)
+	case strings.HasSuffix(p.Text, "the day the period ends"):
+		verdict = "the period's last day"
+	default:
+		verdict = "past the period's end"
+	}
+	return append(forms,
+		"at "+text.Credits(p.PerDay)+" a day the plan lasts until "+until+", "+verdict,
+		"at "+text.Number(p.PerDay)+" a day: lasts until "+until+", "+verdict,
+		"lasts until "+until+", "+verdict,
+	)
+}
+
+// cutWords cuts s to w cells on a space, ending with "…" (a word longer
+// than w is cut inside).
+func cutWords(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	out := ""
+	for _, word := range strings.Fields(s) {
+		next := word
+		if out != "" {
+			next = out + " " + word
+		}
+		if ansi.StringWidth(strings.TrimRight(next, ",:"))+1 > w {
+			break
+		}
+		out = next
+	}
+	if out == "" {
+		return ansi.Truncate(s, w, "…")
+	}
+	return strings.TrimRight(out, ",:") + "…"
 }
 
 // TokenLine is the token balance in figures: "1,234,567 of 1,500,000 tokens
@@ -127,7 +201,7 @@ func (m *Model) teamLines(h int) []string {
 		if p := PeriodLine(u, m.cfg.Now()); p != "" {
 			out = append(out, lab("")+p)
 		}
-		if p := ProjectionLine(u, m.history, m.cfg.Now()); p != "" {
+		if p := ProjectionFit(u, m.history, m.cfg.Now(), m.width-ansi.StringWidth(lab(""))); p != "" {
 			out = append(out, lab("")+p)
 		}
 	case m.usageNote != "":
