@@ -51,7 +51,7 @@ func TestScreensExitAndRestore(t *testing.T) {
 		{name: "runs", steps: []step{{"", "more below"}}, q: "q", qCode: 0},
 		{name: "runs, team tab", steps: []step{{"", "more below"}, {"\t", "Active crawls"}}, q: "q", qCode: 0},
 		{name: "runs, a run", steps: []step{{"", "more below"}, {"\r", "esc runs"}}, q: "q", qCode: 0},
-		{name: "runs, a crawl", steps: []step{{"", "more below"}, {"\t", "Active crawls"}, {"\r", "c cancel crawl"}}},
+		{name: "runs, a crawl", steps: []step{{"", "more below"}, {"\t", "https://docs.firecrawl.dev"}, {"\r", "c cancel crawl"}}}, // enter once the crawl rows are there
 		{name: "watch", args: []string{"watch", srv.Jobs[0].ID}, steps: []step{{"", "Agents"}}, q: "q", qCode: 130},
 		{name: "crawl", args: []string{"crawl", "https://acme.dev"}, steps: []step{{"", "pages"}}, q: "q", qCode: 130},
 		{name: "console", steps: []step{{"", "code mode"}, {"await page.title()\r", "session open"}}, ctrlC: "\x03", console: true},
