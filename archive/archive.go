@@ -1,9 +1,37 @@
 // Package archive keeps agent runs past the service's retention: each run's
 // list item and status, every poll as a recording holds it, its artifact
 // snapshots and the summary firewatch derived. Two stores share one SQL
-// schema: an embedded SQLite file (the default, pure Go) and PostgreSQL (a
-// team's shared archive). Runs are keyed by the service's base URL and
-// their id.
+// schema: an embedded SQLite file (the default, pure Go: sqlite.go, WAL,
+// BEGIN IMMEDIATE; a watch's polls, snapshots and renewals on SQLite's own
+// connection with statements prepared once: sqlite_hot.go) and PostgreSQL
+// (a team's shared archive: postgres.go, pgx). Runs are keyed by the
+// service's base URL and their id.
+//
+//   - One record per run, joined by one rule, Merge (merge.go: the later
+//     and more specific source wins).
+//   - The schema: numbered migrations embedded per database (migrations/,
+//     migrations.go, each run in one transaction, the version a row of
+//     fw_meta), the statements in sql.go; the tables are in docs/archive.md.
+//   - The DSN (--archive, FIREWATCH_ARCHIVE, off: ResolveDSN, RedactDSN,
+//     Password; pgx's keyword form in keyword.go), TeamOf (a run's team, a
+//     hash of the key), compression (codec.go), crawls (crawls.go).
+//   - The failures a person acts on (errors.go): ErrNoSpace, ErrReadOnly,
+//     ErrLocked (a lock waited for up to Options.LockWait), ErrTooLarge;
+//     ErrUnavailable (lease.go) when PostgreSQL cannot be reached. An
+//     SQLite file that cannot be written is opened read-only; another
+//     program's database is never written.
+//   - Leases (lease.go, the Coordinator half of Store; lease_sql.go): the
+//     processes sharing an archive poll each run once. Times are the
+//     database's; a lease is believed only for its TTL (at most
+//     MaxLeaseTTL) after its last renewal; AppendLeased is fenced by the
+//     lease's token in the poll's own transaction. Doorbells (listen.go):
+//     PostgreSQL's NOTIFY after each stored poll, LISTENed on one
+//     connection per store that hands them out by lease key.
+//   - Claimed moments (moments.go, the Claimer half): a notification moment
+//     for one sink sent once by the processes sharing the archive, under a
+//     short claim on the database's clock.
+//
+// No UI, no HTTP: it imports only text.
 package archive
 
 import (

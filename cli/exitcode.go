@@ -22,7 +22,7 @@ const (
 	ExitCancelled   = 3   // the run was cancelled
 	ExitRefused     = 4   // the run was refused
 	ExitCreditLimit = 5   // the run hit its credit limit
-	ExitRejected    = 6   // the service refused the request: 400, 401, 403 or 404
+	ExitRejected    = 6   // the service refused the request: a 4xx (a 429 still there after the retries), or a follow-up it will not take
 	ExitTimeout     = 7   // --timeout passed before the run finished
 	ExitOutput      = 8   // an output could not be written (stdout closed, --record, --summary or --debug failing, e.g. a full disk)
 	ExitKilled      = 124 // a one-shot interact call killed by its --timeout (like timeout(1))

@@ -1,10 +1,26 @@
-// Package follow follows one run: where its updates come from (a Source:
-// the service's polls, a recording, the archive), the loop that hands them
-// to whoever merges them (Stream, for one consumer; a Follower, for any
-// number of readers of one store), what is known of the run as it goes
-// (Run: the store, the attention tracker, the summary) and the memory
-// budget of a process that holds it. It knows nothing of commands, flags
-// or screens.
+// Package follow follows one run, with no command, flag or screen in it:
+//
+//   - where its updates come from: a Source (Poll: the service's polls
+//     through a poller.Watcher; Replay: a recording; archiving.Archived:
+//     the archive's polls; archiving.Shared: a live run polled once, by the
+//     holder of its lease, for every firewatch sharing the archive), and
+//     Tap, which sees each update on the source's goroutine (the memory
+//     budget, the archive's snapshot keeper, the OTLP export);
+//   - the loop that hands updates to whoever merges them: Stream, source →
+//     channel → one consumer (the UI or a printer); Follower (follower.go),
+//     one run followed once for any number of readers (the hub's and the
+//     MCP server's): it merges into the run's one store on its own
+//     goroutine, its subscribers (Subscribe, Next, Leave) read the run under
+//     its read lock (View), a late or slow one given the whole run as one
+//     change, and Acted says who changed the run;
+//   - what is known of the run as it goes (Run: the store, the request,
+//     the tokens, the attention tracker fed by Attend after each merge and
+//     tick, which tells Saw, the notifications' hook; Summary, the
+//     --summary object and what the archive keeps);
+//   - the memory budget of a process that holds runs (budget.go).
+//
+// It imports poller, model, attention and internal/panics (a panic on
+// its goroutines kept to the hub session it works for).
 package follow
 
 import (
@@ -15,8 +31,9 @@ import (
 )
 
 // Source is where one run's updates come from: the service's polls
-// (Poll), a recording or an archived run (Replay), or, later, another
-// process's polls read from the archive.
+// (Poll), a recording or an archived run (Replay), or the polls of
+// whichever process holds the run's lease, read from the archive
+// (archiving.Shared).
 type Source interface {
 	// Follow calls sink from one goroutine, in order, and returns nil when
 	// the run has finished and nothing more will come, ctx's error when

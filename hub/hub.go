@@ -1,16 +1,35 @@
 // Package hub is `firewatch hub`: an SSH server, on charm.land/wish, that
 // shows the team's runs screen to every session with a terminal and runs
-// one command that only reads for a session without one, with the team's
-// key held here and never sent to anyone.
+// one command for a session without one, with the team's key held here
+// and never sent to anyone.
 //
-// The hub decides who may log in and what they may do (People: viewers and
-// operators, from authorized_keys files read at every login and rechecked
-// while sessions are open: revoke.go), keeps each session to itself (its
-// terminal, its environment, its state: package remote), limits what a
-// client may cost (sessions, new connections per address, idle terminals,
-// sizes) and logs one line per login, logout, refusal and action. What a
-// session is shown and what a command does are the caller's (Config.Screens
-// and Config.Command, from cli): the hub knows nothing of runs.
+// The hub decides who may log in and what they may do, keeps each session
+// to itself (its terminal, its environment, its state: package remote),
+// limits what a client may cost and logs one line per login, logout,
+// refusal and action. Its files:
+//
+//   - hub.go: Config, New, Serve, Shutdown; Session (its ReadOnly, Did)
+//     and Action, which reaches Config.OnAction once logged.
+//   - access.go: the AccessLevel, decided once at login; Session.Allow,
+//     which every service of a session that changes something asks
+//     (*AccessError, errors.Is ErrForbidden).
+//   - session.go: login to logout: the refusal's reasons, a terminal
+//     session's remote.Terminal and its resizes, going away and the idle
+//     timeout, a command session; a panic on any of the session's
+//     goroutines ends that session alone (internal/panics).
+//   - people.go: viewers and operators from authorized_keys files read at
+//     every login; revoke.go: those files looked at every Config.Recheck
+//     while sessions are open (a key removed or demoted ends its sessions;
+//     a file that cannot be read keeps its last list); files.go: how they
+//     and the host key (hostkey.go) are read (StrictModes' rules, no
+//     waiting on a FIFO, bounds on size and time).
+//   - limits.go (sessions per address, bounded session requests),
+//     startups.go (connections not logged in yet: --max-startups, the
+//     login grace), log.go (one sanitised, redacted line per event).
+//
+// What a session is shown and what a command does are the caller's
+// (Config.Screens and Config.Command, from cli): the hub knows nothing of
+// runs.
 package hub
 
 import (
@@ -32,8 +51,8 @@ import (
 
 // Screens shows the screens of a session with a terminal (s.Term) until
 // the person leaves or ctx ends, and returns the session's exit status.
-// What feeds the screens is the caller's: today each session polls on its
-// own; a follower shared by every session can take its place here.
+// What feeds the screens is the caller's (cli follows each run once for
+// every session that watches it).
 type Screens func(ctx context.Context, s *Session) int
 
 // Command runs the command of a session without a terminal (s.Args, maybe

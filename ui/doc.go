@@ -34,8 +34,11 @@
 //     detail each; detail_bodies.go and detail_fields.go: what they are
 //     built from.
 //   - action_cancel.go, action_copy.go, action_open.go, action_liveview.go,
-//     action_result.go, action_attention.go: what a key does to the run or
-//     to the outside world (! steps through what needs attention).
+//     action_result.go, action_attention.go, action_rerun.go: what a key
+//     does to the run or to the outside world (! steps through what needs
+//     attention; R, F and = start a rerun, a follow-up, a comparison).
+//   - shared.go: a run followed for many screens (Config.Shared, a hub's
+//     follow.Follower): the screen subscribes and merges nothing itself.
 //   - messages.go: every message type of the package.
 //   - env.go: the read-only context every pane and overlay gets (store,
 //     styles, symbols, clock, the snapshot cache); only the root writes
@@ -52,12 +55,17 @@
 // spinner only while a snapshot loads; nothing ticks when the run is over.
 //
 // Widgets live in subpackages with the SetSize / Update / View / ShortHelp /
-// FullHelp contract: jsonview, content, diff, waterfall, clipboard,
-// browser. What every full screen shares is internal: scroll (the scroll
-// arithmetic and bindings), keymap (the list keys), confirm (the y/n
-// question), program (running a screen: RunOn), alert (notifications
-// through the program); package screen is the one wrapper (Screen, Frame,
-// Root). The test fixtures in testdata are written by go generate
-// (internal/fixturegen). The project's ARCHITECTURE.md says where to add a
-// pane, a detail view or a screen.
+// FullHelp contract: jsonview, content, diff, waterfall, attn (what
+// package attention found, drawn), clipboard, browser. The other full
+// screens are packages of their own (runs, crawl, compare, interact),
+// wrapped by package screen (Screen, Frame, Root); package remote is a hub
+// session's terminal. What every full screen shares is internal: program
+// (running a screen: RunOn), keymap (the list keys), confirm (the y/n
+// question), scroll (the scroll arithmetic and bindings), cell (a line or
+// a column fitted to a width), filterinput (the / filter's typing),
+// textwrap (wrapping in linear time), rerunform (the rerun form, shared
+// with the runs screen), alert (notifications through the program),
+// suspend (Ctrl-Z); golden is the tests'. The test fixtures in testdata
+// are written by go generate (internal/fixturegen). The project's
+// ARCHITECTURE.md says where to add a pane, a detail view or a screen.
 package ui
