@@ -142,7 +142,8 @@ type Config struct {
 	HandshakeTimeout time.Duration
 	// Recheck is how often the keys files are looked at while sessions
 	// are open (DefaultRecheck): a session whose key was removed, or an
-	// operator's whose key is now only a viewer's, is ended (revoke.go).
+	// operator's whose key is now only a viewer's, is ended once two looks
+	// agree (revoke.go: a file saved in place is empty for a moment).
 	Recheck time.Duration
 
 	Screens Screens

@@ -115,6 +115,7 @@ func (h *Hub) recheck(ctx context.Context, files []*watchedKeys) {
 	tick := time.NewTicker(h.cfg.Recheck)
 	defer tick.Stop()
 	var seen uint64 // h.opened at the last look at the sessions
+	var pending map[*Session]bool
 	for {
 		select {
 		case <-ctx.Done():
@@ -125,12 +126,13 @@ func (h *Hub) recheck(ctx context.Context, files []*watchedKeys) {
 		n, opened := len(h.open), h.opened
 		h.mu.Unlock()
 		if n == 0 {
+			pending = nil
 			continue
 		}
 		// Read again the files that changed; look at the sessions then,
 		// or when one opened since the last look (its login may have
-		// read the files before the last read).
-		changed := opened != seen
+		// read the files before the last read), or to confirm a removal.
+		changed := opened != seen || len(pending) > 0
 		for _, f := range files {
 			changed = f.refresh(h) || changed
 		}
@@ -144,23 +146,38 @@ func (h *Hub) recheck(ctx context.Context, files []*watchedKeys) {
 			continue
 		}
 		seen = opened
-		h.mu.Lock()
-		var ends []openSession
-		for _, o := range h.open {
-			if roleIn(files, o.s.Person.Key).Access() < o.s.Access {
+		pending = h.look(files, pending)
+	}
+}
+
+// look ends the open sessions the files no longer allow what they were
+// given, once two looks a recheck apart agree: a file saved in place
+// (`echo KEY > viewers`, an editor's truncate and write) is empty for a
+// moment, and a read in that moment is not a removal. It returns the
+// sessions found lacking for the first time, for the next look.
+func (h *Hub) look(files []*watchedKeys, pending map[*Session]bool) map[*Session]bool {
+	h.mu.Lock()
+	var ends []openSession
+	next := map[*Session]bool{}
+	for _, o := range h.open {
+		if roleIn(files, o.s.Person.Key).Access() < o.s.Access {
+			if pending[o.s] {
 				ends = append(ends, o)
+			} else {
+				next[o.s] = true
 			}
-		}
-		h.mu.Unlock()
-		for _, o := range ends {
-			why := ErrRevoked
-			if roleIn(files, o.s.Person.Key) != 0 {
-				why = ErrDemoted
-			}
-			h.log.printf("revoked %s from %s: %v; the session ends", o.s.Person, o.s.Addr, why)
-			o.cancel(why)
 		}
 	}
+	h.mu.Unlock()
+	for _, o := range ends {
+		why := ErrRevoked
+		if roleIn(files, o.s.Person.Key) != 0 {
+			why = ErrDemoted
+		}
+		h.log.printf("revoked %s from %s: %v; the session ends", o.s.Person, o.s.Addr, why)
+		o.cancel(why)
+	}
+	return next
 }
 
 // roleIn is the role the files give the key of fingerprint key (an

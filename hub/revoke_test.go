@@ -89,12 +89,10 @@ func TestDemotedOperatorEndsItsSession(t *testing.T) {
 	t.Parallel()
 	th := startHub(t, func(c *Config) { c.Recheck = 10 * time.Millisecond })
 	alice, bob := th.two(t)
-	if err := os.WriteFile(th.viewers, []byte(th.bob.Line+"\n"+th.alice.Line), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(th.ops, nil, 0o600); err != nil {
-		t.Fatal(err)
-	}
+	// Each file replaced whole, as an editor saves it: a recheck between
+	// os.WriteFile's truncation and its write would see no viewers at all.
+	replace(t, th.viewers, th.bob.Line+"\n"+th.alice.Line, 0o644)
+	replace(t, th.ops, "", 0o600)
 	if !ended(alice, 5*time.Second) {
 		t.Fatal("alice's operator session went on after she was made a viewer")
 	}
@@ -138,4 +136,43 @@ func TestUnreadableKeysEndNobody(t *testing.T) {
 	if n := strings.Count(th.log.String(), "cannot read the keys again: stat "+th.ops); n != 1 {
 		t.Errorf("the missing file was said %d times:\n%s", n, th.log)
 	}
+}
+
+// A keys file saved in place is empty for a moment: a look in that moment
+// ends no one, the next look with the file written again keeps everyone,
+// and a removal two looks agree on ends the session.
+func TestFileSavedInPlaceEndsNoOne(t *testing.T) {
+	t.Parallel()
+	th := startHub(t, func(c *Config) { c.Recheck = time.Hour }) // the test looks itself
+	alice, bob := th.two(t)
+	files := th.watchKeys()
+	lookNow := func(pending map[*Session]bool) map[*Session]bool {
+		for _, f := range files {
+			f.refresh(th.Hub)
+		}
+		return th.look(files, pending)
+	}
+	if err := os.WriteFile(th.viewers, nil, 0o644); err != nil { // truncated, not yet written
+		t.Fatal(err)
+	}
+	pending := lookNow(nil)
+	if len(pending) != 1 {
+		t.Fatalf("%d sessions found lacking, want bob's", len(pending))
+	}
+	stays(t, bob, "bob")
+	if err := os.WriteFile(th.viewers, []byte(th.bob.Line), 0o644); err != nil { // written
+		t.Fatal(err)
+	}
+	if pending = lookNow(pending); len(pending) != 0 {
+		t.Fatalf("%d sessions still lacking with the file written again", len(pending))
+	}
+	stays(t, bob, "bob")
+	if err := os.WriteFile(th.viewers, nil, 0o644); err != nil { // removed for good
+		t.Fatal(err)
+	}
+	lookNow(lookNow(nil))
+	if !ended(bob, 5*time.Second) {
+		t.Fatal("bob's session went on after two looks found his key removed")
+	}
+	stays(t, alice, "alice")
 }
