@@ -242,8 +242,7 @@ func TestHubNotifiesOncePerRun(t *testing.T) {
 	}
 	waitUntil(t, "two POSTs", func() bool { return len(hook.got()) >= 2 })
 	for _, s := range screens {
-		s.Press("q")
-		s.Exit()
+		s.QuitWith("q")
 	}
 	waitUntil(t, "the followers gone", func() bool {
 		return f.followed(srv.Jobs[0].ID) == nil && f.followed(srv.Jobs[1].ID) == nil
