@@ -1162,25 +1162,13 @@ func (s *sqlStore) SnapshotIDs(ctx context.Context, service, id string) ([]strin
 	return out, s.fail("reading snapshots", rows.Err())
 }
 
-// pruneWhere is the runs Prune deletes: created before before (service ""
-// for every service), or the run id when id is set.
-func pruneWhere(service string, before time.Time, id string) (string, []any) {
-	where, args := `sort_at < ?`, []any{before.UnixMilli()}
-	if id != "" {
-		where, args = `id = ?`, []any{id}
-	}
-	if service != "" {
-		where += ` AND service = ?`
-		args = append(args, service)
-	}
-	return where, args
-}
-
-// pruneCrawlsWhere is the crawls Prune deletes, by the runs' rule: first
-// seen before before (when firewatch saw it: the service gives a crawl no
-// creation time; archived then when even that is not known), or the id.
-func pruneCrawlsWhere(service string, before time.Time, id string) (string, []any) {
-	where, args := `COALESCE(created_at, archived_at) < ?`, []any{before.UnixMilli()}
+// pruneWhere is what Prune deletes of a table whose rows are dated by
+// dateCol: dated before before (service "" for every service), or the id
+// when id is set. Runs are dated by sort_at; crawls by when firewatch
+// first saw them (the service gives a crawl no creation time; archived
+// then when even that is not known).
+func pruneWhere(dateCol, service string, before time.Time, id string) (string, []any) {
+	where, args := dateCol+` < ?`, []any{before.UnixMilli()}
 	if id != "" {
 		where, args = `id = ?`, []any{id}
 	}
@@ -1212,8 +1200,8 @@ func (s *sqlStore) pruned(ctx context.Context, qr interface {
 }
 
 func (s *sqlStore) Pruning(ctx context.Context, service string, before time.Time, id string) (Pruned, error) {
-	where, args := pruneWhere(service, before, id)
-	cwhere, cargs := pruneCrawlsWhere(service, before, id)
+	where, args := pruneWhere(`sort_at`, service, before, id)
+	cwhere, cargs := pruneWhere(`COALESCE(created_at, archived_at)`, service, before, id)
 	p, err := s.pruned(ctx, s.db, where, args, cwhere, cargs)
 	return p, s.fail("reading runs", err)
 }
@@ -1221,8 +1209,8 @@ func (s *sqlStore) Pruning(ctx context.Context, service string, before time.Time
 func (s *sqlStore) Prune(ctx context.Context, service string, before time.Time, id string) (Pruned, error) {
 	var p Pruned
 	err := s.write(ctx, "pruning", func(tx *sql.Tx) error {
-		where, args := pruneWhere(service, before, id)
-		cwhere, cargs := pruneCrawlsWhere(service, before, id)
+		where, args := pruneWhere(`sort_at`, service, before, id)
+		cwhere, cargs := pruneWhere(`COALESCE(created_at, archived_at)`, service, before, id)
 		var err error
 		if p, err = s.pruned(ctx, tx, where, args, cwhere, cargs); err != nil {
 			return err
