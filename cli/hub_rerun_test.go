@@ -25,15 +25,7 @@ func TestHubRerunCompare(t *testing.T) {
 	s.Press("R")
 	s.WaitFor("edit its request")
 	s.Press("\t\t\t\x7f\x7f\x7f\x7f\x7f\x7f\x7flow\r")
-	deadline := time.Now().Add(20 * time.Second)
-	for len(srv.Starts()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	starts := srv.Starts()
-	if len(starts) != 1 || !strings.Contains(string(starts[0].Body), `"effort":"low"`) {
-		t.Fatalf("starts: %+v", starts)
-	}
-	rerun := starts[0].ID
+	rerun := lowEffortStart(t, srv)
 	if err := srv.WaitFinished(context.Background(), rerun); err != nil {
 		t.Fatal(err)
 	}
@@ -51,4 +43,19 @@ func TestHubRerunCompare(t *testing.T) {
 	if code := s.Exit(); code != 0 {
 		t.Errorf("exit %d", code)
 	}
+}
+
+// lowEffortStart waits for the one start the rerun form sends (an effort
+// changed to low) and returns its run's id.
+func lowEffortStart(t *testing.T, srv *sim.Server) string {
+	t.Helper()
+	deadline := time.Now().Add(20 * time.Second)
+	for len(srv.Starts()) == 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	starts := srv.Starts()
+	if len(starts) != 1 || !strings.Contains(string(starts[0].Body), `"effort":"low"`) {
+		t.Fatalf("starts: %+v", starts)
+	}
+	return starts[0].ID
 }

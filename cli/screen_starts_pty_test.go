@@ -99,15 +99,7 @@ func TestWatchRerunHandOver(t *testing.T) {
 	s.press("\t\t\t\x7f\x7f\x7f\x7f\x7f\x7f\x7flow")
 	s.waitFor("was: ")
 	s.press("\r")
-	deadline := time.Now().Add(20 * time.Second)
-	for len(srv.Starts()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(10 * time.Millisecond)
-	}
-	starts := srv.Starts()
-	if len(starts) != 1 || !strings.Contains(string(starts[0].Body), `"effort":"low"`) {
-		t.Fatalf("starts: %+v", starts)
-	}
-	rerun := starts[0].ID
+	rerun := lowEffortStart(t, srv)
 	// The new run on its own screen, offering = once it has ended.
 	s.waitFor(rerun[:8], "= compare with the original")
 	if strings.Contains(s.text(), orig[:8]+" ") && !strings.Contains(s.text(), rerun[:8]) {
