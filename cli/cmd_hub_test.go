@@ -150,6 +150,13 @@ func TestHubCommands(t *testing.T) {
 func TestHubRefusesCommands(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, sim.Options{Speed: 1000})
+	// The runs are over before the hub starts, so that its first pass
+	// completes them; a run still going would wait for its next, 15s on.
+	for _, j := range srv.Jobs {
+		if err := srv.WaitFinished(t.Context(), j.ID); err != nil {
+			t.Fatal(err)
+		}
+	}
 	h := startCLIHub(t, srv.URL, srv.Key, "--interval", "3s")
 	c := h.login(t, h.alice)
 	id := srv.Jobs[0].ID
