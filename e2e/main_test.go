@@ -94,8 +94,15 @@ func startSim(t *testing.T, opts sim.Options) *sim.Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { srv.Close() })
+	simData.Store(srv, filepath.Join(t.TempDir(), "data"))
 	return srv
 }
+
+// simData is each simulator's own XDG_DATA_HOME, so its own default
+// archive. The simulators' run ids repeat (one seed), and one listening
+// on a port an earlier test's had would find that test's run archived,
+// over, under its service and id.
+var simData sync.Map
 
 // baseEnv is a clean environment: no FIRECRAWL_* or NO_COLOR from the
 // machine running the tests.
@@ -107,7 +114,11 @@ func baseEnv(extra ...string) []string {
 
 // simEnv points the binary at srv.
 func simEnv(srv *sim.Server, extra ...string) []string {
-	return baseEnv(append([]string{"FIRECRAWL_API_URL=" + srv.URL, "FIRECRAWL_API_KEY=" + srv.Key}, extra...)...)
+	env := []string{"FIRECRAWL_API_URL=" + srv.URL, "FIRECRAWL_API_KEY=" + srv.Key}
+	if dir, ok := simData.Load(srv); ok {
+		env = append(env, "XDG_DATA_HOME="+dir.(string))
+	}
+	return baseEnv(append(env, extra...)...)
 }
 
 // syncBuffer is a bytes.Buffer safe for a writer and a reader.
