@@ -184,9 +184,13 @@ type Keys struct {
 }
 
 // Read returns what the session sent, or io.EOF once the reader is closed
-// or the session's input has ended.
+// or the session's input has ended. A read that takes keys as its reader
+// is closed gives them back: they are the next program's.
 func (k *Keys) Read(p []byte) (int, error) {
 	t := k.t
+	if k.isClosed() {
+		return 0, io.EOF
+	}
 	t.mu.Lock()
 	if len(t.pending) > 0 {
 		n := copy(p, t.pending)
@@ -197,17 +201,28 @@ func (k *Keys) Read(p []byte) (int, error) {
 	t.mu.Unlock()
 	select {
 	case b := <-t.keys:
-		n := copy(p, b)
-		if n < len(b) {
-			t.mu.Lock()
-			t.pending = append(t.pending, b[n:]...)
-			t.mu.Unlock()
+		t.mu.Lock()
+		defer t.mu.Unlock()
+		if k.isClosed() {
+			t.pending = append(b, t.pending...)
+			return 0, io.EOF
 		}
+		n := copy(p, b)
+		t.pending = append(t.pending, b[n:]...)
 		return n, nil
 	case <-k.done:
 		return 0, io.EOF
 	case <-t.ended:
 		return 0, io.EOF
+	}
+}
+
+func (k *Keys) isClosed() bool {
+	select {
+	case <-k.done:
+		return true
+	default:
+		return false
 	}
 }
 

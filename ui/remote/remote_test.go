@@ -88,3 +88,28 @@ func TestResizeAndEnv(t *testing.T) {
 		t.Errorf("attached late: %#v", m)
 	}
 }
+
+// A closed reader takes nothing more, not even what an earlier short
+// read left: that is the next reader's.
+func TestClosedKeysLeaveWhatIsLeft(t *testing.T) {
+	in, keys := io.Pipe()
+	defer keys.Close()
+	term := New(in, io.Discard, nil, 80, 24)
+	defer term.Close()
+	first := term.Keys()
+	go keys.Write([]byte("abc"))
+	b := make([]byte, 1)
+	if n, err := first.Read(b); err != nil || string(b[:n]) != "a" {
+		t.Fatalf("first read %q %v", b[:n], err)
+	}
+	first.Close()
+	if n, err := first.Read(b); err != io.EOF {
+		t.Errorf("a closed reader read %q (%v), want EOF", b[:n], err)
+	}
+	next := term.Keys()
+	defer next.Close()
+	rest := make([]byte, 8)
+	if n, err := next.Read(rest); err != nil || string(rest[:n]) != "bc" {
+		t.Errorf("the next reader read %q (%v), want bc", rest[:n], err)
+	}
+}

@@ -103,7 +103,7 @@ func RunOn(ctx context.Context, s screen.Screen, o IO) (interrupted bool, err er
 	}
 	p := tea.NewProgram(root, tea.WithContext(ctx), tea.WithoutSignalHandler(), tea.WithFPS(FPS()),
 		tea.WithInput(keys), tea.WithOutput(t.Out()), tea.WithEnvironment(t.Env()), tea.WithWindowSize(w, h),
-		tea.WithColorProfile(profile), tea.WithFilter(noSuspend))
+		tea.WithColorProfile(profile), tea.WithFilter(endKeys(keys)))
 	detach := t.Attach(p, w, h)
 	defer detach()
 	final, err := p.Run()
@@ -114,6 +114,22 @@ func RunOn(ctx context.Context, s screen.Screen, o IO) (interrupted bool, err er
 	}
 	_, interrupted, err = ended(ctx)(final, err)
 	return interrupted, err
+}
+
+// endKeys is the filter of a program on a remote terminal: it drops a
+// request to suspend, and closes the program's keys as soon as it is to
+// end. Bubble Tea stops reading only once it has shut down, and a key
+// typed meanwhile would reach a program that never handles it: closed
+// here, the keys typed after the one that ended a screen are the next
+// screen's.
+func endKeys(keys io.Closer) func(tea.Model, tea.Msg) tea.Msg {
+	return func(m tea.Model, msg tea.Msg) tea.Msg {
+		switch msg.(type) {
+		case tea.QuitMsg, tea.InterruptMsg:
+			keys.Close()
+		}
+		return noSuspend(m, msg)
+	}
 }
 
 // noSuspend drops a request to suspend: a remote session's program runs in
