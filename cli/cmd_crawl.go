@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"strings"
 	"time"
 
@@ -43,11 +42,6 @@ type crawlOptions struct {
 	// demo: the crawl is the demo's simulator's, gone with firewatch.
 	demo bool
 }
-
-// crawlStartFlags are the flags that only a new crawl takes.
-var crawlStartFlags = []string{"prompt", "limit", "include-path", "exclude-path", "max-discovery-depth", "sitemap",
-	"crawl-entire-domain", "allow-subdomains", "allow-external-links", "ignore-query-parameters", "delay",
-	"max-concurrency", "scrape-options", "detach"}
 
 func (a *app) crawlCommand() *cobra.Command {
 	o := &crawlOptions{}
@@ -128,16 +122,10 @@ func (o *crawlOptions) check(cmd *cobra.Command, isID bool) error {
 	if err := checkOutput(&o.interactOptions, OutputAuto, OutputTUI, OutputPlain, OutputJSON); err != nil {
 		return err
 	}
-	if isID {
-		for _, n := range crawlStartFlags {
-			if f.Changed(n) {
-				return badUsage("--%s is for starting a crawl: give a URL, not a crawl id", n)
-			}
-		}
-	} else if o.Cancel {
+	if !isID && o.Cancel {
 		return badUsage("--cancel needs a crawl id (a UUID), not a URL")
 	}
-	if err := o.Options.Check(f.Changed); err != nil {
+	if err := o.Options.Check(f.Changed, isID); err != nil {
 		return asUsage(err)
 	}
 	if o.Delay < 0 || o.Timeout < 0 {
@@ -259,7 +247,13 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 	if err != nil {
 		return err
 	}
-	return (&crawlEnd{status: end.Status, err: end.Err, output: end.Output}).orNil()
+	return crawlEndOf(end)
+}
+
+// crawlEndOf is the command's error for how a crawl watch ended: nil
+// when the crawl completed with every output written.
+func crawlEndOf(e crawlprint.End) error {
+	return (&crawlEnd{status: e.Status, err: e.Err, output: e.Output}).orNil()
 }
 
 // crawlEnv is where a crawl's output goes, and its failures' errors.
@@ -271,14 +265,13 @@ func (a *app) crawlEnv() crawlprint.Env {
 // crawlScreen follows the crawl on the screen; once it is left, stderr has
 // the closing counts line plain output ends with (crawlprint.Env.SayEnd).
 func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions, debug *debugLog) error {
-	notes, say := screenNotes()
+	notes, say := crawlprint.ScreenNotes()
 	c, err := a.client(svc, debug, say)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
 	// --pages-dir on the screen too, each page as it arrives.
-	outs, err := crawlprint.OpenScreenOutputs(a.crawlEnv(), o.PagesDir, o.Summary)
+	outs, err := crawlprint.OpenScreenOutputs(a.crawlEnv(), crawlprint.Options{PagesDir: o.PagesDir, Summary: o.Summary}, id, crawlURL, o.demo)
 	if err != nil {
 		return err
 	}
@@ -290,11 +283,11 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 		ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: outs.OnDoc(), Alerts: alerts},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	notified(res.Focused, false)
-	serr := outs.End(crawlprint.FromSeen(id, crawlURL, res.Seen, start, o.demo))
+	end := outs.End(ctx, res, errQuit)
 	if err != nil && ctx.Err() == nil {
 		return &failure{err}
 	}
-	return screenEnd(ctx, res, serr)
+	return crawlEndOf(end)
 }
 
 // checkCrawlOutputs checks, creating nothing, every output of a crawl
@@ -313,49 +306,16 @@ func (a *app) checkCrawlOutputs(o *crawlOptions) error {
 			return err
 		}
 	}
-	if o.PagesDir != "" {
-		if err := crawlprint.CheckPagesDir(o.PagesDir, canCreateIn); err != nil {
-			return asUsage(err)
-		}
-	}
-	if o.SaveDir != "" {
-		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {
-			return badUsage("--save-dir %q: not a folder", o.SaveDir)
-		}
+	if err := crawlprint.CheckDirs(o.PagesDir, o.SaveDir, canCreateIn); err != nil {
+		return asUsage(err)
 	}
 	return nil
-}
-
-// screenNotes is where the crawl screen's client says its waits: say
-// queues a line for the screen's footer (dropped when the screen is behind).
-func screenNotes() (<-chan string, func(string)) {
-	ch := make(chan string, 8)
-	return ch, func(line string) {
-		select {
-		case ch <- line:
-		default:
-		}
-	}
-}
-
-// screenEnd is how the crawl screen ended: the crawl's status, the error
-// that stopped its watch, or ctx's cause (--timeout, a signal), or the
-// user leaving it before the end; summaryErr is --summary's failure (8).
-func screenEnd(ctx context.Context, res uicrawl.Result, summaryErr error) error {
-	end := &crawlEnd{status: res.Status, err: res.Err, output: summaryErr}
-	switch {
-	case ctx.Err() != nil:
-		end.err = context.Cause(ctx)
-	case end.err == nil && !poller.CrawlTerminal(res.Status):
-		end.err = errQuit
-	}
-	return end.orNil()
 }
 
 // crawlFromTeam opens the crawl screen of an active crawl picked on the
 // runs screen's team tab; back reports esc (back to the list).
 func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, id, crawlURL string) (back bool, err error) {
-	notes, say := screenNotes()
+	notes, say := crawlprint.ScreenNotes()
 	c, err := a.client(svc, nil, say)
 	if err != nil {
 		return false, err

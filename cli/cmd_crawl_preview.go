@@ -11,6 +11,7 @@ import (
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/cli/internal/crawlprint"
 	"github.com/firewatch/firewatch/cli/internal/crawlrun"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -101,13 +102,9 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 			return nil
 		}
 		screen, _ = isTerminal(a.stdout)
-		fmt.Fprint(a.stderr, "Start this crawl? [y/N] ")
-		yes, err := readKey(f)
-		if err != nil || !yes {
-			fmt.Fprintln(a.stderr, "no")
+		if !crawlprint.AskStart(f, a.stderr) {
 			return nil
 		}
-		fmt.Fprintln(a.stderr, "yes")
 	}
 	req, err := crawlrun.PreviewRequest(rawURL, p)
 	if err != nil {
@@ -132,21 +129,4 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 	co := &crawlOptions{Interval: 2 * time.Second, keep: keep}
 	co.Output, co.NoColor, co.ASCII = OutputTUI, o.NoColor, o.ASCII
 	return a.watchCrawl(ctx, svc, co, s.ID, req.URL, debug)
-}
-
-// readKey reads one key from the terminal f in raw mode, what was typed
-// before the question dropped: y or Y is yes.
-func readKey(f *os.File) (bool, error) {
-	st, err := term.MakeRaw(f.Fd())
-	if err != nil {
-		return false, err
-	}
-	defer term.Restore(f.Fd(), st)
-	flushInput(f.Fd())
-	var b [8]byte
-	n, err := f.Read(b[:])
-	if err != nil {
-		return false, err
-	}
-	return n == 1 && (b[0] == 'y' || b[0] == 'Y'), nil
 }

@@ -118,10 +118,26 @@ func (p *Pages) Write(d *poller.CrawlDoc) error {
 // Close closes the index; a failed close is a failed write.
 func (p *Pages) Close() error { return p.index.Close() }
 
-// CheckPagesDir says, creating nothing, whether dir can be --pages-dir: a
-// folder firewatch can create files in (canCreateIn says), or a path whose
-// nearest existing parent is one. Its error is the command's bad usage.
-func CheckPagesDir(dir string, canCreateIn func(dir string) error) error {
+// CheckDirs says, creating nothing, whether pagesDir can be --pages-dir
+// and saveDir --save-dir ("": none); canCreateIn says whether a folder
+// takes new files. Its error is the command's bad usage.
+func CheckDirs(pagesDir, saveDir string, canCreateIn func(dir string) error) error {
+	if pagesDir != "" {
+		if err := checkPagesDir(pagesDir, canCreateIn); err != nil {
+			return err
+		}
+	}
+	if saveDir != "" {
+		if fi, err := os.Stat(saveDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--save-dir %q: not a folder", saveDir)
+		}
+	}
+	return nil
+}
+
+// checkPagesDir says whether dir can be --pages-dir: a folder firewatch
+// can create files in, or a path whose nearest existing parent is one.
+func checkPagesDir(dir string, canCreateIn func(dir string) error) error {
 	want := filepath.Clean(dir)
 	for p := want; ; {
 		fi, err := os.Stat(p)
@@ -144,68 +160,4 @@ func CheckPagesDir(dir string, canCreateIn func(dir string) error) error {
 		}
 		p = parent
 	}
-}
-
-// ScreenOutputs are the crawl screen's outputs beside it: --pages-dir as
-// each page arrives (on the watch's goroutine), then, once the screen is
-// left, the closing counts and --summary.
-type ScreenOutputs struct {
-	env     Env
-	summary string
-	mu      sync.Mutex
-	pages   *Pages // nil without --pages-dir
-	err     error  // --pages-dir's first failure, for exit 8
-}
-
-// OpenScreenOutputs opens pagesDir ("": none) for a screen whose
-// --summary is summary ("": none).
-func OpenScreenOutputs(env Env, pagesDir, summary string) (*ScreenOutputs, error) {
-	s := &ScreenOutputs{env: env, summary: summary}
-	if pagesDir != "" {
-		var err error
-		if s.pages, err = OpenPages(pagesDir, env.Secrets); err != nil {
-			return nil, env.OutputError("--pages-dir", err)
-		}
-	}
-	return s, nil
-}
-
-// OnDoc is the screen's hook for each page; nil without --pages-dir. A
-// page after a failure is not written.
-func (s *ScreenOutputs) OnDoc() func(*poller.CrawlDoc) {
-	if s.pages == nil {
-		return nil
-	}
-	return func(d *poller.CrawlDoc) {
-		s.mu.Lock()
-		defer s.mu.Unlock()
-		if s.err != nil {
-			return
-		}
-		if err := s.pages.Write(d); err != nil {
-			s.err = s.env.OutputError("--pages-dir", err)
-		}
-	}
-}
-
-// End says the closing counts of run, writes --summary (however the screen
-// ended: a signal too) and closes --pages-dir; its error is the first of
-// those outputs that failed, said on stderr.
-func (s *ScreenOutputs) End(run *Run) error {
-	s.env.SayEnd(run)
-	serr := s.env.WriteSummary(s.summary, run)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.pages != nil {
-		if cerr := s.pages.Close(); cerr != nil && s.err == nil {
-			s.err = s.env.OutputError("--pages-dir", cerr)
-		}
-	}
-	if s.err != nil {
-		fmt.Fprintf(s.env.Stderr, "firewatch: %v\n", s.err)
-		if serr == nil {
-			serr = s.err
-		}
-	}
-	return serr
 }

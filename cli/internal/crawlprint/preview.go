@@ -3,9 +3,11 @@ package crawlprint
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/term"
 	"github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 
@@ -42,6 +44,35 @@ func (e Env) Preview(w io.Writer, p *poller.CrawlPreview, asJSON bool) {
 	if p.Warning != "" {
 		fmt.Fprintf(e.Stderr, "firewatch: the service warns: %s\n", p.Warning)
 	}
+}
+
+// AskStart asks on stderr whether to start the previewed crawl and reads
+// the answer, one key, from the terminal f in raw mode, what was typed
+// before the question dropped: y or Y is yes.
+func AskStart(f *os.File, stderr io.Writer) bool {
+	fmt.Fprint(stderr, "Start this crawl? [y/N] ")
+	yes, err := readKey(f)
+	if err != nil || !yes {
+		fmt.Fprintln(stderr, "no")
+		return false
+	}
+	fmt.Fprintln(stderr, "yes")
+	return true
+}
+
+func readKey(f *os.File) (bool, error) {
+	st, err := term.MakeRaw(f.Fd())
+	if err != nil {
+		return false, err
+	}
+	defer term.Restore(f.Fd(), st)
+	flushInput(f.Fd())
+	var b [8]byte
+	n, err := f.Read(b[:])
+	if err != nil {
+		return false, err
+	}
+	return n == 1 && (b[0] == 'y' || b[0] == 'Y'), nil
 }
 
 // previewValue is an option's value for the aligned list: strings as they

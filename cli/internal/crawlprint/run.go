@@ -1,9 +1,10 @@
 // Package crawlprint shows a crawl watch without the crawl screen, and
 // what is said beside the screen: the plain and JSON lines of its statuses
 // and pages (Watch), --pages-dir (Pages), the closing counts on stderr
-// (Env.SayEnd), --summary (Env.WriteSummary), and crawl-preview's list of
-// options (Preview). Where the output goes is given as an Env, a value the
-// command layer fills in; nothing here reaches back into it.
+// (Env.SayEnd), --summary (Env.WriteSummary), the screen's outputs and how
+// it ended (ScreenOutputs), and crawl-preview's list of options (Preview)
+// and its question (AskStart). Where the output goes is given as an Env, a
+// value the command layer fills in; nothing here reaches back into it.
 package crawlprint
 
 import (
@@ -17,7 +18,6 @@ import (
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
-	uicrawl "github.com/firewatch/firewatch/ui/crawl"
 )
 
 // Env is where a crawl's output goes.
@@ -54,14 +54,6 @@ type Run struct {
 	// (so pages missing can be counted against its completed figure).
 	ErrorsAfterEnd bool
 	Demo           bool // the demo's crawl: it cannot be watched again
-}
-
-// FromSeen is what the crawl screen learned of the crawl id of url,
-// watched since start (demo: the demo's crawl).
-func FromSeen(id, url string, s uicrawl.Seen, start time.Time, demo bool) *Run {
-	return &Run{ID: id, URL: url, Status: s.Status, Completed: s.Completed, Total: s.Total, Credits: s.Credits,
-		Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start, FailedPages: s.FailedPages, Late: s.Late,
-		Missing: s.Missing, ErrorsAfterEnd: s.ErrorsAfterEnd, Demo: demo}
 }
 
 // MissingPages is how many pages the crawl completed were never

@@ -36,9 +36,20 @@ type Options struct {
 	ScrapeOptions     string // a JSON object, or a file holding one
 }
 
-// Check checks the values of o that need no file: the sitemap's word and
-// the bounds of the numbers given. Its error is the command's bad usage.
-func (o *Options) Check(changed func(flag string) bool) error {
+// startFlags are the flags of Options: only a new crawl takes them.
+var startFlags = []string{"prompt", "limit", "include-path", "exclude-path", "max-discovery-depth", "sitemap",
+	"crawl-entire-domain", "allow-subdomains", "allow-external-links", "ignore-query-parameters", "delay",
+	"max-concurrency", "scrape-options", "detach"}
+
+// Check checks the values of o that need no file: none given for a crawl
+// watched by its id (isID), the sitemap's word and the bounds of the
+// numbers given. Its error is the command's bad usage.
+func (o *Options) Check(changed func(flag string) bool, isID bool) error {
+	for _, n := range startFlags {
+		if isID && changed(n) {
+			return fmt.Errorf("--%s is for starting a crawl: give a URL, not a crawl id", n)
+		}
+	}
 	if o.Sitemap != "" && o.Sitemap != "only" && o.Sitemap != "skip" && o.Sitemap != "include" {
 		return fmt.Errorf("--sitemap %q: it must be only, skip or include", text.Sanitize(o.Sitemap))
 	}
