@@ -1,68 +1,47 @@
 package cli
 
 import (
-	"bytes"
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
-	"net/url"
-	"os"
 	"strings"
-	"sync"
 	"time"
 
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
-	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/crawlprint"
+	"github.com/firewatch/firewatch/cli/internal/crawlrun"
 	"github.com/firewatch/firewatch/poller"
-	"github.com/firewatch/firewatch/scrapeopts"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
 	uicrawl "github.com/firewatch/firewatch/ui/crawl"
 )
 
 // firewatch crawl URL|ID: start a crawl and watch it, watch one, or cancel
-// one (its plain and JSON output: crawl_print.go).
+// one. Its body and archive record: internal/crawlrun; its plain and JSON
+// output, --pages-dir and --summary: internal/crawlprint.
 
 // crawlOptions are crawl's flags.
 type crawlOptions struct {
 	interactOptions
+	crawlrun.Options // the flags only a start takes
 	// keep is the archive the crawl is kept in (nil: none, the demo's).
-	keep              *crawlArchive
-	Prompt            string
-	Limit             int
-	IncludePaths      []string
-	ExcludePaths      []string
-	MaxDiscoveryDepth int
-	Sitemap           string
-	CrawlEntireDomain bool
-	AllowSubdomains   bool
-	AllowExternal     bool
-	IgnoreQuery       bool
-	Delay             time.Duration
-	MaxConcurrency    int
-	ScrapeOptions     string
-	Timeout           time.Duration
-	Detach            bool
-	Cancel            bool
-	Summary           string
-	PagesDir          string
-	Poll              bool
-	Interval          time.Duration
-	Notify            notifyOptions // --notify and its kin (notify.go)
+	keep     *crawlrun.Archive
+	Timeout  time.Duration
+	Detach   bool
+	Cancel   bool
+	Summary  string
+	PagesDir string
+	Poll     bool
+	Interval time.Duration
+	Notify   notifyOptions // --notify and its kin (notify.go)
 
 	// v1 names, refused with the v2 name
 	v1MaxDepth, v1IgnoreSitemap, v1Backward string
 	// demo: the crawl is the demo's simulator's, gone with firewatch.
 	demo bool
 }
-
-// crawlStartFlags are the flags that only a new crawl takes.
-var crawlStartFlags = []string{"prompt", "limit", "include-path", "exclude-path", "max-discovery-depth", "sitemap",
-	"crawl-entire-domain", "allow-subdomains", "allow-external-links", "ignore-query-parameters", "delay",
-	"max-concurrency", "scrape-options", "detach"}
 
 func (a *app) crawlCommand() *cobra.Command {
 	o := &crawlOptions{}
@@ -98,7 +77,7 @@ bad usage (nothing sent), 3 cancelled, 6 the service refused (400, 401,
 	o.registerCommon(cmd, "auto (tui on a terminal, else plain), tui, plain or json")
 	o.Notify.register(cmd.Flags(), false)
 	f := cmd.Flags()
-	f.StringVar(&o.Prompt, "prompt", "", "say in words what to crawl; the service derives the options (see crawl-preview)")
+	f.StringVar(&o.Options.Prompt, "prompt", "", "say in words what to crawl; the service derives the options (see crawl-preview)")
 	f.IntVar(&o.Limit, "limit", 0, "the most pages the crawl scrapes (its page cap; the service's default when unset)")
 	f.StringArrayVar(&o.IncludePaths, "include-path", nil, "a regular expression URL paths must match (repeat for several; commas are part of the regex)")
 	f.StringArrayVar(&o.ExcludePaths, "exclude-path", nil, "a regular expression of URL paths to skip (repeat for several)")
@@ -143,26 +122,11 @@ func (o *crawlOptions) check(cmd *cobra.Command, isID bool) error {
 	if err := checkOutput(&o.interactOptions, OutputAuto, OutputTUI, OutputPlain, OutputJSON); err != nil {
 		return err
 	}
-	if isID {
-		for _, n := range crawlStartFlags {
-			if f.Changed(n) {
-				return badUsage("--%s is for starting a crawl: give a URL, not a crawl id", n)
-			}
-		}
-	} else if o.Cancel {
+	if !isID && o.Cancel {
 		return badUsage("--cancel needs a crawl id (a UUID), not a URL")
 	}
-	if o.Sitemap != "" && o.Sitemap != "only" && o.Sitemap != "skip" && o.Sitemap != "include" {
-		return badUsage("--sitemap %q: it must be only, skip or include", text.Sanitize(o.Sitemap))
-	}
-	for _, c := range []struct {
-		name string
-		v    int
-		min  int
-	}{{"limit", o.Limit, 1}, {"max-discovery-depth", o.MaxDiscoveryDepth, 0}, {"max-concurrency", o.MaxConcurrency, 1}} {
-		if f.Changed(c.name) && c.v < c.min {
-			return badUsage("--%s %d: it must be at least %d", c.name, c.v, c.min)
-		}
+	if err := o.Options.Check(f.Changed, isID); err != nil {
+		return asUsage(err)
 	}
 	if o.Delay < 0 || o.Timeout < 0 {
 		return badUsage("--delay and --timeout must not be negative")
@@ -176,78 +140,6 @@ func (o *crawlOptions) check(cmd *cobra.Command, isID bool) error {
 	return o.Notify.check(f)
 }
 
-// request builds the body from the flags.
-func (o *crawlOptions) request(cmd *cobra.Command, rawURL string) (*poller.CrawlRequest, error) {
-	u, err := url.Parse(strings.TrimSpace(rawURL))
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return nil, badUsage("%q is neither a crawl id (a UUID) nor a URL to crawl (http:// or https://)", describe.OneLine(text.Sanitize(rawURL), 100))
-	}
-	f := cmd.Flags()
-	r := &poller.CrawlRequest{URL: u.String(), Prompt: o.Prompt, IncludePaths: o.IncludePaths, ExcludePaths: o.ExcludePaths,
-		Sitemap: o.Sitemap, Integration: "firewatch"}
-	intFlag := func(name string, v int) *int {
-		if f.Changed(name) {
-			return &v
-		}
-		return nil
-	}
-	boolFlag := func(name string, v bool) *bool {
-		if f.Changed(name) {
-			return &v
-		}
-		return nil
-	}
-	r.Limit = intFlag("limit", o.Limit)
-	r.MaxDiscoveryDepth = intFlag("max-discovery-depth", o.MaxDiscoveryDepth)
-	r.MaxConcurrency = intFlag("max-concurrency", o.MaxConcurrency)
-	r.CrawlEntireDomain = boolFlag("crawl-entire-domain", o.CrawlEntireDomain)
-	r.AllowSubdomains = boolFlag("allow-subdomains", o.AllowSubdomains)
-	r.AllowExternalLinks = boolFlag("allow-external-links", o.AllowExternal)
-	r.IgnoreQueryParameters = boolFlag("ignore-query-parameters", o.IgnoreQuery)
-	if f.Changed("delay") {
-		s := o.Delay.Seconds()
-		r.Delay = &s
-	}
-	if o.ScrapeOptions != "" {
-		v, err := readScrapeOptions(o.ScrapeOptions)
-		if err != nil {
-			return nil, err
-		}
-		r.ScrapeOptions = v
-	}
-	if err := r.Validate(); err != nil {
-		return nil, badUsage("%v", err)
-	}
-	return r, nil
-}
-
-// readScrapeOptions reads --scrape-options (JSON, or a file of it) and
-// refuses the v1 leftovers the team view flags.
-func readScrapeOptions(s string) (jsontext.Value, error) {
-	b := []byte(s)
-	if t := strings.TrimSpace(s); !strings.HasPrefix(t, "{") {
-		fb, err := os.ReadFile(s)
-		if err != nil {
-			return nil, badUsage("--scrape-options: neither a JSON object nor a readable file: %v", err)
-		}
-		b = fb
-	}
-	v := jsontext.Value(bytes.TrimSpace(b)).Clone()
-	if err := v.Compact(); err != nil || v.Kind() != '{' {
-		return nil, badUsage("--scrape-options: not a JSON object")
-	}
-	var renamed []string
-	for _, op := range scrapeopts.Render(v) {
-		if op.Renamed != "" {
-			renamed = append(renamed, op.Name+" ("+op.Renamed+")")
-		}
-	}
-	if len(renamed) > 0 {
-		return nil, badUsage("--scrape-options has v1 leftovers v2 refuses: %s", strings.Join(renamed, "; "))
-	}
-	return v, nil
-}
-
 func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 	arg = strings.TrimSpace(arg)
 	isID := poller.ValidateJobID(arg) == nil
@@ -257,8 +149,8 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 	var req *poller.CrawlRequest
 	if !isID {
 		var err error
-		if req, err = o.request(cmd, arg); err != nil {
-			return err
+		if req, err = o.Request(arg, cmd.Flags().Changed); err != nil {
+			return asUsage(err)
 		}
 	}
 	svc, err := a.service(o.APIURL, o.APIKey)
@@ -285,7 +177,7 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 	}
 	id, crawlURL := strings.ToLower(arg), ""
 	o.keep = a.keepCrawls(ctx, svc, nil)
-	defer o.keep.close()
+	defer o.keep.Close()
 	if !isID {
 		s, err := c.StartCrawl(ctx, req)
 		if err != nil {
@@ -295,7 +187,7 @@ func (a *app) crawl(cmd *cobra.Command, o *crawlOptions, arg string) error {
 		// stdout.
 		id, crawlURL = s.ID, req.URL
 		a.started("crawl", id, debug)
-		o.keep.started(id, crawlURL)
+		o.keep.Started(id, crawlURL)
 		if o.Detach {
 			// A failed write is exit 8 (a.print); the id is on stderr.
 			_, err := fmt.Fprintln(a.print, id)
@@ -346,73 +238,56 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 	if err != nil {
 		return err
 	}
-	ws, _, _, err := a.notifyCrawl(o.keep.watch(c, crawlURL), &o.Notify, crawlURL, nil, svc)
+	ws, _, _, err := a.notifyCrawl(o.keep.Watch(c, crawlURL), &o.Notify, crawlURL, nil, svc)
 	if err != nil {
 		return err
 	}
-	return a.printCrawl(ctx, ws, o, id, crawlURL, watch)
+	end, err := crawlprint.Watch(ctx, ws, a.crawlEnv(), crawlprint.Options{JSON: o.Output == OutputJSON, PagesDir: o.PagesDir,
+		Summary: o.Summary}, id, crawlURL, watch)
+	if err != nil {
+		return err
+	}
+	return crawlEndOf(end)
+}
+
+// crawlEndOf is the command's error for how a crawl watch ended: nil
+// when the crawl completed with every output written.
+func crawlEndOf(e crawlprint.End) error {
+	return (&crawlEnd{status: e.Status, err: e.Err, output: e.Output}).orNil()
+}
+
+// crawlEnv is where a crawl's output goes, and its failures' errors.
+func (a *app) crawlEnv() crawlprint.Env {
+	return crawlprint.Env{Stdout: a.stdout, Stderr: a.stderr, Secrets: a.secrets,
+		OutputError: func(name string, err error) error { return &outputError{name: name, err: err} }}
 }
 
 // crawlScreen follows the crawl on the screen; once it is left, stderr has
-// the closing counts line plain output ends with (sayCrawlEnd).
+// the closing counts line plain output ends with (crawlprint.Env.SayEnd).
 func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id, crawlURL string, watch poller.CrawlWatchOptions, debug *debugLog) error {
-	notes, say := screenNotes()
+	notes, say := crawlprint.ScreenNotes()
 	c, err := a.client(svc, debug, say)
 	if err != nil {
 		return err
 	}
-	start := time.Now()
-	// --pages-dir on the screen too: each page as it arrives (on the
-	// watch's goroutine); the first failure is kept, for exit 8.
-	var onDoc func(*poller.CrawlDoc)
-	var pagesMu sync.Mutex
-	var pagesErr error
-	var pages *pageWriter
-	if o.PagesDir != "" {
-		if pages, err = newPageWriter(o.PagesDir, a.secrets); err != nil {
-			return &outputError{name: "--pages-dir", err: err}
-		}
-		onDoc = func(d *poller.CrawlDoc) {
-			pagesMu.Lock()
-			defer pagesMu.Unlock()
-			if pagesErr != nil {
-				return
-			}
-			if err := pages.write(d); err != nil {
-				pagesErr = &outputError{name: "--pages-dir", err: err}
-			}
-		}
+	// --pages-dir on the screen too, each page as it arrives.
+	outs, err := crawlprint.OpenScreenOutputs(a.crawlEnv(), crawlprint.Options{PagesDir: o.PagesDir, Summary: o.Summary}, id, crawlURL, o.demo)
+	if err != nil {
+		return err
 	}
-	ws, alerts, notified, err := a.notifyCrawl(o.keep.watch(c, crawlURL), &o.Notify, crawlURL, say, svc)
+	ws, alerts, notified, err := a.notifyCrawl(o.keep.Watch(c, crawlURL), &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return err
 	}
 	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: ws, ID: id, URL: crawlURL, NoColor: o.NoColor || a.noColorEnv(),
-		ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: onDoc, Alerts: alerts},
+		ASCII: o.ASCII, SaveDir: o.SaveDir, Watch: watch, Secrets: a.secrets, Notes: notes, OnDoc: outs.OnDoc(), Alerts: alerts},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	notified(res.Focused, false)
-	s := res.Seen
-	run := &crawlRun{ID: id, URL: crawlURL, Status: s.Status, Completed: s.Completed, Total: s.Total, Credits: s.Credits,
-		Pages: s.Pages, Failed: s.Failed, Robots: s.Robots, Start: start, FailedPages: s.FailedPages, Late: s.Late,
-		Missing: s.Missing, ErrorsAfterEnd: s.ErrorsAfterEnd, Demo: o.demo}
-	a.sayCrawlEnd(run)
-	// --summary is written however the screen ended (a signal too).
-	serr := a.writeCrawlSummary(o, run)
-	pagesMu.Lock()
-	if pages != nil {
-		if cerr := pages.Close(); cerr != nil && pagesErr == nil {
-			pagesErr = &outputError{name: "--pages-dir", err: cerr}
-		}
-	}
-	if pagesErr != nil {
-		fmt.Fprintf(a.stderr, "firewatch: %v\n", pagesErr)
-		serr = cmp.Or(serr, pagesErr)
-	}
-	pagesMu.Unlock()
+	end := outs.End(ctx, res, errQuit)
 	if err != nil && ctx.Err() == nil {
 		return &failure{err}
 	}
-	return screenEnd(ctx, res, serr)
+	return crawlEndOf(end)
 }
 
 // checkCrawlOutputs checks, creating nothing, every output of a crawl
@@ -431,56 +306,23 @@ func (a *app) checkCrawlOutputs(o *crawlOptions) error {
 			return err
 		}
 	}
-	if o.PagesDir != "" {
-		if err := checkPagesDir(o.PagesDir); err != nil {
-			return err
-		}
-	}
-	if o.SaveDir != "" {
-		if fi, err := os.Stat(o.SaveDir); err != nil || !fi.IsDir() {
-			return badUsage("--save-dir %q: not a folder", o.SaveDir)
-		}
+	if err := crawlprint.CheckDirs(o.PagesDir, o.SaveDir, canCreateIn); err != nil {
+		return asUsage(err)
 	}
 	return nil
-}
-
-// screenNotes is where the crawl screen's client says its waits: say
-// queues a line for the screen's footer (dropped when the screen is behind).
-func screenNotes() (<-chan string, func(string)) {
-	ch := make(chan string, 8)
-	return ch, func(line string) {
-		select {
-		case ch <- line:
-		default:
-		}
-	}
-}
-
-// screenEnd is how the crawl screen ended: the crawl's status, the error
-// that stopped its watch, or ctx's cause (--timeout, a signal), or the
-// user leaving it before the end; summaryErr is --summary's failure (8).
-func screenEnd(ctx context.Context, res uicrawl.Result, summaryErr error) error {
-	end := &crawlEnd{status: res.Status, err: res.Err, output: summaryErr}
-	switch {
-	case ctx.Err() != nil:
-		end.err = context.Cause(ctx)
-	case end.err == nil && !poller.CrawlTerminal(res.Status):
-		end.err = errQuit
-	}
-	return end.orNil()
 }
 
 // crawlFromTeam opens the crawl screen of an active crawl picked on the
 // runs screen's team tab; back reports esc (back to the list).
 func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, id, crawlURL string) (back bool, err error) {
-	notes, say := screenNotes()
+	notes, say := crawlprint.ScreenNotes()
 	c, err := a.client(svc, nil, say)
 	if err != nil {
 		return false, err
 	}
 	keep := a.keepCrawls(ctx, svc, say)
-	defer keep.close()
-	cs, alerts, notified, err := a.notifyCrawl(keep.watch(a.hub.crawlService(c), crawlURL), &o.Notify, crawlURL, say, svc)
+	defer keep.Close()
+	cs, alerts, notified, err := a.notifyCrawl(keep.Watch(a.hub.crawlService(c), crawlURL), &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return false, err
 	}
@@ -526,4 +368,18 @@ func (a *app) demoCrawl(cmd *cobra.Command, wo *watchOptions, d *demoOptions) er
 	}
 	fmt.Fprintf(a.stderr, "firewatch: demo: crawl %s of the simulated https://docs.example.com/\n", id)
 	return a.watchCrawl(ctx, svc, o, id, "https://docs.example.com/", nil)
+}
+
+// keepCrawls opens the archive for a crawl of svc; nil when it is off or
+// keeps no crawls (why is said through say, nil: stderr).
+func (a *app) keepCrawls(ctx context.Context, svc service, say func(string)) *crawlrun.Archive {
+	if say == nil {
+		say = func(s string) { fmt.Fprintf(a.stderr, "firewatch: %s\n", s) }
+	}
+	st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
+	if err != nil {
+		say("the crawl is not archived: " + err.Error())
+		return nil
+	}
+	return crawlrun.Keep(st, svc.baseURL, archive.TeamOf(svc.key), a.hub.personName(), say)
 }

@@ -8,13 +8,11 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
-	"github.com/firewatch/firewatch/describe"
+	"github.com/firewatch/firewatch/cli/internal/crawlprint"
+	"github.com/firewatch/firewatch/cli/internal/crawlrun"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -85,56 +83,8 @@ func (a *app) crawlPreview(cmd *cobra.Command, o *interactOptions, rawURL, promp
 		}
 		return err
 	}
-	if o.Output == OutputJSON {
-		fmt.Fprintf(a.print, "%s\n", a.compactLine(p.Data))
-		return a.offerCrawl(ctx, o, c, start, u.String(), p, debug)
-	}
-	// Bounded cells: a hostile name or value neither widens every row nor
-	// prints megabytes on one line.
-	w := 0
-	for _, op := range p.Options {
-		w = max(w, ansi.StringWidth(describe.OneLine(op.Name, maxNameCells)))
-	}
-	for _, op := range p.Options {
-		name := describe.OneLine(op.Name, maxNameCells)
-		fmt.Fprintf(a.print, "%s%s  %s\n", name, strings.Repeat(" ", w-ansi.StringWidth(name)), describe.OneLine(previewValue(op.Value), maxValueCells))
-	}
-	if p.Warning != "" {
-		fmt.Fprintf(a.stderr, "firewatch: the service warns: %s\n", p.Warning)
-	}
+	a.crawlEnv().Preview(a.print, p, o.Output == OutputJSON)
 	return a.offerCrawl(ctx, o, c, start, u.String(), p, debug)
-}
-
-// The widest option name and value crawl-preview prints, in cells.
-const (
-	maxNameCells  = 40
-	maxValueCells = 2000
-)
-
-// previewValue is an option's value for the aligned list: strings as they
-// are, empty lists as "(none)", other values as compact JSON; sanitised.
-func previewValue(v jsontext.Value) string {
-	switch v.Kind() {
-	case '"':
-		var s string
-		_ = json.Unmarshal(v, &s)
-		return text.Sanitize(s)
-	case 'n':
-		return "(not set)"
-	case '[':
-		var items []jsontext.Value
-		if json.Unmarshal(v, &items) == nil {
-			if len(items) == 0 {
-				return "(none)"
-			}
-			parts := make([]string, len(items))
-			for i, it := range items {
-				parts[i] = previewValue(it)
-			}
-			return strings.Join(parts, ", ")
-		}
-	}
-	return text.Sanitize(string(compactJSON(v))) // the client redacted the answer
 }
 
 // offerCrawl asks whether to start the previewed crawl (or starts it with
@@ -152,15 +102,11 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 			return nil
 		}
 		screen, _ = isTerminal(a.stdout)
-		fmt.Fprint(a.stderr, "Start this crawl? [y/N] ")
-		yes, err := readKey(f)
-		if err != nil || !yes {
-			fmt.Fprintln(a.stderr, "no")
+		if !crawlprint.AskStart(f, a.stderr) {
 			return nil
 		}
-		fmt.Fprintln(a.stderr, "yes")
 	}
-	req, err := previewRequest(rawURL, p)
+	req, err := crawlrun.PreviewRequest(rawURL, p)
 	if err != nil {
 		return &failure{err}
 	}
@@ -174,8 +120,8 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 		return err
 	}
 	keep := a.keepCrawls(ctx, svc, nil)
-	defer keep.close()
-	keep.started(s.ID, req.URL)
+	defer keep.Close()
+	keep.Started(s.ID, req.URL)
 	if !screen {
 		fmt.Fprintf(a.stderr, "firewatch: firewatch crawl %s watches it\n", s.ID)
 		return nil
@@ -183,62 +129,4 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 	co := &crawlOptions{Interval: 2 * time.Second, keep: keep}
 	co.Output, co.NoColor, co.ASCII = OutputTUI, o.NoColor, o.ASCII
 	return a.watchCrawl(ctx, svc, co, s.ID, req.URL, debug)
-}
-
-// readKey reads one key from the terminal f in raw mode, what was typed
-// before the question dropped: y or Y is yes.
-func readKey(f *os.File) (bool, error) {
-	st, err := term.MakeRaw(f.Fd())
-	if err != nil {
-		return false, err
-	}
-	defer term.Restore(f.Fd(), st)
-	flushInput(f.Fd())
-	var b [8]byte
-	n, err := f.Read(b[:])
-	if err != nil {
-		return false, err
-	}
-	return n == 1 && (b[0] == 'y' || b[0] == 'Y'), nil
-}
-
-// previewRequest is the previewed options as a v2 POST /v2/crawl body:
-// the v2 options only (the preview's maxDepth dropped, the prompt not
-// sent again: the options are what it derived).
-func previewRequest(rawURL string, p *poller.CrawlPreview) (*poller.CrawlRequest, error) {
-	keep := map[string]bool{"includePaths": true, "excludePaths": true, "maxDiscoveryDepth": true, "sitemap": true,
-		"ignoreQueryParameters": true, "limit": true, "crawlEntireDomain": true, "allowExternalLinks": true,
-		"allowSubdomains": true, "delay": true, "maxConcurrency": true, "scrapeOptions": true}
-	obj := map[string]jsontext.Value{}
-	for _, op := range p.Options {
-		if keep[op.Name] && op.Value.Kind() != 'n' {
-			obj[op.Name] = op.Value
-		}
-	}
-	b, _ := json.Marshal(obj)
-	var v struct {
-		IncludePaths          []string       `json:"includePaths"`
-		ExcludePaths          []string       `json:"excludePaths"`
-		MaxDiscoveryDepth     *int           `json:"maxDiscoveryDepth"`
-		Sitemap               string         `json:"sitemap"`
-		IgnoreQueryParameters *bool          `json:"ignoreQueryParameters"`
-		Limit                 *int           `json:"limit"`
-		CrawlEntireDomain     *bool          `json:"crawlEntireDomain"`
-		AllowExternalLinks    *bool          `json:"allowExternalLinks"`
-		AllowSubdomains       *bool          `json:"allowSubdomains"`
-		Delay                 *float64       `json:"delay"`
-		MaxConcurrency        *int           `json:"maxConcurrency"`
-		ScrapeOptions         jsontext.Value `json:"scrapeOptions"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return nil, fmt.Errorf("the preview's options cannot be sent as a crawl: %v", err)
-	}
-	r := &poller.CrawlRequest{URL: rawURL, IncludePaths: v.IncludePaths, ExcludePaths: v.ExcludePaths, MaxDiscoveryDepth: v.MaxDiscoveryDepth,
-		Sitemap: v.Sitemap, IgnoreQueryParameters: v.IgnoreQueryParameters, Limit: v.Limit, CrawlEntireDomain: v.CrawlEntireDomain,
-		AllowExternalLinks: v.AllowExternalLinks, AllowSubdomains: v.AllowSubdomains, Delay: v.Delay, MaxConcurrency: v.MaxConcurrency,
-		ScrapeOptions: v.ScrapeOptions, Integration: "firewatch"}
-	if err := r.Validate(); err != nil {
-		return nil, fmt.Errorf("the preview's options cannot be sent as a crawl: %v", err)
-	}
-	return r, nil
 }

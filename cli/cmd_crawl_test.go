@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/firewatch/firewatch/cli/internal/crawlprint"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
@@ -129,7 +130,7 @@ func TestCrawlJSONSummaryPages(t *testing.T) {
 	if len(files) != docs+1 {
 		t.Fatalf("%d files for %d pages and the index", len(files), docs)
 	}
-	index, err := os.ReadFile(filepath.Join(pages, pagesIndex))
+	index, err := os.ReadFile(filepath.Join(pages, crawlprint.PagesIndex))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/firewatch/firewatch/archiving"
 	"strings"
 	"time"
 
@@ -121,10 +120,10 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 		// The crawls seen are kept, as a watch keeps its crawl.
 		keep := a.keepCrawls(ctx, svc, nil)
 		if keep != nil {
-			if err := archiving.SeenCrawls(ctx, keep.st, keep.service, keep.team, t.Crawls, time.Now()); err != nil {
+			if err := keep.Seen(ctx, t.Crawls, time.Now()); err != nil {
 				fmt.Fprintf(a.stderr, "firewatch: the crawls are not archived: %v\n", err)
 			}
-			keep.close()
+			keep.Close()
 		}
 	}
 	failed := t.failed()

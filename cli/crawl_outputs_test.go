@@ -13,74 +13,8 @@ import (
 	"github.com/coder/websocket"
 	"github.com/go-json-experiment/json"
 
-	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
-	"github.com/firewatch/firewatch/text"
 )
-
-// 10 001 pages whose URLs share their first 150 bytes, one URL twice, and a
-// file already where a page would go: every page gets a file of its own
-// (a short hash of its URL tells them apart), none is written over, and
-// the index maps each URL to its file. (The names were cut at 120 bytes
-// and numbered -2 to -9999: the 10 000th page stopped the watch.)
-func TestCrawlPagesDirNames(t *testing.T) {
-	if raceDetector {
-		t.Skip("10 001 files under the race detector take a quarter of a minute: .ci/run runs this test without it")
-	}
-	t.Parallel()
-	dir := t.TempDir()
-	prefix := "https://docs.example.com/" + strings.Repeat("a-long-section-name/", 7)
-	if err := os.WriteFile(filepath.Join(dir, pageName(prefix+"0")+".md"), []byte("mine"), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	const key = "fc-0123456789abcdef0123456789abcdef"
-	p, err := newPageWriter(dir, text.NewSecrets(key))
-	if err != nil {
-		t.Fatal(err)
-	}
-	const n = 10001
-	for i := range n {
-		if err := p.write(&poller.CrawlDoc{URL: fmt.Sprint(prefix, i), Markdown: fmt.Sprint("page ", i, " ", key)}); err != nil {
-			t.Fatalf("page %d: %v", i, err)
-		}
-	}
-	if err := p.write(&poller.CrawlDoc{URL: prefix + "7", Markdown: "page 7 again"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := p.Close(); err != nil {
-		t.Fatal(err)
-	}
-	if b, _ := os.ReadFile(filepath.Join(dir, pageName(prefix+"0")+".md")); string(b) != "mine" {
-		t.Fatalf("a file already there was written over: %q", b)
-	}
-	index, err := os.ReadFile(filepath.Join(dir, pagesIndex))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := strings.Split(strings.TrimSpace(string(index)), "\n")
-	if len(lines) != n+1 {
-		t.Fatalf("%d index lines for %d pages", len(lines), n+1)
-	}
-	files := map[string]bool{}
-	for i, l := range lines {
-		var e struct {
-			URL  string `json:"url"`
-			File string `json:"file"`
-		}
-		if err := json.Unmarshal([]byte(l), &e); err != nil || files[e.File] || len(e.File) > 120 {
-			t.Fatalf("index line %d %s: %v", i, l, err)
-		}
-		files[e.File] = true
-		b, err := os.ReadFile(filepath.Join(dir, e.File))
-		want := "page " + strings.TrimPrefix(e.URL, prefix) + " "
-		if i == n {
-			want = "page 7 again"
-		}
-		if err != nil || !strings.HasPrefix(string(b), want) || strings.Contains(string(b), key) {
-			t.Fatalf("%s holds %q (%v), want %q and no key", e.File, b, err, want)
-		}
-	}
-}
 
 // Every output is checked before the crawl is started (and billed): a
 // --pages-dir that is a file, a --summary in no folder, a --save-dir that

@@ -1,8 +1,12 @@
-package cli
+// Package crawlrun is what a crawl command asks for and keeps, below its
+// flags: the body of a new crawl (Request, from crawl's flags or from
+// crawl-preview's answer) and the crawl's record in the archive (Archive).
+// Its inputs are values the command layer fills in; nothing here reaches
+// back into it.
+package crawlrun
 
 import (
 	"context"
-	"fmt"
 	"sync"
 	"time"
 
@@ -14,11 +18,12 @@ import (
 
 // A crawl firewatch starts or watches is kept in the archive
 // (archive.Crawl): when it starts, and at every status that changes its
-// status word, pages or credits. The archive is opened as a watch opens it
-// (keepArchive): a failure is said once and the crawl goes on.
+// status word, pages or credits. A failure is said once and the crawl
+// goes on.
 
-// crawlArchive is the archive a crawl command keeps its crawl in.
-type crawlArchive struct {
+// Archive is the archive a crawl command keeps its crawls in. A nil
+// *Archive keeps nothing: each method is a no-op on it.
+type Archive struct {
 	st      archive.Store
 	ck      archive.CrawlKeeper
 	service string
@@ -30,17 +35,11 @@ type crawlArchive struct {
 	failed bool
 }
 
-// keepCrawls opens the archive for a crawl of svc; nil when it is off or
-// keeps no crawls (why is said through say, nil: stderr).
-func (a *app) keepCrawls(ctx context.Context, svc service, say func(string)) *crawlArchive {
-	if say == nil {
-		say = func(s string) { fmt.Fprintf(a.stderr, "firewatch: %s\n", s) }
-	}
-	st, err := a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
-	if err != nil {
-		say("the crawl is not archived: " + err.Error())
-		return nil
-	}
+// Keep keeps the crawls of service (the team's token team; by: who starts
+// them through a hub, "" for none) in st, which it then owns; nil, st
+// closed, when st is nil or keeps no crawls. A failure to keep one is said
+// through say.
+func Keep(st archive.Store, service, team, by string, say func(string)) *Archive {
 	ck, ok := st.(archive.CrawlKeeper)
 	if st == nil || !ok {
 		if st != nil {
@@ -48,17 +47,18 @@ func (a *app) keepCrawls(ctx context.Context, svc service, say func(string)) *cr
 		}
 		return nil
 	}
-	return &crawlArchive{st: st, ck: ck, service: svc.baseURL, team: archive.TeamOf(svc.key), by: a.hub.personName(), say: say}
+	return &Archive{st: st, ck: ck, service: service, team: team, by: by, say: say}
 }
 
-func (k *crawlArchive) close() {
+// Close closes the archive.
+func (k *Archive) Close() {
 	if k != nil {
 		k.st.Close()
 	}
 }
 
 // put records c, saying the first failure.
-func (k *crawlArchive) put(c *archive.Crawl) {
+func (k *Archive) put(c *archive.Crawl) {
 	if k == nil {
 		return
 	}
@@ -75,8 +75,8 @@ func (k *crawlArchive) put(c *archive.Crawl) {
 	}
 }
 
-// started records a crawl this command started.
-func (k *crawlArchive) started(id, url string) {
+// Started records a crawl this command started.
+func (k *Archive) Started(id, url string) {
 	if k == nil {
 		return
 	}
@@ -84,8 +84,16 @@ func (k *crawlArchive) started(id, url string) {
 	k.put(&archive.Crawl{Service: k.service, ID: id, URL: url, Status: "scraping", Team: k.team, CreatedAt: &now, StartedBy: k.by})
 }
 
-// watch is svc with every status its watch sees kept.
-func (k *crawlArchive) watch(svc uicrawl.Service, url string) uicrawl.Service {
+// Seen records the crawls of the team's list, seen at now.
+func (k *Archive) Seen(ctx context.Context, list []poller.Crawl, now time.Time) error {
+	if k == nil {
+		return nil
+	}
+	return archiving.SeenCrawls(ctx, k.st, k.service, k.team, list, now)
+}
+
+// Watch is svc with every status its watch of the crawl of url sees kept.
+func (k *Archive) Watch(svc uicrawl.Service, url string) uicrawl.Service {
 	if k == nil {
 		return svc
 	}
@@ -94,7 +102,7 @@ func (k *crawlArchive) watch(svc uicrawl.Service, url string) uicrawl.Service {
 
 type archivedCrawl struct {
 	uicrawl.Service
-	k   *crawlArchive
+	k   *Archive
 	url string
 }
 

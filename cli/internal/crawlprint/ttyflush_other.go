@@ -1,6 +1,6 @@
 //go:build !linux
 
-package cli
+package crawlprint
 
 // flushInput: nothing to do here (the question still takes one key).
 func flushInput(uintptr) {}

@@ -1,4 +1,4 @@
-package cli
+package crawlprint
 
 import (
 	"crypto/sha256"
@@ -22,22 +22,22 @@ import (
 )
 
 // --pages-dir: each page's markdown in a file of its own, named from its
-// URL and a short hash of it (pageName), never over another file, the
-// secrets redacted; and an index of URL → file (pagesIndex).
+// URL and a short hash of it (PageName), never over another file, the
+// secrets redacted; and an index of URL → file (PagesIndex).
 
-// pagesIndex is the index --pages-dir keeps: one JSON object a line,
+// PagesIndex is the index --pages-dir keeps: one JSON object a line,
 // {"url":…,"file":…}, appended as each page is written (a second watch
 // into the same folder adds its own lines).
-const pagesIndex = "index.jsonl"
+const PagesIndex = "index.jsonl"
 
 // pageNameMax is the readable part of a page file's name, in bytes.
 const pageNameMax = 100
 
-// pageName is a page's file name, without its extension: the URL made safe
-// (uicrawl.PageFileName) and cut to pageNameMax bytes, then 10 hex digits
-// of the URL's SHA-256, so that pages whose URLs share their start still
-// get names of their own.
-func pageName(pageURL string) string {
+// PageName is a page's file name, without its extension: the URL made
+// safe (uicrawl.PageFileName) and cut to pageNameMax bytes, then 10 hex
+// digits of the URL's SHA-256, so that pages whose URLs share their start
+// still get names of their own.
+func PageName(pageURL string) string {
 	base := uicrawl.PageFileName(pageURL) // ASCII only: cut anywhere
 	if len(base) > pageNameMax {
 		base = strings.TrimRight(base[:pageNameMax], "_.-")
@@ -46,8 +46,9 @@ func pageName(pageURL string) string {
 	return base + "-" + hex.EncodeToString(h[:5])
 }
 
-// pageWriter writes --pages-dir.
-type pageWriter struct {
+// Pages writes --pages-dir; its methods may be called from several
+// goroutines.
+type Pages struct {
 	dir     string
 	secrets *text.Secrets
 	mu      sync.Mutex
@@ -55,11 +56,12 @@ type pageWriter struct {
 	index   *os.File
 }
 
-func newPageWriter(dir string, secrets *text.Secrets) (*pageWriter, error) {
+// OpenPages makes dir if need be and opens its index for appending.
+func OpenPages(dir string, secrets *text.Secrets) (*Pages, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
 	}
-	ip := filepath.Join(dir, pagesIndex)
+	ip := filepath.Join(dir, PagesIndex)
 	// Appended to, so never through a link planted there.
 	if fi, err := os.Lstat(ip); err == nil && !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file", ip)
@@ -68,17 +70,18 @@ func newPageWriter(dir string, secrets *text.Secrets) (*pageWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &pageWriter{dir: dir, secrets: secrets, next: map[string]int{}, index: index}, nil
+	return &Pages{dir: dir, secrets: secrets, next: map[string]int{}, index: index}, nil
 }
 
 // maxSameName bounds the files tried for one name (the same URL again and
 // again, or a folder full of an earlier watch's files).
 const maxSameName = 1 << 20
 
-func (p *pageWriter) write(d *poller.CrawlDoc) error {
+// Write writes d's markdown to a new file and adds it to the index.
+func (p *Pages) Write(d *poller.CrawlDoc) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	base := pageName(d.URL)
+	base := PageName(d.URL)
 	for n := p.next[base]; n < maxSameName; n++ {
 		name := base + ".md"
 		if n > 0 {
@@ -113,31 +116,47 @@ func (p *pageWriter) write(d *poller.CrawlDoc) error {
 }
 
 // Close closes the index; a failed close is a failed write.
-func (p *pageWriter) Close() error { return p.index.Close() }
+func (p *Pages) Close() error { return p.index.Close() }
 
-// checkPagesDir says, creating nothing, whether dir can be --pages-dir:
-// a folder firewatch can create files in, or a path whose nearest
-// existing parent is one.
-func checkPagesDir(dir string) error {
+// CheckDirs says, creating nothing, whether pagesDir can be --pages-dir
+// and saveDir --save-dir ("": none); canCreateIn says whether a folder
+// takes new files. Its error is the command's bad usage.
+func CheckDirs(pagesDir, saveDir string, canCreateIn func(dir string) error) error {
+	if pagesDir != "" {
+		if err := checkPagesDir(pagesDir, canCreateIn); err != nil {
+			return err
+		}
+	}
+	if saveDir != "" {
+		if fi, err := os.Stat(saveDir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("--save-dir %q: not a folder", saveDir)
+		}
+	}
+	return nil
+}
+
+// checkPagesDir says whether dir can be --pages-dir: a folder firewatch
+// can create files in, or a path whose nearest existing parent is one.
+func checkPagesDir(dir string, canCreateIn func(dir string) error) error {
 	want := filepath.Clean(dir)
 	for p := want; ; {
 		fi, err := os.Stat(p)
 		switch {
 		case err == nil && !fi.IsDir() && p == want:
-			return badUsage("--pages-dir %q: it is a file, not a folder", dir)
+			return fmt.Errorf("--pages-dir %q: it is a file, not a folder", dir)
 		case err == nil && !fi.IsDir():
-			return badUsage("--pages-dir %q: %s is a file, not a folder", dir, p)
+			return fmt.Errorf("--pages-dir %q: %s is a file, not a folder", dir, p)
 		case err == nil:
 			if err := canCreateIn(p); err != nil {
-				return badUsage("--pages-dir %q: cannot create files in %s: %v", dir, p, err)
+				return fmt.Errorf("--pages-dir %q: cannot create files in %s: %v", dir, p, err)
 			}
 			return nil
 		case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, syscall.ENOTDIR):
-			return badUsage("--pages-dir %q: %v", dir, err)
+			return fmt.Errorf("--pages-dir %q: %v", dir, err)
 		}
 		parent := filepath.Dir(p)
 		if parent == p {
-			return badUsage("--pages-dir %q: %v", dir, err)
+			return fmt.Errorf("--pages-dir %q: %v", dir, err)
 		}
 		p = parent
 	}

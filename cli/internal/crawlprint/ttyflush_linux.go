@@ -1,6 +1,6 @@
 //go:build linux
 
-package cli
+package crawlprint
 
 import "golang.org/x/sys/unix"
 

@@ -1,0 +1,5 @@
+//go:build !race
+
+package crawlprint
+
+const raceDetector = false
