@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/cli/internal/comparetext"
@@ -131,22 +129,10 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
 		return a.compareScreen(ctx, o, c, gates)
 	}
-	var out []byte
-	switch o.Output {
-	case OutputJSON:
-		out, err = json.Marshal(c, json.Deterministic(true), jsontext.WithIndent("  "))
-		if err != nil {
-			return err
-		}
-		out, _ = a.secrets.RedactJSON(out)
-		out = append(out, '\n')
-	case "md":
-		out = []byte(a.secrets.Redact(comparetext.Markdown(c)))
-	default:
-		out = []byte(a.secrets.Redact(comparetext.Text(c, termOut && !o.NoColor && !a.noColorEnv())))
-	}
-	if _, err := a.print.Write(out); err != nil {
-		return err // said and coded by Execute (exit 8)
+	// The comparison, then the gate: a write that fails is said and coded
+	// by Execute (exit 8).
+	if err := comparetext.Write(a.print, c, o.Output, a.secrets, termOut && !o.NoColor && !a.noColorEnv()); err != nil {
+		return err
 	}
 	return a.crossed(c)
 }

@@ -3,7 +3,11 @@ package comparetext
 import (
 	"cmp"
 	"fmt"
+	"io"
 	"strings"
+
+	"github.com/go-json-experiment/json"
+	"github.com/go-json-experiment/json/jsontext"
 
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/compare"
@@ -49,4 +53,25 @@ func Unused(gs compare.Gates, c *compare.Comparison, secrets *text.Secrets) stri
 			text.Sanitize(u.Gate.Spec), text.Sanitize(u.Tool), secrets.Sanitize(called))
 	}
 	return b.String()
+}
+
+// Write writes c on w as the mode asks: "json" the comparison's JSON,
+// "md" Markdown, else text (coloured when colour); redacted.
+func Write(w io.Writer, c *compare.Comparison, mode string, secrets *text.Secrets, colour bool) error {
+	var out []byte
+	switch mode {
+	case "json":
+		b, err := json.Marshal(c, json.Deterministic(true), jsontext.WithIndent("  "))
+		if err != nil {
+			return err
+		}
+		out, _ = secrets.RedactJSON(b)
+		out = append(out, '\n')
+	case "md":
+		out = []byte(secrets.Redact(Markdown(c)))
+	default:
+		out = []byte(secrets.Redact(Text(c, colour)))
+	}
+	_, err := w.Write(out)
+	return err
 }
