@@ -113,9 +113,11 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 			return err
 		}
 		t, err := costtext.BuildTeam(ctx, c, st, svc.baseURL, a.secrets, time.Now())
-		if se := (*costtext.StoreError)(nil); errors.As(err, &se) {
-			return archiveErr(se.Err)
-		} else if err != nil {
+		var se *costtext.StoreError
+		if errors.As(err, &se) {
+			return archiveErr(se.Err) // the archive's failure, said as every command says it
+		}
+		if err != nil {
 			return err
 		}
 		rep.Team = t
