@@ -205,60 +205,6 @@ func TestParseFailOn(t *testing.T) {
 	}
 }
 
-// cost applies the one billing rule: billed unless failed; a run whose
-// outcome is not known (known only in part, or only from the service's
-// status word) is counted apart, never guessed.
-func TestCostBuckets(t *testing.T) {
-	day := func(d int) *time.Time { t := time.Date(2026, 11, d, 12, 0, 0, 0, time.UTC); return &t }
-	f := func(v float64) *float64 { return &v }
-	list := []archive.Run{
-		{ID: "a", CreatedAt: day(16), Status: "completed", Outcome: "succeeded", Complete: true, CreditsUsed: f(0.1), Model: "spark-1"},
-		{ID: "b", CreatedAt: day(16), Status: "failed", Outcome: "failed", Complete: true, CreditsUsed: f(0.2), Model: "spark-1"},
-		{ID: "c", CreatedAt: day(17), Status: "cancelled", Outcome: "cancelled", Complete: true, CreditsUsed: f(0.3), Label: "x"},
-		{ID: "d", CreatedAt: day(17), Status: "failed", Outcome: "credit_limit_reached", Complete: true, CreditsUsed: f(150)},
-		{ID: "e", CreatedAt: day(18), Status: "processing", CreditsUsed: f(46), Events: 40},      // a watch left early
-		{ID: "f", CreatedAt: day(18), Status: "failed", CreditsUsed: f(9)},                       // the service's word only
-		{ID: "g", CreatedAt: day(23), Status: "completed", Outcome: "succeeded", Complete: true}, // no figure
-	}
-	rep := buildCost("week", list, time.Now())
-	if len(rep.Buckets) != 2 || rep.Buckets[0].Key != "2026-W47" || rep.Buckets[1].Key != "2026-W48" {
-		t.Fatalf("%+v", rep.Buckets)
-	}
-	var sum, billed float64
-	for _, b := range rep.Buckets {
-		sum += b.CreditsUsed
-		billed += b.BilledCredits
-	}
-	want := costTotal{Runs: 7, CreditsUsed: 205.6, BilledCredits: 150.4, FailedRuns: 1, FailedCredits: 0.2, UnknownRuns: 2, UnknownCredits: 55}
-	if rep.Total != want || sum != rep.Total.CreditsUsed || billed != rep.Total.BilledCredits {
-		t.Fatalf("totals %+v, want %+v; buckets add to %v / %v", rep.Total, want, sum, billed)
-	}
-	if b := rep.Buckets[0]; b.FailedRuns != 1 || b.FailedCredits != 0.2 || b.UnknownRuns != 2 || b.UnknownCredits != 55 {
-		t.Fatalf("week 47 %+v", b)
-	}
-	lab := buildCost("label", list, time.Now())
-	if lab.Buckets[len(lab.Buckets)-1].Key != "" && lab.Buckets[0].Key != "" {
-		t.Fatalf("no label bucket: %+v", lab.Buckets)
-	}
-}
-
-func TestParseAge(t *testing.T) {
-	now := time.Date(2026, 11, 25, 0, 0, 0, 0, time.UTC)
-	for in, want := range map[string]time.Time{
-		"7d": now.Add(-7 * 24 * time.Hour), "2w": now.Add(-14 * 24 * time.Hour), "36h": now.Add(-36 * time.Hour),
-		"2026-11-01": time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC), "2026-11-01T10:00:00Z": time.Date(2026, 11, 1, 10, 0, 0, 0, time.UTC),
-	} {
-		if got, err := parseAge(in, now); err != nil || !got.Equal(want) {
-			t.Errorf("parseAge(%q) = %v, %v", in, got, err)
-		}
-	}
-	for _, bad := range []string{"", "7x", "-3d", "yesterday"} {
-		if _, err := parseAge(bad, now); err == nil {
-			t.Errorf("parseAge(%q) accepted", bad)
-		}
-	}
-}
-
 // TestCompareExitCodes: compare is a regression gate. 0 when no threshold is
 // crossed, 1 only when one is; bad usage, an unreadable file, a service
 // failing (a 5xx after the retries) are 2, the service refusing an id 6, a

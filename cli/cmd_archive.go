@@ -11,6 +11,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/historytext"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -339,7 +340,7 @@ func (a *app) archivePrune(cmd *cobra.Command, po *pruneOptions) error {
 	var before time.Time
 	switch {
 	case po.Before != "":
-		t, err := parseAge(po.Before, now)
+		t, err := historytext.ParseAge(po.Before, now)
 		if err != nil {
 			return badUsage("--before %q: %v", text.Sanitize(po.Before), err)
 		}

@@ -1,18 +1,14 @@
 package cli
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"strings"
 
-	"github.com/go-json-experiment/json"
-	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/cli/internal/comparetext"
 	"github.com/firewatch/firewatch/compare"
-	"github.com/firewatch/firewatch/text"
 	uicompare "github.com/firewatch/firewatch/ui/compare"
 )
 
@@ -133,22 +129,10 @@ func (a *app) compare(cmd *cobra.Command, o *watchOptions, co *compareOptions, r
 	if o.Output == OutputTUI || o.Output == OutputAuto && termOut && a.onTerminal() {
 		return a.compareScreen(ctx, o, c, gates)
 	}
-	var out []byte
-	switch o.Output {
-	case OutputJSON:
-		out, err = json.Marshal(c, json.Deterministic(true), jsontext.WithIndent("  "))
-		if err != nil {
-			return err
-		}
-		out, _ = a.secrets.RedactJSON(out)
-		out = append(out, '\n')
-	case "md":
-		out = []byte(a.secrets.Redact(comparetext.Markdown(c)))
-	default:
-		out = []byte(a.secrets.Redact(comparetext.Text(c, termOut && !o.NoColor && !a.noColorEnv())))
-	}
-	if _, err := a.print.Write(out); err != nil {
-		return err // said and coded by Execute (exit 8)
+	// The comparison, then the gate: a write that fails is said and coded
+	// by Execute (exit 8).
+	if err := comparetext.Write(a.print, c, o.Output, a.secrets, termOut && !o.NoColor && !a.noColorEnv()); err != nil {
+		return err
 	}
 	return a.crossed(c)
 }
@@ -167,7 +151,7 @@ func (a *app) comparison(ctx context.Context, refA, refB string, gates compare.G
 	}
 	c := compare.Build(base, cand, rb, rc)
 	c.Apply(gates)
-	a.warnUnusedTools(gates, c)
+	fmt.Fprint(a.stderr, comparetext.Unused(gates, c, a.secrets))
 	return c, nil
 }
 
@@ -179,19 +163,6 @@ func parseFailOn(s string) (compare.Gates, error) {
 		return nil, asUsage(err)
 	}
 	return g, nil
-}
-
-// warnUnusedTools says of each --fail-on threshold on a tool that neither
-// run called (compare.Gates.Unused) that it did not apply.
-func (a *app) warnUnusedTools(gs compare.Gates, c *comparison) {
-	for _, u := range gs.Unused(c) {
-		called := "neither called any tool"
-		if len(u.Called) > 0 {
-			called = "they called " + strings.Join(u.Called, ", ")
-		}
-		fmt.Fprintf(a.stderr, "firewatch: compare: --fail-on %s: neither run called %s (%s); it crosses only when a candidate calls it\n",
-			text.Sanitize(u.Gate.Spec), text.Sanitize(u.Tool), a.secrets.Sanitize(called))
-	}
 }
 
 // compareScreen draws the comparison built by comparison; the gate
@@ -234,17 +205,6 @@ func (a *app) loadSide(ctx context.Context, ref, apiURL, apiKey string) (*compar
 	if err != nil {
 		return nil, nil, err
 	}
-	f := &rr.Figures
-	sum := rr.Run.Summary()
-	s := &compareSide{Ref: ref, Prompt: strOrNil(a.secrets.Sanitize(f.Prompt)), Model: strOrNil(a.secrets.Sanitize(f.Model)),
-		Outcome: strOrNil(f.Outcome), MaxCredits: f.MaxCredits, BilledCredits: f.Bill.BilledCredits(), Complete: f.Complete}
-	if id := cmp.Or(f.ID, rr.Store().Run().ID); id != "" {
-		s.ID = &id
-	}
-	run := &compare.Run{Secrets: a.secrets, Store: rr.Store(), DurationMs: f.DurationMs, TokensUsed: sum.TokensUsed, Result: f.Result,
-		Agents: len(sum.Agents), ToolCalls: len(sum.ToolCalls), Errors: len(sum.Errors), Attention: f.Attention, CreditsByAgent: f.CreditsByAgent}
-	if f.CreditsUsed != nil {
-		run.CreditsUsed = *f.CreditsUsed
-	}
+	s, run := comparetext.SideOf(ref, rr, a.secrets)
 	return s, run, nil
 }

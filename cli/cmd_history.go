@@ -1,26 +1,18 @@
 package cli
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
-	"slices"
-	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 
-	"github.com/go-json-experiment/json"
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
-	"github.com/firewatch/firewatch/cli/internal/watchprint"
-	"github.com/firewatch/firewatch/describe"
-	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/cli/internal/historytext"
 	"github.com/firewatch/firewatch/poller"
-	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
 )
 
@@ -32,8 +24,6 @@ type historyOptions struct {
 	AllServices               bool
 	Thread, Reruns            string // --thread, --reruns: a lineage, in order
 }
-
-var historyStatuses = []string{"all", "processing", "completed", "failed", "cancelled"}
 
 func (a *app) historyCommand() *cobra.Command {
 	o := &watchOptions{}
@@ -78,7 +68,7 @@ Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 	}
 	f := cmd.Flags()
 	f.StringVar(&ho.Since, "since", "", "only runs created since this age or date (7d, 2w, 36h, 2026-11-01)")
-	f.StringVar(&ho.Status, "status", "all", "only runs with this status: "+strings.Join(historyStatuses, ", "))
+	f.StringVar(&ho.Status, "status", "all", "only runs with this status: "+strings.Join(historytext.Statuses, ", "))
 	f.StringVar(&ho.Grep, "grep", "", "only runs whose prompt contains this text (any case)")
 	f.IntVar(&ho.Limit, "limit", 0, "at most this many runs (0: all)")
 	f.BoolVar(&ho.AllServices, "all-services", false, "runs of every service, not only the current one")
@@ -89,103 +79,6 @@ Ages (--since) are a Go duration (36h), Nd, Nw, or an RFC 3339 date.`,
 	return cmd
 }
 
-// parseAge reads an age (a Go duration, Nd, Nw) as now minus it, or an
-// RFC 3339 date or time.
-func parseAge(s string, now time.Time) (time.Time, error) {
-	s = strings.TrimSpace(s)
-	if t, err := time.Parse(time.RFC3339, s); err == nil {
-		return t, nil
-	}
-	if t, err := time.Parse("2006-01-02", s); err == nil {
-		return t, nil
-	}
-	mult := time.Duration(0)
-	switch {
-	case strings.HasSuffix(s, "d"):
-		mult = 24 * time.Hour
-	case strings.HasSuffix(s, "w"):
-		mult = 7 * 24 * time.Hour
-	}
-	if mult > 0 {
-		n, err := strconv.Atoi(strings.TrimSpace(s[:len(s)-1]))
-		if err != nil || n < 0 || n > 100000 {
-			return time.Time{}, errors.New("an age is a Go duration (36h), Nd, Nw or an RFC 3339 date")
-		}
-		return now.Add(-time.Duration(n) * mult), nil
-	}
-	d, err := time.ParseDuration(s)
-	if err != nil || d < 0 {
-		return time.Time{}, errors.New("an age is a Go duration (36h), Nd, Nw or an RFC 3339 date")
-	}
-	return now.Add(-d), nil
-}
-
-// historyLine is one run of history's JSON output: exactly these fields,
-// the run's figures (archiving.FiguresOf).
-type historyLine struct {
-	ID              string             `json:"id"`
-	Status          *string            `json:"status"`
-	Outcome         *string            `json:"outcome"`
-	Complete        bool               `json:"complete"`
-	Prompt          *string            `json:"prompt"`
-	Model           *string            `json:"model"`
-	Effort          *string            `json:"effort"`
-	MaxCredits      *float64           `json:"maxCredits"`
-	CreatedAt       *time.Time         `json:"createdAt"`
-	FinishedAt      *time.Time         `json:"finishedAt"`
-	CreditsUsed     *float64           `json:"creditsUsed"`
-	BilledCredits   *float64           `json:"billedCredits"`
-	Attention       *int               `json:"attention"`
-	CreditsByAgent  map[string]float64 `json:"creditsByAgent"`
-	CancelRequested bool               `json:"cancelRequested"`
-	CancelledBy     *string            `json:"cancelledBy"`
-	StartedBy       *string            `json:"startedBy"`
-	// CancelledVia and StartedVia: the hub's name it was done through.
-	CancelledVia *string       `json:"cancelledVia"`
-	StartedVia   *string       `json:"startedVia"`
-	Expired      bool          `json:"expired"`
-	RerunOf      *historyRerun `json:"rerunOf"`
-	ThreadID     *string       `json:"threadId"`
-	ThreadTurn   *int          `json:"threadTurn"`
-}
-
-// historyRerun is the run a run was rerun from, and the request fields the
-// rerun changed.
-type historyRerun struct {
-	ID      string   `json:"id"`
-	Changed []string `json:"changed"`
-}
-
-// historyLineOf is a run's line.
-func historyLineOf(f *archiving.Figures) historyLine {
-	hl := historyLine{ID: f.ID, Status: strOrNil(f.Status), Outcome: strOrNil(f.Outcome), Complete: f.Complete, Prompt: strOrNil(f.Prompt),
-		Model: strOrNil(f.Model), Effort: strOrNil(f.Effort), MaxCredits: f.MaxCredits, CreatedAt: f.CreatedAt, FinishedAt: f.FinishedAt,
-		CreditsUsed: f.CreditsUsed, BilledCredits: f.Bill.BilledCredits(), CreditsByAgent: f.CreditsByAgent,
-		CancelRequested: f.CancelRequested, Expired: f.Expired}
-	hl.CancelledBy, hl.CancelledVia = model.ActorFields(text.Sanitize(f.CancelledBy))
-	hl.StartedBy, hl.StartedVia = model.ActorFields(text.Sanitize(f.StartedBy))
-	if f.Read {
-		n := f.Attention
-		hl.Attention = &n
-	}
-	if f.RerunOf != "" {
-		hl.RerunOf = &historyRerun{ID: f.RerunOf, Changed: nonNil(f.RerunChanged)}
-	}
-	hl.ThreadID = strOrNil(f.ThreadID)
-	if f.ThreadTurn > 0 {
-		n := f.ThreadTurn
-		hl.ThreadTurn = &n
-	}
-	return hl
-}
-
-func strOrNil(s string) *string {
-	if s == "" {
-		return nil
-	}
-	return &s
-}
-
 func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) error {
 	if err := o.check(cmd.Flags()); err != nil {
 		return err
@@ -194,171 +87,62 @@ func (a *app) history(cmd *cobra.Command, o *watchOptions, ho *historyOptions) e
 	if err != nil {
 		return err
 	}
-	kind, err := checkKind(ho.Kind)
+	kind, err := historytext.Kind(ho.Kind)
 	if err != nil {
-		return err
+		return asUsage(err)
 	}
 	ctx := cmd.Context()
 	if ho.Thread != "" || ho.Reruns != "" {
 		return a.historyLineage(ctx, o, ho, q)
-	}
-	if kind == "crawl" {
-		st, err := a.openArchive(ctx, needArchive, nil)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		return a.historyCrawls(ctx, o, st, q, time.Now())
-	}
-	termOut, _ := isTerminal(a.stdout)
-	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut && a.onTerminal()) {
-		st, err := a.openArchive(ctx, needArchive, nil)
-		if err != nil {
-			return err
-		}
-		defer st.Close()
-		return a.archiveRunsLoop(cmd, o, ho.Status, st, q)
 	}
 	st, err := a.openArchive(ctx, needArchive, nil)
 	if err != nil {
 		return err
 	}
 	defer st.Close()
-	now := time.Now()
-	if o.Output == OutputJSON {
-		n, err := a.historyJSON(ctx, st, q, now)
-		if err == nil && n == 0 {
-			a.otherServicesHint(ctx, st, q)
+	if kind == "crawl" {
+		if err := historytext.CrawlsQuery(q); err != nil {
+			return asUsage(err)
 		}
-		return err
+		list, err := historytext.Crawls(ctx, st, q)
+		if err != nil {
+			return archiveErr(err)
+		}
+		if o.Output == OutputJSON {
+			return historytext.WriteCrawlsJSON(a.print, list, a.secrets)
+		}
+		return historytext.WriteCrawls(a.print, list, a.secrets, time.Now())
 	}
-	tw := tabwriter.NewWriter(a.print, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "STATUS\tOUTCOME\tID\tCREATED\tCREDITS\tBILLED\tMODEL\tPROMPT")
-	n := 0
-	err = st.Each(ctx, q, func(r *archive.Run) error {
-		n++
-		f := archiving.FiguresOf(r, now)
-		credits, billed := "-", "-"
-		if f.CreditsUsed != nil {
-			credits = describe.Tokens(*f.CreditsUsed)
-			if !f.Complete {
-				credits += " so far"
-			}
+	termOut, _ := isTerminal(a.stdout)
+	if o.Output == OutputTUI || (o.Output == OutputAuto && termOut && a.onTerminal()) {
+		return a.archiveRunsLoop(cmd, o, ho.Status, st, q)
+	}
+	var out historytext.Writer = historytext.NewTable(a.print, a.secrets, time.Now())
+	if o.Output == OutputJSON {
+		out = historytext.NewJSONLines(a.print, a.secrets, time.Now())
+	}
+	if err := st.Each(ctx, q, func(r *archive.Run) error { return out.Add(ctx, r) }); err != nil {
+		if errors.As(err, new(*outputError)) {
+			return err
 		}
-		if b := f.Bill.BilledCredits(); b != nil {
-			billed = describe.Tokens(*b)
-		}
-		st := watchprint.OrDash(describe.OneLine(f.Status, 12))
-		if f.Expired {
-			st += " (expired)"
-		}
-		outcome := describe.OneLine(f.Outcome, 20)
-		if !f.Complete {
-			outcome = "incomplete"
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", st, watchprint.OrDash(outcome), f.ID, watchprint.OrDash(text.Age(now, r.SortTime())),
-			credits, billed, watchprint.OrDash(describe.OneLine(f.Model, 20)), watchprint.OrDash(runs.FirstLine(a.secrets.Sanitize(f.Prompt), 60)))
-		return nil
-	})
-	if err != nil {
 		return archiveErr(err)
 	}
-	if err := tw.Flush(); err != nil {
+	if err := out.Flush(); err != nil {
 		return err
 	}
-	if n == 0 {
-		a.otherServicesHint(ctx, st, q)
+	if out.Len() == 0 {
+		fmt.Fprint(a.stderr, historytext.OtherServicesHint(ctx, st, q, a.secrets))
 	}
 	return nil
 }
 
-// otherServicesHint says on stderr, when history found nothing at the
-// service it asked about, which other services the archive holds runs of
-// for the same filters: the usual cause is a service URL (--api-url,
-// FIRECRAWL_API_URL) other than the one the runs were archived under.
-// It reads at most a few hundred runs and names at most three services.
-func (a *app) otherServicesHint(ctx context.Context, st archive.Store, q archive.Query) {
-	if q.Service == "" {
-		return
-	}
-	service := q.Service
-	q.Service, q.Limit = "", 500
-	var others []string
-	_ = st.Each(ctx, q, func(r *archive.Run) error {
-		if r.Service != service && !slices.Contains(others, r.Service) {
-			others = append(others, r.Service)
-		}
-		if len(others) == 3 {
-			return errEnough
-		}
-		return nil
-	})
-	if len(others) == 0 {
-		return
-	}
-	for i, s := range others {
-		others[i] = a.secrets.Sanitize(s)
-	}
-	fmt.Fprintf(a.stderr, "firewatch: no archived runs of %s; the archive holds runs of %s: give that service with --api-url, or --all-services\n",
-		a.secrets.Sanitize(service), strings.Join(others, ", "))
-}
-
-// errEnough stops an Each that has what it needs.
-var errEnough = errors.New("enough")
-
-// historyJSON writes history's JSON lines as the archive gives the runs,
-// in constant memory and time per run: each line is made, redacted and
-// escaped alone and goes out through a buffer, the first ones at once; a
-// signal stops it between two runs.
-func (a *app) historyJSON(ctx context.Context, st archive.Store, q archive.Query, now time.Time) (n int, err error) {
-	bw := bufio.NewWriterSize(a.print, 64<<10)
-	err = st.Each(ctx, q, func(r *archive.Run) error {
-		n++
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		f := archiving.FiguresOf(r, now)
-		line, err := json.Marshal(historyLineOf(&f), json.Deterministic(true), json.FormatNilMapAsNull(true))
-		if err != nil {
-			return err
-		}
-		line, _ = a.secrets.RedactJSON(line)
-		if _, err := bw.Write(watchprint.EscapeForTerminal(line)); err != nil {
-			return err
-		}
-		return bw.WriteByte('\n')
-	})
-	if err != nil {
-		if errors.As(err, new(*outputError)) {
-			return n, err
-		}
-		return n, archiveErr(err)
-	}
-	return n, bw.Flush()
-}
-
-// query is the archive's query of the flags; service is the runs' service
-// (unless --all-services).
+// query is the archive's query of the flags (historytext.Filter); service
+// is the runs' service (unless --all-services).
 func (ho *historyOptions) query(service string, now time.Time) (archive.Query, error) {
-	q := archive.Query{Status: strings.ToLower(strings.TrimSpace(ho.Status)), Grep: ho.Grep, Limit: ho.Limit}
-	if ho.Limit < 0 {
-		return q, badUsage("--limit %d: it must not be negative", ho.Limit)
-	}
-	if q.Status == "canceled" {
-		q.Status = "cancelled"
-	}
-	if !slices.Contains(historyStatuses, q.Status) {
-		return q, badUsage("--status %q: use one of %s", text.Sanitize(ho.Status), strings.Join(historyStatuses, ", "))
-	}
-	if ho.Since != "" {
-		t, err := parseAge(ho.Since, now)
-		if err != nil {
-			return q, badUsage("--since %q: %v", text.Sanitize(ho.Since), err)
-		}
-		q.Since = t
-	}
-	if !ho.AllServices {
-		q.Service = service
+	f := historytext.Filter{Since: ho.Since, Status: ho.Status, Grep: ho.Grep, Limit: ho.Limit, AllServices: ho.AllServices}
+	q, err := f.Query(service, now)
+	if err != nil {
+		return q, asUsage(err)
 	}
 	return q, nil
 }

@@ -14,6 +14,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/costtext"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/follow"
@@ -291,15 +292,15 @@ func (b *mcpBack) Cost(ctx context.Context, since, by string) (*mcpserver.CostOu
 	if err != nil {
 		return nil, archiveErr(err)
 	}
-	rep := buildCost(by, list, time.Now())
+	rep := costtext.Build(by, list, time.Now())
 	out := &mcpserver.CostOut{By: rep.By, Total: costTotalOut(rep.Total), Buckets: []mcpserver.CostBucket{}}
 	for _, bk := range rep.Buckets {
-		out.Buckets = append(out.Buckets, mcpserver.CostBucket{Key: bk.Key, CostTotal: costTotalOut(bk.costTotal)})
+		out.Buckets = append(out.Buckets, mcpserver.CostBucket{Key: bk.Key, CostTotal: costTotalOut(bk.Total)})
 	}
 	return out, nil
 }
 
-func costTotalOut(t costTotal) mcpserver.CostTotal {
+func costTotalOut(t costtext.Total) mcpserver.CostTotal {
 	return mcpserver.CostTotal{Runs: t.Runs, CreditsUsed: t.CreditsUsed, BilledCredits: t.BilledCredits, FailedRuns: t.FailedRuns,
 		FailedCredits: t.FailedCredits, UnknownRuns: t.UnknownRuns, UnknownCredits: t.UnknownCredits}
 }

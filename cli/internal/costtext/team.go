@@ -1,4 +1,4 @@
-package cli
+package costtext
 
 import (
 	"context"
@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/historytext"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -27,23 +28,27 @@ import (
 // give (a self-hosted service answers 404 or 501) or gives in a form that
 // cannot be used is named in unavailable; the rest is shown.
 
-type teamLedger struct {
-	Period *teamPeriod `json:"period"`
+// Ledger is cost --team's: the period, its parts, the service's bins and
+// activity, and what could not be learned.
+type Ledger struct {
+	Period *Period `json:"period"`
 	// PeriodChanged is set when the billing period turned over while cost
 	// asked: Period and every figure of it are then the new period's.
-	PeriodChanged *teamPeriodChange `json:"periodChanged,omitempty"`
-	Parts         *teamParts        `json:"parts"`
-	Projection    *teamProjection   `json:"projection"`
-	ByDay         []teamDay         `json:"byDay"`
-	ByKey         []teamKey         `json:"byKey"`
-	Activity      []teamActivity    `json:"activity"`
+	PeriodChanged *PeriodChange `json:"periodChanged,omitempty"`
+	Parts         *Parts        `json:"parts"`
+	Projection    *Projection   `json:"projection"`
+	ByDay         []Day         `json:"byDay"`
+	ByKey         []Key         `json:"byKey"`
+	Activity      []Activity    `json:"activity"`
 	// Unavailable names each part that could not be learned, and why.
 	Unavailable map[string]string `json:"unavailable,omitempty"`
 
-	failed []error // parts that failed other than by being absent: exit 1
+	// Failed are the parts that failed other than by being absent: the
+	// command exits 1 after showing the rest.
+	Failed []error `json:"-"`
 }
 
-type teamPeriod struct {
+type Period struct {
 	Start            *time.Time `json:"start"`
 	End              *time.Time `json:"end"`
 	PlanCredits      *float64   `json:"planCredits"`
@@ -54,9 +59,9 @@ type teamPeriod struct {
 	Source string `json:"source"`
 }
 
-type teamParts struct {
-	AgentRuns teamRuns   `json:"agentRuns"`
-	Crawls    teamCrawls `json:"crawls"`
+type Parts struct {
+	AgentRuns Runs   `json:"agentRuns"`
+	Crawls    Crawls `json:"crawls"`
 	// Rest is the service's total minus the billed agent runs and the
 	// crawls: what the team used that firewatch cannot attribute
 	// (scrapes, searches, extracts, maps, runs of another archive, runs
@@ -68,7 +73,7 @@ type teamParts struct {
 	Total *float64 `json:"total"`
 }
 
-type teamRuns struct {
+type Runs struct {
 	Runs           int     `json:"runs"`
 	BilledCredits  float64 `json:"billedCredits"`
 	FailedRuns     int     `json:"failedRuns"`
@@ -77,13 +82,13 @@ type teamRuns struct {
 	UnknownCredits float64 `json:"unknownCredits"` // outcome not known: in the rest
 }
 
-type teamCrawls struct {
+type Crawls struct {
 	Crawls      int     `json:"crawls"`
 	CreditsUsed float64 `json:"creditsUsed"`
 	Unfinished  int     `json:"unfinished"` // still going when last seen: their credits so far
 }
 
-type teamProjection struct {
+type Projection struct {
 	PerDay        float64    `json:"perDay"` // the last 7 whole days' mean
 	Days          int        `json:"days"`   // the days it is taken over
 	LastsUntil    *time.Time `json:"lastsUntil"`
@@ -91,7 +96,7 @@ type teamProjection struct {
 	Text          string     `json:"text"`
 }
 
-type teamDay struct {
+type Day struct {
 	Day     string   `json:"day"`     // YYYY-MM-DD (UTC)
 	Credits *float64 `json:"credits"` // the service's; null: unusable figure
 	// The archive's part of the day, where it has runs or crawls of it.
@@ -100,28 +105,28 @@ type teamDay struct {
 	Rest      *float64 `json:"rest"`
 }
 
-type teamKey struct {
+type Key struct {
 	Month   string   `json:"month"` // YYYY-MM
 	APIKey  string   `json:"apiKey"`
 	Credits *float64 `json:"credits"`
 }
 
-type teamActivity struct {
+type Activity struct {
 	Endpoint string   `json:"endpoint"`
 	Count    int      `json:"count"`
 	Newest   []string `json:"newest"` // up to three targets, newest first
 }
 
-// teamService is what cost --team asks (*poller.Client is one).
-type teamService interface {
+// Service is what cost --team asks (*poller.Client is one).
+type Service interface {
 	CreditUsage(ctx context.Context) (*poller.CreditUsage, error)
 	UsageHistory(ctx context.Context, timeRange string, byKey bool) (*poller.UsageHistory, error)
 	Activity(ctx context.Context, pages int) ([]poller.Activity, error)
 }
 
-// absent reports whether err is a service without the endpoint (404, or
+// Absent reports whether err is a service without the endpoint (404, or
 // 501 from a self-hosted one without its analytics store).
-func absent(err error) (string, bool) {
+func Absent(err error) (string, bool) {
 	var pe *poller.Error
 	if errors.As(err, &pe) && (pe.Status == 404 || pe.Status == 501 || pe.Kind == poller.KindNotFound) {
 		return fmt.Sprintf("not offered by this service (%d)", pe.Status), true
@@ -129,17 +134,17 @@ func absent(err error) (string, bool) {
 	return "", false
 }
 
-// buildTeam asks the service and joins its figures to the archive's runs
+// BuildTeam asks the service and joins its figures to the archive's runs
 // and crawls of service. now is the clock for the projection.
-func buildTeam(ctx context.Context, svc teamService, st archive.Store, service string, secrets *text.Secrets, now time.Time) (*teamLedger, error) {
-	t := &teamLedger{Unavailable: map[string]string{}, ByDay: []teamDay{}, ByKey: []teamKey{}, Activity: []teamActivity{}}
+func BuildTeam(ctx context.Context, svc Service, st archive.Store, service string, secrets *text.Secrets, now time.Time) (*Ledger, error) {
+	t := &Ledger{Unavailable: map[string]string{}, ByDay: []Day{}, ByKey: []Key{}, Activity: []Activity{}}
 	miss := func(part string, err error) {
-		if why, ok := absent(err); ok {
+		if why, ok := Absent(err); ok {
 			t.Unavailable[part] = why
 			return
 		}
 		t.Unavailable[part] = secrets.Redact(text.Sanitize(err.Error()))
-		t.failed = append(t.failed, fmt.Errorf("%s: %w", part, err))
+		t.Failed = append(t.Failed, fmt.Errorf("%s: %w", part, err))
 	}
 	cu, err := svc.CreditUsage(ctx)
 	if err != nil {
@@ -167,7 +172,7 @@ func buildTeam(ctx context.Context, svc teamService, st archive.Store, service s
 		miss("byKey", err)
 	} else {
 		for _, b := range keys.Bins {
-			t.ByKey = append(t.ByKey, teamKey{Month: b.Start.UTC().Format("2006-01"), APIKey: keyName(secrets.Redact(b.APIKey)), Credits: b.Credits})
+			t.ByKey = append(t.ByKey, Key{Month: b.Start.UTC().Format("2006-01"), APIKey: keyName(secrets.Redact(b.APIKey)), Credits: b.Credits})
 		}
 		if keys.Dropped > 0 {
 			t.Unavailable["byKey"] = fmt.Sprintf("%d rows with a figure that cannot be used (negative, absurd or absent) are shown without it", keys.Dropped)
@@ -193,12 +198,12 @@ func buildTeam(ctx context.Context, svc teamService, st archive.Store, service s
 
 // setPeriod takes the period's balance from cu (nil: not learned) and
 // returns the period's bounds (zero: none usable).
-func (t *teamLedger) setPeriod(cu *poller.CreditUsage) (start, end time.Time) {
+func (t *Ledger) setPeriod(cu *poller.CreditUsage) (start, end time.Time) {
 	if cu == nil {
 		return start, end
 	}
 	delete(t.Unavailable, "total")
-	p := &teamPeriod{PlanCredits: cu.Plan, RemainingCredits: cu.Remaining, Source: "credit-usage"}
+	p := &Period{PlanCredits: cu.Plan, RemainingCredits: cu.Remaining, Source: "credit-usage"}
 	if cu.FromTokens {
 		p.Source = "token-usage"
 	}
@@ -226,7 +231,7 @@ func (t *teamLedger) setPeriod(cu *poller.CreditUsage) (start, end time.Time) {
 // differs) is said, and the period's figures (balance, parts, projection)
 // are all the new period's, never the old total beside the new split. An
 // answer that fails or has no usable period changes nothing.
-func (t *teamLedger) recheckPeriod(ctx context.Context, svc teamService, st archive.Store, service string, month *poller.UsageHistory, start, end, now time.Time) error {
+func (t *Ledger) recheckPeriod(ctx context.Context, svc Service, st archive.Store, service string, month *poller.UsageHistory, start, end, now time.Time) error {
 	if start.IsZero() {
 		return nil
 	}
@@ -235,10 +240,10 @@ func (t *teamLedger) recheckPeriod(ctx context.Context, svc teamService, st arch
 		cu.PeriodStart.Equal(start) && cu.PeriodEnd.Equal(end) {
 		return nil
 	}
-	from := teamSpan{Start: start, End: end}
+	from := Span{Start: start, End: end}
 	ns, ne := t.setPeriod(cu)
-	t.PeriodChanged = &teamPeriodChange{From: from, To: teamSpan{Start: ns, End: ne},
-		Text: "the billing period changed while cost asked the service (" + from.text() + ", then " + teamSpan{Start: ns, End: ne}.text() +
+	t.PeriodChanged = &PeriodChange{From: from, To: Span{Start: ns, End: ne},
+		Text: "the billing period changed while cost asked the service (" + from.text() + ", then " + Span{Start: ns, End: ne}.text() +
 			"): the period's figures are all the new period's"}
 	t.Parts = nil
 	if err := t.addParts(ctx, st, service, ns, ne); err != nil {
@@ -252,22 +257,22 @@ func (t *teamLedger) recheckPeriod(ctx context.Context, svc teamService, st arch
 	return nil
 }
 
-// teamSpan is a billing period's bounds.
-type teamSpan struct {
+// Span is a billing period's bounds.
+type Span struct {
 	Start time.Time `json:"start"`
 	End   time.Time `json:"end"`
 }
 
-func (s teamSpan) text() string {
+func (s Span) text() string {
 	return s.Start.Format("Jan 2") + " – " + s.End.Format("Jan 2, 2006")
 }
 
-// teamPeriodChange is a billing period that turned over between the
+// PeriodChange is a billing period that turned over between the
 // requests cost --team made.
-type teamPeriodChange struct {
-	From teamSpan `json:"from"`
-	To   teamSpan `json:"to"`
-	Text string   `json:"text"`
+type PeriodChange struct {
+	From Span   `json:"from"`
+	To   Span   `json:"to"`
+	Text string `json:"text"`
 }
 
 // keyLike is a key's value as the service's keys look (fc-…, fco_…,
@@ -286,25 +291,25 @@ func keyName(s string) string {
 
 // addParts splits the period's use: the archive's runs and crawls created
 // in it, and the rest.
-func (t *teamLedger) addParts(ctx context.Context, st archive.Store, service string, start, end time.Time) error {
+func (t *Ledger) addParts(ctx context.Context, st archive.Store, service string, start, end time.Time) error {
 	if start.IsZero() {
 		return nil
 	}
 	runs, err := st.List(ctx, archive.Query{Service: service, Since: start, Before: end})
 	if err != nil {
-		return archiveErr(err)
+		return &StoreError{err}
 	}
-	crawls, err := crawlsOf(ctx, st, archive.Query{Service: service, Since: start, Before: end})
+	crawls, err := historytext.Crawls(ctx, st, archive.Query{Service: service, Since: start, Before: end})
 	if err != nil {
-		return err
+		return &StoreError{err}
 	}
-	rep := buildCost("day", runs, time.Now())
-	p := &teamParts{AgentRuns: teamRuns{Runs: rep.Total.Runs, BilledCredits: rep.Total.BilledCredits, FailedRuns: rep.Total.FailedRuns,
+	rep := Build("day", runs, time.Now())
+	p := &Parts{AgentRuns: Runs{Runs: rep.Total.Runs, BilledCredits: rep.Total.BilledCredits, FailedRuns: rep.Total.FailedRuns,
 		FailedCredits: rep.Total.FailedCredits, UnknownRuns: rep.Total.UnknownRuns, UnknownCredits: rep.Total.UnknownCredits}}
 	var cs microSum
 	for _, c := range crawls {
 		p.Crawls.Crawls++
-		cs.add(microOf(c.CreditsUsed))
+		cs.add(MicroOf(c.CreditsUsed))
 		if !archive.CrawlEnded(c.Status) {
 			p.Crawls.Unfinished++
 		}
@@ -323,8 +328,8 @@ func (t *teamLedger) addParts(ctx context.Context, st archive.Store, service str
 	return nil
 }
 
-// microOf is a figure in micro-credits, bounded as cost bounds a run's.
-func microOf(f *float64) uint64 {
+// MicroOf is a figure in micro-credits, bounded as cost bounds a run's.
+func MicroOf(f *float64) uint64 {
 	if f == nil || !(*f > 0) {
 		return 0
 	}
@@ -333,7 +338,7 @@ func microOf(f *float64) uint64 {
 
 // addDays is the historical month's daily bins, with the archive's part
 // of each day where it has runs or crawls created that day.
-func (t *teamLedger) addDays(ctx context.Context, st archive.Store, service string, h *poller.UsageHistory) error {
+func (t *Ledger) addDays(ctx context.Context, st archive.Store, service string, h *poller.UsageHistory) error {
 	if h.Dropped > 0 {
 		t.Unavailable["byDay"] = fmt.Sprintf("%d days with a figure that cannot be used (negative, absurd or absent) are shown without it", h.Dropped)
 	}
@@ -353,23 +358,23 @@ func (t *teamLedger) addDays(ctx context.Context, st archive.Store, service stri
 	if !first.IsZero() && last.After(first) && last.Sub(first) <= 400*24*time.Hour {
 		runs, err := st.List(ctx, archive.Query{Service: service, Since: first, Before: last})
 		if err != nil {
-			return archiveErr(err)
+			return &StoreError{err}
 		}
-		for _, b := range buildCost("day", runs, time.Now()).Buckets {
+		for _, b := range Build("day", runs, time.Now()).Buckets {
 			agent[b.Key] = b.BilledCredits
 		}
-		crawls, err := crawlsOf(ctx, st, archive.Query{Service: service, Since: first, Before: last})
+		crawls, err := historytext.Crawls(ctx, st, archive.Query{Service: service, Since: first, Before: last})
 		if err != nil {
-			return err
+			return &StoreError{err}
 		}
 		for _, c := range crawls {
 			if c.CreatedAt != nil {
-				crawl[c.CreatedAt.UTC().Format("2006-01-02")] += float64(microOf(c.CreditsUsed)) / micro
+				crawl[c.CreatedAt.UTC().Format("2006-01-02")] += float64(MicroOf(c.CreditsUsed)) / micro
 			}
 		}
 	}
 	for _, b := range h.Bins {
-		d := teamDay{Day: b.Start.UTC().Format("2006-01-02"), Credits: b.Credits}
+		d := Day{Day: b.Start.UTC().Format("2006-01-02"), Credits: b.Credits}
 		a, hasA := agent[d.Day]
 		c, hasC := crawl[d.Day]
 		if hasA || hasC {
@@ -386,7 +391,7 @@ func (t *teamLedger) addDays(ctx context.Context, st archive.Store, service stri
 
 // project is the plan's end at the rate of the last 7 whole days
 // (poller.Project, the team tab's too).
-func (t *teamLedger) project(h *poller.UsageHistory, now time.Time) {
+func (t *Ledger) project(h *poller.UsageHistory, now time.Time) {
 	if t.Period == nil || t.Period.RemainingCredits == nil || t.Period.End == nil {
 		t.Unavailable["projection"] = "no remaining credits or period end to project from"
 		return
@@ -396,11 +401,11 @@ func (t *teamLedger) project(h *poller.UsageHistory, now time.Time) {
 		t.Unavailable["projection"] = why
 		return
 	}
-	t.Projection = &teamProjection{PerDay: pj.PerDay, Days: pj.Days, LastsUntil: pj.LastsUntil, DaysBeforeEnd: pj.DaysBeforeEnd, Text: pj.Text}
+	t.Projection = &Projection{PerDay: pj.PerDay, Days: pj.Days, LastsUntil: pj.LastsUntil, DaysBeforeEnd: pj.DaysBeforeEnd, Text: pj.Text}
 }
 
 // addActivity counts the last 24 hours per endpoint, most first.
-func (t *teamLedger) addActivity(list []poller.Activity, secrets *text.Secrets) {
+func (t *Ledger) addActivity(list []poller.Activity, secrets *text.Secrets) {
 	idx := map[string]int{}
 	for _, a := range list {
 		ep := a.Endpoint
@@ -411,7 +416,7 @@ func (t *teamLedger) addActivity(list []poller.Activity, secrets *text.Secrets) 
 		if !ok {
 			i = len(t.Activity)
 			idx[ep] = i
-			t.Activity = append(t.Activity, teamActivity{Endpoint: secrets.Redact(ep), Newest: []string{}})
+			t.Activity = append(t.Activity, Activity{Endpoint: secrets.Redact(ep), Newest: []string{}})
 		}
 		x := &t.Activity[i]
 		x.Count++
@@ -420,11 +425,11 @@ func (t *teamLedger) addActivity(list []poller.Activity, secrets *text.Secrets) 
 			x.Newest = append(x.Newest, tg)
 		}
 	}
-	slices.SortStableFunc(t.Activity, func(a, b teamActivity) int { return b.Count - a.Count })
+	slices.SortStableFunc(t.Activity, func(a, b Activity) int { return b.Count - a.Count })
 }
 
-// writeTeamPlain prints the ledger for people, at most width columns.
-func writeTeamPlain(w io.Writer, t *teamLedger, now time.Time) error {
+// WriteTeam prints the ledger for people, at most width columns.
+func WriteTeam(w io.Writer, t *Ledger, now time.Time) error {
 	var b strings.Builder
 	line := func(label, value string) { fmt.Fprintf(&b, "%-18s%s\n", label, value) }
 	b.WriteString("The team's usage: the service's figures beside the archive's (exact)\n\n")
@@ -456,9 +461,9 @@ func writeTeamPlain(w io.Writer, t *teamLedger, now time.Time) error {
 			b.WriteString(strings.TrimRight(fmt.Sprintf("  %-29s%12s  %s", label, credits, note), " ") + "\n")
 		}
 		ar := pr.AgentRuns
-		row("agent runs, billed (archive)", text.Number(ar.BilledCredits), plural(ar.Runs-ar.FailedRuns-ar.UnknownRuns, "run", "runs"))
+		row("agent runs, billed (archive)", text.Number(ar.BilledCredits), text.Plural(ar.Runs-ar.FailedRuns-ar.UnknownRuns, "run", "runs"))
 		cr := pr.Crawls
-		note := plural(cr.Crawls, "crawl", "crawls")
+		note := text.Plural(cr.Crawls, "crawl", "crawls")
 		if cr.Unfinished > 0 {
 			note += fmt.Sprintf(", %d still going", cr.Unfinished)
 		}
@@ -470,10 +475,10 @@ func writeTeamPlain(w io.Writer, t *teamLedger, now time.Time) error {
 			row("rest of the team's usage", "?", "the service's total is not known")
 		}
 		if ar.FailedRuns > 0 {
-			row("failed runs, not billed", text.Number(ar.FailedCredits), plural(ar.FailedRuns, "run", "runs")+", not in the total")
+			row("failed runs, not billed", text.Number(ar.FailedCredits), text.Plural(ar.FailedRuns, "run", "runs")+", not in the total")
 		}
 		if ar.UnknownRuns > 0 {
-			row("outcome not known yet", text.Number(ar.UnknownCredits), plural(ar.UnknownRuns, "run", "runs")+", counted in the rest")
+			row("outcome not known yet", text.Number(ar.UnknownCredits), text.Plural(ar.UnknownRuns, "run", "runs")+", counted in the rest")
 		}
 		if pr.RestWhy != "" {
 			b.WriteString(wrapNote("  The rest is negative: "+pr.RestWhy+".", 80))
@@ -523,7 +528,7 @@ func daysLeft(d time.Duration) string {
 	if d < 24*time.Hour {
 		return text.Remaining(d)
 	}
-	return plural(int(d.Hours()/24), "day", "days")
+	return text.Plural(int(d.Hours()/24), "day", "days")
 }
 
 func numOr(f *float64) string {
@@ -564,4 +569,4 @@ func wrapIndent(prefix, text string, width, indent int) string {
 	return b.String()
 }
 
-var _ teamService = (*poller.Client)(nil)
+var _ Service = (*poller.Client)(nil)
