@@ -26,7 +26,7 @@ func (s *Server) addReadTools() {
 	addTool(s, &mcp.Tool{Name: "wait_for_run", Annotations: readOnly("Wait for a run"),
 		Description: "Blocks until the run finishes, has an open attention item (until=attention: at once when one is open already), or records an event of a type (until=tool_call.finished, " +
 			"error.occurred, ...), or timeout_seconds pass (default 60, at most 300), and says what happened meanwhile. Use it instead of polling: " +
-			"firewatch follows the run once however many callers wait. A finished run returns at once. events_cursor is get_events' cursor for " +
+			"firewatch follows the run once however many callers wait. A run that ended returns at once; one ending now returns once its late events are read (a few polls). events_cursor is get_events' cursor for " +
 			"what arrived during the wait. " + contentNote},
 		s.waitForRun)
 	addTool(s, &mcp.Tool{Name: "compare_runs", Annotations: readOnly("Compare two runs"),
@@ -287,6 +287,7 @@ func (s *Server) waitForRun(ctx context.Context, req *mcp.CallToolRequest, in Wa
 		events0  = 0
 		errors0  = 0
 		first    = true
+		finished bool
 	)
 	for out.Reason == "" {
 		ch, ok := sub.Next(wctx)
@@ -301,7 +302,8 @@ func (s *Server) waitForRun(ctx context.Context, req *mcp.CallToolRequest, in Wa
 				for _, it := range r.Tracker().Items() {
 					known[it] = true
 				}
-				if st.Run().State == model.StateFinished {
+				finished = st.Run().State == model.StateFinished
+				if finished && ch.Done {
 					out.Reason = "finished"
 				}
 				if until == "attention" && len(r.Tracker().Open()) > 0 {
@@ -325,12 +327,17 @@ func (s *Server) waitForRun(ctx context.Context, req *mcp.CallToolRequest, in Wa
 					}
 				}
 			}
-			if st.Run().State == model.StateFinished && out.Reason == "" {
+			// Finished once the follower has ended too: the run's late
+			// events, which land after run.finished, are read by then.
+			finished = st.Run().State == model.StateFinished
+			if finished && ch.Done && out.Reason == "" {
 				out.Reason = "finished"
 			}
 		})
 		switch {
 		case out.Reason != "":
+		case !ok && wctx.Err() != nil && finished:
+			out.Reason = "finished" // its late events still to come, if any
 		case !ok && wctx.Err() != nil:
 			out.Reason = "timeout"
 		case !ok || ch.Done:
