@@ -96,7 +96,7 @@ const outageInterval = 100 * time.Millisecond
 
 func newOutage(t *testing.T, o outageOptions, stop, start func()) *outage {
 	t.Helper()
-	srv, err := sim.Start(context.Background(), sim.Options{Speed: 400, Held: true, RateLimit: -1})
+	srv, err := sim.Start(context.Background(), sim.Options{Speed: 80, Held: true, RateLimit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
