@@ -34,7 +34,9 @@ func TestFeedRecordsEachPollOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	srv, err := sim.Start(ctx, sim.Options{Speed: 200, RateLimit: -1})
+	// Held until the feed's first poll: the run has more than one poll
+	// however late the feed starts on a loaded machine.
+	srv, err := sim.Start(ctx, sim.Options{Speed: 200, RateLimit: -1, Held: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +55,8 @@ func TestFeedRecordsEachPollOnce(t *testing.T) {
 	feed := NewFeed(SharedConfig{Sink: sink, Client: c, Service: srv.URL, JobID: id, Label: "watch",
 		Watch: poller.WatchOptions{Interval: 50 * time.Millisecond, Tail: 1, Record: rec}})
 	run := follow.NewRun()
-	if err := feed.Source.Follow(ctx, func(u poller.Update) { run.Merge(u) }); err != nil {
+	var first sync.Once
+	if err := feed.Source.Follow(ctx, func(u poller.Update) { run.Merge(u); first.Do(srv.Release) }); err != nil {
 		t.Fatal(err)
 	}
 	if _, failed, lastErr := feed.Sink().Close(&run); failed {

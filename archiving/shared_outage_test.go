@@ -536,7 +536,15 @@ func runOutage(t *testing.T, tc outageCase, db outageDB) {
 	o.follow()
 	tc.run(o, st)
 	o.done()
-	o.check(st, tc.whole)
+	// Read as the next process reads it: a store opened now (the test's
+	// own may hold a connection the server's stop ended, which its first
+	// query would meet).
+	after, err := db.open(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer after.Close()
+	o.check(after, tc.whole)
 	for _, want := range tc.logged {
 		said := false
 		for _, w := range o.ws {
@@ -571,10 +579,11 @@ func TestSharedOutages(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a PostgreSQL server")
 	}
-	// Two servers of the test's own, each lent to one case at a time:
-	// two cases run at once (most of a case is waiting for its server to
-	// stop and start, and for the run's polls), on a machine of 2 cores.
-	pgs := make(chan *pgtest.Server, 2)
+	t.Parallel()
+	// Three servers of the test's own, each lent to one case at a time:
+	// three cases run at once (most of a case is waiting for its server
+	// to stop and start, and for the run's polls, hardly on the CPU).
+	pgs := make(chan *pgtest.Server, 3)
 	for range cap(pgs) {
 		pg := pgtest.New(t)
 		pg.Start(t)
@@ -601,6 +610,7 @@ func TestSharedOutages(t *testing.T) {
 // one without an archive does, so the cases that start without one are
 // left out).
 func TestSharedSQLiteLocked(t *testing.T) {
+	t.Parallel()
 	for _, tc := range outageCases() {
 		if tc.noSink {
 			continue

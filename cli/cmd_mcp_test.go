@@ -440,7 +440,7 @@ func TestMCPTwoClientsOneTraceStream(t *testing.T) {
 		}
 		proxy.ServeHTTP(w, r)
 	}))
-	defer front.Close()
+	t.Cleanup(front.Close) // after the servers' cleanups: they end talking to it
 	svc := mcpEnv(t, front.URL, srv.Key)
 	one, _ := startMCP(t, svc, "one", "--interval", "500ms")
 	two, _ := startMCP(t, svc, "two", "--interval", "500ms")

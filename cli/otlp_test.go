@@ -224,6 +224,7 @@ func (w *signalWriter) String() string {
 // does not hold. The run span the watch sends live is still the one
 // firewatch export sends from the recording.
 func TestOTLPQuietWatchEqualsExport(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	srv, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioFailure}, Speed: 200, Seed: 7, RateLimit: -1, Held: true})

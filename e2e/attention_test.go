@@ -43,21 +43,25 @@ func TestAttention(t *testing.T) {
 	for _, tc := range []struct {
 		scenario, kind, agent, line string
 		capAssumed                  bool
+		speed                       string
 		args                        []string
 	}{
-		{"research", "", "", "", true, nil},
+		// The items that are counted (a loop, the budget) and a clean run
+		// at speed 50; those that are timed at 20, their thresholds
+		// seconds of real time past.
+		{"research", "", "", "", true, "50", nil},
 		// The agent is silent about 75 s: past a 60 s threshold by 0.75 s
 		// of real time at speed 20, which a busy machine can miss between
 		// two looks; past 30 s by 2.25 s.
-		{"stall", "stall", "docs-analyst", "! stall  docs-analyst  no event for", true, []string{"--stall", "30s"}},
-		{"hang", "slow-tool", "source-verifier", "! slow-tool  source-verifier  mcp__tools__scrape running for", true, nil},
-		{"loop", "loop", "pricing-researcher", "! loop  pricing-researcher  mcp__tools__search called 3 times with the same parameters", true, nil},
-		{"burn", "budget", "", "! budget  run  at ", false, nil},
+		{"stall", "stall", "docs-analyst", "! stall  docs-analyst  no event for", true, "20", []string{"--stall", "30s"}},
+		{"hang", "slow-tool", "source-verifier", "! slow-tool  source-verifier  mcp__tools__scrape running for", true, "20", nil},
+		{"loop", "loop", "pricing-researcher", "! loop  pricing-researcher  mcp__tools__search called 3 times with the same parameters", true, "50", nil},
+		{"burn", "budget", "", "! budget  run  at ", false, "50", nil},
 	} {
 		t.Run(tc.scenario, func(t *testing.T) {
 			t.Parallel()
 			sum := filepath.Join(t.TempDir(), "sum.json")
-			r := runFW(t, baseEnv(), runLimit, append([]string{"demo", "--scenario", tc.scenario, "--speed", "20", "-o", "plain", "--summary", sum}, tc.args...)...)
+			r := runFW(t, baseEnv(), runLimit, append([]string{"demo", "--scenario", tc.scenario, "--speed", tc.speed, "-o", "plain", "--summary", sum}, tc.args...)...)
 			if r.code != 0 && !(tc.scenario == "burn" && r.code == 5) {
 				t.Fatalf("exit %d\n%s", r.code, r)
 			}
@@ -107,7 +111,7 @@ func TestAttention(t *testing.T) {
 	}
 	t.Run("json", func(t *testing.T) {
 		t.Parallel()
-		r := runFW(t, baseEnv(), runLimit, "demo", "--scenario", "loop", "--speed", "20", "-o", "json", "--summary", "-")
+		r := runFW(t, baseEnv(), runLimit, "demo", "--scenario", "loop", "--speed", "50", "-o", "json", "--summary", "-")
 		if r.code != 0 {
 			t.Fatalf("exit %d\n%s", r.code, r)
 		}

@@ -18,7 +18,7 @@ import (
 // archive command.
 func TestHubKeepsItsArchive(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 20, Speed: 20})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 20, Speed: 50})
 	env := simEnv(srv, "FIREWATCH_ARCHIVE="+filepath.Join(t.TempDir(), "a.db"))
 	h := startTeamHub(t, env)
 	want := len(srv.Jobs) + 20

@@ -128,7 +128,7 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	dsn := sharedPostgres(t)
 	// Held until the three share it, and again while hub A is gone, so
 	// that it is gone mid-run however busy the machine.
-	srv := startSim(t, sim.Options{Speed: 12, Held: true})
+	srv := startSim(t, sim.Options{Speed: 24, Held: true})
 	id := srv.Jobs[0].ID
 	script, _ := srv.Script(id)
 	env := append(simEnv(srv), "FIREWATCH_ARCHIVE="+dsn)
@@ -149,12 +149,13 @@ func TestTeamTwoHubsAndAWatch(t *testing.T) {
 	awaitFile(t, debug, 10*time.Second, "the watch following hub A", "lease: following the lease of run "+id)
 	srv.Release()
 
-	// Mid-run: every viewer has events, the run has more to come.
+	// Mid-run: every viewer has events, the run (held from the watch's
+	// twentieth event on) has more to come.
 	cli.waitOutput(t, runLimit, "the watch's first events", func(s string) bool { return strings.Count(s, "\n") >= 20 })
+	srv.Hold()
 	for _, v := range []*sshtest.Screen{va, vb} {
 		awaitEventsOn(t, v, 10*time.Second)
 	}
-	srv.Hold()
 	// firewatch team says who polls the run: hub A, the one to kill.
 	team := runFW(t, env, runLimit, "team", "-o", "json")
 	var said struct {

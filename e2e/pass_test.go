@@ -2,6 +2,7 @@ package e2e
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"path/filepath"
@@ -17,14 +18,17 @@ import (
 
 // countingFront stands before the simulator for one client: the time of
 // each of its requests that the service answered (not 429), its 429s,
-// and, with fail, a 500 for every request whose path has /fail/.
+// and, with fail, a 500 for every request whose path has /fail/ (asking
+// to be tried again after failAfter, when set, as a service may).
 type countingFront struct {
-	next http.Handler
-	fail string
+	next      http.Handler
+	fail      string
+	failAfter string
 
-	mu    sync.Mutex
-	times []time.Time // answered requests
-	n429  int
+	mu     sync.Mutex
+	times  []time.Time // answered requests
+	n429   int
+	failed map[string]int // the 500s of fail, by path
 }
 
 type codeWriter struct {
@@ -41,8 +45,12 @@ func (w *codeWriter) WriteHeader(code int) {
 
 func (f *countingFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	cw := &codeWriter{ResponseWriter: w}
-	if f.fail != "" && strings.Contains(r.URL.Path, "/"+f.fail+"/") {
+	failed := f.fail != "" && strings.Contains(r.URL.Path, "/"+f.fail+"/")
+	if failed {
 		cw.Header().Set("Content-Type", "application/json")
+		if f.failAfter != "" {
+			cw.Header().Set("Retry-After", f.failAfter)
+		}
 		cw.WriteHeader(http.StatusInternalServerError)
 		_, _ = cw.Write([]byte(`{"success":false,"error":"Internal server error"}`))
 	} else {
@@ -50,6 +58,12 @@ func (f *countingFront) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	if failed {
+		if f.failed == nil {
+			f.failed = map[string]int{}
+		}
+		f.failed[r.URL.Path]++
+	}
 	if cw.code == http.StatusTooManyRequests {
 		f.n429++
 		return
@@ -84,7 +98,8 @@ func frontURL(t *testing.T, f *countingFront) string {
 	return hs.URL
 }
 
-// TestPassBesideAWatch: an archive pass over 500 listed runs beside a live
+// TestPassBesideAWatch: an archive pass over 200 listed runs (some 3 400
+// requests: the pass's half of the limit for eight windows) beside a live
 // watch at the default interval (its run lasts five minutes: longer than
 // the pass, however loaded the machine), on one key, the simulator's rate limit
 // on (a limit of 800 a second: a minute's 500 scaled down in time so that
@@ -95,7 +110,7 @@ func frontURL(t *testing.T, f *countingFront) string {
 func TestPassBesideAWatch(t *testing.T) {
 	t.Parallel()
 	const limit, window = 800, time.Second
-	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 0.2, History: 499, RateLimit: limit, RateWindow: window})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, Speed: 0.2, History: 199, RateLimit: limit, RateWindow: window})
 	wf, pf := &countingFront{next: srv}, &countingFront{next: srv}
 	wURL, pURL := frontURL(t, wf), frontURL(t, pf)
 	env := simEnv(srv, fmt.Sprintf("FIREWATCH_RATE_LIMIT=%d/%s", limit, window))
@@ -104,7 +119,7 @@ func TestPassBesideAWatch(t *testing.T) {
 	began := time.Now()
 	p := runFW(t, env, 3*time.Minute, "archive", "--once", "--archive", filepath.Join(t.TempDir(), "a.db"), "--api-url", pURL)
 	took := time.Since(began)
-	if p.code != 0 || !strings.Contains(p.stderr, "500 runs seen, 500 fetched") {
+	if p.code != 0 || !strings.Contains(p.stderr, "200 runs seen, 200 fetched") {
 		t.Fatalf("the pass: %s", p)
 	}
 	select {
@@ -131,26 +146,46 @@ func TestPassBesideAWatch(t *testing.T) {
 	}
 }
 
-// TestPassWithAFailingEndpoint: every snapshot answers 500. The pass asks
-// for snapshots no more after a few runs, says so once, and archives the
-// 100 runs without them in well under a minute, the snapshots left for
-// the next pass.
+// TestPassWithAFailingEndpoint: every snapshot answers 500 (asking to be
+// tried again in 50 ms, so that the first failure's retries take no
+// seconds). The pass retries the first run's snapshots, asks the next
+// runs' once each, asks for snapshots no more after 3 runs in a row,
+// says so once, and archives the 100 runs without them at once, the
+// snapshots left for the next pass.
 func TestPassWithAFailingEndpoint(t *testing.T) {
 	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 100})
-	pf := &countingFront{next: srv, fail: "snapshots"}
+	pf := &countingFront{next: srv, fail: "snapshots", failAfter: "0.05"}
 	began := time.Now()
 	p := runFW(t, simEnv(srv), time.Minute, "archive", "--once", "--archive", filepath.Join(t.TempDir(), "a.db"), "--api-url", frontURL(t, pf))
 	took := time.Since(began)
 	n, _, _, _ := pf.stats(time.Second)
-	t.Logf("the pass: %s, %d requests", took.Round(time.Millisecond), n)
+	pf.mu.Lock()
+	failed := maps.Clone(pf.failed)
+	pf.mu.Unlock()
+	t.Logf("the pass: %s, %d requests, %d snapshots asked for in vain", took.Round(time.Millisecond), n, len(failed))
 	if p.code != 0 || !strings.Contains(p.stderr, "101 runs seen, 101 fetched") {
 		t.Fatalf("the pass: %s", p)
 	}
 	if c := strings.Count(p.stderr, "asks for them no more"); c != 1 || !strings.Contains(p.stderr, "runs' snapshots for 3 runs in a row") {
 		t.Errorf("the pass says %d times that it leaves the snapshots; want once:\n%s", c, p.stderr)
 	}
-	if took > 45*time.Second { // 15 s of them the first failure's retries; the rest a loaded machine's
+	// The snapshots of 3 runs asked for: the first one with the client's
+	// tries, every other once.
+	runs, retried := map[string]bool{}, 0
+	for path, n := range failed {
+		runs[strings.Split(path, "/")[3]] = true // /v2/agent/{id}/snapshots/{sid}
+		switch {
+		case n == poller.DefaultTries:
+			retried++
+		case n != 1:
+			t.Errorf("%s asked for %d times", path, n)
+		}
+	}
+	if len(runs) != 3 || retried != 1 {
+		t.Errorf("the snapshots of %d runs asked for, %d of them %d times; want 3 runs, one snapshot retried", len(runs), retried, poller.DefaultTries)
+	}
+	if took > 30*time.Second { // seconds, on a loaded machine
 		t.Errorf("the pass took %s", took)
 	}
 }

@@ -20,7 +20,7 @@ type servedSim struct {
 func startServe(t *testing.T, args ...string) servedSim {
 	t.Helper()
 	log := filepath.Join(t.TempDir(), "starts.ndjson")
-	p := start(t, baseEnv(), append([]string{"serve", "--speed", "50", "--rate-limit", "-1", "--start-log", log}, args...)...)
+	p := start(t, baseEnv(), append([]string{"serve", "--speed", "100", "--rate-limit", "-1", "--start-log", log}, args...)...)
 	p.waitOutput(t, runLimit, "the serve header", func(s string) bool { return strings.Contains(s, "SCRAPE_ID=") })
 	s := servedSim{startLog: log}
 	for _, l := range strings.Split(p.stdout.String(), "\n") {

@@ -372,26 +372,25 @@ func TestUsageErrors(t *testing.T) {
 		{"http to a remote host", simEnv(srv, "FIRECRAWL_API_URL=http://example.com"), []string{"watch", id}, "http"},
 		{"unknown scenario", baseEnv(), []string{"demo", "--scenario", "nope"}, "--scenario"},
 	}
-	t.Run("cases", func(t *testing.T) {
-		for _, tc := range cases {
-			t.Run(tc.name, func(t *testing.T) {
-				t.Parallel()
-				r := runFW(t, tc.env, runLimit, tc.args...)
-				if r.code != 2 {
-					t.Fatalf("exit %d, want 2\n%s", r.code, r)
-				}
-				if !strings.Contains(r.stderr, tc.stderr) {
-					t.Errorf("stderr lacks %q\n%s", tc.stderr, r)
-				}
-				if r.stdout != "" {
-					t.Errorf("stdout: %q", r.stdout)
-				}
-				noKey(t, srv.Key, map[string][]byte{"stderr": []byte(r.stderr)})
-				noKey(t, "fc-0123456789abcdef", map[string][]byte{"stderr": []byte(r.stderr)})
-			})
-		}
-	})
-	// The parallel cases have all finished here.
+	// One after another in the test's own slot: each exits at once (some
+	// 50 ms), and as parallel subtests they would wait for the slots of
+	// the package's long tests.
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			r := runFW(t, tc.env, runLimit, tc.args...)
+			if r.code != 2 {
+				t.Fatalf("exit %d, want 2\n%s", r.code, r)
+			}
+			if !strings.Contains(r.stderr, tc.stderr) {
+				t.Errorf("stderr lacks %q\n%s", tc.stderr, r)
+			}
+			if r.stdout != "" {
+				t.Errorf("stdout: %q", r.stdout)
+			}
+			noKey(t, srv.Key, map[string][]byte{"stderr": []byte(r.stderr)})
+			noKey(t, "fc-0123456789abcdef", map[string][]byte{"stderr": []byte(r.stderr)})
+		})
+	}
 	if n := srv.Stats().Requests; n != 0 {
 		t.Errorf("%d requests were made for bad usage", n)
 	}
