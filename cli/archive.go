@@ -109,7 +109,7 @@ func archiveErr(err error) error {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, archive.ErrNoSpace), errors.Is(err, archive.ErrReadOnly), errors.Is(err, archive.ErrLocked):
-		return &outputError{name: "the archive", err: err}
+		return &outputError{Name: "the archive", Err: err}
 	}
 	return asUsage(err)
 }

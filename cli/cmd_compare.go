@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/cli/internal/comparetext"
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/text"
 	uicompare "github.com/firewatch/firewatch/ui/compare"
@@ -211,7 +212,7 @@ func (a *app) compareScreenEnd(ctx context.Context, c *comparison, res uicompare
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
 	case err != nil:
-		return &failure{err}
+		return &failure{Err: err}
 	case res.Interrupted:
 		return errInterrupted
 	}
@@ -222,7 +223,7 @@ func (a *app) compareScreenEnd(ctx context.Context, c *comparison, res uicompare
 func (a *app) crossed(c *comparison) error {
 	if len(c.Crossed) > 0 {
 		fmt.Fprintf(a.stderr, "firewatch: compare: crossed %s\n", strings.Join(c.Crossed, ", "))
-		return &thresholdCrossed{c.Crossed}
+		return &exitcode.ThresholdCrossed{Names: c.Crossed}
 	}
 	return nil
 }

@@ -267,7 +267,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		rep.Team = t
 		if len(t.failed) > 0 {
 			// What came is shown; the parts that did not are named, exit 1.
-			teamFailed = &failure{errors.Join(t.failed...)}
+			teamFailed = &failure{Err: errors.Join(t.failed...)}
 		}
 	}
 	if o.Output == OutputJSON {

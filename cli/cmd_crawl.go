@@ -318,7 +318,7 @@ func (a *app) cancelCrawl(ctx context.Context, c *poller.Client, id string) erro
 		return err
 	}
 	if !strings.EqualFold(st, "cancelled") && !strings.EqualFold(st, "canceled") {
-		return &failure{fmt.Errorf("cancel crawl: the service answered status %q, not cancelled", st)}
+		return &failure{Err: fmt.Errorf("cancel crawl: the service answered status %q, not cancelled", st)}
 	}
 	fmt.Fprintf(a.stderr, "firewatch: crawl %s cancelled\n", id)
 	return nil
@@ -370,7 +370,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 	var pages *pageWriter
 	if o.PagesDir != "" {
 		if pages, err = newPageWriter(o.PagesDir, a.secrets); err != nil {
-			return &outputError{name: "--pages-dir", err: err}
+			return &outputError{Name: "--pages-dir", Err: err}
 		}
 		onDoc = func(d *poller.CrawlDoc) {
 			pagesMu.Lock()
@@ -379,7 +379,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 				return
 			}
 			if err := pages.write(d); err != nil {
-				pagesErr = &outputError{name: "--pages-dir", err: err}
+				pagesErr = &outputError{Name: "--pages-dir", Err: err}
 			}
 		}
 	}
@@ -401,7 +401,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 	pagesMu.Lock()
 	if pages != nil {
 		if cerr := pages.Close(); cerr != nil && pagesErr == nil {
-			pagesErr = &outputError{name: "--pages-dir", err: cerr}
+			pagesErr = &outputError{Name: "--pages-dir", Err: cerr}
 		}
 	}
 	if pagesErr != nil {
@@ -410,7 +410,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 	}
 	pagesMu.Unlock()
 	if err != nil && ctx.Err() == nil {
-		return &failure{err}
+		return &failure{Err: err}
 	}
 	return screenEnd(ctx, res, serr)
 }
@@ -460,14 +460,14 @@ func screenNotes() (<-chan string, func(string)) {
 // that stopped its watch, or ctx's cause (--timeout, a signal), or the
 // user leaving it before the end; summaryErr is --summary's failure (8).
 func screenEnd(ctx context.Context, res uicrawl.Result, summaryErr error) error {
-	end := &crawlEnd{status: res.Status, err: res.Err, output: summaryErr}
+	end := &crawlEnd{Status: res.Status, Err: res.Err, Output: summaryErr}
 	switch {
 	case ctx.Err() != nil:
-		end.err = context.Cause(ctx)
-	case end.err == nil && !poller.CrawlTerminal(res.Status):
-		end.err = errQuit
+		end.Err = context.Cause(ctx)
+	case end.Err == nil && !poller.CrawlTerminal(res.Status):
+		end.Err = errQuit
 	}
-	return end.orNil()
+	return end.OrNil()
 }
 
 // crawlFromTeam opens the crawl screen of an active crawl picked on the
@@ -493,7 +493,7 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	case ctx.Err() != nil:
 		return false, context.Cause(ctx) // a signal: 130 like every screen
 	case err != nil:
-		return false, &failure{err}
+		return false, &failure{Err: err}
 	case res.Interrupted:
 		return false, errInterrupted // Ctrl-C; q leaves the runs screen with 0
 	}

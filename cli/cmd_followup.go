@@ -113,7 +113,7 @@ func (a *app) threadOf(ctx context.Context, c *poller.Client, service, id string
 		return "", err
 	}
 	if s.ThreadID == "" {
-		return "", &threadError{msg: "the service does not say which thread run " + id + " is in (a run from before threads, or a service without them): start a new run with firewatch run or firewatch rerun"}
+		return "", &threadError{Msg: "the service does not say which thread run " + id + " is in (a run from before threads, or a service without them): start a new run with firewatch run or firewatch rerun"}
 	}
 	return s.ThreadID, nil
 }

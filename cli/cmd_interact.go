@@ -14,6 +14,7 @@ import (
 	"github.com/go-json-experiment/json/jsontext"
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/interact"
@@ -257,7 +258,7 @@ func (a *app) printInteract(o *interactOptions, res *poller.InteractResult) erro
 			fmt.Fprintf(a.stderr, "firewatch: exception: %s\n", text.Sanitize(res.Error))
 		}
 	}
-	return &interactEnd{res}
+	return &exitcode.InteractEnd{Res: res}
 }
 
 func (a *app) stopInteract(ctx context.Context, c *poller.Client, o *interactOptions, id string) error {
@@ -374,7 +375,7 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 		return errInterrupted
 	case res.OutputErr != nil:
 		// The console drew into nothing: 8.
-		return &outputError{name: "stdout", err: res.OutputErr}
+		return &outputError{Name: "stdout", Err: res.OutputErr}
 	case err != nil:
 		return err
 	case res.Interrupted:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/cli/internal/comparetext"
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -320,15 +321,15 @@ func (a *app) rerun(cmd *cobra.Command, o *watchOptions, ro *rerunOptions, id st
 	if started.ID == "" || ro.Detach {
 		return err
 	}
-	var we *watchEnd
-	if err != nil && (!errors.As(err, &we) || we.run == nil || we.run.State != model.StateFinished || we.output != nil) {
+	var we *exitcode.WatchEnd
+	if err != nil && (!errors.As(err, &we) || we.Run == nil || we.Run.State != model.StateFinished || we.Output != nil) {
 		return err // watching stopped before the run ended: nothing to compare yet
 	}
 	if ctx.Err() != nil {
 		return err
 	}
 	cmpErr := a.compareAfter(ctx, o, gates, id, started.ID)
-	if len(gates) > 0 || cmpErr != nil && !errors.As(cmpErr, new(*thresholdCrossed)) {
+	if len(gates) > 0 || cmpErr != nil && !errors.As(cmpErr, new(*exitcode.ThresholdCrossed)) {
 		return gateErr(cmpErr)
 	}
 	return err

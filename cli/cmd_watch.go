@@ -322,7 +322,7 @@ func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	if len(list) == 0 && skipped > 0 {
-		return &failure{fmt.Errorf("--latest: the service listed %d processing run(s), none with an id that is a UUID: nothing to watch", skipped)}
+		return &failure{Err: fmt.Errorf("--latest: the service listed %d processing run(s), none with an id that is a UUID: nothing to watch", skipped)}
 	}
 	if len(list) == 0 {
 		return badUsage("--latest: no run is processing (firewatch runs lists the team's runs)")

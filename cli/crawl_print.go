@@ -69,7 +69,7 @@ func (a *app) newCrawlPrinter(o *crawlOptions, id, crawlURL string, stop context
 	if o.PagesDir != "" {
 		var err error
 		if p.pages, err = newPageWriter(o.PagesDir, a.secrets); err != nil {
-			return nil, &outputError{name: "--pages-dir", err: err}
+			return nil, &outputError{Name: "--pages-dir", Err: err}
 		}
 	}
 	return p, nil
@@ -88,7 +88,7 @@ func (p *crawlPrinter) write(b []byte) {
 		return
 	}
 	if _, err := p.a.stdout.Write(b); err != nil {
-		p.fail(&outputError{name: "stdout", err: err})
+		p.fail(&outputError{Name: "stdout", Err: err})
 	}
 }
 
@@ -162,7 +162,7 @@ func (p *crawlPrinter) doc(d *poller.CrawlDoc) {
 	}
 	if p.pages != nil {
 		if err := p.pages.write(d); err != nil {
-			p.fail(&outputError{name: "--pages-dir", err: err})
+			p.fail(&outputError{Name: "--pages-dir", Err: err})
 		}
 	}
 }
@@ -181,7 +181,7 @@ func (p *crawlPrinter) ended(final *poller.CrawlStatus, stats poller.CrawlWatchS
 	}
 	if p.pages != nil {
 		if err := p.pages.Close(); err != nil && p.err == nil {
-			p.err = &outputError{name: "--pages-dir", err: err}
+			p.err = &outputError{Name: "--pages-dir", Err: err}
 		}
 	}
 }
@@ -198,16 +198,16 @@ func (a *app) printCrawl(ctx context.Context, c uicrawl.Service, o *crawlOptions
 	final, stats, err := c.WatchCrawl(wctx, id, watch, p.update)
 	p.ended(final, stats)
 	run := p.run
-	end := &crawlEnd{err: err}
+	end := &crawlEnd{Err: err}
 	if final != nil {
-		end.status = final.Status
+		end.Status = final.Status
 	}
 	if ctx.Err() != nil && (err != nil || final == nil) {
-		end.err = context.Cause(ctx) // --timeout, a signal
+		end.Err = context.Cause(ctx) // --timeout, a signal
 	}
 	if p.err != nil {
 		fmt.Fprintf(a.stderr, "firewatch: %v\n", p.err)
-		end.output = p.err
+		end.Output = p.err
 		a.writeCrawlSummary(o, run)
 		return end
 	}
@@ -221,9 +221,9 @@ func (a *app) printCrawl(ctx context.Context, c uicrawl.Service, o *crawlOptions
 		a.sayCrawlEnd(run)
 	}
 	if serr := a.writeCrawlSummary(o, run); serr != nil {
-		end.output = serr
+		end.Output = serr
 	}
-	return end.orNil()
+	return end.OrNil()
 }
 
 // crawlCredits is a crawl's credits for people: "1 credit", "? credits"
@@ -266,7 +266,7 @@ func (a *app) writeCrawlSummary(o *crawlOptions, run *crawlRun) error {
 		DurationMs: time.Since(run.Start).Milliseconds()})
 	b, _ = a.secrets.RedactJSON(b)
 	if err := os.WriteFile(o.Summary, append(b, '\n'), 0o644); err != nil {
-		oe := &outputError{name: "--summary", err: err}
+		oe := &outputError{Name: "--summary", Err: err}
 		fmt.Fprintf(a.stderr, "firewatch: %v\n", oe)
 		return oe
 	}

@@ -8,10 +8,10 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
-	"syscall"
 
 	"github.com/charmbracelet/x/term"
 
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/ui/screen"
 )
@@ -37,26 +37,10 @@ type outputs struct {
 	stdoutTTY bool
 }
 
-// errOutput wraps the failure of an output.
-type outputError struct {
-	name string
-	err  error
-}
-
-func (e *outputError) Error() string {
-	msg := e.err.Error()
-	if errors.Is(e.err, syscall.EPIPE) {
-		msg = "the reader went away (closed pipe)"
-	}
-	return fmt.Sprintf("%s: cannot write: %s", e.name, msg)
-}
-
-func (e *outputError) Unwrap() error { return e.err }
-
 // fail records the first failure of an output and says so once (stdout's
 // when watching ends, in finish: it also ends watching).
 func (o *outputs) fail(oe *outputError) {
-	name := oe.name
+	name := oe.Name
 	o.mu.Lock()
 	o.failed = append(o.failed, oe)
 	msg := oe.Error()
@@ -137,7 +121,7 @@ func (g *guard) Write(b []byte) (int, error) {
 		err = io.ErrShortWrite
 	}
 	if err != nil {
-		err = &outputError{name: g.name, err: err}
+		err = &outputError{Name: g.name, Err: err}
 	}
 	g.err = err
 	g.mu.Unlock()
@@ -164,7 +148,7 @@ func (g guardedFile) Close() error {
 	if err != nil {
 		g.mu.Lock()
 		first := g.err == nil
-		oe := &outputError{name: g.name, err: err}
+		oe := &outputError{Name: g.name, Err: err}
 		g.err = oe
 		g.mu.Unlock()
 		if first {
@@ -279,12 +263,12 @@ func (o *outputs) finish(_ *watchSession, err error) error {
 		return err
 	}
 	for _, f := range o.all() {
-		if f.name == "stdout" {
+		if f.Name == "stdout" {
 			// Said here, once: the end message leaves it out.
 			fmt.Fprintf(o.stderr, "firewatch: %s; watching stopped\n", f)
 		}
 	}
-	return &outputsFailed{err}
+	return &exitcode.OutputsFailed{Err: err}
 }
 
 // terminalGone reports whether the only output that failed is stdout on a
@@ -293,12 +277,12 @@ func (o *outputs) finish(_ *watchSession, err error) error {
 // it. That is the interrupt's 130, not a full disk's 8, and there is no
 // terminal left to say it on.
 func (o *outputs) terminalGone(err error) bool {
-	var we *watchEnd
-	if !o.stdoutTTY || !errors.As(err, &we) || !errors.As(we.err, new(*interruptedError)) {
+	var we *exitcode.WatchEnd
+	if !o.stdoutTTY || !errors.As(err, &we) || !errors.As(we.Err, new(*interruptedError)) {
 		return false
 	}
 	for _, f := range o.all() {
-		if f.name != "stdout" {
+		if f.Name != "stdout" {
 			return false
 		}
 	}

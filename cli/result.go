@@ -14,6 +14,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/describe"
 	"github.com/firewatch/firewatch/model"
@@ -252,7 +253,7 @@ func (a *app) resultRun(cmd *cobra.Command, arg, apiURL, apiKey string) error {
 		if outcome != "" {
 			code = max(OutcomeCode(model.Outcome(outcome)), ExitFailed)
 		}
-		return &noResultError{code: code}
+		return &exitcode.NoResult{Code: code}
 	}
 	_, err = a.print.Write(watchprint.EscapeForTerminal(resultLine(data)))
 	return err

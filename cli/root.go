@@ -110,8 +110,8 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, hub *hubSession) int {
 	if versionOnly(args) {
 		if err := printVersion(stdout); err != nil {
-			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{name: "stdout", err: err})
-			return codeOf(&outputError{name: "stdout", err: err})
+			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{Name: "stdout", Err: err})
+			return codeOf(&outputError{Name: "stdout", Err: err})
 		}
 		return codeOf(nil)
 	}
@@ -285,5 +285,5 @@ func runE(err error) error {
 	if err == nil || ours(err) {
 		return err
 	}
-	return &failure{err}
+	return &failure{Err: err}
 }

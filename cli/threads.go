@@ -7,21 +7,6 @@ import (
 	"github.com/firewatch/firewatch/poller"
 )
 
-// threadError is a follow-up the service refused for its thread: the words
-// say why and what to do; its code is ExitRejected (the service refused).
-type threadError struct {
-	msg string
-	err *poller.Error
-}
-
-func (e *threadError) Error() string { return e.msg }
-func (e *threadError) Unwrap() error {
-	if e.err == nil {
-		return nil
-	}
-	return e.err
-}
-
 // threadRefusal is the follow-up's refusal in words (nil when err is not a
 // thread's refusal, or the start was no follow-up): a turn still running
 // names it and offers to watch it; an expired thread, one not found and
@@ -38,13 +23,13 @@ func threadRefusal(err error, threadID string) error {
 		if pe.RunID != "" {
 			run, watch = "run "+pe.RunID, "watch it with: firewatch watch "+pe.RunID
 		}
-		return &threadError{fmt.Sprintf("thread %s is busy: %s is still running; follow up once it ends (%s)", threadID, run, watch), pe}
+		return &threadError{Msg: fmt.Sprintf("thread %s is busy: %s is still running; follow up once it ends (%s)", threadID, run, watch), Err: pe}
 	case poller.ThreadExpired:
-		return &threadError{fmt.Sprintf("thread %s has expired (a thread is kept as long as its runs, 24 hours): start a new one with firewatch run, or rerun a turn with firewatch rerun", threadID), pe}
+		return &threadError{Msg: fmt.Sprintf("thread %s has expired (a thread is kept as long as its runs, 24 hours): start a new one with firewatch run, or rerun a turn with firewatch rerun", threadID), Err: pe}
 	case poller.ThreadNotFound:
-		return &threadError{fmt.Sprintf("thread %s is not known to the service (another team's, or gone): start a new one with firewatch run", threadID), pe}
+		return &threadError{Msg: fmt.Sprintf("thread %s is not known to the service (another team's, or gone): start a new one with firewatch run", threadID), Err: pe}
 	case poller.ThreadsDisabled:
-		return &threadError{"the service has threads turned off for this team: a follow-up cannot be started; start a new run with firewatch run (or firewatch rerun with --prompt)", pe}
+		return &threadError{Msg: "the service has threads turned off for this team: a follow-up cannot be started; start a new run with firewatch run (or firewatch rerun with --prompt)", Err: pe}
 	}
 	return nil
 }

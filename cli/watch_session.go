@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/ui"
 
 	"context"
@@ -150,16 +151,16 @@ func (w *watchSession) run(ctx context.Context) error {
 	}
 	w.Debug.Printf("watch ended: %v; exit %d", orNil(endErr), code)
 
-	end := &watchEnd{run: w.Store.Run(), err: endErr}
+	end := &exitcode.WatchEnd{Run: w.Store.Run(), Err: endErr}
 	for _, write := range []func() error{w.writeSummary, func() error { return w.writeResult(ctx) }} {
-		if end.output != nil {
+		if end.Output != nil {
 			break
 		}
 		if err := write(); err != nil {
 			if !errors.As(err, new(*outputError)) { // stdout's is said once, by outputs
 				fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
 			}
-			end.output = err
+			end.Output = err
 			code = codeOf(end)
 		}
 	}
@@ -173,7 +174,7 @@ func (w *watchSession) run(ctx context.Context) error {
 }
 
 // ExitCode is the exit code for how watching ended (exitcode.go decides).
-func (w *watchSession) ExitCode(endErr error) int { return watchCode(w.Store.Run(), endErr) }
+func (w *watchSession) ExitCode(endErr error) int { return exitcode.WatchCode(w.Store.Run(), endErr) }
 
 // endCause turns a context error into its cause (timeout or interrupt).
 func endCause(ctx context.Context, err error) error {
