@@ -9,6 +9,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -22,15 +23,15 @@ import (
 // and before any file is created (see outputs): the debug log is created
 // last, --record by watchLive, --summary when watching ends.
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
-	a.out = &outputs{stderr: a.stderr}
-	cleanup = a.out.close
-	w = &watchSession{Opts: o, Run: follow.NewRun(),
-		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
+	out := &outputs.Outputs{Stderr: a.stderr}
+	cleanup = out.Close
+	w = &watchSession{Opts: o, Run: follow.NewRun(), out: out,
+		display: display{Secrets: a.secrets, Stdout: out.Guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
 	w.TrackerOptions = w.attentionOptions
 	w.hub = a.hub
 	termOut, width := a.stdoutTerminal()
-	a.out.stdoutTTY = termOut
+	out.StdoutTTY = termOut
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
 		return nil, cleanup, err
 	}
@@ -41,7 +42,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 		}
 		w.Notes = make(chan string, 4)
 		w.streams = a.screenStreams()
-		a.out.defer_ = true
+		out.Defer = true
 	}
 	if err := checkOutputs(o); err != nil {
 		return nil, cleanup, err
@@ -51,12 +52,12 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 	}
 	w.Color = termOut && !o.NoColor && !a.noColorEnv()
 	if o.Debug != "" {
-		f, err := a.out.create("--debug", o.Debug)
+		f, err := out.Create("--debug", o.Debug)
 		if err != nil {
 			return nil, cleanup, err
 		}
 		w.Debug = newDebugLog(f, a.secrets)
-		a.out.debug = w.Debug
+		out.Debug = w.Debug
 		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
 	}
 	return w, cleanup, nil
@@ -205,7 +206,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	w.Store.SetRequest(req)
 	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView, Request: w.Store.Request()}
 	if o.Record != "" {
-		f, err := a.out.create("--record", o.Record)
+		f, err := w.out.Create("--record", o.Record)
 		if err != nil {
 			return err
 		}
@@ -253,11 +254,11 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		defer cancel()
 		go lo.hook(hctx, client)
 	}
-	ctx, stop := a.out.context(ctx)
+	ctx, stop := w.out.Context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
 	sinkNow().KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
-	return a.out.finish(w, err)
+	return w.out.Finish(err)
 }
 
 func (a *app) watchCommand() *cobra.Command {

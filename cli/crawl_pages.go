@@ -16,6 +16,7 @@ import (
 
 	"github.com/go-json-experiment/json"
 
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	uicrawl "github.com/firewatch/firewatch/ui/crawl"
@@ -128,7 +129,7 @@ func checkPagesDir(dir string) error {
 		case err == nil && !fi.IsDir():
 			return badUsage("--pages-dir %q: %s is a file, not a folder", dir, p)
 		case err == nil:
-			if err := canCreateIn(p); err != nil {
+			if err := outputs.CanCreateIn(p); err != nil {
 				return badUsage("--pages-dir %q: cannot create files in %s: %v", dir, p, err)
 			}
 			return nil

@@ -20,7 +20,7 @@ func (a *app) settle(ctx context.Context, err error) error {
 		!errors.As(err, new(*outputError)) && !errors.As(err, new(*maybeStartedError)) {
 		err = ie
 	}
-	fail := a.print.failed()
+	fail := a.print.Failed()
 	if fail == nil {
 		return err
 	}

@@ -1,20 +1,20 @@
 package cli
 
 import (
-	"github.com/firewatch/firewatch/cli/internal/exitcode"
-	"github.com/firewatch/firewatch/ui"
-
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui"
 	"github.com/firewatch/firewatch/ui/screen"
 )
 
@@ -29,7 +29,8 @@ type watchSession struct {
 	display
 	follow.Run
 	listLink
-	notify *notifyWatch // --notify and its kin (notify.go); nil: none
+	notify *notifyWatch     // --notify and its kin (notify.go); nil: none
+	out    *outputs.Outputs // what the watch writes besides stderr (newSession)
 }
 
 // feed is where a watch's events come from.
