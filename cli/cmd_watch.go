@@ -10,6 +10,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/cli/internal/outputs"
+	"github.com/firewatch/firewatch/cli/internal/runresult"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -232,7 +233,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 	}
 	var final *poller.Status // the status asked for --result, which the archive keeps too
-	w.resultOf = liveResult(w, client, jobID, &final)
+	w.resultOf = runresult.Live(client, jobID, &final)
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
 	if w.notify, err = a.notifyWatch(w, svc); err != nil {
