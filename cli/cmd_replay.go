@@ -94,7 +94,7 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	if err != nil {
 		return err
 	}
-	defer otlp.finish()
+	defer otlp.Finish()
 	ctx, stop := w.out.Context(cmd.Context())
 	defer stop(nil)
 	return w.out.Finish(w.run(ctx))

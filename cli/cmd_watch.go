@@ -249,7 +249,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if err != nil {
 		return err
 	}
-	defer otlp.finish()
+	defer otlp.Finish()
 	if lo.hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
