@@ -79,7 +79,7 @@ but a crossed threshold: after q the screen leaves with the gate's code.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// A regression gate: exitcode.go gives 1 only to a crossed
+			// A regression gate: internal/exitcode gives 1 only to a crossed
 			// threshold.
 			if co.Previous {
 				base, err := a.previousOf(cmd.Context(), o, args[0])

@@ -1,7 +1,7 @@
 // Package cli is firewatch's command line: each command in its own
 // cmd_<name>.go (root.go is the bare "firewatch [JOB_ID]"), their flags and
 // environment, the plain and JSON outputs, the summary, and the exit code
-// (decided in exitcode.go alone).
+// (decided in internal/exitcode alone).
 package cli
 
 import (

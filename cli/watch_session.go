@@ -174,7 +174,7 @@ func (w *watchSession) run(ctx context.Context) error {
 	return end
 }
 
-// ExitCode is the exit code for how watching ended (exitcode.go decides).
+// ExitCode is the exit code for how watching ended (internal/exitcode decides).
 func (w *watchSession) ExitCode(endErr error) int { return exitcode.WatchCode(w.Store.Run(), endErr) }
 
 // endCause turns a context error into its cause (timeout or interrupt).
