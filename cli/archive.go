@@ -109,7 +109,7 @@ func archiveErr(err error) error {
 	case err == nil, errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
 		return err
 	case errors.Is(err, archive.ErrNoSpace), errors.Is(err, archive.ErrReadOnly), errors.Is(err, archive.ErrLocked):
-		return &outputError{name: "the archive", err: err}
+		return &outputError{Name: "the archive", Err: err}
 	}
 	return asUsage(err)
 }
@@ -309,9 +309,9 @@ func (a *app) showArchived(ctx context.Context, w *watchSession, st archive.Stor
 		}
 		return c, err
 	}
-	ctx, stop := a.out.context(ctx)
+	ctx, stop := w.out.Context(ctx)
 	defer stop(nil)
-	return a.out.finish(w, w.run(ctx))
+	return w.out.Finish(w.run(ctx))
 }
 
 // watchFromArchive is watch JOB_ID of a run the service has forgotten:

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -58,7 +59,7 @@ func TestOpenArchiveRules(t *testing.T) {
 			}
 			switch {
 			case tc.code == -1:
-				if err == nil || errors.As(err, new(*usageError)) || errors.As(err, new(*outputError)) {
+				if err == nil || errors.As(err, new(*exitcode.UsageError)) || errors.As(err, new(*outputError)) {
 					t.Fatalf("a kept archive's failure is a reason to say, not the command's error: %#v", err)
 				}
 			case codeOf(err) != tc.code:

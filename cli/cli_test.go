@@ -87,39 +87,6 @@ func TestExitCode(t *testing.T) {
 	}
 }
 
-// TestCodeOf: the kinds commands return and the code each gets, decided
-// in exitcode.go alone.
-func TestCodeOf(t *testing.T) {
-	out := &outputError{name: "stdout", err: syscall.EPIPE}
-	code := 3
-	for _, tc := range []struct {
-		name string
-		err  error
-		want int
-	}{
-		{"nil", nil, 0},
-		{"usage", badUsage("--tail %d", 0), 2},
-		{"cobra's own", errors.New("unknown flag: --x"), 2},
-		{"failure", runE(errors.New("disk on fire")), 1},
-		{"a signal", errInterrupted, 130},
-		{"the UI quit", errQuit, 130},
-		{"a write that failed", out, 8},
-		{"outputs failed after a clean end", &outputsFailed{nil}, 8},
-		{"outputs failed after an interrupt", &outputsFailed{errInterrupted}, 8},
-		{"outputs failed after a failed run", &outputsFailed{&failure{errors.New("x")}}, 1},
-		{"refused", &poller.Error{Kind: poller.KindNotFound, Status: 404}, 6},
-		{"a 5xx after the retries", &poller.Error{Kind: poller.KindServer, Status: 503}, 1},
-		{"a 429 after the retries", &poller.Error{Kind: poller.KindRateLimited, Status: 429}, 6},
-		{"an id refused before any request", &poller.Error{Kind: poller.KindInvalidID}, 2},
-		{"interact killed", &interactEnd{&poller.InteractResult{Killed: true}}, 124},
-		{"interact exit code", &interactEnd{&poller.InteractResult{ExitCode: &code}}, 3},
-	} {
-		if got := codeOf(tc.err); got != tc.want {
-			t.Errorf("%s: exit %d, want %d", tc.name, got, tc.want)
-		}
-	}
-}
-
 func TestEndCause(t *testing.T) {
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errInterrupted)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/cli/internal/comparetext"
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"github.com/firewatch/firewatch/compare"
 	uicompare "github.com/firewatch/firewatch/ui/compare"
 )
@@ -74,7 +75,7 @@ but a crossed threshold: after q the screen leaves with the gate's code.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			// A regression gate: exitcode.go gives 1 only to a crossed
+			// A regression gate: internal/exitcode gives 1 only to a crossed
 			// threshold.
 			if co.Previous {
 				base, err := a.previousOf(cmd.Context(), o, args[0])
@@ -182,7 +183,7 @@ func (a *app) compareScreenEnd(ctx context.Context, c *comparison, res uicompare
 	case ctx.Err() != nil:
 		return context.Cause(ctx)
 	case err != nil:
-		return &failure{err}
+		return &failure{Err: err}
 	case res.Interrupted:
 		return errInterrupted
 	}
@@ -193,7 +194,7 @@ func (a *app) compareScreenEnd(ctx context.Context, c *comparison, res uicompare
 func (a *app) crossed(c *comparison) error {
 	if len(c.Crossed) > 0 {
 		fmt.Fprintf(a.stderr, "firewatch: compare: crossed %s\n", strings.Join(c.Crossed, ", "))
-		return &thresholdCrossed{c.Crossed}
+		return &exitcode.ThresholdCrossed{Names: c.Crossed}
 	}
 	return nil
 }

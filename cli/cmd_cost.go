@@ -123,7 +123,7 @@ func (a *app) cost(cmd *cobra.Command, o *watchOptions, co *costOptions) error {
 		rep.Team = t
 		if len(t.Failed) > 0 {
 			// What came is shown; the parts that did not are named, exit 1.
-			teamFailed = &failure{errors.Join(t.Failed...)}
+			teamFailed = &failure{Err: errors.Join(t.Failed...)}
 		}
 	}
 	switch {

@@ -12,6 +12,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/cli/internal/crawlprint"
 	"github.com/firewatch/firewatch/cli/internal/crawlrun"
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
@@ -210,7 +211,7 @@ func (a *app) cancelCrawl(ctx context.Context, c *poller.Client, id string) erro
 		return err
 	}
 	if !strings.EqualFold(st, "cancelled") && !strings.EqualFold(st, "canceled") {
-		return &failure{fmt.Errorf("cancel crawl: the service answered status %q, not cancelled", st)}
+		return &failure{Err: fmt.Errorf("cancel crawl: the service answered status %q, not cancelled", st)}
 	}
 	fmt.Fprintf(a.stderr, "firewatch: crawl %s cancelled\n", id)
 	return nil
@@ -253,13 +254,13 @@ func (a *app) watchCrawl(ctx context.Context, svc service, o *crawlOptions, id, 
 // crawlEndOf is the command's error for how a crawl watch ended: nil
 // when the crawl completed with every output written.
 func crawlEndOf(e crawlprint.End) error {
-	return (&crawlEnd{status: e.Status, err: e.Err, output: e.Output}).orNil()
+	return (&crawlEnd{Status: e.Status, Err: e.Err, Output: e.Output}).OrNil()
 }
 
 // crawlEnv is where a crawl's output goes, and its failures' errors.
 func (a *app) crawlEnv() crawlprint.Env {
 	return crawlprint.Env{Stdout: a.stdout, Stderr: a.stderr, Secrets: a.secrets,
-		OutputError: func(name string, err error) error { return &outputError{name: name, err: err} }}
+		OutputError: func(name string, err error) error { return &outputError{Name: name, Err: err} }}
 }
 
 // crawlScreen follows the crawl on the screen; once it is left, stderr has
@@ -285,7 +286,7 @@ func (a *app) crawlScreen(ctx context.Context, svc service, o *crawlOptions, id,
 	notified(res.Focused, false)
 	end := outs.End(ctx, res, errQuit)
 	if err != nil && ctx.Err() == nil {
-		return &failure{err}
+		return &failure{Err: err}
 	}
 	return crawlEndOf(end)
 }
@@ -306,7 +307,7 @@ func (a *app) checkCrawlOutputs(o *crawlOptions) error {
 			return err
 		}
 	}
-	if err := crawlprint.CheckDirs(o.PagesDir, o.SaveDir, canCreateIn); err != nil {
+	if err := crawlprint.CheckDirs(o.PagesDir, o.SaveDir, outputs.CanCreateIn); err != nil {
 		return asUsage(err)
 	}
 	return nil
@@ -335,7 +336,7 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	case ctx.Err() != nil:
 		return false, context.Cause(ctx) // a signal: 130 like every screen
 	case err != nil:
-		return false, &failure{err}
+		return false, &failure{Err: err}
 	case res.Interrupted:
 		return false, errInterrupted // Ctrl-C; q leaves the runs screen with 0
 	}

@@ -108,7 +108,7 @@ func (a *app) offerCrawl(ctx context.Context, o *interactOptions, c *poller.Clie
 	}
 	req, err := crawlrun.PreviewRequest(rawURL, p)
 	if err != nil {
-		return &failure{err}
+		return &failure{Err: err}
 	}
 	s, err := c.StartCrawl(ctx, req)
 	if err != nil {

@@ -13,7 +13,6 @@ import (
 	"github.com/go-json-experiment/json"
 
 	"github.com/firewatch/firewatch/cli/internal/crawlprint"
-	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
 	uicrawl "github.com/firewatch/firewatch/ui/crawl"
@@ -235,37 +234,5 @@ func TestCrawlPreviewStart(t *testing.T) {
 	_, errOut, code = run(t, context.Background(), "crawl-preview", "https://example.com", "the blog")
 	if code != ExitOK || strings.Contains(errOut, "Start this crawl") || srv.Stats().ByRoute["POST crawl"] != before {
 		t.Fatalf("without --start: exit %d, stderr %q", code, errOut)
-	}
-}
-
-// How a crawl watch ended → the exit code: a status that ends the crawl
-// decides however watching ended; else the reason watching stopped; a
-// failed output is 8 when the code would be 0 or 130.
-func TestCrawlEndCodes(t *testing.T) {
-	limited := &poller.Error{Kind: poller.KindRateLimited, Status: 429, Op: poller.OpCrawlStatus}
-	server := &poller.Error{Kind: poller.KindServer, Status: 503, Op: poller.OpCrawlStatus}
-	notFound := &poller.Error{Kind: poller.KindNotFound, Status: 404, Op: poller.OpCrawlStatus}
-	out := &outputError{name: "stdout", err: errors.New("closed")}
-	for _, tc := range []struct {
-		end  crawlEnd
-		want int
-	}{
-		{crawlEnd{status: "completed"}, ExitOK},
-		{crawlEnd{status: "failed"}, ExitFailed},
-		{crawlEnd{status: "cancelled"}, ExitCancelled},
-		{crawlEnd{status: "cancelled", err: errTimeout}, ExitCancelled},
-		{crawlEnd{status: "scraping", err: errTimeout}, ExitTimeout},
-		{crawlEnd{err: errInterrupted}, ExitInterrupted},
-		{crawlEnd{status: "scraping", err: errQuit}, ExitInterrupted},
-		{crawlEnd{err: limited}, ExitRejected},
-		{crawlEnd{err: notFound}, ExitRejected},
-		{crawlEnd{err: server}, ExitFailed},
-		{crawlEnd{status: "completed", output: out}, ExitOutput},
-		{crawlEnd{err: context.Canceled, output: out}, ExitOutput},
-		{crawlEnd{status: "cancelled", output: out}, ExitCancelled},
-	} {
-		if got := codeOf(&tc.end); got != tc.want {
-			t.Errorf("%+v: exit %d, want %d", tc.end, got, tc.want)
-		}
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/cli/internal/rerun"
 	"github.com/firewatch/firewatch/poller"
 )
 
@@ -66,7 +67,7 @@ func (a *app) followUp(cmd *cobra.Command, o *watchOptions, fo *followUpOptions,
 	req := poller.AgentRequest{Prompt: prompt}
 	f := cmd.Flags()
 	if mc := f.Lookup("max-credits"); mc != nil && mc.Changed {
-		n, err := wholeCredits(mc.Value.String())
+		n, err := rerun.WholeCredits(mc.Value.String())
 		if err != nil {
 			return err
 		}

@@ -108,7 +108,7 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 	if werr != nil && !errors.Is(werr, syscall.EPIPE) {
 		// stdout is the protocol: a full disk or a broken descriptor ends
 		// the server with exit 8, as every command's stdout does.
-		return &outputError{name: "stdout", err: werr}
+		return &outputError{Name: "stdout", Err: werr}
 	}
 	if ctx.Err() != nil || werr != nil {
 		return nil // the client went away, or an interrupt: a server's usual end

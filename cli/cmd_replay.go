@@ -94,10 +94,10 @@ func (a *app) replay(cmd *cobra.Command, o *watchOptions, r *replayOptions, file
 	if err != nil {
 		return err
 	}
-	defer otlp.finish()
-	ctx, stop := a.out.context(cmd.Context())
+	defer otlp.Finish()
+	ctx, stop := w.out.Context(cmd.Context())
 	defer stop(nil)
-	return a.out.finish(w, w.run(ctx))
+	return w.out.Finish(w.run(ctx))
 }
 
 // replayResult is a replay's --result: the archive's copy (the record of a

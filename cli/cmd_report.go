@@ -109,7 +109,7 @@ func (a *app) report(cmd *cobra.Command, o *reportOptions, arg string) error {
 		return err
 	}
 	if err := os.WriteFile(o.File, buf.Bytes(), 0o644); err != nil {
-		return &outputError{name: "--file " + o.File, err: err}
+		return &outputError{Name: "--file " + o.File, Err: err}
 	}
 	fmt.Fprintf(a.stderr, "firewatch: report of run %s written to %s\n", text.Sanitize(s.Run().ID), o.File)
 	return nil

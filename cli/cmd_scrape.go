@@ -102,7 +102,7 @@ func (a *app) scrape(cmd *cobra.Command, o *interactOptions, s *scrapeOptions, r
 	}
 	if s.Interact {
 		if res.ScrapeID == "" {
-			return &failure{fmt.Errorf("the scrape's answer has no data.metadata.scrapeId: nothing to interact with")}
+			return &failure{Err: fmt.Errorf("the scrape's answer has no data.metadata.scrapeId: nothing to interact with")}
 		}
 		return a.runConsole(ctx, c, o, res.ScrapeID, debug)
 	}

@@ -145,7 +145,7 @@ func (a *app) team(cmd *cobra.Command, o *watchOptions, output string) error {
 	}
 	if len(failed) > 0 {
 		// What came is shown; the parts that did not are named, exit 1.
-		return &failure{errors.Join(failed...)}
+		return &failure{Err: errors.Join(failed...)}
 	}
 	return nil
 }

@@ -9,6 +9,8 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/outputs"
+	"github.com/firewatch/firewatch/cli/internal/runresult"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -22,15 +24,15 @@ import (
 // and before any file is created (see outputs): the debug log is created
 // last, --record by watchLive, --summary when watching ends.
 func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, cleanup func(), err error) {
-	a.out = &outputs{stderr: a.stderr}
-	cleanup = a.out.close
-	w = &watchSession{Opts: o, Run: follow.NewRun(),
-		display: display{Secrets: a.secrets, Stdout: a.out.guarded("stdout", a.stdout), Stderr: a.stderr}}
+	out := &outputs.Outputs{Stderr: a.stderr}
+	cleanup = out.Close
+	w = &watchSession{Opts: o, Run: follow.NewRun(), out: out,
+		display: display{Secrets: a.secrets, Stdout: out.Guarded("stdout", a.stdout), Stderr: a.stderr}}
 	w.Store.SetSecrets(a.secrets)
 	w.TrackerOptions = w.attentionOptions
 	w.hub = a.hub
 	termOut, width := a.stdoutTerminal()
-	a.out.stdoutTTY = termOut
+	out.StdoutTTY = termOut
 	if w.Output, err = resolveOutput(o.Output, termOut); err != nil {
 		return nil, cleanup, err
 	}
@@ -41,7 +43,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 		}
 		w.Notes = make(chan string, 4)
 		w.streams = a.screenStreams()
-		a.out.defer_ = true
+		out.Defer = true
 	}
 	if err := checkOutputs(o); err != nil {
 		return nil, cleanup, err
@@ -51,12 +53,12 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 	}
 	w.Color = termOut && !o.NoColor && !a.noColorEnv()
 	if o.Debug != "" {
-		f, err := a.out.create("--debug", o.Debug)
+		f, err := out.Create("--debug", o.Debug)
 		if err != nil {
 			return nil, cleanup, err
 		}
 		w.Debug = newDebugLog(f, a.secrets)
-		a.out.debug = w.Debug
+		out.Debug = w.Debug
 		w.Debug.Printf("firewatch %s: %s", Version(), cmd.CommandPath())
 	}
 	return w, cleanup, nil
@@ -205,7 +207,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	w.Store.SetRequest(req)
 	wopts := poller.WatchOptions{Interval: o.Interval, Tail: o.Tail, LiveView: o.LiveView, Request: w.Store.Request()}
 	if o.Record != "" {
-		f, err := a.out.create("--record", o.Record)
+		f, err := w.out.Create("--record", o.Record)
 		if err != nil {
 			return err
 		}
@@ -231,7 +233,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		}
 	}
 	var final *poller.Status // the status asked for --result, which the archive keeps too
-	w.resultOf = liveResult(w, client, jobID, &final)
+	w.resultOf = runresult.Live(client, jobID, &final)
 	w.Store.SetRunID(jobID)
 	w.Debug.Printf("service %s, job %s", svc.baseURL, jobID)
 	if w.notify, err = a.notifyWatch(w, svc); err != nil {
@@ -247,17 +249,17 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if err != nil {
 		return err
 	}
-	defer otlp.finish()
+	defer otlp.Finish()
 	if lo.hook != nil {
 		hctx, cancel := context.WithCancel(ctx)
 		defer cancel()
 		go lo.hook(hctx, client)
 	}
-	ctx, stop := a.out.context(ctx)
+	ctx, stop := w.out.Context(ctx)
 	defer stop(nil)
 	err = w.run(ctx)
 	sinkNow().KeepStatus(ctx, client, final, w.Store.Run().Outcome != "", w.Debug.Printf)
-	return a.out.finish(w, err)
+	return w.out.Finish(err)
 }
 
 func (a *app) watchCommand() *cobra.Command {
@@ -322,7 +324,7 @@ func (a *app) watchLatest(cmd *cobra.Command, o *watchOptions) error {
 		return err
 	}
 	if len(list) == 0 && skipped > 0 {
-		return &failure{fmt.Errorf("--latest: the service listed %d processing run(s), none with an id that is a UUID: nothing to watch", skipped)}
+		return &failure{Err: fmt.Errorf("--latest: the service listed %d processing run(s), none with an id that is a UUID: nothing to watch", skipped)}
 	}
 	if len(list) == 0 {
 		return badUsage("--latest: no run is processing (firewatch runs lists the team's runs)")

@@ -47,7 +47,7 @@ func TestConsoleStopsItsSessionOnASignal(t *testing.T) {
 	debug := newDebugLog(f, secrets)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	cancel(errInterrupted)
-	a.stopOnSignal(ctx, c, id, debug, "nobody can be asked any more")
+	a.consoleEnv(c, debug).StopOnSignal(ctx, id, "nobody can be asked any more")
 	debug.Close()
 	log, _ := os.ReadFile(logPath)
 	want := "interrupted: stopped the browser session of scrape " + id

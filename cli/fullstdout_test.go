@@ -11,13 +11,14 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/poller"
 )
 
 // commandTree is every command firewatch has, by path ("firewatch runs"),
 // cobra's own help and completion commands included.
 func commandTree() []string {
-	a := &app{print: &writeGuard{}, stderr: &scrubWriter{}}
+	a := &app{print: &outputs.WriteGuard{}, stderr: &scrubWriter{}}
 	root := a.rootCommand()
 	root.InitDefaultHelpCmd()
 	root.InitDefaultCompletionCmd()

@@ -14,9 +14,6 @@ import (
 // history --thread and --reruns: a run's lineage from the archive, in
 // order; and a follow-up's refusal for its thread (historytext).
 
-// threadError is a follow-up refused for its thread: exit ExitRejected.
-type threadError = historytext.ThreadError
-
 // threadRefusal is the follow-up's refusal in words, nil when err is none.
 var threadRefusal = historytext.ThreadRefusal
 

@@ -166,7 +166,7 @@ func hubContext(ctx context.Context) (context.Context, func()) {
 		if c := context.Cause(ctx); c != nil {
 			why = c.Error()
 		}
-		cancel(&interruptedError{why})
+		cancel(&interruptedError{Why: why})
 	})
 	return out, func() { stop(); cancel(nil) }
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/text"
 )
 
@@ -15,7 +16,7 @@ func TestNoKeyHintLast(t *testing.T) {
 	t.Setenv("FIRECRAWL_API_KEY", "")
 	var term bytes.Buffer
 	secrets := text.NewSecrets()
-	a := &app{stdout: &term, print: &writeGuard{w: &term}, stderr: &scrubWriter{w: &term, secrets: secrets}, secrets: secrets}
+	a := &app{stdout: &term, print: &outputs.WriteGuard{W: &term}, stderr: &scrubWriter{w: &term, secrets: secrets}, secrets: secrets}
 	root := a.rootCommand()
 	root.SetOut(a.print)
 	root.SetErr(a.stderr)

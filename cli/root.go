@@ -1,7 +1,7 @@
 // Package cli is firewatch's command line: each command in its own
 // cmd_<name>.go (root.go is the bare "firewatch [JOB_ID]"), their flags and
 // environment, the plain and JSON outputs, the summary, and the exit code
-// (decided in exitcode.go alone).
+// (decided in internal/exitcode alone).
 package cli
 
 import (
@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
@@ -67,9 +68,8 @@ type app struct {
 	stdout io.Writer
 	// print is stdout for the one-shot commands' answers: it keeps the
 	// first failed write (exit 8). The terminal UIs and watches use stdout.
-	print  *writeGuard
+	print  *outputs.WriteGuard
 	stderr *scrubWriter // redacts the secrets
-	out    *outputs     // the watch's outputs (newSession)
 	// secrets is every secret of this run (the key once resolved, key.go;
 	// a DSN's password, archive.go): stderr, the debug log, the client, the
 	// store and the printers of server JSON all redact with this one value.
@@ -110,15 +110,15 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, hub *hubSession) int {
 	if versionOnly(args) {
 		if err := printVersion(stdout); err != nil {
-			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{name: "stdout", err: err})
-			return codeOf(&outputError{name: "stdout", err: err})
+			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{Name: "stdout", Err: err})
+			return codeOf(&outputError{Name: "stdout", Err: err})
 		}
 		return codeOf(nil)
 	}
 	// The archive's DSN may hold a password: a secret from the start.
 	secrets := text.NewSecrets()
 	secrets.AddPassword(archive.Password(os.Getenv(archive.EnvDSN)))
-	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &writeGuard{w: stdout}, hub: hub}
+	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &outputs.WriteGuard{W: stdout}, hub: hub}
 	if hub != nil {
 		secrets.Add(hub.svc.key)
 		secrets.AddPassword(archive.Password(hub.archive))
@@ -285,5 +285,5 @@ func runE(err error) error {
 	if err == nil || ours(err) {
 		return err
 	}
-	return &failure{err}
+	return &failure{Err: err}
 }

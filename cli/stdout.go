@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 )
 
 // settle is a command's result err once what happened around it is
@@ -18,13 +20,13 @@ func (a *app) settle(ctx context.Context, err error) error {
 		!errors.As(err, new(*outputError)) && !errors.As(err, new(*maybeStartedError)) {
 		err = ie
 	}
-	fail := a.print.failed()
+	fail := a.print.Failed()
 	if fail == nil {
 		return err
 	}
-	fmt.Fprintf(a.stderr, "firewatch: %s\n", &outputError{name: "stdout", err: fail})
+	fmt.Fprintf(a.stderr, "firewatch: %s\n", &outputError{Name: "stdout", Err: fail})
 	if errors.Is(err, fail) {
 		err = nil // the command stopped at the failed write: that is all
 	}
-	return &outputsFailed{err}
+	return &exitcode.OutputsFailed{Err: err}
 }

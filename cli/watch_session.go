@@ -1,19 +1,20 @@
 package cli
 
 import (
-	"github.com/firewatch/firewatch/ui"
-
 	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
 
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/ui"
 	"github.com/firewatch/firewatch/ui/screen"
 )
 
@@ -28,7 +29,8 @@ type watchSession struct {
 	display
 	follow.Run
 	listLink
-	notify *notifyWatch // --notify and its kin (notify.go); nil: none
+	notify *notifyWatch     // --notify and its kin (notify.go); nil: none
+	out    *outputs.Outputs // what the watch writes besides stderr (newSession)
 }
 
 // feed is where a watch's events come from.
@@ -150,16 +152,16 @@ func (w *watchSession) run(ctx context.Context) error {
 	}
 	w.Debug.Printf("watch ended: %v; exit %d", orNil(endErr), code)
 
-	end := &watchEnd{run: w.Store.Run(), err: endErr}
+	end := &exitcode.WatchEnd{Run: w.Store.Run(), Err: endErr}
 	for _, write := range []func() error{w.writeSummary, func() error { return w.writeResult(ctx) }} {
-		if end.output != nil {
+		if end.Output != nil {
 			break
 		}
 		if err := write(); err != nil {
 			if !errors.As(err, new(*outputError)) { // stdout's is said once, by outputs
 				fmt.Fprintf(w.Stderr, "firewatch: %v\n", err)
 			}
-			end.output = err
+			end.Output = err
 			code = codeOf(end)
 		}
 	}
@@ -172,8 +174,8 @@ func (w *watchSession) run(ctx context.Context) error {
 	return end
 }
 
-// ExitCode is the exit code for how watching ended (exitcode.go decides).
-func (w *watchSession) ExitCode(endErr error) int { return watchCode(w.Store.Run(), endErr) }
+// ExitCode is the exit code for how watching ended (internal/exitcode decides).
+func (w *watchSession) ExitCode(endErr error) int { return exitcode.WatchCode(w.Store.Run(), endErr) }
 
 // endCause turns a context error into its cause (timeout or interrupt).
 func endCause(ctx context.Context, err error) error {

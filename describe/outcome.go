@@ -9,7 +9,7 @@ import (
 // OutcomeInfo is the one mapping from a run's or an agent's outcome to what
 // firewatch shows for it: its word, its Level (the colour) and its symbol.
 // The UI's agents pane and header, the plain printer and describe use it;
-// the exit code of an outcome is decided in cli/exitcode.go.
+// the exit code of an outcome is decided in cli/internal/exitcode.
 type OutcomeInfo struct {
 	Word   string
 	Level  Level

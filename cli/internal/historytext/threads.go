@@ -3,26 +3,10 @@ package historytext
 import (
 	"errors"
 	"fmt"
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 
 	"github.com/firewatch/firewatch/poller"
 )
-
-// ThreadError is a follow-up the service refused for its thread (or one
-// firewatch cannot start: no thread known): Msg says why and what to do;
-// Err is the service's refusal, when there was one. The command's exit
-// code for it is the service's refusal's.
-type ThreadError struct {
-	Msg string
-	Err *poller.Error
-}
-
-func (e *ThreadError) Error() string { return e.Msg }
-func (e *ThreadError) Unwrap() error {
-	if e.Err == nil {
-		return nil
-	}
-	return e.Err
-}
 
 // ThreadRefusal is the follow-up's refusal in words (nil when err is not a
 // thread's refusal, or the start was no follow-up): a turn still running
@@ -40,13 +24,13 @@ func ThreadRefusal(err error, threadID string) error {
 		if pe.RunID != "" {
 			run, watch = "run "+pe.RunID, "watch it with: firewatch watch "+pe.RunID
 		}
-		return &ThreadError{fmt.Sprintf("thread %s is busy: %s is still running; follow up once it ends (%s)", threadID, run, watch), pe}
+		return &exitcode.ThreadError{Msg: fmt.Sprintf("thread %s is busy: %s is still running; follow up once it ends (%s)", threadID, run, watch), Err: pe}
 	case poller.ThreadExpired:
-		return &ThreadError{fmt.Sprintf("thread %s has expired (a thread is kept as long as its runs, 24 hours): start a new one with firewatch run, or rerun a turn with firewatch rerun", threadID), pe}
+		return &exitcode.ThreadError{Msg: fmt.Sprintf("thread %s has expired (a thread is kept as long as its runs, 24 hours): start a new one with firewatch run, or rerun a turn with firewatch rerun", threadID), Err: pe}
 	case poller.ThreadNotFound:
-		return &ThreadError{fmt.Sprintf("thread %s is not known to the service (another team's, or gone): start a new one with firewatch run", threadID), pe}
+		return &exitcode.ThreadError{Msg: fmt.Sprintf("thread %s is not known to the service (another team's, or gone): start a new one with firewatch run", threadID), Err: pe}
 	case poller.ThreadsDisabled:
-		return &ThreadError{"the service has threads turned off for this team: a follow-up cannot be started; start a new run with firewatch run (or firewatch rerun with --prompt)", pe}
+		return &exitcode.ThreadError{Msg: "the service has threads turned off for this team: a follow-up cannot be started; start a new run with firewatch run (or firewatch rerun with --prompt)", Err: pe}
 	}
 	return nil
 }

@@ -3,6 +3,7 @@ package historytext
 import (
 	"errors"
 	"fmt"
+	"github.com/firewatch/firewatch/cli/internal/exitcode"
 	"strings"
 	"testing"
 
@@ -25,7 +26,7 @@ func TestThreadRefusal(t *testing.T) {
 		{&poller.Error{Code: poller.ThreadsDisabled}, "threads turned off"},
 	} {
 		err := ThreadRefusal(fmt.Errorf("start: %w", c.err), "th")
-		var te *ThreadError
+		var te *exitcode.ThreadError
 		if !errors.As(err, &te) || !strings.Contains(err.Error(), c.want) || !errors.Is(err, c.err) {
 			t.Errorf("%+v: %v, want …%s…", c.err, err, c.want)
 		}
@@ -36,7 +37,7 @@ func TestThreadRefusal(t *testing.T) {
 	if err := ThreadRefusal(&poller.Error{Status: 500}, "th"); err != nil {
 		t.Errorf("a server error read as a refusal: %v", err)
 	}
-	if err := (&ThreadError{Msg: "no thread"}); errors.Unwrap(err) != nil {
+	if err := (&exitcode.ThreadError{Msg: "no thread"}); errors.Unwrap(err) != nil {
 		t.Errorf("no service error, unwraps to %v", errors.Unwrap(err))
 	}
 }
