@@ -129,6 +129,7 @@ func TestMCPListRunsFiltersAndPaging(t *testing.T) {
 	// past the first page collapse into one, and the service's list ends
 	// after its first page.
 	srv := startSim(t, sim.Options{History: 60})
+	srv.WaitFinished(context.Background(), srv.Jobs[0].ID) // its status stands still from here
 	svc := mcpEnv(t, srv.URL, srv.Key)
 	cs, _ := startMCP(t, svc, "test-client", finishedRuns...)
 
@@ -284,7 +285,7 @@ func checkedCall(t *testing.T, cs *mcp.ClientSession, tools map[string]*mcp.Tool
 // server's instructions).
 func TestMCPResultsMatchSchemasAndSayWebContent(t *testing.T) {
 	t.Parallel()
-	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure", "cancel"}, Speed: 50})
+	srv := startSim(t, sim.Options{Scenarios: []string{"research", "failure", "cancel"}, Speed: 100})
 	svc := mcpEnv(t, srv.URL, srv.Key)
 	a, b := srv.Jobs[0].ID, srv.Jobs[1].ID
 	srv.WaitFinished(context.Background(), a)
@@ -301,6 +302,9 @@ func TestMCPResultsMatchSchemasAndSayWebContent(t *testing.T) {
 		results[tool] = v
 		return v
 	}
+	// First, while the cancel scenario still goes (10 simulated minutes:
+	// 6 s at this speed).
+	do("cancel_run", map[string]any{"run": srv.Jobs[2].ID})
 	do("list_runs", map[string]any{})
 	do("get_run", map[string]any{"run": a})
 	do("get_tree", map[string]any{"run": a})
@@ -326,7 +330,6 @@ func TestMCPResultsMatchSchemasAndSayWebContent(t *testing.T) {
 	do("report", map[string]any{"run": a})
 	do("cost", map[string]any{"by": "prompt"})
 	do("start_run", map[string]any{"prompt": "find the docs", "max_credits": 20})
-	do("cancel_run", map[string]any{"run": srv.Jobs[2].ID})
 	for _, name := range append(readTools, "start_run", "cancel_run") {
 		if results[name] == nil {
 			t.Errorf("%s not called", name)
