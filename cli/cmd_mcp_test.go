@@ -340,7 +340,8 @@ func TestMCPReadTools(t *testing.T) {
 }
 
 // At the 20 000-event run every result keeps within its budget, and
-// get_events pages to the end with each event once.
+// get_events' first pages within the largest budget hold each event once
+// (TestMCPReadTools pages a smaller run to its end).
 func TestMCPBudgetsAtTheLargeRun(t *testing.T) {
 	if raceDetector {
 		t.Skip("a 20 000-event run under the race detector takes minutes: .ci/run runs this test without it")

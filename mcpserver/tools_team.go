@@ -513,6 +513,7 @@ type CostOut struct {
 	Buckets []CostBucket `json:"buckets"`
 	Total   CostTotal    `json:"total"`
 	Omitted int          `json:"omitted,omitempty" jsonschema:"buckets left out to keep within the budget (the smallest)"`
+	Note    string       `json:"note"`
 }
 
 func (s *Server) cost(ctx context.Context, req *mcp.CallToolRequest, in CostIn) (*mcp.CallToolResult, CostOut, error) {
@@ -548,6 +549,7 @@ func (s *Server) cost(ctx context.Context, req *mcp.CallToolRequest, in CostIn) 
 		out.Omitted++
 	}
 	out.Since = since
+	out.Note = contentNote // by prompt, the keys are the runs' prompts
 	return nil, *out, nil
 }
 
