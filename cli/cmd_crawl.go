@@ -480,13 +480,13 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	}
 	keep := a.keepCrawls(ctx, svc, say)
 	defer keep.close()
-	cs, alerts, notified, err := a.notifyCrawl(keep.watch(a.hub.crawlService(c), crawlURL), &o.Notify, crawlURL, say, svc)
+	cs, alerts, notified, err := a.notifyCrawl(keep.watch(a.hub.CrawlService(c), crawlURL), &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return false, err
 	}
 	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: cs, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII || a.sessionASCII(),
 		NoColor: o.NoColor || a.noColorEnv(), Watch: poller.CrawlWatchOptions{Retry: a.retry},
-		Secrets: a.secrets, Notes: notes, Alerts: alerts, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()},
+		Secrets: a.secrets, Notes: notes, Alerts: alerts, Terminal: a.hub.Terminal(), ReadOnly: a.hub.ReadOnly()},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	notified(res.Focused, res.Back)
 	switch {

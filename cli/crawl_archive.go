@@ -48,7 +48,7 @@ func (a *app) keepCrawls(ctx context.Context, svc service, say func(string)) *cr
 		}
 		return nil
 	}
-	return &crawlArchive{st: st, ck: ck, service: svc.baseURL, team: archive.TeamOf(svc.key), by: a.hub.personName(), say: say}
+	return &crawlArchive{st: st, ck: ck, service: svc.baseURL, team: archive.TeamOf(svc.key), by: a.hub.PersonName(), say: say}
 }
 
 func (k *crawlArchive) close() {

@@ -2,14 +2,11 @@ package cli
 
 import (
 	"context"
-	"fmt"
-	"time"
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/attention"
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/follow"
-	"github.com/firewatch/firewatch/poller"
-	"github.com/firewatch/firewatch/ui/runs"
 )
 
 // The hub's notifications (hub --notify-command, --notify-url,
@@ -20,7 +17,7 @@ import (
 // remembers what it sent). With --follow-processing the hub follows every
 // processing run of the team, watched or not, for them.
 
-// hubNotify is the hub's notifier.
+// hubNotify is the hub's notifier (hubsvc.Notifier).
 type hubNotify struct {
 	ns *notifications
 }
@@ -29,7 +26,7 @@ type hubNotify struct {
 // Its moments are claimed in the hub's archive st (nil: none), so that
 // the hubs and watches sharing it send each once; without one the hub
 // decides alone, said once in its log (say).
-func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say func(string)) (*hubNotify, error) {
+func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say func(string)) (hubsvc.Notifier, error) {
 	ns, err := a.startNotify(x, func() (*momentClaims, string) {
 		if c := newMomentClaims(st, svc, "hub"); c != nil {
 			return c, ""
@@ -50,63 +47,18 @@ func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say 
 	return &hubNotify{ns: ns}, nil
 }
 
-// follow makes the notifications of run (of jobID) decided by whoever
+// Follow makes the notifications of run (of jobID) decided by whoever
 // merges into it: the run's follower.
-func (n *hubNotify) follow(jobID string, run *follow.Run) {
-	if n == nil {
-		return
-	}
+func (n *hubNotify) Follow(jobID string, run *follow.Run) {
 	nr := n.ns.n.Follow(jobID, run.Store)
 	run.Saw = func(t *attention.Tracker, ch []attention.Change) { nr.Saw(t, ch) }
 }
 
-// close waits, bounded, for the last notifications.
-func (n *hubNotify) close() {
-	if n == nil {
-		return
-	}
+// Close waits, bounded, for the last notifications.
+func (n *hubNotify) Close() {
 	n.ns.stopTeam()
 	ctx, cancel := context.WithTimeout(context.Background(), notifyFlush)
 	defer cancel()
 	left, dropped := n.ns.n.Close(ctx)
 	n.ns.sayLost("firewatch hub", left, dropped, notifyFlush)
-}
-
-// followProcessing follows every processing run of the team the list shows
-// (hub --follow-processing), each until it ends, looking every hubListTTL
-// until ctx ends. A run is followed once: one that ended (or was refused)
-// is not followed again.
-func (h *hubFollows) followProcessing(ctx context.Context) {
-	seen := map[string]bool{}
-	t := time.NewTicker(hubListTTL + time.Second)
-	defer t.Stop()
-	for {
-		l, err := h.list.latest(ctx)
-		if err != nil && ctx.Err() == nil {
-			fmt.Fprintf(h.a.stderr, "firewatch hub: --follow-processing: the team's runs: %s\n", h.a.secrets.Redact(err.Error()))
-		}
-		if l != nil {
-			for _, ri := range l.Runs {
-				if seen[ri.ID] || !runs.StatusMatches("processing", ri.Status) || poller.ValidateJobID(ri.ID) != nil {
-					continue
-				}
-				seen[ri.ID] = true
-				r, release := h.open(ri.ID)
-				h.wg.Add(1)
-				go func() {
-					defer h.wg.Done()
-					select {
-					case <-r.f.Done():
-					case <-ctx.Done():
-					}
-					release()
-				}()
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
 }

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/ui"
 
 	"context"
@@ -90,7 +91,7 @@ type listLink struct {
 	// with 130 (q with 0).
 	Interrupted bool
 	// hub is the hub's session the watch is shown to (nil: none).
-	hub *hubSession
+	hub *hubsvc.Session
 	// Start is what R and F on the run's screen start a run with (nil:
 	// watchLive's client); RerunOf is the run this one reruns (= compares
 	// them once it ends).
