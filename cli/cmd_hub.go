@@ -12,11 +12,14 @@ import (
 	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
+	"github.com/firewatch/firewatch/theme"
+	"github.com/firewatch/firewatch/ui"
 )
 
 // firewatch hub: the team's runs screen over SSH (package hub), with the
-// team's key held here. This file is its command; the hub's product (its
-// followers, list, sessions, what a session may run) is cli/internal/hubsvc.
+// team's key held here. This file is its command and what a command run
+// for a session takes from it (a.hub); the hub's product (its followers,
+// list, sessions, what a session may run) is cli/internal/hubsvc.
 
 func (a *app) hubCmd() *cobra.Command {
 	o, x := &hubsvc.Options{}, &notifyOptions{}
@@ -72,7 +75,7 @@ func (a *app) serveHub(ctx context.Context, o *hubsvc.Options, x *notifyOptions)
 		Interrupted: func(why string) error { return &interruptedError{why} },
 		Key:         func() string { return resolveKey("") },
 		Use:         func(s hubsvc.Service) error { return a.use(svcOf(s)) },
-		Notify: func(st archive.Store, s hubsvc.Service, say func(string)) (hubsvc.Notifier, error) {
+		Notify: func(st archive.Store, s hubsvc.Service, say func(string)) (*hubsvc.Notifier, error) {
 			return a.newHubNotify(x, st, svcOf(s), say)
 		},
 		Root: func() *cobra.Command { return (&app{secrets: text.NewSecrets()}).rootCommand() },
@@ -108,3 +111,87 @@ var (
 	hubMade        = func(*hubsvc.Hub) {}
 	hubSessionMade = func(*hubsvc.Session) {}
 )
+
+// newHubNotify starts the hub's notifier; nil when no sink was asked for.
+// Its moments are claimed in the hub's archive st (nil: none), so that
+// the hubs and watches sharing it send each once; without one the hub
+// decides alone, said once in its log (say).
+func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say func(string)) (*hubsvc.Notifier, error) {
+	ns, err := a.startNotify(x, func() (*momentClaims, string) {
+		if c := newMomentClaims(st, svc, "hub"); c != nil {
+			return c, ""
+		}
+		return nil, "the hub has no shared archive"
+	})
+	if ns == nil || err != nil {
+		return nil, err
+	}
+	// Each moment, and who claimed it, is a line of the hub's log.
+	ns.mu.Lock()
+	ns.logTo = say
+	ns.mu.Unlock()
+	if ns.alone != "" {
+		say("firewatch hub: notifications are decided by this hub alone (no shared archive): another hub notifying the same channel sends them too")
+	}
+	a.checkTeam(ns, svc)
+	return &hubsvc.Notifier{N: ns.n, Close: func() {
+		ns.stopTeam()
+		ctx, cancel := context.WithTimeout(context.Background(), notifyFlush)
+		defer cancel()
+		left, dropped := ns.n.Close(ctx)
+		ns.sayLost("firewatch hub", left, dropped, notifyFlush)
+	}}, nil
+}
+
+// baseURLOf is the service a command uses: the hub's in a hub session,
+// else the flag's, $FIRECRAWL_API_URL's or the default.
+func (a *app) baseURLOf(flag string) string {
+	if u := a.hub.Service().BaseURL; u != "" {
+		return u
+	}
+	return poller.ResolveBaseURL(flag)
+}
+
+// keyOf is the API key a command uses: the hub's in a hub session (no
+// flag or variable of the session's can change it), else resolveKey's.
+func (a *app) keyOf(flag string) string {
+	if a.hub != nil {
+		return a.hub.Service().Key
+	}
+	return resolveKey(flag)
+}
+
+// stdoutTerminal reports whether stdout is a terminal, and its width: the
+// process's own, or a hub session's.
+func (a *app) stdoutTerminal() (bool, int) {
+	if t := a.hub.Terminal(); t != nil {
+		w, _ := t.Size()
+		return true, w
+	}
+	return isTerminal(a.stdout)
+}
+
+// noColorEnv reports NO_COLOR set or TERM=dumb in the environment of
+// whoever watches: the process's, or a hub session's.
+func (a *app) noColorEnv() bool { return theme.NoColorEnv(a.hub.LookupEnv) }
+
+// sessionASCII reports whether a hub session's locale (its LANG, LC_*)
+// cannot show UTF-8: its runs and crawl screens are then drawn in ASCII,
+// as its watch screen is. Outside a hub --ascii alone decides.
+func (a *app) sessionASCII() bool {
+	t := a.hub.Terminal()
+	return t != nil && theme.ASCIIEnv(t.LookupEnv)
+}
+
+// watchShared shows the hub's follower of jobID on the session's terminal
+// until the person leaves it; outcome is the run's, "" when it has not
+// finished.
+func (a *app) watchShared(ctx context.Context, w *watchSession, jobID string) (outcome string, err error) {
+	cfg := ui.Config{JobID: jobID, NoColor: !w.Color, ASCII: w.Opts.ASCII, Mouse: w.Opts.Mouse, BackToList: true, RerunOf: w.RerunOf}
+	if w.Start != nil {
+		cfg.Start = w.Start.StartAgent
+	}
+	res, outcome, err := a.hub.WatchShared(ctx, cfg)
+	w.Back, w.Interrupted, w.Next = res.Back, res.Interrupted, res
+	return outcome, err
+}

@@ -17,6 +17,7 @@ import (
 	"github.com/firewatch/firewatch/hub"
 	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/notify"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -60,12 +61,17 @@ type Controls interface {
 	SetLiveView(bool)
 }
 
-// Notifier decides the notifications of the runs the hub follows.
-type Notifier interface {
-	// Follow makes the moments of run (of jobID) decided by its follower.
-	Follow(jobID string, run *follow.Run)
-	// Close waits, bounded, for the last notifications.
-	Close()
+// Notifier is the team's channel (hub --notify-command, --notify-url,
+// --notify-on): N decides and sends the moments of every run the hub
+// follows, Close waits, bounded, for the last ones. They are decided once
+// per run by its follower (follow.Run.Saw, on the merging goroutine),
+// whatever the number of sessions that watch it, and once per moment
+// however often the run is followed again (the notifier remembers what it
+// sent). With --follow-processing the hub follows every processing run of
+// the team, watched or not, for them.
+type Notifier struct {
+	N     *notify.Notifier
+	Close func()
 }
 
 // Hub is the hub's followers, one per run watched, and what it holds for
@@ -95,7 +101,7 @@ type Hub struct {
 	// meter counts the hub's live requests into the team's budget (nil:
 	// no archive).
 	meter  *archiving.LiveMeter
-	notify Notifier // the team's channel (nil: none)
+	notify *Notifier // the team's channel (nil: none)
 	// log is a line for the hub's log (nil: none, in tests).
 	log func(line string)
 
@@ -395,7 +401,9 @@ func (h *Hub) start(r *Run) {
 	sh := feed.Shared
 	r.Client, r.Controls = client, sh
 	if h.notify != nil {
-		h.notify.Follow(jobID, &run)
+		// The run's moments are decided by whoever merges into it: its
+		// follower.
+		run.Saw = h.notify.N.Follow(jobID, run.Store).Saw
 	}
 	r.F = follow.NewFollower(WithRequest(client, sink, h.env.Secrets, h.svc.BaseURL, jobID, h.actorsOf, feed.Source), &run)
 	said.Store(r.F)

@@ -77,8 +77,8 @@ type ServeEnv struct {
 	Key           func() string
 	Use           func(Service) error
 	// Notify starts the team's channel on the hub's store st (nil:
-	// none), its lines in the hub's log (say); nil Notifier: no channel.
-	Notify func(st archive.Store, svc Service, say func(string)) (Notifier, error)
+	// none), its lines in the hub's log (say); nil: no channel.
+	Notify func(st archive.Store, svc Service, say func(string)) (*Notifier, error)
 	// Root is firewatch's root command (what a session may run is read on
 	// it); Run runs args for session s on its streams, as Execute would.
 	Root func() *cobra.Command
@@ -197,12 +197,8 @@ func newHub(ctx context.Context, o *Options, env ServeEnv) (*hub.Hub, *Hub, erro
 	}
 	follows.name = name
 	fmt.Fprintf(env.Stderr, "firewatch hub: this hub is %q: who cancels or starts a run through it is recorded \"via hub %s\"\n", name, name)
-	n, err := env.Notify(follows.st, svc, follows.say)
-	if err != nil {
+	if follows.notify, err = env.Notify(follows.st, svc, follows.say); err != nil {
 		return nil, nil, err
-	}
-	if n != nil {
-		follows.notify = n
 	}
 	if env.Made != nil {
 		env.Made(follows)

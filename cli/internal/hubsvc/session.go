@@ -3,6 +3,7 @@ package hubsvc
 import (
 	"context"
 	"net/http"
+	"os"
 	"time"
 
 	"github.com/firewatch/firewatch/archive"
@@ -339,3 +340,12 @@ func (t *toldCrawl) CancelCrawl(ctx context.Context, id string) (string, error) 
 // nothing it may change (its screens' services refuse), sharing h's
 // followers, list and store.
 func (h *Hub) Session() *Session { return &Session{svc: h.svc, name: h.name, hub: h} }
+
+// LookupEnv looks key up in the environment of whoever watches: the
+// session's terminal's, else (no terminal, no hub) the process's.
+func (s *Session) LookupEnv(key string) (string, bool) {
+	if t := s.Terminal(); t != nil {
+		return t.LookupEnv(key)
+	}
+	return os.LookupEnv(key)
+}
