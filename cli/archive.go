@@ -140,18 +140,16 @@ func (n *lockNote) waiting(a *app) func() {
 // opened it: the store (nil: off, or why it cannot be had), what the
 // command knows of a run it started (seed), and where a lock is said. The
 // store is the command's, closed by close once the watch's sink is
-// (Sink.Close leaves it open), or the process's (a hub's: borrowed, its
+// (Sink.Close leaves it open), or the process's (an MCP server's: borrowed, its
 // owner closes it).
 type keptArchive struct {
 	st   archive.Store
 	why  error // the archive cannot be had: said by the watch, which goes on
 	seed *archive.Run
 	lock *lockNote
-	// borrowed: st is the process's, and close leaves it open; reopen
-	// (nil: openArchive's) is how it is had later, when it could not be
-	// at first.
+	// borrowed: st is the process's (an MCP server's), and close leaves
+	// it open.
 	borrowed bool
-	reopen   func(ctx context.Context) (archive.Store, error)
 
 	mu       sync.Mutex
 	reopened []archive.Store // opened later (reopen), closed by close
@@ -214,11 +212,8 @@ func (a *app) archiveWatch(ctx context.Context, to sinkTo, svc service, jobID st
 	if errors.Is(err, archive.ErrUnavailable) {
 		to.debug.Printf("archive: %s", a.secrets.Redact(err.Error()))
 		return nil, func(ctx context.Context) (*archiving.Sink, error) {
-			var st archive.Store
-			var err error
-			if k.reopen != nil {
-				st, err = k.reopen(ctx)
-			} else if st, err = a.openArchive(ctx, keepArchive, k.lock); st != nil {
+			st, err := a.openArchive(ctx, keepArchive, k.lock)
+			if st != nil {
 				k.mu.Lock()
 				k.reopened = append(k.reopened, st)
 				k.mu.Unlock()

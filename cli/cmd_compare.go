@@ -171,7 +171,7 @@ func parseFailOn(s string) (compare.Gates, error) {
 func (a *app) compareScreen(ctx context.Context, o *watchOptions, c *comparison, gates compare.Gates) error {
 	// A hub session's terminal, else the command's own streams.
 	res, err := uicompare.Run(ctx, uicompare.Config{C: c, Gates: gates, NoColor: o.NoColor || a.noColorEnv(), ASCII: o.ASCII || a.sessionASCII(),
-		Mouse: o.Mouse, Terminal: a.hub.terminal()}, a.screenStreams())
+		Mouse: o.Mouse, Terminal: a.hub.Terminal()}, a.screenStreams())
 	return a.compareScreenEnd(ctx, c, res, err)
 }
 

@@ -323,13 +323,13 @@ func (a *app) crawlFromTeam(ctx context.Context, svc service, o *watchOptions, i
 	}
 	keep := a.keepCrawls(ctx, svc, say)
 	defer keep.Close()
-	cs, alerts, notified, err := a.notifyCrawl(keep.Watch(a.hub.crawlService(c), crawlURL), &o.Notify, crawlURL, say, svc)
+	cs, alerts, notified, err := a.notifyCrawl(keep.Watch(a.hub.CrawlService(c), crawlURL), &o.Notify, crawlURL, say, svc)
 	if err != nil {
 		return false, err
 	}
 	res, err := uicrawl.Run(ctx, uicrawl.Config{Service: cs, ID: id, URL: crawlURL, Back: true, ASCII: o.ASCII || a.sessionASCII(),
 		NoColor: o.NoColor || a.noColorEnv(), Watch: poller.CrawlWatchOptions{Retry: a.retry},
-		Secrets: a.secrets, Notes: notes, Alerts: alerts, Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText()},
+		Secrets: a.secrets, Notes: notes, Alerts: alerts, Terminal: a.hub.Terminal(), ReadOnly: a.hub.ReadOnly()},
 		uicrawl.RunOptions{Input: a.stdin, Output: a.stdout})
 	notified(res.Focused, res.Back)
 	switch {
@@ -382,5 +382,5 @@ func (a *app) keepCrawls(ctx context.Context, svc service, say func(string)) *cr
 		say("the crawl is not archived: " + err.Error())
 		return nil
 	}
-	return crawlrun.Keep(st, svc.baseURL, archive.TeamOf(svc.key), a.hub.personName(), say)
+	return crawlrun.Keep(st, svc.baseURL, archive.TeamOf(svc.key), a.hub.PersonName(), say)
 }

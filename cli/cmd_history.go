@@ -177,8 +177,8 @@ func (a *app) archiveRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service) (_ runs.Service, list *archiving.TeamList, closer func()) {
 	baseURL := svc.baseURL
 	live := runs.Service(c)
-	if a.hub.shares() {
-		live = a.hub.follows.list.over(c) // the hub's one list
+	if a.hub.Shares() {
+		live = a.hub.Hub().Listed(c) // the hub's one list
 	}
 	if _, err := a.archiveDSN(); err != nil {
 		return live, nil, func() {} // no archive to name: the live runs alone
@@ -187,10 +187,10 @@ func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service
 	// sessions show the hub's one store, which the hub closes.
 	var st archive.Store
 	var err error
-	owned := !a.hub.shares()
+	owned := !a.hub.Shares()
 	if owned {
 		st, err = a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
-	} else if st = a.hub.follows.store(); st == nil {
+	} else if st = a.hub.Store(); st == nil {
 		return live, nil, func() {} // the hub has none: said in its log
 	}
 	if err != nil {
@@ -201,7 +201,7 @@ func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service
 		return live, nil, func() {} // off
 	}
 	stopMeter := func() {}
-	if !a.hub.shares() {
+	if !a.hub.Shares() {
 		// The screen's requests (its list, a start, a cancel) are live
 		// work, counted into the team's budget; a hub meters its own.
 		var metered *poller.Client
@@ -210,7 +210,7 @@ func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service
 		live = list
 	}
 	s := archiving.NewListing(live, st, archive.Query{Service: baseURL})
-	switch bg := a.hub.completions(); {
+	switch bg := a.hub.Completions(); {
 	case bg != nil:
 		s.UseBackground(bg) // the hub's: each run completed once for every session
 	default:

@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/internal/hostile"
 	"github.com/firewatch/firewatch/internal/sshtest"
 	"github.com/firewatch/firewatch/sim"
@@ -253,13 +254,13 @@ func TestHubIntervalTooShort(t *testing.T) {
 func TestHubFlagsAllHaveARule(t *testing.T) {
 	root := (&app{secrets: text.NewSecrets()}).rootCommand()
 	for _, sub := range root.Commands() {
-		if !slices.Contains(hubCommands, sub.Name()) {
+		if !slices.Contains(hubsvc.Commands, sub.Name()) {
 			continue
 		}
 		sub.Flags().AddFlagSet(root.PersistentFlags())
 		sub.Flags().VisitAll(func(f *pflag.Flag) {
-			if hubFlags[f.Name] == 0 && hubRefused[f.Name] == "" {
-				t.Errorf("%s --%s has no rule over the hub (hubFlags or hubRefused in hub_commands.go)", sub.Name(), f.Name)
+			if !hubsvc.Ruled(f.Name) {
+				t.Errorf("%s --%s has no rule over the hub (flags or refusedFlags in cli/internal/hubsvc/commands.go)", sub.Name(), f.Name)
 			}
 		})
 	}
@@ -440,4 +441,9 @@ func fullDiskHub(t *testing.T) (int, string) {
 	errOut.WaitLine(t, "listening on")
 	cancel()
 	return <-code, errOut.String()
+}
+
+// hubCheck is hubsvc.Check on firewatch's commands.
+func hubCheck(args []string, every time.Duration) ([]string, error) {
+	return hubsvc.Check((&app{secrets: text.NewSecrets()}).rootCommand(), asUsage, args, every)
 }

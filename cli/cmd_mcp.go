@@ -15,6 +15,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/cli/internal/costtext"
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/follow"
@@ -93,8 +94,8 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 	defer b.close()
 	cfg := mcpserver.Config{Backend: b, Secrets: a.secrets, Version: Version(), AllowActions: mo.AllowActions, Budget: mo.Budget, Log: a.stderr}
 	if a.hub != nil {
-		cfg.Person = a.hub.who
-		if a.hub.readOnlyText() != "" {
+		cfg.Person = a.hub.PersonName()
+		if a.hub.ReadOnly() != "" {
 			cfg.AllowActions = false // a viewer's server has no acting tools
 		}
 	}
@@ -165,8 +166,8 @@ func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *
 	b := &mcpBack{a: a, svc: svc, o: o, client: client, team: client, act: client}
 	if _, err := a.archiveDSN(); err == nil {
 		var st archive.Store
-		if b.hubs = a.hub.shares(); b.hubs {
-			st = a.hub.follows.store() // the hub's one store (nil: none)
+		if b.hubs = a.hub.Shares(); b.hubs {
+			st = a.hub.Store() // the hub's one store (nil: none)
 		} else {
 			st, err = a.openArchive(ctx, keepArchive, &lockNote{quiet: true})
 		}
@@ -179,11 +180,11 @@ func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *
 		}
 	}
 	if a.hub != nil {
-		b.team, b.act = a.hub.runsService(b.team), a.hub.runsService(client)
-		if a.hub.shares() {
+		b.team, b.act = a.hub.RunsService(b.team), a.hub.RunsService(client)
+		if a.hub.Shares() {
 			b.held = &heldRuns{open: func(id string) (*follow.Follower, func()) {
-				r, release := a.hub.follows.open(id)
-				return r.f, release
+				r, release := a.hub.Hub().Open(id)
+				return r.F, release
 			}, runs: map[string]*heldRun{}}
 			b.hubRun = b.held.Open
 		}
@@ -219,7 +220,7 @@ func (b *mcpBack) source(ctx context.Context, id string, interval time.Duration)
 		feed.Shared.Sink().KeepStatus(ctx, b.client, nil, ended, nil)
 		feed.Done(run)
 	}
-	return withRequest(b.client, feed.Shared.Sink(), b.a, b.svc, id, nil, feed.Source), done, nil
+	return hubsvc.WithRequest(b.client, feed.Shared.Sink(), b.a.secrets, b.svc.baseURL, id, nil, feed.Source), done, nil
 }
 
 func (b *mcpBack) close() {

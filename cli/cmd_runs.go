@@ -212,12 +212,12 @@ func (a *app) serviceRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 	defer closeArchive()
 	starts := &startSaying{Service: list}
 	return a.runsLoop(cmd, o, runsScreenOf{
-		status: status, list: a.hub.runsService(starts), svc: svc, starts: starts, teamList: teamList,
+		status: status, list: a.hub.RunsService(starts), svc: svc, starts: starts, teamList: teamList,
 		open: func(ctx context.Context, w *watchSession, id string) (string, error) {
 			if as, ok := list.(*archiving.Listing); ok && as.ArchivedOnly(id) {
 				return "", a.showArchivedID(ctx, w, as, id)
 			}
-			if a.hub.shares() {
+			if a.hub.Shares() {
 				return a.watchShared(ctx, w, id) // the hub's one follower of the run
 			}
 			// The screen's store is its watches' too: one for the process.
@@ -234,9 +234,9 @@ func (a *app) serviceRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 // they choose.
 func (a *app) runsLoop(cmd *cobra.Command, o *watchOptions, s runsScreenOf) error {
 	ctx := cmd.Context()
-	person, role := a.hub.person()
+	person, role := a.hub.Person()
 	m := runs.New(runs.Config{Service: s.list, Status: s.status, ASCII: o.ASCII || a.sessionASCII(),
-		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.terminal(), ReadOnly: a.hub.readOnlyText(), Person: person, Role: role, HubName: a.hub.hubName()})
+		NoColor: o.NoColor || a.noColorEnv(), Terminal: a.hub.Terminal(), ReadOnly: a.hub.ReadOnly(), Person: person, Role: role, HubName: a.hub.HubName()})
 	// R and F on a run's screen start through the runs screen's service
 	// (the same record of the start, the same hub's check).
 	var screen *screenStarts

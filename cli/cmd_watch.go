@@ -38,7 +38,7 @@ func (a *app) newSession(cmd *cobra.Command, o *watchOptions) (w *watchSession, 
 	}
 	if w.Output == OutputTUI {
 		// A hub session's terminal is one; the process's is checked.
-		if err := checkTUI(a.stdin, termOut); err != nil && a.hub.terminal() == nil {
+		if err := checkTUI(a.stdin, termOut); err != nil && a.hub.Terminal() == nil {
 			return nil, cleanup, err
 		}
 		w.Notes = make(chan string, 4)
@@ -129,7 +129,7 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 	if w.Start == nil && w.Output == OutputTUI {
 		// R and F on the run's screen start through this client (a hub's
 		// session: as its runs screen does, told and checked).
-		w.Start = &screenStarts{start: a.hub.runsService(runs.Service(client)).StartAgent}
+		w.Start = &screenStarts{start: a.hub.RunsService(runs.Service(client)).StartAgent}
 	}
 	// The archive gets the recording too, poll by poll (cli/archive.go);
 	// what it holds of the run (a run started with --detach or from the

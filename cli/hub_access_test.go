@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/hub"
 	"github.com/firewatch/firewatch/internal/panics"
 	"github.com/firewatch/firewatch/internal/sshtest"
@@ -16,20 +17,20 @@ import (
 )
 
 // lookAtSessions makes the hubs started in this process hand each
-// session's hubSession to the test, by the person's name. Not parallel: a
+// session's hubsvc.Session to the test, by the person's name. Not parallel: a
 // package variable (set before the hub starts, put back after it stopped).
-func lookAtSessions(t *testing.T) func(who string) *hubSession {
+func lookAtSessions(t *testing.T) func(who string) *hubsvc.Session {
 	var mu sync.Mutex
-	got := map[string][]*hubSession{}
+	got := map[string][]*hubsvc.Session{}
 	old := hubSessionMade
-	hubSessionMade = func(h *hubSession) {
+	hubSessionMade = func(h *hubsvc.Session) {
 		mu.Lock()
 		defer mu.Unlock()
-		got[h.who] = append(got[h.who], h)
+		got[h.PersonName()] = append(got[h.PersonName()], h)
 	}
 	t.Cleanup(func() { hubSessionMade = old })
-	return func(who string) *hubSession {
-		var h *hubSession
+	return func(who string) *hubsvc.Session {
+		var h *hubsvc.Session
 		waitUntil(t, who+"'s session", func() bool {
 			mu.Lock()
 			defer mu.Unlock()
@@ -95,10 +96,10 @@ func TestHubViewerServicesRefuse(t *testing.T) {
 	defer cancel()
 
 	// The run's one follower, its poll recorded.
-	r, release := f.open(id)
+	r, release := f.Open(id)
 	defer release()
 	rec := &recControls{}
-	r.controls = rec
+	r.Controls = rec
 
 	bobScreen := sshtest.OpenScreen(t, h.login(t, h.bob), 120, 40, "LANG=C.UTF-8")
 	bobScreen.WaitFor("1 of 1 loaded")
@@ -107,13 +108,13 @@ func TestHubViewerServicesRefuse(t *testing.T) {
 		t.Fatalf("bob's runs -o json: exit %d", code)
 	}
 	bobCmd := sessionOf("bob")
-	for _, s := range []*hubSession{bob, bobCmd} {
-		forbidden(t, "a cancel", s.runsService(c).Cancel(ctx, id))
-		_, err := s.runsService(c).StartAgent(ctx, poller.AgentRequest{Prompt: "anything"})
+	for _, s := range []*hubsvc.Session{bob, bobCmd} {
+		forbidden(t, "a cancel", s.RunsService(c).Cancel(ctx, id))
+		_, err := s.RunsService(c).StartAgent(ctx, poller.AgentRequest{Prompt: "anything"})
 		forbidden(t, "a start", err)
-		_, err = s.crawlService(c).CancelCrawl(ctx, id)
+		_, err = s.CrawlService(c).CancelCrawl(ctx, id)
 		forbidden(t, "a crawl's cancel", err)
-		b := s.backend(&hubBackend{r: r, h: s}, id)
+		b := s.Backend(&hubsvc.SharedBackend{R: r, S: s}, id)
 		forbidden(t, "the watch screen's cancel", b.Cancel(ctx))
 		b.SetPaused(true)
 		b.SetLiveView(true)
@@ -135,13 +136,13 @@ func TestHubViewerServicesRefuse(t *testing.T) {
 	aliceScreen := sshtest.OpenScreen(t, h.login(t, h.alice), 120, 40, "LANG=C.UTF-8")
 	aliceScreen.WaitFor("1 of 1 loaded")
 	alice := sessionOf("alice")
-	b := alice.backend(&hubBackend{r: r, h: alice}, id)
+	b := alice.Backend(&hubsvc.SharedBackend{R: r, S: alice}, id)
 	b.SetPaused(true)
 	b.SetPaused(false)
 	if got := rec.seen(); len(got) != 2 {
 		t.Errorf("an operator's pause and resume reached the poll as %q", got)
 	}
-	if err := alice.runsService(c).Cancel(ctx, id); err != nil {
+	if err := alice.RunsService(c).Cancel(ctx, id); err != nil {
 		t.Errorf("an operator's cancel: %v", err)
 	}
 	if n := srv.Stats().ByRoute["DELETE agent"]; n != 1 {

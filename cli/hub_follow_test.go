@@ -9,20 +9,21 @@ import (
 
 	gossh "golang.org/x/crypto/ssh"
 
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/internal/sshtest"
 	"github.com/firewatch/firewatch/sim"
 )
 
 // lookInHub makes the next hub started in this process hand its followers
 // to the test, polling every interval. Not parallel: a package variable.
-func lookInHub(t *testing.T, interval time.Duration) <-chan *hubFollows {
-	got := make(chan *hubFollows, 1)
-	old := hubFollowsMade
-	hubFollowsMade = func(f *hubFollows) {
-		f.interval = interval
+func lookInHub(t *testing.T, interval time.Duration) <-chan *hubsvc.Hub {
+	got := make(chan *hubsvc.Hub, 1)
+	old := hubMade
+	hubMade = func(f *hubsvc.Hub) {
+		f.PollEvery(interval)
 		got <- f
 	}
-	t.Cleanup(func() { hubFollowsMade = old })
+	t.Cleanup(func() { hubMade = old })
 	return got
 }
 
@@ -36,21 +37,6 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 		time.Sleep(5 * time.Millisecond)
 	}
-}
-
-// refs is how many watch the run, and how many subscribe to its follower
-// (0, 0 when the hub does not follow it).
-func (h *hubFollows) refsOf(id string) (refs, subs int) {
-	h.mu.Lock()
-	r := h.runs[id]
-	if r != nil {
-		refs = r.refs
-	}
-	h.mu.Unlock()
-	if r != nil {
-		subs = r.f.Subscribers()
-	}
-	return refs, subs
 }
 
 // Five sessions watching one run are one follower of it: the service sees
@@ -78,9 +64,9 @@ func TestHubFollowsARunOnce(t *testing.T) {
 		s.WaitFor("Run succeeded")
 	}
 	watch(list(h.alice))
-	var one *hubRun
-	waitUntil(t, "the hub follows the run", func() bool { one = f.followed(id); return one != nil })
-	<-one.f.Done()
+	var one *hubsvc.Run
+	waitUntil(t, "the hub follows the run", func() bool { one = f.Followed(id); return one != nil })
+	<-one.F.Done()
 	// Four more runs screens (the service counts a request once it has
 	// answered it: the first watch's last one is counted by now).
 	for _, p := range []sshtest.Person{h.bob, h.alice, h.bob, h.alice} {
@@ -97,7 +83,7 @@ func TestHubFollowsARunOnce(t *testing.T) {
 	for _, s := range screens[1:] {
 		watch(s)
 	}
-	if refs, subs := f.refsOf(id); refs != 5 || subs != 5 {
+	if refs, subs := f.Watchers(id); refs != 5 || subs != 5 {
 		t.Errorf("five sessions on the run: %d watching, %d subscribed to its follower", refs, subs)
 	}
 	st := srv.Stats()
@@ -113,9 +99,9 @@ func TestHubFollowsARunOnce(t *testing.T) {
 		s.Press("\x1b")
 		s.WaitFor("1 of 1 loaded")
 		want := len(screens) - i - 1
-		waitUntil(t, "the session left the run", func() bool { r, s := f.refsOf(id); return r == want && s == want })
+		waitUntil(t, "the session left the run", func() bool { r, s := f.Watchers(id); return r == want && s == want })
 	}
-	if f.followed(id) != nil {
+	if f.Followed(id) != nil {
 		t.Error("nobody watches the run and the hub still follows it")
 	}
 	// Nothing of the watches is left: fewer goroutines than with one.
@@ -126,7 +112,7 @@ func TestHubFollowsARunOnce(t *testing.T) {
 		s.Press("q")
 		s.Exit()
 	}
-	waitUntil(t, "the last follower gone", func() bool { return f.followed(id) == nil })
+	waitUntil(t, "the last follower gone", func() bool { return f.Followed(id) == nil })
 }
 
 // An operator's pause and cancel are said on every viewer's screen of the
@@ -245,6 +231,6 @@ func TestHubNotifiesOncePerRun(t *testing.T) {
 		s.QuitWith("q")
 	}
 	waitUntil(t, "the followers gone", func() bool {
-		return f.followed(srv.Jobs[0].ID) == nil && f.followed(srv.Jobs[1].ID) == nil
+		return f.Followed(srv.Jobs[0].ID) == nil && f.Followed(srv.Jobs[1].ID) == nil
 	})
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
+	"github.com/firewatch/firewatch/hub"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/text"
@@ -20,23 +22,23 @@ import (
 // testHub is a hub's followers and list on the archive of
 // $FIREWATCH_ARCHIVE, as newHub makes them, a session's app in it, and
 // its stop (once; at the test's end if not before).
-func testHub(t *testing.T, svc service) (h *hubFollows, session func() *app, stop func()) {
+func testHub(t *testing.T, svc service) (h *hubsvc.Hub, session func() *app, stop func()) {
 	t.Helper()
 	secrets := text.NewSecrets()
 	ha := &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets}
 	var err error
-	h, err = newHubFollows(context.Background(), ha, svc, defaultInterval)
+	h, err = hubsvc.New(context.Background(), ha.hubEnv(), hubsvc.Service{BaseURL: svc.baseURL, Key: svc.key}, defaultInterval)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.st == nil || h.complete == nil {
+	if !h.Opened() {
 		t.Fatal("the hub opened no archive for its list and completions")
 	}
 	var once sync.Once
-	stop = func() { once.Do(h.stop) }
+	stop = func() { once.Do(h.Stop) }
 	t.Cleanup(stop)
 	session = func() *app {
-		return &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets, hub: &hubSession{svc: svc, follows: h}}
+		return &app{stderr: &scrubWriter{w: &strings.Builder{}, secrets: secrets}, secrets: secrets, hub: h.Session()}
 	}
 	return h, session, stop
 }
@@ -55,7 +57,7 @@ func TestHubSessionsCompleteEachRunOnce(t *testing.T) {
 	}
 	svc := service{baseURL: srv.URL, key: srv.Key}
 	h, session, stopHub := testHub(t, svc)
-	page, err := h.list.c.Runs(context.Background(), time.Time{})
+	page, err := h.ListClient().Runs(context.Background(), time.Time{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -81,7 +83,7 @@ func TestHubSessionsCompleteEachRunOnce(t *testing.T) {
 	var wg sync.WaitGroup
 	for range sessions {
 		a := session()
-		quiet := h.list.c
+		quiet := h.ListClient()
 		list, _, closeArchive := a.runsWithArchive(context.Background(), quiet, svc)
 		closers = append(closers, closeArchive)
 		wg.Add(1)
@@ -136,8 +138,8 @@ func TestTwoHubsOneList(t *testing.T) {
 	h2, _, _ := testHub(t, svc)
 	before := srv.Stats().ByRoute["GET list"]
 	var pages [2]*poller.RunList
-	for i, h := range []*hubFollows{h1, h2} {
-		l, err := h.list.latest(context.Background())
+	for i, h := range []*hubsvc.Hub{h1, h2} {
+		l, err := h.Latest(context.Background())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -182,38 +184,42 @@ func TestHubOpensOneStore(t *testing.T) {
 	opens := countOpens(t)
 	svc := service{baseURL: srv.URL, key: srv.Key}
 	h, session, stopHub := testHub(t, svc)
-	h.interval = 20 * time.Millisecond
+	h.PollEvery(20 * time.Millisecond)
 	if n := opens.Load(); n != 1 {
 		t.Fatalf("the hub opened %d stores to start, want 1", n)
 	}
 	var releases []func()
 	for _, j := range srv.Jobs {
-		r, release := h.open(j.ID)
+		r, release := h.Open(j.ID)
 		releases = append(releases, release)
-		if r.controls.(*archiving.Shared).Sink() == nil {
+		if r.Controls.(*archiving.Shared).Sink() == nil {
 			t.Fatalf("the follower of run %s has no sink", j.ID)
 		}
 	}
 	for range 2 {
-		list, _, closeArchive := session().runsWithArchive(context.Background(), h.list.c, svc)
+		list, _, closeArchive := session().runsWithArchive(context.Background(), h.ListClient(), svc)
 		if _, ok := list.(*archiving.Listing); !ok {
 			t.Fatalf("a session's runs screen shows no archived runs: %T", list)
 		}
 		defer closeArchive()
 	}
-	h.keepActor(srv.Jobs[0].ID, &archive.Run{StartedBy: "alice via hub t"})
+	h.Acted(hub.Action{Who: hub.Person{Name: "alice"}, What: "start", Kind: "run", ID: srv.Jobs[0].ID})
+	waitUntil(t, "who started the run archived", func() bool {
+		r, err := h.Store().Get(context.Background(), srv.URL, srv.Jobs[0].ID)
+		return err == nil && r.StartedBy != ""
+	})
 	if n := opens.Load(); n != 1 {
 		t.Fatalf("following %d runs with 2 runs screens opened %d stores, want the hub's one", len(srv.Jobs), n)
 	}
 	// A follower whose run ends closes its sink, and leaves the hub's
 	// store open for the others.
-	first := h.followed(srv.Jobs[0].ID)
-	<-first.f.Done()
+	first := h.Followed(srv.Jobs[0].ID)
+	<-first.F.Done()
 	waitUntil(t, "the first run's end archived", func() bool {
-		r, err := h.st.Get(context.Background(), srv.URL, srv.Jobs[0].ID)
+		r, err := h.Store().Get(context.Background(), srv.URL, srv.Jobs[0].ID)
 		return err == nil && r.Outcome != ""
 	})
-	if _, err := h.st.Get(context.Background(), srv.URL, srv.Jobs[1].ID); err != nil && !errors.Is(err, archive.ErrNotFound) {
+	if _, err := h.Store().Get(context.Background(), srv.URL, srv.Jobs[1].ID); err != nil && !errors.Is(err, archive.ErrNotFound) {
 		t.Fatalf("the hub's store after a follower ended: %v", err)
 	}
 	for _, release := range releases {

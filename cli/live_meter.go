@@ -16,7 +16,7 @@ import (
 // is closed. Without st (no archive, or one that keeps no budget) it is c
 // and a stop that does nothing. The one way the CLI's live follows (watch,
 // run, the runs screen's list and the runs it opens) are metered; a hub
-// meters its own once for all its followers (hub_follow.go).
+// meters its own once for all its followers (cli/internal/hubsvc).
 func (a *app) meterLive(ctx context.Context, c *poller.Client, svc service, st archive.Store) (*poller.Client, func()) {
 	if c == nil || st == nil || archive.ReadOnly(st) {
 		return c, func() {}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/archiving"
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/notify"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
@@ -93,7 +94,7 @@ func TestRunsWrappersGiveUsageHistory(t *testing.T) {
 	listing := archiving.NewListing(tl, st, archive.Query{Service: srv.URL})
 	for name, s := range map[string]runs.Service{
 		"startSaying":                    &startSaying{Service: c},
-		"toldRuns(startSaying)":          &toldRuns{Service: &startSaying{Service: c}},
+		"toldRuns(startSaying)":          (&hubsvc.Session{}).RunsService(&startSaying{Service: c}),
 		"startSaying(Listing(TeamList))": &startSaying{Service: listing},
 	} {
 		h, ok := s.(runs.UsageHistorian)

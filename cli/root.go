@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/poller"
@@ -83,8 +84,9 @@ type app struct {
 
 	notify *notifications // --notify and its kin, once a watch starts them (notify.go)
 
-	// hub is set for a command a hub's SSH session runs (hub_session.go).
-	hub *hubSession
+	// hub is the hub's session a command runs for (cli/internal/hubsvc),
+	// handed to executeFor; nil outside a hub.
+	hub *hubsvc.Session
 	// httpClient, when set, is the HTTP side every client of the app
 	// shares (a hub's: one pool of connections for all its sessions and
 	// followers); nil: each client its own.
@@ -107,7 +109,7 @@ func execute(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 }
 
 // executeFor is execute for a hub's session (hub nil: none).
-func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, hub *hubSession) int {
+func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, hub *hubsvc.Session) int {
 	if versionOnly(args) {
 		if err := printVersion(stdout); err != nil {
 			fmt.Fprintf(stderr, "firewatch: %s\n", &outputError{Name: "stdout", Err: err})
@@ -120,10 +122,10 @@ func executeFor(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	secrets.AddPassword(archive.Password(os.Getenv(archive.EnvDSN)))
 	a := &app{stdin: stdin, stdout: stdout, stderr: &scrubWriter{w: stderr, secrets: secrets}, secrets: secrets, retry: retry, print: &outputs.WriteGuard{W: stdout}, hub: hub}
 	if hub != nil {
-		secrets.Add(hub.svc.key)
-		secrets.AddPassword(archive.Password(hub.archive))
-		a.archiveFlag = hub.archive
-		a.httpClient = hub.http
+		secrets.Add(hub.Service().Key)
+		secrets.AddPassword(archive.Password(hub.Archive()))
+		a.archiveFlag = hub.Archive()
+		a.httpClient = hub.HTTP()
 	}
 	if hub == nil { // a hub's sessions share the process: the hub set it
 		setVersion.Do(func() { poller.Version = Version() })

@@ -79,7 +79,7 @@ func (a *app) watchNext(cmd *cobra.Command, o *watchOptions, svc service, w *wat
 		nw.BackToList, nw.Start, nw.RerunOf = w.BackToList, w.Start, next.StartedRerunOf
 		// The request, cap and thread come from the archive's seed and
 		// the service's status (watchLive asks, the request being unset).
-		if a.hub.shares() {
+		if a.hub.Shares() {
 			_, err = a.watchShared(ctx, nw, id)
 		} else {
 			err = a.watchLive(ctx, nw, svc, id, liveOptions{label: "watch", started: true})

@@ -45,7 +45,7 @@ func runTUI(parent context.Context, w *watchSession) error {
 
 	var backend ui.Backend
 	if w.Watcher != nil && w.Client != nil {
-		backend = w.hub.backend(&tuiBackend{w: w}, w.JobID)
+		backend = w.hub.Backend(&tuiBackend{w: w}, w.JobID)
 	}
 	cfg := ui.Config{
 		JobID:        w.JobID,
@@ -62,15 +62,15 @@ func runTUI(parent context.Context, w *watchSession) error {
 		BackToList:   w.BackToList,
 		Notes:        w.Notes,
 		Attention:    w.NewTracker(),
-		Terminal:     w.hub.terminal(),
-		ReadOnly:     w.hub.readOnlyText(),
+		Terminal:     w.hub.Terminal(),
+		ReadOnly:     w.hub.ReadOnly(),
 		RerunOf:      w.RerunOf,
 	}
 	cfg.Input, cfg.Output = w.streams.Input, w.streams.Output
 	if w.Start != nil && backend != nil {
 		cfg.Start = w.Start.StartAgent
 	}
-	cfg.Person, cfg.Role = w.hub.person()
+	cfg.Person, cfg.Role = w.hub.Person()
 	cfg.Alerts, cfg.Watched = w.notify.forScreen(w)
 	if w.Debug != nil {
 		cfg.Debug = debugWriter{w.Debug}

@@ -8,6 +8,7 @@ import (
 	"os"
 
 	"github.com/firewatch/firewatch/cli/internal/exitcode"
+	"github.com/firewatch/firewatch/cli/internal/hubsvc"
 	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/cli/internal/watchprint"
 	"github.com/firewatch/firewatch/follow"
@@ -92,7 +93,7 @@ type listLink struct {
 	// with 130 (q with 0).
 	Interrupted bool
 	// hub is the hub's session the watch is shown to (nil: none).
-	hub *hubSession
+	hub *hubsvc.Session
 	// Start is what R and F on the run's screen start a run with (nil:
 	// watchLive's client); RerunOf is the run this one reruns (= compares
 	// them once it ends).

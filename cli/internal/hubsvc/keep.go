@@ -1,4 +1,4 @@
-package cli
+package hubsvc
 
 import (
 	"fmt"
@@ -15,7 +15,7 @@ import (
 // alone, or watched by nobody) are completed once they are over, in the
 // background, paced by the team's budget as an archive pass is (the
 // hub's live work comes first). A pass over the whole list when the hub
-// starts, then, every hubKeepIntervals of its poll interval, a pass over
+// starts, then, every keepIntervals of its poll interval, a pass over
 // the newest pages until one the archive held whole. Each run is
 // completed under its lease, so that of several hubs (and passes) on one
 // archive one fetches it; the others find it held, or whole once they
@@ -23,31 +23,31 @@ import (
 // run skipped or left by a failing endpoint there), and runs the
 // service no longer lists marked expired.
 
-// hubKeepIntervals is the time between two of the hub's passes over the
+// keepIntervals is the time between two of the hub's passes over the
 // newest pages, in its --interval (2s: every 10s, the runs screens'
 // refresh).
-const hubKeepIntervals = 5
+const keepIntervals = 5
 
 // keepArchive starts the hub's passes (nil archive: none); they end with
 // the hub.
-func (h *hubFollows) keepArchive() {
+func (h *Hub) keepArchive() {
 	if h.st == nil {
 		return
 	}
-	c, err := h.a.client(h.svc, nil, func(string) {})
+	c, err := h.env.Client(h.svc, func(string) {})
 	if err != nil {
 		return
 	}
-	team := archive.TeamOf(h.svc.key)
+	team := archive.TeamOf(h.svc.Key)
 	holder := archive.NewHolder("hub")
-	every := max(hubKeepIntervals*h.interval, time.Second)
-	report := &hubPassReport{say: func(line string) { h.say("archive: " + h.a.secrets.Redact(line)) }, skipped: map[string]bool{}}
+	every := max(keepIntervals*h.interval, time.Second)
+	report := &passReport{passErr: h.env.PassErr, say: func(line string) { h.say("archive: " + h.env.Secrets.Redact(line)) }, skipped: map[string]bool{}}
 	h.wg.Add(1)
 	go func() {
 		defer h.wg.Done()
 		for first := true; ; first = false {
-			p := &archiving.Pass{C: c, St: h.st, Secrets: h.a.secrets, Service: h.svc.baseURL, Team: team, Holder: holder,
-				Budget: archiving.NewBudget(h.st, h.svc.baseURL, team, rateLimit(), nil), OverOnly: true, Newest: !first, Report: report}
+			p := &archiving.Pass{C: c, St: h.st, Secrets: h.env.Secrets, Service: h.svc.BaseURL, Team: team, Holder: holder,
+				Budget: archiving.NewBudget(h.st, h.svc.BaseURL, team, h.env.RateLimit(), nil), OverOnly: true, Newest: !first, Report: report}
 			report.first = first
 			err := p.Run(h.ctx)
 			if h.ctx.Err() != nil {
@@ -65,12 +65,13 @@ func (h *hubFollows) keepArchive() {
 	}()
 }
 
-// hubPassReport says in the hub's log what its passes did: the first
+// passReport says in the hub's log what its passes did: the first
 // pass's total, a later one's when it fetched runs, each run skipped
 // once, an endpoint asked no more once a pass, a pass that failed once
 // until one works again.
-type hubPassReport struct {
-	say func(line string)
+type passReport struct {
+	say     func(line string)
+	passErr func(error) error
 
 	mu      sync.Mutex
 	first   bool
@@ -78,7 +79,7 @@ type hubPassReport struct {
 	failing bool
 }
 
-func (r *hubPassReport) Progress(p archiving.PassCounts, final bool) {
+func (r *passReport) Progress(p archiving.PassCounts, final bool) {
 	if !final || !r.first && p.Fetched == 0 {
 		return
 	}
@@ -86,7 +87,7 @@ func (r *hubPassReport) Progress(p archiving.PassCounts, final bool) {
 		p.Fetched, p.Seen, p.Requests, text.Size(int(p.Bytes)), text.Duration(time.Since(p.Started))))
 }
 
-func (r *hubPassReport) Skip(id, what string, err error) {
+func (r *passReport) Skip(id, what string, err error) {
 	r.mu.Lock()
 	seen := r.skipped[id]
 	r.skipped[id] = true
@@ -96,14 +97,14 @@ func (r *hubPassReport) Skip(id, what string, err error) {
 	}
 }
 
-func (r *hubPassReport) FirstGen(string) {}
+func (r *passReport) FirstGen(string) {}
 
-func (r *hubPassReport) EndpointOff(endpoint string, runs int, err error) {
+func (r *passReport) EndpointOff(endpoint string, runs int, err error) {
 	r.say(fmt.Sprintf("the service failed to give the runs' %s for %d runs in a row (%v): the hub's pass asks for it no more; the next pass tries again", endpoint, runs, err))
 }
 
 // failed says a failed pass (nil: it worked), once until one works.
-func (r *hubPassReport) failed(err error) {
+func (r *passReport) failed(err error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	switch {
@@ -111,8 +112,8 @@ func (r *hubPassReport) failed(err error) {
 		r.failing = false
 	case !r.failing:
 		r.failing = true
-		r.say(fmt.Sprintf("the hub's pass failed (%v); it tries again at its next pass", passErr(err)))
+		r.say(fmt.Sprintf("the hub's pass failed (%v); it tries again at its next pass", r.passErr(err)))
 	}
 }
 
-var _ archiving.PassReport = (*hubPassReport)(nil)
+var _ archiving.PassReport = (*passReport)(nil)

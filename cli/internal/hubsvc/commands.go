@@ -1,18 +1,17 @@
-package cli
+package hubsvc
 
 import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"github.com/firewatch/firewatch/poller"
-	"github.com/firewatch/firewatch/text"
 )
 
 // What a hub's session without a terminal may run: one command that
@@ -21,34 +20,37 @@ import (
 // change the hub's archive, use another key or service, send the run to an
 // address of its choosing, or start or cancel anything.
 
-// hubCommands are the commands offered.
-var hubCommands = []string{"runs", "watch", "history", "report", "result", "mcp"}
+// Commands are the commands offered.
+var Commands = []string{"runs", "watch", "history", "report", "result", "mcp"}
 
-// hubFlagRule is what a flag may be given over the hub.
-type hubFlagRule int
+// outputTUI is --output's value for the terminal UI.
+const outputTUI = "tui"
+
+// flagRule is what a flag may be given over the hub.
+type flagRule int
 
 const (
-	hubFlagOK     hubFlagRule = iota + 1 // as on the command line
-	hubFlagStdout                        // only "-": to the session's stdout
-	hubFlagNoTUI                         // any value but tui
-	hubFlagSlow                          // no shorter than the hub's --interval
+	flagOK     flagRule = iota + 1 // as on the command line
+	flagStdout                     // only "-": to the session's stdout
+	flagNoTUI                      // any value but tui
+	flagSlow                       // no shorter than the hub's --interval
 )
 
-// hubFlags are the flags offered, with their rule; hubRefused says why the
+// flags are the flags offered, with their rule; refused says why the
 // others a command may have are not. A flag in neither is not offered (a
 // new flag is refused until it is given a rule here).
-var hubFlags = map[string]hubFlagRule{
-	"help": hubFlagOK, "output": hubFlagNoTUI, "format": hubFlagOK,
-	"no-color": hubFlagOK, "ascii": hubFlagOK, "heartbeat": hubFlagOK,
-	"stall": hubFlagOK, "max-credits": hubFlagOK, "timeout": hubFlagOK, "tail": hubFlagOK,
-	"live-view": hubFlagOK, "latest": hubFlagOK, "interval": hubFlagSlow,
-	"status": hubFlagOK, "limit": hubFlagOK, "since": hubFlagOK, "grep": hubFlagOK, "kind": hubFlagOK,
-	"thread": hubFlagOK, "reruns": hubFlagOK,
-	"summary": hubFlagStdout, "result": hubFlagStdout, "file": hubFlagStdout,
-	"allow-actions": hubFlagOK, "budget": hubFlagOK,
+var flags = map[string]flagRule{
+	"help": flagOK, "output": flagNoTUI, "format": flagOK,
+	"no-color": flagOK, "ascii": flagOK, "heartbeat": flagOK,
+	"stall": flagOK, "max-credits": flagOK, "timeout": flagOK, "tail": flagOK,
+	"live-view": flagOK, "latest": flagOK, "interval": flagSlow,
+	"status": flagOK, "limit": flagOK, "since": flagOK, "grep": flagOK, "kind": flagOK,
+	"thread": flagOK, "reruns": flagOK,
+	"summary": flagStdout, "result": flagStdout, "file": flagStdout,
+	"allow-actions": flagOK, "budget": flagOK,
 }
 
-var hubRefused = map[string]string{
+var refusedFlags = map[string]string{
 	"api-key":        "the hub uses its own key, and no other",
 	"api-url":        "the hub uses its own service, and no other",
 	"archive":        "the hub's archive is its own to choose",
@@ -68,20 +70,21 @@ var hubRefused = map[string]string{
 	"exit-on-finish": "it is for the terminal UI: a session without a terminal prints plain or JSON",
 }
 
-// hubCheck says why args may not run for a hub session, nil when they may;
+// Check says why args may not run for a hub session, nil when they may;
 // it gives the args to run: a command that polls, with no --interval, polls
 // at the hub's (every). Flags are read by cobra itself, on the command as it
 // will run, so that every spelling (-ojson, --output=json, a flag before
 // the command) is the one that is checked.
-func hubCheck(args []string, every time.Duration) ([]string, error) {
-	offer := "a session without a terminal runs one command: " + strings.Join(hubCommands, ", ") +
+// root is firewatch's root command, usage marks an error as bad usage.
+func Check(root *cobra.Command, usage func(error) error, args []string, every time.Duration) ([]string, error) {
+	badUsage := func(format string, args ...any) error { return usage(fmt.Errorf(format, args...)) }
+	offer := "a session without a terminal runs one command: " + strings.Join(Commands, ", ") +
 		" (e.g. ssh HUB runs -o json); ssh -t HUB opens the runs screen"
 	if len(args) == 0 {
 		return nil, badUsage("%s", offer)
 	}
-	root := (&app{secrets: text.NewSecrets()}).rootCommand()
 	cmd, rest, err := root.Find(args)
-	if err != nil || cmd == root || cmd.Parent() != root || !slices.Contains(hubCommands, cmd.Name()) {
+	if err != nil || cmd == root || cmd.Parent() != root || !slices.Contains(Commands, cmd.Name()) {
 		return nil, badUsage("%q is not offered over the hub: %s", args[0], offer)
 	}
 	if err := cmd.ParseFlags(rest); errors.Is(err, pflag.ErrHelp) {
@@ -94,7 +97,7 @@ func hubCheck(args []string, every time.Duration) ([]string, error) {
 	var refused error
 	cmd.Flags().Visit(func(f *pflag.Flag) {
 		if refused == nil {
-			refused = hubFlagCheck(cmd.Name(), f, every)
+			refused = flagCheck(badUsage, cmd.Name(), f, every)
 		}
 	})
 	if refused != nil {
@@ -113,60 +116,50 @@ func hubCheck(args []string, every time.Duration) ([]string, error) {
 	return args, nil
 }
 
-// hubFlagCheck applies a flag's rule; every is the hub's --interval.
-func hubFlagCheck(cmd string, f *pflag.Flag, every time.Duration) error {
+// flagCheck applies a flag's rule; every is the hub's --interval.
+func flagCheck(badUsage func(string, ...any) error, cmd string, f *pflag.Flag, every time.Duration) error {
 	v := f.Value.String()
-	switch hubFlags[f.Name] {
-	case hubFlagOK:
+	switch flags[f.Name] {
+	case flagOK:
 		return nil
-	case hubFlagStdout:
+	case flagStdout:
 		if v == "-" {
 			return nil
 		}
 		return badUsage("%s --%s %q is not offered over the hub: it writes a file on the hub's host (--%s - writes to this session)", cmd, f.Name, v, f.Name)
-	case hubFlagNoTUI:
-		if !strings.EqualFold(strings.TrimSpace(v), OutputTUI) {
+	case flagNoTUI:
+		if !strings.EqualFold(strings.TrimSpace(v), outputTUI) {
 			return nil
 		}
 		return badUsage("%s --%s tui needs a terminal: ssh -t HUB opens the runs screen, a command prints plain or json", cmd, f.Name)
-	case hubFlagSlow:
+	case flagSlow:
 		if d, err := time.ParseDuration(v); err == nil && d >= every {
 			return nil
 		}
 		return badUsage("%s --%s %s is not offered over the hub: the team shares one rate limit, so a session polls no faster than the hub, every %s", cmd, f.Name, v, every)
 	}
-	if why := hubRefused[f.Name]; why != "" {
+	if why := refusedFlags[f.Name]; why != "" {
 		return badUsage("%s --%s is not offered over the hub: %s", cmd, f.Name, why)
 	}
 	return badUsage("%s --%s is not offered over the hub", cmd, f.Name)
 }
 
-// hubCommand runs args for a hub session without a terminal, in this
-// process, on the session's streams, with the hub's key: what Execute
-// would do, once hubCheck allows it. It ends, as an interrupt does (130),
-// when ctx does (the session went away, the hub is stopping).
-func hubCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, retry poller.Retry, h *hubSession) int {
-	args, err := hubCheck(args, h.interval)
-	if err != nil {
-		fmt.Fprintf(stderr, "firewatch hub: %s\n", text.NewSecrets(h.svc.key).Sanitize(err.Error()))
-		return codeOf(err)
-	}
-	ctx, stop := hubContext(ctx)
-	defer stop()
-	return executeFor(ctx, args, stdin, stdout, stderr, retry, h)
-}
+// Ruled reports whether a flag of a command offered over the hub has a
+// rule: offered with one, or refused with a reason.
+func Ruled(flag string) bool { return flags[flag] != 0 || refusedFlags[flag] != "" }
 
-// hubContext is ctx with its end seen by the commands as an interrupt
-// whose reason is the hub's (the watch then says it and exits 130). It
-// keeps ctx's values: the session's panic handler (internal/panics).
-func hubContext(ctx context.Context) (context.Context, func()) {
+// Context is ctx with its end seen by the commands as an interrupt
+// (interrupted: the command layer's, given why) whose reason is the hub's
+// (the watch then says it and exits 130). It keeps ctx's values: the
+// session's panic handler (internal/panics).
+func Context(ctx context.Context, interrupted func(why string) error) (context.Context, func()) {
 	out, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
 		why := "interrupted"
 		if c := context.Cause(ctx); c != nil {
 			why = c.Error()
 		}
-		cancel(&interruptedError{Why: why})
+		cancel(interrupted(why))
 	})
 	return out, func() { stop(); cancel(nil) }
 }

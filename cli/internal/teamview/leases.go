@@ -1,4 +1,4 @@
-package cli
+package teamview
 
 import (
 	"context"
@@ -14,11 +14,11 @@ import (
 // Who polls what: the leases held in the archive the firewatch processes
 // of a team share (archiving.Shared), as `firewatch team` shows them.
 
-// teamLeases are the lease rows of svc in the app's archive, held or not
+// Leases are the lease rows of a service in the archive, held or not
 // (so that a row that is odd, or believed no more, is seen): on is false
 // when the archive is off; err when it cannot be read (the team's other
 // parts are shown all the same).
-type teamLeases struct {
+type Leases struct {
 	on    bool
 	held  []archive.Lease // held now
 	free  []archive.Lease // released, ended, or not believed (Lease.Odd)
@@ -26,17 +26,18 @@ type teamLeases struct {
 	where string
 }
 
-// readLeases reads the leases of the service.
-func (a *app) readLeases(ctx context.Context, baseURL string) teamLeases {
-	st, err := a.openArchive(ctx, keepArchive, nil)
+// ReadLeases reads the leases of the service baseURL in the store open
+// opens (nil, nil: the archive is off); the store is closed after.
+func ReadLeases(ctx context.Context, open func(context.Context) (archive.Store, error), baseURL string) Leases {
+	st, err := open(ctx)
 	if err != nil {
-		return teamLeases{on: true, err: err}
+		return Leases{on: true, err: err}
 	}
 	if st == nil {
-		return teamLeases{}
+		return Leases{}
 	}
 	defer st.Close()
-	t := teamLeases{on: true, where: st.Where()}
+	t := Leases{on: true, where: st.Where()}
 	ls, err := st.Leases(ctx, baseURL, "")
 	if err != nil {
 		t.err = err
@@ -56,11 +57,11 @@ func (a *app) readLeases(ctx context.Context, baseURL string) teamLeases {
 func isHeld(l archive.Lease) bool { return l.Left > 0 && l.ID != "" }
 
 // leaseWhat is what a lease is for: a run's id, or the team's list.
-func leaseWhat(l archive.Lease) string {
+func leaseWhat(l archive.Lease, idCells int) string {
 	if l.Run == "" {
 		return "the team's list"
 	}
-	return describe.OneLine(l.Run, maxIDCells)
+	return describe.OneLine(l.Run, idCells)
 }
 
 // leaseAges are how long l has been held and since its last renewal, by
@@ -81,7 +82,7 @@ func leaseOdd(l archive.Lease) string {
 
 // plain writes the "Polled by" part of team's plain output: every lease
 // held, then every other row the archive keeps, each odd one flagged.
-func (t teamLeases) plain(b *strings.Builder, secrets *text.Secrets) {
+func (t Leases) plain(b *strings.Builder, secrets *text.Secrets, idCells int) {
 	switch {
 	case !t.on:
 		return
@@ -91,24 +92,24 @@ func (t teamLeases) plain(b *strings.Builder, secrets *text.Secrets) {
 	case len(t.held) == 0:
 		b.WriteString("Polled by      no firewatch holds a lease in the archive now\n")
 	default:
-		fmt.Fprintf(b, "Polled by      %s in the archive\n", plural(len(t.held), "lease", "leases"))
+		fmt.Fprintf(b, "Polled by      %s in the archive\n", text.Plural(len(t.held), "lease", "leases"))
 	}
 	for _, l := range t.held {
 		held, renewed := leaseAges(l)
-		fmt.Fprintf(b, "  %s  %s since %s, renewed %s, token %d%s\n", leaseWhat(l), text.Sanitize(l.Holder.String()),
+		fmt.Fprintf(b, "  %s  %s since %s, renewed %s, token %d%s\n", leaseWhat(l, idCells), text.Sanitize(l.Holder.String()),
 			text.Ago(held), text.Ago(renewed), l.Token, text.Sanitize(leaseOdd(l)))
 	}
 	if len(t.free) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "Free leases    %s nobody holds now\n", plural(len(t.free), "lease", "leases"))
+	fmt.Fprintf(b, "Free leases    %s nobody holds now\n", text.Plural(len(t.free), "lease", "leases"))
 	for _, l := range t.free {
 		_, renewed := leaseAges(l)
 		how := "ended"
 		if l.ID == "" {
 			how = "released"
 		}
-		fmt.Fprintf(b, "  %s  %s, last %s, renewed %s, token %d%s\n", leaseWhat(l), how, text.Sanitize(l.Holder.String()),
+		fmt.Fprintf(b, "  %s  %s, last %s, renewed %s, token %d%s\n", leaseWhat(l, idCells), how, text.Sanitize(l.Holder.String()),
 			text.Ago(renewed), l.Token, text.Sanitize(leaseOdd(l)))
 	}
 }
@@ -132,7 +133,7 @@ type leaseJSON struct {
 
 // json is the leases part of team's JSON output, the held ones first
 // (nil: the archive is off or cannot be read).
-func (t teamLeases) json() []leaseJSON {
+func (t Leases) json() []leaseJSON {
 	if !t.on || t.err != nil {
 		return nil
 	}
