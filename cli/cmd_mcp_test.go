@@ -390,7 +390,7 @@ func TestMCPBudgetsAtTheLargeRun(t *testing.T) {
 // of a run that loops (before it ends).
 func TestMCPWaitForRun(t *testing.T) {
 	t.Parallel()
-	srv := startHeldSim(t, sim.Options{Scenarios: []string{"research", "loop"}, Speed: 10})
+	srv := startHeldSim(t, sim.Options{Scenarios: []string{"research", "loop"}, Speed: 25})
 	svc := mcpEnv(t, srv.URL, srv.Key)
 	cs, _ := startMCP(t, svc, "test-client", "--interval", "500ms")
 	var w struct {
