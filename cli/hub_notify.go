@@ -8,6 +8,7 @@ import (
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/attention"
 	"github.com/firewatch/firewatch/follow"
+	"github.com/firewatch/firewatch/notify"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/ui/runs"
 )
@@ -30,8 +31,8 @@ type hubNotify struct {
 // the hubs and watches sharing it send each once; without one the hub
 // decides alone, said once in its log (say).
 func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say func(string)) (*hubNotify, error) {
-	ns, err := a.startNotify(x, func() (*momentClaims, string) {
-		if c := newMomentClaims(st, svc, "hub"); c != nil {
+	ns, err := a.startNotify(x, func() (*notify.ArchiveClaims, string) {
+		if c := notify.NewArchiveClaims(st, svc.baseURL, svc.key, "hub", false); c != nil {
 			return c, ""
 		}
 		return nil, "the hub has no shared archive"
