@@ -10,6 +10,7 @@ import (
 
 	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/cli/internal/hubsvc"
+	"github.com/firewatch/firewatch/notify"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 	"github.com/firewatch/firewatch/theme"
@@ -117,8 +118,8 @@ var (
 // the hubs and watches sharing it send each once; without one the hub
 // decides alone, said once in its log (say).
 func (a *app) newHubNotify(x *notifyOptions, st archive.Store, svc service, say func(string)) (*hubsvc.Notifier, error) {
-	ns, err := a.startNotify(x, func() (*momentClaims, string) {
-		if c := newMomentClaims(st, svc, "hub"); c != nil {
+	ns, err := a.startNotify(x, func() (*notify.ArchiveClaims, string) {
+		if c := notify.NewArchiveClaims(st, svc.baseURL, svc.key, "hub", false); c != nil {
 			return c, ""
 		}
 		return nil, "the hub has no shared archive"

@@ -155,7 +155,7 @@ type mcpBack struct {
 	hubs   bool            // st is the hub's one store: the hub closes it
 	fs     *mcpserver.Followers
 	hubRun func(id string) (*follow.Follower, func()) // on a hub: the hub's one follower per run
-	held   *heldRuns                                  // the hub's followers kept between calls
+	held   *mcpserver.HeldRuns                        // the hub's followers kept between calls
 }
 
 func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *mcpOptions) (*mcpBack, error) {
@@ -182,10 +182,10 @@ func (a *app) mcpBackend(ctx context.Context, svc service, o *watchOptions, mo *
 	if a.hub != nil {
 		b.team, b.act = a.hub.RunsService(b.team), a.hub.RunsService(client)
 		if a.hub.Shares() {
-			b.held = &heldRuns{open: func(id string) (*follow.Follower, func()) {
+			b.held = mcpserver.NewHeldRuns(func(id string) (*follow.Follower, func()) {
 				r, release := a.hub.Hub().Open(id)
 				return r.F, release
-			}, runs: map[string]*heldRun{}}
+			})
 			b.hubRun = b.held.Open
 		}
 	}
@@ -225,7 +225,7 @@ func (b *mcpBack) source(ctx context.Context, id string, interval time.Duration)
 
 func (b *mcpBack) close() {
 	b.fs.Stop()
-	b.held.close()
+	b.held.Close()
 	if b.st != nil && !b.hubs {
 		b.st.Close()
 	}
@@ -343,80 +343,4 @@ func (b *mcpBack) Acted(ctx context.Context, who, what, id string, err error) {
 	if err := b.st.PutRun(wctx, archiving.WithID(r, b.svc.baseURL, id)); err != nil {
 		fmt.Fprintf(b.a.stderr, "firewatch mcp: who acted on run %s is not archived: %s\n", id, b.a.secrets.Redact(err.Error()))
 	}
-}
-
-// heldRuns keeps the hub's follower of a run a while after a call ends
-// (as mcpserver.Followers does locally), so that the pages of get_events
-// read one store and the hub does not start and stop a follower for each
-// call; at most mcpserver.MaxFollowed runs are held idle.
-type heldRuns struct {
-	open func(id string) (*follow.Follower, func())
-	mu   sync.Mutex
-	runs map[string]*heldRun
-}
-
-type heldRun struct {
-	f       *follow.Follower
-	release func()
-	refs    int
-	idle    *time.Timer
-}
-
-const heldIdle = 2 * time.Minute
-
-func (h *heldRuns) Open(id string) (*follow.Follower, func()) {
-	h.mu.Lock()
-	r := h.runs[id]
-	if r == nil {
-		if len(h.runs) >= mcpserver.MaxFollowed {
-			h.dropIdle()
-		}
-		f, release := h.open(id)
-		r = &heldRun{f: f, release: release}
-		h.runs[id] = r
-	}
-	r.refs++
-	if r.idle != nil {
-		r.idle.Stop()
-		r.idle = nil
-	}
-	h.mu.Unlock()
-	var once sync.Once
-	return r.f, func() {
-		once.Do(func() {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			r.refs--
-			if r.refs == 0 {
-				r.idle = time.AfterFunc(heldIdle, func() {
-					h.mu.Lock()
-					defer h.mu.Unlock()
-					if r.refs == 0 && h.runs[id] == r {
-						delete(h.runs, id)
-						r.release()
-					}
-				})
-			}
-		})
-	}
-}
-
-// dropIdle lets go of every run nobody is reading; h.mu is held.
-func (h *heldRuns) dropIdle() {
-	for id, r := range h.runs {
-		if r.refs == 0 {
-			r.idle.Stop()
-			delete(h.runs, id)
-			r.release()
-		}
-	}
-}
-
-func (h *heldRuns) close() {
-	if h == nil {
-		return
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.dropIdle()
 }

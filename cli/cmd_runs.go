@@ -14,6 +14,7 @@ import (
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/cli/internal/runlist"
 	"github.com/firewatch/firewatch/model"
+	"github.com/firewatch/firewatch/notify"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/sim"
 	"github.com/firewatch/firewatch/ui/runs"
@@ -199,7 +200,7 @@ func (a *app) serviceRunsLoop(cmd *cobra.Command, o *watchOptions, status string
 	// The team's moments are asked from the screen's start, not only once
 	// a run is opened.
 	if o.Notify.on.Team != nil || o.Notify.on.TeamProjected {
-		ns, err := a.startNotify(&o.Notify, func() (*momentClaims, string) { return a.openClaims(svc) })
+		ns, err := a.startNotify(&o.Notify, func() (*notify.ArchiveClaims, string) { return a.openClaims(svc) })
 		if err != nil {
 			return err
 		}

@@ -137,9 +137,9 @@ type notifications struct {
 	say      func(string) // the screen's footer; nil: stderr
 	deferred []string     // said on a screen: stderr gets them at the end
 
-	logTo  func(string)  // the log lines' place instead of debug (the hub's log)
-	claims *momentClaims // where the team's moments are claimed (nil: decided alone)
-	alone  string        // why they are decided alone ("": no team sink)
+	logTo  func(string)          // the log lines' place instead of debug (the hub's log)
+	claims *notify.ArchiveClaims // where the team's moments are claimed (nil: decided alone)
+	alone  string                // why they are decided alone ("": no team sink)
 
 	team teamChecking // the team's balance asked for team:N% and team:projected (notify_team.go)
 }
@@ -148,7 +148,7 @@ type notifications struct {
 // asked for); later calls return the same one. claims, called when a team
 // sink (command, webhook) was asked for, is where its moments are claimed
 // for the team (nil, and why not: this process decides alone).
-func (a *app) startNotify(x *notifyOptions, claims func() (*momentClaims, string)) (*notifications, error) {
+func (a *app) startNotify(x *notifyOptions, claims func() (*notify.ArchiveClaims, string)) (*notifications, error) {
 	// A hub's session notifies nobody: the hub's own flags say who hears of
 	// the runs it follows, once for every session.
 	if a.notify != nil || !x.active() || a.hub != nil {
@@ -174,7 +174,7 @@ func (a *app) startNotify(x *notifyOptions, claims func() (*momentClaims, string
 	}
 	n, err := notify.New(cfg)
 	if err != nil {
-		ns.claims.close()
+		ns.claims.Close()
 		return nil, asUsage(err)
 	}
 	ns.n = n
@@ -209,7 +209,7 @@ func (a *app) finishNotify(ctx context.Context) {
 	cctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	left, dropped := ns.n.Close(cctx)
-	ns.claims.close()
+	ns.claims.Close()
 	ns.sayDeferred()
 	ns.sayLost("firewatch", left, dropped, wait)
 }
@@ -335,7 +335,7 @@ type notifyWatch struct {
 // notifyWatch follows w's run for the notifier (nil when none was asked
 // for). Called once w knows its run.
 func (a *app) notifyWatch(w *watchSession, svc service) (*notifyWatch, error) {
-	ns, err := a.startNotify(&w.Opts.Notify, func() (*momentClaims, string) { return a.openClaims(svc) })
+	ns, err := a.startNotify(&w.Opts.Notify, func() (*notify.ArchiveClaims, string) { return a.openClaims(svc) })
 	if ns == nil || err != nil {
 		return nil, err
 	}
@@ -414,7 +414,7 @@ type notifyingCrawl struct {
 // without one they go to stderr.
 func (a *app) notifyCrawl(svc uicrawl.Service, x *notifyOptions, url string, say func(string), of service) (s uicrawl.Service, alerts <-chan string, done func(focused, another bool), err error) {
 	done = func(bool, bool) {}
-	ns, err := a.startNotify(x, func() (*momentClaims, string) { return a.openClaims(of) })
+	ns, err := a.startNotify(x, func() (*notify.ArchiveClaims, string) { return a.openClaims(of) })
 	if ns == nil || err != nil {
 		return svc, nil, done, err
 	}

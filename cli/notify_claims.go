@@ -34,53 +34,10 @@ func claimTTL() time.Duration {
 // claimsOpenTimeout bounds opening the archive for the claims.
 const claimsOpenTimeout = 2 * time.Second
 
-// momentClaims is the archive's claims for one service and team, as this
-// process's holder: a notify.Claimer.
-type momentClaims struct {
-	c             archive.Claimer
-	service, team string
-	holder        archive.Holder
-	own           archive.Store // opened for the claims alone: closed with them
-}
-
-// newMomentClaims claims in st for svc's team; nil when st claims nothing.
-func newMomentClaims(st archive.Store, svc service, label string) *momentClaims {
-	c, ok := st.(archive.Claimer)
-	if st == nil || !ok {
-		return nil
-	}
-	return &momentClaims{c: c, service: svc.baseURL, team: archive.TeamOf(svc.key), holder: archive.NewHolder(label)}
-}
-
-func (m *momentClaims) key(job, moment, sink string) archive.MomentKey {
-	return archive.MomentKey{Service: m.service, Team: m.team, Run: job, Moment: moment, Sink: sink}
-}
-
-func (m *momentClaims) Claim(ctx context.Context, job, moment, sink string, ttl time.Duration) (notify.Claimed, error) {
-	c, err := m.c.ClaimMoment(ctx, m.key(job, moment, sink), m.holder, ttl)
-	return notify.Claimed{Got: c.Got, Sent: c.Sent, Left: c.Left, By: c.By}, err
-}
-
-func (m *momentClaims) Sent(ctx context.Context, job, moment, sink string, failed bool) error {
-	return m.c.MomentSent(ctx, m.key(job, moment, sink), m.holder, failed)
-}
-
-func (m *momentClaims) Release(ctx context.Context, job, moment, sink string) error {
-	return m.c.ReleaseMoment(ctx, m.key(job, moment, sink), m.holder)
-}
-
-// close closes the store opened for the claims.
-func (m *momentClaims) close() {
-	if m != nil && m.own != nil {
-		m.own.Close()
-		m.own = nil
-	}
-}
-
 // openClaims opens the archive for the claims of a command's notifier
 // (watch, run, the runs screen, crawl): nil and why when there is none to
 // claim in (off, or it cannot be opened now: this process decides alone).
-func (a *app) openClaims(svc service) (*momentClaims, string) {
+func (a *app) openClaims(svc service) (*notify.ArchiveClaims, string) {
 	if _, err := a.archiveDSN(); err != nil {
 		return nil, a.secrets.Redact(err.Error())
 	}
@@ -98,11 +55,10 @@ func (a *app) openClaims(svc service) (*momentClaims, string) {
 		st.Close()
 		return nil, "the archive is read-only"
 	}
-	m := newMomentClaims(st, svc, "watch")
+	m := notify.NewArchiveClaims(st, svc.baseURL, svc.key, "watch", true)
 	if m == nil {
 		st.Close()
 		return nil, "the archive cannot claim"
 	}
-	m.own = st
 	return m, ""
 }

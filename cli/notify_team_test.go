@@ -38,9 +38,9 @@ func TestTeamCheckProjected(t *testing.T) {
 	hist := 0
 	counting := &countingTeam{fakeTeam: f, hist: &hist}
 	now := teamNow
-	tc := &teamCheck{svc: counting, n: n, log: func(string) {}, now: func() time.Time { return now }}
+	tc := &notify.TeamCheck{Service: counting, N: n, Log: func(string) {}, Now: func() time.Time { return now }, Absent: absent}
 	for range 3 {
-		if !tc.once(context.Background()) {
+		if !tc.Once(context.Background()) {
 			t.Fatal("the check gave up")
 		}
 		now = now.Add(10 * time.Minute)
@@ -57,7 +57,7 @@ func TestTeamCheckProjected(t *testing.T) {
 		t.Errorf("the usage by day asked %d times in 30 minutes, want 1", hist)
 	}
 	f.usageErr = &poller.Error{Kind: poller.KindNotFound, Status: 404, Op: "credit usage"}
-	if tc.once(context.Background()) {
+	if tc.Once(context.Background()) {
 		t.Error("a service without the balance is asked again")
 	}
 }
