@@ -487,10 +487,23 @@ type respWriter struct {
 	// release ends the request's count as in flight; a fault that hangs up
 	// calls it before closing, because the client may retry at once.
 	release func()
+	// count adds the request to the stats, once, before anything of the
+	// answer is written: a client that has read the answer finds it
+	// counted.
+	count sync.Once
+	stats func(status int)
+}
+
+// counted adds the request to the stats with status, if not yet.
+func (w *respWriter) counted(status int) {
+	if w.stats != nil {
+		w.count.Do(func() { w.stats(status) })
+	}
 }
 
 // hangUp is called by a fault just before it closes the connection.
 func (w *respWriter) hangUp() {
+	w.counted(w.status)
 	if w.release != nil {
 		w.release()
 	}
@@ -500,6 +513,7 @@ func (w *respWriter) WriteHeader(code int) {
 	if w.status == 0 {
 		w.status = code
 	}
+	w.counted(w.status)
 	w.ResponseWriter.WriteHeader(code)
 }
 
@@ -507,6 +521,7 @@ func (w *respWriter) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
+	w.counted(w.status)
 	return w.ResponseWriter.Write(p)
 }
 
@@ -528,14 +543,19 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, req *http.Request) {
 	}
 	t0 := time.Now()
 	rw := &respWriter{ResponseWriter: w}
-	route := s.serve(rw, req)
+	rw.stats = func(status int) {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		s.stats.Requests++
+		s.stats.ByRoute[rw.route]++
+		if status == http.StatusTooManyRequests {
+			s.stats.RateLimited++
+		}
+	}
+	s.serve(rw, req)
+	rw.counted(rw.status) // an answer that wrote nothing: hung up
 	d := time.Since(t0)
 	s.mu.Lock()
-	s.stats.Requests++
-	s.stats.ByRoute[route]++
-	if rw.status == http.StatusTooManyRequests {
-		s.stats.RateLimited++
-	}
 	if s.o.Log != nil {
 		st := strconv.Itoa(rw.status)
 		if rw.dropped {
