@@ -5,8 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"sync"
 	"syscall"
 	"time"
 
@@ -16,6 +14,7 @@ import (
 	"github.com/firewatch/firewatch/archiving"
 	"github.com/firewatch/firewatch/cli/internal/costtext"
 	"github.com/firewatch/firewatch/cli/internal/hubsvc"
+	"github.com/firewatch/firewatch/cli/internal/outputs"
 	"github.com/firewatch/firewatch/compare"
 	"github.com/firewatch/firewatch/export"
 	"github.com/firewatch/firewatch/follow"
@@ -103,9 +102,9 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 		fmt.Fprintln(a.stderr, "firewatch mcp: --allow-actions without --budget: start_run refuses every start (cancel_run is offered)")
 	}
 	s := mcpserver.New(cfg)
-	out := &firstWriteError{w: a.stdout}
+	out := &outputs.WriteGuard{W: a.stdout}
 	err = s.Run(ctx, mcpserver.Transport(a.stdin, out))
-	werr := out.first()
+	werr := out.Failed()
 	if werr != nil && !errors.Is(werr, syscall.EPIPE) {
 		// stdout is the protocol: a full disk or a broken descriptor ends
 		// the server with exit 8, as every command's stdout does.
@@ -115,31 +114,6 @@ func (a *app) serveMCP(ctx context.Context, o *watchOptions, mo *mcpOptions) err
 		return nil // the client went away, or an interrupt: a server's usual end
 	}
 	return err
-}
-
-// firstWriteError is a writer that keeps its first failure.
-type firstWriteError struct {
-	w   io.Writer
-	mu  sync.Mutex
-	err error
-}
-
-func (f *firstWriteError) Write(p []byte) (int, error) {
-	n, err := f.w.Write(p)
-	if err != nil {
-		f.mu.Lock()
-		if f.err == nil {
-			f.err = err
-		}
-		f.mu.Unlock()
-	}
-	return n, err
-}
-
-func (f *firstWriteError) first() error {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	return f.err
 }
 
 // mcpBackend is the server's Backend: this app's key, service, archive
