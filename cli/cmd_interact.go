@@ -186,5 +186,3 @@ func (a *app) runConsole(ctx context.Context, c *poller.Client, o *interactOptio
 
 // compactLine is v as one line of JSON, the secrets redacted.
 func (a *app) compactLine(v jsontext.Value) []byte { return console.CompactLine(a.secrets, v) }
-
-var compactJSON = console.CompactJSON

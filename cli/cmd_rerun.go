@@ -193,11 +193,3 @@ func (a *app) compareAfter(ctx context.Context, o *watchOptions, gates compare.G
 	}
 	return a.crossed(c)
 }
-
-// nonNil is s, or an empty list for JSON's [] rather than null.
-func nonNil(s []string) []string {
-	if s == nil {
-		return []string{}
-	}
-	return s
-}
