@@ -201,7 +201,11 @@ type Hub struct {
 	opened   uint64                   // sessions ever put in open
 	stopping bool
 	drained  chan struct{} // closed once stopping and no session is left
-	conns    map[string]*connState
+	// ln is what Serve accepts on, closed by Shutdown: the SSH server
+	// closes only the listeners it has started tracking, and a Shutdown
+	// just after Serve was called would leave this one accepting.
+	ln    net.Listener
+	conns map[string]*connState
 }
 
 // New makes the hub of cfg.
@@ -282,6 +286,14 @@ func (h *Hub) Logf(format string, args ...any) { h.log.printf(format, args...) }
 // Serve answers the connections ln accepts until Shutdown; it returns nil
 // then.
 func (h *Hub) Serve(ln net.Listener) error {
+	h.mu.Lock()
+	if h.stopping {
+		h.mu.Unlock()
+		ln.Close()
+		return nil
+	}
+	h.ln = ln
+	h.mu.Unlock()
 	ctx, cancel := context.WithCancel(h.base)
 	defer cancel()
 	go h.recheck(ctx, h.watchKeys())
@@ -310,8 +322,11 @@ func (h *Hub) Shutdown(ctx context.Context) error {
 			close(h.drained)
 		}
 	}
-	n := h.sessions
+	n, ln := h.sessions, h.ln
 	h.mu.Unlock()
+	if ln != nil {
+		ln.Close() // no new connection: Serve returns
+	}
 	if n > 0 {
 		h.log.printf("stopping: telling %d session(s)", n)
 	}

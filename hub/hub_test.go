@@ -151,3 +151,43 @@ func checkGolden(t *testing.T, name, got string) {
 		t.Errorf("%s differs from the golden file:\n--- want\n%s\n--- got\n%s", name, want, got)
 	}
 }
+
+// A hub stopped before (or just as) it starts serving takes no
+// connection: Serve returns and its listener is closed. The SSH server
+// closes only the listeners it already tracks, so one handed to it after
+// its Shutdown would have been served for ever.
+func TestShutdownBeforeServe(t *testing.T) {
+	signer, _, err := HostKey(filepath.Join(t.TempDir(), "host"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, err := New(Config{HostKey: signer, Log: &sshtest.Buffer{}, Secrets: text.NewSecrets(testKey),
+		Screens: func(context.Context, *Session) int { return 0 }, Command: func(context.Context, *Session) int { return 0 }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if err := h.Shutdown(ctx); err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- h.Serve(ln) }()
+	select {
+	case err := <-served:
+		if err != nil {
+			t.Errorf("serve: %v", err)
+		}
+	case <-ctx.Done():
+		ln.Close()
+		t.Fatal("Serve after Shutdown is still serving")
+	}
+	if c, err := net.Dial("tcp", ln.Addr().String()); err == nil {
+		c.Close()
+		t.Error("the listener still takes connections")
+	}
+}
