@@ -203,7 +203,8 @@ type Hub struct {
 	drained  chan struct{} // closed once stopping and no session is left
 	// ln is what Serve accepts on, closed by Shutdown: the SSH server
 	// closes only the listeners it has started tracking, and a Shutdown
-	// just after Serve was called would leave this one accepting.
+	// just after Serve was called would leave this one accepting
+	// (https://github.com/gliderlabs/ssh/pull/248, open upstream).
 	ln    net.Listener
 	conns map[string]*connState
 }
