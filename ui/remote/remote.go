@@ -34,6 +34,13 @@ const (
 // written on the machine the program runs on, not the person's.
 const NoSave = "not saved: s writes files on the machine firewatch runs on, not yours, over a hub session (y copies instead)"
 
+// keyReads is how many of the session's reads wait for a program that is
+// slow to take them (one starting, or busy drawing). The reader goes on
+// reading meanwhile, so that a key typed counts against the idle timeout
+// at once, and a client sending without end is held at keyReads reads of
+// 4 KiB.
+const keyReads = 64
+
 // Program is what a terminal tells its size to: a *tea.Program.
 type Program interface{ Send(tea.Msg) }
 
@@ -43,7 +50,7 @@ type Terminal struct {
 	out io.Writer
 	env []string
 
-	keys   chan []byte   // what the reader took from the session, one read at a time
+	keys   chan []byte   // what the reader took from the session, one read at a time (keyReads of them)
 	ended  chan struct{} // closed when the session's input ended
 	closed chan struct{} // closed by Close
 	once   sync.Once
@@ -59,7 +66,7 @@ type Terminal struct {
 // out, with the environment it sent (TERM from its PTY request among it)
 // and its size. One goroutine reads in until it ends or Close is called.
 func New(in io.Reader, out io.Writer, env []string, width, height int) *Terminal {
-	t := &Terminal{out: out, env: append([]string(nil), env...), keys: make(chan []byte),
+	t := &Terminal{out: out, env: append([]string(nil), env...), keys: make(chan []byte, keyReads),
 		ended: make(chan struct{}), closed: make(chan struct{}), last: time.Now()}
 	t.w, t.h = clamp(width, height)
 	go t.read(in)
@@ -213,7 +220,16 @@ func (k *Keys) Read(p []byte) (int, error) {
 	case <-k.done:
 		return 0, io.EOF
 	case <-t.ended:
-		return 0, io.EOF
+		select {
+		case b := <-t.keys: // read before the input ended: still this program's
+			t.mu.Lock()
+			defer t.mu.Unlock()
+			n := copy(p, b)
+			t.pending = append(t.pending, b[n:]...)
+			return n, nil
+		default:
+			return 0, io.EOF
+		}
 	}
 }
 

@@ -113,3 +113,45 @@ func TestClosedKeysLeaveWhatIsLeft(t *testing.T) {
 		t.Errorf("the next reader read %q (%v), want bc", rest[:n], err)
 	}
 }
+
+// A key typed while no program reads (a screen still starting, or busy)
+// is read from the session at once: it counts against the idle timeout
+// then, not when a program gets round to it.
+func TestKeysReadWhileNoProgramReads(t *testing.T) {
+	in, keys := io.Pipe()
+	term := New(in, io.Discard, nil, 80, 24)
+	defer term.Close()
+	before := term.LastKey()
+	for i, key := range []string{"j", "k", "q"} {
+		wrote := make(chan error, 1)
+		go func() {
+			_, err := keys.Write([]byte(key))
+			wrote <- err
+		}()
+		select {
+		case err := <-wrote:
+			if err != nil {
+				t.Fatal(err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("key %d of 3 was never read from the session while no program read", i+1)
+		}
+	}
+	if !term.LastKey().After(before) {
+		t.Fatal("the keys read did not count as keys")
+	}
+	r := term.Keys()
+	defer r.Close()
+	got := ""
+	for len(got) < 3 {
+		b := make([]byte, 8)
+		n, err := r.Read(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got += string(b[:n])
+	}
+	if got != "jkq" {
+		t.Fatalf("the program read %q, want the keys in order", got)
+	}
+}
