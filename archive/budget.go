@@ -41,6 +41,26 @@ type Budgeter interface {
 	Spend(ctx context.Context, k BudgetKey, cost, most time.Duration) error
 }
 
+// Spent is live work's requests that a watch's poll write carries into
+// Key's budget (as Spend, in the poll's own transaction).
+type Spent struct {
+	Key        BudgetKey
+	Cost, Most time.Duration
+}
+
+// SpendingAppender is a store that appends a leased watch's polls and
+// counts its live requests (Spent) in one transaction: a live watch
+// writes once a poll, not once more for its count.
+type SpendingAppender interface {
+	AppendLeasedSpending(ctx context.Context, l Lease, startedAt time.Time, polls []Poll, sp Spent) (int64, error)
+}
+
+// ms is sp's cost and bound in the row's milliseconds.
+func (sp Spent) ms() (costMs, mostMs int64) {
+	mostMs = ttlMs(sp.Most)
+	return min(ttlMs(sp.Cost), mostMs), mostMs
+}
+
 // spendSQL moves due on by a cost, from now at the earliest, to at most
 // now + most.
 const spendSQL = `INSERT INTO fw_budget AS b (service, team, due, held_until) VALUES (?, ?, NOW + ?, NOW)
@@ -50,15 +70,18 @@ func (s *sqlStore) Spend(ctx context.Context, k BudgetKey, cost, most time.Durat
 	if s.readOnly {
 		return s.fail("counting the live requests", ErrReadOnly)
 	}
-	mostMs := ttlMs(most)
-	costMs := min(ttlMs(cost), mostMs)
+	costMs, mostMs := Spent{k, cost, most}.ms()
 	if s.d.name == sqliteDialect.name {
 		return s.hotSpend(ctx, k, costMs, mostMs)
 	}
-	return s.write(ctx, "counting the live requests", func(tx *sql.Tx) error {
-		_, err := tx.ExecContext(ctx, s.clocked(spendSQL), k.Service, k.Team, costMs, costMs, mostMs)
-		return err
-	})
+	return s.write(ctx, "counting the live requests", func(tx *sql.Tx) error { return s.spendIn(ctx, tx, Spent{k, cost, most}) })
+}
+
+// spendIn counts sp in the transaction tx.
+func (s *sqlStore) spendIn(ctx context.Context, tx *sql.Tx, sp Spent) error {
+	costMs, mostMs := sp.ms()
+	_, err := tx.ExecContext(ctx, s.clocked(spendSQL), sp.Key.Service, sp.Key.Team, costMs, costMs, mostMs)
+	return err
 }
 
 // paceSQL moves due to max(due + step, now + base + step) and held_until

@@ -274,7 +274,18 @@ func (s *sqlStore) AppendLeased(ctx context.Context, l Lease, startedAt time.Tim
 		_, err := s.Renew(ctx, l)
 		return -1, err
 	}
-	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls, &l)
+	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls, &l, nil)
+	if err != nil {
+		return -1, leaseErr(err)
+	}
+	return last, nil
+}
+
+func (s *sqlStore) AppendLeasedSpending(ctx context.Context, l Lease, startedAt time.Time, polls []Poll, sp Spent) (int64, error) {
+	if len(polls) == 0 || s.readOnly {
+		return s.AppendLeased(ctx, l, startedAt, polls)
+	}
+	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls, &l, &sp)
 	if err != nil {
 		return -1, leaseErr(err)
 	}

@@ -589,15 +589,16 @@ func (s *sqlStore) insertPolls(ctx context.Context, tx *sql.Tx, rid int64, from 
 }
 
 func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll) error {
-	_, err := s.appendPolls(ctx, service, id, startedAt, polls, nil)
+	_, err := s.appendPolls(ctx, service, id, startedAt, polls, nil, nil)
 	return err
 }
 
 // appendPolls stores polls after the ones held and returns the last one's
 // sequence number. With a lease (l), the same transaction first renews it
 // when it is still held with its token (fence), else stores nothing, and
-// last rings its doorbell with that number.
-func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll, l *Lease) (int64, error) {
+// last rings its doorbell with that number. sp (if set) is counted into
+// its budget in the same transaction.
+func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll, l *Lease, sp *Spent) (int64, error) {
 	if len(polls) == 0 {
 		return -1, nil
 	}
@@ -632,6 +633,11 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 			}
 		}
 		last = int64(from + len(polls) - 1)
+		if sp != nil {
+			if err := s.spendIn(ctx, tx, *sp); err != nil {
+				return err
+			}
+		}
 		if after != nil {
 			return after(tx, last)
 		}
@@ -643,7 +649,7 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 		rid := v.(int64)
 		if s.d.name == sqliteDialect.name {
 			// SQLite's own connection; its doorbell rings nobody.
-			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size, l)
+			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size, l, sp)
 			if errors.Is(err, errHotLost) {
 				return -1, s.lostNow(l.LeaseKey, err)
 			}
@@ -651,7 +657,7 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 				return last, err
 			}
 			s.rids.Delete(key)
-			return s.appendPolls(ctx, service, id, startedAt, polls, l)
+			return s.appendPolls(ctx, service, id, startedAt, polls, l, sp)
 		}
 		gone := false
 		err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {

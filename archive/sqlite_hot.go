@@ -122,7 +122,7 @@ func (s *sqlStore) hotWrite(ctx context.Context, op string, fn func(h *sqliteHot
 // With a lease (l), the transaction first renews it as fence does, and a
 // lease taken over meanwhile stores nothing: a *LostError. (SQLite rings
 // no doorbell.)
-func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64, l *Lease) (last int64, gone bool, err error) {
+func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64, l *Lease, sp *Spent) (last int64, gone bool, err error) {
 	err = s.hotWrite(ctx, "saving a poll", func(h *sqliteHot) error {
 		if l != nil {
 			if err := h.renew(l); err != nil {
@@ -158,6 +158,10 @@ func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies 
 			}
 		}
 		last = from + int64(len(polls)) - 1
+		if sp != nil {
+			costMs, mostMs := sp.ms()
+			return h.spendRow(sp.Key, costMs, mostMs)
+		}
 		return nil
 	})
 	return last, gone, err
@@ -209,15 +213,18 @@ func (s *sqlStore) lostNow(k LeaseKey, err error) error {
 
 // hotSpend is Spend on SQLite's own connection.
 func (s *sqlStore) hotSpend(ctx context.Context, k BudgetKey, costMs, mostMs int64) error {
-	return s.hotWrite(ctx, "counting the live requests", func(h *sqliteHot) error {
-		st := h.spend
-		_ = st.BindText(1, k.Service)
-		_ = st.BindText(2, k.Team)
-		_ = st.BindInt64(3, costMs)
-		_ = st.BindInt64(4, costMs)
-		_ = st.BindInt64(5, mostMs)
-		return st.Exec()
-	})
+	return s.hotWrite(ctx, "counting the live requests", func(h *sqliteHot) error { return h.spendRow(k, costMs, mostMs) })
+}
+
+// spendRow counts live requests into k's budget, in the transaction begun.
+func (h *sqliteHot) spendRow(k BudgetKey, costMs, mostMs int64) error {
+	st := h.spend
+	_ = st.BindText(1, k.Service)
+	_ = st.BindText(2, k.Team)
+	_ = st.BindInt64(3, costMs)
+	_ = st.BindInt64(4, costMs)
+	_ = st.BindInt64(5, mostMs)
+	return st.Exec()
 }
 
 // hotSnapshot stores a snapshot of the run rid; stored is false when the

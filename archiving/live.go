@@ -25,6 +25,11 @@ type LiveMeter struct {
 
 	n    atomic.Int64 // live requests not counted yet
 	hold atomic.Int64 // the longest 429's delay not said yet (ns)
+	// carried: a watch's polls carry the counts (Take), at most once a
+	// flushEvery (counted, when they last did, ns); the meter's own tick
+	// writes them only once the polls have not for two.
+	carried atomic.Bool
+	counted atomic.Int64
 
 	ctx  context.Context // the meter's life (flush's writes outlive it: Stop)
 	stop context.CancelFunc
@@ -96,6 +101,23 @@ func (m *LiveMeter) RateLimited(retryAfter time.Duration) {
 // twelfth of the usual minute's window: each write is a transaction of
 // its own, which a live watch pays for), or a twelfth of the limit's
 // window when that is shorter.
+// Take hands the requests not counted yet to a write that carries them
+// (a watch's next poll, Sink.CarrySpend): n of them, to Give back if that
+// write fails. A meter whose polls carry its counts writes none itself.
+func (m *LiveMeter) Take() (sp archive.Spent, n int64) {
+	m.carried.Store(true)
+	now := time.Now().UnixNano()
+	if time.Duration(now-m.counted.Load()) < m.flushEvery() {
+		return archive.Spent{}, 0 // counted lately: the next poll's
+	}
+	m.counted.Store(now)
+	n = m.n.Swap(0)
+	return archive.Spent{Key: m.key, Cost: m.limit.Per / time.Duration(m.limit.N) * time.Duration(n), Most: m.limit.Per}, n
+}
+
+// Give counts again n requests Take handed to a write that failed.
+func (m *LiveMeter) Give(n int64) { m.n.Add(n) }
+
 func (m *LiveMeter) flushEvery() time.Duration {
 	return max(min(5*time.Second, m.limit.Per/12), time.Millisecond)
 }
@@ -109,6 +131,9 @@ func (m *LiveMeter) loop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
+			if m.carried.Load() && time.Since(time.Unix(0, m.counted.Load())) < 2*m.flushEvery() {
+				continue // the polls carry the counts
+			}
 			m.flush(ctx)
 		case <-m.held:
 			m.flush(ctx)
@@ -120,6 +145,7 @@ func (m *LiveMeter) loop(ctx context.Context) {
 func (m *LiveMeter) flush(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(ctx, WriteTimeout)
 	defer cancel()
+	m.counted.Store(time.Now().UnixNano())
 	if n := m.n.Swap(0); n > 0 {
 		// A slot of the whole limit each, holding the background a
 		// window at most however heavy the live work.

@@ -82,3 +82,49 @@ func TestLiveMeterWritesA429AtOnce(t *testing.T) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// A watch's polls carry its live requests' count into the team's budget,
+// in the poll's own transaction: the meter has nothing left to write.
+func TestPollsCarryTheLiveCount(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s := leasedSink(t, st, nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
+	m := NewLiveMeter(ctx, st, "http://x", s.team, Limit{N: 100, Per: time.Hour}) // its own writes every 5s
+	defer m.Stop()
+	s.CarrySpend(m)
+	for range 10 {
+		_ = m.Wait(ctx)
+	}
+	s.Append(archive.Poll{ReceivedAt: time.Now(), Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)})
+	s.Sync()
+	if n := m.n.Load(); n != 0 {
+		t.Fatalf("%d live requests left to the meter after the poll was written", n)
+	}
+	// Ten requests of an hour's hundred: six minutes of the budget, as a
+	// Spend of its own would count them.
+	b := st.(archive.Budgeter)
+	other := archive.BudgetKey{Service: "http://y", Team: s.team}
+	if err := b.Spend(ctx, other, 6*time.Minute, time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	want, err := b.Pace(ctx, other, time.Second, 1, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wait, err := b.Pace(ctx, archive.BudgetKey{Service: "http://x", Team: s.team}, time.Second, 1, time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want < time.Minute || wait < want-2*time.Second || wait > want+time.Second {
+		t.Fatalf("the background waits %s after the poll carried ten live requests, want %s", wait, want)
+	}
+	if polls, err := st.Polls(ctx, "http://x", s.jobID); err != nil || len(polls) != 1 {
+		t.Fatalf("%d polls stored, %v", len(polls), err)
+	}
+}

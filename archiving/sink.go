@@ -51,6 +51,9 @@ type Sink struct {
 	draining bool          // a drain is under way
 	owned    bool          // the run's team was written (the writer's alone)
 
+	// meter's counts are carried by the polls' writes (CarrySpend).
+	meter *LiveMeter
+
 	// snapshots stores the run's artifact snapshots (keepSnapshots).
 	snapshots *SnapshotKeeper
 
@@ -110,6 +113,7 @@ func (s *Sink) drain() {
 		l := *s.lease
 		lease = &l
 	}
+	meter := s.meter
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
 	defer cancel()
@@ -142,7 +146,17 @@ func (s *Sink) drain() {
 			if lease == nil {
 				return errNotHeld
 			}
-			seq, err := s.store.AppendLeased(ctx, *lease, started, ps)
+			var seq int64
+			var err error
+			sa, ok := s.store.(archive.SpendingAppender)
+			if sp, n := meter.take(); ok && n > 0 {
+				if seq, err = sa.AppendLeasedSpending(ctx, *lease, started, ps, sp); err != nil {
+					meter.give(n)
+				}
+			} else {
+				meter.give(n)
+				seq, err = s.store.AppendLeased(ctx, *lease, started, ps)
+			}
 			if err == nil {
 				s.mu.Lock()
 				s.seq = max(s.seq, seq)
@@ -186,6 +200,32 @@ func (s *Sink) drain() {
 	s.draining = false
 	s.drains++
 	s.drained.Broadcast()
+}
+
+// CarrySpend makes the polls' writes count m's live requests in their own
+// transaction: a live watch writes once a poll.
+func (s *Sink) CarrySpend(m *LiveMeter) {
+	if s == nil {
+		return
+	}
+	s.mu.Lock()
+	s.meter = m
+	s.mu.Unlock()
+}
+
+// take is Take of a meter that may be nil.
+func (m *LiveMeter) take() (archive.Spent, int64) {
+	if m == nil {
+		return archive.Spent{}, 0
+	}
+	return m.Take()
+}
+
+// give is Give of a meter that may be nil.
+func (m *LiveMeter) give(n int64) {
+	if m != nil && n > 0 {
+		m.Give(n)
+	}
 }
 
 // appendEach writes polls one by one with appendPolls, leaving out (and

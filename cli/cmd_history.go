@@ -205,7 +205,7 @@ func (a *app) runsWithArchive(ctx context.Context, c *poller.Client, svc service
 		// The screen's requests (its list, a start, a cancel) are live
 		// work, counted into the team's budget; a hub meters its own.
 		var metered *poller.Client
-		metered, stopMeter = a.meterLive(ctx, c, svc, st)
+		metered, _, stopMeter = a.meterLive(ctx, c, svc, st)
 		list = archiving.NewTeamList(runs.Service(metered), st, a.secrets, baseURL, archive.TeamOf(svc.key), archive.NewHolder("runs"), runs.DefaultInterval, nil)
 		live = list
 	}

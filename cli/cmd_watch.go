@@ -158,8 +158,10 @@ func (a *app) watchLive(ctx context.Context, w *watchSession, svc service, jobID
 		// Its requests are live work, counted into the team's budget (the
 		// last counts written before the store is closed).
 		var stop func()
-		client, stop = a.meterLive(ctx, client, svc, aw.Store())
+		var m *archiving.LiveMeter
+		client, m, stop = a.meterLive(ctx, client, svc, aw.Store())
 		defer stop()
+		aw.CarrySpend(m) // its counts ride on the polls' writes
 	}
 	req := w.Request
 	var told *archive.Run // what the service says of the run, for the archive

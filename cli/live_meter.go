@@ -17,13 +17,13 @@ import (
 // and a stop that does nothing. The one way the CLI's live follows (watch,
 // run, the runs screen's list and the runs it opens) are metered; a hub
 // meters its own once for all its followers (cli/internal/hubsvc).
-func (a *app) meterLive(ctx context.Context, c *poller.Client, svc service, st archive.Store) (*poller.Client, func()) {
+func (a *app) meterLive(ctx context.Context, c *poller.Client, svc service, st archive.Store) (*poller.Client, *archiving.LiveMeter, func()) {
 	if c == nil || st == nil || archive.ReadOnly(st) {
-		return c, func() {}
+		return c, nil, func() {}
 	}
 	m := archiving.NewLiveMeter(ctx, st, svc.baseURL, archive.TeamOf(svc.key), rateLimit())
 	if m == nil {
-		return c, func() {}
+		return c, nil, func() {}
 	}
-	return c.WithPacer(m), m.Stop
+	return c.WithPacer(m), m, m.Stop
 }
