@@ -48,11 +48,22 @@ type Spent struct {
 	Cost, Most time.Duration
 }
 
-// SpendingAppender is a store that appends a leased watch's polls and
-// counts its live requests (Spent) in one transaction: a live watch
-// writes once a poll, not once more for its count.
-type SpendingAppender interface {
-	AppendLeasedSpending(ctx context.Context, l Lease, startedAt time.Time, polls []Poll, sp Spent) (int64, error)
+// Along is what a leased watch's poll write carries in its transaction:
+// its live requests' count (Spent, nil none) and the artifact snapshots
+// fetched since the last poll.
+type Along struct {
+	Spent     *Spent
+	Snapshots []Snapshot
+}
+
+// Snapshot is one artifact snapshot's content.
+type Snapshot struct{ ID, Content string }
+
+// AlongAppender is a store that appends a leased watch's polls with what
+// they carry (Along) in one transaction: a live watch writes once a poll,
+// not once more for its count and for each snapshot.
+type AlongAppender interface {
+	AppendLeasedAlong(ctx context.Context, l Lease, startedAt time.Time, polls []Poll, a Along) (int64, error)
 }
 
 // ms is sp's cost and bound in the row's milliseconds.

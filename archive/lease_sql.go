@@ -281,11 +281,11 @@ func (s *sqlStore) AppendLeased(ctx context.Context, l Lease, startedAt time.Tim
 	return last, nil
 }
 
-func (s *sqlStore) AppendLeasedSpending(ctx context.Context, l Lease, startedAt time.Time, polls []Poll, sp Spent) (int64, error) {
+func (s *sqlStore) AppendLeasedAlong(ctx context.Context, l Lease, startedAt time.Time, polls []Poll, a Along) (int64, error) {
 	if len(polls) == 0 || s.readOnly {
-		return s.AppendLeased(ctx, l, startedAt, polls)
+		return -1, s.fail("saving a poll", errors.New("nothing to carry the snapshots and counts"))
 	}
-	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls, &l, &sp)
+	last, err := s.appendPolls(ctx, l.Service, l.Run, startedAt, polls, &l, &a)
 	if err != nil {
 		return -1, leaseErr(err)
 	}

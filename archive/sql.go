@@ -596,9 +596,9 @@ func (s *sqlStore) AppendPolls(ctx context.Context, service, id string, startedA
 // appendPolls stores polls after the ones held and returns the last one's
 // sequence number. With a lease (l), the same transaction first renews it
 // when it is still held with its token (fence), else stores nothing, and
-// last rings its doorbell with that number. sp (if set) is counted into
-// its budget in the same transaction.
-func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll, l *Lease, sp *Spent) (int64, error) {
+// last rings its doorbell with that number. What along carries (if set)
+// is written in the same transaction.
+func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedAt time.Time, polls []Poll, l *Lease, along *Along) (int64, error) {
 	if len(polls) == 0 {
 		return -1, nil
 	}
@@ -611,6 +611,10 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 		}
 	}
 	// Compressed before the transaction: it stays short.
+	snaps, err := encodeSnapshots(along)
+	if err != nil {
+		return -1, s.fail("saving a snapshot", err)
+	}
 	encs := make([]int, len(polls))
 	bodies := make([][]byte, len(polls))
 	var size int64
@@ -633,8 +637,13 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 			}
 		}
 		last = int64(from + len(polls) - 1)
-		if sp != nil {
-			if err := s.spendIn(ctx, tx, *sp); err != nil {
+		for _, sn := range snaps {
+			if _, err := s.putSnapshot(ctx, tx, rid, sn.id, sn.enc, sn.body); err != nil {
+				return err
+			}
+		}
+		if along != nil && along.Spent != nil {
+			if err := s.spendIn(ctx, tx, *along.Spent); err != nil {
 				return err
 			}
 		}
@@ -649,7 +658,7 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 		rid := v.(int64)
 		if s.d.name == sqliteDialect.name {
 			// SQLite's own connection; its doorbell rings nobody.
-			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size, l, sp)
+			last, gone, err := s.hotAppend(ctx, rid, encs, bodies, polls, size, l, along, snaps)
 			if errors.Is(err, errHotLost) {
 				return -1, s.lostNow(l.LeaseKey, err)
 			}
@@ -657,7 +666,7 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 				return last, err
 			}
 			s.rids.Delete(key)
-			return s.appendPolls(ctx, service, id, startedAt, polls, l, sp)
+			return s.appendPolls(ctx, service, id, startedAt, polls, l, along)
 		}
 		gone := false
 		err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
@@ -686,7 +695,7 @@ func (s *sqlStore) appendPolls(ctx context.Context, service, id string, startedA
 		}
 		s.rids.Delete(key)
 	}
-	err := s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
+	err = s.write(ctx, "saving a poll", func(tx *sql.Tx) error {
 		if fence != nil {
 			if err := fence(tx); err != nil {
 				return err
@@ -759,6 +768,29 @@ func (s *sqlStore) replaceRun(ctx context.Context, r *Run, polls []Poll, snapsho
 		}
 		return nil
 	})
+}
+
+// encodedSnapshot is a snapshot compressed for its row.
+type encodedSnapshot struct {
+	id   string
+	enc  int
+	body []byte
+}
+
+// encodeSnapshots compresses the snapshots a poll write carries.
+func encodeSnapshots(along *Along) ([]encodedSnapshot, error) {
+	if along == nil {
+		return nil, nil
+	}
+	out := make([]encodedSnapshot, 0, len(along.Snapshots))
+	for _, sn := range along.Snapshots {
+		enc, body := encode([]byte(sn.Content))
+		if err := fits("the snapshot", len(body)); err != nil {
+			return nil, err
+		}
+		out = append(out, encodedSnapshot{sn.ID, enc, body})
+	}
+	return out, nil
 }
 
 func (s *sqlStore) putSnapshot(ctx context.Context, tx *sql.Tx, rid int64, sid string, enc int, body []byte) (bool, error) {

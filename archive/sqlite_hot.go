@@ -122,7 +122,7 @@ func (s *sqlStore) hotWrite(ctx context.Context, op string, fn func(h *sqliteHot
 // With a lease (l), the transaction first renews it as fence does, and a
 // lease taken over meanwhile stores nothing: a *LostError. (SQLite rings
 // no doorbell.)
-func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64, l *Lease, sp *Spent) (last int64, gone bool, err error) {
+func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies [][]byte, polls []Poll, size int64, l *Lease, along *Along, snaps []encodedSnapshot) (last int64, gone bool, err error) {
 	err = s.hotWrite(ctx, "saving a poll", func(h *sqliteHot) error {
 		if l != nil {
 			if err := h.renew(l); err != nil {
@@ -158,9 +158,14 @@ func (s *sqlStore) hotAppend(ctx context.Context, rid int64, encs []int, bodies 
 			}
 		}
 		last = from + int64(len(polls)) - 1
-		if sp != nil {
-			costMs, mostMs := sp.ms()
-			return h.spendRow(sp.Key, costMs, mostMs)
+		for _, sn := range snaps {
+			if _, err := h.putSnapshot(rid, sn.id, sn.enc, sn.body); err != nil {
+				return err
+			}
+		}
+		if along != nil && along.Spent != nil {
+			costMs, mostMs := along.Spent.ms()
+			return h.spendRow(along.Spent.Key, costMs, mostMs)
 		}
 		return nil
 	})
@@ -231,22 +236,29 @@ func (h *sqliteHot) spendRow(k BudgetKey, costMs, mostMs int64) error {
 // run is no longer held.
 func (s *sqlStore) hotSnapshot(ctx context.Context, rid int64, sid string, enc int, body []byte) (stored bool, err error) {
 	err = s.hotWrite(ctx, "saving a snapshot", func(h *sqliteHot) error {
-		st := h.insertSnapshot
-		defer st.ClearBindings()
-		_ = st.BindInt64(1, rid)
-		_ = st.BindText(2, sid)
-		_ = st.BindInt64(3, int64(enc))
-		if err := st.BindBlob(4, body); err != nil {
-			return err
-		}
-		_ = st.BindInt64(5, rid)
-		if err := st.Exec(); err != nil {
-			return err
-		}
-		stored = h.conn.Changes() > 0
-		return nil
+		var err error
+		stored, err = h.putSnapshot(rid, sid, enc, body)
+		return err
 	})
 	return stored, err
+}
+
+// putSnapshot stores a snapshot of the run rid in the transaction begun;
+// stored is false when the run is no longer held.
+func (h *sqliteHot) putSnapshot(rid int64, sid string, enc int, body []byte) (stored bool, err error) {
+	st := h.insertSnapshot
+	defer st.ClearBindings()
+	_ = st.BindInt64(1, rid)
+	_ = st.BindText(2, sid)
+	_ = st.BindInt64(3, int64(enc))
+	if err := st.BindBlob(4, body); err != nil {
+		return false, err
+	}
+	_ = st.BindInt64(5, rid)
+	if err := st.Exec(); err != nil {
+		return false, err
+	}
+	return h.conn.Changes() > 0, nil
 }
 
 // errGone ends the transaction of a poll whose run is no longer held.

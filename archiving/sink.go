@@ -53,6 +53,9 @@ type Sink struct {
 
 	// meter's counts are carried by the polls' writes (CarrySpend).
 	meter *LiveMeter
+	// snaps are snapshots to write with the next poll (PutSnapshot).
+	snaps     []archive.Snapshot
+	snapBytes int
 
 	// snapshots stores the run's artifact snapshots (keepSnapshots).
 	snapshots *SnapshotKeeper
@@ -114,6 +117,8 @@ func (s *Sink) drain() {
 		lease = &l
 	}
 	meter := s.meter
+	snaps := s.snaps
+	s.snaps, s.snapBytes = nil, 0
 	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
 	defer cancel()
@@ -148,10 +153,17 @@ func (s *Sink) drain() {
 			}
 			var seq int64
 			var err error
-			sa, ok := s.store.(archive.SpendingAppender)
-			if sp, n := meter.take(); ok && n > 0 {
-				if seq, err = sa.AppendLeasedSpending(ctx, *lease, started, ps, sp); err != nil {
+			aa, ok := s.store.(archive.AlongAppender)
+			sp, n := meter.take()
+			if ok && (n > 0 || len(snaps) > 0) {
+				along := archive.Along{Snapshots: snaps}
+				if n > 0 {
+					along.Spent = &sp
+				}
+				if seq, err = aa.AppendLeasedAlong(ctx, *lease, started, ps, along); err != nil {
 					meter.give(n)
+				} else {
+					snaps = nil // written with the poll
 				}
 			} else {
 				meter.give(n)
@@ -175,6 +187,15 @@ func (s *Sink) drain() {
 		if errors.Is(err, archive.ErrLeaseLost) || errors.Is(err, errNotHeld) {
 			// Never written: another process polls now, and stores them.
 			lost, err = err, nil
+		}
+	}
+	// The snapshots no poll carried: each in a write of its own.
+	for _, sn := range snaps {
+		if serr := s.store.PutSnapshot(ctx, s.service, s.jobID, sn.ID, sn.Content); serr != nil {
+			s.mu.Lock()
+			s.fail(serr)
+			s.lost = true
+			s.mu.Unlock()
 		}
 	}
 	s.mu.Lock()
@@ -262,7 +283,7 @@ func pollSize(p archive.Poll) int {
 func (s *Sink) Sync() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if len(s.pending) == 0 && len(s.puts) == 0 && !s.draining {
+	if len(s.pending) == 0 && len(s.puts) == 0 && len(s.snaps) == 0 && !s.draining {
 		return
 	}
 	want := s.drains + 1
@@ -522,9 +543,21 @@ func (s *Sink) Put(r *archive.Run) {
 }
 
 // PutSnapshot stores one snapshot's content (on the snapshot keeper's
-// goroutine: the watch's does not wait for it); a failure is said like a
-// poll's. It reports whether it was stored.
+// goroutine: the watch's does not wait for it), with the next poll while
+// the watch holds the run's lease; a failure is said like a poll's. It
+// reports whether it was stored, or queued to be.
 func (s *Sink) PutSnapshot(snapshotID, content string) bool {
+	s.mu.Lock()
+	if s.lease != nil && s.snapBytes+len(content) <= maxPending {
+		// Holding the lease, a poll is written every few seconds: the
+		// snapshot goes with the next one (or with what is left at the
+		// end), not in a transaction of its own.
+		s.snaps = append(s.snaps, archive.Snapshot{ID: snapshotID, Content: content})
+		s.snapBytes += len(content)
+		s.mu.Unlock()
+		return true
+	}
+	s.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), WriteTimeout)
 	defer cancel()
 	if err := s.store.PutSnapshot(ctx, s.service, s.jobID, snapshotID, content); err != nil {

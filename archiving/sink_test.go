@@ -180,6 +180,7 @@ func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
 	k.queue = append(k.queue, sid) // as an artifact event would
 	k.mu.Unlock()
 	k.Close(true)
+	sink.Sync() // the snapshots queued for the next poll: none comes
 	if got, err := st.Snapshot(context.Background(), "http://x", sink.jobID, sid); err != nil || got != "# the report" {
 		t.Fatalf("stored %q, %v", got, err)
 	}
@@ -211,5 +212,62 @@ func BenchmarkArchiveSinkPoll(b *testing.B) {
 	}
 	if s.failed {
 		b.Fatal(s.lastErr)
+	}
+}
+
+// alongStore counts how a sink writes snapshots: with a poll, or alone.
+type alongStore struct {
+	archive.Store
+	along, alone atomic.Int32
+}
+
+func (a *alongStore) AppendLeasedAlong(ctx context.Context, l archive.Lease, at time.Time, polls []archive.Poll, al archive.Along) (int64, error) {
+	a.along.Add(int32(len(al.Snapshots)))
+	return a.Store.(archive.AlongAppender).AppendLeasedAlong(ctx, l, at, polls, al)
+}
+
+func (a *alongStore) PutSnapshot(ctx context.Context, service, id, snapshotID, content string) error {
+	a.alone.Add(1)
+	return a.Store.PutSnapshot(ctx, service, id, snapshotID, content)
+}
+
+// A watch holding its run's lease writes the snapshots it fetched with its
+// next poll, in the poll's transaction; the one no poll follows is
+// written alone when the sink drains at the end.
+func TestSnapshotsGoWithTheNextPoll(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	as := &alongStore{Store: st}
+	sink := leasedSink(t, st, as, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
+	line := func(sec int) []byte {
+		return []byte(fmt.Sprintf(`{"receivedAt":"2026-11-25T20:50:%02dZ","trace":{"events":[]}}`, sec))
+	}
+	sink.Append(archive.Poll{ReceivedAt: time.Now(), Line: line(1)})
+	sink.Sync()
+	a, b := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0002"
+	if !sink.PutSnapshot(a, "# first") || !sink.PutSnapshot(b, "# second") {
+		t.Fatal("a snapshot was refused")
+	}
+	sink.Append(archive.Poll{ReceivedAt: time.Now(), Line: line(3)})
+	sink.Sync()
+	if !sink.PutSnapshot("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0003", "# last") {
+		t.Fatal("a snapshot was refused")
+	}
+	sink.Sync()
+	if along, alone := as.along.Load(), as.alone.Load(); along != 2 || alone != 1 {
+		t.Fatalf("%d snapshots written with a poll and %d alone, want 2 and 1", along, alone)
+	}
+	for sid, want := range map[string]string{a: "# first", b: "# second", "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0003": "# last"} {
+		if got, err := st.Snapshot(ctx, "http://x", sink.jobID, sid); err != nil || got != want {
+			t.Fatalf("snapshot %s: %q, %v", sid, got, err)
+		}
+	}
+	if polls, err := st.Polls(ctx, "http://x", sink.jobID); err != nil || len(polls) != 2 {
+		t.Fatalf("%d polls stored, %v", len(polls), err)
 	}
 }
