@@ -97,13 +97,10 @@ func (m *LiveMeter) RateLimited(retryAfter time.Duration) {
 	}
 }
 
-// flushEvery is how often the counts are written: every five seconds (a
-// twelfth of the usual minute's window: each write is a transaction of
-// its own, which a live watch pays for), or a twelfth of the limit's
-// window when that is shorter.
 // Take hands the requests not counted yet to a write that carries them
 // (a watch's next poll, Sink.CarrySpend): n of them, to Give back if that
-// write fails. A meter whose polls carry its counts writes none itself.
+// write fails. A meter whose polls carry its counts writes none itself
+// while they do.
 func (m *LiveMeter) Take() (sp archive.Spent, n int64) {
 	m.carried.Store(true)
 	now := time.Now().UnixNano()
@@ -118,6 +115,10 @@ func (m *LiveMeter) Take() (sp archive.Spent, n int64) {
 // Give counts again n requests Take handed to a write that failed.
 func (m *LiveMeter) Give(n int64) { m.n.Add(n) }
 
+// flushEvery is how often the counts are written: every five seconds (a
+// twelfth of the usual minute's window: each write is a transaction of
+// its own, which a live watch pays for), or a twelfth of the limit's
+// window when that is shorter.
 func (m *LiveMeter) flushEvery() time.Duration {
 	return max(min(5*time.Second, m.limit.Per/12), time.Millisecond)
 }

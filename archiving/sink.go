@@ -160,10 +160,15 @@ func (s *Sink) drain() {
 				if n > 0 {
 					along.Spent = &sp
 				}
-				if seq, err = aa.AppendLeasedAlong(ctx, *lease, started, ps, along); err != nil {
-					meter.give(n)
-				} else {
+				if seq, err = aa.AppendLeasedAlong(ctx, *lease, started, ps, along); err == nil {
 					snaps = nil // written with the poll
+				} else {
+					meter.give(n)
+					if errors.Is(err, archive.ErrTooLarge) && len(snaps) > 0 {
+						// Perhaps a snapshot: the polls go without them,
+						// and they are written (or said too large) alone.
+						seq, err = s.store.AppendLeased(ctx, *lease, started, ps)
+					}
 				}
 			} else {
 				meter.give(n)
@@ -548,7 +553,13 @@ func (s *Sink) Put(r *archive.Run) {
 // reports whether it was stored, or queued to be.
 func (s *Sink) PutSnapshot(snapshotID, content string) bool {
 	s.mu.Lock()
-	if s.lease != nil && s.snapBytes+len(content) <= maxPending {
+	ending := false
+	select {
+	case <-s.stop: // the writer writes nothing more
+		ending = true
+	default:
+	}
+	if s.lease != nil && !ending && s.snapBytes+len(content) <= maxPending {
 		// Holding the lease, a poll is written every few seconds: the
 		// snapshot goes with the next one (or with what is left at the
 		// end), not in a transaction of its own.

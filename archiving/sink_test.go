@@ -271,3 +271,37 @@ func TestSnapshotsGoWithTheNextPoll(t *testing.T) {
 		t.Fatalf("%d polls stored, %v", len(polls), err)
 	}
 }
+
+// refusingAlong refuses what a poll carries as too large, as the archive
+// refuses a snapshot past MaxBody.
+type refusingAlong struct{ alongStore }
+
+func (r *refusingAlong) AppendLeasedAlong(ctx context.Context, l archive.Lease, at time.Time, polls []archive.Poll, al archive.Along) (int64, error) {
+	if len(al.Snapshots) > 0 {
+		return -1, fmt.Errorf("the snapshot: %w", archive.ErrTooLarge)
+	}
+	return r.alongStore.AppendLeasedAlong(ctx, l, at, polls, al)
+}
+
+// A snapshot too large to go with a poll never costs the poll: the poll
+// is written without it, and the snapshot on its own.
+func TestATooLargeSnapshotLeavesThePoll(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	rs := &refusingAlong{alongStore{Store: st}}
+	sink := leasedSink(t, st, rs, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
+	sink.PutSnapshot("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001", "# report")
+	sink.Append(archive.Poll{ReceivedAt: time.Now(), Line: []byte(`{"receivedAt":"2026-11-25T20:50:31Z","trace":{"events":[]}}`)})
+	sink.Sync()
+	if polls, err := st.Polls(ctx, "http://x", sink.jobID); err != nil || len(polls) != 1 {
+		t.Fatalf("%d polls stored, %v", len(polls), err)
+	}
+	if rs.alone.Load() != 1 {
+		t.Fatalf("the snapshot was written alone %d times, want once", rs.alone.Load())
+	}
+}
