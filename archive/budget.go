@@ -56,8 +56,19 @@ type Along struct {
 	Snapshots []Snapshot
 }
 
-// Snapshot is one artifact snapshot's content.
-type Snapshot struct{ ID, Content string }
+// Snapshot is one artifact snapshot's content; NewSnapshot compresses it
+// once made, so that the poll write carrying it does not.
+type Snapshot struct {
+	ID, Content string
+	enc         int
+	body        []byte // compressed (nil: not yet)
+}
+
+// NewSnapshot is a snapshot compressed for its row.
+func NewSnapshot(id, content string) Snapshot {
+	enc, body := encode([]byte(content))
+	return Snapshot{ID: id, Content: content, enc: enc, body: body}
+}
 
 // AlongAppender is a store that appends a leased watch's polls with what
 // they carry (Along) in one transaction: a live watch writes once a poll,

@@ -784,7 +784,10 @@ func encodeSnapshots(along *Along) ([]encodedSnapshot, error) {
 	}
 	out := make([]encodedSnapshot, 0, len(along.Snapshots))
 	for _, sn := range along.Snapshots {
-		enc, body := encode([]byte(sn.Content))
+		enc, body := sn.enc, sn.body
+		if body == nil {
+			enc, body = encode([]byte(sn.Content))
+		}
 		if err := fits("the snapshot", len(body)); err != nil {
 			return nil, err
 		}

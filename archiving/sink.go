@@ -552,6 +552,7 @@ func (s *Sink) Put(r *archive.Run) {
 // the watch holds the run's lease; a failure is said like a poll's. It
 // reports whether it was stored, or queued to be.
 func (s *Sink) PutSnapshot(snapshotID, content string) bool {
+	sn := archive.NewSnapshot(snapshotID, content) // compressed here, not in the poll's write
 	s.mu.Lock()
 	ending := false
 	select {
@@ -563,7 +564,7 @@ func (s *Sink) PutSnapshot(snapshotID, content string) bool {
 		// Holding the lease, a poll is written every few seconds: the
 		// snapshot goes with the next one (or with what is left at the
 		// end), not in a transaction of its own.
-		s.snaps = append(s.snaps, archive.Snapshot{ID: snapshotID, Content: content})
+		s.snaps = append(s.snaps, sn)
 		s.snapBytes += len(content)
 		s.mu.Unlock()
 		return true
