@@ -425,6 +425,15 @@ func outageCases() []outageCase {
 		o.srv.ReleaseUntil(o.visibleAt(n))
 		o.shownAll(what, n, 1)
 	}
+	// shared is until, and then the archive holding a poll of the run:
+	// a watch shows a poll before its sink has written it.
+	shared := func(o *outage, st archive.Store, n int) {
+		until(o, "events shared", n)
+		o.await("the archive holding a poll", func() bool {
+			ps, err := st.PollsSince(context.Background(), o.srv.URL, o.id, -1, 0)
+			return err == nil && len(ps) > 0
+		})
+	}
 	back := func(o *outage, st archive.Store) {
 		up := time.Now()
 		o.start()
@@ -451,7 +460,7 @@ func outageCases() []outageCase {
 				o.srv.Release()
 			}},
 		{name: "mid-run", watches: 3, whole: true, run: func(o *outage, st archive.Store) {
-			until(o, "events shared", 20)
+			shared(o, st, 20)
 			o.stop()
 			until(o, "events polled alone", 60)
 			o.pollsMore(10) // a few times the time to rejoin
@@ -459,7 +468,7 @@ func outageCases() []outageCase {
 			o.srv.Release()
 		}},
 		{name: "mid-run, then its holder pauses", watches: 3, whole: true, logged: []string{"polls this process made alone"}, run: func(o *outage, st archive.Store) {
-			until(o, "events shared", 20)
+			shared(o, st, 20)
 			o.stop()
 			until(o, "events polled alone", 60)
 			back(o, st)
@@ -486,21 +495,21 @@ func outageCases() []outageCase {
 			close(o.closing)
 		}},
 		{name: "just before the end", watches: 3, whole: true, tailMax: 3 * time.Second, run: func(o *outage, st archive.Store) {
-			until(o, "events shared", 20)
+			shared(o, st, 20)
 			o.stop()
 			o.srv.Release()
 			o.finishedAll()
 			back(o, st)
 		}},
 		{name: "across the end", watches: 3, run: func(o *outage, st archive.Store) {
-			until(o, "events shared", 20)
+			shared(o, st, 20)
 			o.stop()
 			o.srv.Release()
 			o.done()
 			o.start()
 		}},
 		{name: "across the end, alone", watches: 1, run: func(o *outage, st archive.Store) {
-			until(o, "events shared", 20)
+			shared(o, st, 20)
 			o.stop()
 			o.srv.Release()
 			o.done()
@@ -617,7 +626,7 @@ func TestSharedSQLiteLocked(t *testing.T) {
 		}
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			runOutage(t, tc, sqliteOutageDB(t, 500*time.Millisecond))
+			runOutage(t, tc, sqliteOutageDB(t, 2*time.Second))
 		})
 	}
 }
