@@ -2,7 +2,6 @@ package archiving
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -15,11 +14,7 @@ import (
 // row (another process's budget waits too) and alone.
 func TestBudgetHoldsAndSlowsAfterA429(t *testing.T) {
 	ctx := context.Background()
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	limit := Limit{N: 1000, Per: 1000 * time.Second} // 500 for the background: one each 2s, bursts of 25
 	for name, shared := range map[string]archive.Store{"shared": st, "alone": nil} {
 		t.Run(name, func(t *testing.T) {

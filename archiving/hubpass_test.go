@@ -2,7 +2,6 @@ package archiving
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -26,11 +25,7 @@ func hubPassSetup(t *testing.T, n int) (*sim.Server, *poller.Client, archive.Sto
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
+	st := tempArchive(t)
 	return srv, c, st
 }
 

@@ -2,7 +2,6 @@ package archiving
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -16,11 +15,7 @@ import (
 func TestLiveWorkComesFirst(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	limit := Limit{N: 100, Per: time.Second}
 	m := NewLiveMeter(ctx, st, "http://svc", "team", limit)
 	began := time.Now()
@@ -56,11 +51,7 @@ func TestLiveMeterWritesA429AtOnce(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	limit := Limit{N: 100, Per: time.Minute} // counts flushed every 5s
 	m := NewLiveMeter(ctx, st, "http://svc", "team", limit)
 	defer m.Stop()
@@ -89,11 +80,7 @@ func TestPollsCarryTheLiveCount(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	s := leasedSink(t, st, nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	m := NewLiveMeter(ctx, st, "http://x", s.team, Limit{N: 100, Per: time.Hour}) // its own writes every 5s
 	defer m.Stop()

@@ -29,6 +29,18 @@ func (f *flakyStore) AppendLeased(ctx context.Context, l archive.Lease, at time.
 	return f.Store.AppendLeased(ctx, l, at, polls)
 }
 
+// tempArchive is an SQLite archive in the test's own folder, closed once
+// the test has ended.
+func tempArchive(tb testing.TB) archive.Store {
+	tb.Helper()
+	st, err := archive.Open(context.Background(), filepath.Join(tb.TempDir(), "a.db"))
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { st.Close() })
+	return st
+}
+
 // leasedSink is the sink of run id in st (written through ws, st when
 // nil), holding the run's lease, as a Shared makes it.
 func leasedSink(t testing.TB, st, ws archive.Store, id string) *Sink {
@@ -52,11 +64,7 @@ func leasedSink(t testing.TB, st, ws archive.Store, id string) *Sink {
 // receive times.
 func TestArchiveSinkPartsAndFailure(t *testing.T) {
 	t.Parallel()
-	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	fs := &flakyStore{Store: st}
 	fs.down.Store(true)
 	var said []string
@@ -127,11 +135,7 @@ func (s *stuckStore) PutRun(ctx context.Context, r *archive.Run) error {
 // the archive takes them.
 func TestArchiveNeverDelaysTheWatch(t *testing.T) {
 	t.Parallel()
-	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	ss := &stuckStore{Store: st, release: make(chan struct{})}
 	s := leasedSink(t, st, ss, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	s.KeepLookup(&archive.Run{Prompt: "p"})
@@ -163,11 +167,7 @@ func TestArchiveNeverDelaysTheWatch(t *testing.T) {
 // of it fails; one already stored is not fetched again.
 func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
 	t.Parallel()
-	st, err := archive.Open(context.Background(), filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	sink := leasedSink(t, st, nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	fetched := 0
 	k := NewSnapshotKeeper(sink, nil, func(ctx context.Context, sid string) (string, error) {
@@ -193,11 +193,7 @@ func TestSnapshotKeeperKeepsWhatTheScreenFetched(t *testing.T) {
 // one recording line of a few events written into an SQLite archive,
 // under the run's lease.
 func BenchmarkArchiveSinkPoll(b *testing.B) {
-	st, err := archive.Open(context.Background(), filepath.Join(b.TempDir(), "a.db"))
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(b)
 	s := leasedSink(b, st, nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	ev := `{"schemaVersion":1,"eventId":"e%d","runId":"r","occurredAt":"2026-11-25T20:50:32.186Z","producerSequence":2,"agent":{"id":"a","role":"subagent","name":"docs-analyst"},"type":"reasoning.summary","text":"Rate limits live in the API reference, not on the pricing pages."}`
 	var evs []string
@@ -237,11 +233,7 @@ func (a *alongStore) PutSnapshot(ctx context.Context, service, id, snapshotID, c
 func TestSnapshotsGoWithTheNextPoll(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	as := &alongStore{Store: st}
 	sink := leasedSink(t, st, as, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	line := func(sec int) []byte {
@@ -288,11 +280,7 @@ func (r *refusingAlong) AppendLeasedAlong(ctx context.Context, l archive.Lease, 
 func TestATooLargeSnapshotLeavesThePoll(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	rs := &refusingAlong{alongStore{Store: st}}
 	sink := leasedSink(t, st, rs, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
 	sink.PutSnapshot("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001", "# report")

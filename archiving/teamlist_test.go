@@ -217,11 +217,7 @@ func TestPassBesideAScreensList(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	team := archive.TeamOf(srv.Key)
 	key := archive.LeaseKey{Service: srv.URL, Team: team}
 	pass := func() *Pass {
@@ -252,11 +248,7 @@ func TestPassBesideAScreensList(t *testing.T) {
 // archive while the pass holds it list the run.
 func TestPassKeepsTheItemOfARunPolledElsewhere(t *testing.T) {
 	ctx := context.Background()
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	const service = "http://svc"
 	team := archive.TeamOf("fc-test-key")
 	if _, err := st.Take(ctx, archive.LeaseKey{Service: service, Run: listRunA}, archive.NewHolder("watch"), time.Minute); err != nil {

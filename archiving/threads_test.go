@@ -2,7 +2,6 @@ package archiving
 
 import (
 	"context"
-	"path/filepath"
 	"testing"
 	"time"
 
@@ -34,11 +33,7 @@ func TestListingKeepsThreads(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	st, err := archive.Open(ctx, filepath.Join(t.TempDir(), "a.db"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
+	st := tempArchive(t)
 	team := archive.TeamOf(srv.Key)
 	listing := func(label string) *Listing {
 		return NewListing(NewTeamList(c, st, text.NewSecrets(), srv.URL, team, archive.NewHolder(label), time.Hour, nil), st, archive.Query{Service: srv.URL})
