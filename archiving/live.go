@@ -115,6 +115,21 @@ func (m *LiveMeter) Take() (sp archive.Spent, n int64) {
 // Give counts again n requests Take handed to a write that failed.
 func (m *LiveMeter) Give(n int64) { m.n.Add(n) }
 
+// take is Take of a meter that may be nil.
+func (m *LiveMeter) take() (archive.Spent, int64) {
+	if m == nil {
+		return archive.Spent{}, 0
+	}
+	return m.Take()
+}
+
+// give is Give of a meter that may be nil.
+func (m *LiveMeter) give(n int64) {
+	if m != nil && n > 0 {
+		m.Give(n)
+	}
+}
+
 // flushEvery is how often the counts are written: every five seconds (a
 // twelfth of the usual minute's window: each write is a transaction of
 // its own, which a live watch pays for), or a twelfth of the limit's

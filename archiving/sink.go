@@ -239,21 +239,6 @@ func (s *Sink) CarrySpend(m *LiveMeter) {
 	s.mu.Unlock()
 }
 
-// take is Take of a meter that may be nil.
-func (m *LiveMeter) take() (archive.Spent, int64) {
-	if m == nil {
-		return archive.Spent{}, 0
-	}
-	return m.Take()
-}
-
-// give is Give of a meter that may be nil.
-func (m *LiveMeter) give(n int64) {
-	if m != nil && n > 0 {
-		m.Give(n)
-	}
-}
-
 // appendEach writes polls one by one with appendPolls, leaving out (and
 // saying) those too large for the archive, so that the watch's later
 // polls are still archived; it returns how many of polls it is done with.
