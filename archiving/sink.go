@@ -53,7 +53,7 @@ type Sink struct {
 
 	// meter's counts are carried by the polls' writes (CarrySpend).
 	meter *LiveMeter
-	// snaps are snapshots to write with the next poll (PutSnapshot).
+	// snaps are snapshots for the writer, with its polls (PutSnapshot).
 	snaps     []archive.Snapshot
 	snapBytes int
 
@@ -533,9 +533,9 @@ func (s *Sink) Put(r *archive.Run) {
 }
 
 // PutSnapshot stores one snapshot's content (on the snapshot keeper's
-// goroutine: the watch's does not wait for it), with the next poll while
-// the watch holds the run's lease; a failure is said like a poll's. It
-// reports whether it was stored, or queued to be.
+// goroutine: the watch's does not wait for it), with the polls queued
+// then while the watch holds the run's lease; a failure is said like a
+// poll's. It reports whether it was stored, or queued to be.
 func (s *Sink) PutSnapshot(snapshotID, content string) bool {
 	sn := archive.NewSnapshot(snapshotID, content) // compressed here, not in the poll's write
 	s.mu.Lock()
@@ -546,11 +546,14 @@ func (s *Sink) PutSnapshot(snapshotID, content string) bool {
 	default:
 	}
 	if s.lease != nil && !ending && s.snapBytes+len(content) <= maxPending {
-		// Holding the lease, a poll is written every few seconds: the
-		// snapshot goes with the next one (or with what is left at the
-		// end), not in a transaction of its own.
+		// Holding the lease, the writer writes it at once: with the
+		// polls it has to write then, in their transaction, else alone.
+		// It is not held back for a later poll: a watch killed meanwhile
+		// would have fetched it for nobody, and the next holder would
+		// fetch it again.
 		s.snaps = append(s.snaps, sn)
 		s.snapBytes += len(content)
+		s.wake()
 		s.mu.Unlock()
 		return true
 	}
