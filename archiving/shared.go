@@ -24,9 +24,10 @@ import (
 //     id, with no team (the team's members use keys of their own, and share
 //     one poll per run; the same id at two base URLs is two runs).
 //   - The holder polls the service with a Watcher and writes each poll
-//     (its Sink, under the lease: AppendLeased, fenced by its token) and
-//     renews the lease every poll interval for three of them (the
-//     interval it polls at now, which grows to 10 s when nothing happens).
+//     (its Sink, under the lease: AppendLeased, fenced by its token,
+//     which renews the lease too) for three poll intervals (the interval
+//     it polls at now, which grows to 10 s when nothing happens); it
+//     renews on its own when no poll was stored for an interval and a half.
 //   - A process that cannot take the lease follows: it reads the polls
 //     stored after the last one it showed (PollsSince), when a doorbell
 //     rings (PostgreSQL) and at SafetyRead anyway, or at its poll interval
@@ -652,7 +653,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 		what = "took over"
 	}
 	s.followed = ""
-	s.cfg.Logf("%s", LeaseLine(what, l))
+	s.cfg.Logf("%s", leaseLine{what, l})
 	select {
 	case <-s.lost: // a holding before this one's
 	default:
@@ -700,12 +701,13 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 			}
 		case <-renew.C:
 			every := s.renewEvery()
-			if ttl := s.ttl(); ttl == l.TTL && s.whole() && time.Since(sk.Fenced()) < every {
-				// A poll stored since the last turn renewed it: a watch
-				// alone on its run pays one statement per stored poll, in
-				// the poll's own transaction, and no more.
-				s.cfg.Logf("%s", LeaseLine("renewed (by a stored poll)", l))
-				renew.Reset(every)
+			// A stored poll renews the lease in its own transaction: the
+			// loop renews only when none was stored for half an interval
+			// more than one (a poll's answer comes a little after the
+			// interval), which leaves more than an interval of the TTL.
+			if since, wait := time.Since(sk.Fenced()), every+every/2; s.ttl() == l.TTL && s.whole() && since < wait {
+				s.cfg.Logf("%s", leaseLine{"renewed (by a stored poll)", l})
+				renew.Reset(wait - since)
 				continue
 			}
 			l.TTL = s.ttl()
@@ -714,7 +716,7 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 			case err == nil:
 				l = nl
 				sk.SetLease(&l)
-				s.cfg.Logf("%s", LeaseLine("renewed", l))
+				s.cfg.Logf("%s", leaseLine{"renewed", l})
 				s.back()
 				_ = s.storeAlone(ctx, st, l) // a loss is the next write's to find
 				s.storeWhole(ctx, st, &l)
@@ -829,7 +831,7 @@ func (s *Shared) release(sk *Sink, st archive.Store, l archive.Lease, over bool)
 		s.cfg.Logf("lease: releasing run %s: %v", s.cfg.JobID, err)
 		return
 	}
-	s.cfg.Logf("%s", LeaseLine("released", l))
+	s.cfg.Logf("%s", leaseLine{"released", l})
 }
 
 // follow is a follower's part: read what the holder stores when a
@@ -845,7 +847,7 @@ func (s *Shared) follow(ctx context.Context, st archive.Store, held archive.Leas
 	via := text.Sanitize(held.Holder.String())
 	if who := fmt.Sprint(held.ID, held.Token); who != s.followed {
 		s.followed = who
-		s.cfg.Logf("%s", LeaseLine("following", held))
+		s.cfg.Logf("%s", leaseLine{"following", held})
 	}
 	s.setReading(true)
 	defer s.setReading(false)
@@ -1048,7 +1050,17 @@ func (s *Shared) tokenUsage(ctx context.Context) <-chan *poller.TokenUsage {
 // what happened to it and whose it is, "took the lease of run 019a… at
 // https://api.firecrawl.dev: watch on laptop (pid 4242), token 3, for 6s".
 // The team's list (no run) is named so.
-func LeaseLine(what string, l archive.Lease) string {
+func LeaseLine(what string, l archive.Lease) string { return leaseLine{what, l}.String() }
+
+// leaseLine is LeaseLine made only when a log prints it: the holder's
+// loop logs every turn, and most watches keep no debug log.
+type leaseLine struct {
+	what string
+	l    archive.Lease
+}
+
+func (ll leaseLine) String() string {
+	what, l := ll.what, ll.l
 	of := "run " + l.Run
 	if l.Run == "" {
 		of = "the team's list"
