@@ -79,24 +79,39 @@ func TestForeignDatabaseLeftAlone(t *testing.T) {
 
 // TestLockWaitedForWithABound: a write that finds another program's write
 // lock on the archive waits for it, says so once (Options.Waiting), and
-// after LockWait fails with ErrLocked; once the lock is gone, writes go
-// through again.
+// after LockWait fails with ErrLocked; the writes after it, the lock still
+// held, try for one slice of it only (a watch's last writes would each wait
+// the whole bound otherwise); once the lock is gone, writes go through
+// again, and the next lock is waited for the whole bound again.
 func TestLockWaitedForWithABound(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "archive.db")
 	var waits atomic.Int32
-	s, err := OpenWith(ctx, path, Options{LockWait: 700 * time.Millisecond, Waiting: func() { waits.Add(1) }})
+	const bound = 4 * sqliteBusySlice
+	s, err := OpenWith(ctx, path, Options{LockWait: bound, Waiting: func() { waits.Add(1) }})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	tx := holdLock(t, path)
-	for range 2 {
-		err = s.PutRun(ctx, &Run{Service: svc, ID: "r1"})
+	// write is one locked write and how long it took.
+	write := func(what string) time.Duration {
+		t.Helper()
+		began := time.Now()
+		err := s.PutRun(ctx, &Run{Service: svc, ID: "r1"})
 		if !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "another program holds the archive's write lock") {
-			t.Fatalf("under another's lock: %v", err)
+			t.Fatalf("%s, under another's lock: %v", what, err)
 		}
+		return time.Since(began)
+	}
+	tx := holdLock(t, path)
+	if d := write("the first write"); d < bound-sqliteBusySlice {
+		t.Fatalf("the first write gave up after %s; want the bound, %s", d, bound)
+	}
+	// The deadline is the bound's for the first write and none for the
+	// second: the second makes one try (one slice of SQLite's own wait).
+	if d := write("the second write"); d >= bound-sqliteBusySlice {
+		t.Fatalf("the second write waited %s, as long as the first", d)
 	}
 	if n := waits.Load(); n != 1 {
 		t.Fatalf("the wait was said %d times, want once", n)
@@ -104,6 +119,11 @@ func TestLockWaitedForWithABound(t *testing.T) {
 	tx.Rollback()
 	if err := s.PutRun(ctx, &Run{Service: svc, ID: "r1"}); err != nil {
 		t.Fatalf("after the lock: %v", err)
+	}
+	tx = holdLock(t, path)
+	defer tx.Rollback()
+	if d := write("a write under a lock taken again"); d < bound-sqliteBusySlice {
+		t.Fatalf("a write after one that went through gave up after %s; want the bound, %s", d, bound)
 	}
 }
 

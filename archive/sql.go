@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/go-json-experiment/json"
@@ -89,6 +90,11 @@ type sqlStore struct {
 	lockWait time.Duration
 	waiting  func()
 	waitSaid sync.Once
+	// locked: a write waited lockWait for the lock in vain and none has
+	// begun since. Later writes then try for one slice only: a lock held
+	// for long (another program's open transaction) costs a watch one
+	// wait, not one at each write, its last ones one after the other.
+	locked   atomic.Bool
 	readOnly bool // opened read-only (a file, folder or disk that cannot be written)
 	// password is the DSN's, scrubbed from the database's errors.
 	password string
@@ -297,22 +303,31 @@ func (s *sqlStore) begin(ctx context.Context) (*sql.Tx, error) {
 
 // waitLock runs begin, which begins a write transaction. On SQLite,
 // another program's write lock is waited for in slices (the busy timeout),
-// said once (waiting), up to lockWait; then ErrLocked.
+// said once (waiting), up to lockWait (one slice after a wait in vain,
+// until a write begins again); then ErrLocked.
 func (s *sqlStore) waitLock(ctx context.Context, begin func() error) error {
 	var deadline time.Time
 	for {
 		err := begin()
 		switch {
-		case err == nil, !busy(err):
+		case err == nil:
+			s.locked.Store(false)
+			return nil
+		case !busy(err):
 			return err
 		case ctx.Err() != nil:
 			// The caller's own bound came first: still a lock.
 			return &kindError{ErrLocked, err}
 		}
 		if deadline.IsZero() {
-			deadline = time.Now().Add(max(s.lockWait-sqliteBusySlice, 0))
+			wait := s.lockWait - sqliteBusySlice
+			if s.locked.Load() {
+				wait = 0
+			}
+			deadline = time.Now().Add(max(wait, 0))
 		}
 		if !time.Now().Before(deadline) {
+			s.locked.Store(true)
 			return &kindError{ErrLocked, err}
 		}
 		if s.waiting != nil {
