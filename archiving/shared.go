@@ -24,10 +24,9 @@ import (
 //     id, with no team (the team's members use keys of their own, and share
 //     one poll per run; the same id at two base URLs is two runs).
 //   - The holder polls the service with a Watcher and writes each poll
-//     (its Sink, under the lease: AppendLeased, fenced by its token,
-//     which renews the lease too) for three poll intervals (the interval
-//     it polls at now, which grows to 10 s when nothing happens); it
-//     renews on its own when no poll was stored for an interval and a half.
+//     (its Sink, under the lease: AppendLeased, fenced by its token) and
+//     renews the lease every poll interval for three of them (the
+//     interval it polls at now, which grows to 10 s when nothing happens).
 //   - A process that cannot take the lease follows: it reads the polls
 //     stored after the last one it showed (PollsSince), when a doorbell
 //     rings (PostgreSQL) and at SafetyRead anyway, or at its poll interval
@@ -701,13 +700,12 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 			}
 		case <-renew.C:
 			every := s.renewEvery()
-			// A stored poll renews the lease in its own transaction: the
-			// loop renews only when none was stored for half an interval
-			// more than one (a poll's answer comes a little after the
-			// interval), which leaves more than an interval of the TTL.
-			if since, wait := time.Since(sk.Fenced()), every+every/2; s.ttl() == l.TTL && s.whole() && since < wait {
+			if ttl := s.ttl(); ttl == l.TTL && s.whole() && time.Since(sk.Fenced()) < every {
+				// A poll stored since the last turn renewed it: a watch
+				// alone on its run pays one statement per stored poll, in
+				// the poll's own transaction, and no more.
 				s.cfg.Logf("%s", leaseLine{"renewed (by a stored poll)", l})
-				renew.Reset(wait - since)
+				renew.Reset(every)
 				continue
 			}
 			l.TTL = s.ttl()
