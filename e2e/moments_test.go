@@ -273,7 +273,7 @@ func TestMomentsOnceOnOneMachine(t *testing.T) {
 	counts := rc.onlyOnce(t, stall, end)
 	t.Logf("the receiver's POSTs by moment (two watches, the stall's claimer killed, one restarted): %s", counts)
 
-	if r := runFW(t, env, runLimit, "watch", id, "-o", "plain", "--notify-url", rc.URL); r.code != 0 {
+	if r := runFW(t, env, runLimit, "watch", id, "-o", "plain", "--interval", "100ms", "--notify-url", rc.URL); r.code != 0 {
 		t.Fatalf("a watch after the end: %s", r)
 	}
 	if got := rc.onlyOnce(t, stall, end); got != counts {
