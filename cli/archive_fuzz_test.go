@@ -89,6 +89,7 @@ func FuzzArchivePass(f *testing.F) {
 	f.Add([]byte(`{"success":true,"data":[],"next":"/v2/agent?before=1"}`), uint8(0), status, uint8(0), trace, uint8(0), snap)
 	f.Add([]byte(`[[[[`), uint8(9), []byte(``), uint8(5), []byte(`null`), uint8(4), []byte(`"`))
 	f.Fuzz(func(t *testing.T, list []byte, sc uint8, status []byte, tc uint8, trace []byte, nc uint8, snap []byte) {
+		t.Parallel() // the seeds at once (fuzzing itself runs one input at a time)
 		p := &passAnswers{list: list, statusCode: answerCode(sc), statusBody: status, traceCode: answerCode(tc), traceBody: trace,
 			snapCode: answerCode(nc), snapBody: snap}
 		hs := httptest.NewServer(p)
