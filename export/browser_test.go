@@ -96,6 +96,7 @@ func TestReportInBrowser(t *testing.T) {
 		}
 		for _, scheme := range []string{"light", "dark"} {
 			t.Run(c.name+"-"+scheme, func(t *testing.T) {
+				t.Parallel() // four browsers at once: each mostly waits on its start
 				tr := newTrap(t)
 				shot := filepath.Join(dir, c.name+"-"+scheme+".png")
 				pref := "1"
