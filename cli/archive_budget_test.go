@@ -161,6 +161,7 @@ func TestArchivePassLeavesTheWatchItsShare(t *testing.T) {
 // each), says so once, archives every run without its snapshots and
 // exits 0; the next pass, the endpoint back, fetches them.
 func TestArchivePassStopsAskingAFailingEndpoint(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 9})
 	waitSimFinished(t, srv)
 	front := newWhoFront(srv, "/snapshots/")
@@ -209,6 +210,7 @@ func TestArchivePassStopsAskingAFailingEndpoint(t *testing.T) {
 // says so once, leaves the other seven unasked (no status asked either)
 // and fails as a pass that could archive nothing does (exit 1).
 func TestArchivePassStopsAskingAFailingTraceEndpoint(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{"research"}, History: 9})
 	waitSimFinished(t, srv)
 	front := newWhoFront(srv, "/trace")

@@ -70,6 +70,7 @@ func runRetry(t *testing.T, args ...string) (stdout, stderr string, code int) {
 // the first-generation run again. Only a pass that could archive nothing
 // fails, with the code of its failure (1 for a 5xx).
 func TestArchivePassSkipsWhatItCannotRead(t *testing.T) {
+	t.Parallel()
 	srv := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch, sim.ScenarioFirstGen, sim.ScenarioFailure}})
 	waitSimFinished(t, srv)
 	a, b, c := srv.Jobs[0].ID, srv.Jobs[1].ID, srv.Jobs[2].ID
@@ -172,6 +173,7 @@ func (k keyRouter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // marks the other team's runs expired; a run of its own that its list no
 // longer shows is marked expired.
 func TestTwoTeamsOneArchive(t *testing.T) {
+	t.Parallel()
 	work := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioResearch}, Seed: 11})
 	home := startSim(t, sim.Options{Scenarios: []string{sim.ScenarioFailure}, Seed: 12})
 	waitSimFinished(t, work)

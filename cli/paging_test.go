@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -43,6 +44,7 @@ func runJSON(i int64, status string) string {
 // runs are bounded by --limit, and, when none matches the status filter,
 // by poller.MaxScanPages.
 func TestPagingEnds(t *testing.T) {
+	t.Parallel()
 	same := func(int64, int64) []string { return []string{runJSON(1, "completed"), runJSON(2, "completed")} }
 	none := func(int64, int64) []string { return nil }
 	endless := func(_ int64, n int64) []string {
@@ -68,13 +70,13 @@ func TestPagingEnds(t *testing.T) {
 		{"watch --latest", endless, []string{"watch", "--latest", "-o", "json"}, latestPages, 0, ""},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			f := &listFront{page: c.page}
 			hs := httptest.NewServer(f)
 			defer hs.Close()
-			t.Setenv("FIRECRAWL_API_URL", hs.URL)
-			t.Setenv("FIRECRAWL_API_KEY", "fc-test")
+			args := append(slices.Clone(c.args), "--api-url", hs.URL, "--api-key", "fc-test")
 			var out, errOut strings.Builder
-			execute(context.Background(), c.args, strings.NewReader(""), &out, &errOut, poller.Retry{})
+			execute(context.Background(), args, strings.NewReader(""), &out, &errOut, poller.Retry{})
 			lines := strings.Count(out.String(), "\n")
 			if f.requests.Load() != c.requests || lines != c.lines || !strings.Contains(errOut.String(), c.said) {
 				t.Errorf("%d requests, %d lines (want %d, %d), stderr should say %q:\n%s", f.requests.Load(), lines, c.requests, c.lines, c.said, errOut.String())

@@ -40,6 +40,7 @@ func TestResolveOutput(t *testing.T) {
 // watched: a snapshot's content, and the cancel (the service's 409 comes
 // back as the typed error the UI shows).
 func TestTUIBackend(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	s, err := sim.Start(ctx, sim.Options{Scenarios: []string{sim.ScenarioCancel}, Speed: 20, Seed: 4, RateLimit: -1})
