@@ -19,6 +19,10 @@ func TestMain(m *testing.M) {
 	// The simulators of the tests have no rate limit: the background
 	// work is not paced to the service's (the tests of the budget set it).
 	os.Setenv("FIREWATCH_RATE_LIMIT", "1000000/1s")
+	// A watch sets the process's soft memory limit from its own trace
+	// (follow.Budget): in this process dozens run at once, and a limit of
+	// one watch's size kept the collector running for all of them.
+	os.Setenv("GOMEMLIMIT", "off")
 	// The tests mostly wait on simulated services, not on the processor.
 	testrun.Waiting()
 	code := m.Run()
