@@ -142,16 +142,15 @@ func run(t *testing.T, ctx context.Context, args ...string) (stdout, stderr stri
 // TestInProcess covers the command paths under the race detector of this
 // package's tests (the e2e tests run the binary).
 func TestInProcess(t *testing.T) {
+	t.Parallel()
 	srv, err := sim.Start(context.Background(), sim.Options{Scenarios: []string{"research", "refused"}, Speed: 400, RateLimit: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer srv.Close()
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
-	t.Setenv("NO_COLOR", "")
+	to := []string{"--api-url", srv.URL, "--api-key", srv.Key}
 
-	out, errOut, code := run(t, context.Background(), srv.Jobs[0].ID, "--interval", "100ms", "--ascii", "--summary", "-")
+	out, errOut, code := run(t, context.Background(), append([]string{srv.Jobs[0].ID, "--interval", "100ms", "--ascii", "--summary", "-"}, to...)...)
 	if code != 0 {
 		t.Fatalf("exit %d\n%s\n%s", code, out, errOut)
 	}
@@ -163,7 +162,7 @@ func TestInProcess(t *testing.T) {
 		t.Errorf("--summary - is not the last line: %q", last)
 	}
 
-	_, _, code = run(t, context.Background(), "watch", srv.Jobs[1].ID, "--interval", "100ms", "-o", "json")
+	_, _, code = run(t, context.Background(), append([]string{"watch", srv.Jobs[1].ID, "--interval", "100ms", "-o", "json"}, to...)...)
 	if code != 4 {
 		t.Errorf("refused run: exit %d", code)
 	}

@@ -215,10 +215,9 @@ func TestNotifyCrawl(t *testing.T) {
 // once: a second watch on the same archive (another process, a restart)
 // does not tell it again.
 func TestNotifyTeamShare(t *testing.T) {
+	t.Parallel()
 	srv := startHeldSim(t, sim.Options{Scenarios: []string{"failure"}, History: 30})
-	t.Setenv("FIRECRAWL_API_URL", srv.URL)
-	t.Setenv("FIRECRAWL_API_KEY", srv.Key)
-	t.Setenv("FIREWATCH_ARCHIVE", filepath.Join(t.TempDir(), "a.db"))
+	db := filepath.Join(t.TempDir(), "a.db")
 	h := newHook(t, http.StatusOK)
 	start, end := srv.Period()
 	used := srv.UsageBetween(start, end).Total
@@ -236,7 +235,7 @@ func TestNotifyTeamShare(t *testing.T) {
 	}
 	for i := range 2 {
 		_, errOut, code := runNoWait(t, "watch", srv.Jobs[0].ID, "-o", "plain", "--interval", "100ms",
-			"--notify-url", h.URL, "--notify-on", "failed,team:1%,team:99%")
+			"--notify-url", h.URL, "--notify-on", "failed,team:1%,team:99%", "--api-url", srv.URL, "--api-key", srv.Key, "--archive", db)
 		if code != 1 {
 			t.Fatalf("watch %d: exit %d\n%s", i, code, errOut)
 		}

@@ -84,6 +84,7 @@ func crawlEnd(id string) CrawlEnd {
 // claim is held by a claimer that died (never sent, never renewed) is
 // sent once that claim expires; the desktop terminal's are not claimed.
 func TestClaimedOnceForTheTeam(t *testing.T) {
+	t.Parallel()
 	rc := newReceiver(t)
 	fc := newFakeClaims()
 	start := func(holder string) *Notifier {

@@ -104,6 +104,7 @@ func press(m *Model, k string) tea.Cmd {
 }
 
 func TestScreenPagesErrorsAndHostileText(t *testing.T) {
+	t.Parallel() // its screen waits out a one-second tick
 	hostile := "\x1b]0;pwned\x07\x1b[2J\u202eevil\u202c \u009b31m" + strings.Repeat("W", 5000)
 	svc := &fakeService{docs: []string{doc(1, "One"), doc(2, hostile), doc(3, "Three")}, final: "completed"}
 	m := newTestModel(t, svc)
@@ -259,6 +260,7 @@ func TestPageStorePrivate(t *testing.T) {
 // header and in what the screen tells its caller, with the first failed
 // pages and whether they were read after the end.
 func TestScreenEndNotesAndSeen(t *testing.T) {
+	t.Parallel() // its screen waits out a one-second tick
 	svc := &fakeService{docs: []string{doc(1, "One"), doc(2, "Two")}, final: "completed", stats: poller.CrawlWatchStats{Late: 1, Missing: 2}}
 	m := newTestModel(t, svc)
 	m.SetSize(120, 40)
