@@ -9,7 +9,8 @@
 #   scripts/archivecpu.sh [PAIRS] [BASE]
 # BASE (optional) is a second build measured in the same rounds, side by
 # side: a firewatch binary, or a git revision of this repository (main)
-# built for the occasion. ROUNDS=N (default 1) repeats the measurement.
+# built for the occasion. ROUNDS=N (default 1) repeats the measurement;
+# OWN=1 gives each archived watch an archive file of its own.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export GOTOOLCHAIN=local CGO_ENABLED=0
@@ -30,4 +31,6 @@ if [ -n "$BASE" ]; then
   fi
   base=(-base "$tmp/base" -base-label "$BASE" -label "$(git rev-parse --abbrev-ref HEAD)")
 fi
-"$tmp/archivecpu" -firewatch "$tmp/firewatch" -pairs "$PAIRS" -rounds "${ROUNDS:-1}" "${base[@]}"
+own=()
+[ -n "${OWN:-}" ] && own=(-own)
+"$tmp/archivecpu" -firewatch "$tmp/firewatch" -pairs "$PAIRS" -rounds "${ROUNDS:-1}" "${own[@]}" "${base[@]}"

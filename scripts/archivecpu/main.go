@@ -11,6 +11,11 @@
 // two builds' figures are side by side. The watches are started
 // interleaved, their order turned at every round.
 //
+// With -own, each archived watch writes an archive file of its own: a
+// watch alone in its archive (one user's one watch), where by default the
+// archived watches of a build share one file, as a user's several watches
+// at once share the data folder's archive.
+//
 // Run it with scripts/archivecpu.sh.
 package main
 
@@ -51,6 +56,7 @@ func main() {
 		base   = flag.String("base", "", "a second firewatch binary measured in the same rounds (empty: none)")
 		label  = flag.String("label", "this", "the -firewatch binary's name in the report")
 		blabel = flag.String("base-label", "base", "the -base binary's name in the report")
+		own    = flag.Bool("own", false, "each archived watch into an archive file of its own (default: one file per build)")
 	)
 	flag.Parse()
 	if *fw == "" || *pairs < 1 || *rounds < 1 {
@@ -71,7 +77,7 @@ func main() {
 	}
 	var all []watch
 	for r := range *rounds {
-		ws, err := round(tmp, builds, *pairs, r)
+		ws, err := round(tmp, builds, *pairs, r, *own)
 		if err != nil {
 			fail(err)
 		}
@@ -88,7 +94,11 @@ func main() {
 		fmt.Println()
 		all = append(all, ws...)
 	}
-	fmt.Printf("\n%d round(s) of %d watches with the archive off and %d on per build, all at once\n", *rounds, *pairs, *pairs)
+	files := "one archive file per build"
+	if *own {
+		files = "each archived watch into a file of its own"
+	}
+	fmt.Printf("\n%d round(s) of %d watches with the archive off and %d on per build, all at once, %s\n", *rounds, *pairs, *pairs, files)
 	for b := range builds {
 		off, on := cpus(all, b, false), cpus(all, b, true)
 		mo, so := meanSD(off)
@@ -109,7 +119,7 @@ func main() {
 }
 
 // round runs one simulator and every build's watches against it at once.
-func round(tmp string, builds []build, pairs, r int) ([]watch, error) {
+func round(tmp string, builds []build, pairs, r int, own bool) ([]watch, error) {
 	n := 2 * pairs * len(builds)
 	args := []string{"serve", "--speed", "1", "--rate-limit", "-1"}
 	for range n {
@@ -152,7 +162,10 @@ func round(tmp string, builds []build, pairs, r int) ([]watch, error) {
 		w := &ws[k]
 		w.b, w.on = g/2, g%2 == 1
 		mode := "off"
-		if w.on {
+		switch {
+		case w.on && own:
+			mode = filepath.Join(tmp, fmt.Sprintf("archive-%d-%d-%d.db", w.b, r, k))
+		case w.on:
 			mode = builds[w.b].db
 		}
 		cmd := exec.Command(builds[w.b].bin, "watch", job, "-o", "plain", "--archive", mode)
