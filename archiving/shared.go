@@ -24,9 +24,11 @@ import (
 //     id, with no team (the team's members use keys of their own, and share
 //     one poll per run; the same id at two base URLs is two runs).
 //   - The holder polls the service with a Watcher and writes each poll
-//     (its Sink, under the lease: AppendLeased, fenced by its token) and
-//     renews the lease every poll interval for three of them (the
-//     interval it polls at now, which grows to 10 s when nothing happens).
+//     (its Sink, under the lease: AppendLeased, fenced by its token,
+//     which renews the lease too); the lease lasts three poll intervals
+//     (the interval it polls at now, which grows to 10 s when nothing
+//     happens), and the holder renews it alone after an interval in which
+//     no poll was stored.
 //   - A process that cannot take the lease follows: it reads the polls
 //     stored after the last one it showed (PollsSince), when a doorbell
 //     rings (PostgreSQL) and at SafetyRead anyway, or at its poll interval
