@@ -534,6 +534,13 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 		} else {
 			m.cursor = msg.list.NextBefore
 		}
+	} else if m.pages == 1 && m.done && m.stopped == nil && msg.list.Next != "" && !msg.list.NextBefore.IsZero() {
+		// The first page said there was no other, and the newest page now
+		// says there is (a page read from the team's archive while its
+		// holder was still storing it, or runs started since): paging
+		// goes on from it.
+		m.done = false
+		m.cursor = msg.list.NextBefore
 	}
 	m.rebuild()
 	if msg.refresh || msg.before.IsZero() {

@@ -476,3 +476,33 @@ func TestExpiresNoSeconds(t *testing.T) {
 		}
 	}
 }
+
+// A first page that said there was no other (the team's list read from
+// the archive while its holder was still storing the page) does not end
+// the paging for good: a newest page that says older ones follow starts
+// it again, and "more below" is said.
+func TestNewestPageReopensPaging(t *testing.T) {
+	m := New(Config{NoColor: true, Now: func() time.Time { return fixedNow }})
+	m.SetSize(120, 40)
+	rows := make([]poller.RunInfo, poller.ListPageSize)
+	for i := range rows {
+		rows[i] = poller.RunInfo{ID: fmt.Sprintf("%08x-0000-4000-8000-000000000000", i), Status: "completed",
+			Prompt: "p", CreatedAt: fixedNow.Add(-time.Duration(i+1) * time.Minute)}
+	}
+	m.onPage(pageMsg{list: &poller.RunList{Runs: rows[:1]}})
+	if !m.Done() || strings.Contains(m.View(), "more below") {
+		t.Fatalf("one run and no next page: done %v\n%s", m.Done(), m.View())
+	}
+	m.onPage(pageMsg{refresh: true, list: &poller.RunList{Runs: rows, Next: "archive", NextBefore: rows[len(rows)-1].CreatedAt}})
+	if m.Done() {
+		t.Fatal("a newest page with older ones after it left the paging done")
+	}
+	if v := golden.NoColour(t, m.View(), 120, 40); !strings.Contains(v, "20 of 20 loaded, more below") {
+		t.Errorf("the status line does not say more runs follow:\n%s", v)
+	}
+	// A refresh without a next page does not end paging again.
+	m.onPage(pageMsg{refresh: true, list: &poller.RunList{Runs: rows[:1]}})
+	if m.Done() {
+		t.Error("a refresh without a next page ended the paging")
+	}
+}
