@@ -525,22 +525,19 @@ func (m *Model) onPage(msg pageMsg) tea.Cmd {
 		} else {
 			m.cursor = next
 		}
-	} else if m.pages == 0 {
-		// A refresh before the first page came: it is the first page.
+	} else if m.pages == 0 || m.pages == 1 && m.done && m.stopped == nil {
+		// A refresh before the first page came is the first page; one
+		// after a first page that said there was no other says it afresh
+		// (that page may have been read from the team's archive while its
+		// holder was still storing it), and paging goes on from it.
 		m.pages = 1
 		m.asked[-1] = true
 		if msg.list.Next == "" || msg.list.NextBefore.IsZero() {
 			m.done = true
 		} else {
+			m.done = false
 			m.cursor = msg.list.NextBefore
 		}
-	} else if m.pages == 1 && m.done && m.stopped == nil && msg.list.Next != "" && !msg.list.NextBefore.IsZero() {
-		// The first page said there was no other, and the newest page now
-		// says there is (a page read from the team's archive while its
-		// holder was still storing it, or runs started since): paging
-		// goes on from it.
-		m.done = false
-		m.cursor = msg.list.NextBefore
 	}
 	m.rebuild()
 	if msg.refresh || msg.before.IsZero() {
