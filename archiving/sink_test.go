@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/firewatch/firewatch/archive"
+	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
 	"github.com/firewatch/firewatch/text"
 )
@@ -284,5 +285,34 @@ func TestATooLargeSnapshotLeavesThePoll(t *testing.T) {
 	}
 	if rs.alone.Load() != 1 {
 		t.Fatalf("the snapshot was written alone %d times, want once", rs.alone.Load())
+	}
+}
+
+// The holder of a run the archive has no row of yet (its first poll not
+// written) fetches the snapshots of that poll's artifact events: a run
+// not in the archive holds none of them.
+func TestSnapshotsOfARunNotArchivedYetAreFetched(t *testing.T) {
+	t.Parallel()
+	st := tempArchive(t)
+	sink := leasedSink(t, st, nil, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
+	if _, err := st.SnapshotIDs(context.Background(), "http://x", sink.jobID); !errors.Is(err, archive.ErrNotFound) {
+		t.Fatalf("the run is in the archive already (%v): the case is not made", err)
+	}
+	fetched := make(chan string, 1)
+	k := NewSnapshotKeeper(sink, nil, func(ctx context.Context, sid string) (string, error) {
+		fetched <- sid
+		return "# " + sid, nil
+	})
+	defer k.Close(false)
+	sid := "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001"
+	k.see(&model.Poll{Events: []*model.Event{{Type: "artifact.updated",
+		Payload: model.ArtifactUpdated{Artifact: model.ArtifactRef{ArtifactID: "report", SnapshotID: sid}}}}})
+	select {
+	case got := <-fetched:
+		if got != sid {
+			t.Fatalf("fetched %s, want %s", got, sid)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("the snapshot was never fetched")
 	}
 }

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/firewatch/firewatch/archive"
 	"github.com/firewatch/firewatch/follow"
 	"github.com/firewatch/firewatch/model"
 	"github.com/firewatch/firewatch/poller"
@@ -185,9 +186,11 @@ func (k *SnapshotKeeper) mayFetch() bool {
 	ctx, cancel := context.WithTimeout(k.ctx, WriteTimeout)
 	defer cancel()
 	ids, err := k.sink.store.SnapshotIDs(ctx, k.sink.service, k.sink.jobID)
-	if err != nil {
+	if err != nil && !errors.Is(err, archive.ErrNotFound) {
 		return false // the next wake tries again
 	}
+	// A run not in the archive yet (its first poll is being written)
+	// holds none.
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, sid := range ids {
