@@ -125,7 +125,11 @@ func (s *Sink) drain() {
 	var err error
 	done := 0
 	for _, r := range puts {
-		if err = s.store.PutRun(ctx, r); errors.Is(err, archive.ErrTooLarge) {
+		err = s.store.PutRun(ctx, r)
+		if err == nil && r.Team != "" && r.Team == s.team {
+			s.owned = true // the run's owner written with it: no write of its own
+		}
+		if errors.Is(err, archive.ErrTooLarge) {
 			s.mu.Lock()
 			s.fail(err) // said, and left out: the rest is written
 			s.lost = true

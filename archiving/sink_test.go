@@ -316,3 +316,27 @@ func TestSnapshotsOfARunNotArchivedYetAreFetched(t *testing.T) {
 		t.Fatal("the snapshot was never fetched")
 	}
 }
+
+// The run's owner is written with what the service said of the run when
+// the watch started (its lookup), not again in a write of its own with
+// the first poll; a watch without a lookup writes it with that poll.
+func TestTheRunsOwnerIsWrittenOnce(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, lookup := range []bool{true, false} {
+		st := tempArchive(t)
+		cs := &countingStore{Store: st}
+		s := leasedSink(t, st, cs, "019a2b3c-4d5e-7f60-8a9b-0c1d2e3f4a5b")
+		if lookup {
+			s.KeepLookup(&archive.Run{Prompt: "p"})
+		}
+		s.Append(archive.Poll{ReceivedAt: time.Now(), Line: []byte(`{"receivedAt":"2026-11-25T20:50:01Z","trace":{"events":[]}}`)})
+		s.Sync()
+		if n := cs.puts.Load(); n != 1 {
+			t.Errorf("lookup %v: the run was written %d times, want once", lookup, n)
+		}
+		if r, err := st.Get(ctx, "http://x", s.jobID); err != nil || r.Team != archive.TeamOf("fc-key-0123456789") {
+			t.Errorf("lookup %v: the run's owner is %+v, %v", lookup, r, err)
+		}
+	}
+}
