@@ -482,3 +482,57 @@ func holdLock(t *testing.T, path string) *sql.Tx {
 	}
 	return tx
 }
+
+// An archive is in WAL mode whatever mode it was left in: one made by
+// firewatch is opened again as it is (its mode is the file's own), and
+// one set back to a rollback journal by another program is put in WAL
+// mode again on its next open.
+func TestArchiveStaysInWALMode(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	path := filepath.Join(t.TempDir(), "a.db")
+	mode := func() string {
+		t.Helper()
+		db, err := sql.Open("sqlite3", "file:"+path+"?mode=ro")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer db.Close()
+		var m string
+		if err := db.QueryRow(`PRAGMA journal_mode`).Scan(&m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	reopen := func(id string) {
+		t.Helper()
+		s, err := Open(ctx, path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		if err := s.PutRun(ctx, &Run{Service: "http://x", ID: id}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	reopen("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0001")
+	reopen("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0002")
+	if m := mode(); m != "wal" {
+		t.Fatalf("a reopened archive is in %s mode", m)
+	}
+	db, err := sql.Open("sqlite3", "file:"+path+"?_pragma=journal_mode(delete)")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Ping(); err != nil {
+		t.Fatal(err)
+	}
+	db.Close()
+	if m := mode(); m != "delete" {
+		t.Fatalf("the case is not made: the archive is in %s mode", m)
+	}
+	reopen("019a2b3c-4d5e-7f60-8a9b-0c1d2e3f0003")
+	if m := mode(); m != "wal" {
+		t.Fatalf("an archive found in rollback-journal mode stayed in %s mode", m)
+	}
+}
