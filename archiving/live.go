@@ -33,6 +33,7 @@ type LiveMeter struct {
 
 	ctx  context.Context // the meter's life (flush's writes outlive it: Stop)
 	stop context.CancelFunc
+	tick *time.Timer   // the meter's own turn: every flushEvery, put off by Take
 	done chan struct{} // closed once loop returns
 	held chan struct{} // a 429's hold to write now
 }
@@ -51,6 +52,7 @@ func NewLiveMeter(ctx context.Context, st archive.Store, service, team string, l
 	m := &LiveMeter{st: bs, key: archive.BudgetKey{Service: service, Team: team}, limit: limit, done: make(chan struct{}),
 		held: make(chan struct{}, 1)}
 	m.ctx, m.stop = context.WithCancel(ctx)
+	m.tick = time.NewTimer(m.flushEvery())
 	go m.loop(m.ctx)
 	return m
 }
@@ -103,6 +105,9 @@ func (m *LiveMeter) RateLimited(retryAfter time.Duration) {
 // while they do.
 func (m *LiveMeter) Take() (sp archive.Spent, n int64) {
 	m.carried.Store(true)
+	// The meter's turn is put off while the polls carry the counts, so
+	// that it wakes the process only once they have not for two.
+	m.tick.Reset(2 * m.flushEvery())
 	now := time.Now().UnixNano()
 	if time.Duration(now-m.counted.Load()) < m.flushEvery() {
 		return archive.Spent{}, 0 // counted lately: the next poll's
@@ -140,13 +145,13 @@ func (m *LiveMeter) flushEvery() time.Duration {
 
 func (m *LiveMeter) loop(ctx context.Context) {
 	defer close(m.done)
-	t := time.NewTicker(m.flushEvery())
-	defer t.Stop()
+	defer m.tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-m.tick.C:
+			m.tick.Reset(m.flushEvery())
 			if m.carried.Load() && time.Since(time.Unix(0, m.counted.Load())) < 2*m.flushEvery() {
 				continue // the polls carry the counts
 			}

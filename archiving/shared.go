@@ -673,6 +673,16 @@ func (s *Shared) lead(ctx context.Context, st archive.Store, l archive.Lease) st
 	p := s.poll(ctx, false)
 	renew := time.NewTimer(s.renewEvery())
 	defer renew.Stop()
+	// A stored poll renews the lease in its own write: then the holder's
+	// own renewal waits until none has for half the lease's time, so that
+	// a watch alone on its run wakes for its polls only, not for a timer
+	// too. A TTL to change, or polls the archive may lack, keep the turn.
+	sk.OnFenced(func(ttl time.Duration) {
+		if ttl == s.ttl() && s.whole() {
+			renew.Reset(ttl / 2)
+		}
+	})
+	defer sk.OnFenced(nil)
 	// let go ends the holding: polls stop, the lease is the sink's no more.
 	letGo := func() {
 		p.stop()

@@ -783,6 +783,37 @@ func TestSharedLeadFollowCatchUp(t *testing.T) {
 	}, inBubble, onPostgres)
 }
 
+// TestSharedHolderWakesForItsPolls: a holder alone on its run, whose
+// polls each renew the lease in their own write, does not also wake at
+// every interval to find that they did, or to renew it again: its own
+// renewal waits until no poll has renewed the lease for half its TTL. The
+// run is still stored whole, and the lease never lapses under it.
+func TestSharedHolderWakesForItsPolls(t *testing.T) {
+	t.Parallel()
+	eachLeaseDB(t, func(t *testing.T, open func(ctx context.Context) (archive.Store, error)) {
+		st := reader(t, open)
+		r := newLeaseRun(t, open)
+		w := r.watch(nil)
+		r.await("the watch taking the lease", func() bool { return r.holder(st) == w })
+		r.srv.Release()
+		r.ended()
+		r.check(st)
+		w.mu.Lock()
+		log := w.log.String()
+		w.mu.Unlock()
+		stored, err := st.PollsSince(context.Background(), r.srv.URL, r.id, -1, 0)
+		if err != nil || len(stored) < 5 {
+			t.Fatalf("%d polls stored (%v): too few to tell", len(stored), err)
+		}
+		if n := strings.Count(log, "renewed (by a stored poll)"); n > 0 {
+			t.Errorf("the holder woke %d times to find its polls had renewed the lease (%d polls stored)", n, len(stored))
+		}
+		if n := strings.Count(log, "lease: renewed the lease"); 3*n > len(stored) {
+			t.Errorf("the holder renewed the lease alone %d times, with %d polls stored", n, len(stored))
+		}
+	}, inBubble)
+}
+
 // TestSharedSolo: a watch that cannot reach the archive when it starts
 // polls the run on its own and says so once; once the archive is back it
 // says so, takes the lease, stores the polls it made alone, and goes on

@@ -68,6 +68,9 @@ type Sink struct {
 	whole  func() bool    // the archive holds every poll the watch showed (nil: it does)
 	seq    int64          // the last poll written under a lease (-1: none)
 	fenced time.Time      // when a write under the lease last renewed it
+	// onFenced hears of each write that renewed the lease, with the TTL
+	// it renewed it for (OnFenced).
+	onFenced func(ttl time.Duration)
 }
 
 // NewSink makes the sink of one watch of jobID in st and starts its
@@ -182,7 +185,11 @@ func (s *Sink) drain() {
 				s.mu.Lock()
 				s.seq = max(s.seq, seq)
 				s.fenced = time.Now() // the write renewed the lease too
+				hook := s.onFenced
 				s.mu.Unlock()
+				if hook != nil {
+					hook(lease.TTL)
+				}
 			}
 			return err
 		}
@@ -500,6 +507,15 @@ func (s *Sink) Fenced() time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.fenced
+}
+
+// OnFenced makes f hear of each write under the lease that renewed it,
+// on the writer's goroutine, with the TTL it renewed the lease for (nil:
+// none hears).
+func (s *Sink) OnFenced(f func(ttl time.Duration)) {
+	s.mu.Lock()
+	s.onFenced = f
+	s.mu.Unlock()
 }
 
 // Store is the archive the sink writes into.
