@@ -1,5 +1,0 @@
-//go:build !race
-
-package crawlprint
-
-const raceDetector = false
