@@ -28,7 +28,7 @@ func TestMain(m *testing.M) {
 	}
 	os.Setenv("XDG_DATA_HOME", dir)
 	// The tests wait on leases, locks and servers.
-	testrun.Waiting()
+	testrun.Waiting(4)
 	code := m.Run()
 	os.RemoveAll(dir)
 	os.Exit(code)

@@ -49,7 +49,7 @@ func run(m *testing.M) int {
 	moduleRoot = filepath.Dir(wd)
 	bin = filepath.Join(binDir(dir), "firewatch")
 	// The tests wait on processes, terminals and the simulator.
-	testrun.Waiting()
+	testrun.Waiting(4)
 	// One binary for every test, built as `go run .` builds it. The cli's
 	// own tests run its code paths in-process under the race detector.
 	cmd := exec.Command("go", "build", "-o", bin, ".")

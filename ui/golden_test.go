@@ -26,7 +26,7 @@ func TestMain(m *testing.M) {
 	os.Unsetenv("LC_CTYPE")
 	os.Setenv("TERM", "xterm-256color")
 	time.Local = time.UTC
-	testrun.Waiting()
+	testrun.Waiting(4)
 	os.Exit(m.Run())
 }
 
