@@ -24,7 +24,7 @@ func TestMain(m *testing.M) {
 	// one watch's size kept the collector running for all of them.
 	os.Setenv("GOMEMLIMIT", "off")
 	// The tests mostly wait on simulated services, not on the processor:
-	// sixteen a core took 18 s where four took 25 s.
+	// sixteen a core keep the machine busy while they wait.
 	testrun.Waiting(16)
 	code := m.Run()
 	os.RemoveAll(dir)

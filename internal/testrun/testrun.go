@@ -13,9 +13,9 @@ import (
 // Waiting lets perCore of a package's parallel tests run at once for each
 // core, unless -parallel says how many: the tests spend their time
 // waiting, and one a core leaves the machine idle. Under the race
-// detector the same tests are bound by the processor: there at most four
-// a core (cli's took 46 s at 8, 52 s at 32). Call it from TestMain before
-// m.Run.
+// detector the same tests are bound by the processor, and more at once
+// only slows them: there at most four a core. Call it from TestMain
+// before m.Run.
 func Waiting(perCore int) {
 	if !flag.Parsed() {
 		flag.Parse()
